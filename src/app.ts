@@ -1,0 +1,62 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Deps } from './platform/deps.js';
+import { registerAuthentication } from './platform/auth/authenticate.js';
+import { registerEmptyBodyDefault, registerJsonParser } from './platform/http/body.js';
+import { registerErrorHandling } from './platform/http/errors.js';
+import { registerOpenApi, registerOpenApiRoute } from './platform/http/openapi.js';
+import { ErrorBody } from './platform/http/schemas.js';
+import { validatorCompiler } from './platform/http/validation.js';
+import { newId } from './platform/ids.js';
+import { Lead } from './leads/leads.schemas.js';
+import { leadRoutes } from './leads/leads.routes.js';
+import { Settings } from './settings/settings.schemas.js';
+import { settingsRoutes } from './settings/settings.routes.js';
+import { subscriptionRoutes } from './subscriptions/subscriptions.routes.js';
+import { sql } from 'kysely';
+
+/** Builds the HTTP app without listening (tests and server.ts both use it). */
+export async function buildApp(deps: Deps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.log as FastifyBaseLogger,
+    bodyLimit: deps.config.bodyLimitBytes,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,100}$/.test(given) ? given : newId();
+    },
+    // One access line per request from our own hook (route pattern, never the raw URL with its query).
+    logController: new LogController({ disableRequestLogging: true }),
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  registerJsonParser(app);
+  registerEmptyBodyDefault(app);
+  registerErrorHandling(app);
+  registerAuthentication(app, deps);
+  await registerOpenApi(app);
+  for (const schema of [ErrorBody, Lead, Settings]) app.addSchema(schema);
+
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.info({ method: req.method, route: req.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
+    try {
+      await sql`select 1`.execute(deps.db);
+      return { status: 'ready' };
+    } catch {
+      return reply.code(503).send({ message: 'Database unavailable' });
+    }
+  });
+
+  await app.register(async (v1) => {
+    registerOpenApiRoute(v1);
+    await v1.register(leadRoutes(deps));
+    await v1.register(subscriptionRoutes(deps));
+    await v1.register(settingsRoutes(deps));
+  }, { prefix: '/v1' });
+
+  return app;
+}

@@ -1,0 +1,106 @@
+import { Command, Option } from 'commander';
+import { ConfigError, loadConfig, type Config } from '../platform/config.js';
+import { openStore, type Store } from '../platform/db/connect.js';
+import { migrateToLatest } from '../platform/db/migrate.js';
+import { issueKey, keysOf, revokeKey } from '../platform/auth/api-keys.service.js';
+import { parseScopes, SCOPES } from '../platform/auth/scopes.js';
+import { startServer, stopOnSignals } from '../server.js';
+
+function config(): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`parley: ${err.message}`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}
+
+/** Opens the configured store, migrated, for one command, and always closes it. */
+async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
+  const cfg = config();
+  const store = openStore(cfg.databaseUrl, 2);
+  try {
+    await migrateToLatest(store);
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+const program = new Command('parley').description('Parley lead engagement service').showHelpAfterError();
+
+program
+  .command('serve')
+  .description('run the HTTP API (and, once built, the background worker)')
+  .action(async () => {
+    const server = await startServer(config());
+    server.deps.log.info({ address: server.address, dialect: server.store.dialect }, 'parley listening');
+    stopOnSignals(server);
+  });
+
+program
+  .command('migrate')
+  .description('bring the database schema up to date')
+  .action(async () => {
+    const applied = await withStore((s) => migrateToLatest(s));
+    console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+  });
+
+const keys = program.command('keys').description('manage API keys');
+
+keys
+  .command('create')
+  .description('create an API key (and the organization, if new); the key is the last line of output')
+  .requiredOption('--org <name>', 'organization name')
+  .option('--scopes <list>', `comma-separated scopes (default: all): ${SCOPES.join(', ')}`)
+  .option('--name <label>', 'a label to recognise the key by')
+  .action(async (opts: { org: string; scopes?: string; name?: string }) => {
+    let scopes;
+    try {
+      scopes = opts.scopes ? parseScopes(opts.scopes) : [...SCOPES];
+    } catch (err) {
+      console.error(`parley: ${(err as Error).message}`);
+      process.exit(2);
+    }
+    const issued = await withStore((s) => issueKey(s.db, opts.org, scopes, opts.name ?? null));
+    console.log(`organization: ${opts.org} (${issued.organizationId})`);
+    console.log(`scopes: ${issued.scopes.join(',')}`);
+    console.log('This key is shown once; store it now:');
+    console.log(issued.key);
+  });
+
+keys
+  .command('list')
+  .description("list an organization's keys (prefix, scopes, state)")
+  .requiredOption('--org <name>', 'organization name')
+  .action(async (opts: { org: string }) => {
+    const list = await withStore((s) => keysOf(s.db, opts.org));
+    if (!list) {
+      console.error(`parley: no organization named "${opts.org}"`);
+      process.exit(1);
+    }
+    for (const k of list) {
+      console.log([k.prefix, k.revokedAt ? 'revoked' : 'active', k.scopes.join(','), k.createdAt, k.name ?? ''].join('\t'));
+    }
+  });
+
+keys
+  .command('revoke <prefix>')
+  .description('revoke the key with this prefix (as shown by keys list)')
+  .addOption(new Option('--org <name>', 'only in this organization'))
+  .action(async (prefix: string, opts: { org?: string }) => {
+    const n = await withStore((s) => revokeKey(s.db, prefix, opts.org));
+    if (n === 0) {
+      console.error(`parley: no active key with prefix ${prefix}`);
+      process.exit(1);
+    }
+    console.log(`revoked ${n} key${n === 1 ? '' : 's'}`);
+  });
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  console.error(`parley: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

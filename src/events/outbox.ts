@@ -1,0 +1,35 @@
+import type { Db } from '../platform/db/schema.js';
+import { newId } from '../platform/ids.js';
+
+export type EventType =
+  | 'optOut'
+  | 'resubscribed'
+  | 'doNotContact'
+  | 'message.sent'
+  | 'message.received'
+  | 'lead.additionalInfo.updated'
+  | 'leadTagged';
+
+export interface OutboxEvent {
+  type: EventType;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Writes events into the outbox with the same `db` handle as the state change
+ * that causes them: pass the open transaction, and the event commits or rolls
+ * back with the change. Delivery reads this table later; nothing is sent here.
+ */
+export async function emitEvents(db: Db, organizationId: string, at: string, events: OutboxEvent[]): Promise<string[]> {
+  if (events.length === 0) return [];
+  const rows = events.map((e) => ({
+    organization_id: organizationId,
+    id: newId(),
+    type: e.type,
+    payload: JSON.stringify(e.data),
+    created_at: at,
+    dispatched_at: null,
+  }));
+  await db.insertInto('events').values(rows).execute();
+  return rows.map((r) => r.id);
+}

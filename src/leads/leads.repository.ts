@@ -1,0 +1,89 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db, LeadsTable } from '../platform/db/schema.js';
+
+export type LeadRow = Selectable<LeadsTable>;
+
+export async function insertLead(db: Db, organizationId: string, row: Omit<Insertable<LeadsTable>, 'organization_id'>): Promise<void> {
+  await db.insertInto('leads').values({ ...row, organization_id: organizationId }).execute();
+}
+
+/**
+ * `lock` takes the row lock on PostgreSQL (SELECT ... FOR UPDATE) so concurrent
+ * state changes of one lead serialise; SQLite transactions already hold the
+ * database write lock from BEGIN IMMEDIATE.
+ */
+export async function findLead(db: Db, organizationId: string, id: string, lock = false): Promise<LeadRow | undefined> {
+  let q = db.selectFrom('leads').selectAll().where('organization_id', '=', organizationId).where('id', '=', id);
+  if (lock) q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
+export async function updateLead(db: Db, organizationId: string, id: string, patch: Updateable<LeadsTable>): Promise<void> {
+  await db.updateTable('leads').set(patch).where('organization_id', '=', organizationId).where('id', '=', id).execute();
+}
+
+export async function findLeadIdByPhone(db: Db, organizationId: string, phone: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('leads')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('phone', '=', phone)
+    .executeTakeFirst();
+  return row?.id;
+}
+
+export interface LeadListFilter {
+  createdSince?: string;
+  updatedSince?: string;
+  afterId?: string;
+  limit: number;
+}
+
+/** Keyset page in id (= creation) order; fetches limit+1 to know whether more exist. */
+export async function listLeads(db: Db, organizationId: string, f: LeadListFilter): Promise<LeadRow[]> {
+  let q = db.selectFrom('leads').selectAll().where('organization_id', '=', organizationId);
+  if (f.createdSince) q = q.where('created_at', '>=', f.createdSince);
+  if (f.updatedSince) q = q.where('updated_at', '>=', f.updatedSince);
+  if (f.afterId) q = q.where('id', '>', f.afterId);
+  return q.orderBy('id').limit(f.limit + 1).execute();
+}
+
+/** Erasure: the lead and everything said with it. Opt-out and DNC records are kept elsewhere on purpose. */
+export async function deleteLeadData(db: Db, organizationId: string, id: string): Promise<void> {
+  for (const table of ['messages', 'lead_tags', 'lead_notes'] as const) {
+    await db.deleteFrom(table).where('organization_id', '=', organizationId).where('lead_id', '=', id).execute();
+  }
+  await db.deleteFrom('leads').where('organization_id', '=', organizationId).where('id', '=', id).execute();
+}
+
+export interface TagRow {
+  id: string;
+  lead_id: string;
+  name: string;
+  condition: string;
+}
+
+export async function listTags(db: Db, organizationId: string, leadIds: string[]): Promise<TagRow[]> {
+  if (leadIds.length === 0) return [];
+  return db
+    .selectFrom('lead_tags')
+    .select(['id', 'lead_id', 'name', 'condition'])
+    .where('organization_id', '=', organizationId)
+    .where('lead_id', 'in', leadIds)
+    .orderBy('id')
+    .execute();
+}
+
+export async function insertTag(db: Db, organizationId: string, tag: TagRow & { created_at: string }): Promise<void> {
+  await db.insertInto('lead_tags').values({ ...tag, organization_id: organizationId }).execute();
+}
+
+export async function deleteTags(db: Db, organizationId: string, leadId: string, tagIds: string[]): Promise<number> {
+  const res = await db
+    .deleteFrom('lead_tags')
+    .where('organization_id', '=', organizationId)
+    .where('lead_id', '=', leadId)
+    .where('id', 'in', tagIds)
+    .executeTakeFirst();
+  return Number(res.numDeletedRows);
+}

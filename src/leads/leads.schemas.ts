@@ -1,0 +1,96 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { NextToken, PageQuery } from '../platform/http/schemas.js';
+
+export const LeadIdParams = Type.Object({ leadId: Type.String({ minLength: 1, maxLength: 200 }) });
+
+const SubscriptionState = Type.Union([Type.Literal('subscribed'), Type.Literal('unsubscribed'), Type.Literal('unavailable')]);
+
+export const Tag = Type.Object({ id: Type.String(), name: Type.String(), condition: Type.String() });
+
+export const AdditionalInfo = Type.Record(Type.String(), Type.Unknown(), {
+  description: 'Free-form map of string keys to values',
+});
+
+export const Lead = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    firstName: Type.String(),
+    lastName: Type.String(),
+    phone: Type.Union([Type.String(), Type.Null()], { description: 'E.164, with a leading +' }),
+    email: Type.Union([Type.String(), Type.Null()]),
+    customerProfile: Type.String(),
+    additionalInfo: AdditionalInfo,
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
+    lastActivityAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    hasReplied: Type.Boolean(),
+    isHot: Type.Boolean(),
+    isQualified: Type.Boolean(),
+    isUnsubscribed: Type.Boolean(),
+    isAiOn: Type.Boolean(),
+    isDoNotContact: Type.Boolean(),
+    tags: Type.Array(Tag),
+    summary: Type.Union([Type.String(), Type.Null()]),
+    timeZone: Type.Union([Type.String(), Type.Null()]),
+    externalLeadId: Type.Union([Type.String(), Type.Null()]),
+    subscriptions: Type.Object({ sms: SubscriptionState, voice: SubscriptionState, email: SubscriptionState }),
+  },
+  { $id: 'Lead' },
+);
+export type LeadView = Static<typeof Lead>;
+
+const Name = Type.String({ minLength: 1, maxLength: 200 });
+const Email = Type.String({ format: 'email', maxLength: 320 });
+const PhoneInput = Type.String({ minLength: 1, maxLength: 40 });
+const TimeZone = Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone, e.g. America/Chicago' });
+const ExternalId = Type.String({ minLength: 1, maxLength: 200 });
+
+export const CreateLeadBody = Type.Object(
+  {
+    firstName: Name,
+    lastName: Type.Optional(Type.String({ maxLength: 200 })),
+    phone: Type.Optional(PhoneInput),
+    email: Type.Optional(Email),
+    customerProfile: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    timeZone: Type.Optional(TimeZone),
+    additionalInfo: Type.Optional(AdditionalInfo),
+    externalLeadId: Type.Optional(ExternalId),
+    isAiOn: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type CreateLeadInput = Static<typeof CreateLeadBody>;
+
+export const CreateLeadReply = Type.Object({ message: Type.String(), id: Type.String() });
+
+/** Only writable fields; anything else (id, timestamps, subscription state) is a 400. */
+export const UpdateLeadBody = Type.Object(
+  {
+    firstName: Type.Optional(Name),
+    lastName: Type.Optional(Type.String({ maxLength: 200 })),
+    phone: Type.Optional(Type.Union([PhoneInput, Type.Null()])),
+    email: Type.Optional(Type.Union([Email, Type.Null()])),
+    timeZone: Type.Optional(Type.Union([TimeZone, Type.Null()])),
+    externalLeadId: Type.Optional(Type.Union([ExternalId, Type.Null()])),
+    additionalInfo: Type.Optional(AdditionalInfo),
+    summary: Type.Optional(Type.Union([Type.String({ maxLength: 20_000 }), Type.Null()])),
+    isHot: Type.Optional(Type.Boolean()),
+    isQualified: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateLeadInput = Static<typeof UpdateLeadBody>;
+
+export const ListLeadsQuery = Type.Object({
+  createdSince: Type.Optional(Type.String({ format: 'date-time' })),
+  updatedSince: Type.Optional(Type.String({ format: 'date-time' })),
+  ...PageQuery,
+});
+export type ListLeadsInput = Static<typeof ListLeadsQuery>;
+
+export const ListLeadsReply = Type.Object({ leads: Type.Array(Type.Ref(Lead)), nextToken: NextToken });
+
+export const LookupQuery = Type.Object({ phone: Type.String({ minLength: 1, maxLength: 40 }) });
+export const LookupReply = Type.Object({ id: Type.String() });
+
+export const RemoveTagsBody = Type.Object({ tagIds: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 1000 }) });

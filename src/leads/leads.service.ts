@@ -1,0 +1,186 @@
+import type { Updateable } from 'kysely';
+import { emitEvents } from '../events/outbox.js';
+import { phonesOnDnc } from '../dnc/dnc.repository.js';
+import { findProfileByName } from '../profiles/profiles.repository.js';
+import { CHANNELS, sourceColumn, statusColumn } from '../subscriptions/channels.js';
+import { suppressionsFor } from '../subscriptions/suppressions.repository.js';
+import { isoNow } from '../platform/clock.js';
+import { isUniqueViolation } from '../platform/db/errors.js';
+import type { Db, LeadsTable } from '../platform/db/schema.js';
+import type { Deps } from '../platform/deps.js';
+import { BadRequest, Conflict, NotFound, leadNotFound } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import { decodeCursor, page } from '../platform/http/pagination.js';
+import { normalizePhone } from '../platform/phone.js';
+import { checkTimeZone } from '../platform/time-zone.js';
+import { mergeInfo } from './additional-info.js';
+import { parseInfo, toLeadView } from './leads.mapper.js';
+import * as repo from './leads.repository.js';
+import type { CreateLeadInput, LeadView, ListLeadsInput, UpdateLeadInput } from './leads.schemas.js';
+
+const noChannel = () => new BadRequest('A lead needs a phone or an email', 'no_channel');
+const duplicatePhone = (phone: string) => new Conflict(`A lead with phone ${phone} already exists`, 'duplicate_phone');
+
+/** Subscription columns for a (new) address: subscribed unless that address opted out before. */
+function subscriptionColumns(suppressed: Map<string, string>, channels: readonly (typeof CHANNELS)[number][]) {
+  const cols: Partial<Record<string, string | null>> = {};
+  for (const c of channels) {
+    const source = suppressed.get(c);
+    cols[statusColumn(c)] = source ? 'unsubscribed' : 'subscribed';
+    cols[sourceColumn(c)] = source ?? null;
+  }
+  return cols as Updateable<LeadsTable>;
+}
+
+async function requireProfile(db: Db, organizationId: string, name: string): Promise<void> {
+  if (!(await findProfileByName(db, organizationId, name))) throw new NotFound('CustomerProfile', 'name', name);
+}
+
+export async function requireLead(db: Db, organizationId: string, id: string, lock = false): Promise<repo.LeadRow> {
+  const lead = await repo.findLead(db, organizationId, id, lock);
+  if (!lead) throw leadNotFound(id);
+  return lead;
+}
+
+export async function createLead(deps: Deps, organizationId: string, input: CreateLeadInput): Promise<string> {
+  const phone = input.phone !== undefined ? normalizePhone(input.phone, deps.config.defaultCountry) : null;
+  const email = input.email?.trim() || null;
+  if (!phone && !email) throw noChannel();
+  if (input.timeZone) checkTimeZone(input.timeZone);
+  const at = isoNow(deps.clock);
+  const id = newId();
+  const profile = input.customerProfile ?? 'default';
+  try {
+    await deps.db.transaction().execute(async (trx) => {
+      await requireProfile(trx, organizationId, profile);
+      const suppressed = await suppressionsFor(trx, organizationId, phone, email);
+      await repo.insertLead(trx, organizationId, {
+        id,
+        first_name: input.firstName,
+        last_name: input.lastName ?? '',
+        phone,
+        email,
+        customer_profile: profile,
+        time_zone: input.timeZone ?? null,
+        external_lead_id: input.externalLeadId ?? null,
+        additional_info: JSON.stringify(input.additionalInfo ?? {}),
+        summary: null,
+        has_replied: 0,
+        is_hot: 0,
+        is_qualified: 0,
+        is_ai_on: input.isAiOn === false ? 0 : 1,
+        sms_status: 'subscribed',
+        voice_status: 'subscribed',
+        email_status: 'subscribed',
+        ...subscriptionColumns(suppressed, CHANNELS),
+        memory_cleared_at: null,
+        created_at: at,
+        updated_at: at,
+        last_activity_at: null,
+      } as Parameters<typeof repo.insertLead>[2]);
+    });
+  } catch (err) {
+    if (isUniqueViolation(err) && phone) throw duplicatePhone(phone);
+    throw err;
+  }
+  return id;
+}
+
+async function views(db: Db, organizationId: string, rows: repo.LeadRow[]): Promise<LeadView[]> {
+  const ids = rows.map((r) => r.id);
+  const [tags, dnc] = await Promise.all([
+    repo.listTags(db, organizationId, ids),
+    phonesOnDnc(db, organizationId, rows.flatMap((r) => (r.phone ? [r.phone] : []))),
+  ]);
+  return rows.map((r) => toLeadView(r, tags.filter((t) => t.lead_id === r.id), !!r.phone && dnc.has(r.phone)));
+}
+
+export async function getLead(deps: Deps, organizationId: string, id: string): Promise<LeadView> {
+  const lead = await requireLead(deps.db, organizationId, id);
+  return (await views(deps.db, organizationId, [lead]))[0]!;
+}
+
+export async function listLeads(deps: Deps, organizationId: string, q: ListLeadsInput) {
+  const limit = q.limit ?? 100;
+  const rows = await repo.listLeads(deps.db, organizationId, {
+    createdSince: q.createdSince ? new Date(q.createdSince).toISOString() : undefined,
+    updatedSince: q.updatedSince ? new Date(q.updatedSince).toISOString() : undefined,
+    afterId: decodeCursor(q.nextToken),
+    limit,
+  });
+  const { items, nextToken } = page(rows, limit);
+  return { leads: await views(deps.db, organizationId, items), nextToken };
+}
+
+export async function lookupLeadByPhone(deps: Deps, organizationId: string, rawPhone: string): Promise<string> {
+  const phone = normalizePhone(rawPhone, deps.config.defaultCountry);
+  const id = await repo.findLeadIdByPhone(deps.db, organizationId, phone);
+  if (!id) throw new NotFound('Lead', 'phone', phone);
+  return id;
+}
+
+export async function updateLead(deps: Deps, organizationId: string, id: string, input: UpdateLeadInput): Promise<void> {
+  if (input.timeZone) checkTimeZone(input.timeZone);
+  const phone = input.phone === undefined ? undefined : input.phone === null ? null : normalizePhone(input.phone, deps.config.defaultCountry);
+  const email = input.email === undefined ? undefined : input.email?.trim() || null;
+  const at = isoNow(deps.clock);
+  try {
+    await deps.db.transaction().execute(async (trx) => {
+      const lead = await requireLead(trx, organizationId, id, deps.dialect === 'postgres');
+      const nextPhone = phone === undefined ? lead.phone : phone;
+      const nextEmail = email === undefined ? lead.email : email;
+      if (!nextPhone && !nextEmail) throw noChannel();
+      const patch: Updateable<LeadsTable> = { updated_at: at };
+      if (input.firstName !== undefined) patch.first_name = input.firstName;
+      if (input.lastName !== undefined) patch.last_name = input.lastName;
+      if (input.timeZone !== undefined) patch.time_zone = input.timeZone;
+      if (input.externalLeadId !== undefined) patch.external_lead_id = input.externalLeadId;
+      if (input.summary !== undefined) patch.summary = input.summary;
+      if (input.isHot !== undefined) patch.is_hot = input.isHot ? 1 : 0;
+      if (input.isQualified !== undefined) patch.is_qualified = input.isQualified ? 1 : 0;
+      const phoneChanged = nextPhone !== lead.phone;
+      const emailChanged = nextEmail !== lead.email;
+      if (phoneChanged || emailChanged) {
+        const suppressed = await suppressionsFor(trx, organizationId, nextPhone, nextEmail);
+        const channels = CHANNELS.filter((c) => (c === 'email' ? emailChanged : phoneChanged));
+        Object.assign(patch, { phone: nextPhone, email: nextEmail }, subscriptionColumns(suppressed, channels));
+      }
+      if (input.additionalInfo !== undefined) {
+        const { merged, changes } = mergeInfo(parseInfo(lead.additional_info), input.additionalInfo);
+        patch.additional_info = JSON.stringify(merged);
+        if (Object.keys(changes).length > 0) {
+          await emitEvents(trx, organizationId, at, [
+            { type: 'lead.additionalInfo.updated', data: { leadId: id, externalLeadId: lead.external_lead_id, changes } },
+          ]);
+        }
+      }
+      await repo.updateLead(trx, organizationId, id, patch);
+    });
+  } catch (err) {
+    if (isUniqueViolation(err) && phone) throw duplicatePhone(phone);
+    throw err;
+  }
+}
+
+export async function deleteLead(deps: Deps, organizationId: string, id: string): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    await requireLead(trx, organizationId, id, deps.dialect === 'postgres');
+    await repo.deleteLeadData(trx, organizationId, id);
+  });
+}
+
+export async function setAi(deps: Deps, organizationId: string, id: string, on: boolean): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    await requireLead(trx, organizationId, id, deps.dialect === 'postgres');
+    await repo.updateLead(trx, organizationId, id, { is_ai_on: on ? 1 : 0, updated_at: isoNow(deps.clock) });
+  });
+}
+
+export async function removeTags(deps: Deps, organizationId: string, id: string, tagIds: string[]): Promise<number> {
+  return deps.db.transaction().execute(async (trx) => {
+    await requireLead(trx, organizationId, id, deps.dialect === 'postgres');
+    const removed = await repo.deleteTags(trx, organizationId, id, [...new Set(tagIds)]);
+    if (removed > 0) await repo.updateLead(trx, organizationId, id, { updated_at: isoNow(deps.clock) });
+    return removed;
+  });
+}

@@ -1,0 +1,39 @@
+import type { Db } from '../platform/db/schema.js';
+import { newId } from '../platform/ids.js';
+import { insertProfile } from '../profiles/profiles.repository.js';
+
+export interface OrganizationRow {
+  id: string;
+  name: string;
+  settings: string;
+  created_at: string;
+}
+
+export async function findOrganizationByName(db: Db, name: string): Promise<OrganizationRow | undefined> {
+  return db.selectFrom('organizations').selectAll().where('name', '=', name).executeTakeFirst();
+}
+
+export async function findOrganization(db: Db, organizationId: string): Promise<OrganizationRow | undefined> {
+  return db.selectFrom('organizations').selectAll().where('id', '=', organizationId).executeTakeFirst();
+}
+
+export async function updateOrganizationSettings(db: Db, organizationId: string, settings: string): Promise<void> {
+  await db.updateTable('organizations').set({ settings }).where('id', '=', organizationId).execute();
+}
+
+/** A new organization always starts with the customer profile `default`. Call inside a transaction. */
+export async function createOrganization(db: Db, name: string, at: string): Promise<OrganizationRow> {
+  const org = { id: newId(), name, settings: '{}', created_at: at };
+  await db.insertInto('organizations').values(org).execute();
+  await insertProfile(db, org.id, {
+    id: newId(),
+    name: 'default',
+    description: 'The profile every new organization starts with.',
+    instructions: 'You are a friendly assistant following up with a lead. Be brief and helpful.',
+    opening_message: 'Hi {{firstName}}, thanks for your interest! Do you have a moment to chat?',
+    questions: '[]',
+    created_at: at,
+    updated_at: at,
+  });
+  return org;
+}

@@ -1,0 +1,40 @@
+import type { Kysely } from 'kysely';
+import { createOrganization, findOrganizationByName } from '../../organizations/organizations.repository.js';
+import type { Database } from '../db/schema.js';
+import { newId } from '../ids.js';
+import { insertKey, listKeys, revokeByPrefix, type ApiKeyRecord } from './api-keys.repository.js';
+import { digestKey, displayPrefix, generateApiKey } from './keys.js';
+import { SCOPES, type Scope } from './scopes.js';
+
+export interface IssuedKey {
+  key: string;
+  prefix: string;
+  organizationId: string;
+  scopes: Scope[];
+}
+
+/** Creates the organization when it does not exist yet, then a key; the plaintext is returned once and never stored. */
+export async function issueKey(db: Kysely<Database>, orgName: string, scopes: readonly Scope[] = SCOPES, name: string | null = null): Promise<IssuedKey> {
+  const at = new Date().toISOString();
+  const key = generateApiKey();
+  return db.transaction().execute(async (trx) => {
+    const org = (await findOrganizationByName(trx, orgName)) ?? (await createOrganization(trx, orgName, at));
+    await insertKey(trx, org.id, { id: newId(), prefix: displayPrefix(key), digest: digestKey(key), scopes: [...scopes], name, createdAt: at });
+    return { key, prefix: displayPrefix(key), organizationId: org.id, scopes: [...scopes] };
+  });
+}
+
+export async function keysOf(db: Kysely<Database>, orgName: string): Promise<ApiKeyRecord[] | undefined> {
+  const org = await findOrganizationByName(db, orgName);
+  return org ? listKeys(db, org.id) : undefined;
+}
+
+export async function revokeKey(db: Kysely<Database>, prefix: string, orgName?: string): Promise<number> {
+  let orgId: string | undefined;
+  if (orgName) {
+    const org = await findOrganizationByName(db, orgName);
+    if (!org) return 0;
+    orgId = org.id;
+  }
+  return revokeByPrefix(db, orgId, prefix, new Date().toISOString());
+}

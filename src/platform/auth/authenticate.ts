@@ -1,0 +1,86 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Deps } from '../deps.js';
+import { Forbidden, TooManyRequests } from '../errors.js';
+import { findActiveKeyByDigest } from './api-keys.repository.js';
+import { digestKey, sameDigest } from './keys.js';
+import { RateLimiter } from './rate-limit.js';
+import { scopeFor, type Scope } from './scopes.js';
+
+export interface AuthContext {
+  organizationId: string;
+  keyId: string;
+  scopes: readonly string[];
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth: AuthContext;
+  }
+}
+
+/** Resolved keys are kept briefly so a hot key costs no query; revocation shows within keyCacheMs. */
+class KeyCache {
+  private entries = new Map<string, { ctx: AuthContext; digest: string; until: number }>();
+  constructor(private readonly ttlMs: number) {}
+  get(digest: string, now: number) {
+    const e = this.entries.get(digest);
+    if (!e) return undefined;
+    if (e.until <= now) {
+      this.entries.delete(digest);
+      return undefined;
+    }
+    return e;
+  }
+  set(digest: string, ctx: AuthContext, now: number) {
+    if (this.ttlMs <= 0) return;
+    if (this.entries.size > 10_000) this.entries.clear();
+    this.entries.set(digest, { ctx, digest, until: now + this.ttlMs });
+  }
+}
+
+async function resolveKey(deps: Deps, cache: KeyCache, presented: string): Promise<AuthContext | undefined> {
+  const digest = digestKey(presented);
+  const now = Date.now();
+  const cached = cache.get(digest, now);
+  if (cached) return sameDigest(cached.digest, digest) ? cached.ctx : undefined;
+  const key = await findActiveKeyByDigest(deps.db, digest);
+  if (!key || !sameDigest(key.digest, digest)) return undefined;
+  const ctx = { organizationId: key.organizationId, keyId: key.id, scopes: key.scopes };
+  cache.set(digest, ctx, now);
+  return ctx;
+}
+
+/**
+ * Every /v1 route is authenticated and scope-checked here, before the body is
+ * read. Missing, unknown, revoked and out-of-scope keys all get the same 403.
+ */
+export function registerAuthentication(app: FastifyInstance, deps: Deps): void {
+  const cache = new KeyCache(deps.config.keyCacheMs);
+  const limiter = new RateLimiter(deps.config.rateLimitPerMinute);
+
+  app.decorateRequest('auth', null as unknown as AuthContext);
+
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/v1')) return;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const m of methods) {
+      if (m === 'HEAD' || m === 'OPTIONS') continue;
+      if (!scopeFor(m, route.url)) throw new Error(`route ${m} ${route.url} has no entry in platform/auth/scopes.ts`);
+    }
+  });
+
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    const url = request.routeOptions.url;
+    if (!url || !url.startsWith('/v1')) return;
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
+    const needed = scopeFor(method, url);
+    if (needed === 'public') return;
+    const header = request.headers['x-api-key'];
+    if (typeof header !== 'string' || header.length === 0 || header.length > 200) throw new Forbidden();
+    const ctx = await resolveKey(deps, cache, header);
+    if (!ctx || !needed || !ctx.scopes.includes(needed as Scope)) throw new Forbidden();
+    const wait = limiter.take(ctx.keyId);
+    if (wait > 0) throw new TooManyRequests(wait);
+    request.auth = ctx;
+  });
+}

@@ -1,0 +1,64 @@
+/**
+ * The one table of route -> scope. Every /v1 route must appear here (the app
+ * refuses to start otherwise), so a new route cannot ship unprotected.
+ * `public` routes take no key.
+ */
+export const SCOPES = [
+  'leads:read',
+  'leads:write',
+  'messages:write',
+  'profiles:read',
+  'profiles:write',
+  'dnc:read',
+  'dnc:write',
+  'settings:read',
+  'settings:write',
+  'webhooks:manage',
+] as const;
+
+export type Scope = (typeof SCOPES)[number];
+
+export const routeScopes: Record<string, Scope | 'public'> = {
+  'GET /v1/openapi.json': 'public',
+
+  'POST /v1/leads/create': 'leads:write',
+  'GET /v1/leads': 'leads:read',
+  'GET /v1/leads/lookup': 'leads:read',
+  'GET /v1/leads/:leadId': 'leads:read',
+  'PATCH /v1/leads/:leadId': 'leads:write',
+  'DELETE /v1/leads/:leadId': 'leads:write',
+  'POST /v1/leads/:leadId/unsubscribe': 'leads:write',
+  'POST /v1/leads/:leadId/resubscribe': 'leads:write',
+  'POST /v1/leads/:leadId/turnOffAi': 'leads:write',
+  'POST /v1/leads/:leadId/turnOnAi': 'leads:write',
+  'POST /v1/leads/:leadId/addContext': 'leads:write',
+  'POST /v1/leads/:leadId/switchCustomerProfile': 'leads:write',
+  'POST /v1/leads/:leadId/tags/remove': 'leads:write',
+  'GET /v1/leads/:leadId/messages': 'leads:read',
+
+  'GET /v1/customerProfiles': 'profiles:read',
+  'POST /v1/customerProfiles': 'profiles:write',
+  'GET /v1/customerProfiles/:name': 'profiles:read',
+  'PATCH /v1/customerProfiles/:name': 'profiles:write',
+  'DELETE /v1/customerProfiles/:name': 'profiles:write',
+
+  'POST /v1/dnc/register': 'dnc:write',
+  'GET /v1/dnc': 'dnc:read',
+  'GET /v1/dnc/check': 'dnc:read',
+  'POST /v1/dnc/remove': 'dnc:write',
+
+  'GET /v1/settings': 'settings:read',
+  'PATCH /v1/settings': 'settings:write',
+};
+
+export function scopeFor(method: string, url: string): Scope | 'public' | undefined {
+  return routeScopes[`${method} ${url}`];
+}
+
+export function parseScopes(list: string): Scope[] {
+  const wanted = list.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = wanted.filter((s) => !(SCOPES as readonly string[]).includes(s));
+  if (unknown.length > 0) throw new Error(`unknown scope(s): ${unknown.join(', ')}; known: ${SCOPES.join(', ')}`);
+  if (wanted.length === 0) throw new Error('at least one scope is required');
+  return [...new Set(wanted)] as Scope[];
+}

@@ -1,0 +1,17 @@
+import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import type { Store } from './connect.js';
+import * as core from './migrations/0001_core.js';
+
+/** Migrations are listed here in order (no directory scan: works from src and dist alike). */
+const migrations: Record<string, Migration> = {
+  '0001_core': core,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+export async function migrateToLatest(store: Store): Promise<string[]> {
+  const migrator = new Migrator({ db: store.db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,144 @@
+/**
+ * Row types of every table. Both dialects store the same shapes: text ids
+ * (UUIDv7), ISO-8601 UTC text timestamps (fixed width, so they sort), JSON as
+ * text and booleans as 0/1 integers. One representation keeps the mappers and
+ * the queries identical on SQLite and PostgreSQL.
+ */
+import type { Kysely, Transaction } from 'kysely';
+
+export type Flag = 0 | 1;
+export type SubscriptionStatus = 'subscribed' | 'unsubscribed';
+
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  settings: string;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  organization_id: string;
+  prefix: string;
+  digest: string;
+  scopes: string;
+  name: string | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface CustomerProfilesTable {
+  organization_id: string;
+  id: string;
+  name: string;
+  description: string | null;
+  instructions: string | null;
+  opening_message: string | null;
+  questions: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface LeadsTable {
+  organization_id: string;
+  id: string;
+  first_name: string | null;
+  last_name: string | null;
+  phone: string | null;
+  email: string | null;
+  customer_profile: string;
+  time_zone: string | null;
+  external_lead_id: string | null;
+  additional_info: string;
+  summary: string | null;
+  has_replied: Flag;
+  is_hot: Flag;
+  is_qualified: Flag;
+  is_ai_on: Flag;
+  sms_status: SubscriptionStatus;
+  voice_status: SubscriptionStatus;
+  email_status: SubscriptionStatus;
+  sms_opt_out_source: string | null;
+  voice_opt_out_source: string | null;
+  email_opt_out_source: string | null;
+  memory_cleared_at: string | null;
+  created_at: string;
+  updated_at: string;
+  last_activity_at: string | null;
+}
+
+export interface LeadTagsTable {
+  organization_id: string;
+  id: string;
+  lead_id: string;
+  name: string;
+  condition: string;
+  created_at: string;
+}
+
+export interface LeadNotesTable {
+  organization_id: string;
+  id: string;
+  lead_id: string;
+  kind: 'context' | 'command';
+  text: string;
+  created_at: string;
+  consumed_at: string | null;
+}
+
+export interface MessagesTable {
+  organization_id: string;
+  id: string;
+  lead_id: string;
+  channel: 'sms' | 'voice' | 'email';
+  direction: 'outbound' | 'inbound';
+  owner: 'user' | 'lead';
+  text: string;
+  is_ai_generated: Flag;
+  status: string;
+  status_reason: string | null;
+  scheduled_at: string | null;
+  created_at: string;
+}
+
+export interface DncEntriesTable {
+  organization_id: string;
+  phone: string;
+  source: string;
+  created_at: string;
+}
+
+/** Opt-outs that outlive an erased lead, keyed by a digest of the address. */
+export interface SuppressionsTable {
+  organization_id: string;
+  channel: 'sms' | 'voice' | 'email';
+  address_digest: string;
+  source: string;
+  created_at: string;
+}
+
+/** The transactional outbox: one row per event, written with the change. */
+export interface EventsTable {
+  organization_id: string;
+  id: string;
+  type: string;
+  payload: string;
+  created_at: string;
+  dispatched_at: string | null;
+}
+
+export interface Database {
+  organizations: OrganizationsTable;
+  api_keys: ApiKeysTable;
+  customer_profiles: CustomerProfilesTable;
+  leads: LeadsTable;
+  lead_tags: LeadTagsTable;
+  lead_notes: LeadNotesTable;
+  messages: MessagesTable;
+  dnc_entries: DncEntriesTable;
+  suppressions: SuppressionsTable;
+  events: EventsTable;
+}
+
+/** A connection or an open transaction: repositories accept either. */
+export type Db = Kysely<Database> | Transaction<Database>;

@@ -1,0 +1,46 @@
+/**
+ * Domain errors. Services throw these; one error handler (platform/http/errors.ts)
+ * maps them to a status and the contract's `{message}` body. The message texts
+ * that interface.md fixes are built here and nowhere else.
+ */
+export class DomainError extends Error {
+  constructor(
+    readonly status: 400 | 403 | 404 | 409 | 413 | 415 | 422 | 429,
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}
+
+export class NotFound extends DomainError {
+  constructor(resource: string, key: 'id' | 'name' | 'phone', value: string) {
+    super(404, `Resource not found: ${resource} with ${key} ${value}`, 'not_found');
+  }
+}
+
+export const leadNotFound = (id: string) => new NotFound('Lead', 'id', id);
+
+export class BadRequest extends DomainError {
+  constructor(message: string, code = 'bad_request') {
+    super(400, message, code);
+  }
+}
+
+export class Conflict extends DomainError {
+  constructor(message: string, code = 'conflict') {
+    super(409, message, code);
+  }
+}
+
+export class Forbidden extends DomainError {
+  constructor() {
+    super(403, 'Forbidden', 'forbidden');
+  }
+}
+
+export class TooManyRequests extends DomainError {
+  constructor(readonly retryAfterSeconds: number) {
+    super(429, 'Too Many Requests', 'rate_limited');
+  }
+}

@@ -1,0 +1,54 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError, TooManyRequests } from '../errors.js';
+import { describeValidationError } from './validation.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A route whose contract fixes the text of its 400 (unsubscribe) sets it here. */
+    badRequestMessage?: string;
+  }
+}
+
+/** Fastify's own client errors, mapped to the contract's one-field body. */
+const frameworkErrors: Record<string, { status: number; message: string; code: string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: 'Payload Too Large', code: 'body_too_large' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: 'Unsupported Media Type: send Content-Type: application/json', code: 'unsupported_media_type' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'Content-Length does not match the body', code: 'bad_content_length' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: 'Body is not valid JSON', code: 'invalid_json' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'Body is not valid JSON', code: 'invalid_json' },
+};
+
+function send(reply: FastifyReply, status: number, message: string, code: string): FastifyReply {
+  return reply.code(status).type('application/json; charset=utf-8').send({ message, code });
+}
+
+/**
+ * The single place where anything thrown becomes an HTTP answer. A 500 says
+ * only "Internal Server Error"; the cause goes to the log with the request id.
+ */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const contractMessage = request.routeOptions?.config?.badRequestMessage;
+    if (err instanceof DomainError) {
+      if (err instanceof TooManyRequests) reply.header('retry-after', String(err.retryAfterSeconds));
+      const message = err.status === 400 && contractMessage && err.code === 'invalid_json' ? contractMessage : err.message;
+      return send(reply, err.status, message, err.code);
+    }
+    if (err.validation) {
+      const message = contractMessage ?? describeValidationError(err.validation as never, err.validationContext);
+      return send(reply, 400, message, 'invalid_request');
+    }
+    const known = err.code ? frameworkErrors[err.code] : undefined;
+    if (known) {
+      const message = known.status === 400 && contractMessage ? contractMessage : known.message;
+      return send(reply, known.status, message, known.code);
+    }
+    if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
+      return send(reply, err.statusCode, contractMessage && err.statusCode === 400 ? contractMessage : 'Bad Request', 'bad_request');
+    }
+    request.log.error({ err }, 'unhandled error');
+    return send(reply, 500, 'Internal Server Error', 'internal');
+  });
+
+  app.setNotFoundHandler((_request, reply) => send(reply, 404, 'Not Found', 'not_found'));
+}

@@ -1,0 +1,51 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import { systemClock } from './platform/clock.js';
+import type { Config } from './platform/config.js';
+import { openStore, type Store } from './platform/db/connect.js';
+import { migrateToLatest } from './platform/db/migrate.js';
+import type { Deps } from './platform/deps.js';
+import { createLogger } from './platform/logger.js';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  store: Store;
+  deps: Deps;
+  address: string;
+  stop(): Promise<void>;
+}
+
+/** Opens the store, migrates it, listens; stop() drains requests and closes the pool. */
+export async function startServer(config: Config): Promise<RunningServer> {
+  const log = createLogger(config.logLevel);
+  const store = openStore(config.databaseUrl, config.dbPoolSize);
+  await migrateToLatest(store);
+  const deps: Deps = { db: store.db, dialect: store.dialect, config, clock: systemClock, log };
+  const app = await buildApp(deps);
+  const address = await app.listen({ port: config.port, host: config.host });
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await app.close();
+      await store.close();
+    })());
+  return { app, store, deps, address, stop };
+}
+
+/** SIGTERM / SIGINT: stop accepting, finish in-flight requests, close the database, exit. */
+export function stopOnSignals(server: RunningServer): void {
+  const onSignal = (signal: string) => {
+    server.deps.log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    server.stop().then(
+      () => process.exit(0),
+      (err) => {
+        server.deps.log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+}

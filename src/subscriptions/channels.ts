@@ -1,0 +1,28 @@
+import type { LeadRow } from '../leads/leads.repository.js';
+
+export const CHANNELS = ['sms', 'voice', 'email'] as const;
+export type ChannelName = (typeof CHANNELS)[number];
+
+/** A phone gives sms and voice; an email address gives email. */
+export function reachableChannels(lead: Pick<LeadRow, 'phone' | 'email'>): ChannelName[] {
+  return CHANNELS.filter((c) => (c === 'email' ? !!lead.email : !!lead.phone));
+}
+
+export const statusColumn = (c: ChannelName) => `${c}_status` as const;
+export const sourceColumn = (c: ChannelName) => `${c}_opt_out_source` as const;
+
+export function channelStatus(lead: LeadRow, c: ChannelName): 'subscribed' | 'unsubscribed' | 'unavailable' {
+  if (!reachableChannels(lead).includes(c)) return 'unavailable';
+  return lead[statusColumn(c)];
+}
+
+/** True when no channel the lead can receive remains subscribed. */
+export function isUnsubscribed(lead: LeadRow): boolean {
+  return reachableChannels(lead).every((c) => lead[statusColumn(c)] === 'unsubscribed');
+}
+
+/** Canonical order sms, voice, email; duplicates count once. */
+export const inChannelOrder = (set: Iterable<ChannelName>): ChannelName[] => {
+  const s = new Set(set);
+  return CHANNELS.filter((c) => s.has(c));
+};

@@ -1,0 +1,28 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Deps } from '../platform/deps.js';
+import { withErrors } from '../platform/http/schemas.js';
+import { LeadIdParams } from '../leads/leads.schemas.js';
+import { ChannelsBody, ChannelsReply, INVALID_CHANNELS } from './subscriptions.schemas.js';
+import { resubscribe, unsubscribe } from './subscriptions.service.js';
+
+export const subscriptionRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app) => {
+  const schema = (summary: string) => ({
+    tags: ['subscriptions'],
+    summary,
+    params: LeadIdParams,
+    body: ChannelsBody,
+    response: withErrors({ 200: ChannelsReply }, 409),
+  });
+  // Any invalid body (bad JSON, not an object, bad channels) answers the contract's one text.
+  const config = { badRequestMessage: INVALID_CHANNELS };
+
+  app.post('/leads/:leadId/unsubscribe', { schema: schema('Unsubscribe a lead from channels'), config }, async (req) => {
+    const channels = await unsubscribe(deps, req.auth.organizationId, req.params.leadId, req.body?.channels);
+    return { message: 'Lead unsubscribed successfully.', channels };
+  });
+
+  app.post('/leads/:leadId/resubscribe', { schema: schema('Resubscribe a lead to channels'), config }, async (req) => {
+    const channels = await resubscribe(deps, req.auth.organizationId, req.params.leadId, req.body?.channels);
+    return { message: 'Lead resubscribed successfully.', channels };
+  });
+};

@@ -1,0 +1,163 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, inject } from 'vitest';
+import { issueKey } from '../../src/platform/auth/api-keys.service.js';
+import type { Scope } from '../../src/platform/auth/scopes.js';
+import { loadConfig, type Config } from '../../src/platform/config.js';
+import type { DialectName } from '../../src/platform/db/connect.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import { PG_ADMIN_URL } from './global-setup.js';
+
+export type Dialect = DialectName;
+
+export function dialects(): Dialect[] {
+  return inject('pgAvailable') ? ['sqlite', 'postgres'] : ['sqlite'];
+}
+
+/** A fresh, empty database of the dialect: a temp SQLite file, or a new PostgreSQL database. */
+export async function freshDatabase(dialect: Dialect): Promise<{ url: string; drop(): Promise<void> }> {
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-test-'));
+    return { url: `sqlite:${join(dir, 'parley.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const name = `parley_t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface Client {
+  key: string;
+  call<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
+  get<T = any>(path: string): Promise<ApiResponse<T>>;
+  post<T = any>(path: string, body?: unknown): Promise<ApiResponse<T>>;
+  patch<T = any>(path: string, body?: unknown): Promise<ApiResponse<T>>;
+  del<T = any>(path: string): Promise<ApiResponse<T>>;
+}
+
+export interface TestServer {
+  dialect: Dialect;
+  url: string;
+  server: RunningServer;
+  config: Config;
+  /** Clients of two organizations, every scope. */
+  acme: Client;
+  beta: Client;
+  /** A client for a key with only these scopes, in organization `acme`. */
+  clientWithScopes(scopes: Scope[], org?: string): Promise<Client>;
+  raw(path: string, init?: RequestInit): Promise<ApiResponse>;
+  close(): Promise<void>;
+}
+
+async function toResponse(res: Response): Promise<ApiResponse> {
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    /* not JSON: keep the text */
+  }
+  return { status: res.status, body, headers: res.headers };
+}
+
+export function clientFor(baseUrl: string, key: string): Client {
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const init: RequestInit = { method, headers: { 'x-api-key': key, ...headers } };
+    if (body !== undefined) {
+      init.body = typeof body === 'string' ? body : JSON.stringify(body);
+      (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
+    }
+    return toResponse(await fetch(`${baseUrl}/v1${path}`, init));
+  };
+  return {
+    key,
+    call,
+    get: (p) => call('GET', p),
+    post: (p, b) => call('POST', p, b),
+    patch: (p, b) => call('PATCH', p, b),
+    del: (p) => call('DELETE', p),
+  };
+}
+
+export async function startTestServer(dialect: Dialect, env: Record<string, string> = {}): Promise<TestServer> {
+  const database = await freshDatabase(dialect);
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: process.env.PARLEY_TEST_LOG_LEVEL ?? 'silent',
+    PARLEY_RATE_LIMIT: '0',
+    ...env,
+  });
+  const server = await startServer(config);
+  const url = server.address;
+  const acmeKey = await issueKey(server.store.db, 'acme');
+  const betaKey = await issueKey(server.store.db, 'beta');
+  return {
+    dialect,
+    url,
+    server,
+    config,
+    acme: clientFor(url, acmeKey.key),
+    beta: clientFor(url, betaKey.key),
+    clientWithScopes: async (scopes, org = 'acme') => clientFor(url, (await issueKey(server.store.db, org, scopes)).key),
+    raw: async (path, init) => toResponse(await fetch(`${url}${path}`, init)),
+    close: async () => {
+      await server.stop();
+      await database.drop();
+    },
+  };
+}
+
+/** Runs the same suite once per available dialect, each against its own fresh server and database. */
+export function describeEachDialect(title: string, suite: (ctx: () => TestServer) => void, env: Record<string, string> = {}): void {
+  for (const dialect of dialects()) {
+    describe(`${title} [${dialect}]`, () => {
+      let ts: TestServer | undefined;
+      beforeAll(async () => {
+        ts = await startTestServer(dialect, env);
+      });
+      afterAll(async () => {
+        await ts?.close();
+      });
+      suite(() => {
+        if (!ts) throw new Error('test server not started');
+        return ts;
+      });
+    });
+  }
+}
+
+let phoneCounter = 0;
+/** A distinct, possible US number per call (555-01xx range style, unique per process). */
+export function uniquePhone(): string {
+  phoneCounter += 1;
+  const n = (process.pid % 1000) * 10000 + phoneCounter;
+  return `+1415${String(2000000 + (n % 8000000)).padStart(7, '0')}`;
+}
+
+export async function createLead(client: Client, fields: Record<string, unknown> = {}): Promise<string> {
+  const res = await client.post('/leads/create', { firstName: 'Ann', lastName: 'Lee', phone: uniquePhone(), ...fields });
+  if (res.status !== 200) throw new Error(`createLead failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.id as string;
+}

@@ -6,16 +6,18 @@ import { openStore, type Store } from './platform/db/connect.js';
 import { migrateToLatest } from './platform/db/migrate.js';
 import type { Deps } from './platform/deps.js';
 import { createLogger } from './platform/logger.js';
+import { Worker } from './worker/worker.js';
 
 export interface RunningServer {
   app: FastifyInstance;
   store: Store;
+  worker: Worker | undefined;
   deps: Deps;
   address: string;
   stop(): Promise<void>;
 }
 
-/** Opens the store, migrates it, listens; stop() drains requests and closes the pool. */
+/** Opens the store, migrates it, listens, starts the worker (unless disabled); stop() drains requests, stops the worker, closes the pool. */
 export async function startServer(config: Config): Promise<RunningServer> {
   const log = createLogger(config.logLevel);
   const store = openStore(config.databaseUrl, config.dbPoolSize);
@@ -23,17 +25,37 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const deps: Deps = { db: store.db, dialect: store.dialect, config, clock: systemClock, log };
   const app = await buildApp(deps);
   const address = await app.listen({ port: config.port, host: config.host });
+  const worker = config.runWorker ? new Worker(deps) : undefined;
+  worker?.start();
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       await app.close();
+      await worker?.stop();
       await store.close();
     })());
-  return { app, store, deps, address, stop };
+  return { app, store, worker, deps, address, stop };
+}
+
+/** A worker process with no HTTP API (`parley worker`). */
+export async function startWorker(config: Config): Promise<{ deps: Deps; stop(): Promise<void> }> {
+  const log = createLogger(config.logLevel);
+  const store = openStore(config.databaseUrl, config.dbPoolSize);
+  await migrateToLatest(store);
+  const deps: Deps = { db: store.db, dialect: store.dialect, config, clock: systemClock, log };
+  const worker = new Worker(deps);
+  worker.start();
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await worker.stop();
+      await store.close();
+    })());
+  return { deps, stop };
 }
 
 /** SIGTERM / SIGINT: stop accepting, finish in-flight requests, close the database, exit. */
-export function stopOnSignals(server: RunningServer): void {
+export function stopOnSignals(server: { deps: Deps; stop(): Promise<void> }): void {
   const onSignal = (signal: string) => {
     server.deps.log.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 10_000);

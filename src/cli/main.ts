@@ -4,7 +4,7 @@ import { openStore, type Store } from '../platform/db/connect.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
 import { issueKey, keysOf, revokeKey } from '../platform/auth/api-keys.service.js';
 import { parseScopes, SCOPES } from '../platform/auth/scopes.js';
-import { startServer, stopOnSignals } from '../server.js';
+import { startServer, startWorker, stopOnSignals } from '../server.js';
 
 function config(): Config {
   try {
@@ -34,11 +34,21 @@ const program = new Command('parley').description('Parley lead engagement servic
 
 program
   .command('serve')
-  .description('run the HTTP API (and, once built, the background worker)')
-  .action(async () => {
-    const server = await startServer(config());
-    server.deps.log.info({ address: server.address, dialect: server.store.dialect }, 'parley listening');
+  .description('run the HTTP API and the background worker (webhooks, scheduled sends)')
+  .option('--no-worker', 'run the HTTP API only (run `parley worker` processes separately)')
+  .action(async (opts: { worker: boolean }) => {
+    const server = await startServer({ ...config(), runWorker: opts.worker && config().runWorker });
+    server.deps.log.info({ address: server.address, dialect: server.store.dialect, worker: !!server.worker }, 'parley listening');
     stopOnSignals(server);
+  });
+
+program
+  .command('worker')
+  .description('run only the background worker (any number may share one PostgreSQL database)')
+  .action(async () => {
+    const worker = await startWorker(config());
+    worker.deps.log.info({ dialect: worker.deps.dialect }, 'parley worker running');
+    stopOnSignals(worker);
   });
 
 program

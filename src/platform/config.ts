@@ -16,6 +16,18 @@ export interface Config {
   bodyLimitBytes: number;
   /** How long a resolved API key may be served from memory (revocation latency). */
   keyCacheMs: number;
+  /** Lets webhooks target http://, private, loopback and link-local addresses (tests, self-hosted networks). */
+  allowPrivateWebhookUrls: boolean;
+  /** Delay before each retry of a failed delivery, in ms; its length is the number of retries. */
+  webhookRetryScheduleMs: number[];
+  webhookTimeoutMs: number;
+  /** Run the background worker inside `serve` (off with `serve --no-worker`). */
+  runWorker: boolean;
+  workerPollMs: number;
+  /** How many deliveries / jobs one worker works on at once. */
+  workerConcurrency: number;
+  /** How long a claimed row stays invisible to other workers; a dead worker's rows come back after it. */
+  leaseMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -46,6 +58,35 @@ function databaseUrl(env: Env): string {
   throw new ConfigError(`DATABASE_URL must be sqlite:<path> or postgres://... (got "${raw}")`);
 }
 
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${name} must be true or false (got "${raw}")`);
+}
+
+/** Immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (decisions.md). */
+const DEFAULT_RETRY_SCHEDULE = ['0', '5s', '5m', '30m', '2h', '5h', '10h', '10h'];
+
+function durationMs(text: string): number | undefined {
+  const m = /^(\d+)(ms|s|m|h)?$/.exec(text.trim());
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] ?? 'ms']!;
+  return n * unit;
+}
+
+function retrySchedule(env: Env): number[] {
+  const raw = env.PARLEY_WEBHOOK_RETRY_SCHEDULE;
+  const parts = raw === undefined || raw === '' ? DEFAULT_RETRY_SCHEDULE : raw.split(',');
+  const values = parts.map(durationMs);
+  if (values.length === 0 || values.length > 50 || values.some((v) => v === undefined)) {
+    throw new ConfigError(`PARLEY_WEBHOOK_RETRY_SCHEDULE must be a comma list of durations like 0,5s,5m,2h (got "${raw}")`);
+  }
+  return values as number[];
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const country = (env.PARLEY_DEFAULT_COUNTRY ?? 'US').toUpperCase();
   if (!/^[A-Z]{2}$/.test(country)) {
@@ -61,5 +102,12 @@ export function loadConfig(env: Env = process.env): Config {
     defaultCountry: country,
     bodyLimitBytes: 1024 * 1024,
     keyCacheMs: integer(env, 'PARLEY_KEY_CACHE_MS', 1000, 0, 1000),
+    allowPrivateWebhookUrls: flag(env, 'PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS', false),
+    webhookRetryScheduleMs: retrySchedule(env),
+    webhookTimeoutMs: integer(env, 'PARLEY_WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
+    runWorker: flag(env, 'PARLEY_WORKER', true),
+    workerPollMs: integer(env, 'PARLEY_WORKER_POLL_MS', 200, 10, 60_000),
+    workerConcurrency: integer(env, 'PARLEY_WORKER_CONCURRENCY', 64, 1, 1000),
+    leaseMs: integer(env, 'PARLEY_LEASE_MS', 60_000, 1000, 3_600_000),
   };
 }

@@ -127,6 +127,70 @@ export interface EventsTable {
   dispatched_at: string | null;
 }
 
+export interface WebhookEndpointsTable {
+  organization_id: string;
+  id: string;
+  url: string;
+  description: string | null;
+  /** JSON array of event types, or null for every event. */
+  events: string | null;
+  /** Kept in clear: every delivery is signed with it. */
+  secret: string;
+  enabled: Flag;
+  disabled_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface WebhookDeliveriesTable {
+  organization_id: string;
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: string | null;
+  /** A claimed row is invisible to other workers until this passes (a dead worker's rows come back). */
+  lease_until: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  delivered_at: string | null;
+}
+
+export type JobStatus = 'pending' | 'done' | 'failed';
+
+export interface JobsTable {
+  organization_id: string;
+  id: string;
+  name: string;
+  payload: string;
+  status: JobStatus;
+  run_at: string;
+  attempts: number;
+  lease_until: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface IdempotencyKeysTable {
+  organization_id: string;
+  key: string;
+  method: string;
+  path: string;
+  request_hash: string;
+  status: 'running' | 'done';
+  response_status: number | null;
+  response_body: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -138,6 +202,10 @@ export interface Database {
   dnc_entries: DncEntriesTable;
   suppressions: SuppressionsTable;
   events: EventsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  jobs: JobsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 /** A connection or an open transaction: repositories accept either. */

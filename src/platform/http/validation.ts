@@ -21,8 +21,18 @@ function makeAjv(coerceTypes: boolean): Ajv {
 const strict = makeAjv(false);
 const coercing = makeAjv(true);
 
-export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? strict : coercing).compile(schema);
+// Many routes share one schema object (e.g. the lead id params): compile each once, not per route.
+const compiled = { body: new WeakMap<object, ReturnType<Ajv['compile']>>(), other: new WeakMap<object, ReturnType<Ajv['compile']>>() };
+
+export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart }) => {
+  const cache = httpPart === 'body' ? compiled.body : compiled.other;
+  let fn = cache.get(schema as object);
+  if (!fn) {
+    fn = (httpPart === 'body' ? strict : coercing).compile(schema as object);
+    cache.set(schema as object, fn);
+  }
+  return fn;
+};
 
 /** One readable sentence naming the offending field, e.g. `phone must be string`. */
 export function describeValidationError(errors: ErrorObject[], part: string | undefined): string {

@@ -1,0 +1,31 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db, WebhookDeliveriesTable } from '../platform/db/schema.js';
+
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+
+export async function insertDeliveries(db: Db, rows: Insertable<WebhookDeliveriesTable>[]): Promise<void> {
+  // Chunked: SQLite caps bound parameters per statement.
+  for (let i = 0; i < rows.length; i += 200) await db.insertInto('webhook_deliveries').values(rows.slice(i, i + 200)).execute();
+}
+
+export async function findDelivery(db: Db, organizationId: string, endpointId: string, id: string): Promise<DeliveryRow | undefined> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('endpoint_id', '=', endpointId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** Newest first: the latest attempts are what an operator looks for. */
+export async function listDeliveries(db: Db, organizationId: string, endpointId: string, beforeId: string | undefined, limit: number, status?: string): Promise<DeliveryRow[]> {
+  let q = db.selectFrom('webhook_deliveries').selectAll().where('organization_id', '=', organizationId).where('endpoint_id', '=', endpointId);
+  if (beforeId) q = q.where('id', '<', beforeId);
+  if (status) q = q.where('status', '=', status as DeliveryRow['status']);
+  return q.orderBy('id', 'desc').limit(limit + 1).execute();
+}
+
+export async function updateDelivery(db: Db, organizationId: string, id: string, patch: Updateable<WebhookDeliveriesTable>): Promise<void> {
+  await db.updateTable('webhook_deliveries').set(patch).where('organization_id', '=', organizationId).where('id', '=', id).execute();
+}

@@ -1,0 +1,141 @@
+import type { Updateable } from 'kysely';
+import { byKeys, claimDue } from '../platform/db/claim.js';
+import type { WebhookDeliveriesTable } from '../platform/db/schema.js';
+import type { Deps } from '../platform/deps.js';
+import { signDelivery } from './signing.js';
+import type { SendResult, WebhookSender } from './sender.js';
+
+interface Outcome {
+  organizationId: string;
+  id: string;
+  endpointId: string;
+  patch: Updateable<WebhookDeliveriesTable>;
+  disableEndpoint?: string;
+}
+
+/** The hosted service's envelope; `data` is spliced in as stored, byte for byte the same on every retry. */
+const envelope = (type: string, createdAt: string, payload: string) =>
+  `{"event":${JSON.stringify(type)},"timestamp":${JSON.stringify(createdAt)},"data":${payload}}`;
+
+/** ±10 % so a burst of failures does not come back as a burst. */
+const jitter = (ms: number) => Math.round(ms * (0.9 + Math.random() * 0.2));
+
+/**
+ * Delivers webhook rows as a pipeline: up to `concurrency` requests in flight,
+ * refilled as they finish, so one hanging receiver holds one slot, not a batch.
+ * Outcomes are written in groups (one transaction per flush): with durable
+ * SQLite commits that is what lets one worker sustain thousands per second.
+ */
+export class DeliveryPipeline {
+  private inFlight = 0;
+  private outcomes: Outcome[] = [];
+  private slotWaiters: (() => void)[] = [];
+
+  constructor(private readonly deps: Deps, private readonly sender: WebhookSender) {}
+
+  get busy(): number {
+    return this.inFlight;
+  }
+
+  get full(): boolean {
+    return this.inFlight >= this.deps.config.workerConcurrency;
+  }
+
+  /** Claims due deliveries into free slots and starts them; answers how many started. */
+  async fill(): Promise<number> {
+    const free = this.deps.config.workerConcurrency - this.inFlight;
+    if (free <= 0) return 0;
+    const { db, dialect, clock, config } = this.deps;
+    const now = clock.now();
+    const keys = await claimDue(db, dialect, 'webhook_deliveries', 'next_attempt_at', now.toISOString(), new Date(now.getTime() + config.leaseMs).toISOString(), free);
+    if (keys.length === 0) return 0;
+    const rows = await db.selectFrom('webhook_deliveries').selectAll().where(byKeys(keys)).execute();
+    const events = await db
+      .selectFrom('events')
+      .selectAll()
+      .where((eb) => eb(eb.refTuple('organization_id', 'id'), 'in', rows.map((r) => eb.tuple(r.organization_id, r.event_id))))
+      .execute();
+    const endpoints = await db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where((eb) => eb(eb.refTuple('organization_id', 'id'), 'in', rows.map((r) => eb.tuple(r.organization_id, r.endpoint_id))))
+      .execute();
+    const eventById = new Map(events.map((e) => [e.id, e]));
+    const endpointById = new Map(endpoints.map((e) => [e.id, e]));
+    for (const row of rows) {
+      this.inFlight += 1;
+      const event = eventById.get(row.event_id);
+      const endpoint = endpointById.get(row.endpoint_id);
+      const attempt = async (): Promise<SendResult> => {
+        if (!event) return { ok: false, statusCode: null, error: 'event no longer exists', retryAfterSeconds: null, gone: true };
+        if (!endpoint || endpoint.enabled !== 1) return { ok: false, statusCode: null, error: 'endpoint disabled', retryAfterSeconds: null, gone: true };
+        const body = envelope(event.type, event.created_at, event.payload);
+        const headers = signDelivery(endpoint.secret, event.id, Math.floor(this.deps.clock.now().getTime() / 1000), body);
+        return this.sender.post(endpoint.url, body, { ...headers });
+      };
+      void attempt()
+        .then((result) => this.record(row, result, endpoint?.enabled === 1 && !!event))
+        .catch((err) => this.deps.log.error({ err, deliveryId: row.id }, 'delivery crashed'))
+        .finally(() => {
+          this.inFlight -= 1;
+          this.slotWaiters.splice(0).forEach((w) => w());
+        });
+    }
+    return rows.length;
+  }
+
+  private record(row: { organization_id: string; id: string; endpoint_id: string; attempts: number }, result: SendResult, endpointLive: boolean): void {
+    const now = this.deps.clock.now();
+    const attempts = row.attempts + 1;
+    const base = { attempts, lease_until: null, last_status_code: result.statusCode, last_error: result.error, updated_at: now.toISOString() };
+    const outcome: Outcome = { organizationId: row.organization_id, id: row.id, endpointId: row.endpoint_id, patch: {} };
+    const schedule = this.deps.config.webhookRetryScheduleMs;
+    if (result.ok) {
+      outcome.patch = { ...base, status: 'succeeded', delivered_at: now.toISOString(), next_attempt_at: null };
+    } else if (result.gone || attempts >= schedule.length) {
+      outcome.patch = { ...base, status: 'failed', next_attempt_at: null };
+      if (result.gone && endpointLive && result.statusCode === 410) outcome.disableEndpoint = 'the endpoint answered 410 Gone';
+    } else {
+      const wait = Math.max(jitter(schedule[attempts]!), (result.retryAfterSeconds ?? 0) * 1000);
+      outcome.patch = { ...base, next_attempt_at: new Date(now.getTime() + wait).toISOString() };
+    }
+    this.outcomes.push(outcome);
+  }
+
+  /** Writes every recorded outcome in one transaction. */
+  async flush(): Promise<number> {
+    const batch = this.outcomes.splice(0);
+    if (batch.length === 0) return 0;
+    const now = this.deps.clock.now().toISOString();
+    try {
+      await this.deps.db.transaction().execute(async (trx) => {
+        for (const o of batch) {
+          await trx.updateTable('webhook_deliveries').set(o.patch).where('organization_id', '=', o.organizationId).where('id', '=', o.id).execute();
+          if (o.disableEndpoint) {
+            await trx
+              .updateTable('webhook_endpoints')
+              .set({ enabled: 0, disabled_reason: o.disableEndpoint, updated_at: now })
+              .where('organization_id', '=', o.organizationId)
+              .where('id', '=', o.endpointId)
+              .execute();
+          }
+        }
+      });
+    } catch (err) {
+      // Not written: the leases lapse and these deliveries are attempted again (at-least-once).
+      this.deps.log.error({ err, count: batch.length }, 'could not record delivery outcomes');
+    }
+    return batch.length;
+  }
+
+  /** Resolves when a slot frees up, or after `ms` at most. */
+  waitForSlot(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, ms);
+      this.slotWaiters.push(() => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
+  }
+}

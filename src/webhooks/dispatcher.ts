@@ -1,0 +1,53 @@
+import type { Insertable } from 'kysely';
+import { isoNow } from '../platform/clock.js';
+import type { Deps } from '../platform/deps.js';
+import type { WebhookDeliveriesTable } from '../platform/db/schema.js';
+import { newId } from '../platform/ids.js';
+import { insertDeliveries } from './deliveries.repository.js';
+import { enabledEndpointsOf, wants } from './endpoints.repository.js';
+
+/**
+ * Fans committed outbox events out to the endpoints subscribed to them: one
+ * delivery row per (event, endpoint), written in the same transaction that marks
+ * the events dispatched, so a crash either leaves the event pending (done again
+ * later) or fully fanned out, never half.
+ */
+export async function dispatchEvents(deps: Deps, limit: number): Promise<number> {
+  return deps.db.transaction().execute(async (trx) => {
+    let q = trx.selectFrom('events').select(['organization_id', 'id', 'type']).where('dispatched_at', 'is', null).orderBy('id').limit(limit);
+    if (deps.dialect === 'postgres') q = q.forUpdate().skipLocked();
+    const events = await q.execute();
+    if (events.length === 0) return 0;
+    const now = isoNow(deps.clock);
+    const endpoints = await enabledEndpointsOf(trx, [...new Set(events.map((e) => e.organization_id))]);
+    const rows: Insertable<WebhookDeliveriesTable>[] = [];
+    for (const event of events) {
+      for (const ep of endpoints) {
+        if (ep.organization_id !== event.organization_id || !wants(ep, event.type)) continue;
+        rows.push({
+          organization_id: event.organization_id,
+          id: newId(),
+          endpoint_id: ep.id,
+          event_id: event.id,
+          event_type: event.type,
+          status: 'pending',
+          attempts: 0,
+          next_attempt_at: now,
+          lease_until: null,
+          last_status_code: null,
+          last_error: null,
+          created_at: now,
+          updated_at: now,
+          delivered_at: null,
+        });
+      }
+    }
+    await insertDeliveries(trx, rows);
+    await trx
+      .updateTable('events')
+      .set({ dispatched_at: now })
+      .where((eb) => eb(eb.refTuple('organization_id', 'id'), 'in', events.map((e) => eb.tuple(e.organization_id, e.id))))
+      .execute();
+    return events.length;
+  });
+}

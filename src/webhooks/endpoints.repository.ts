@@ -1,0 +1,48 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db, WebhookEndpointsTable } from '../platform/db/schema.js';
+
+export type EndpointRow = Selectable<WebhookEndpointsTable>;
+
+export async function insertEndpoint(db: Db, organizationId: string, row: Omit<Insertable<WebhookEndpointsTable>, 'organization_id'>): Promise<void> {
+  await db.insertInto('webhook_endpoints').values({ ...row, organization_id: organizationId }).execute();
+}
+
+export async function findEndpoint(db: Db, organizationId: string, id: string): Promise<EndpointRow | undefined> {
+  return db.selectFrom('webhook_endpoints').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function listEndpoints(db: Db, organizationId: string): Promise<EndpointRow[]> {
+  return db.selectFrom('webhook_endpoints').selectAll().where('organization_id', '=', organizationId).orderBy('id').execute();
+}
+
+export async function updateEndpoint(db: Db, organizationId: string, id: string, patch: Updateable<WebhookEndpointsTable>): Promise<void> {
+  await db.updateTable('webhook_endpoints').set(patch).where('organization_id', '=', organizationId).where('id', '=', id).execute();
+}
+
+export async function deleteEndpoint(db: Db, organizationId: string, id: string): Promise<void> {
+  await db.deleteFrom('webhook_deliveries').where('organization_id', '=', organizationId).where('endpoint_id', '=', id).execute();
+  await db.deleteFrom('webhook_endpoints').where('organization_id', '=', organizationId).where('id', '=', id).execute();
+}
+
+/** Enabled endpoints of the organizations given, for fanning events out. */
+export async function enabledEndpointsOf(db: Db, organizationIds: string[]): Promise<EndpointRow[]> {
+  if (organizationIds.length === 0) return [];
+  return db.selectFrom('webhook_endpoints').selectAll().where('organization_id', 'in', organizationIds).where('enabled', '=', 1).execute();
+}
+
+/** Does this endpoint want events of this type? null means every type. */
+export function wants(endpoint: Pick<EndpointRow, 'events'>, type: string): boolean {
+  if (endpoint.events === null) return true;
+  return (JSON.parse(endpoint.events) as string[]).includes(type);
+}
+
+/**
+ * The endpoint under a row lock on PostgreSQL (SELECT ... FOR UPDATE), so a
+ * replay and a delete of the same endpoint serialise and no delivery outlives
+ * its endpoint; SQLite transactions already hold the write lock (BEGIN IMMEDIATE).
+ */
+export async function findEndpointForUpdate(db: Db, organizationId: string, id: string, lock: boolean): Promise<EndpointRow | undefined> {
+  let q = db.selectFrom('webhook_endpoints').selectAll().where('organization_id', '=', organizationId).where('id', '=', id);
+  if (lock) q = q.forUpdate();
+  return q.executeTakeFirst();
+}

@@ -1,0 +1,62 @@
+import { Agent, request } from 'undici';
+import { safeLookup } from './url-safety.js';
+
+export interface SendResult {
+  ok: boolean;
+  statusCode: number | null;
+  error: string | null;
+  /** Seconds the receiver asked us to wait (Retry-After on 429/503). */
+  retryAfterSeconds: number | null;
+  gone: boolean;
+}
+
+function retryAfter(value: string | string[] | undefined): number | null {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (!v) return null;
+  if (/^\d+$/.test(v.trim())) return Number(v.trim());
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+}
+
+/**
+ * One keep-alive connection pool for all deliveries. Redirects are never
+ * followed (a 3xx is a failure); the DNS answer is checked at connect time, so
+ * a hostname cannot be re-pointed at a private address after registration.
+ */
+export class WebhookSender {
+  private readonly agent: Agent;
+
+  constructor(private readonly timeoutMs: number, allowPrivate: boolean) {
+    this.agent = new Agent({
+      connect: { lookup: safeLookup(allowPrivate) as never, timeout: Math.min(timeoutMs, 10_000) },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      connections: 128,
+    });
+  }
+
+  async post(url: string, body: string, headers: Record<string, string>): Promise<SendResult> {
+    try {
+      const res = await request(url, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json', 'user-agent': 'Parley-Webhooks/1.0', ...headers },
+        dispatcher: this.agent,
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      // The receiver's body is not needed; discard it without buffering (a huge body cannot exhaust memory).
+      await res.body.dump({ limit: 64 * 1024 }).catch(() => {});
+      const ok = res.statusCode >= 200 && res.statusCode < 300;
+      const wait = res.statusCode === 429 || res.statusCode === 503 ? retryAfter(res.headers['retry-after']) : null;
+      return { ok, statusCode: res.statusCode, error: ok ? null : `HTTP ${res.statusCode}`, retryAfterSeconds: wait, gone: res.statusCode === 410 };
+    } catch (err) {
+      const e = err as Error & { code?: string };
+      const error = e.name === 'TimeoutError' || e.name === 'AbortError' ? `timeout after ${this.timeoutMs} ms` : `${e.code ?? e.name}: ${e.message}`;
+      return { ok: false, statusCode: null, error: error.slice(0, 500), retryAfterSeconds: null, gone: false };
+    }
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}

@@ -1,0 +1,78 @@
+import { runDueJobs } from '../jobs/runner.js';
+import type { Deps } from '../platform/deps.js';
+import { DeliveryPipeline } from '../webhooks/delivery.js';
+import { dispatchEvents } from '../webhooks/dispatcher.js';
+import { WebhookSender } from '../webhooks/sender.js';
+
+/**
+ * The background worker: fans outbox events out to endpoints, delivers them,
+ * and runs due jobs. Any number of workers may share one PostgreSQL database
+ * (rows are leased with SKIP LOCKED); on SQLite run one.
+ */
+export class Worker {
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private readonly sender: WebhookSender;
+  private readonly deliveries: DeliveryPipeline;
+
+  constructor(private readonly deps: Deps) {
+    this.sender = new WebhookSender(deps.config.webhookTimeoutMs, deps.config.allowPrivateWebhookUrls);
+    this.deliveries = new DeliveryPipeline(deps, this.sender);
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  private async tick(): Promise<number> {
+    let work = await dispatchEvents(this.deps, 500);
+    work += await this.deliveries.fill();
+    await this.deliveries.flush();
+    work += await runDueJobs(this.deps, 16);
+    return work;
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let work = 0;
+      try {
+        work = await this.tick();
+      } catch (err) {
+        // A database hiccup must not kill the worker: log, back off, try again.
+        this.deps.log.error({ err }, 'worker tick failed');
+      }
+      if (!this.running) break;
+      if (this.deliveries.full) await this.deliveries.waitForSlot(50);
+      else if (work === 0) await this.idle(this.deliveries.busy > 0 ? 5 : this.deps.config.workerPollMs);
+    }
+  }
+
+  private idle(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+  }
+
+  /**
+   * Stops claiming, lets in-flight deliveries finish (each is bounded by the
+   * webhook timeout) and records their outcomes. Anything not recorded keeps
+   * its lease, which lapses, so another worker picks it up: nothing is lost.
+   */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+    const deadline = Date.now() + this.deps.config.webhookTimeoutMs + 1000;
+    while (this.deliveries.busy > 0 && Date.now() < deadline) await this.deliveries.waitForSlot(50);
+    await this.deliveries.flush();
+    await this.sender.close();
+  }
+}

@@ -1,0 +1,95 @@
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Received {
+  id: string;
+  timestamp: string;
+  body: string;
+  json: { event: string; timestamp: string; data: Record<string, unknown> };
+  headers: IncomingMessage['headers'];
+  /** Both signatures checked against the secret the test registered. */
+  standardSignatureValid: boolean;
+  legacySignatureValid: boolean;
+}
+
+export type Behaviour = (req: IncomingMessage, res: ServerResponse, attempt: number) => void;
+
+export const respond = (status: number, headers: Record<string, string> = {}): Behaviour => (_req, res) => {
+  res.writeHead(status, headers).end('{}');
+};
+
+/** Verifies as a Standard Webhooks consumer would: HMAC over id.timestamp.body keyed by the base64 part of the secret. */
+export function verifyStandard(secret: string, id: string, timestamp: string, body: string, header: string): boolean {
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
+  return header.split(' ').some((part) => part === `v1,${expected}`);
+}
+
+export function verifyLegacy(secret: string, body: string, header: string): boolean {
+  return createHmac('sha256', secret).update(body).digest('hex') === header;
+}
+
+/** A real HTTP receiver on 127.0.0.1 that records every delivery (successful or not) and answers as told. */
+export class Receiver {
+  readonly received: Received[] = [];
+  readonly acknowledged: Received[] = [];
+  secret = '';
+  behaviour: Behaviour = respond(200);
+  private server: Server | undefined;
+  private attempts = 0;
+  port = 0;
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/hook`;
+  }
+
+  async start(port = 0): Promise<this> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        const id = String(req.headers['webhook-id'] ?? '');
+        const timestamp = String(req.headers['webhook-timestamp'] ?? '');
+        const r: Received = {
+          id,
+          timestamp,
+          body,
+          json: JSON.parse(body),
+          headers: req.headers,
+          standardSignatureValid: verifyStandard(this.secret, id, timestamp, body, String(req.headers['webhook-signature'] ?? '')),
+          legacySignatureValid: verifyLegacy(this.secret, body, String(req.headers['x-signature-sha256'] ?? '')),
+        };
+        this.received.push(r);
+        this.attempts += 1;
+        const origEnd = res.end.bind(res);
+        res.end = ((...args: Parameters<ServerResponse['end']>) => {
+          if (res.statusCode >= 200 && res.statusCode < 300) this.acknowledged.push(r);
+          return origEnd(...args);
+        }) as ServerResponse['end'];
+        this.behaviour(req, res, this.attempts);
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    const s = this.server;
+    this.server = undefined;
+    if (!s) return;
+    s.closeAllConnections();
+    await new Promise<void>((resolve) => s.close(() => resolve()));
+  }
+
+  /** Waits until `predicate` holds, polling; fails after `ms`. */
+  async until(predicate: () => boolean, ms = 10_000): Promise<void> {
+    const end = Date.now() + ms;
+    while (!predicate()) {
+      if (Date.now() > end) throw new Error(`receiver: condition not met within ${ms} ms (received ${this.received.length}, acknowledged ${this.acknowledged.length})`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+}

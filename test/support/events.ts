@@ -9,3 +9,16 @@ export async function outboxFor(ts: TestServer, leadId: string, type?: string) {
     .map((r) => ({ ...r, data: JSON.parse(r.payload) as Record<string, unknown> }))
     .filter((r) => r.data.leadId === leadId);
 }
+
+/** Outbox rows of one type for one organization, oldest first, for events not tied to a lead (e.g. doNotContact). */
+export async function outboxOfType(ts: TestServer, type: string, orgName = 'acme') {
+  const rows = await ts.server.store.db
+    .selectFrom('events')
+    .innerJoin('organizations', 'organizations.id', 'events.organization_id')
+    .select(['events.id', 'events.type', 'events.payload', 'events.created_at'])
+    .where('organizations.name', '=', orgName)
+    .where('events.type', '=', type)
+    .orderBy('events.id')
+    .execute();
+  return rows.map((r) => ({ ...r, data: JSON.parse(r.payload) as Record<string, unknown> }));
+}

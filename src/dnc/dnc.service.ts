@@ -1,0 +1,53 @@
+import { emitEvents } from '../events/outbox.js';
+import { findLead, findLeadIdByPhone } from '../leads/leads.repository.js';
+import { isoNow } from '../platform/clock.js';
+import type { Deps } from '../platform/deps.js';
+import { NotFound } from '../platform/errors.js';
+import { normalizePhone } from '../platform/phone.js';
+import { decodePhoneCursor, pageByPhone } from './dnc.cursor.js';
+import * as repo from './dnc.repository.js';
+import type { DncEntryView, ListDncInput } from './dnc.schemas.js';
+
+const DEFAULT_PAGE = 100;
+
+const toEntryView = (row: repo.DncRow): DncEntryView => ({ phone: row.phone, source: row.source, createdAt: row.created_at });
+
+/**
+ * Adds the number to the organization's list. Only a number that was not yet
+ * listed yields a `doNotContact` event, written in the same transaction, so a
+ * repeated or concurrent register converges on one entry and one event. Lead
+ * subscriptions are left alone: DNC is its own control (interface.md), and the
+ * send path checks it before every SMS and voice contact.
+ */
+export async function registerDnc(deps: Deps, organizationId: string, rawPhone: string): Promise<void> {
+  const phone = normalizePhone(rawPhone, deps.config.defaultCountry);
+  const at = isoNow(deps.clock);
+  await deps.db.transaction().execute(async (trx) => {
+    const added = await repo.addToDnc(trx, organizationId, { phone, source: 'api', created_at: at });
+    if (!added) return;
+    const leadId = (await findLeadIdByPhone(trx, organizationId, phone)) ?? null;
+    const lead = leadId ? await findLead(trx, organizationId, leadId) : undefined;
+    await emitEvents(trx, organizationId, at, [
+      { type: 'doNotContact', data: { phone, source: 'api', leadId, externalLeadId: lead?.external_lead_id ?? null } },
+    ]);
+  });
+}
+
+export async function removeDnc(deps: Deps, organizationId: string, rawPhone: string): Promise<void> {
+  const phone = normalizePhone(rawPhone, deps.config.defaultCountry);
+  if (!(await repo.removeFromDnc(deps.db, organizationId, phone))) throw new NotFound('DncEntry', 'phone', phone);
+}
+
+export async function checkDnc(deps: Deps, organizationId: string, rawPhone: string) {
+  const phone = normalizePhone(rawPhone, deps.config.defaultCountry);
+  const listed = await repo.phonesOnDnc(deps.db, organizationId, [phone]);
+  return { phone, isDoNotContact: listed.has(phone) };
+}
+
+/** Keyset by phone (the table's primary key after the organization), never OFFSET. */
+export async function listDnc(deps: Deps, organizationId: string, q: ListDncInput) {
+  const limit = q.limit ?? DEFAULT_PAGE;
+  const rows = await repo.listDnc(deps.db, organizationId, decodePhoneCursor(q.nextToken), limit);
+  const { items, nextToken } = pageByPhone(rows, limit);
+  return { entries: items.map(toEntryView), nextToken };
+}

@@ -1,0 +1,22 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Channel, NextToken, PageQuery } from '../platform/http/schemas.js';
+
+export const Message = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    content: Type.Object({ text: Type.String() }),
+    createdAt: Type.String({ format: 'date-time' }),
+    owner: Type.Union([Type.Literal('user'), Type.Literal('lead')], { description: 'user: the organization side (AI or human); lead: the lead' }),
+    isAiGenerated: Type.Boolean(),
+    channel: Channel,
+    direction: Type.Union([Type.Literal('outbound'), Type.Literal('inbound')]),
+    status: Type.String({ description: 'Delivery state, e.g. scheduled, sent, delivered, failed, blocked, received' }),
+  },
+  { $id: 'Message' },
+);
+export type MessageView = Static<typeof Message>;
+
+export const ListMessagesQuery = Type.Object({ ...PageQuery });
+export type ListMessagesInput = Static<typeof ListMessagesQuery>;
+
+export const ListMessagesReply = Type.Object({ messages: Type.Array(Type.Ref(Message)), nextToken: NextToken });

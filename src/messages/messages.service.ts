@@ -1,0 +1,31 @@
+import { requireLead } from '../leads/leads.service.js';
+import type { Deps } from '../platform/deps.js';
+import { decodeCursor, page } from '../platform/http/pagination.js';
+import * as repo from './messages.repository.js';
+import type { ListMessagesInput, MessageView } from './messages.schemas.js';
+
+/** decisions.md: default and maximum page are both 1000. */
+const DEFAULT_PAGE = 1000;
+
+export function toMessageView(row: repo.MessageRow): MessageView {
+  return {
+    id: row.id,
+    content: { text: row.text },
+    createdAt: row.created_at,
+    owner: row.owner,
+    isAiGenerated: row.is_ai_generated === 1,
+    channel: row.channel,
+    direction: row.direction,
+    status: row.status,
+  };
+}
+
+/** A lead of another organization is missing to the caller: same 404, same code path. */
+export async function listMessages(deps: Deps, organizationId: string, leadId: string, q: ListMessagesInput) {
+  const limit = q.limit ?? DEFAULT_PAGE;
+  const afterId = decodeCursor(q.nextToken);
+  await requireLead(deps.db, organizationId, leadId);
+  const rows = await repo.listMessages(deps.db, organizationId, leadId, afterId, limit);
+  const { items, nextToken } = page(rows, limit);
+  return { messages: items.map(toMessageView), nextToken };
+}

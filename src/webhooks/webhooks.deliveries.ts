@@ -1,0 +1,55 @@
+import { isoNow } from '../platform/clock.js';
+import type { Deps } from '../platform/deps.js';
+import { Conflict, NotFound } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import { decodeCursor, page } from '../platform/http/pagination.js';
+import * as deliveries from './deliveries.repository.js';
+import { toDeliveryView } from './webhooks.mapper.js';
+import type { ListDeliveriesInput } from './webhooks.schemas.js';
+import { requireEndpoint } from './webhooks.service.js';
+
+export const deliveryNotFound = (id: string) => new NotFound('WebhookDelivery', 'id', id);
+
+const endpointDisabled = () =>
+  new Conflict('Webhook endpoint is disabled; enable it (PATCH enabled: true) before replaying deliveries', 'endpoint_disabled');
+
+/** Newest first, keyset-paged by the time-ordered id. */
+export async function listDeliveries(deps: Deps, organizationId: string, endpointId: string, q: ListDeliveriesInput) {
+  await requireEndpoint(deps.db, organizationId, endpointId);
+  const limit = q.limit ?? 100;
+  const rows = await deliveries.listDeliveries(deps.db, organizationId, endpointId, decodeCursor(q.nextToken), limit, q.status);
+  const { items, nextToken } = page(rows, limit);
+  return { deliveries: items.map(toDeliveryView), nextToken };
+}
+
+/**
+ * A replay is a new delivery of the same event (same event id, so receivers
+ * can still deduplicate), due now; the original row keeps its history.
+ */
+export async function replayDelivery(deps: Deps, organizationId: string, endpointId: string, deliveryId: string): Promise<string> {
+  const id = newId();
+  await deps.db.transaction().execute(async (trx) => {
+    const endpoint = await requireEndpoint(trx, organizationId, endpointId, deps.dialect === 'postgres');
+    const original = await deliveries.findDelivery(trx, organizationId, endpointId, deliveryId);
+    if (!original) throw deliveryNotFound(deliveryId);
+    if (Number(endpoint.enabled) !== 1) throw endpointDisabled();
+    const at = isoNow(deps.clock);
+    await deliveries.insertDeliveries(trx, [{
+      organization_id: organizationId,
+      id,
+      endpoint_id: endpointId,
+      event_id: original.event_id,
+      event_type: original.event_type,
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: at,
+      lease_until: null,
+      last_status_code: null,
+      last_error: null,
+      created_at: at,
+      updated_at: at,
+      delivered_at: null,
+    }]);
+  });
+  return id;
+}

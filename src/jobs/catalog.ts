@@ -1,3 +1,4 @@
+import { sendRecordedMessage, type SendMessagePayload } from '../channels/outbound.js';
 import type { Deps } from '../platform/deps.js';
 import type { ClaimedJob } from './queue.js';
 
@@ -7,8 +8,8 @@ import type { ClaimedJob } from './queue.js';
  * Capabilities add their job here and register a handler in `jobHandlers`.
  */
 export interface JobPayloads {
-  /** Placeholder for the type map; real jobs are added by the capabilities that own them. */
-  'noop': Record<string, never>;
+  /** Send one recorded outbound message through the gate and its channel. */
+  'message.send': SendMessagePayload;
 }
 
 export type JobName = keyof JobPayloads;
@@ -24,5 +25,8 @@ export interface JobHandler<N extends JobName = JobName> {
 export const DEFAULT_JOB_RETRIES = [10_000, 60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000];
 
 export const jobHandlers: { [N in JobName]: JobHandler<N> } = {
-  noop: { retryDelaysMs: [], run: async () => ({ kind: 'done' }) },
+  'message.send': {
+    retryDelaysMs: DEFAULT_JOB_RETRIES,
+    run: (deps: Deps, job) => sendRecordedMessage(deps, job.organizationId, job.payload, job.attempts >= DEFAULT_JOB_RETRIES.length),
+  },
 };

@@ -10,7 +10,9 @@ export const Message = Type.Object(
     isAiGenerated: Type.Boolean(),
     channel: Channel,
     direction: Type.Union([Type.Literal('outbound'), Type.Literal('inbound')]),
-    status: Type.String({ description: 'Delivery state, e.g. scheduled, sent, delivered, failed, blocked, received' }),
+    status: Type.String({ description: 'Delivery state, e.g. scheduled, sending, sent, failed, blocked, received' }),
+    statusReason: Type.Union([Type.String(), Type.Null()], { description: 'Why a send is blocked or waiting (e.g. lead is unsubscribed from sms)' }),
+    scheduledTime: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   },
   { $id: 'Message' },
 );

@@ -17,6 +17,8 @@ export function toMessageView(row: repo.MessageRow): MessageView {
     channel: row.channel,
     direction: row.direction,
     status: row.status,
+    statusReason: row.status_reason,
+    scheduledTime: row.scheduled_at,
   };
 }
 

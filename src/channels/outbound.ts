@@ -1,0 +1,83 @@
+import { checkOutbound } from '../compliance/gate.js';
+import { emitEvents } from '../events/outbox.js';
+import { findLead, updateLead } from '../leads/leads.repository.js';
+import type { JobOutcome } from '../jobs/catalog.js';
+import type { MessageRow } from '../messages/messages.repository.js';
+import type { Deps } from '../platform/deps.js';
+import { readSettings } from '../settings/settings.service.js';
+import { logAdapter, type ChannelAdapter } from './channel.js';
+
+export interface SendMessagePayload {
+  messageId: string;
+  sendWhenOff: boolean;
+}
+
+/** Which adapter carries a channel. Only `log` exists so far; provider adapters plug in here. */
+function adapterFor(_deps: Deps, _channel: MessageRow['channel']): ChannelAdapter {
+  return logAdapter;
+}
+
+type Step = { kind: 'skip' } | { kind: 'blocked' } | { kind: 'wait'; until: Date; reason: string } | { kind: 'send'; message: MessageRow; to: string };
+
+async function setStatus(deps: Deps, organizationId: string, id: string, status: string, reason: string | null): Promise<void> {
+  await deps.db.updateTable('messages').set({ status, status_reason: reason }).where('organization_id', '=', organizationId).where('id', '=', id).execute();
+}
+
+/**
+ * Sends one recorded outbound message, and is the only code that calls a
+ * channel adapter. The gate is asked under the lead's lock, right before the
+ * send; a blocked send is recorded on the message with its reason (never
+ * dropped), a send outside contact hours waits for the window. Idempotent: a
+ * message already sent or blocked is left alone when the job runs again.
+ */
+export async function sendRecordedMessage(deps: Deps, organizationId: string, payload: SendMessagePayload, lastAttempt: boolean): Promise<JobOutcome> {
+  const now = deps.clock.now();
+  const step = await deps.db.transaction().execute(async (trx): Promise<Step> => {
+    const message = await trx.selectFrom('messages').selectAll().where('organization_id', '=', organizationId).where('id', '=', payload.messageId).executeTakeFirst();
+    if (!message || (message.status !== 'scheduled' && message.status !== 'sending')) return { kind: 'skip' };
+    const lead = await findLead(trx, organizationId, message.lead_id, deps.dialect === 'postgres');
+    if (!lead) return { kind: 'skip' };
+    const settings = await readSettings(trx, organizationId);
+    const decision = await checkOutbound(trx, organizationId, { lead, channel: message.channel, sendWhenOff: payload.sendWhenOff, settings, now });
+    const set = (status: string, reason: string | null) =>
+      trx.updateTable('messages').set({ status, status_reason: reason }).where('organization_id', '=', organizationId).where('id', '=', message.id).execute();
+    if (decision.kind === 'blocked') {
+      await set('blocked', decision.reason);
+      return { kind: 'blocked' };
+    }
+    if (decision.kind === 'wait') {
+      await set('scheduled', decision.reason);
+      return decision;
+    }
+    await set('sending', null);
+    return { kind: 'send', message, to: message.channel === 'email' ? lead.email! : lead.phone! };
+  });
+
+  if (step.kind === 'skip' || step.kind === 'blocked') return { kind: 'done' };
+  if (step.kind === 'wait') return { kind: 'defer', until: step.until, reason: step.reason };
+
+  const { message } = step;
+  try {
+    await adapterFor(deps, message.channel).send({ organizationId, messageId: message.id, channel: message.channel, to: step.to, text: message.text });
+  } catch (err) {
+    if (!lastAttempt) throw err;
+    await setStatus(deps, organizationId, message.id, 'failed', `provider error: ${(err as Error).message}`.slice(0, 500));
+    return { kind: 'done' };
+  }
+  const at = deps.clock.now().toISOString();
+  await deps.db.transaction().execute(async (trx) => {
+    await trx.updateTable('messages').set({ status: 'sent', status_reason: null }).where('organization_id', '=', organizationId).where('id', '=', message.id).execute();
+    const lead = await findLead(trx, organizationId, message.lead_id);
+    if (lead) await updateLead(trx, organizationId, lead.id, { last_activity_at: at });
+    await emitEvents(trx, organizationId, at, [
+      {
+        type: 'message.sent',
+        data: {
+          messageId: message.id, leadId: message.lead_id, externalLeadId: lead?.external_lead_id ?? null,
+          channel: message.channel, text: message.text, isAiGenerated: message.is_ai_generated === 1,
+        },
+      },
+    ]);
+  });
+  return { kind: 'done' };
+}

@@ -44,3 +44,9 @@ export class TooManyRequests extends DomainError {
     super(429, 'Too Many Requests', 'rate_limited');
   }
 }
+
+export class UnprocessableEntity extends DomainError {
+  constructor(message: string, code = 'unprocessable') {
+    super(422, message, code);
+  }
+}

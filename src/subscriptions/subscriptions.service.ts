@@ -49,28 +49,37 @@ function eventData(lead: LeadRow, channel: ChannelName, source: OptOutSource) {
  * all in one transaction with the lead row locked: N concurrent requests for one
  * lead yield exactly one event per channel, and a rolled-back request none.
  */
+export interface ChangeResult {
+  applied: ChannelName[];
+  changed: ChannelName[];
+}
+
 export async function unsubscribe(deps: Deps, organizationId: string, leadId: string, requested?: ChannelName[], opts: ChangeOptions = {}): Promise<ChannelName[]> {
+  const result = await deps.db.transaction().execute((trx) => applyUnsubscribe(trx, deps, organizationId, leadId, requested, opts));
+  return result.applied;
+}
+
+/** The same, inside a transaction the caller owns (inbound keywords, the AI agent). */
+export async function applyUnsubscribe(trx: Db, deps: Deps, organizationId: string, leadId: string, requested?: ChannelName[], opts: ChangeOptions = {}): Promise<ChangeResult> {
   const source = opts.source ?? 'api';
   const at = isoNow(deps.clock);
-  return deps.db.transaction().execute(async (trx) => {
-    const lead = await requireLead(trx, organizationId, leadId, deps.dialect === 'postgres');
-    const applied = await applicableChannels(trx, organizationId, lead, requested);
-    const changed = applied.filter((c) => lead[statusColumn(c)] === 'subscribed');
-    if (changed.length === 0) return applied;
-    const patch: Updateable<LeadsTable> = { updated_at: at };
-    const events: OutboxEvent[] = [];
-    for (const c of changed) {
-      Object.assign(patch, { [statusColumn(c)]: 'unsubscribed', [sourceColumn(c)]: source });
-      await suppress(trx, organizationId, c, addressFor(lead, c), source, at);
-      events.push({
-        type: 'optOut',
-        data: { ...eventData(lead, c, source), optOutMessage: opts.optOutMessage ?? null, isDoNotContact: opts.isDoNotContact ?? false },
-      });
-    }
-    await updateLead(trx, organizationId, leadId, patch);
-    await emitEvents(trx, organizationId, at, events);
-    return applied;
-  });
+  const lead = await requireLead(trx, organizationId, leadId, deps.dialect === 'postgres');
+  const applied = await applicableChannels(trx, organizationId, lead, requested);
+  const changed = applied.filter((c) => lead[statusColumn(c)] === 'subscribed');
+  if (changed.length === 0) return { applied, changed };
+  const patch: Updateable<LeadsTable> = { updated_at: at };
+  const events: OutboxEvent[] = [];
+  for (const c of changed) {
+    Object.assign(patch, { [statusColumn(c)]: 'unsubscribed', [sourceColumn(c)]: source });
+    await suppress(trx, organizationId, c, addressFor(lead, c), source, at);
+    events.push({
+      type: 'optOut',
+      data: { ...eventData(lead, c, source), optOutMessage: opts.optOutMessage ?? null, isDoNotContact: opts.isDoNotContact ?? false },
+    });
+  }
+  await updateLead(trx, organizationId, leadId, patch);
+  await emitEvents(trx, organizationId, at, events);
+  return { applied, changed };
 }
 
 /**
@@ -79,27 +88,31 @@ export async function unsubscribe(deps: Deps, organizationId: string, leadId: st
  * answers 409 rather than pretend.
  */
 export async function resubscribe(deps: Deps, organizationId: string, leadId: string, requested?: ChannelName[], opts: ChangeOptions = {}): Promise<ChannelName[]> {
+  const result = await deps.db.transaction().execute((trx) => applyResubscribe(trx, deps, organizationId, leadId, requested, opts));
+  return result.applied;
+}
+
+/** The same, inside a transaction the caller owns (the lead's own START keyword). */
+export async function applyResubscribe(trx: Db, deps: Deps, organizationId: string, leadId: string, requested?: ChannelName[], opts: ChangeOptions = {}): Promise<ChangeResult> {
   const source = opts.source ?? 'api';
   const at = isoNow(deps.clock);
-  return deps.db.transaction().execute(async (trx) => {
-    const lead = await requireLead(trx, organizationId, leadId, deps.dialect === 'postgres');
-    const applied = await applicableChannels(trx, organizationId, lead, requested);
-    const changed = applied.filter((c) => lead[statusColumn(c)] === 'unsubscribed');
-    const keywordLocked = changed.filter((c) => c !== 'email' && lead[sourceColumn(c)] === 'keyword');
-    if (source !== 'keyword' && keywordLocked.length > 0) {
-      throw new Conflict(
-        `The lead opted out of ${keywordLocked.join(' and ')} by replying with a STOP keyword; only the lead can opt back in, by texting START`,
-        'keyword_opt_out',
-      );
-    }
-    if (changed.length === 0) return applied;
-    const patch: Updateable<LeadsTable> = { updated_at: at };
-    for (const c of changed) {
-      Object.assign(patch, { [statusColumn(c)]: 'subscribed', [sourceColumn(c)]: null });
-      await unsuppress(trx, organizationId, c, addressFor(lead, c));
-    }
-    await updateLead(trx, organizationId, leadId, patch);
-    await emitEvents(trx, organizationId, at, changed.map((c) => ({ type: 'resubscribed' as const, data: eventData(lead, c, source) })));
-    return applied;
-  });
+  const lead = await requireLead(trx, organizationId, leadId, deps.dialect === 'postgres');
+  const applied = await applicableChannels(trx, organizationId, lead, requested);
+  const changed = applied.filter((c) => lead[statusColumn(c)] === 'unsubscribed');
+  const keywordLocked = changed.filter((c) => c !== 'email' && lead[sourceColumn(c)] === 'keyword');
+  if (source !== 'keyword' && keywordLocked.length > 0) {
+    throw new Conflict(
+      `The lead opted out of ${keywordLocked.join(' and ')} by replying with a STOP keyword; only the lead can opt back in, by texting START`,
+      'keyword_opt_out',
+    );
+  }
+  if (changed.length === 0) return { applied, changed };
+  const patch: Updateable<LeadsTable> = { updated_at: at };
+  for (const c of changed) {
+    Object.assign(patch, { [statusColumn(c)]: 'subscribed', [sourceColumn(c)]: null });
+    await unsuppress(trx, organizationId, c, addressFor(lead, c));
+  }
+  await updateLead(trx, organizationId, leadId, patch);
+  await emitEvents(trx, organizationId, at, changed.map((c) => ({ type: 'resubscribed' as const, data: eventData(lead, c, source) })));
+  return { applied, changed };
 }

@@ -3,16 +3,26 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Deps } from './platform/deps.js';
 import { registerAuthentication } from './platform/auth/authenticate.js';
 import { registerEmptyBodyDefault, registerJsonParser } from './platform/http/body.js';
-import { registerErrorHandling } from './platform/http/errors.js';
+import { answerFrameworkError, registerErrorHandling } from './platform/http/errors.js';
+import { registerIdempotency } from './platform/http/idempotency.js';
 import { registerOpenApi, registerOpenApiRoute } from './platform/http/openapi.js';
 import { ErrorBody } from './platform/http/schemas.js';
 import { validatorCompiler } from './platform/http/validation.js';
 import { newId } from './platform/ids.js';
 import { Lead } from './leads/leads.schemas.js';
 import { leadRoutes } from './leads/leads.routes.js';
+import { dncRoutes } from './dnc/dnc.routes.js';
+import { Message } from './messages/messages.schemas.js';
+import { messageRoutes } from './messages/messages.routes.js';
+import { sendRoutes } from './messages/send.routes.js';
+import { CustomerProfile } from './profiles/profiles.schemas.js';
+import { profileRoutes } from './profiles/profiles.routes.js';
+import { switchProfileRoutes } from './profiles/switch.routes.js';
+import { contextRoutes } from './context/context.routes.js';
 import { Settings } from './settings/settings.schemas.js';
 import { settingsRoutes } from './settings/settings.routes.js';
 import { subscriptionRoutes } from './subscriptions/subscriptions.routes.js';
+import { webhookRoutes } from './webhooks/webhooks.routes.js';
 import { sql } from 'kysely';
 
 /** Builds the HTTP app without listening (tests and server.ts both use it). */
@@ -27,15 +37,21 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     // One access line per request from our own hook (route pattern, never the raw URL with its query).
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
+    frameworkErrors: answerFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
+  // Responses are built by explicit mappers, so plain JSON.stringify is enough; compiling a
+  // fast-json-stringify serializer per route and status would cost seconds at start-up.
+  // The response schemas still document every answer and are checked by the test suites.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   registerJsonParser(app);
   registerEmptyBodyDefault(app);
   registerErrorHandling(app);
   registerAuthentication(app, deps);
+  registerIdempotency(app, deps);
   await registerOpenApi(app);
-  for (const schema of [ErrorBody, Lead, Settings]) app.addSchema(schema);
+  for (const schema of [ErrorBody, Lead, Message, CustomerProfile, Settings]) app.addSchema(schema);
 
   app.addHook('onResponse', async (req, reply) => {
     req.log.info({ method: req.method, route: req.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
@@ -55,7 +71,14 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     registerOpenApiRoute(v1);
     await v1.register(leadRoutes(deps));
     await v1.register(subscriptionRoutes(deps));
+    await v1.register(webhookRoutes(deps));
     await v1.register(settingsRoutes(deps));
+    await v1.register(profileRoutes(deps));
+    await v1.register(switchProfileRoutes(deps));
+    await v1.register(contextRoutes(deps));
+    await v1.register(dncRoutes(deps));
+    await v1.register(messageRoutes(deps));
+    await v1.register(sendRoutes(deps));
   }, { prefix: '/v1' });
 
   return app;

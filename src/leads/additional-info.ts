@@ -1,3 +1,7 @@
+import type { OutboxEvent } from '../events/outbox.js';
+import { parseInfo } from './leads.mapper.js';
+import type { LeadRow } from './leads.repository.js';
+
 export type InfoChanges = Record<string, { old: unknown; new: unknown }>;
 
 /**
@@ -15,4 +19,21 @@ export function mergeInfo(existing: Record<string, unknown>, patch: Record<strin
     if (JSON.stringify(before) !== JSON.stringify(after)) changes[key] = { old: before, new: after };
   }
   return { merged, changes };
+}
+
+/**
+ * The additionalInfo part of any write to a lead (update, addContext): the new
+ * column value and the event announcing it. No event when no key changed, so
+ * a retried request does not notify twice. Emit the events in the same
+ * transaction as the column write.
+ */
+export function mergeLeadInfo(
+  lead: Pick<LeadRow, 'id' | 'external_lead_id' | 'additional_info'>,
+  patch: Record<string, unknown>,
+): { additionalInfo: string; events: OutboxEvent[] } {
+  const { merged, changes } = mergeInfo(parseInfo(lead.additional_info), patch);
+  const events: OutboxEvent[] = Object.keys(changes).length === 0
+    ? []
+    : [{ type: 'lead.additionalInfo.updated', data: { leadId: lead.id, externalLeadId: lead.external_lead_id, changes } }];
+  return { additionalInfo: JSON.stringify(merged), events };
 }

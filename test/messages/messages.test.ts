@@ -61,14 +61,14 @@ describeEachDialect('GET /leads/{id}/messages', (ctx) => {
     expect(res.body).toEqual({ messages: [], nextToken: null });
   });
 
-  it('shows each message with content.text, owner, isAiGenerated, channel, direction and status', async () => {
+  it('shows each message with content.text, owner, isAiGenerated, channel, direction, status, statusReason and scheduledTime', async () => {
     const ts = ctx();
     const id = await createLead(ts.acme);
     const [out, inb] = await addMessages(ts, id, 2);
     const res = await ts.acme.get(`/leads/${id}/messages`);
     expect(res.body.messages).toEqual([
-      { id: out, content: { text: 'message 0' }, createdAt: '2025-01-01T00:00:00.000Z', owner: 'user', isAiGenerated: true, channel: 'sms', direction: 'outbound', status: 'sent' },
-      { id: inb, content: { text: 'message 1' }, createdAt: '2025-01-01T00:00:01.000Z', owner: 'lead', isAiGenerated: false, channel: 'sms', direction: 'inbound', status: 'received' },
+      { id: out, content: { text: 'message 0' }, createdAt: '2025-01-01T00:00:00.000Z', owner: 'user', isAiGenerated: true, channel: 'sms', direction: 'outbound', status: 'sent', statusReason: null, scheduledTime: null },
+      { id: inb, content: { text: 'message 1' }, createdAt: '2025-01-01T00:00:01.000Z', owner: 'lead', isAiGenerated: false, channel: 'sms', direction: 'inbound', status: 'received', statusReason: null, scheduledTime: null },
     ]);
     expect(res.body.nextToken).toBeNull();
   });

@@ -35,6 +35,8 @@ export const routeScopes: Record<string, Scope | 'public'> = {
   'POST /v1/leads/:leadId/switchCustomerProfile': 'leads:write',
   'POST /v1/leads/:leadId/tags/remove': 'leads:write',
   'GET /v1/leads/:leadId/messages': 'leads:read',
+  'POST /v1/leads/:leadId/sendMessage': 'messages:write',
+  'GET /v1/leads/:leadId/context': 'leads:read',
 
   'GET /v1/customerProfiles': 'profiles:read',
   'POST /v1/customerProfiles': 'profiles:write',
@@ -49,6 +51,15 @@ export const routeScopes: Record<string, Scope | 'public'> = {
 
   'GET /v1/settings': 'settings:read',
   'PATCH /v1/settings': 'settings:write',
+
+  'POST /v1/webhooks': 'webhooks:manage',
+  'GET /v1/webhooks': 'webhooks:manage',
+  'GET /v1/webhooks/:id': 'webhooks:manage',
+  'PATCH /v1/webhooks/:id': 'webhooks:manage',
+  'DELETE /v1/webhooks/:id': 'webhooks:manage',
+  'POST /v1/webhooks/:id/rotateSecret': 'webhooks:manage',
+  'GET /v1/webhooks/:id/deliveries': 'webhooks:manage',
+  'POST /v1/webhooks/:id/deliveries/:deliveryId/replay': 'webhooks:manage',
 };
 
 export function scopeFor(method: string, url: string): Scope | 'public' | undefined {

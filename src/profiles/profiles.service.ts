@@ -1,0 +1,100 @@
+import type { Updateable } from 'kysely';
+import { isoNow } from '../platform/clock.js';
+import { isUniqueViolation } from '../platform/db/errors.js';
+import type { CustomerProfilesTable, Db } from '../platform/db/schema.js';
+import type { Deps } from '../platform/deps.js';
+import { Conflict, NotFound } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import * as repo from './profiles.repository.js';
+import type { CreateProfileInput, ProfileView, UpdateProfileInput } from './profiles.schemas.js';
+
+/** Every organization starts with it and a lead created without a profile gets it, so it cannot go away. */
+export const DEFAULT_PROFILE = 'default';
+
+export const profileNotFound = (name: string) => new NotFound('CustomerProfile', 'name', name);
+
+const duplicateName = (name: string) => new Conflict(`A customer profile named ${name} already exists`, 'duplicate_profile');
+
+function toProfileView(row: repo.ProfileRow): ProfileView {
+  const questions: unknown = JSON.parse(row.questions);
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    instructions: row.instructions,
+    openingMessage: row.opening_message,
+    questions: Array.isArray(questions) ? questions.map(String) : [],
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export async function requireProfile(db: Db, organizationId: string, name: string, lock: 'update' | 'share' | false = false): Promise<repo.ProfileRow> {
+  const row = await repo.findProfileByName(db, organizationId, name, lock);
+  if (!row) throw profileNotFound(name);
+  return row;
+}
+
+export async function listProfiles(deps: Deps, organizationId: string): Promise<ProfileView[]> {
+  return (await repo.listProfiles(deps.db, organizationId)).map(toProfileView);
+}
+
+export async function getProfile(deps: Deps, organizationId: string, name: string): Promise<ProfileView> {
+  return toProfileView(await requireProfile(deps.db, organizationId, name));
+}
+
+export async function createProfile(deps: Deps, organizationId: string, input: CreateProfileInput): Promise<ProfileView> {
+  // The check gives the clear answer; the unique constraint still decides a race between two creates.
+  if (await repo.findProfileByName(deps.db, organizationId, input.name)) throw duplicateName(input.name);
+  const at = isoNow(deps.clock);
+  const row: repo.ProfileRow = {
+    organization_id: organizationId,
+    id: newId(),
+    name: input.name,
+    description: input.description ?? null,
+    instructions: input.instructions ?? null,
+    opening_message: input.openingMessage ?? null,
+    questions: JSON.stringify(input.questions ?? []),
+    created_at: at,
+    updated_at: at,
+  };
+  try {
+    await repo.insertProfile(deps.db, organizationId, row);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw duplicateName(input.name);
+    throw err;
+  }
+  return toProfileView(row);
+}
+
+export async function updateProfile(deps: Deps, organizationId: string, name: string, input: UpdateProfileInput): Promise<ProfileView> {
+  return deps.db.transaction().execute(async (trx) => {
+    await requireProfile(trx, organizationId, name, deps.dialect === 'postgres' && 'update');
+    const patch: Updateable<CustomerProfilesTable> = { updated_at: isoNow(deps.clock) };
+    if (input.description !== undefined) patch.description = input.description;
+    if (input.instructions !== undefined) patch.instructions = input.instructions;
+    if (input.openingMessage !== undefined) patch.opening_message = input.openingMessage;
+    if (input.questions !== undefined) patch.questions = JSON.stringify(input.questions);
+    await repo.updateProfile(trx, organizationId, name, patch);
+    return toProfileView(await requireProfile(trx, organizationId, name));
+  });
+}
+
+export async function deleteProfile(deps: Deps, organizationId: string, name: string): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    // Locked first: a concurrent switch to this profile (which takes a share lock) either commits
+    // before the count below sees its lead, or finds the profile gone.
+    await requireProfile(trx, organizationId, name, deps.dialect === 'postgres' && 'update');
+    if (name === DEFAULT_PROFILE) {
+      throw new Conflict('The default customer profile cannot be deleted', 'default_profile');
+    }
+    const inUse = await repo.countLeadsUsingProfile(trx, organizationId, name);
+    if (inUse > 0) {
+      throw new Conflict(
+        `Customer profile ${name} is used by ${inUse} lead(s); switch them to another profile before deleting it`,
+        'profile_in_use',
+      );
+    }
+    await repo.deleteProfile(trx, organizationId, name);
+  });
+}

@@ -1,7 +1,9 @@
 import type { Updateable } from 'kysely';
 import { requireLead } from '../leads/leads.service.js';
 import { updateLead } from '../leads/leads.repository.js';
-import { isoNow } from '../platform/clock.js';
+import { defaultChannel, scheduleSend } from '../messages/send.service.js';
+import { BadRequest } from '../platform/errors.js';
+import { renderTemplate } from './template.js';
 import type { LeadsTable } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { requireProfile } from './profiles.service.js';
@@ -36,20 +38,32 @@ export function effectiveDelay(input: Pick<SwitchProfileInput, 'sendMessage' | '
  * Points the lead at another profile. With `clearMemory` the AI starts over
  * from `memory_cleared_at` on its next turn; the message history itself is
  * kept (it is the record of what was said, and the messages API serves it).
- * Sending the opening message belongs to the caller's scheduler, which should
- * enqueue it with the returned delay in this same transaction.
+ * With `sendMessage` the profile's opening message is recorded and its send
+ * scheduled after the effective delay, in the same transaction as the switch;
+ * the compliance gate decides at send time.
  */
 export async function switchCustomerProfile(deps: Deps, organizationId: string, leadId: string, input: SwitchProfileInput): Promise<EffectiveDelay> {
   const delay = effectiveDelay(input);
   const locking = deps.dialect === 'postgres';
   await deps.db.transaction().execute(async (trx) => {
-    await requireLead(trx, organizationId, leadId, locking);
+    const lead = await requireLead(trx, organizationId, leadId, locking);
     // A share lock keeps a concurrent delete of this profile from passing its "no lead uses it" check.
-    await requireProfile(trx, organizationId, input.profile, locking && 'share');
-    const at = isoNow(deps.clock);
+    const profile = await requireProfile(trx, organizationId, input.profile, locking && 'share');
+    const now = deps.clock.now();
+    const at = now.toISOString();
     const patch: Updateable<LeadsTable> = { customer_profile: input.profile, updated_at: at };
     if (input.clearMemory === true) patch.memory_cleared_at = at;
     await updateLead(trx, organizationId, leadId, patch);
+    if (delay.sendMessage) {
+      if (!profile.opening_message) {
+        throw new BadRequest(`Customer profile ${profile.name} has no opening message to send`, 'no_opening_message');
+      }
+      // Same transaction: the switch and its scheduled opening message commit together.
+      await scheduleSend(trx, {
+        organizationId, lead, channel: defaultChannel(lead), text: renderTemplate(profile.opening_message, lead),
+        runAt: new Date(now.getTime() + delay.delayMs), sendWhenOff: false, isAiGenerated: true, now: at,
+      });
+    }
   });
   return delay;
 }

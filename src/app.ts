@@ -19,6 +19,7 @@ import { CustomerProfile } from './profiles/profiles.schemas.js';
 import { profileRoutes } from './profiles/profiles.routes.js';
 import { switchProfileRoutes } from './profiles/switch.routes.js';
 import { contextRoutes } from './context/context.routes.js';
+import { inboundRoutes } from './conversation/inbound.routes.js';
 import { Settings } from './settings/settings.schemas.js';
 import { settingsRoutes } from './settings/settings.routes.js';
 import { subscriptionRoutes } from './subscriptions/subscriptions.routes.js';
@@ -79,6 +80,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await v1.register(dncRoutes(deps));
     await v1.register(messageRoutes(deps));
     await v1.register(sendRoutes(deps));
+    await v1.register(inboundRoutes(deps));
   }, { prefix: '/v1' });
 
   return app;

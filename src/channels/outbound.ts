@@ -38,7 +38,7 @@ export async function sendRecordedMessage(deps: Deps, organizationId: string, pa
     const lead = await findLead(trx, organizationId, message.lead_id, deps.dialect === 'postgres');
     if (!lead) return { kind: 'skip' };
     const settings = await readSettings(trx, organizationId);
-    const decision = await checkOutbound(trx, organizationId, { lead, channel: message.channel, sendWhenOff: payload.sendWhenOff, settings, now });
+    const decision = await checkOutbound(trx, organizationId, { lead, channel: message.channel, sendWhenOff: payload.sendWhenOff, settings, now, purpose: message.purpose });
     const set = (status: string, reason: string | null) =>
       trx.updateTable('messages').set({ status, status_reason: reason }).where('organization_id', '=', organizationId).where('id', '=', message.id).execute();
     if (decision.kind === 'blocked') {

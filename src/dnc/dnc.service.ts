@@ -1,6 +1,7 @@
 import { emitEvents } from '../events/outbox.js';
 import { findLead, findLeadIdByPhone } from '../leads/leads.repository.js';
 import { isoNow } from '../platform/clock.js';
+import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { NotFound } from '../platform/errors.js';
 import { normalizePhone } from '../platform/phone.js';
@@ -21,16 +22,19 @@ const toEntryView = (row: repo.DncRow): DncEntryView => ({ phone: row.phone, sou
  */
 export async function registerDnc(deps: Deps, organizationId: string, rawPhone: string): Promise<void> {
   const phone = normalizePhone(rawPhone, deps.config.defaultCountry);
-  const at = isoNow(deps.clock);
-  await deps.db.transaction().execute(async (trx) => {
-    const added = await repo.addToDnc(trx, organizationId, { phone, source: 'api', created_at: at });
-    if (!added) return;
-    const leadId = (await findLeadIdByPhone(trx, organizationId, phone)) ?? null;
-    const lead = leadId ? await findLead(trx, organizationId, leadId) : undefined;
-    await emitEvents(trx, organizationId, at, [
-      { type: 'doNotContact', data: { phone, source: 'api', leadId, externalLeadId: lead?.external_lead_id ?? null } },
-    ]);
-  });
+  await deps.db.transaction().execute((trx) => addDncIn(trx, organizationId, phone, 'api', isoNow(deps.clock)));
+}
+
+/** The same, inside a transaction the caller owns (a lead saying "never contact me"); answers whether it was new. */
+export async function addDncIn(trx: Db, organizationId: string, phone: string, source: string, at: string): Promise<boolean> {
+  const added = await repo.addToDnc(trx, organizationId, { phone, source, created_at: at });
+  if (!added) return false;
+  const leadId = (await findLeadIdByPhone(trx, organizationId, phone)) ?? null;
+  const lead = leadId ? await findLead(trx, organizationId, leadId) : undefined;
+  await emitEvents(trx, organizationId, at, [
+    { type: 'doNotContact', data: { phone, source, leadId, externalLeadId: lead?.external_lead_id ?? null } },
+  ]);
+  return true;
 }
 
 export async function removeDnc(deps: Deps, organizationId: string, rawPhone: string): Promise<void> {

@@ -44,7 +44,7 @@ export async function requireLead(db: Db, organizationId: string, id: string, lo
 
 export async function createLead(deps: Deps, organizationId: string, input: CreateLeadInput): Promise<string> {
   const phone = input.phone !== undefined ? normalizePhone(input.phone, deps.config.defaultCountry) : null;
-  const email = input.email?.trim() || null;
+  const email = input.email?.trim().toLowerCase() || null; // lower case: inbound email is matched by equality
   if (!phone && !email) throw noChannel();
   if (input.timeZone) checkTimeZone(input.timeZone);
   const at = isoNow(deps.clock);
@@ -122,7 +122,7 @@ export async function lookupLeadByPhone(deps: Deps, organizationId: string, rawP
 export async function updateLead(deps: Deps, organizationId: string, id: string, input: UpdateLeadInput): Promise<void> {
   if (input.timeZone) checkTimeZone(input.timeZone);
   const phone = input.phone === undefined ? undefined : input.phone === null ? null : normalizePhone(input.phone, deps.config.defaultCountry);
-  const email = input.email === undefined ? undefined : input.email?.trim() || null;
+  const email = input.email === undefined ? undefined : input.email?.trim().toLowerCase() || null;
   const at = isoNow(deps.clock);
   try {
     await deps.db.transaction().execute(async (trx) => {

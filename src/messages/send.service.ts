@@ -1,7 +1,7 @@
 import { enqueueJob } from '../jobs/queue.js';
 import { requireLead } from '../leads/leads.service.js';
 import type { LeadRow } from '../leads/leads.repository.js';
-import type { Db } from '../platform/db/schema.js';
+import type { Db, MessagePurpose } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { BadRequest } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
@@ -30,6 +30,8 @@ export interface ScheduledSend {
   sendWhenOff: boolean;
   isAiGenerated: boolean;
   now: string;
+  /** `compliance` for HELP answers and keyword confirmations (see compliance/gate.ts). */
+  purpose?: MessagePurpose;
 }
 
 /**
@@ -51,6 +53,7 @@ export async function scheduleSend(db: Db, s: ScheduledSend): Promise<string> {
     status_reason: null,
     scheduled_at: s.runAt.toISOString(),
     created_at: s.now,
+    purpose: s.purpose ?? 'conversation',
   });
   await enqueueJob(db, s.organizationId, 'message.send', { messageId: id, sendWhenOff: s.sendWhenOff }, s.runAt, s.now);
   return id;

@@ -36,6 +36,7 @@ export const routeScopes: Record<string, Scope | 'public'> = {
   'POST /v1/leads/:leadId/tags/remove': 'leads:write',
   'GET /v1/leads/:leadId/messages': 'leads:read',
   'POST /v1/leads/:leadId/sendMessage': 'messages:write',
+  'POST /v1/inbound': 'messages:write',
   'GET /v1/leads/:leadId/context': 'leads:read',
 
   'GET /v1/customerProfiles': 'profiles:read',

@@ -2,11 +2,13 @@ import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Store } from './connect.js';
 import * as core from './migrations/0001_core.js';
 import * as delivery from './migrations/0002_delivery.js';
+import * as conversations from './migrations/0003_conversations.js';
 
 /** Migrations are listed here in order (no directory scan: works from src and dist alike). */
 const migrations: Record<string, Migration> = {
   '0001_core': core,
   '0002_delivery': delivery,
+  '0003_conversations': conversations,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -4,9 +4,10 @@
  * text and booleans as 0/1 integers. One representation keeps the mappers and
  * the queries identical on SQLite and PostgreSQL.
  */
-import type { Kysely, Transaction } from 'kysely';
+import type { ColumnType, Kysely, Transaction } from 'kysely';
 
 export type Flag = 0 | 1;
+export type MessagePurpose = 'conversation' | 'compliance';
 export type SubscriptionStatus = 'subscribed' | 'unsubscribed';
 
 export interface OrganizationsTable {
@@ -98,6 +99,19 @@ export interface MessagesTable {
   status: string;
   status_reason: string | null;
   scheduled_at: string | null;
+  created_at: string;
+  /** conversation: anything the agent or the organization says; compliance: HELP answers and opt-out confirmations. */
+  purpose: ColumnType<MessagePurpose, MessagePurpose | undefined, MessagePurpose>;
+  provider_message_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export interface UnmatchedInboundTable {
+  organization_id: string;
+  id: string;
+  channel: 'sms' | 'voice' | 'email';
+  sender: string;
+  recipient: string | null;
+  text: string;
   created_at: string;
 }
 
@@ -206,6 +220,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   jobs: JobsTable;
   idempotency_keys: IdempotencyKeysTable;
+  unmatched_inbound: UnmatchedInboundTable;
 }
 
 /** A connection or an open transaction: repositories accept either. */

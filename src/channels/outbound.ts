@@ -5,16 +5,11 @@ import type { JobOutcome } from '../jobs/catalog.js';
 import type { MessageRow } from '../messages/messages.repository.js';
 import type { Deps } from '../platform/deps.js';
 import { readSettings } from '../settings/settings.service.js';
-import { logAdapter, type ChannelAdapter } from './channel.js';
+import { adapterFor } from './registry.js';
 
 export interface SendMessagePayload {
   messageId: string;
   sendWhenOff: boolean;
-}
-
-/** Which adapter carries a channel. Only `log` exists so far; provider adapters plug in here. */
-function adapterFor(_deps: Deps, _channel: MessageRow['channel']): ChannelAdapter {
-  return logAdapter;
 }
 
 type Step = { kind: 'skip' } | { kind: 'blocked' } | { kind: 'wait'; until: Date; reason: string } | { kind: 'send'; message: MessageRow; to: string };
@@ -57,8 +52,9 @@ export async function sendRecordedMessage(deps: Deps, organizationId: string, pa
   if (step.kind === 'wait') return { kind: 'defer', until: step.until, reason: step.reason };
 
   const { message } = step;
+  let providerMessageId: string | null = null;
   try {
-    await adapterFor(deps, message.channel).send({ organizationId, messageId: message.id, channel: message.channel, to: step.to, text: message.text });
+    ({ providerMessageId } = await adapterFor(deps.config, message.channel).send({ organizationId, messageId: message.id, channel: message.channel, to: step.to, text: message.text }));
   } catch (err) {
     if (!lastAttempt) throw err;
     await setStatus(deps, organizationId, message.id, 'failed', `provider error: ${(err as Error).message}`.slice(0, 500));
@@ -66,7 +62,7 @@ export async function sendRecordedMessage(deps: Deps, organizationId: string, pa
   }
   const at = deps.clock.now().toISOString();
   await deps.db.transaction().execute(async (trx) => {
-    await trx.updateTable('messages').set({ status: 'sent', status_reason: null }).where('organization_id', '=', organizationId).where('id', '=', message.id).execute();
+    await trx.updateTable('messages').set({ status: 'sent', status_reason: null, provider_message_id: providerMessageId }).where('organization_id', '=', organizationId).where('id', '=', message.id).execute();
     const lead = await findLead(trx, organizationId, message.lead_id);
     if (lead) await updateLead(trx, organizationId, lead.id, { last_activity_at: at });
     await emitEvents(trx, organizationId, at, [

@@ -30,7 +30,8 @@ export async function createOrganization(db: Db, name: string, at: string): Prom
     name: 'default',
     description: 'The profile every new organization starts with.',
     instructions: 'You are a friendly assistant following up with a lead. Be brief and helpful.',
-    opening_message: 'Hi {{firstName}}, thanks for your interest! Do you have a moment to chat?',
+    // No canned opening text: nobody is messaged on lead creation until the organization writes one.
+    opening_message: null,
     questions: '[]',
     created_at: at,
     updated_at: at,

@@ -28,6 +28,28 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+/**
+ * Kysely prepares every query afresh; preparing costs more than running a point
+ * lookup. Statements are reusable (SQLite re-prepares them itself after a schema
+ * change), so keep them by SQL text. Queries are built from a fixed set of
+ * shapes, so the cache stays small; the bound is a safety net.
+ */
+function withStatementCache(sqlite: SqliteDatabase.Database) {
+  const statements = new Map<string, SqliteDatabase.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare: (sql: string) => {
+      let statement = statements.get(sql);
+      if (!statement) {
+        if (statements.size >= 1000) statements.clear();
+        statement = sqlite.prepare(sql);
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+  };
+}
+
 function openSqlite(path: string): Store {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SqliteDatabase(path);
@@ -36,7 +58,7 @@ function openSqlite(path: string): Store {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 

@@ -22,12 +22,15 @@ const jitter = (ms: number) => Math.round(ms * (0.9 + Math.random() * 0.2));
 
 /**
  * Delivers webhook rows as a pipeline: up to `concurrency` requests in flight,
- * refilled as they finish, so one hanging receiver holds one slot, not a batch.
+ * refilled as they finish, so one hanging receiver holds one slot, not a batch;
+ * and at most a quarter of the slots per endpoint, so a hanging endpoint with
+ * a backlog cannot take them all and hold up every other endpoint.
  * Outcomes are written in groups (one transaction per flush): with durable
  * SQLite commits that is what lets one worker sustain thousands per second.
  */
 export class DeliveryPipeline {
   private inFlight = 0;
+  private readonly inFlightByEndpoint = new Map<string, number>();
   private outcomes: Outcome[] = [];
   private slotWaiters: (() => void)[] = [];
 
@@ -47,9 +50,15 @@ export class DeliveryPipeline {
     if (free <= 0) return 0;
     const { db, dialect, clock, config } = this.deps;
     const now = clock.now();
-    const keys = await claimDue(db, dialect, 'webhook_deliveries', 'next_attempt_at', now.toISOString(), new Date(now.getTime() + config.leaseMs).toISOString(), free);
+    const perEndpoint = { column: 'endpoint_id' as const, max: Math.max(1, Math.floor(config.workerConcurrency / 4)), inFlight: this.inFlightByEndpoint };
+    // The lease must outlast the attempt (bounded by the timeout) and the recording of its outcome, or a
+    // slow receiver is sent the same event again while the first request is still out.
+    const leaseMs = Math.max(config.leaseMs, 2 * config.webhookTimeoutMs);
+    const keys = await claimDue(db, dialect, 'webhook_deliveries', 'next_attempt_at', now.toISOString(), new Date(now.getTime() + leaseMs).toISOString(), free, perEndpoint);
     if (keys.length === 0) return 0;
     const rows = await db.selectFrom('webhook_deliveries').selectAll().where(byKeys(keys)).execute();
+    // Claimed rows can vanish before this read (their endpoint was deleted); `in ()` is not SQL.
+    if (rows.length === 0) return 0;
     const events = await db
       .selectFrom('events')
       .selectAll()
@@ -64,6 +73,7 @@ export class DeliveryPipeline {
     const endpointById = new Map(endpoints.map((e) => [e.id, e]));
     for (const row of rows) {
       this.inFlight += 1;
+      this.inFlightByEndpoint.set(row.endpoint_id, (this.inFlightByEndpoint.get(row.endpoint_id) ?? 0) + 1);
       const event = eventById.get(row.event_id);
       const endpoint = endpointById.get(row.endpoint_id);
       const attempt = async (): Promise<SendResult> => {
@@ -78,6 +88,9 @@ export class DeliveryPipeline {
         .catch((err) => this.deps.log.error({ err, deliveryId: row.id }, 'delivery crashed'))
         .finally(() => {
           this.inFlight -= 1;
+          const left = this.inFlightByEndpoint.get(row.endpoint_id)! - 1;
+          if (left > 0) this.inFlightByEndpoint.set(row.endpoint_id, left);
+          else this.inFlightByEndpoint.delete(row.endpoint_id);
           this.slotWaiters.splice(0).forEach((w) => w());
         });
     }

@@ -45,8 +45,12 @@ export class Worker {
         this.deps.log.error({ err }, 'worker tick failed');
       }
       if (!this.running) break;
+      // Nothing new to claim while deliveries are out: wake when one finishes (to record it and
+      // refill its slot) or at the poll interval, not every few ms (that polled the database
+      // hundreds of times a second for as long as a receiver hung).
       if (this.deliveries.full) await this.deliveries.waitForSlot(50);
-      else if (work === 0) await this.idle(this.deliveries.busy > 0 ? 5 : this.deps.config.workerPollMs);
+      else if (work === 0 && this.deliveries.busy > 0) await this.deliveries.waitForSlot(this.deps.config.workerPollMs);
+      else if (work === 0) await this.idle(this.deps.config.workerPollMs);
     }
   }
 

@@ -11,12 +11,49 @@ export interface Received {
   /** Both signatures checked against the secret the test registered. */
   standardSignatureValid: boolean;
   legacySignatureValid: boolean;
+  /** Date.now() when the request body had arrived. */
+  at: number;
+  /** The sender's TCP port: tells apart the connections (and so the processes) deliveries came over. */
+  remotePort: number;
 }
 
 export type Behaviour = (req: IncomingMessage, res: ServerResponse, attempt: number) => void;
 
 export const respond = (status: number, headers: Record<string, string> = {}): Behaviour => (_req, res) => {
   res.writeHead(status, headers).end('{}');
+};
+
+/** Never answers: the sender has to give up on its own (its timeout). */
+export const hang: Behaviour = () => {};
+
+/** Answers after `ms`. */
+export const respondAfter = (ms: number, status = 200): Behaviour => (_req, res) => {
+  setTimeout(() => {
+    if (!res.destroyed) res.writeHead(status).end('{}');
+  }, ms);
+};
+
+/** 200 with a body of `megabytes` MB, streamed (with backpressure) until done or the sender hangs up. */
+export const hugeBody = (megabytes: number): Behaviour => (_req, res) => {
+  const chunk = Buffer.alloc(1024 * 1024, 120);
+  let sent = 0;
+  res.writeHead(200, { 'content-type': 'application/octet-stream' });
+  const pump = () => {
+    while (sent < megabytes && !res.destroyed) {
+      sent += 1;
+      if (!res.write(chunk)) return void res.once('drain', pump);
+    }
+    if (!res.destroyed) res.end();
+  };
+  res.on('close', () => res.removeAllListeners('drain'));
+  pump();
+};
+
+/** 200, then one byte every `everyMs`, never finishing: only the sender's own deadline ends it. */
+export const trickle = (everyMs: number): Behaviour => (_req, res) => {
+  res.writeHead(200, { 'content-type': 'text/plain' });
+  const t = setInterval(() => (res.destroyed ? clearInterval(t) : res.write('.')), everyMs);
+  res.on('close', () => clearInterval(t));
 };
 
 /** Verifies as a Standard Webhooks consumer would: HMAC over id.timestamp.body keyed by the base64 part of the secret. */
@@ -34,10 +71,13 @@ export function verifyLegacy(secret: string, body: string, header: string): bool
 export class Receiver {
   readonly received: Received[] = [];
   readonly acknowledged: Received[] = [];
+  /** Webhook ids seen while another request with the same id was still unanswered (should stay empty). */
+  readonly overlapping: string[] = [];
   secret = '';
   behaviour: Behaviour = respond(200);
   private server: Server | undefined;
   private attempts = 0;
+  private readonly open = new Map<string, number>();
   port = 0;
 
   get url(): string {
@@ -60,8 +100,13 @@ export class Receiver {
           headers: req.headers,
           standardSignatureValid: verifyStandard(this.secret, id, timestamp, body, String(req.headers['webhook-signature'] ?? '')),
           legacySignatureValid: verifyLegacy(this.secret, body, String(req.headers['x-signature-sha256'] ?? '')),
+          at: Date.now(),
+          remotePort: req.socket.remotePort ?? 0,
         };
         this.received.push(r);
+        if ((this.open.get(id) ?? 0) > 0) this.overlapping.push(id);
+        this.open.set(id, (this.open.get(id) ?? 0) + 1);
+        res.once('close', () => this.open.set(id, this.open.get(id)! - 1));
         this.attempts += 1;
         const origEnd = res.end.bind(res);
         res.end = ((...args: Parameters<ServerResponse['end']>) => {
@@ -82,6 +127,18 @@ export class Receiver {
     if (!s) return;
     s.closeAllConnections();
     await new Promise<void>((resolve) => s.close(() => resolve()));
+  }
+
+  /** Acknowledged (2xx) deliveries per webhook id. */
+  ackCounts(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const r of this.acknowledged) counts.set(r.id, (counts.get(r.id) ?? 0) + 1);
+    return counts;
+  }
+
+  /** Everything received for one webhook id, in arrival order. */
+  attemptsFor(id: string): Received[] {
+    return this.received.filter((r) => r.id === id);
   }
 
   /** Waits until `predicate` holds, polling; fails after `ms`. */

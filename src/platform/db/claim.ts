@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import type { DialectName } from './connect.js';
 
@@ -13,6 +13,18 @@ export interface RowKey {
 export function byKeys(keys: RowKey[]) {
   return (eb: ExpressionBuilder<Database, QueueTable>) =>
     eb(eb.refTuple('organization_id', 'id'), 'in', keys.map((k) => eb.tuple(k.organization_id, k.id)));
+}
+
+/**
+ * Spreads a claim over the values of a column (webhook deliveries over their
+ * endpoints): a value already at `max` in flight is not claimed at all, and
+ * one claim takes at most the room the others leave. Without it, a backlog
+ * for one endpoint that hangs fills every slot and starves all the others.
+ */
+export interface ClaimSpread {
+  column: 'endpoint_id';
+  max: number;
+  inFlight: ReadonlyMap<string, number>;
 }
 
 /**
@@ -31,20 +43,34 @@ export async function claimDue(
   now: string,
   leaseUntil: string,
   limit: number,
+  spread?: ClaimSpread,
 ): Promise<{ organization_id: string; id: string }[]> {
+  const full = spread ? [...spread.inFlight].filter(([, n]) => n >= spread.max).map(([value]) => value) : [];
   return db.transaction().execute(async (trx) => {
     let q = trx
       .selectFrom(table)
       .select(['organization_id', 'id'])
+      .$if(!!spread, (qb) => qb.select(sql.ref<string>(spread!.column).as('spread_key')))
       .where('status', '=', 'pending')
       .where(dueColumn, '<=', now)
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      .$if(full.length > 0, (qb) => qb.where(sql.ref(spread!.column), 'not in', full))
       .orderBy(dueColumn)
       .limit(limit);
     if (dialect === 'postgres') q = q.forUpdate().skipLocked();
-    const rows = await q.execute();
+    let rows = await q.execute();
+    if (spread) {
+      // Rows left out are not leased: on PostgreSQL their locks go with this transaction, so any worker may take them.
+      const taken = new Map(spread.inFlight);
+      rows = rows.filter((r) => {
+        const n = taken.get(r.spread_key!) ?? 0;
+        if (n >= spread.max) return false;
+        taken.set(r.spread_key!, n + 1);
+        return true;
+      });
+    }
     if (rows.length === 0) return [];
     await trx.updateTable(table).set({ lease_until: leaseUntil }).where(byKeys(rows)).execute();
-    return rows;
+    return rows.map((r) => ({ organization_id: r.organization_id, id: r.id }));
   });
 }

@@ -19,7 +19,10 @@ import { CustomerProfile } from './profiles/profiles.schemas.js';
 import { profileRoutes } from './profiles/profiles.routes.js';
 import { switchProfileRoutes } from './profiles/switch.routes.js';
 import { contextRoutes } from './context/context.routes.js';
+import { agentTurnRoutes } from './agent/turns.routes.js';
 import { inboundRoutes } from './conversation/inbound.routes.js';
+import { unsubscribeLinkRoutes } from './channels/unsubscribe.routes.js';
+import { twilioRoutes } from './providers/twilio/twilio.routes.js';
 import { Settings } from './settings/settings.schemas.js';
 import { settingsRoutes } from './settings/settings.routes.js';
 import { subscriptionRoutes } from './subscriptions/subscriptions.routes.js';
@@ -77,10 +80,13 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await v1.register(profileRoutes(deps));
     await v1.register(switchProfileRoutes(deps));
     await v1.register(contextRoutes(deps));
+    await v1.register(agentTurnRoutes(deps));
     await v1.register(dncRoutes(deps));
     await v1.register(messageRoutes(deps));
     await v1.register(sendRoutes(deps));
     await v1.register(inboundRoutes(deps));
+    await v1.register(unsubscribeLinkRoutes(deps));
+    await v1.register(twilioRoutes(deps));
   }, { prefix: '/v1' });
 
   return app;

@@ -3,8 +3,12 @@ import type { ChannelName } from '../subscriptions/channels.js';
 export interface OutboundMessage {
   organizationId: string;
   messageId: string;
+  /** The recipient lead (email signs its unsubscribe link with it). */
+  leadId: string;
   channel: ChannelName;
   to: string;
+  /** The organization's sending number (settings `sendingNumber`) for sms and voice; null when it has none. */
+  from: string | null;
   text: string;
 }
 

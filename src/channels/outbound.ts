@@ -12,7 +12,7 @@ export interface SendMessagePayload {
   sendWhenOff: boolean;
 }
 
-type Step = { kind: 'skip' } | { kind: 'blocked' } | { kind: 'wait'; until: Date; reason: string } | { kind: 'send'; message: MessageRow; to: string };
+type Step = { kind: 'skip' } | { kind: 'blocked' } | { kind: 'wait'; until: Date; reason: string } | { kind: 'send'; message: MessageRow; to: string; from: string | null };
 
 async function setStatus(deps: Deps, organizationId: string, id: string, status: string, reason: string | null): Promise<void> {
   await deps.db.updateTable('messages').set({ status, status_reason: reason }).where('organization_id', '=', organizationId).where('id', '=', id).execute();
@@ -45,7 +45,7 @@ export async function sendRecordedMessage(deps: Deps, organizationId: string, pa
       return decision;
     }
     await set('sending', null);
-    return { kind: 'send', message, to: message.channel === 'email' ? lead.email! : lead.phone! };
+    return { kind: 'send', message, to: message.channel === 'email' ? lead.email! : lead.phone!, from: message.channel === 'email' ? null : settings.sendingNumber };
   });
 
   if (step.kind === 'skip' || step.kind === 'blocked') return { kind: 'done' };
@@ -54,7 +54,7 @@ export async function sendRecordedMessage(deps: Deps, organizationId: string, pa
   const { message } = step;
   let providerMessageId: string | null = null;
   try {
-    ({ providerMessageId } = await adapterFor(deps.config, message.channel).send({ organizationId, messageId: message.id, channel: message.channel, to: step.to, text: message.text }));
+    ({ providerMessageId } = await adapterFor(deps, message.channel).send({ organizationId, messageId: message.id, leadId: message.lead_id, channel: message.channel, to: step.to, from: step.from, text: message.text }));
   } catch (err) {
     if (!lastAttempt) throw err;
     await setStatus(deps, organizationId, message.id, 'failed', `provider error: ${(err as Error).message}`.slice(0, 500));

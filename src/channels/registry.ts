@@ -1,26 +1,31 @@
 import type { Config } from '../platform/config.js';
+import type { Deps } from '../platform/deps.js';
 import type { ChannelName } from '../subscriptions/channels.js';
 import { logAdapter, type ChannelAdapter } from './channel.js';
+import { createEmailAdapter } from './email.js';
+import { twilioAdapters } from './twilio.js';
 
 /**
  * Which adapter carries each channel, decided once per configuration: a
  * provider adapter when its settings are present, else the zero-setup `log`
  * adapter. Only channels/outbound.ts asks for an adapter.
  */
-function build(_config: Config): Record<ChannelName, ChannelAdapter> {
+function build(config: Config, db: Deps['db']): Record<ChannelName, ChannelAdapter> {
+  const twilio = config.twilio ? twilioAdapters({ ...config, twilio: config.twilio }) : undefined;
   return {
-    sms: logAdapter,
-    voice: logAdapter,
-    email: logAdapter,
+    sms: twilio?.sms ?? logAdapter,
+    voice: twilio?.voice ?? logAdapter,
+    // Email reads its link key and the organization's name from the database at send time.
+    email: config.smtpUrl ? createEmailAdapter({ ...config, smtpUrl: config.smtpUrl }, db) : logAdapter,
   };
 }
 
 const cache = new WeakMap<Config, Record<ChannelName, ChannelAdapter>>();
 
-export function adapterFor(config: Config, channel: ChannelName): ChannelAdapter {
+export function adapterFor({ config, db }: Pick<Deps, 'config' | 'db'>, channel: ChannelName): ChannelAdapter {
   let adapters = cache.get(config);
   if (!adapters) {
-    adapters = build(config);
+    adapters = build(config, db);
     cache.set(config, adapters);
   }
   return adapters[channel];

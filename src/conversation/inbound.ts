@@ -1,3 +1,4 @@
+import { enqueueAgentTurn } from '../agent/turn.js';
 import { addDncIn } from '../dnc/dnc.service.js';
 import { emitEvents } from '../events/outbox.js';
 import { updateLead, type LeadRow } from '../leads/leads.repository.js';
@@ -30,13 +31,6 @@ export interface InboundResult {
 
 export const STOP_CONFIRMATION = 'You have been unsubscribed and will not receive more messages. Reply START to resubscribe.';
 export const START_CONFIRMATION = 'You have been resubscribed. Reply STOP to unsubscribe, HELP for help.';
-
-/** Hook for what follows a plain conversational message (the AI agent's turn); set by the agent module. */
-export type ConversationFollowUp = (trx: Db, deps: Deps, lead: LeadRow, messageId: string, now: Date) => Promise<void>;
-let followUp: ConversationFollowUp | undefined;
-export const onConversationMessage = (fn: ConversationFollowUp): void => {
-  followUp = fn;
-};
 
 async function findLeadBy(trx: Db, deps: Deps, organizationId: string, channel: ChannelName, address: string): Promise<LeadRow | undefined> {
   let q = trx.selectFrom('leads').selectAll().where('organization_id', '=', organizationId).where(channel === 'email' ? 'email' : 'phone', '=', address);
@@ -75,7 +69,8 @@ export async function handleInbound(deps: Deps, organizationId: string, input: I
       data: { messageId, leadId: lead.id, externalLeadId: lead.external_lead_id, channel: input.channel, from: address, text: input.text },
     }]);
     const action = await actOn(trx, deps, organizationId, lead, input, now);
-    if (action === 'conversation' && followUp) await followUp(trx, deps, lead, messageId, now);
+    // The AI's turn is a durable job committed with the message (agent/turn.ts); it is skipped when the AI is off.
+    if (action === 'conversation') await enqueueAgentTurn(trx, deps, lead, messageId, now);
     return { leadId: lead.id, messageId, action };
   });
 }

@@ -1,4 +1,5 @@
 import type { Updateable } from 'kysely';
+import { scheduleOpeningMessage } from '../agent/opening.js';
 import { emitEvents } from '../events/outbox.js';
 import { phonesOnDnc } from '../dnc/dnc.repository.js';
 import { findProfileByName } from '../profiles/profiles.repository.js';
@@ -78,6 +79,8 @@ export async function createLead(deps: Deps, organizationId: string, input: Crea
         updated_at: at,
         last_activity_at: null,
       } as Parameters<typeof repo.insertLead>[2]);
+      // The profile's opening message, if any, commits with the lead (the gate decides at send time).
+      await scheduleOpeningMessage(trx, organizationId, id, new Date(at));
     });
   } catch (err) {
     if (isUniqueViolation(err) && phone) throw duplicatePhone(phone);

@@ -1,3 +1,5 @@
+import { isSupportedCountry } from 'libphonenumber-js';
+
 /**
  * All configuration comes from environment variables, parsed once at start.
  * A bad value stops the process with one line naming the variable; nothing
@@ -28,6 +30,38 @@ export interface Config {
   workerConcurrency: number;
   /** How long a claimed row stays invisible to other workers; a dead worker's rows come back after it. */
   leaseMs: number;
+  /** Delay before each retry of a failed background job, in ms; its length is the number of retries. */
+  jobRetryScheduleMs: number[];
+  /** Twilio REST credentials; null when Twilio is not configured (sms and voice then use the log adapter). */
+  twilio: TwilioConfig | null;
+  /** The base URL the outside world (Twilio) calls us on: callback URLs and webhook signatures are computed from it. */
+  publicUrl: string;
+  /** smtp:// or smtps:// URL of the mail relay; null when email uses the log adapter. */
+  smtpUrl: string | null;
+  /** The From of every email, e.g. `Parley <no-reply@example.com>`. */
+  emailFrom: string;
+  /** Key of the unsubscribe links; null means one generated on first start and kept in the database (platform/secrets.ts). */
+  signingSecret: string | null;
+  /** Who decides the AI agent's turns: `scripted` (deterministic, no network) or any OpenAI-compatible endpoint. */
+  ai: AiConfig;
+}
+
+export interface AiConfig {
+  provider: 'scripted' | 'openai';
+  /** Chat-completions base, e.g. https://api.openai.com/v1; no trailing slash. */
+  openaiBaseUrl: string;
+  /** Required when provider is openai; never logged. */
+  openaiApiKey: string | null;
+  model: string;
+  /** One model call, connect to last byte; a slower answer is a failed attempt (retried). */
+  timeoutMs: number;
+}
+
+export interface TwilioConfig {
+  accountSid: string;
+  authToken: string;
+  /** https://api.twilio.com, or a fake on 127.0.0.1 in tests; no trailing slash. */
+  apiBaseUrl: string;
 }
 
 export class ConfigError extends Error {}
@@ -77,23 +111,105 @@ function durationMs(text: string): number | undefined {
   return n * unit;
 }
 
-function retrySchedule(env: Env): number[] {
-  const raw = env.PARLEY_WEBHOOK_RETRY_SCHEDULE;
-  const parts = raw === undefined || raw === '' ? DEFAULT_RETRY_SCHEDULE : raw.split(',');
+function retrySchedule(env: Env, name = 'PARLEY_WEBHOOK_RETRY_SCHEDULE', fallback = DEFAULT_RETRY_SCHEDULE): number[] {
+  const raw = env[name];
+  const parts = raw === undefined || raw === '' ? fallback : raw.split(',');
   const values = parts.map(durationMs);
   if (values.length === 0 || values.length > 50 || values.some((v) => v === undefined)) {
-    throw new ConfigError(`PARLEY_WEBHOOK_RETRY_SCHEDULE must be a comma list of durations like 0,5s,5m,2h (got "${raw}")`);
+    throw new ConfigError(`${name} must be a comma list of durations like 0,5s,5m,2h (got "${raw}")`);
   }
   return values as number[];
 }
 
+/** 10 s, 1 min, 5 min, 30 min, 2 h: a provider outage of a few hours is ridden out, then the send is recorded as failed. */
+const DEFAULT_JOB_RETRY_SCHEDULE = ['10s', '1m', '5m', '30m', '2h'];
+
+/** An absolute http(s) URL without query or fragment, returned without its trailing slash. */
+function baseUrl(env: Env, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    throw new ConfigError(`${name} must be an http:// or https:// URL without query or credentials (got "${raw}")`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function smtpUrl(env: Env): string | null {
+  const raw = env.SMTP_URL;
+  if (raw === undefined || raw === '') return null;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  // The URL carries the password: never echo it back.
+  if (!url || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || url.hostname === '') {
+    throw new ConfigError('SMTP_URL must be smtp://user:pass@host:port or smtps://user:pass@host:port');
+  }
+  return raw;
+}
+
+function emailFrom(env: Env): string {
+  const raw = env.PARLEY_EMAIL_FROM;
+  if (raw === undefined || raw === '') return 'Parley <no-reply@localhost>';
+  if (/[\r\n]/.test(raw) || !/^(?:[^<>]*<[^<>\s@]+@[^<>\s@]+>|[^<>\s@]+@[^<>\s@]+)$/.test(raw.trim())) {
+    throw new ConfigError(`PARLEY_EMAIL_FROM must be an address like no-reply@example.com or "Name <no-reply@example.com>" (got "${raw}")`);
+  }
+  return raw.trim();
+}
+
+/** Too short a key would make unsubscribe links guessable offline. */
+function signingSecret(env: Env): string | null {
+  const raw = env.PARLEY_SIGNING_SECRET;
+  if (raw === undefined || raw === '') return null;
+  if (raw.length < 32) throw new ConfigError('PARLEY_SIGNING_SECRET must be at least 32 characters (for example: openssl rand -base64 32)');
+  return raw;
+}
+
+/** Both or neither: half a Twilio configuration would fail on the first send or accept webhooks it cannot verify. */
+function twilio(env: Env): TwilioConfig | null {
+  const sid = env.TWILIO_ACCOUNT_SID ?? '';
+  const token = env.TWILIO_AUTH_TOKEN ?? '';
+  if (sid === '' && token === '') return null;
+  if (sid === '') throw new ConfigError('TWILIO_ACCOUNT_SID must be set when TWILIO_AUTH_TOKEN is set');
+  if (token === '') throw new ConfigError('TWILIO_AUTH_TOKEN must be set when TWILIO_ACCOUNT_SID is set');
+  if (!/^[A-Za-z0-9]{1,64}$/.test(sid)) throw new ConfigError(`TWILIO_ACCOUNT_SID must be letters and digits, like AC0123... (got "${sid}")`);
+  if (/\s/.test(token)) throw new ConfigError('TWILIO_AUTH_TOKEN must not contain whitespace');
+  return { accountSid: sid, authToken: token, apiBaseUrl: baseUrl(env, 'TWILIO_API_BASE_URL', 'https://api.twilio.com') };
+}
+
+/** The OpenAI provider without a key would fail every turn at run time: refuse to start instead. */
+function ai(env: Env): AiConfig {
+  const provider = oneOf(env, 'PARLEY_AI_PROVIDER', 'scripted', ['scripted', 'openai']) as AiConfig['provider'];
+  const key = env.OPENAI_API_KEY ?? '';
+  if (provider === 'openai' && key.trim() === '') throw new ConfigError('OPENAI_API_KEY must be set when PARLEY_AI_PROVIDER=openai');
+  const model = env.PARLEY_AI_MODEL || 'gpt-4o-mini';
+  if (!/^\S{1,200}$/.test(model)) throw new ConfigError(`PARLEY_AI_MODEL must be a model name without spaces (got "${model}")`);
+  return {
+    provider,
+    openaiBaseUrl: baseUrl(env, 'OPENAI_BASE_URL', 'https://api.openai.com/v1'),
+    openaiApiKey: key.trim() === '' ? null : key.trim(),
+    model,
+    timeoutMs: integer(env, 'PARLEY_AI_TIMEOUT_MS', 20_000, 50, 600_000),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
-  const country = (env.PARLEY_DEFAULT_COUNTRY ?? 'US').toUpperCase();
-  if (!/^[A-Z]{2}$/.test(country)) {
+  // Empty means default, as for every variable. An unknown code would make every national number a 400, so it stops the boot.
+  const country = (env.PARLEY_DEFAULT_COUNTRY || 'US').toUpperCase();
+  if (!/^[A-Z]{2}$/.test(country) || !isSupportedCountry(country)) {
     throw new ConfigError(`PARLEY_DEFAULT_COUNTRY must be a two-letter country code (got "${env.PARLEY_DEFAULT_COUNTRY}")`);
   }
+  const port = integer(env, 'PORT', 8080, 0, 65535);
   return {
-    port: integer(env, 'PORT', 8080, 0, 65535),
+    port,
     host: env.HOST && env.HOST !== '' ? env.HOST : '0.0.0.0',
     databaseUrl: databaseUrl(env),
     dbPoolSize: integer(env, 'PARLEY_DB_POOL_SIZE', 10, 1, 1000),
@@ -109,5 +225,12 @@ export function loadConfig(env: Env = process.env): Config {
     workerPollMs: integer(env, 'PARLEY_WORKER_POLL_MS', 200, 10, 60_000),
     workerConcurrency: integer(env, 'PARLEY_WORKER_CONCURRENCY', 64, 1, 1000),
     leaseMs: integer(env, 'PARLEY_LEASE_MS', 60_000, 1000, 3_600_000),
+    jobRetryScheduleMs: retrySchedule(env, 'PARLEY_JOB_RETRY_SCHEDULE', DEFAULT_JOB_RETRY_SCHEDULE),
+    twilio: twilio(env),
+    publicUrl: baseUrl(env, 'PARLEY_PUBLIC_URL', `http://localhost:${port}`),
+    smtpUrl: smtpUrl(env),
+    emailFrom: emailFrom(env),
+    signingSecret: signingSecret(env),
+    ai: ai(env),
   };
 }

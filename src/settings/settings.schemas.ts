@@ -8,6 +8,9 @@ export const Settings = Type.Object(
     timeZone: Type.String({ description: 'IANA zone used for contact hours when the lead has none' }),
     contactHours: Type.Object({ start: ClockTime, end: ClockTime }),
     helpText: Type.String({ description: 'Answer to the HELP / INFO keywords' }),
+    sendingNumber: Type.Union([Type.String(), Type.Null()], {
+      description: 'The number SMS and calls go out from (E.164), and the one inbound Twilio webhooks are routed by; unique across organizations',
+    }),
   },
   { $id: 'Settings' },
 );
@@ -19,6 +22,7 @@ export const UpdateSettingsBody = Type.Object(
     timeZone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     contactHours: Type.Optional(Type.Object({ start: ClockTime, end: ClockTime }, { additionalProperties: false })),
     helpText: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+    sendingNumber: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 32 }), Type.Null()])),
   },
   { additionalProperties: false, minProperties: 1 },
 );

@@ -1,7 +1,11 @@
 import type { Deps } from '../platform/deps.js';
 import type { Db } from '../platform/db/schema.js';
-import { findOrganization, updateOrganizationSettings } from '../organizations/organizations.repository.js';
+import { updateOrganizationSettings } from '../organizations/organizations.repository.js';
+import { isUniqueViolation } from '../platform/db/errors.js';
+import { Conflict } from '../platform/errors.js';
+import { normalizePhone } from '../platform/phone.js';
 import { checkTimeZone } from '../platform/time-zone.js';
+import { setSendingNumber } from './settings.repository.js';
 import type { SettingsView, UpdateSettingsInput } from './settings.schemas.js';
 
 export const DEFAULT_SETTINGS: SettingsView = {
@@ -9,22 +13,46 @@ export const DEFAULT_SETTINGS: SettingsView = {
   timeZone: 'UTC',
   contactHours: { start: '08:00', end: '21:00' },
   helpText: 'Reply STOP to stop receiving messages, START to receive them again.',
+  sendingNumber: null,
 };
 
-/** Stored settings are a partial JSON document; defaults fill the rest, so new settings need no migration. */
+type StoredSettings = Partial<Omit<SettingsView, 'sendingNumber'>>;
+
+/** `lock` (PostgreSQL) holds the row until commit: a read-modify-write of the document must not lose a concurrent patch. */
+async function readRow(db: Db, organizationId: string, lock = false): Promise<{ stored: StoredSettings; sendingNumber: string | null }> {
+  let q = db.selectFrom('organizations').select(['settings', 'sending_number']).where('id', '=', organizationId);
+  if (lock) q = q.forUpdate();
+  const org = await q.executeTakeFirst();
+  if (!org) return { stored: {}, sendingNumber: null };
+  // The sending number has its own unique column; a stray copy in the document never wins over it.
+  const { sendingNumber: _ignored, ...stored } = JSON.parse(org.settings) as StoredSettings & { sendingNumber?: unknown };
+  return { stored, sendingNumber: org.sending_number };
+}
+
+/**
+ * Stored settings are a partial JSON document; defaults fill the rest, so new settings need no migration.
+ * The exception is `sendingNumber`, kept in a unique column because inbound provider webhooks are routed by it.
+ */
 export async function readSettings(db: Db, organizationId: string): Promise<SettingsView> {
-  const org = await findOrganization(db, organizationId);
-  const stored = org ? (JSON.parse(org.settings) as Partial<SettingsView>) : {};
-  return { ...DEFAULT_SETTINGS, ...stored };
+  const { stored, sendingNumber } = await readRow(db, organizationId);
+  return { ...DEFAULT_SETTINGS, ...stored, sendingNumber };
 }
 
 export async function updateSettings(deps: Deps, organizationId: string, input: UpdateSettingsInput): Promise<SettingsView> {
   if (input.timeZone !== undefined) checkTimeZone(input.timeZone);
-  return deps.db.transaction().execute(async (trx) => {
-    const org = await findOrganization(trx, organizationId);
-    const stored = org ? (JSON.parse(org.settings) as Partial<SettingsView>) : {};
-    const next = { ...stored, ...input };
-    await updateOrganizationSettings(trx, organizationId, JSON.stringify(next));
-    return { ...DEFAULT_SETTINGS, ...next };
-  });
+  const { sendingNumber: given, ...documentFields } = input;
+  const sendingNumber = given === undefined || given === null ? given : normalizePhone(given, deps.config.defaultCountry, 'sendingNumber');
+  try {
+    return await deps.db.transaction().execute(async (trx) => {
+      const current = await readRow(trx, organizationId, deps.dialect === 'postgres');
+      const next = { ...current.stored, ...documentFields };
+      await updateOrganizationSettings(trx, organizationId, JSON.stringify(next));
+      if (sendingNumber !== undefined && sendingNumber !== current.sendingNumber) await setSendingNumber(trx, organizationId, sendingNumber);
+      return { ...DEFAULT_SETTINGS, ...next, sendingNumber: sendingNumber === undefined ? current.sendingNumber : sendingNumber };
+    });
+  } catch (err) {
+    // The unique index is the arbiter, so two organizations claiming one number at once cannot both win.
+    if (isUniqueViolation(err)) throw new Conflict(`Sending number ${sendingNumber} is already used by another organization`, 'sending_number_taken');
+    throw err;
+  }
 }

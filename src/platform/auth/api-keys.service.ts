@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { createOrganization, findOrganizationByName } from '../../organizations/organizations.repository.js';
+import { isUniqueViolation } from '../db/errors.js';
 import type { Database } from '../db/schema.js';
 import { newId } from '../ids.js';
 import { insertKey, listKeys, revokeByPrefix, type ApiKeyRecord } from './api-keys.repository.js';
@@ -17,11 +18,19 @@ export interface IssuedKey {
 export async function issueKey(db: Kysely<Database>, orgName: string, scopes: readonly Scope[] = SCOPES, name: string | null = null): Promise<IssuedKey> {
   const at = new Date().toISOString();
   const key = generateApiKey();
-  return db.transaction().execute(async (trx) => {
-    const org = (await findOrganizationByName(trx, orgName)) ?? (await createOrganization(trx, orgName, at));
-    await insertKey(trx, org.id, { id: newId(), prefix: displayPrefix(key), digest: digestKey(key), scopes: [...scopes], name, createdAt: at });
-    return { key, prefix: displayPrefix(key), organizationId: org.id, scopes: [...scopes] };
-  });
+  const attempt = () =>
+    db.transaction().execute(async (trx) => {
+      const org = (await findOrganizationByName(trx, orgName)) ?? (await createOrganization(trx, orgName, at));
+      await insertKey(trx, org.id, { id: newId(), prefix: displayPrefix(key), digest: digestKey(key), scopes: [...scopes], name, createdAt: at });
+      return { key, prefix: displayPrefix(key), organizationId: org.id, scopes: [...scopes] };
+    });
+  try {
+    return await attempt();
+  } catch (err) {
+    // Another caller created the organization between our lookup and insert (PostgreSQL): it exists now, so use it.
+    if (isUniqueViolation(err)) return attempt();
+    throw err;
+  }
 }
 
 export async function keysOf(db: Kysely<Database>, orgName: string): Promise<ApiKeyRecord[] | undefined> {

@@ -20,6 +20,9 @@ export type Scope = (typeof SCOPES)[number];
 
 export const routeScopes: Record<string, Scope | 'public'> = {
   'GET /v1/openapi.json': 'public',
+  // Unsubscribe links in emails: the signed token is the authority (channels/unsubscribe.routes.ts).
+  'GET /v1/unsubscribe/:token': 'public',
+  'POST /v1/unsubscribe/:token': 'public',
 
   'POST /v1/leads/create': 'leads:write',
   'GET /v1/leads': 'leads:read',
@@ -38,6 +41,7 @@ export const routeScopes: Record<string, Scope | 'public'> = {
   'POST /v1/leads/:leadId/sendMessage': 'messages:write',
   'POST /v1/inbound': 'messages:write',
   'GET /v1/leads/:leadId/context': 'leads:read',
+  'GET /v1/leads/:leadId/agentTurns': 'leads:read',
 
   'GET /v1/customerProfiles': 'profiles:read',
   'POST /v1/customerProfiles': 'profiles:write',
@@ -61,6 +65,11 @@ export const routeScopes: Record<string, Scope | 'public'> = {
   'POST /v1/webhooks/:id/rotateSecret': 'webhooks:manage',
   'GET /v1/webhooks/:id/deliveries': 'webhooks:manage',
   'POST /v1/webhooks/:id/deliveries/:deliveryId/replay': 'webhooks:manage',
+
+  // Provider webhooks carry no key: each request is verified by the provider's signature instead.
+  'POST /v1/providers/twilio/sms': 'public',
+  'POST /v1/providers/twilio/voice/gather': 'public',
+  'POST /v1/providers/twilio/status': 'public',
 };
 
 export function scopeFor(method: string, url: string): Scope | 'public' | undefined {

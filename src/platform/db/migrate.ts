@@ -3,12 +3,18 @@ import type { Store } from './connect.js';
 import * as core from './migrations/0001_core.js';
 import * as delivery from './migrations/0002_delivery.js';
 import * as conversations from './migrations/0003_conversations.js';
+import * as sendingNumbers from './migrations/0004_sending_numbers.js';
+import * as instanceSecrets from './migrations/0005_instance_secrets.js';
+import * as agentTurns from './migrations/0006_agent_turns.js';
 
 /** Migrations are listed here in order (no directory scan: works from src and dist alike). */
 const migrations: Record<string, Migration> = {
   '0001_core': core,
   '0002_delivery': delivery,
   '0003_conversations': conversations,
+  '0004_sending_numbers': sendingNumbers,
+  '0005_instance_secrets': instanceSecrets,
+  '0006_agent_turns': agentTurns,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

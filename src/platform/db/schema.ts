@@ -15,6 +15,8 @@ export interface OrganizationsTable {
   name: string;
   settings: string;
   created_at: string;
+  /** E.164; unique across organizations (inbound provider webhooks are routed by it). */
+  sending_number: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ApiKeysTable {
@@ -205,6 +207,33 @@ export interface IdempotencyKeysTable {
   expires_at: string;
 }
 
+/** Keys of the installation (not of an organization), e.g. the unsubscribe-link key when PARLEY_SIGNING_SECRET is unset. */
+export interface InstanceSecretsTable {
+  name: string;
+  value: string;
+  created_at: string;
+}
+
+/**
+ * pending: queued or thinking; done: its actions applied; skipped: the AI was
+ * off or a newer message superseded it; failed: no valid answer after every retry.
+ */
+export type AgentTurnStatus = 'pending' | 'done' | 'skipped' | 'failed';
+
+/** One AI turn per triggering inbound message (unique), so a re-run job never acts twice. */
+export interface AgentTurnsTable {
+  organization_id: string;
+  id: string;
+  lead_id: string;
+  trigger_message_id: string;
+  status: AgentTurnStatus;
+  /** JSON array of the types of the actions applied; null until done. */
+  actions: string | null;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -221,6 +250,8 @@ export interface Database {
   jobs: JobsTable;
   idempotency_keys: IdempotencyKeysTable;
   unmatched_inbound: UnmatchedInboundTable;
+  instance_secrets: InstanceSecretsTable;
+  agent_turns: AgentTurnsTable;
 }
 
 /** A connection or an open transaction: repositories accept either. */

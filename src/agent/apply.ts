@@ -1,0 +1,77 @@
+import type { Updateable } from 'kysely';
+import { emitEvents } from '../events/outbox.js';
+import { insertTag, listTags, updateLead, type LeadRow } from '../leads/leads.repository.js';
+import { scheduleSend } from '../messages/send.service.js';
+import type { Db, LeadsTable } from '../platform/db/schema.js';
+import type { Deps } from '../platform/deps.js';
+import { newId } from '../platform/ids.js';
+import { reachableChannels, type ChannelName } from '../subscriptions/channels.js';
+import { applyUnsubscribe } from '../subscriptions/subscriptions.service.js';
+import type { Action } from './provider.js';
+
+export interface ApplyTarget {
+  organizationId: string;
+  /** Read under the lead's lock, in the caller's transaction. */
+  lead: LeadRow;
+  /** Replies and follow-ups go where the lead last wrote from. */
+  channel: ChannelName;
+  now: Date;
+}
+
+/**
+ * Applies one turn's actions in the caller's transaction (under the lead's
+ * lock): all of them or, on any error, none. Messages are only recorded and
+ * scheduled here; the compliance gate decides at send time. A reply in a turn
+ * that hands off is sent even though the AI is off by then: it is the AI's
+ * last word ("a colleague will take over"), decided while it was on.
+ */
+export async function applyActions(trx: Db, deps: Deps, t: ApplyTarget, actions: Action[]): Promise<void> {
+  const { organizationId, lead, channel, now } = t;
+  const at = now.toISOString();
+  const handsOff = actions.some((a) => a.type === 'handOff');
+  const patch: Updateable<LeadsTable> = {};
+  const tagNames = new Set((await listTags(trx, organizationId, [lead.id])).map((tag) => tag.name.toLowerCase()));
+  const send = (text: string, runAt: Date, sendWhenOff: boolean) =>
+    scheduleSend(trx, { organizationId, lead, channel, text, runAt, sendWhenOff, isAiGenerated: true, now: at });
+
+  for (const action of actions) {
+    switch (action.type) {
+      case 'reply':
+        await send(action.text, now, handsOff);
+        break;
+      case 'scheduleFollowUp':
+        await send(action.text, new Date(now.getTime() + action.delayMinutes * 60_000), false);
+        break;
+      case 'tagLead': {
+        // A tag the lead already has is not added again (nor announced twice).
+        if (tagNames.has(action.name.toLowerCase())) break;
+        tagNames.add(action.name.toLowerCase());
+        const tag = { id: newId(), name: action.name, condition: action.condition };
+        await insertTag(trx, organizationId, { ...tag, lead_id: lead.id, created_at: at });
+        await emitEvents(trx, organizationId, at, [{ type: 'leadTagged', data: { leadId: lead.id, externalLeadId: lead.external_lead_id, tag } }]);
+        break;
+      }
+      case 'markHot':
+        patch.is_hot = 1;
+        break;
+      case 'markQualified':
+        patch.is_qualified = 1;
+        break;
+      case 'updateSummary':
+        patch.summary = action.summary;
+        break;
+      case 'handOff':
+        patch.is_ai_on = 0;
+        break;
+      case 'optOut': {
+        // Channels the lead cannot receive are nothing to opt out of; none left is a no-op, not a failed turn.
+        const reachable = reachableChannels(lead);
+        const wanted = action.channels?.filter((c) => reachable.includes(c));
+        if (wanted?.length === 0 || reachable.length === 0) break;
+        await applyUnsubscribe(trx, deps, organizationId, lead.id, wanted, { source: 'ai' });
+        break;
+      }
+    }
+  }
+  if (Object.keys(patch).length > 0) await updateLead(trx, organizationId, lead.id, { ...patch, updated_at: at });
+}

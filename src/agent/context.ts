@@ -1,0 +1,84 @@
+import { listNotes } from '../context/context.repository.js';
+import { parseInfo } from '../leads/leads.mapper.js';
+import { findLead, listTags, type LeadRow } from '../leads/leads.repository.js';
+import type { MessageRow } from '../messages/messages.repository.js';
+import type { Db } from '../platform/db/schema.js';
+import { findProfileByName } from '../profiles/profiles.repository.js';
+import type { AgentInput, ConversationMessage } from './provider.js';
+
+/** The model sees at most this many messages: the most recent ones since the memory was cleared. */
+const CONVERSATION_LIMIT = 100;
+
+export interface TurnContext {
+  lead: LeadRow;
+  trigger: MessageRow;
+  input: AgentInput;
+  /** The pending commands shown to the agent: consumed when its actions are applied. */
+  commandIds: string[];
+}
+
+/**
+ * What was said since the lead's memory was last cleared. Left out: keyword
+ * confirmations and HELP answers (compliance, not conversation) and sends that
+ * were blocked or failed (the lead never read them).
+ */
+async function conversation(db: Db, organizationId: string, lead: LeadRow): Promise<ConversationMessage[]> {
+  let q = db
+    .selectFrom('messages')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('lead_id', '=', lead.id)
+    .where((eb) => eb.or([eb('direction', '=', 'inbound'), eb.and([eb('purpose', '=', 'conversation'), eb('status', 'not in', ['blocked', 'failed'])])]));
+  if (lead.memory_cleared_at) q = q.where('created_at', '>=', lead.memory_cleared_at);
+  const rows = await q.orderBy('id', 'desc').limit(CONVERSATION_LIMIT).execute();
+  return rows.reverse().map((m) => ({
+    from: m.direction === 'inbound' ? 'lead' : 'agent',
+    text: m.text,
+    channel: m.channel,
+    isAiGenerated: m.is_ai_generated === 1,
+    at: m.created_at,
+  }));
+}
+
+/** Everything one turn may look at, read fresh; undefined when the lead or its triggering message is gone (erased). */
+export async function loadTurnContext(db: Db, organizationId: string, leadId: string, messageId: string, now: Date): Promise<TurnContext | undefined> {
+  const lead = await findLead(db, organizationId, leadId);
+  if (!lead) return undefined;
+  const trigger = await db.selectFrom('messages').selectAll().where('organization_id', '=', organizationId).where('id', '=', messageId).executeTakeFirst();
+  if (!trigger || trigger.lead_id !== leadId) return undefined;
+  const [profile, tags, notes, said] = await Promise.all([
+    findProfileByName(db, organizationId, lead.customer_profile),
+    listTags(db, organizationId, [leadId]),
+    listNotes(db, organizationId, leadId),
+    conversation(db, organizationId, lead),
+  ]);
+  const questions: unknown = profile ? JSON.parse(profile.questions) : [];
+  const commands = notes.filter((n) => n.kind === 'command' && n.consumed_at === null);
+  const input: AgentInput = {
+    profile: {
+      name: lead.customer_profile,
+      instructions: profile?.instructions ?? null,
+      openingMessage: profile?.opening_message ?? null,
+      questions: Array.isArray(questions) ? questions.map(String) : [],
+    },
+    lead: {
+      id: lead.id,
+      firstName: lead.first_name ?? '',
+      lastName: lead.last_name ?? '',
+      phone: lead.phone,
+      email: lead.email,
+      timeZone: lead.time_zone,
+      externalLeadId: lead.external_lead_id,
+      isHot: lead.is_hot === 1,
+      isQualified: lead.is_qualified === 1,
+      summary: lead.summary,
+      tags: tags.map((t) => ({ name: t.name, condition: t.condition })),
+      additionalInfo: parseInfo(lead.additional_info),
+    },
+    contextNotes: notes.filter((n) => n.kind === 'context').map((n) => n.text),
+    commands: commands.map((n) => n.text),
+    conversation: said,
+    now,
+  };
+  return { lead, trigger, input, commandIds: commands.map((n) => n.id) };
+}

@@ -1,0 +1,56 @@
+import type { AgentInput } from './provider.js';
+import { TOOLS, TOOL_NAMES } from './provider.js';
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+const DEFAULT_INSTRUCTIONS = 'You talk with a lead on behalf of the organization. Be brief, friendly and truthful.';
+
+/** What the model knows besides the conversation: the profile's instructions, the lead, the notes and any pending command. */
+export function systemPrompt(input: AgentInput): string {
+  const { lead, profile } = input;
+  const lines = [
+    profile.instructions?.trim() || DEFAULT_INSTRUCTIONS,
+    '',
+    '## Lead',
+    `First name: ${lead.firstName}`,
+    `Last name: ${lead.lastName}`,
+    `Phone: ${lead.phone ?? '(none)'}`,
+    `Email: ${lead.email ?? '(none)'}`,
+    `Time zone: ${lead.timeZone ?? '(unknown)'}`,
+    `Hot: ${lead.isHot ? 'yes' : 'no'}; qualified: ${lead.isQualified ? 'yes' : 'no'}`,
+    `Tags: ${lead.tags.length === 0 ? '(none)' : lead.tags.map((t) => `${t.name} (${t.condition})`).join('; ')}`,
+    `Summary so far: ${lead.summary ?? '(none)'}`,
+    '',
+    '## Additional info',
+    JSON.stringify(lead.additionalInfo),
+  ];
+  if (profile.questions.length > 0) lines.push('', '## Questions to work through with the lead, in order', ...profile.questions.map((q, i) => `${i + 1}. ${q}`));
+  if (input.contextNotes.length > 0) lines.push('', '## Context notes from the organization', ...input.contextNotes.map((n) => `- ${n}`));
+  if (input.commands.length > 0) lines.push('', '## Command from the organization: carry it out in this turn', ...input.commands.map((c) => `- ${c}`));
+  lines.push(
+    '',
+    '## How to act',
+    `Act only through the tools (${TOOL_NAMES.join(', ')}). Text outside a tool call is never sent: to write to the lead, call reply.`,
+    `Now: ${input.now.toISOString()}.`,
+  );
+  return lines.join('\n');
+}
+
+/** The system prompt, then the conversation since the memory was last cleared: the lead is `user`, our side `assistant`. */
+export function chatMessages(input: AgentInput): ChatMessage[] {
+  return [
+    { role: 'system', content: systemPrompt(input) },
+    ...input.conversation.map((m): ChatMessage => ({ role: m.from === 'lead' ? 'user' : 'assistant', content: m.text })),
+  ];
+}
+
+/** The tools in the chat-completions format; the schemas are plain JSON (TypeBox's symbols dropped). */
+export function toolDefinitions() {
+  return TOOL_NAMES.map((name) => ({
+    type: 'function' as const,
+    function: { name, description: TOOLS[name].description, parameters: JSON.parse(JSON.stringify(TOOLS[name].parameters)) as object },
+  }));
+}

@@ -1,0 +1,89 @@
+import type { Action, AgentInput, AgentProvider, ConversationMessage } from './provider.js';
+
+/**
+ * The zero-setup agent: deterministic, no network. It works through the
+ * profile's questions one per turn, in order; when every question has been
+ * asked and answered it qualifies the lead, tags it, writes the answers into
+ * the summary and says a closing line. Buying words mark the lead hot. A
+ * pending command in one of the simple forms below takes the turn instead.
+ * A profile without questions gets no scripted replies at all: there is
+ * nothing the script could say that the organization wrote.
+ */
+
+const HOT = /\b(buy|buying|ready|interested|asap|as soon as possible)\b/i;
+const NEGATED = /\b(not|never|no|don't|dont|isn't|aren't|won't|wont)\s+(?:\w+\s+){0,2}(buy|buying|ready|interested)\b/i;
+
+const SEND = /^\s*send (?:a |the )?message\s*:\s*(\S[\s\S]*)$/i;
+const FOLLOW_UP = /^\s*follow[ -]?up in\s+(\d{1,6})\s*(minutes?|mins?|hours?|days?)\s*(?:[:,-]\s*([\s\S]*))?$/i;
+const UNIT_MINUTES: Record<string, number> = { m: 1, h: 60, d: 24 * 60 };
+
+export function hotWord(text: string): string | null {
+  if (NEGATED.test(text)) return null;
+  return HOT.exec(text)?.[1]?.toLowerCase() ?? null;
+}
+
+/** "send message: <text>" and "follow up in <N> minutes|hours|days: <text>"; anything else is not understood (null). */
+export function commandActions(command: string, input: AgentInput): Action[] | null {
+  const send = SEND.exec(command);
+  if (send) return [{ type: 'reply', text: send[1]!.trim() }];
+  const follow = FOLLOW_UP.exec(command);
+  if (follow) {
+    const delayMinutes = Number(follow[1]) * UNIT_MINUTES[follow[2]!.toLowerCase()[0]!]!;
+    const name = input.lead.firstName ? ` ${input.lead.firstName}` : '';
+    const text = follow[3]?.trim() || `Hi${name}, just following up. Do you have any questions?`;
+    return [{ type: 'scheduleFollowUp', delayMinutes: Math.max(1, delayMinutes), text }];
+  }
+  return null;
+}
+
+const same = (a: string, b: string) => a.trim() === b.trim();
+
+function lastIndexWhere<T>(items: T[], ok: (item: T) => boolean): number {
+  for (let i = items.length - 1; i >= 0; i -= 1) if (ok(items[i]!)) return i;
+  return -1;
+}
+
+/** Where each question was last asked by the AI in this conversation (-1: not yet). */
+function askedAt(questions: string[], conversation: ConversationMessage[]): number[] {
+  return questions.map((q) => lastIndexWhere(conversation, (m) => m.from === 'agent' && m.isAiGenerated && same(m.text, q)));
+}
+
+function answerAfter(conversation: ConversationMessage[], index: number): string {
+  return conversation.slice(index + 1).find((m) => m.from === 'lead')?.text.trim() ?? '';
+}
+
+function questionActions(input: AgentInput): Action[] {
+  const { questions } = input.profile;
+  if (questions.length === 0) return [];
+  const asked = askedAt(questions, input.conversation);
+  const next = asked.findIndex((at) => at < 0);
+  if (next >= 0) return [{ type: 'reply', text: questions[next]! }];
+  if (input.lead.isQualified) return [];
+  const summary = questions.map((q, i) => `Q: ${q}\nA: ${answerAfter(input.conversation, asked[i]!) || '(no answer)'}`).join('\n');
+  const name = input.lead.firstName ? `, ${input.lead.firstName}` : '';
+  return [
+    { type: 'markQualified' },
+    { type: 'tagLead', name: 'qualified', condition: 'answered all profile questions' },
+    { type: 'updateSummary', summary },
+    { type: 'reply', text: `Thank you${name}! That is everything I needed. Someone from our team will be in touch soon.` },
+  ];
+}
+
+export function scriptedDecide(input: AgentInput): Action[] {
+  const actions: Action[] = [];
+  const last = input.conversation[lastIndexWhere(input.conversation, (m) => m.from === 'lead')];
+  const word = last ? hotWord(last.text) : null;
+  if (word && !input.lead.isHot) {
+    actions.push({ type: 'markHot' });
+    if (!input.lead.tags.some((t) => t.name === 'hot')) actions.push({ type: 'tagLead', name: 'hot', condition: `lead wrote "${word}"` });
+  }
+  const commanded = input.commands.flatMap((c) => commandActions(c, input) ?? []);
+  // A command the script understood is this turn's business; the questions wait for the next one.
+  if (commanded.length > 0) return [...actions, ...commanded];
+  return [...actions, ...questionActions(input)];
+}
+
+export const scriptedProvider: AgentProvider = {
+  name: 'scripted',
+  decide: async (input) => scriptedDecide(input),
+};

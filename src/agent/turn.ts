@@ -1,0 +1,107 @@
+import type { JobOutcome } from '../jobs/catalog.js';
+import { enqueueJob } from '../jobs/queue.js';
+import { findLead, type LeadRow } from '../leads/leads.repository.js';
+import { defaultChannel } from '../messages/send.service.js';
+import type { Db } from '../platform/db/schema.js';
+import type { Deps } from '../platform/deps.js';
+import { reachableChannels, type ChannelName } from '../subscriptions/channels.js';
+import { applyActions } from './apply.js';
+import { loadTurnContext } from './context.js';
+import { checkActions, type Action } from './provider.js';
+import { agentFor } from './registry.js';
+import { finishTurn, findTurnByTrigger, hasNewerTurn, insertPendingTurn, type AgentTurnRow } from './turns.repository.js';
+
+export interface AgentTurnPayload {
+  leadId: string;
+  /** The inbound message that triggered the turn: the turn's identity (one turn per message, ever). */
+  messageId: string;
+}
+
+const SUPERSEDED = 'superseded by a newer message from the lead';
+const AI_OFF = 'AI is off for this lead';
+
+/**
+ * Called by the inbound pipeline, in its transaction, for a conversational
+ * message: the turn (pending) and its job commit with the message, so a crash
+ * or a failing model never loses the lead's words.
+ */
+export async function enqueueAgentTurn(trx: Db, _deps: Deps, lead: LeadRow, messageId: string, now: Date): Promise<void> {
+  if (lead.is_ai_on !== 1) return;
+  const at = now.toISOString();
+  await insertPendingTurn(trx, lead.organization_id, lead.id, messageId, at);
+  await enqueueJob(trx, lead.organization_id, 'ai.turn', { leadId: lead.id, messageId }, now, at);
+}
+
+/** Why this turn should not act (checked before asking the model, and again under the lock before applying). */
+async function standDownReason(db: Db, turn: AgentTurnRow, lead: LeadRow): Promise<string | null> {
+  if (lead.is_ai_on !== 1) return AI_OFF;
+  if (await hasNewerTurn(db, turn.organization_id, turn.lead_id, turn.id)) return SUPERSEDED;
+  return null;
+}
+
+/**
+ * Applies the agent's answer in one transaction under the lead's lock, after
+ * checking again what may have changed while the model was thinking: the lead
+ * erased, the AI turned off, a newer message, or this very turn finished by a
+ * concurrent run. The turn's outcome commits with its effects.
+ */
+async function applyTurn(deps: Deps, turn: AgentTurnRow, actions: Action[], commandIds: string[], channel: ChannelName): Promise<void> {
+  const organizationId = turn.organization_id;
+  await deps.db.transaction().execute(async (trx) => {
+    const lead = await findLead(trx, organizationId, turn.lead_id, deps.dialect === 'postgres');
+    if (!lead) return;
+    const current = await findTurnByTrigger(trx, organizationId, turn.trigger_message_id);
+    if (current?.status !== 'pending') return;
+    const now = deps.clock.now();
+    const at = now.toISOString();
+    const reason = await standDownReason(trx, turn, lead);
+    if (reason) {
+      await finishTurn(trx, organizationId, turn.trigger_message_id, { status: 'skipped', error: reason, at });
+      return;
+    }
+    const usable = reachableChannels(lead).includes(channel) ? channel : defaultChannel(lead);
+    await applyActions(trx, deps, { organizationId, lead, channel: usable, now }, actions);
+    if (commandIds.length > 0) {
+      await trx
+        .updateTable('lead_notes')
+        .set({ consumed_at: at })
+        .where('organization_id', '=', organizationId)
+        .where('id', 'in', commandIds)
+        .where('consumed_at', 'is', null)
+        .execute();
+    }
+    await finishTurn(trx, organizationId, turn.trigger_message_id, { status: 'done', actions: actions.map((a) => a.type), at });
+  });
+}
+
+/**
+ * The 'ai.turn' job. The model is asked outside any transaction (no lock is
+ * held while it thinks); its answer is checked strictly and applied whole or
+ * not at all. A failure throws, so the job is retried on the configured
+ * schedule; on the last attempt the turn is recorded as failed with its error
+ * and nothing is sent. The inbound message was committed before the job existed.
+ */
+export async function runAgentTurn(deps: Deps, organizationId: string, p: AgentTurnPayload, lastAttempt: boolean): Promise<JobOutcome> {
+  const done: JobOutcome = { kind: 'done' };
+  const turn = await findTurnByTrigger(deps.db, organizationId, p.messageId);
+  if (turn?.status !== 'pending') return done;
+  try {
+    const ctx = await loadTurnContext(deps.db, organizationId, p.leadId, p.messageId, deps.clock.now());
+    if (!ctx) return done; // erased meanwhile
+    const reason = await standDownReason(deps.db, turn, ctx.lead);
+    if (reason) {
+      await finishTurn(deps.db, organizationId, p.messageId, { status: 'skipped', error: reason, at: deps.clock.now().toISOString() });
+      return done;
+    }
+    const actions = checkActions(await agentFor(deps.config).decide(ctx.input));
+    await applyTurn(deps, turn, actions, ctx.commandIds, ctx.trigger.channel);
+    return done;
+  } catch (err) {
+    if (lastAttempt) {
+      const error = err instanceof Error ? err.message : String(err);
+      await finishTurn(deps.db, organizationId, p.messageId, { status: 'failed', error, at: deps.clock.now().toISOString() })
+        .catch((e: unknown) => deps.log.error({ err: e, leadId: p.leadId }, 'could not record the failed agent turn'));
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,97 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import type { Deps } from '../../platform/deps.js';
+import { DomainError, Forbidden } from '../../platform/errors.js';
+import { validTwilioSignature } from './signature.js';
+import { EMPTY_RESPONSE, THANK_AND_HANG_UP, TWIML_CONTENT_TYPE } from './twiml.js';
+import { applyStatus, receiveSms, receiveSpeech } from './twilio.service.js';
+
+const FORM = 'application/x-www-form-urlencoded';
+
+class TwilioNotConfigured extends DomainError {
+  constructor() {
+    super(404, 'Twilio is not configured on this server', 'not_configured');
+  }
+}
+
+const PhoneField = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
+const Sid = Type.Optional(Type.String({ maxLength: 64 }));
+
+// Twilio sends many more parameters (AccountSid, NumMedia, FromCity, ...): all are signed, none refused.
+const SmsBody = Type.Object(
+  { From: PhoneField('The lead'), To: PhoneField('Our sending number'), Body: Type.Optional(Type.String({ maxLength: 20_000 })), MessageSid: Sid },
+  { additionalProperties: true },
+);
+const GatherBody = Type.Object(
+  {
+    From: PhoneField('Our number on a call we placed'),
+    To: PhoneField('The lead on a call we placed'),
+    Direction: Type.Optional(Type.String({ maxLength: 32 })),
+    CallSid: Sid,
+    SpeechResult: Type.Optional(Type.String({ maxLength: 20_000 })),
+  },
+  { additionalProperties: true },
+);
+const StatusBody = Type.Object(
+  {
+    From: Type.Optional(Type.String({ maxLength: 64 })),
+    To: Type.Optional(Type.String({ maxLength: 64 })),
+    MessageSid: Sid,
+    MessageStatus: Type.Optional(Type.String({ maxLength: 32 })),
+    CallSid: Sid,
+    CallStatus: Type.Optional(Type.String({ maxLength: 32 })),
+    ErrorCode: Type.Optional(Type.String({ maxLength: 16 })),
+  },
+  { additionalProperties: true },
+);
+
+/**
+ * Twilio's webhooks: inbound SMS, the speech a call gathered, delivery and call
+ * status. They carry no API key (scopes.ts lists them as public): each request
+ * is verified by its X-Twilio-Signature instead, before anything is read or
+ * stored, and without a configured auth token nothing is accepted at all.
+ * Form bodies are parsed in this plugin only; every other route stays JSON-only.
+ */
+export const twilioRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app) => {
+  // The parameters exactly as sent, in order and with repeats: the signature covers all of them.
+  const signedParams = new WeakMap<FastifyRequest, [string, string][]>();
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(FORM, { parseAs: 'string' }, (req, body, done) => {
+    const pairs = [...new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8'))];
+    signedParams.set(req, pairs);
+    // Object.fromEntries defines own properties: a `__proto__` parameter is just a field.
+    done(null, Object.fromEntries(pairs));
+  });
+
+  app.addHook('onRequest', async () => {
+    if (!deps.config.twilio) throw new TwilioNotConfigured();
+  });
+
+  // After parsing, before validation: an unsigned request learns nothing, not even which field it lacks.
+  app.addHook('preValidation', async (req) => {
+    const twilio = deps.config.twilio;
+    if (!twilio) throw new TwilioNotConfigured();
+    // Twilio signs the URL it called: our public base URL, then the path and query as they reached us.
+    const url = deps.config.publicUrl + req.url;
+    if (!validTwilioSignature(twilio.authToken, url, signedParams.get(req) ?? [], req.headers['x-twilio-signature'])) throw new Forbidden();
+  });
+
+  const hidden = { hide: true, tags: ['providers'] };
+
+  app.post('/providers/twilio/sms', { schema: { ...hidden, summary: 'Twilio inbound SMS webhook', body: SmsBody } }, async (req, reply) => {
+    await receiveSms(deps, req.body);
+    return reply.type(TWIML_CONTENT_TYPE).send(EMPTY_RESPONSE);
+  });
+
+  app.post('/providers/twilio/voice/gather', { schema: { ...hidden, summary: 'Twilio <Gather> speech result', body: GatherBody } }, async (req, reply) => {
+    await receiveSpeech(deps, req.body);
+    return reply.type(TWIML_CONTENT_TYPE).send(THANK_AND_HANG_UP);
+  });
+
+  app.post('/providers/twilio/status', { schema: { ...hidden, summary: 'Twilio message and call status callback', body: StatusBody } }, async (req, reply) => {
+    await applyStatus(deps, req.body);
+    return reply.type(TWIML_CONTENT_TYPE).send(EMPTY_RESPONSE);
+  });
+};

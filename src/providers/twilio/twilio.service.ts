@@ -1,0 +1,114 @@
+import { handleInbound, type InboundResult } from '../../conversation/inbound.js';
+import type { Deps } from '../../platform/deps.js';
+import { DomainError } from '../../platform/errors.js';
+import { normalizePhone } from '../../platform/phone.js';
+import { findOrganizationIdBySendingNumber } from '../../settings/settings.repository.js';
+
+export class UnknownNumber extends DomainError {
+  constructor(number: string) {
+    super(404, `No organization has the sending number ${number}`, 'unknown_number');
+  }
+}
+
+/** The organization whose sending number this is (Twilio sends E.164; anything unparseable is simply nobody's). */
+export async function organizationOf(deps: Deps, number: string | undefined): Promise<string | undefined> {
+  if (!number) return undefined;
+  let e164: string;
+  try {
+    e164 = normalizePhone(number, deps.config.defaultCountry);
+  } catch {
+    return undefined;
+  }
+  return findOrganizationIdBySendingNumber(deps.db, e164);
+}
+
+async function requireOrganization(deps: Deps, number: string): Promise<string> {
+  const organizationId = await organizationOf(deps, number);
+  if (!organizationId) throw new UnknownNumber(number);
+  return organizationId;
+}
+
+export interface SmsWebhook {
+  From: string;
+  To: string;
+  Body?: string;
+  MessageSid?: string;
+}
+
+/**
+ * An SMS a lead sent to an organization's number: through the one inbound
+ * pipeline. Twilio may deliver a webhook again (a retry after a timeout, an
+ * operator's replay): a MessageSid already stored is not processed twice, so a
+ * STOP is not confirmed twice and a question is not answered twice.
+ */
+export async function receiveSms(deps: Deps, sms: SmsWebhook): Promise<InboundResult | 'duplicate'> {
+  const organizationId = await requireOrganization(deps, sms.To);
+  if (sms.MessageSid) {
+    const seen = await deps.db.selectFrom('messages').select('id')
+      .where('organization_id', '=', organizationId).where('provider_message_id', '=', sms.MessageSid).where('direction', '=', 'inbound')
+      .executeTakeFirst();
+    if (seen) return 'duplicate';
+  }
+  return handleInbound(deps, organizationId, { channel: 'sms', from: sms.From, to: sms.To, text: sms.Body ?? '', providerMessageId: sms.MessageSid ?? null });
+}
+
+export interface GatherWebhook {
+  From: string;
+  To: string;
+  Direction?: string;
+  CallSid?: string;
+  SpeechResult?: string;
+}
+
+/**
+ * What the lead said on a call. Twilio names the parties of the call, not of
+ * the speech: on a call we placed (Direction `outbound-api`, or `outbound-dial`
+ * for a dialled leg) `From` is our number and `To` the lead; on a call the lead
+ * placed to our number (Direction `inbound`) it is the other way round. So the
+ * organization is found by whichever side is ours, and the lead by the other.
+ */
+export async function receiveSpeech(deps: Deps, call: GatherWebhook): Promise<InboundResult | 'silence'> {
+  const weCalled = (call.Direction ?? '').startsWith('outbound');
+  const ours = weCalled ? call.From : call.To;
+  const theirs = weCalled ? call.To : call.From;
+  const organizationId = await requireOrganization(deps, ours);
+  const text = (call.SpeechResult ?? '').trim();
+  if (text === '') return 'silence';
+  return handleInbound(deps, organizationId, { channel: 'voice', from: theirs, to: ours, text, providerMessageId: call.CallSid ?? null });
+}
+
+export interface StatusWebhook {
+  From?: string;
+  To?: string;
+  MessageSid?: string;
+  MessageStatus?: string;
+  CallSid?: string;
+  CallStatus?: string;
+  ErrorCode?: string;
+}
+
+const MESSAGE_STATES: Record<string, string> = { delivered: 'delivered', undelivered: 'undelivered', failed: 'failed' };
+/** A call that was answered and ended "delivered" its message; one nobody picked up did not. */
+const CALL_STATES: Record<string, string> = { completed: 'delivered', failed: 'failed', busy: 'undelivered', 'no-answer': 'undelivered', canceled: 'undelivered' };
+
+/**
+ * A delivery report for a message or call we sent: moves the message (found by
+ * the provider's id, within the organization) to delivered / undelivered /
+ * failed. Intermediate states (queued, sent, ringing, ...) change nothing. The
+ * callback is about something we sent, so our number is `From`; `To` is tried
+ * too in case a number was configured the other way round.
+ */
+export async function applyStatus(deps: Deps, report: StatusWebhook): Promise<number> {
+  const isMessage = report.MessageSid !== undefined && report.MessageStatus !== undefined;
+  const sid = isMessage ? report.MessageSid : report.CallSid;
+  const raw = (isMessage ? report.MessageStatus : report.CallStatus) ?? '';
+  const status = (isMessage ? MESSAGE_STATES : CALL_STATES)[raw];
+  const organizationId = (await organizationOf(deps, report.From)) ?? (await organizationOf(deps, report.To));
+  if (!organizationId) throw new UnknownNumber(report.From ?? report.To ?? '(none)');
+  if (!sid || !status) return 0;
+  const reason = status === 'delivered' ? null : report.ErrorCode ? `Twilio error ${report.ErrorCode}` : `Twilio reported ${isMessage ? 'message' : 'call'} ${raw}`;
+  const result = await deps.db.updateTable('messages').set({ status, status_reason: reason })
+    .where('organization_id', '=', organizationId).where('provider_message_id', '=', sid).where('direction', '=', 'outbound')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

@@ -1,0 +1,26 @@
+/** TwiML, the XML Twilio executes on a call or answers a webhook with. Every text goes through xmlEscape. */
+
+export const TWIML_CONTENT_TYPE = 'text/xml; charset=utf-8';
+
+const XML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+
+/** Escapes text and attribute values; drops characters XML 1.0 cannot carry at all (Twilio would reject the document). */
+export function xmlEscape(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '').replace(/[&<>"']/g, (c) => XML_ENTITIES[c]!);
+}
+
+const PROLOG = '<?xml version="1.0" encoding="UTF-8"?>';
+
+/**
+ * The answer to an inbound SMS or a status callback: do nothing. Our replies go
+ * out through the compliance gate and the REST API, never as inline TwiML.
+ */
+export const EMPTY_RESPONSE = `${PROLOG}<Response/>`;
+
+/** The end of a call once the lead has answered. */
+export const THANK_AND_HANG_UP = `${PROLOG}<Response><Say>Thank you. Goodbye.</Say><Hangup/></Response>`;
+
+/** An outbound call: say the message, then listen; what the lead says is posted to `gatherUrl`. */
+export function sayAndGather(message: string, gatherUrl: string): string {
+  return `<Response><Say>${xmlEscape(message)}</Say><Gather input="speech" action="${xmlEscape(gatherUrl)}" method="POST"/></Response>`;
+}

@@ -1,0 +1,75 @@
+import { expect } from 'vitest';
+import type { Client } from '../support/harness.js';
+
+export const ALWAYS_OPEN = { contactHours: { start: '00:00', end: '00:00' } };
+
+/** Worker polling fast and retries short, so a whole conversation runs in seconds. */
+export const FAST_AGENT_ENV = { PARLEY_WORKER_POLL_MS: '20', PARLEY_JOB_RETRY_SCHEDULE: '50ms,50ms' };
+
+export interface MessageView {
+  id: string;
+  content: { text: string };
+  owner: 'user' | 'lead';
+  isAiGenerated: boolean;
+  channel: string;
+  direction: 'inbound' | 'outbound';
+  status: string;
+  statusReason: string | null;
+  scheduledTime: string | null;
+  createdAt: string;
+}
+
+export interface TurnView {
+  id: string;
+  triggerMessageId: string;
+  status: 'pending' | 'done' | 'skipped' | 'failed';
+  actions: string[];
+  error: string | null;
+}
+
+export async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (ok(v) || Date.now() > end) return v;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function messages(client: Client, leadId: string): Promise<MessageView[]> {
+  const res = await client.get(`/leads/${leadId}/messages`);
+  expect(res.status).toBe(200);
+  return res.body.messages as MessageView[];
+}
+
+export const aiMessages = (ms: MessageView[]) => ms.filter((m) => m.direction === 'outbound' && m.isAiGenerated);
+
+export async function turns(client: Client, leadId: string): Promise<TurnView[]> {
+  const res = await client.get(`/leads/${leadId}/agentTurns`);
+  expect(res.status).toBe(200);
+  return res.body.turns as TurnView[];
+}
+
+export async function lead(client: Client, leadId: string) {
+  const res = await client.get(`/leads/${leadId}`);
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+export async function inbound(client: Client, from: string, text: string, channel = 'sms') {
+  const res = await client.post('/inbound', { channel, from, text });
+  expect(res.status).toBe(200);
+  return res.body as { leadId: string | null; messageId: string; action: string };
+}
+
+export const finished = (all: TurnView[]) => all.every((t) => t.status !== 'pending');
+
+/** Sends a lead message and waits until the agent's turn for it has finished. */
+export async function say(client: Client, leadId: string, from: string, text: string): Promise<{ messageId: string; turn: TurnView | undefined }> {
+  const r = await inbound(client, from, text);
+  expect(r.action).toBe('conversation');
+  const all = await until(() => turns(client, leadId), (ts) => ts.some((t) => t.triggerMessageId === r.messageId && t.status !== 'pending'));
+  return { messageId: r.messageId, turn: all.find((t) => t.triggerMessageId === r.messageId) };
+}

@@ -18,8 +18,8 @@ const frameworkErrors: Record<string, { status: number; message: string; code: s
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'Body is not valid JSON', code: 'invalid_json' },
 };
 
-function send(reply: FastifyReply, status: number, message: string, code: string): FastifyReply {
-  return reply.code(status).type('application/json; charset=utf-8').send({ message, code });
+function send(reply: FastifyReply, status: number, message: string, code?: string): FastifyReply {
+  return reply.code(status).type('application/json; charset=utf-8').send(code ? { message, code } : { message });
 }
 
 /**
@@ -47,8 +47,19 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return send(reply, err.statusCode, contractMessage && err.statusCode === 400 ? contractMessage : 'Bad Request', 'bad_request');
     }
     request.log.error({ err }, 'unhandled error');
-    return send(reply, 500, 'Internal Server Error', 'internal');
+    // decisions.md: a 500 is always exactly {"message":"Internal Server Error"}.
+    return send(reply, 500, 'Internal Server Error');
   });
 
   app.setNotFoundHandler((_request, reply) => send(reply, 404, 'Not Found', 'not_found'));
+}
+
+/**
+ * Fastify's `frameworkErrors` option: a URL that cannot be routed (bad
+ * percent-encoding, an over-long path parameter) would otherwise get Fastify's
+ * own body, which echoes the URL; it gets the contract's shape instead.
+ */
+export function answerFrameworkError(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') send(reply, 414, 'URI Too Long', 'uri_too_long');
+  else send(reply, 400, 'Bad Request: the URL is not valid', 'bad_url');
 }

@@ -21,14 +21,47 @@ function makeAjv(coerceTypes: boolean): Ajv {
 const strict = makeAjv(false);
 const coercing = makeAjv(true);
 
+/** JSON pointer of the first string (value or key) holding U+0000, if any. */
+function nulAt(value: unknown, pointer = ''): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? pointer : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const here = `${pointer}/${key}`;
+    if (key.includes('\u0000')) return here;
+    const found = nulAt(item, here);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+type Validate = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
+/**
+ * PostgreSQL text cannot hold U+0000 (the query fails, a 500) while SQLite
+ * stores it: refusing it at the edge keeps both dialects answering alike, as
+ * an ordinary validation error naming the field.
+ */
+function refusingNul(validate: Validate): Validate {
+  const check: Validate = (data) => {
+    const ok = validate(data);
+    check.errors = validate.errors;
+    if (!ok) return false;
+    const pointer = nulAt(data);
+    if (pointer === undefined) return true;
+    check.errors = [{ instancePath: pointer, schemaPath: '#', keyword: 'nul', params: {}, message: 'must not contain the NUL character' }];
+    return false;
+  };
+  return check;
+}
+
 // Many routes share one schema object (e.g. the lead id params): compile each once, not per route.
-const compiled = { body: new WeakMap<object, ReturnType<Ajv['compile']>>(), other: new WeakMap<object, ReturnType<Ajv['compile']>>() };
+const compiled = { body: new WeakMap<object, Validate>(), other: new WeakMap<object, Validate>() };
 
 export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart }) => {
   const cache = httpPart === 'body' ? compiled.body : compiled.other;
   let fn = cache.get(schema as object);
   if (!fn) {
-    fn = (httpPart === 'body' ? strict : coercing).compile(schema as object);
+    fn = refusingNul((httpPart === 'body' ? strict : coercing).compile(schema as object));
     cache.set(schema as object, fn);
   }
   return fn;

@@ -1,0 +1,73 @@
+import { expect, it } from 'vitest';
+import { expectError } from '../support/assert.js';
+import { describeEachDialect } from '../support/harness.js';
+
+const DEFAULTS = {
+  smsVoiceOptOutCoupled: false,
+  timeZone: 'UTC',
+  contactHours: { start: '08:00', end: '21:00' },
+  helpText: 'Reply STOP to stop receiving messages, START to receive them again.',
+  sendingNumber: null,
+};
+
+describeEachDialect('GET/PATCH /settings', (ctx) => {
+  it('starts from the defaults', async () => {
+    const ts = ctx();
+    const org = await ts.clientWithScopes(['settings:read'], 'settings-defaults');
+    const res = await org.get('/settings');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(DEFAULTS);
+  });
+
+  it('changes only the fields sent, answers the whole document, and keeps it per organization', async () => {
+    const ts = ctx();
+    const org = await ts.clientWithScopes(['settings:read', 'settings:write'], 'settings-change');
+    const res = await org.patch('/settings', { smsVoiceOptOutCoupled: true, contactHours: { start: '09:30', end: '18:00' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ ...DEFAULTS, smsVoiceOptOutCoupled: true, contactHours: { start: '09:30', end: '18:00' } });
+    const second = await org.patch('/settings', { timeZone: 'America/New_York' });
+    expect(second.body).toEqual({ ...DEFAULTS, smsVoiceOptOutCoupled: true, contactHours: { start: '09:30', end: '18:00' }, timeZone: 'America/New_York' });
+    expect((await org.get('/settings')).body).toEqual(second.body);
+    expect((await ts.beta.get('/settings')).body).toEqual(DEFAULTS);
+  });
+
+  it.each([
+    [{}, 'body must NOT have fewer than 1 properties'],
+    [{ colour: 'red' }, 'colour is not allowed'],
+    [{ smsVoiceOptOutCoupled: 'yes' }, 'smsVoiceOptOutCoupled must be boolean'],
+    [{ timeZone: 'Atlantis/Capital' }, 'timeZone is not a known IANA time zone'],
+    [{ contactHours: { start: '8am', end: '21:00' } }, 'contactHours.start must match pattern "^([01]\\d|2[0-3]):[0-5]\\d$"'],
+    [{ contactHours: { start: '08:00' } }, 'contactHours.end is required'],
+    [{ helpText: '' }, 'helpText must NOT have fewer than 1 characters'],
+  ])('rejects %j with a 400 naming the field, and changes nothing', async (body, message) => {
+    const ts = ctx();
+    const org = await ts.clientWithScopes(['settings:read', 'settings:write'], 'settings-invalid');
+    expectError(await org.patch('/settings', body), 400, message);
+    expect((await org.get('/settings')).body).toEqual(DEFAULTS);
+  });
+
+  it('loses no field when patches of different fields race', async () => {
+    const ts = ctx();
+    for (let round = 0; round < 5; round++) {
+      const org = await ts.clientWithScopes(['settings:read', 'settings:write'], `settings-race-${round}`);
+      const patches = [
+        { smsVoiceOptOutCoupled: true },
+        { timeZone: 'Asia/Tokyo' },
+        { contactHours: { start: '10:00', end: '16:00' } },
+        { helpText: 'Call us.' },
+      ];
+      const results = await Promise.all(patches.map((p) => org.patch('/settings', p)));
+      expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+      expect((await org.get('/settings')).body).toEqual({ ...DEFAULTS, ...Object.assign({}, ...patches) });
+    }
+  });
+
+  it('needs settings:write to change and settings:read to read', async () => {
+    const ts = ctx();
+    const reader = await ts.clientWithScopes(['settings:read'], 'settings-scopes');
+    expectError(await reader.patch('/settings', { smsVoiceOptOutCoupled: true }), 403, 'Forbidden');
+    const writer = await ts.clientWithScopes(['settings:write'], 'settings-scopes');
+    expectError(await writer.get('/settings'), 403, 'Forbidden');
+    expect((await reader.get('/settings')).body.smsVoiceOptOutCoupled).toBe(false);
+  });
+});

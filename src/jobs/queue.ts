@@ -40,7 +40,9 @@ export interface ClaimedJob {
 
 export async function claimJobs(deps: Deps, limit: number): Promise<ClaimedJob[]> {
   const now = deps.clock.now();
-  const ids = await claimDue(deps.db, deps.dialect, 'jobs', 'run_at', now.toISOString(), new Date(now.getTime() + deps.config.leaseMs).toISOString(), limit);
+  // A job's lease must outlive its slowest call (a model turn), or a second worker would run it concurrently.
+  const leaseMs = Math.max(deps.config.leaseMs, 2 * deps.config.ai.timeoutMs, 2 * deps.config.webhookTimeoutMs);
+  const ids = await claimDue(deps.db, deps.dialect, 'jobs', 'run_at', now.toISOString(), new Date(now.getTime() + leaseMs).toISOString(), limit);
   if (ids.length === 0) return [];
   const rows = await deps.db.selectFrom('jobs').selectAll().where(byKeys(ids)).execute();
   return rows.map((r) => ({ organizationId: r.organization_id, id: r.id, name: r.name, payload: JSON.parse(r.payload), attempts: r.attempts }));

@@ -3,6 +3,9 @@ import type { Deps } from '../platform/deps.js';
 import { jobHandlers, type JobHandler, type JobName } from './catalog.js';
 import { claimJobs, deferJob, failJob, finishJob, type ClaimedJob } from './queue.js';
 
+/** Jobs one worker runs at once; a slow provider holds one slot, never the worker. */
+const JOB_SLOTS = 16;
+
 async function runOne(deps: Deps, job: ClaimedJob): Promise<void> {
   const handler = (jobHandlers as Record<string, JobHandler<JobName> | undefined>)[job.name];
   if (!handler) {
@@ -20,9 +23,47 @@ async function runOne(deps: Deps, job: ClaimedJob): Promise<void> {
   }
 }
 
-/** Claims due jobs and runs them concurrently; answers how many were claimed. */
-export async function runDueJobs(deps: Deps, limit: number): Promise<number> {
-  const jobs = await claimJobs(deps, limit);
-  await Promise.all(jobs.map((j) => runOne(deps, j)));
-  return jobs.length;
+/**
+ * Runs jobs in the background of the worker loop: claims into free slots and
+ * returns at once, so a model call of many seconds never stalls webhook
+ * delivery or other sends. Handlers are idempotent (a job may run again after
+ * a crash, at-least-once), and their lease outlives the slowest call they make.
+ */
+export class JobPipeline {
+  private inFlight = 0;
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(private readonly deps: Deps) {}
+
+  get busy(): number {
+    return this.inFlight;
+  }
+
+  async fill(): Promise<number> {
+    const free = JOB_SLOTS - this.inFlight;
+    if (free <= 0) return 0;
+    const jobs = await claimJobs(this.deps, free);
+    for (const job of jobs) {
+      this.inFlight += 1;
+      void runOne(this.deps, job)
+        .catch((err) => this.deps.log.error({ err, jobId: job.id }, 'job bookkeeping failed; its lease will lapse and it runs again'))
+        .finally(() => {
+          this.inFlight -= 1;
+          if (this.inFlight === 0) this.idleWaiters.splice(0).forEach((w) => w());
+        });
+    }
+    return jobs.length;
+  }
+
+  /** Resolves when no job is running, or after `ms`. */
+  drained(ms: number): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, ms);
+      this.idleWaiters.push(() => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
+  }
 }

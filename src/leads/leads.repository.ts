@@ -50,7 +50,7 @@ export async function listLeads(db: Db, organizationId: string, f: LeadListFilte
 
 /** Erasure: the lead and everything said with it. Opt-out and DNC records are kept elsewhere on purpose. */
 export async function deleteLeadData(db: Db, organizationId: string, id: string): Promise<void> {
-  for (const table of ['messages', 'lead_tags', 'lead_notes'] as const) {
+  for (const table of ['messages', 'lead_tags', 'lead_notes', 'agent_turns'] as const) {
     await db.deleteFrom(table).where('organization_id', '=', organizationId).where('lead_id', '=', id).execute();
   }
   await db.deleteFrom('leads').where('organization_id', '=', organizationId).where('id', '=', id).execute();

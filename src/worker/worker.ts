@@ -1,4 +1,4 @@
-import { runDueJobs } from '../jobs/runner.js';
+import { JobPipeline } from '../jobs/runner.js';
 import type { Deps } from '../platform/deps.js';
 import { DeliveryPipeline } from '../webhooks/delivery.js';
 import { dispatchEvents } from '../webhooks/dispatcher.js';
@@ -15,10 +15,12 @@ export class Worker {
   private wake: (() => void) | undefined;
   private readonly sender: WebhookSender;
   private readonly deliveries: DeliveryPipeline;
+  private readonly jobs: JobPipeline;
 
   constructor(private readonly deps: Deps) {
     this.sender = new WebhookSender(deps.config.webhookTimeoutMs, deps.config.allowPrivateWebhookUrls);
     this.deliveries = new DeliveryPipeline(deps, this.sender);
+    this.jobs = new JobPipeline(deps);
   }
 
   start(): void {
@@ -31,7 +33,7 @@ export class Worker {
     let work = await dispatchEvents(this.deps, 500);
     work += await this.deliveries.fill();
     await this.deliveries.flush();
-    work += await runDueJobs(this.deps, 16);
+    work += await this.jobs.fill();
     return work;
   }
 
@@ -77,6 +79,8 @@ export class Worker {
     const deadline = Date.now() + this.deps.config.webhookTimeoutMs + 1000;
     while (this.deliveries.busy > 0 && Date.now() < deadline) await this.deliveries.waitForSlot(50);
     await this.deliveries.flush();
+    // Running jobs finish (each bounded by its provider timeout); one cut short keeps its lease and runs again later.
+    await this.jobs.drained(Math.max(0, deadline - Date.now()) + this.deps.config.ai.timeoutMs);
     await this.sender.close();
   }
 }

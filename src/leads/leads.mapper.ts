@@ -1,5 +1,5 @@
 import { channelStatus, isUnsubscribed } from '../subscriptions/channels.js';
-import type { LeadRow, TagRow } from './leads.repository.js';
+import type { LeadRow, LeadViewRow, TagRow } from './leads.repository.js';
 import type { LeadView } from './leads.schemas.js';
 
 export function parseInfo(text: string): Record<string, unknown> {
@@ -31,4 +31,11 @@ export function toLeadView(row: LeadRow, tags: TagRow[], onDnc: boolean): LeadVi
     externalLeadId: row.external_lead_id,
     subscriptions: { sms: channelStatus(row, 'sms'), voice: channelStatus(row, 'voice'), email: channelStatus(row, 'email') },
   };
+}
+
+/** From a row of findLeadView/listLeadViews: tags arrive as JSON (text on SQLite, parsed on PostgreSQL). */
+export function toLeadViewOf(row: LeadViewRow): LeadView {
+  const raw = typeof row.tags_json === 'string' ? (JSON.parse(row.tags_json) as unknown) : row.tags_json;
+  const tags = Array.isArray(raw) ? (raw as TagRow[]) : [];
+  return toLeadView(row, tags, row.on_dnc === true || row.on_dnc === 1 || row.on_dnc === '1');
 }

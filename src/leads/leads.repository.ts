@@ -1,4 +1,5 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import type { DialectName } from '../platform/db/connect.js';
 import type { Db, LeadsTable } from '../platform/db/schema.js';
 
 export type LeadRow = Selectable<LeadsTable>;
@@ -16,6 +17,25 @@ export async function findLead(db: Db, organizationId: string, id: string, lock 
   let q = db.selectFrom('leads').selectAll().where('organization_id', '=', organizationId).where('id', '=', id);
   if (lock) q = q.forUpdate();
   return q.executeTakeFirst();
+}
+
+/** A lead row plus what its API view needs (tags as JSON, DNC flag), in one statement. */
+export type LeadViewRow = LeadRow & { tags_json: unknown; on_dnc: unknown };
+
+/**
+ * The lead's tags and DNC state as correlated subqueries of the same SELECT:
+ * one round trip per read, the hot path of GET /leads/{id} and list pages.
+ */
+function selectLeadViews(db: Db, dialect: DialectName, organizationId: string) {
+  const tags = dialect === 'postgres'
+    ? sql<unknown>`(select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'condition', t.condition) order by t.id), '[]'::json) from lead_tags t where t.organization_id = leads.organization_id and t.lead_id = leads.id)`
+    : sql<unknown>`(select json_group_array(json_object('id', t.id, 'name', t.name, 'condition', t.condition)) from lead_tags t where t.organization_id = leads.organization_id and t.lead_id = leads.id)`;
+  const onDnc = sql<unknown>`exists(select 1 from dnc_entries d where d.organization_id = leads.organization_id and d.phone = leads.phone)`;
+  return db.selectFrom('leads').selectAll('leads').select([tags.as('tags_json'), onDnc.as('on_dnc')]).where('leads.organization_id', '=', organizationId);
+}
+
+export async function findLeadView(db: Db, dialect: DialectName, organizationId: string, id: string): Promise<LeadViewRow | undefined> {
+  return selectLeadViews(db, dialect, organizationId).where('leads.id', '=', id).executeTakeFirst() as Promise<LeadViewRow | undefined>;
 }
 
 export async function updateLead(db: Db, organizationId: string, id: string, patch: Updateable<LeadsTable>): Promise<void> {
@@ -40,12 +60,12 @@ export interface LeadListFilter {
 }
 
 /** Keyset page in id (= creation) order; fetches limit+1 to know whether more exist. */
-export async function listLeads(db: Db, organizationId: string, f: LeadListFilter): Promise<LeadRow[]> {
-  let q = db.selectFrom('leads').selectAll().where('organization_id', '=', organizationId);
-  if (f.createdSince) q = q.where('created_at', '>=', f.createdSince);
-  if (f.updatedSince) q = q.where('updated_at', '>=', f.updatedSince);
-  if (f.afterId) q = q.where('id', '>', f.afterId);
-  return q.orderBy('id').limit(f.limit + 1).execute();
+export async function listLeadViews(db: Db, dialect: DialectName, organizationId: string, f: LeadListFilter): Promise<LeadViewRow[]> {
+  let q = selectLeadViews(db, dialect, organizationId);
+  if (f.createdSince) q = q.where('leads.created_at', '>=', f.createdSince);
+  if (f.updatedSince) q = q.where('leads.updated_at', '>=', f.updatedSince);
+  if (f.afterId) q = q.where('leads.id', '>', f.afterId);
+  return q.orderBy('leads.id').limit(f.limit + 1).execute() as Promise<LeadViewRow[]>;
 }
 
 /** Erasure: the lead and everything said with it. Opt-out and DNC records are kept elsewhere on purpose. */

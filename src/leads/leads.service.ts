@@ -1,7 +1,6 @@
 import type { Updateable } from 'kysely';
 import { scheduleOpeningMessage } from '../agent/opening.js';
 import { emitEvents } from '../events/outbox.js';
-import { phonesOnDnc } from '../dnc/dnc.repository.js';
 import { findProfileByName } from '../profiles/profiles.repository.js';
 import { CHANNELS, sourceColumn, statusColumn } from '../subscriptions/channels.js';
 import { suppressionsFor } from '../subscriptions/suppressions.repository.js';
@@ -15,7 +14,7 @@ import { decodeCursor, page } from '../platform/http/pagination.js';
 import { normalizePhone } from '../platform/phone.js';
 import { checkTimeZone } from '../platform/time-zone.js';
 import { mergeInfo } from './additional-info.js';
-import { parseInfo, toLeadView } from './leads.mapper.js';
+import { parseInfo, toLeadViewOf } from './leads.mapper.js';
 import * as repo from './leads.repository.js';
 import type { CreateLeadInput, LeadView, ListLeadsInput, UpdateLeadInput } from './leads.schemas.js';
 
@@ -89,30 +88,22 @@ export async function createLead(deps: Deps, organizationId: string, input: Crea
   return id;
 }
 
-async function views(db: Db, organizationId: string, rows: repo.LeadRow[]): Promise<LeadView[]> {
-  const ids = rows.map((r) => r.id);
-  const [tags, dnc] = await Promise.all([
-    repo.listTags(db, organizationId, ids),
-    phonesOnDnc(db, organizationId, rows.flatMap((r) => (r.phone ? [r.phone] : []))),
-  ]);
-  return rows.map((r) => toLeadView(r, tags.filter((t) => t.lead_id === r.id), !!r.phone && dnc.has(r.phone)));
-}
-
 export async function getLead(deps: Deps, organizationId: string, id: string): Promise<LeadView> {
-  const lead = await requireLead(deps.db, organizationId, id);
-  return (await views(deps.db, organizationId, [lead]))[0]!;
+  const row = await repo.findLeadView(deps.db, deps.dialect, organizationId, id);
+  if (!row) throw leadNotFound(id);
+  return toLeadViewOf(row);
 }
 
 export async function listLeads(deps: Deps, organizationId: string, q: ListLeadsInput) {
   const limit = q.limit ?? 100;
-  const rows = await repo.listLeads(deps.db, organizationId, {
+  const rows = await repo.listLeadViews(deps.db, deps.dialect, organizationId, {
     createdSince: q.createdSince ? new Date(q.createdSince).toISOString() : undefined,
     updatedSince: q.updatedSince ? new Date(q.updatedSince).toISOString() : undefined,
     afterId: decodeCursor(q.nextToken),
     limit,
   });
   const { items, nextToken } = page(rows, limit);
-  return { leads: await views(deps.db, organizationId, items), nextToken };
+  return { leads: items.map(toLeadViewOf), nextToken };
 }
 
 export async function lookupLeadByPhone(deps: Deps, organizationId: string, rawPhone: string): Promise<string> {

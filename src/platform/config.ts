@@ -223,7 +223,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutMs: integer(env, 'PARLEY_WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
     runWorker: flag(env, 'PARLEY_WORKER', true),
     workerPollMs: integer(env, 'PARLEY_WORKER_POLL_MS', 200, 10, 60_000),
-    workerConcurrency: integer(env, 'PARLEY_WORKER_CONCURRENCY', 64, 1, 1000),
+    workerConcurrency: integer(env, 'PARLEY_WORKER_CONCURRENCY', 128, 1, 1000),
     leaseMs: integer(env, 'PARLEY_LEASE_MS', 60_000, 1000, 3_600_000),
     jobRetryScheduleMs: retrySchedule(env, 'PARLEY_JOB_RETRY_SCHEDULE', DEFAULT_JOB_RETRY_SCHEDULE),
     twilio: twilio(env),

@@ -23,7 +23,7 @@ const jitter = (ms: number) => Math.round(ms * (0.9 + Math.random() * 0.2));
 /**
  * Delivers webhook rows as a pipeline: up to `concurrency` requests in flight,
  * refilled as they finish, so one hanging receiver holds one slot, not a batch;
- * and at most a quarter of the slots per endpoint, so a hanging endpoint with
+ * and at most half of the slots per endpoint, so a hanging endpoint with
  * a backlog cannot take them all and hold up every other endpoint.
  * Outcomes are written in groups (one transaction per flush): with durable
  * SQLite commits that is what lets one worker sustain thousands per second.
@@ -50,7 +50,7 @@ export class DeliveryPipeline {
     if (free <= 0) return 0;
     const { db, dialect, clock, config } = this.deps;
     const now = clock.now();
-    const perEndpoint = { column: 'endpoint_id' as const, max: Math.max(1, Math.floor(config.workerConcurrency / 4)), inFlight: this.inFlightByEndpoint };
+    const perEndpoint = { column: 'endpoint_id' as const, max: Math.max(1, Math.floor(config.workerConcurrency / 2)), inFlight: this.inFlightByEndpoint };
     // The lease must outlast the attempt (bounded by the timeout) and the recording of its outcome, or a
     // slow receiver is sent the same event again while the first request is still out.
     const leaseMs = Math.max(config.leaseMs, 2 * config.webhookTimeoutMs);
@@ -139,6 +139,16 @@ export class DeliveryPipeline {
       this.deps.log.error({ err, count: batch.length }, 'could not record delivery outcomes');
     }
     return batch.length;
+  }
+
+  /**
+   * Resolves once fewer than `count` deliveries are in flight, or after `ms`:
+   * refilling in batches rather than one slot at a time keeps the claim and
+   * bookkeeping queries per delivery low.
+   */
+  async waitUntilBelow(count: number, ms: number): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (this.inFlight >= count && Date.now() < deadline) await this.waitForSlot(deadline - Date.now());
   }
 
   /** Resolves when a slot frees up, or after `ms` at most. */

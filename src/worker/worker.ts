@@ -50,7 +50,10 @@ export class Worker {
       // Nothing new to claim while deliveries are out: wake when one finishes (to record it and
       // refill its slot) or at the poll interval, not every few ms (that polled the database
       // hundreds of times a second for as long as a receiver hung).
-      if (this.deliveries.full) await this.deliveries.waitForSlot(50);
+      // Refill in batches: wait until a quarter of the slots are out (or a short while, so other
+      // endpoints are served even while one hangs), then claim many at once.
+      const lowWater = Math.max(1, Math.floor(this.deps.config.workerConcurrency / 4));
+      if (this.deliveries.busy >= lowWater) await this.deliveries.waitUntilBelow(lowWater, Math.min(20, this.deps.config.workerPollMs));
       else if (work === 0 && this.deliveries.busy > 0) await this.deliveries.waitForSlot(this.deps.config.workerPollMs);
       else if (work === 0) await this.idle(this.deps.config.workerPollMs);
     }

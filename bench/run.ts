@@ -1,0 +1,105 @@
+/**
+ * `npm run bench`: starts the real server (compiled, `parley serve`) and the
+ * reference servers as their own processes, drives them with autocannon from
+ * this process over 127.0.0.1, and reports every figure as a ratio to a
+ * reference measured in the same run (absolute numbers drift 10-25 % on
+ * shared machines). Writes bench/results/<time>.json.
+ *
+ *   npm run bench                 full run (SQLite; PostgreSQL too when reachable)
+ *   npm run bench -- --quick      short durations, smaller data (a smoke run)
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { printTable, type Row } from './lib/table.js';
+import { deliverySection } from './sections/delivery.js';
+import { httpSection } from './sections/http.js';
+import { scaleSection } from './sections/scale.js';
+import { seed, type SeedResult } from './seed.js';
+
+const { values: args } = parseArgs({
+  options: { quick: { type: 'boolean', default: false }, fresh: { type: 'boolean', default: false }, only: { type: 'string' }, 'no-pg': { type: 'boolean', default: false } },
+});
+export const quick = args.quick!;
+const DATA = 'bench/data';
+mkdirSync(DATA, { recursive: true });
+mkdirSync('bench/results', { recursive: true });
+
+/** Seeds are cached between runs (read-only use); write benchmarks get a fresh copy. */
+async function cachedSeed(name: string, databaseUrl: string, leads: number, messages: number, fresh = false): Promise<SeedResult> {
+  const meta = `${DATA}/${name}.json`;
+  const file = databaseUrl.startsWith('sqlite:') ? databaseUrl.slice(7) : undefined;
+  if (!fresh && !args.fresh && existsSync(meta) && (!file || existsSync(file))) return JSON.parse(readFileSync(meta, 'utf8')) as SeedResult;
+  if (file) for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
+  process.stdout.write(`seeding ${name}: ${leads} leads, ${messages} history messages ... `);
+  const r = await seed(databaseUrl, leads, messages);
+  console.log(`${r.seconds.toFixed(1)} s`);
+  writeFileSync(meta, JSON.stringify(r));
+  return r;
+}
+
+async function pgDatabase(name: string): Promise<string | undefined> {
+  if (args['no-pg']) return undefined;
+  const admin = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres', connectionTimeoutMillis: 2000 });
+  try {
+    await admin.connect();
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.query(`create database ${name}`);
+    return `postgres://postgres@127.0.0.1:5432/${name}`;
+  } catch {
+    return undefined;
+  } finally {
+    await admin.end().catch(() => {});
+  }
+}
+
+const rows: Row[] = [];
+const raw: Record<string, unknown> = {};
+const want = (s: string) => !args.only || args.only.split(',').includes(s);
+
+if (want('http')) {
+  const db = `sqlite:${DATA}/http.db`;
+  const s = await cachedSeed('http', db, quick ? 20_000 : 100_000, 100, true);
+  const r = await httpSection('sqlite', db, s, quick);
+  rows.push(...r.rows);
+  raw.httpSqlite = r.raw;
+}
+if (want('scale')) {
+  const small = await cachedSeed('small', `sqlite:${DATA}/small.db`, 10_000, 100);
+  const bigLeads = quick ? 200_000 : 1_000_000;
+  const big = await cachedSeed(quick ? 'medium' : 'large', `sqlite:${DATA}/${quick ? 'medium' : 'large'}.db`, bigLeads, quick ? 20_000 : 100_000);
+  const r = await scaleSection(`sqlite:${DATA}/small.db`, small, `sqlite:${DATA}/${quick ? 'medium' : 'large'}.db`, big, bigLeads, quick);
+  rows.push(...r.rows);
+  raw.scale = r.raw;
+}
+if (want('delivery')) {
+  const r = await deliverySection('sqlite', `sqlite:${DATA}/delivery.db`, quick);
+  rows.push(...r.rows);
+  raw.deliverySqlite = r.raw;
+}
+const pgHttp = want('pg') ? await pgDatabase('parley_bench_http') : undefined;
+if (pgHttp) {
+  const s = await seed(pgHttp, quick ? 20_000 : 100_000, 100);
+  const r = await httpSection('postgres', pgHttp, s, quick);
+  rows.push(...r.rows);
+  raw.httpPostgres = r.raw;
+  const pgDelivery = await pgDatabase('parley_bench_delivery');
+  if (pgDelivery) {
+    const d = await deliverySection('postgres', pgDelivery, quick);
+    rows.push(...d.rows);
+    raw.deliveryPostgres = d.raw;
+  }
+} else if (want('pg')) {
+  console.log('PostgreSQL not reachable (or --no-pg): PostgreSQL rows skipped.');
+}
+
+const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version };
+const table = printTable(rows);
+console.log(`\nParley benchmark (${quick ? 'quick' : 'full'}), ${machine.cpus} cores ${machine.cpuModel}, ${machine.memoryGb} GiB, Node ${machine.node}\n`);
+console.log(table);
+const file = `bench/results/${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
+writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), quick, machine, rows, raw }, null, 2));
+console.log(`\nresults: ${file}`);
+const missed = rows.filter((r) => r.met === false);
+if (missed.length) console.log(`targets not met: ${missed.map((r) => `${r.section}/${r.measure}`).join(', ')}`);

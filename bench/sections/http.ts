@@ -1,0 +1,53 @@
+import { leadIds } from '../lib/ids.js';
+import { load, rotating, type LoadResult } from '../lib/load.js';
+import { freePort, startParley, startProcess } from '../lib/processes.js';
+import type { Row } from '../lib/table.js';
+import type { SeedResult } from '../seed.js';
+
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+
+/** Hot-path throughput: GET lead and unsubscribe against the HTTP and storage ceilings. */
+export async function httpSection(dialect: 'sqlite' | 'postgres', databaseUrl: string, seed: SeedResult, quick: boolean) {
+  const seconds = quick ? 3 : 10;
+  const connections = 50;
+  const [refPort, parleyPort] = [await freePort(), await freePort()];
+  const ref = await startProcess('node', ['--import', 'tsx', 'bench/reference.ts', String(refPort), databaseUrl, seed.organizationId], {}, refPort, '/static');
+  // The worker is off: the reference does no event delivery either.
+  const parley = await startParley(databaseUrl, parleyPort, { PARLEY_WORKER: 'false' });
+  const headers = { 'x-api-key': seed.key };
+  const all = await leadIds(databaseUrl, seed.organizationId, 1_000_000);
+  const getIds = rotating(seed.sampleLeadIds);
+  // Each unsubscribe must change a different lead (a repeat writes nothing): disjoint pools.
+  const half = Math.floor((all.length - 1) / 2);
+  const poolParley = rotating(all.slice(1, 1 + half));
+  const poolRef = rotating(all.slice(1 + half));
+  const results: Record<string, LoadResult> = {};
+  try {
+    const run = async (key: string, o: Parameters<typeof load>[0]) => {
+      await load({ ...o, seconds: 1 }); // warm-up
+      results[key] = await load(o);
+    };
+    await run('static', { name: 'bare static route', url: `${ref.url}/static`, connections, seconds });
+    await run('refGet', { name: 'bare lead lookup', url: ref.url, path: () => `/lead/${getIds()}`, connections, seconds });
+    await run('get', { name: 'GET /v1/leads/{id}', url: parley.url, headers, path: () => `/v1/leads/${getIds()}`, connections, seconds });
+    await run('refUnsub', { name: 'bare UPDATE+INSERT tx', url: ref.url, method: 'POST', path: () => `/unsubscribe/${poolRef()}`, connections, seconds });
+    await run('unsub', { name: 'POST unsubscribe', url: parley.url, method: 'POST', headers, body: '{}', path: () => `/v1/leads/${poolParley()}/unsubscribe`, connections, seconds });
+  } finally {
+    results.rss = { name: 'peak RSS', requestsPerSec: parley.peakRssMb(), p50: 0, p99: 0, mean: 0, errors: 0, non2xx: 0 };
+    await parley.stop();
+    await ref.stop();
+  }
+  const { static: st, refGet, get, refUnsub, unsub } = results as Record<string, LoadResult>;
+  const s = `http-${dialect}`;
+  const rows: Row[] = [
+    { section: s, measure: 'bare static route req/s', value: String(st!.requestsPerSec), reference: '-', ratio: '-', target: 'reference', met: null },
+    { section: s, measure: 'GET lead req/s vs static', value: String(get!.requestsPerSec), reference: String(st!.requestsPerSec), ratio: pct(get!.requestsPerSec / st!.requestsPerSec), target: dialect === 'sqlite' ? '>= 60%' : 'report', met: dialect === 'sqlite' ? get!.requestsPerSec / st!.requestsPerSec >= 0.6 : null },
+    { section: s, measure: 'GET lead req/s vs bare lookup', value: String(get!.requestsPerSec), reference: String(refGet!.requestsPerSec), ratio: pct(get!.requestsPerSec / refGet!.requestsPerSec), target: dialect === 'postgres' ? '>= 70%' : 'report', met: dialect === 'postgres' ? get!.requestsPerSec / refGet!.requestsPerSec >= 0.7 : null },
+    { section: s, measure: 'GET lead p50 / p99 ms', value: `${get!.p50} / ${get!.p99}`, reference: `${refGet!.p50} / ${refGet!.p99}`, ratio: '-', target: 'p99 < 15 ms', met: get!.p99 < 15 },
+    { section: s, measure: 'unsubscribe req/s vs bare tx', value: String(unsub!.requestsPerSec), reference: String(refUnsub!.requestsPerSec), ratio: pct(unsub!.requestsPerSec / refUnsub!.requestsPerSec), target: '>= 70%', met: unsub!.requestsPerSec / refUnsub!.requestsPerSec >= 0.7 },
+    { section: s, measure: 'unsubscribe p50 / p99 ms', value: `${unsub!.p50} / ${unsub!.p99}`, reference: `${refUnsub!.p50} / ${refUnsub!.p99}`, ratio: '-', target: 'report', met: null },
+    { section: s, measure: 'errors / non-2xx', value: `${get!.errors + unsub!.errors} / ${get!.non2xx + unsub!.non2xx}`, reference: '-', ratio: '-', target: '0 / 0', met: get!.errors + unsub!.errors + get!.non2xx + unsub!.non2xx === 0 },
+    { section: s, measure: 'peak RSS MB (server)', value: String(results.rss!.requestsPerSec), reference: '-', ratio: '-', target: 'report', met: null },
+  ];
+  return { rows, raw: results };
+}

@@ -6,7 +6,10 @@ import { openStore, type Store } from './platform/db/connect.js';
 import { migrateToLatest } from './platform/db/migrate.js';
 import type { Deps } from './platform/deps.js';
 import { createLogger } from './platform/logger.js';
-import { Worker } from './worker/worker.js';
+import type { Worker } from './worker/worker.js';
+
+/** The worker (HTTP client, providers, agent) is loaded after the API listens: ready sooner. */
+const loadWorker = async () => (await import('./worker/worker.js')).Worker;
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -20,12 +23,12 @@ export interface RunningServer {
 /** Opens the store, migrates it, listens, starts the worker (unless disabled); stop() drains requests, stops the worker, closes the pool. */
 export async function startServer(config: Config): Promise<RunningServer> {
   const log = createLogger(config.logLevel);
-  const store = openStore(config.databaseUrl, config.dbPoolSize);
+  const store = openStore(config.databaseUrl, config.dbPoolSize, config.dbQueryTimeoutMs);
   await migrateToLatest(store);
   const deps: Deps = { db: store.db, dialect: store.dialect, config, clock: systemClock, log };
   const app = await buildApp(deps);
   const address = await app.listen({ port: config.port, host: config.host });
-  const worker = config.runWorker ? new Worker(deps) : undefined;
+  const worker = config.runWorker ? new (await loadWorker())(deps) : undefined;
   worker?.start();
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -40,10 +43,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
 /** A worker process with no HTTP API (`parley worker`). */
 export async function startWorker(config: Config): Promise<{ deps: Deps; stop(): Promise<void> }> {
   const log = createLogger(config.logLevel);
-  const store = openStore(config.databaseUrl, config.dbPoolSize);
+  const store = openStore(config.databaseUrl, config.dbPoolSize, config.dbQueryTimeoutMs);
   await migrateToLatest(store);
   const deps: Deps = { db: store.db, dialect: store.dialect, config, clock: systemClock, log };
-  const worker = new Worker(deps);
+  const worker = new (await loadWorker())(deps);
   worker.start();
   let stopping: Promise<void> | undefined;
   const stop = () =>

@@ -8,6 +8,7 @@ import { startServer, type RunningServer } from '../../src/server.js';
 import { outboxFor } from '../support/events.js';
 import { clientFor, createLead, describeEachDialect, freshDatabase, type Client, type TestServer } from '../support/harness.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from '../support/smtp-sink.js';
+import { waitForStatus } from '../support/messages.js';
 
 const ALWAYS_OPEN = { contactHours: { start: '00:00', end: '00:00' } };
 const FROM = 'Acme Sales <sales@acme.test>';
@@ -20,15 +21,6 @@ afterAll(() => sink.close());
 let emailCounter = 0;
 const uniqueEmail = () => `lead${process.pid}-${++emailCounter}-${randomBytes(3).toString('hex')}@example.test`;
 
-async function waitForStatus(client: Client, leadId: string, messageId: string, wanted: (s: string) => boolean, ms = 10_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const msg = (await client.get(`/leads/${leadId}/messages`)).body.messages.find((m: { id: string }) => m.id === messageId);
-    if (msg && wanted(msg.status)) return msg;
-    if (Date.now() > end) throw new Error(`message ${messageId} stayed ${msg?.status} (${msg?.statusReason})`);
-    await new Promise((r) => setTimeout(r, 30));
-  }
-}
 
 async function mailTo(s: SmtpSink, address: string, ms = 10_000): Promise<ReceivedMail> {
   const end = Date.now() + ms;

@@ -3,19 +3,11 @@ import { loadConfig } from '../../src/platform/config.js';
 import { startServer } from '../../src/server.js';
 import { clientFor, createLead, describeEachDialect, freshDatabase, type Client, type TestServer } from '../support/harness.js';
 import { outboxFor } from '../support/events.js';
+import { waitForStatus } from '../support/messages.js';
 
 const FAST = { PARLEY_WORKER_POLL_MS: '20' };
 const ALWAYS_OPEN = { contactHours: { start: '00:00', end: '00:00' } };
 
-async function waitForStatus(client: Client, leadId: string, messageId: string, wanted: (s: string) => boolean, ms = 10_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const msg = (await client.get(`/leads/${leadId}/messages`)).body.messages.find((m: { id: string }) => m.id === messageId);
-    if (msg && wanted(msg.status)) return msg;
-    if (Date.now() > end) throw new Error(`message ${messageId} stayed ${msg?.status} (${msg?.statusReason})`);
-    await new Promise((r) => setTimeout(r, 30));
-  }
-}
 
 async function send(ts: TestServer, leadId: string, body: Record<string, unknown>) {
   const res = await ts.acme.post(`/leads/${leadId}/sendMessage`, body);

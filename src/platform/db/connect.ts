@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pgModule from 'pg';
 import type { Database } from './schema.js';
 import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
 
@@ -28,15 +29,28 @@ function openSqlite(path: string): Store {
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 
-function openPostgres(url: string, poolSize: number): Store {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5000 });
+/**
+ * A query without an answer after `queryTimeoutMs` fails (0: wait for ever):
+ * when the network to the database silently drops packets, nothing else ends
+ * the wait, and every request would hang. The connection it ran on stays busy
+ * until its answer arrives or the connection dies; later queries on it time
+ * out the same way, so requests fail fast until the database is back.
+ */
+function openPostgres(url: string, poolSize: number, queryTimeoutMs: number): Store {
+  // Loaded only when PostgreSQL is configured: a SQLite deployment never pays for the driver.
+  const pg = createRequire(import.meta.url)('pg') as typeof pgModule;
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5000, query_timeout: queryTimeoutMs || undefined });
   // An idle client losing its server must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  // Nor may a client that loses its server while lent out (a query in flight when PostgreSQL stops):
+  // pg emits 'error' on it besides failing the query, and an 'error' event without a listener kills
+  // the process. The query's caller gets the error; the pool drops the dead client on release.
+  pool.on('connect', (client: pgModule.PoolClient) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }
 
-export function openStore(databaseUrl: string, poolSize = 10): Store {
+export function openStore(databaseUrl: string, poolSize = 10, queryTimeoutMs = 0): Store {
   if (databaseUrl.startsWith('sqlite:')) return openSqlite(databaseUrl.slice('sqlite:'.length));
-  return openPostgres(databaseUrl, poolSize);
+  return openPostgres(databaseUrl, poolSize, queryTimeoutMs);
 }

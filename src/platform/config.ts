@@ -10,6 +10,8 @@ export interface Config {
   host: string;
   databaseUrl: string;
   dbPoolSize: number;
+  /** PostgreSQL: a query without an answer after this long fails (0: no limit); bounds a request when the network to the database drops packets. */
+  dbQueryTimeoutMs: number;
   logLevel: string;
   /** Requests per minute per API key; 0 disables throttling. */
   rateLimitPerMinute: number;
@@ -213,6 +215,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: env.HOST && env.HOST !== '' ? env.HOST : '0.0.0.0',
     databaseUrl: databaseUrl(env),
     dbPoolSize: integer(env, 'PARLEY_DB_POOL_SIZE', 10, 1, 1000),
+    dbQueryTimeoutMs: integer(env, 'PARLEY_DB_QUERY_TIMEOUT_MS', 30_000, 0, 3_600_000),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     rateLimitPerMinute: integer(env, 'PARLEY_RATE_LIMIT', 1200, 0, 10_000_000),
     defaultCountry: country,

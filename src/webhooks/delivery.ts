@@ -121,9 +121,21 @@ export class DeliveryPipeline {
     if (batch.length === 0) return 0;
     const now = this.deps.clock.now().toISOString();
     try {
+      // Outcomes with the same patch (a batch of successes, typically) share one UPDATE:
+      // one round trip per kind of outcome, not per delivery. Times are the flush time.
+      const groups = new Map<string, { patch: Outcome['patch']; keys: { organization_id: string; id: string }[] }>();
+      for (const o of batch) {
+        const patch = { ...o.patch, updated_at: now, ...(o.patch.delivered_at ? { delivered_at: now } : {}) };
+        const key = JSON.stringify(patch);
+        const group = groups.get(key) ?? { patch, keys: [] };
+        group.keys.push({ organization_id: o.organizationId, id: o.id });
+        groups.set(key, group);
+      }
       await this.deps.db.transaction().execute(async (trx) => {
+        for (const { patch, keys } of groups.values()) {
+          for (let i = 0; i < keys.length; i += 200) await trx.updateTable('webhook_deliveries').set(patch).where(byKeys(keys.slice(i, i + 200))).execute();
+        }
         for (const o of batch) {
-          await trx.updateTable('webhook_deliveries').set(o.patch).where('organization_id', '=', o.organizationId).where('id', '=', o.id).execute();
           if (o.disableEndpoint) {
             await trx
               .updateTable('webhook_endpoints')

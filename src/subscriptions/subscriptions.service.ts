@@ -71,12 +71,12 @@ export async function applyUnsubscribe(trx: Db, deps: Deps, organizationId: stri
   const events: OutboxEvent[] = [];
   for (const c of changed) {
     Object.assign(patch, { [statusColumn(c)]: 'unsubscribed', [sourceColumn(c)]: source });
-    await suppress(trx, organizationId, c, addressFor(lead, c), source, at);
     events.push({
       type: 'optOut',
       data: { ...eventData(lead, c, source), optOutMessage: opts.optOutMessage ?? null, isDoNotContact: opts.isDoNotContact ?? false },
     });
   }
+  await suppress(trx, organizationId, changed.map((c) => ({ channel: c, address: addressFor(lead, c) })), source, at);
   await updateLead(trx, organizationId, leadId, patch);
   await emitEvents(trx, organizationId, at, events);
   return { applied, changed };

@@ -5,10 +5,12 @@ import type { ChannelName } from './channels.js';
 /** Addresses are kept only as digests: an erased lead's opt-out survives without its phone or email. */
 export const addressDigest = (address: string): string => createHash('sha256').update(address.toLowerCase(), 'utf8').digest('hex');
 
-export async function suppress(db: Db, organizationId: string, channel: ChannelName, address: string, source: string, at: string): Promise<void> {
+/** Records opt-outs (one statement for all the channels of a change). */
+export async function suppress(db: Db, organizationId: string, entries: { channel: ChannelName; address: string }[], source: string, at: string): Promise<void> {
+  if (entries.length === 0) return;
   await db
     .insertInto('suppressions')
-    .values({ organization_id: organizationId, channel, address_digest: addressDigest(address), source, created_at: at })
+    .values(entries.map((e) => ({ organization_id: organizationId, channel: e.channel, address_digest: addressDigest(e.address), source, created_at: at })))
     .onConflict((oc) => oc.columns(['organization_id', 'channel', 'address_digest']).doUpdateSet({ source, created_at: at }))
     .execute();
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Deps } from './platform/deps.js';
@@ -8,7 +9,6 @@ import { registerIdempotency } from './platform/http/idempotency.js';
 import { registerOpenApi, registerOpenApiRoute } from './platform/http/openapi.js';
 import { ErrorBody } from './platform/http/schemas.js';
 import { validatorCompiler } from './platform/http/validation.js';
-import { newId } from './platform/ids.js';
 import { Lead } from './leads/leads.schemas.js';
 import { leadRoutes } from './leads/leads.routes.js';
 import { dncRoutes } from './dnc/dnc.routes.js';
@@ -36,7 +36,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     bodyLimit: deps.config.bodyLimitBytes,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && /^[\w.-]{1,100}$/.test(given) ? given : newId();
+      return typeof given === 'string' && /^[\w.-]{1,100}$/.test(given) ? given : randomUUID();
     },
     // One access line per request from our own hook (route pattern, never the raw URL with its query).
     logController: new LogController({ disableRequestLogging: true }),
@@ -57,9 +57,13 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await registerOpenApi(app);
   for (const schema of [ErrorBody, Lead, Message, CustomerProfile, Settings]) app.addSchema(schema);
 
-  app.addHook('onResponse', async (req, reply) => {
-    req.log.info({ method: req.method, route: req.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
-  });
+  // One access line per request (route pattern, never the raw URL and its query), and no cost at all below info.
+  if (deps.log.isLevelEnabled('info')) {
+    app.addHook('onResponse', (req, reply, done) => {
+      req.log.info({ method: req.method, route: req.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+      done();
+    });
+  }
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {

@@ -38,6 +38,12 @@ class KeyCache {
   }
 }
 
+function cachedKey(cache: KeyCache, presented: string): AuthContext | undefined {
+  const digest = digestKey(presented);
+  const hit = cache.get(digest, Date.now());
+  return hit && sameDigest(hit.digest, digest) ? hit.ctx : undefined;
+}
+
 async function resolveKey(deps: Deps, cache: KeyCache, presented: string): Promise<AuthContext | undefined> {
   const digest = digestKey(presented);
   const now = Date.now();
@@ -69,18 +75,24 @@ export function registerAuthentication(app: FastifyInstance, deps: Deps): void {
     }
   });
 
-  app.addHook('onRequest', async (request: FastifyRequest) => {
+  // Callback style with a synchronous path: a cached key costs no promise, no query.
+  app.addHook('onRequest', (request: FastifyRequest, _reply, done) => {
     const url = request.routeOptions.url;
-    if (!url || !url.startsWith('/v1')) return;
+    if (!url || !url.startsWith('/v1')) return done();
     const method = request.method === 'HEAD' ? 'GET' : request.method;
     const needed = scopeFor(method, url);
-    if (needed === 'public') return;
+    if (needed === 'public') return done();
     const header = request.headers['x-api-key'];
-    if (typeof header !== 'string' || header.length === 0 || header.length > 200) throw new Forbidden();
-    const ctx = await resolveKey(deps, cache, header);
-    if (!ctx || !needed || !ctx.scopes.includes(needed as Scope)) throw new Forbidden();
-    const wait = limiter.take(ctx.keyId);
-    if (wait > 0) throw new TooManyRequests(wait);
-    request.auth = ctx;
+    if (typeof header !== 'string' || header.length === 0 || header.length > 200) return done(new Forbidden());
+    const admit = (ctx: AuthContext | undefined) => {
+      if (!ctx || !needed || !ctx.scopes.includes(needed as Scope)) return done(new Forbidden());
+      const wait = limiter.take(ctx.keyId);
+      if (wait > 0) return done(new TooManyRequests(wait));
+      request.auth = ctx;
+      done();
+    };
+    const cached = cachedKey(cache, header);
+    if (cached) return admit(cached);
+    resolveKey(deps, cache, header).then(admit, done);
   });
 }

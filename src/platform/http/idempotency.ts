@@ -96,8 +96,8 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps): void {
     }
   };
 
-  app.addHook('preHandler', async (request, reply) => {
-    if (request.method !== 'POST' || !request.routeOptions.url?.startsWith('/v1') || !request.auth) return;
+  const preHandler = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!request.auth) return;
     const key = request.headers[IDEMPOTENCY_HEADER];
     if (key === undefined) return;
     if (typeof key !== 'string' || !KEY_PATTERN.test(key)) throw new BadRequest(INVALID_KEY, 'invalid_idempotency_key');
@@ -131,22 +131,32 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps): void {
     }
     // Lost every race for the key: someone else holds it right now.
     throw new Conflict(IN_PROGRESS, 'idempotency_in_progress');
-  });
+  };
 
   // Recorded before the answer leaves, so a client that has the answer never meets its own 'running' row.
-  app.addHook('onSend', async (request, reply, payload) => {
+  const onSend = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const claim = claims.get(request);
     if (!claim || claim.settled) return payload;
     const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : payload == null ? '' : undefined;
     // A 5xx (or a streamed body we cannot store) frees the key: the retry must do the work.
     await settle(request, claim, reply.statusCode < 500 && body !== undefined ? { status: reply.statusCode, body } : undefined);
     return payload;
-  });
+  };
 
   // A request that ended without passing onSend (a hijacked reply, a failure before the answer) frees the key.
   // A client that hung up is no such case: its answer still passes onSend and is kept for the retry.
-  app.addHook('onResponse', async (request) => {
+  const onResponse = async (request: FastifyRequest) => {
     const claim = claims.get(request);
     if (claim && !claim.settled) await settle(request, claim);
+  };
+
+  // Only POST routes under /v1 carry these hooks: reads pay nothing for idempotency.
+  const append = <T>(existing: T | T[] | undefined, hook: T): T[] => [...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]), hook];
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.includes('POST') || !route.url.startsWith('/v1')) return;
+    route.preHandler = append(route.preHandler as never, preHandler as never);
+    route.onSend = append(route.onSend as never, onSend as never);
+    route.onResponse = append(route.onResponse as never, onResponse as never);
   });
 }

@@ -61,7 +61,17 @@ export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart
   const cache = httpPart === 'body' ? compiled.body : compiled.other;
   let fn = cache.get(schema as object);
   if (!fn) {
-    fn = refusingNul((httpPart === 'body' ? strict : coercing).compile(schema as object));
+    // Compiled on first use, not at start-up: compiling every route's schemas up front
+    // was most of the time between `serve` and a ready server.
+    const ajv = httpPart === 'body' ? strict : coercing;
+    let validate: Validate | undefined;
+    const lazy: Validate = (data) => {
+      validate ??= ajv.compile(schema as object);
+      const ok = validate(data);
+      lazy.errors = validate.errors;
+      return ok;
+    };
+    fn = refusingNul(lazy);
     cache.set(schema as object, fn);
   }
   return fn;

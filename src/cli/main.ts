@@ -23,7 +23,8 @@ function config(): Config {
 /** Opens the configured store (migrated, unless told not to) for one command, and always closes it. */
 async function withStore<T>(fn: (store: Store) => Promise<T>, migrateFirst = true): Promise<T> {
   const cfg = config();
-  const store = openStore(cfg.databaseUrl, 2);
+  // On SQLite a busy server may hold the write lock turn after turn (SQLite's wait is no fair queue): a command waits longer than a request would.
+  const store = openStore(cfg.databaseUrl, 2, { busyTimeoutMs: 60_000 });
   try {
     if (migrateFirst) await migrateToLatest(store);
     return await fn(store);

@@ -15,13 +15,24 @@ export interface Store {
   close(): Promise<void>;
 }
 
-function openSqlite(path: string): Store {
+export interface StoreOptions {
+  /** PostgreSQL: a query without an answer after this long fails; 0 waits for ever. */
+  queryTimeoutMs?: number;
+  /**
+   * SQLite: how long a write waits for another process's write lock before
+   * failing with "database is locked". The server keeps it short (a waiting
+   * request holds the event loop); a CLI command can wait its turn.
+   */
+  busyTimeoutMs?: number;
+}
+
+function openSqlite(path: string, busyTimeoutMs: number): Store {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SqliteDatabase(path);
   sqlite.pragma('journal_mode = WAL');
   // FULL: every commit is fsynced before it is acknowledged (durable, not just consistent).
   sqlite.pragma('synchronous = FULL');
-  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
   sqlite.pragma('foreign_keys = ON');
   // Transactions share durable commits (see sqlite-group-commit.ts); the outer one starts with
   // BEGIN IMMEDIATE, so a second process (the CLI) never fails a read-then-write half way.
@@ -50,7 +61,7 @@ function openPostgres(url: string, poolSize: number, queryTimeoutMs: number): St
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }
 
-export function openStore(databaseUrl: string, poolSize = 10, queryTimeoutMs = 0): Store {
-  if (databaseUrl.startsWith('sqlite:')) return openSqlite(databaseUrl.slice('sqlite:'.length));
-  return openPostgres(databaseUrl, poolSize, queryTimeoutMs);
+export function openStore(databaseUrl: string, poolSize = 10, options: StoreOptions = {}): Store {
+  if (databaseUrl.startsWith('sqlite:')) return openSqlite(databaseUrl.slice('sqlite:'.length), options.busyTimeoutMs ?? 5000);
+  return openPostgres(databaseUrl, poolSize, options.queryTimeoutMs ?? 0);
 }

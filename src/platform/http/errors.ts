@@ -28,6 +28,8 @@ function send(reply: FastifyReply, status: number, message: string, code?: strin
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    // Fastify parses a body even on its way to the not-found handler: a path (or method) no route takes is a 404, whatever it carried.
+    if (request.is404) return send(reply, 404, 'Not Found', 'not_found');
     const contractMessage = request.routeOptions?.config?.badRequestMessage;
     if (err instanceof DomainError) {
       if (err instanceof TooManyRequests) reply.header('retry-after', String(err.retryAfterSeconds));

@@ -1,5 +1,24 @@
 import swagger from '@fastify/swagger';
-import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifySchema } from 'fastify';
+import { ErrorBody } from './schemas.js';
+
+/**
+ * Answers the platform gives before or around a route's own handler, added to
+ * every operation they can reach so that the document lists every status a
+ * client can meet: 414 when a path parameter is longer than the router takes,
+ * and on POST the Idempotency-Key answers (409 still in progress, 422 reused
+ * with another request).
+ */
+function withPlatformAnswers(schema: FastifySchema, url: string, methods: string[]): FastifySchema {
+  const response = schema?.response as Record<string, unknown> | undefined;
+  if (!response) return schema;
+  const extra: string[] = [];
+  if (url.includes(':')) extra.push('414');
+  if (methods.includes('POST')) extra.push('409', '422');
+  const added = Object.fromEntries(extra.filter((s) => !(s in response)).map((s) => [s, Type.Ref(ErrorBody)]));
+  return { ...schema, response: { ...response, ...added } };
+}
 
 /**
  * The OpenAPI 3.1 document is generated from the same route schemas that
@@ -19,7 +38,10 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       security: [{ apiKey: [] }],
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
-    transform: ({ schema, url }) => ({ schema, url: url.replace(/^\/v1/, '') }),
+    transform: ({ schema, url, route }) => ({
+      schema: withPlatformAnswers(schema, url, [route.method].flat()),
+      url: url.replace(/^\/v1/, ''),
+    }),
   });
 }
 

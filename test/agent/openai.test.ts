@@ -13,7 +13,8 @@ const ENV = {
   OPENAI_BASE_URL: fake.url,
   OPENAI_API_KEY: fake.key,
   PARLEY_AI_MODEL: 'fake-model-1',
-  PARLEY_AI_TIMEOUT_MS: '200',
+  // Long enough that a loaded CI machine never times out a fake that answers at once.
+  PARLEY_AI_TIMEOUT_MS: '1500',
 };
 
 const TOOL_NAMES = ['handOff', 'markHot', 'markQualified', 'optOut', 'reply', 'scheduleFollowUp', 'tagLead', 'updateSummary'];
@@ -178,7 +179,7 @@ describeEachDialect('the OpenAI-compatible agent', (ctx) => {
     const ts = ctx();
     const { id, phone } = await newLead(ts);
     fake.program(phone, { kind: 'hang' });
-    const messageId = await expectFailedTurn(ts.acme, id, phone, 'anyone there?', /did not answer within 200 ms/);
+    const messageId = await expectFailedTurn(ts.acme, id, phone, 'anyone there?', /did not answer within 1500 ms/);
     expect(fake.requestsFor(phone)).toHaveLength(3); // the first attempt and two retries (PARLEY_JOB_RETRY_SCHEDULE=50ms,50ms)
     const job = await ts.server.store.db.selectFrom('jobs').selectAll().where('payload', 'like', `%${messageId}%`).executeTakeFirstOrThrow();
     expect(job).toMatchObject({ status: 'failed', attempts: 3 });

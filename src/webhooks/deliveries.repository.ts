@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { Db, WebhookDeliveriesTable } from '../platform/db/schema.js';
 
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -24,8 +24,4 @@ export async function listDeliveries(db: Db, organizationId: string, endpointId:
   if (beforeId) q = q.where('id', '<', beforeId);
   if (status) q = q.where('status', '=', status as DeliveryRow['status']);
   return q.orderBy('id', 'desc').limit(limit + 1).execute();
-}
-
-export async function updateDelivery(db: Db, organizationId: string, id: string, patch: Updateable<WebhookDeliveriesTable>): Promise<void> {
-  await db.updateTable('webhook_deliveries').set(patch).where('organization_id', '=', organizationId).where('id', '=', id).execute();
 }

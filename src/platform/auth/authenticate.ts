@@ -38,17 +38,14 @@ class KeyCache {
   }
 }
 
-function cachedKey(cache: KeyCache, presented: string): AuthContext | undefined {
-  const digest = digestKey(presented);
+function cachedKey(cache: KeyCache, digest: string): AuthContext | undefined {
   const hit = cache.get(digest, Date.now());
   return hit && sameDigest(hit.digest, digest) ? hit.ctx : undefined;
 }
 
-async function resolveKey(deps: Deps, cache: KeyCache, presented: string): Promise<AuthContext | undefined> {
-  const digest = digestKey(presented);
+/** The database lookup behind a cache miss (the caller has already hashed the key and missed the cache). */
+async function resolveKey(deps: Deps, cache: KeyCache, digest: string): Promise<AuthContext | undefined> {
   const now = Date.now();
-  const cached = cache.get(digest, now);
-  if (cached) return sameDigest(cached.digest, digest) ? cached.ctx : undefined;
   const key = await findActiveKeyByDigest(deps.db, digest);
   if (!key || !sameDigest(key.digest, digest)) return undefined;
   const ctx = { organizationId: key.organizationId, keyId: key.id, scopes: key.scopes };
@@ -91,8 +88,9 @@ export function registerAuthentication(app: FastifyInstance, deps: Deps): void {
       request.auth = ctx;
       done();
     };
-    const cached = cachedKey(cache, header);
+    const digest = digestKey(header);
+    const cached = cachedKey(cache, digest);
     if (cached) return admit(cached);
-    resolveKey(deps, cache, header).then(admit, done);
+    resolveKey(deps, cache, digest).then(admit, done);
   });
 }

@@ -1,9 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { issueKey } from '../../src/platform/auth/api-keys.service.js';
-import { openStore } from '../../src/platform/db/connect.js';
-import { migrateToLatest } from '../../src/platform/db/migrate.js';
-import { clientFor, freshDatabase, uniquePhone, type Client } from '../support/harness.js';
-import { buildCli, freePort, killStarted, spawnParley, waitForOutput, waitReady, type ParleyProcess } from '../support/processes.js';
+import { clientFor, uniquePhone, type Client, type freshDatabase } from '../support/harness.js';
+import { preparedPostgres, freePort, killStarted, spawnParley, waitForOutput, waitReady, type ParleyProcess } from '../support/processes.js';
 import { Receiver } from '../support/receiver.js';
 import { FAST_RETRIES, quietFor, registerEndpoint } from '../support/webhooks.js';
 
@@ -24,16 +21,8 @@ describe.skipIf(!pgAvailable)('two API processes and two workers on one PostgreS
   const workers: ParleyProcess[] = [];
 
   beforeAll(async () => {
-    await buildCli();
-    database = await freshDatabase('postgres');
-    const store = openStore(database.url, 2);
     let key: string;
-    try {
-      await migrateToLatest(store);
-      key = (await issueKey(store.db, 'acme')).key;
-    } finally {
-      await store.close();
-    }
+    ({ database, key } = await preparedPostgres());
     await receiver.start();
     const env = {
       DATABASE_URL: database.url, PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS: 'true', PARLEY_RATE_LIMIT: '0',

@@ -5,6 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sleep } from './assert.js';
+import { issueKey } from '../../src/platform/auth/api-keys.service.js';
+import { openStore } from '../../src/platform/db/connect.js';
+import { migrateToLatest } from '../../src/platform/db/migrate.js';
+import { freshDatabase } from './harness.js';
 
 /** Helpers for suites that run the compiled `parley` command as real child processes. */
 
@@ -205,4 +209,20 @@ export function localPortsOf(pid: number): Set<number> {
     }
   }
   return ports;
+}
+
+/**
+ * For suites that run parley as child processes on PostgreSQL: the compiled
+ * CLI, a fresh migrated database, and a key of organization `acme` on it.
+ */
+export async function preparedPostgres(): Promise<{ database: Awaited<ReturnType<typeof freshDatabase>>; key: string }> {
+  await buildCli();
+  const database = await freshDatabase('postgres');
+  const store = openStore(database.url, 2);
+  try {
+    await migrateToLatest(store);
+    return { database, key: (await issueKey(store.db, 'acme')).key };
+  } finally {
+    await store.close();
+  }
 }

@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { issueKey } from '../../src/platform/auth/api-keys.service.js';
-import { openStore } from '../../src/platform/db/connect.js';
-import { migrateToLatest } from '../../src/platform/db/migrate.js';
-import { clientFor, freshDatabase } from '../support/harness.js';
+import { clientFor, type freshDatabase } from '../support/harness.js';
 import {
-  buildCli, freePort, killStarted, localPortsOf, spawnParley, waitForOutput, waitReady, type ParleyProcess,
+  preparedPostgres, freePort, killStarted, localPortsOf, spawnParley, waitForOutput, waitReady, type ParleyProcess,
 } from '../support/processes.js';
 import { Receiver, respondAfter } from '../support/receiver.js';
 import { FAST_RETRIES, eventually, optOutLeads, quietFor, registerEndpoint } from '../support/webhooks.js';
@@ -29,15 +26,7 @@ describe.skipIf(!pgAvailable)('webhook delivery with two worker processes [postg
   let key: string;
 
   beforeAll(async () => {
-    await buildCli();
-    database = await freshDatabase('postgres');
-    const store = openStore(database.url, 2);
-    try {
-      await migrateToLatest(store);
-      key = (await issueKey(store.db, 'acme')).key;
-    } finally {
-      await store.close();
-    }
+    ({ database, key } = await preparedPostgres());
     await receiver.start();
     receiver.behaviour = respondAfter(20);
     const env = {

@@ -1,7 +1,7 @@
 import type { Updateable } from 'kysely';
 import { scheduleOpeningMessage } from '../agent/opening.js';
 import { emitEvents } from '../events/outbox.js';
-import { findProfileByName } from '../profiles/profiles.repository.js';
+import { requireProfile } from '../profiles/profiles.service.js';
 import { CHANNELS, sourceColumn, statusColumn } from '../subscriptions/channels.js';
 import { suppressionsFor } from '../subscriptions/suppressions.repository.js';
 import { isoNow } from '../platform/clock.js';
@@ -32,10 +32,6 @@ function subscriptionColumns(suppressed: Map<string, string>, channels: readonly
   return cols as Updateable<LeadsTable>;
 }
 
-async function requireProfile(db: Db, organizationId: string, name: string): Promise<void> {
-  if (!(await findProfileByName(db, organizationId, name))) throw new NotFound('CustomerProfile', 'name', name);
-}
-
 export async function requireLead(db: Db, organizationId: string, id: string, lock = false): Promise<repo.LeadRow> {
   const lead = await repo.findLead(db, organizationId, id, lock);
   if (!lead) throw leadNotFound(id);
@@ -52,7 +48,8 @@ export async function createLead(deps: Deps, organizationId: string, input: Crea
   const profile = input.customerProfile ?? 'default';
   try {
     await deps.db.transaction().execute(async (trx) => {
-      await requireProfile(trx, organizationId, profile);
+      // A share lock keeps a concurrent delete of the profile from passing its "no lead uses it" check.
+      await requireProfile(trx, organizationId, profile, deps.dialect === 'postgres' && 'share');
       const suppressed = await suppressionsFor(trx, organizationId, phone, email);
       await repo.insertLead(trx, organizationId, {
         id,

@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
-import type { DialectName } from '../platform/db/connect.js';
+import { dialectOf, type DialectName } from '../platform/db/connect.js';
+import { prepared } from '../platform/db/prepared.js';
 import type { Db, LeadsTable } from '../platform/db/schema.js';
 
 export type LeadRow = Selectable<LeadsTable>;
@@ -13,10 +14,14 @@ export async function insertLead(db: Db, organizationId: string, row: Omit<Inser
  * state changes of one lead serialise; SQLite transactions already hold the
  * database write lock from BEGIN IMMEDIATE.
  */
+const leadById = (db: Db, organizationId: string, id: string) =>
+  db.selectFrom('leads').selectAll().where('organization_id', '=', organizationId).where('id', '=', id);
+const findLeadQuery = prepared(leadById);
+const findLeadLockedQuery = prepared((db: Db, organizationId: string, id: string) => leadById(db, organizationId, id).forUpdate());
+
 export async function findLead(db: Db, organizationId: string, id: string, lock = false): Promise<LeadRow | undefined> {
-  let q = db.selectFrom('leads').selectAll().where('organization_id', '=', organizationId).where('id', '=', id);
-  if (lock) q = q.forUpdate();
-  return q.executeTakeFirst();
+  const rows = await (lock ? findLeadLockedQuery : findLeadQuery)(db, organizationId, id);
+  return rows[0];
 }
 
 /** A lead row plus what its API view needs (tags as JSON, DNC flag), in one statement. */
@@ -34,22 +39,25 @@ function selectLeadViews(db: Db, dialect: DialectName, organizationId: string) {
   return db.selectFrom('leads').selectAll('leads').select([tags.as('tags_json'), onDnc.as('on_dnc')]).where('leads.organization_id', '=', organizationId);
 }
 
-export async function findLeadView(db: Db, dialect: DialectName, organizationId: string, id: string): Promise<LeadViewRow | undefined> {
-  return selectLeadViews(db, dialect, organizationId).where('leads.id', '=', id).executeTakeFirst() as Promise<LeadViewRow | undefined>;
+const findLeadViewQuery = prepared((db: Db, organizationId: string, id: string) =>
+  selectLeadViews(db, dialectOf(db), organizationId).where('leads.id', '=', id));
+
+/** GET /v1/leads/{id}: the hottest read, prepared. */
+export async function findLeadView(db: Db, organizationId: string, id: string): Promise<LeadViewRow | undefined> {
+  const rows = await findLeadViewQuery(db, organizationId, id);
+  return rows[0] as LeadViewRow | undefined;
 }
 
 export async function updateLead(db: Db, organizationId: string, id: string, patch: Updateable<LeadsTable>): Promise<void> {
   await db.updateTable('leads').set(patch).where('organization_id', '=', organizationId).where('id', '=', id).execute();
 }
 
+const leadIdByPhoneQuery = prepared((db: Db, organizationId: string, phone: string) =>
+  db.selectFrom('leads').select('id').where('organization_id', '=', organizationId).where('phone', '=', phone));
+
 export async function findLeadIdByPhone(db: Db, organizationId: string, phone: string): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('leads')
-    .select('id')
-    .where('organization_id', '=', organizationId)
-    .where('phone', '=', phone)
-    .executeTakeFirst();
-  return row?.id;
+  const rows = await leadIdByPhoneQuery(db, organizationId, phone);
+  return rows[0]?.id;
 }
 
 export interface LeadListFilter {
@@ -59,13 +67,35 @@ export interface LeadListFilter {
   limit: number;
 }
 
+type LeadListArgs = [organizationId: string, createdSince: string, updatedSince: string, afterId: string, limit: number];
+
+/**
+ * One prepared statement per combination of filters (at most eight): a filter
+ * that is absent is left out of the SQL, not passed as a neutral value, so the
+ * planner keeps walking the (organization_id, id) key instead of a range.
+ */
+const leadPageQueries = new Map<string, (db: Db, ...args: LeadListArgs) => Promise<unknown[]>>();
+
+function leadPageQuery(f: LeadListFilter) {
+  const key = `${f.createdSince ? 'c' : ''}${f.updatedSince ? 'u' : ''}${f.afterId ? 'a' : ''}`;
+  let query = leadPageQueries.get(key);
+  if (!query) {
+    query = prepared((db: Db, organizationId: string, createdSince: string, updatedSince: string, afterId: string, limit: number) => {
+      let q = selectLeadViews(db, dialectOf(db), organizationId);
+      if (key.includes('c')) q = q.where('leads.created_at', '>=', createdSince);
+      if (key.includes('u')) q = q.where('leads.updated_at', '>=', updatedSince);
+      if (key.includes('a')) q = q.where('leads.id', '>', afterId);
+      return q.orderBy('leads.id').limit(limit);
+    });
+    leadPageQueries.set(key, query);
+  }
+  return query;
+}
+
 /** Keyset page in id (= creation) order; fetches limit+1 to know whether more exist. */
-export async function listLeadViews(db: Db, dialect: DialectName, organizationId: string, f: LeadListFilter): Promise<LeadViewRow[]> {
-  let q = selectLeadViews(db, dialect, organizationId);
-  if (f.createdSince) q = q.where('leads.created_at', '>=', f.createdSince);
-  if (f.updatedSince) q = q.where('leads.updated_at', '>=', f.updatedSince);
-  if (f.afterId) q = q.where('leads.id', '>', f.afterId);
-  return q.orderBy('leads.id').limit(f.limit + 1).execute() as Promise<LeadViewRow[]>;
+export async function listLeadViews(db: Db, organizationId: string, f: LeadListFilter): Promise<LeadViewRow[]> {
+  const rows = await leadPageQuery(f)(db, organizationId, f.createdSince ?? '', f.updatedSince ?? '', f.afterId ?? '', f.limit + 1);
+  return rows as LeadViewRow[];
 }
 
 /** Erasure: the lead and everything said with it. Opt-out and DNC records are kept elsewhere on purpose. */

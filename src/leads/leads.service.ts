@@ -86,14 +86,14 @@ export async function createLead(deps: Deps, organizationId: string, input: Crea
 }
 
 export async function getLead(deps: Deps, organizationId: string, id: string): Promise<LeadView> {
-  const row = await repo.findLeadView(deps.db, deps.dialect, organizationId, id);
+  const row = await repo.findLeadView(deps.db, organizationId, id);
   if (!row) throw leadNotFound(id);
   return toLeadViewOf(row);
 }
 
 export async function listLeads(deps: Deps, organizationId: string, q: ListLeadsInput) {
   const limit = q.limit ?? 100;
-  const rows = await repo.listLeadViews(deps.db, deps.dialect, organizationId, {
+  const rows = await repo.listLeadViews(deps.db, organizationId, {
     createdSince: q.createdSince ? new Date(q.createdSince).toISOString() : undefined,
     updatedSince: q.updatedSince ? new Date(q.updatedSince).toISOString() : undefined,
     afterId: decodeCursor(q.nextToken),

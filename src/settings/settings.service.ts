@@ -2,6 +2,7 @@ import type { Deps } from '../platform/deps.js';
 import type { Db } from '../platform/db/schema.js';
 import { updateOrganizationSettings } from '../organizations/organizations.repository.js';
 import { isUniqueViolation } from '../platform/db/errors.js';
+import { prepared } from '../platform/db/prepared.js';
 import { Conflict } from '../platform/errors.js';
 import { normalizePhone } from '../platform/phone.js';
 import { checkTimeZone } from '../platform/time-zone.js';
@@ -19,10 +20,13 @@ export const DEFAULT_SETTINGS: SettingsView = {
 type StoredSettings = Partial<Omit<SettingsView, 'sendingNumber'>>;
 
 /** `lock` (PostgreSQL) holds the row until commit: a read-modify-write of the document must not lose a concurrent patch. */
+const settingsRow = (db: Db, organizationId: string) => db.selectFrom('organizations').select(['settings', 'sending_number']).where('id', '=', organizationId);
+// Read by every opt-out and every send: prepared.
+const settingsQuery = prepared(settingsRow);
+const settingsLockedQuery = prepared((db: Db, organizationId: string) => settingsRow(db, organizationId).forUpdate());
+
 async function readRow(db: Db, organizationId: string, lock = false): Promise<{ stored: StoredSettings; sendingNumber: string | null }> {
-  let q = db.selectFrom('organizations').select(['settings', 'sending_number']).where('id', '=', organizationId);
-  if (lock) q = q.forUpdate();
-  const org = await q.executeTakeFirst();
+  const [org] = await (lock ? settingsLockedQuery : settingsQuery)(db, organizationId);
   if (!org) return { stored: {}, sendingNumber: null };
   // The sending number has its own unique column; a stray copy in the document never wins over it.
   const { sendingNumber: _ignored, ...stored } = JSON.parse(org.settings) as StoredSettings & { sendingNumber?: unknown };

@@ -1,13 +1,18 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresDialect } from 'kysely';
 import { createRequire } from 'node:module';
 import type pgModule from 'pg';
 import type { Database } from './schema.js';
 import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
 
 export type DialectName = 'sqlite' | 'postgres';
+
+/** The dialect a handle (database or transaction) speaks, for the few statements written per dialect. */
+export function dialectOf(db: { getExecutor(): { adapter: unknown } }): DialectName {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+}
 
 export interface Store {
   db: Kysely<Database>;

@@ -22,6 +22,13 @@ export interface OutboxEvent {
  */
 export async function emitEvents(db: Db, organizationId: string, at: string, events: OutboxEvent[]): Promise<string[]> {
   if (events.length === 0) return [];
+  const { query, ids } = eventsInsert(db, organizationId, at, events);
+  await query.execute();
+  return ids;
+}
+
+/** The same insert, unexecuted, for a caller that sends it with its other writes (at least one event). */
+export function eventsInsert(db: Db, organizationId: string, at: string, events: OutboxEvent[]) {
   const rows = events.map((e) => ({
     organization_id: organizationId,
     id: newId(),
@@ -30,6 +37,5 @@ export async function emitEvents(db: Db, organizationId: string, at: string, eve
     created_at: at,
     dispatched_at: null,
   }));
-  await db.insertInto('events').values(rows).execute();
-  return rows.map((r) => r.id);
+  return { query: db.insertInto('events').values(rows), ids: rows.map((r) => r.id) };
 }

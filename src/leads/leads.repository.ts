@@ -49,7 +49,31 @@ export async function findLeadView(db: Db, organizationId: string, id: string): 
 }
 
 export async function updateLead(db: Db, organizationId: string, id: string, patch: Updateable<LeadsTable>): Promise<void> {
-  await db.updateTable('leads').set(patch).where('organization_id', '=', organizationId).where('id', '=', id).execute();
+  await updateLeadQuery(db, organizationId, id, patch).execute();
+}
+
+export function updateLeadQuery(db: Db, organizationId: string, id: string, patch: Updateable<LeadsTable>) {
+  return db.updateTable('leads').set(patch).where('organization_id', '=', organizationId).where('id', '=', id);
+}
+
+export type LeadForChange = LeadRow & { org_settings: string };
+
+/**
+ * The lead, row-locked on PostgreSQL, with its organization's settings
+ * document (opt-outs need the coupling setting): one round trip where there
+ * were two, while concurrent changes of the lead wait on the lock.
+ */
+const leadForChangeQuery = prepared((db: Db, organizationId: string, id: string) => {
+  const q = db.selectFrom('leads').innerJoin('organizations', 'organizations.id', 'leads.organization_id')
+    .selectAll('leads').select('organizations.settings as org_settings')
+    .where('leads.organization_id', '=', organizationId).where('leads.id', '=', id);
+  // SQLite has no row locks: its transactions hold the database write lock from BEGIN IMMEDIATE.
+  return dialectOf(db) === 'postgres' ? q.forUpdate('leads') : q;
+});
+
+export async function findLeadForChange(db: Db, organizationId: string, id: string): Promise<LeadForChange | undefined> {
+  const rows = await leadForChangeQuery(db, organizationId, id);
+  return rows[0] as LeadForChange | undefined;
 }
 
 const leadIdByPhoneQuery = prepared((db: Db, organizationId: string, phone: string) =>

@@ -28,9 +28,19 @@ const settingsLockedQuery = prepared((db: Db, organizationId: string) => setting
 async function readRow(db: Db, organizationId: string, lock = false): Promise<{ stored: StoredSettings; sendingNumber: string | null }> {
   const [org] = await (lock ? settingsLockedQuery : settingsQuery)(db, organizationId);
   if (!org) return { stored: {}, sendingNumber: null };
+  return { stored: storedSettings(org.settings), sendingNumber: org.sending_number };
+}
+
+function storedSettings(document: string): StoredSettings {
   // The sending number has its own unique column; a stray copy in the document never wins over it.
-  const { sendingNumber: _ignored, ...stored } = JSON.parse(org.settings) as StoredSettings & { sendingNumber?: unknown };
-  return { stored, sendingNumber: org.sending_number };
+  const { sendingNumber: _ignored, ...stored } = JSON.parse(document) as StoredSettings & { sendingNumber?: unknown };
+  return stored;
+}
+
+/** Settings from a document read along with other rows (an opt-out reads it with the lead). */
+export function settingsFromDocument(document: string): Omit<SettingsView, 'sendingNumber'> {
+  const { sendingNumber: _none, ...defaults } = DEFAULT_SETTINGS;
+  return { ...defaults, ...storedSettings(document) };
 }
 
 /**

@@ -1,14 +1,14 @@
 import type { Updateable } from 'kysely';
-import { emitEvents, type OutboxEvent } from '../events/outbox.js';
-import { requireLead } from '../leads/leads.service.js';
-import { updateLead, type LeadRow } from '../leads/leads.repository.js';
-import { readSettings } from '../settings/settings.service.js';
+import { emitEvents, eventsInsert, type OutboxEvent } from '../events/outbox.js';
+import { findLeadForChange, updateLead, updateLeadQuery, type LeadForChange, type LeadRow } from '../leads/leads.repository.js';
+import { settingsFromDocument } from '../settings/settings.service.js';
+import { executeTogether } from '../platform/db/together.js';
 import { isoNow } from '../platform/clock.js';
 import type { Db, LeadsTable } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
-import { BadRequest, Conflict } from '../platform/errors.js';
+import { BadRequest, Conflict, leadNotFound } from '../platform/errors.js';
 import { type ChannelName, inChannelOrder, reachableChannels, sourceColumn, statusColumn } from './channels.js';
-import { suppress, unsuppress } from './suppressions.repository.js';
+import { suppressQuery, unsuppress } from './suppressions.repository.js';
 
 export type OptOutSource = 'api' | 'keyword' | 'link' | 'dnc' | 'ai' | 'message';
 
@@ -24,18 +24,22 @@ export interface ChangeOptions {
  * receive), widened to sms+voice when the organization couples them, narrowed
  * to those the lead can receive. None left is a 400 with the contract's text.
  */
-async function applicableChannels(db: Db, organizationId: string, lead: LeadRow, requested?: ChannelName[]): Promise<ChannelName[]> {
+function applicableChannels(lead: LeadForChange, requested?: ChannelName[]): ChannelName[] {
   const reachable = reachableChannels(lead);
   const wanted = new Set(requested ?? reachable);
-  if (wanted.has('sms') || wanted.has('voice')) {
-    const { smsVoiceOptOutCoupled } = await readSettings(db, organizationId);
-    if (smsVoiceOptOutCoupled) wanted.add('sms').add('voice');
-  }
+  if ((wanted.has('sms') || wanted.has('voice')) && settingsFromDocument(lead.org_settings).smsVoiceOptOutCoupled) wanted.add('sms').add('voice');
   const applied = inChannelOrder([...wanted].filter((c) => reachable.includes(c)));
   if (applied.length === 0) {
     throw wanted.has('email') ? new BadRequest('Lead has no email', 'channel_unavailable') : new BadRequest('Lead has no phone', 'channel_unavailable');
   }
   return applied;
+}
+
+/** The lead with its organization's settings, locked until the transaction ends (PostgreSQL). */
+async function lockLead(trx: Db, organizationId: string, leadId: string): Promise<LeadForChange> {
+  const lead = await findLeadForChange(trx, organizationId, leadId);
+  if (!lead) throw leadNotFound(leadId);
+  return lead;
 }
 
 const addressFor = (lead: LeadRow, c: ChannelName): string => (c === 'email' ? lead.email! : lead.phone!);
@@ -63,8 +67,8 @@ export async function unsubscribe(deps: Deps, organizationId: string, leadId: st
 export async function applyUnsubscribe(trx: Db, deps: Deps, organizationId: string, leadId: string, requested?: ChannelName[], opts: ChangeOptions = {}): Promise<ChangeResult> {
   const source = opts.source ?? 'api';
   const at = isoNow(deps.clock);
-  const lead = await requireLead(trx, organizationId, leadId, deps.dialect === 'postgres');
-  const applied = await applicableChannels(trx, organizationId, lead, requested);
+  const lead = await lockLead(trx, organizationId, leadId);
+  const applied = applicableChannels(lead, requested);
   const changed = applied.filter((c) => lead[statusColumn(c)] === 'subscribed');
   if (changed.length === 0) return { applied, changed };
   const patch: Updateable<LeadsTable> = { updated_at: at };
@@ -76,9 +80,12 @@ export async function applyUnsubscribe(trx: Db, deps: Deps, organizationId: stri
       data: { ...eventData(lead, c, source), optOutMessage: opts.optOutMessage ?? null, isDoNotContact: opts.isDoNotContact ?? false },
     });
   }
-  await suppress(trx, organizationId, changed.map((c) => ({ channel: c, address: addressFor(lead, c) })), source, at);
-  await updateLead(trx, organizationId, leadId, patch);
-  await emitEvents(trx, organizationId, at, events);
+  // Three tables, no write reading another's: one round trip on PostgreSQL.
+  await executeTogether(trx, [
+    suppressQuery(trx, organizationId, changed.map((c) => ({ channel: c, address: addressFor(lead, c) })), source, at),
+    updateLeadQuery(trx, organizationId, leadId, patch),
+    eventsInsert(trx, organizationId, at, events).query,
+  ]);
   return { applied, changed };
 }
 
@@ -96,8 +103,8 @@ export async function resubscribe(deps: Deps, organizationId: string, leadId: st
 export async function applyResubscribe(trx: Db, deps: Deps, organizationId: string, leadId: string, requested?: ChannelName[], opts: ChangeOptions = {}): Promise<ChangeResult> {
   const source = opts.source ?? 'api';
   const at = isoNow(deps.clock);
-  const lead = await requireLead(trx, organizationId, leadId, deps.dialect === 'postgres');
-  const applied = await applicableChannels(trx, organizationId, lead, requested);
+  const lead = await lockLead(trx, organizationId, leadId);
+  const applied = applicableChannels(lead, requested);
   const changed = applied.filter((c) => lead[statusColumn(c)] === 'unsubscribed');
   const keywordLocked = changed.filter((c) => c !== 'email' && lead[sourceColumn(c)] === 'keyword');
   if (source !== 'keyword' && keywordLocked.length > 0) {

@@ -5,14 +5,17 @@ import type { ChannelName } from './channels.js';
 /** Addresses are kept only as digests: an erased lead's opt-out survives without its phone or email. */
 export const addressDigest = (address: string): string => createHash('sha256').update(address.toLowerCase(), 'utf8').digest('hex');
 
-/** Records opt-outs (one statement for all the channels of a change). */
-export async function suppress(db: Db, organizationId: string, entries: { channel: ChannelName; address: string }[], source: string, at: string): Promise<void> {
-  if (entries.length === 0) return;
-  await db
+/** Records opt-outs: one statement for all the channels of a change (at least one entry). */
+export function suppressQuery(db: Db, organizationId: string, entries: { channel: ChannelName; address: string }[], source: string, at: string) {
+  return db
     .insertInto('suppressions')
     .values(entries.map((e) => ({ organization_id: organizationId, channel: e.channel, address_digest: addressDigest(e.address), source, created_at: at })))
-    .onConflict((oc) => oc.columns(['organization_id', 'channel', 'address_digest']).doUpdateSet({ source, created_at: at }))
-    .execute();
+    .onConflict((oc) => oc.columns(['organization_id', 'channel', 'address_digest']).doUpdateSet({ source, created_at: at }));
+}
+
+export async function suppress(db: Db, organizationId: string, entries: { channel: ChannelName; address: string }[], source: string, at: string): Promise<void> {
+  if (entries.length === 0) return;
+  await suppressQuery(db, organizationId, entries, source, at).execute();
 }
 
 export async function unsuppress(db: Db, organizationId: string, channel: ChannelName, address: string): Promise<void> {

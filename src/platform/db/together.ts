@@ -1,0 +1,36 @@
+import { CompiledQuery, type Compilable } from 'kysely';
+import { dialectOf } from './connect.js';
+import type { Db } from './schema.js';
+
+/**
+ * Independent writes of one transaction, in one round trip on PostgreSQL.
+ *
+ * PostgreSQL is a network hop away and each statement waits for the one
+ * before; an opt-out's three writes (suppressions, the lead, the outbox) cost
+ * three round trips while the row lock is held. Here they go as one statement
+ * of data-modifying CTEs. In that form every part sees the same snapshot and
+ * none sees another's effect, so the writes must touch different tables and
+ * must not read what a sibling writes. SQLite runs in process, where a round
+ * trip costs nothing: it runs them one after another.
+ *
+ * Values must reach each query as bound parameters (Kysely's default): the
+ * parameters are renumbered in the SQL text, which is therefore refused if it
+ * holds a quoted literal.
+ */
+export async function executeTogether(db: Db, queries: Compilable<unknown>[]): Promise<void> {
+  if (queries.length === 0) return;
+  if (queries.length === 1 || dialectOf(db) === 'sqlite') {
+    for (const q of queries) await db.executeQuery(q);
+    return;
+  }
+  const parts: string[] = [];
+  const parameters: unknown[] = [];
+  for (const q of queries) {
+    const c = q.compile();
+    if (c.sql.includes("'")) throw new Error('executeTogether: a query holds a literal; pass values as parameters');
+    const offset = parameters.length;
+    parts.push(`w${parts.length} as (${c.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)})`);
+    parameters.push(...c.parameters);
+  }
+  await db.executeQuery(CompiledQuery.raw(`with ${parts.join(', ')} select 1`, parameters));
+}

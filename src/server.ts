@@ -23,7 +23,7 @@ export interface RunningServer {
 /** Opens the store, migrates it, listens, starts the worker (unless disabled); stop() drains requests, stops the worker, closes the pool. */
 export async function startServer(config: Config): Promise<RunningServer> {
   const log = createLogger(config.logLevel);
-  const store = openStore(config.databaseUrl, config.dbPoolSize, { queryTimeoutMs: config.dbQueryTimeoutMs });
+  const store = openStore(config.databaseUrl, config.dbPoolSize, { queryTimeoutMs: config.dbQueryTimeoutMs, namedStatements: config.dbNamedStatements });
   await migrateToLatest(store);
   const deps: Deps = { db: store.db, dialect: store.dialect, config, clock: systemClock, log };
   const app = await buildApp(deps);
@@ -43,7 +43,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
 /** A worker process with no HTTP API (`parley worker`). */
 export async function startWorker(config: Config): Promise<{ deps: Deps; stop(): Promise<void> }> {
   const log = createLogger(config.logLevel);
-  const store = openStore(config.databaseUrl, config.dbPoolSize, { queryTimeoutMs: config.dbQueryTimeoutMs });
+  const store = openStore(config.databaseUrl, config.dbPoolSize, { queryTimeoutMs: config.dbQueryTimeoutMs, namedStatements: config.dbNamedStatements });
   await migrateToLatest(store);
   const deps: Deps = { db: store.db, dialect: store.dialect, config, clock: systemClock, log };
   const worker = new (await loadWorker())(deps);

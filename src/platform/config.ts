@@ -12,6 +12,8 @@ export interface Config {
   dbPoolSize: number;
   /** PostgreSQL: a query without an answer after this long fails (0: no limit); bounds a request when the network to the database drops packets. */
   dbQueryTimeoutMs: number;
+  /** PostgreSQL: hot queries as named server-side statements (off behind PgBouncer in transaction mode before 1.21). */
+  dbNamedStatements: boolean;
   logLevel: string;
   /** Requests per minute per API key; 0 disables throttling. */
   rateLimitPerMinute: number;
@@ -216,6 +218,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: databaseUrl(env),
     dbPoolSize: integer(env, 'PARLEY_DB_POOL_SIZE', 10, 1, 1000),
     dbQueryTimeoutMs: integer(env, 'PARLEY_DB_QUERY_TIMEOUT_MS', 30_000, 0, 3_600_000),
+    dbNamedStatements: flag(env, 'PARLEY_DB_NAMED_STATEMENTS', true),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     rateLimitPerMinute: integer(env, 'PARLEY_RATE_LIMIT', 1200, 0, 10_000_000),
     defaultCountry: country,

@@ -43,6 +43,23 @@ for (const dialect of dialects()) {
       expect(await page(db(), 'c', '', 10)).toEqual([]);
     });
 
+    it.runIf(dialect === 'postgres')('runs as a named server-side statement on PostgreSQL, unless turned off', async () => {
+      const fresh = await freshDatabase('postgres');
+      try {
+        for (const namedStatements of [true, false]) {
+          // One connection, so the session that ran the query is the one asked.
+          const one = openStore(fresh.url, 1, { namedStatements });
+          await sql`create table if not exists p (org text not null, id text not null, v text not null, primary key (org, id))`.execute(one.db);
+          expect(await page(one.db as unknown as Db, 'a', '', 1)).toEqual([]);
+          const statements = await sql<{ name: string }>`select name from pg_prepared_statements`.execute(one.db);
+          expect(statements.rows.some((r) => r.name.startsWith('parley_'))).toBe(namedStatements);
+          await one.close();
+        }
+      } finally {
+        await fresh.drop();
+      }
+    });
+
     it('refuses a builder that puts an argument into the SQL text or alters it', async () => {
       const inText = prepared((d: Db, org: string) => (d as any).selectFrom('p').selectAll().where(sql.raw(`org = '${org}'`)));
       await expect(inText(db(), 'a')).rejects.toThrow(/reached the SQL text/);

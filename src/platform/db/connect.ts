@@ -5,6 +5,7 @@ import { Kysely, PostgresAdapter, PostgresDialect } from 'kysely';
 import { createRequire } from 'node:module';
 import type pgModule from 'pg';
 import type { Database } from './schema.js';
+import { statementName } from './prepared.js';
 import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -29,6 +30,13 @@ export interface StoreOptions {
    * request holds the event loop); a CLI command can wait its turn.
    */
   busyTimeoutMs?: number;
+  /**
+   * PostgreSQL: run prepared queries (platform/db/prepared.ts) as named
+   * server-side statements, parsed and planned once per connection. Turn off
+   * behind a pooler that cannot keep them (PgBouncer in transaction mode
+   * before 1.21).
+   */
+  namedStatements?: boolean;
 }
 
 function openSqlite(path: string, busyTimeoutMs: number): Store {
@@ -52,7 +60,7 @@ function openSqlite(path: string, busyTimeoutMs: number): Store {
  * until its answer arrives or the connection dies; later queries on it time
  * out the same way, so requests fail fast until the database is back.
  */
-function openPostgres(url: string, poolSize: number, queryTimeoutMs: number): Store {
+function openPostgres(url: string, poolSize: number, queryTimeoutMs: number, namedStatements: boolean): Store {
   // Loaded only when PostgreSQL is configured: a SQLite deployment never pays for the driver.
   const pg = createRequire(import.meta.url)('pg') as typeof pgModule;
   const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5000, query_timeout: queryTimeoutMs || undefined });
@@ -61,12 +69,28 @@ function openPostgres(url: string, poolSize: number, queryTimeoutMs: number): St
   // Nor may a client that loses its server while lent out (a query in flight when PostgreSQL stops):
   // pg emits 'error' on it besides failing the query, and an 'error' event without a listener kills
   // the process. The query's caller gets the error; the pool drops the dead client on release.
-  pool.on('connect', (client: pgModule.PoolClient) => client.on('error', () => {}));
+  pool.on('connect', (client: pgModule.PoolClient) => {
+    client.on('error', () => {});
+    if (namedStatements) useNamedStatements(client);
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }
 
+/**
+ * Kysely hands the driver SQL text and values; for the text of a prepared
+ * query, this client sends a named statement instead, which pg parses once per
+ * connection and then only binds and executes. Any other text goes as before.
+ */
+function useNamedStatements(client: pgModule.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (text: unknown, values?: unknown, ...rest: unknown[]) => {
+    const name = typeof text === 'string' && Array.isArray(values) ? statementName(text) : undefined;
+    return name ? query({ name, text, values }, ...rest) : query(text, values, ...rest);
+  };
+}
+
 export function openStore(databaseUrl: string, poolSize = 10, options: StoreOptions = {}): Store {
   if (databaseUrl.startsWith('sqlite:')) return openSqlite(databaseUrl.slice('sqlite:'.length), options.busyTimeoutMs ?? 5000);
-  return openPostgres(databaseUrl, poolSize, options.queryTimeoutMs ?? 0);
+  return openPostgres(databaseUrl, poolSize, options.queryTimeoutMs ?? 0, options.namedStatements ?? true);
 }

@@ -33,6 +33,22 @@ export function prepared<A extends readonly unknown[], R>(build: (db: Db, ...arg
   };
 }
 
+/** The SQL texts of prepared queries, by PostgreSQL statement name (connect.ts sends them as named statements). */
+const names = new Map<string, string>();
+
+export function statementName(sqlText: string): string | undefined {
+  return names.get(sqlText);
+}
+
+/**
+ * Marks a statement text worth keeping prepared. The set is bounded: a
+ * caller that generates many texts (executeTogether's combinations) stops
+ * adding once it is full, and those texts simply run unnamed.
+ */
+export function nameStatement(sqlText: string): void {
+  if (!names.has(sqlText) && names.size < 1000) names.set(sqlText, `parley_${names.size + 1}`);
+}
+
 /** A compiled parameter: the index of the caller's argument, or a value fixed in the query itself. */
 type Slot = number | { value: unknown };
 
@@ -48,5 +64,6 @@ function compile<A extends readonly unknown[], R>(db: Db, build: (db: Db, ...arg
     return { value: p };
   });
   if (query.sql.includes('\u0000')) throw new Error('prepared query: a placeholder reached the SQL text; pass each argument as a bound value');
+  nameStatement(query.sql);
   return { query, slots };
 }

@@ -1,5 +1,6 @@
 import { CompiledQuery, type Compilable } from 'kysely';
 import { dialectOf } from './connect.js';
+import { nameStatement } from './prepared.js';
 import type { Db } from './schema.js';
 
 /**
@@ -32,5 +33,8 @@ export async function executeTogether(db: Db, queries: Compilable<unknown>[]): P
     parts.push(`w${parts.length} as (${c.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)})`);
     parameters.push(...c.parameters);
   }
-  await db.executeQuery(CompiledQuery.raw(`with ${parts.join(', ')} select 1`, parameters));
+  const text = `with ${parts.join(', ')} select 1`;
+  // The same few shapes recur (an opt-out of one, two or three channels): PostgreSQL keeps them planned.
+  nameStatement(text);
+  await db.executeQuery(CompiledQuery.raw(text, parameters));
 }

@@ -8,6 +8,11 @@ export interface LoadResult {
   mean: number;
   errors: number;
   non2xx: number;
+  /** Requests completed. */
+  total?: number;
+  /** CPU per request in microseconds: the server process, and PostgreSQL's processes when it is the database. */
+  serverUs?: number;
+  databaseUs?: number;
 }
 
 export interface LoadOptions {
@@ -44,6 +49,7 @@ export async function load(o: LoadOptions): Promise<LoadResult> {
     mean: Math.round(result.latency.average * 100) / 100,
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
+    total: result.requests.total,
   };
 }
 

@@ -1,3 +1,4 @@
+import { cpuMeter } from '../lib/cpu.js';
 import { leadIds } from '../lib/ids.js';
 import { load, rotating, type LoadResult } from '../lib/load.js';
 import { freePort, startParley, startProcess } from '../lib/processes.js';
@@ -5,6 +6,7 @@ import type { Row } from '../lib/table.js';
 import type { SeedResult } from '../seed.js';
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
+const cpuOf = (r: LoadResult) => (r.databaseUs === undefined ? String(r.serverUs) : `${r.serverUs} / ${r.databaseUs}`);
 
 /** Hot-path throughput: GET lead and unsubscribe against the HTTP and storage ceilings. */
 export async function httpSection(dialect: 'sqlite' | 'postgres', databaseUrl: string, seed: SeedResult, quick: boolean) {
@@ -25,7 +27,10 @@ export async function httpSection(dialect: 'sqlite' | 'postgres', databaseUrl: s
   try {
     const run = async (key: string, o: Parameters<typeof load>[0]) => {
       await load({ ...o, seconds: 1 }); // warm-up
-      results[key] = await load(o);
+      const server = o.url === ref.url ? ref : parley;
+      const meter = cpuMeter(server.child.pid!, dialect === 'postgres');
+      const r = await load(o);
+      results[key] = { ...r, ...meter(r.total ?? 0) };
     };
     await run('static', { name: 'bare static route', url: `${ref.url}/static`, connections, seconds });
     await run('refGet', { name: 'bare lead lookup', url: ref.url, path: () => `/lead/${getIds()}`, connections, seconds });
@@ -46,6 +51,8 @@ export async function httpSection(dialect: 'sqlite' | 'postgres', databaseUrl: s
     { section: s, measure: 'GET lead p50 / p99 ms', value: `${get!.p50} / ${get!.p99}`, reference: `${refGet!.p50} / ${refGet!.p99}`, ratio: '-', target: 'p99 < 15 ms', met: get!.p99 < 15 },
     { section: s, measure: 'unsubscribe req/s vs bare tx', value: String(unsub!.requestsPerSec), reference: String(refUnsub!.requestsPerSec), ratio: pct(unsub!.requestsPerSec / refUnsub!.requestsPerSec), target: '>= 70%', met: unsub!.requestsPerSec / refUnsub!.requestsPerSec >= 0.7 },
     { section: s, measure: 'unsubscribe p50 / p99 ms', value: `${unsub!.p50} / ${unsub!.p99}`, reference: `${refUnsub!.p50} / ${refUnsub!.p99}`, ratio: '-', target: 'report', met: null },
+    { section: s, measure: 'GET lead CPU us/request: server / PostgreSQL', value: cpuOf(get!), reference: cpuOf(refGet!), ratio: '-', target: 'report', met: null },
+    { section: s, measure: 'unsubscribe CPU us/request: server / PostgreSQL', value: cpuOf(unsub!), reference: cpuOf(refUnsub!), ratio: '-', target: 'report', met: null },
     { section: s, measure: 'errors / non-2xx', value: `${get!.errors + unsub!.errors} / ${get!.non2xx + unsub!.non2xx}`, reference: '-', ratio: '-', target: '0 / 0', met: get!.errors + unsub!.errors + get!.non2xx + unsub!.non2xx === 0 },
     { section: s, measure: 'peak RSS MB (server)', value: String(results.rss!.requestsPerSec), reference: '-', ratio: '-', target: 'report', met: null },
   ];

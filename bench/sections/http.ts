@@ -46,6 +46,7 @@ export async function httpSection(dialect: 'sqlite' | 'postgres', databaseUrl: s
   const s = `http-${dialect}`;
   const rows: Row[] = [
     { section: s, measure: 'bare static route req/s', value: String(st!.requestsPerSec), reference: '-', ratio: '-', target: 'reference', met: null },
+    { section: s, measure: 'bare static route CPU us/request (server)', value: String(st!.serverUs), reference: '-', ratio: '-', target: 'reference', met: null },
     { section: s, measure: 'GET lead req/s vs static', value: String(get!.requestsPerSec), reference: String(st!.requestsPerSec), ratio: pct(get!.requestsPerSec / st!.requestsPerSec), target: dialect === 'sqlite' ? '>= 60%' : 'report', met: dialect === 'sqlite' ? get!.requestsPerSec / st!.requestsPerSec >= 0.6 : null },
     { section: s, measure: 'GET lead req/s vs bare lookup', value: String(get!.requestsPerSec), reference: String(refGet!.requestsPerSec), ratio: pct(get!.requestsPerSec / refGet!.requestsPerSec), target: dialect === 'postgres' ? '>= 70%' : 'report', met: dialect === 'postgres' ? get!.requestsPerSec / refGet!.requestsPerSec >= 0.7 : null },
     { section: s, measure: 'GET lead p50 / p99 ms', value: `${get!.p50} / ${get!.p99}`, reference: `${refGet!.p50} / ${refGet!.p99}`, ratio: '-', target: 'p99 < 15 ms', met: get!.p99 < 15 },

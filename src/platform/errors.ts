@@ -4,12 +4,16 @@
  * that interface.md fixes are built here and nowhere else.
  */
 export class DomainError extends Error {
-  constructor(
-    readonly status: 400 | 403 | 404 | 409 | 413 | 415 | 422 | 429,
-    message: string,
-    readonly code: string,
-  ) {
+  readonly status: 400 | 403 | 404 | 409 | 413 | 415 | 422 | 429;
+  readonly code: string;
+  constructor(status: DomainError['status'], message: string, code: string) {
+    // A client's mistake is answered, not debugged: capturing a stack trace here was 7 % of a 404's CPU.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
+    this.status = status;
+    this.code = code;
   }
 }
 

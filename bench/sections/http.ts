@@ -27,7 +27,7 @@ export async function httpSection(dialect: 'sqlite' | 'postgres', databaseUrl: s
   try {
     const run = async (key: string, o: Parameters<typeof load>[0]) => {
       await load({ ...o, seconds: 1 }); // warm-up
-      const server = o.url === ref.url ? ref : parley;
+      const server = new URL(o.url).port === new URL(parley.url).port ? parley : ref;
       const meter = cpuMeter(server.child.pid!, dialect === 'postgres');
       const r = await load(o);
       results[key] = { ...r, ...meter(r.total ?? 0) };
@@ -44,16 +44,19 @@ export async function httpSection(dialect: 'sqlite' | 'postgres', databaseUrl: s
   }
   const { static: st, refGet, get, refUnsub, unsub } = results as Record<string, LoadResult>;
   const s = `http-${dialect}`;
+  const cpuLabel = dialect === 'postgres' ? 'server / PostgreSQL' : 'server (SQLite in process)';
+  // The issue's targets are for SQLite; PostgreSQL reports the same table with one target of its own (GET lead >= 70 % of the bare lookup).
+  const sqliteTarget = (target: string) => (dialect === 'sqlite' ? target : 'report');
   const rows: Row[] = [
     { section: s, measure: 'bare static route req/s', value: String(st!.requestsPerSec), reference: '-', ratio: '-', target: 'reference', met: null },
-    { section: s, measure: 'bare static route CPU us/request (server)', value: String(st!.serverUs), reference: '-', ratio: '-', target: 'reference', met: null },
+    { section: s, measure: 'bare static route CPU us/request', value: String(st!.serverUs), reference: '-', ratio: '-', target: 'reference', met: null },
     { section: s, measure: 'GET lead req/s vs static', value: String(get!.requestsPerSec), reference: String(st!.requestsPerSec), ratio: pct(get!.requestsPerSec / st!.requestsPerSec), target: dialect === 'sqlite' ? '>= 60%' : 'report', met: dialect === 'sqlite' ? get!.requestsPerSec / st!.requestsPerSec >= 0.6 : null },
     { section: s, measure: 'GET lead req/s vs bare lookup', value: String(get!.requestsPerSec), reference: String(refGet!.requestsPerSec), ratio: pct(get!.requestsPerSec / refGet!.requestsPerSec), target: dialect === 'postgres' ? '>= 70%' : 'report', met: dialect === 'postgres' ? get!.requestsPerSec / refGet!.requestsPerSec >= 0.7 : null },
-    { section: s, measure: 'GET lead p50 / p99 ms', value: `${get!.p50} / ${get!.p99}`, reference: `${refGet!.p50} / ${refGet!.p99}`, ratio: '-', target: 'p99 < 15 ms', met: get!.p99 < 15 },
-    { section: s, measure: 'unsubscribe req/s vs bare tx', value: String(unsub!.requestsPerSec), reference: String(refUnsub!.requestsPerSec), ratio: pct(unsub!.requestsPerSec / refUnsub!.requestsPerSec), target: '>= 70%', met: unsub!.requestsPerSec / refUnsub!.requestsPerSec >= 0.7 },
+    { section: s, measure: 'GET lead p50 / p99 ms', value: `${get!.p50} / ${get!.p99}`, reference: `${refGet!.p50} / ${refGet!.p99}`, ratio: '-', target: sqliteTarget('p99 < 15 ms'), met: dialect === 'sqlite' ? get!.p99 < 15 : null },
+    { section: s, measure: 'unsubscribe req/s vs bare tx', value: String(unsub!.requestsPerSec), reference: String(refUnsub!.requestsPerSec), ratio: pct(unsub!.requestsPerSec / refUnsub!.requestsPerSec), target: sqliteTarget('>= 70%'), met: dialect === 'sqlite' ? unsub!.requestsPerSec / refUnsub!.requestsPerSec >= 0.7 : null },
     { section: s, measure: 'unsubscribe p50 / p99 ms', value: `${unsub!.p50} / ${unsub!.p99}`, reference: `${refUnsub!.p50} / ${refUnsub!.p99}`, ratio: '-', target: 'report', met: null },
-    { section: s, measure: 'GET lead CPU us/request: server / PostgreSQL', value: cpuOf(get!), reference: cpuOf(refGet!), ratio: '-', target: 'report', met: null },
-    { section: s, measure: 'unsubscribe CPU us/request: server / PostgreSQL', value: cpuOf(unsub!), reference: cpuOf(refUnsub!), ratio: '-', target: 'report', met: null },
+    { section: s, measure: `GET lead CPU us/request: ${cpuLabel}`, value: cpuOf(get!), reference: cpuOf(refGet!), ratio: '-', target: 'report', met: null },
+    { section: s, measure: `unsubscribe CPU us/request: ${cpuLabel}`, value: cpuOf(unsub!), reference: cpuOf(refUnsub!), ratio: '-', target: 'report', met: null },
     { section: s, measure: 'errors / non-2xx', value: `${get!.errors + unsub!.errors} / ${get!.non2xx + unsub!.non2xx}`, reference: '-', ratio: '-', target: '0 / 0', met: get!.errors + unsub!.errors + get!.non2xx + unsub!.non2xx === 0 },
     { section: s, measure: 'peak RSS MB (server)', value: String(results.rss!.requestsPerSec), reference: '-', ratio: '-', target: 'report', met: null },
   ];

@@ -9,16 +9,16 @@ export async function insertLead(db: Db, organizationId: string, row: Omit<Inser
   await db.insertInto('leads').values({ ...row, organization_id: organizationId }).execute();
 }
 
-/**
- * `lock` takes the row lock on PostgreSQL (SELECT ... FOR UPDATE) so concurrent
- * state changes of one lead serialise; SQLite transactions already hold the
- * database write lock from BEGIN IMMEDIATE.
- */
 const leadById = (db: Db, organizationId: string, id: string) =>
   db.selectFrom('leads').selectAll().where('organization_id', '=', organizationId).where('id', '=', id);
 const findLeadQuery = prepared(leadById);
 const findLeadLockedQuery = prepared((db: Db, organizationId: string, id: string) => leadById(db, organizationId, id).forUpdate());
 
+/**
+ * `lock` takes the row lock on PostgreSQL (SELECT ... FOR UPDATE) so concurrent
+ * state changes of one lead serialise; SQLite transactions already hold the
+ * database write lock from BEGIN IMMEDIATE.
+ */
 export async function findLead(db: Db, organizationId: string, id: string, lock = false): Promise<LeadRow | undefined> {
   const rows = await (lock ? findLeadLockedQuery : findLeadQuery)(db, organizationId, id);
   return rows[0];

@@ -13,11 +13,6 @@ export function suppressQuery(db: Db, organizationId: string, entries: { channel
     .onConflict((oc) => oc.columns(['organization_id', 'channel', 'address_digest']).doUpdateSet({ source, created_at: at }));
 }
 
-export async function suppress(db: Db, organizationId: string, entries: { channel: ChannelName; address: string }[], source: string, at: string): Promise<void> {
-  if (entries.length === 0) return;
-  await suppressQuery(db, organizationId, entries, source, at).execute();
-}
-
 export async function unsuppress(db: Db, organizationId: string, channel: ChannelName, address: string): Promise<void> {
   await db
     .deleteFrom('suppressions')

@@ -103,3 +103,6 @@ writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), quick, machin
 console.log(`\nresults: ${file}`);
 const missed = rows.filter((r) => r.met === false);
 if (missed.length) console.log(`targets not met: ${missed.map((r) => `${r.section}/${r.measure}`).join(', ')}`);
+if (missed.some((r) => r.measure === 'GET lead req/s vs static')) {
+  console.log("GET lead vs static: compare 'bare lookup req/s vs static (storage ceiling)' and the CPU rows; bench/README.md explains why this machine cannot reach 60 %.");
+}

@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { v7 } from 'uuid';
-import { issueKey } from '../src/platform/auth/api-keys.service.js';
+import { issueKey } from '../src/organizations/api-keys.service.js';
 import { openStore } from '../src/platform/db/connect.js';
 import { migrateToLatest } from '../src/platform/db/migrate.js';
 

@@ -27,7 +27,7 @@ import { Settings } from './settings/settings.schemas.js';
 import { settingsRoutes } from './settings/settings.routes.js';
 import { subscriptionRoutes } from './subscriptions/subscriptions.routes.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
-import { sql } from 'kysely';
+import { ping } from './platform/db/ping.js';
 
 /** Builds the HTTP app without listening (tests and server.ts both use it). */
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
@@ -68,7 +68,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
     try {
-      await sql`select 1`.execute(deps.db);
+      await ping(deps.db);
       return { status: 'ready' };
     } catch {
       return reply.code(503).send({ message: 'Database unavailable' });

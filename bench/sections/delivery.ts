@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { v7 } from 'uuid';
-import { issueKey } from '../../src/platform/auth/api-keys.service.js';
+import { issueKey } from '../../src/organizations/api-keys.service.js';
 import { openStore } from '../../src/platform/db/connect.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import { insertEndpoint } from '../../src/webhooks/endpoints.repository.js';

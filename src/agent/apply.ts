@@ -1,5 +1,5 @@
 import type { Updateable } from 'kysely';
-import { emitEvents } from '../events/outbox.js';
+import { emitEvents } from '../events/outbox.repository.js';
 import { insertTag, listTags, updateLead, type LeadRow } from '../leads/leads.repository.js';
 import { scheduleSend } from '../messages/send.service.js';
 import type { Db, LeadsTable } from '../platform/db/schema.js';

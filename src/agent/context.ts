@@ -1,7 +1,7 @@
 import { listNotes } from '../context/context.repository.js';
 import { parseInfo } from '../leads/leads.mapper.js';
 import { findLead, listTags, type LeadRow } from '../leads/leads.repository.js';
-import type { MessageRow } from '../messages/messages.repository.js';
+import { conversationOf, findMessage, type MessageRow } from '../messages/messages.repository.js';
 import type { Db } from '../platform/db/schema.js';
 import { findProfileByName } from '../profiles/profiles.repository.js';
 import type { AgentInput, ConversationMessage } from './provider.js';
@@ -17,21 +17,10 @@ export interface TurnContext {
   commandIds: string[];
 }
 
-/**
- * What was said since the lead's memory was last cleared. Left out: keyword
- * confirmations and HELP answers (compliance, not conversation) and sends that
- * were blocked or failed (the lead never read them).
- */
+/** What was said since the lead's memory was last cleared (messages.repository.ts says what counts). */
 async function conversation(db: Db, organizationId: string, lead: LeadRow): Promise<ConversationMessage[]> {
-  let q = db
-    .selectFrom('messages')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('lead_id', '=', lead.id)
-    .where((eb) => eb.or([eb('direction', '=', 'inbound'), eb.and([eb('purpose', '=', 'conversation'), eb('status', 'not in', ['blocked', 'failed'])])]));
-  if (lead.memory_cleared_at) q = q.where('created_at', '>=', lead.memory_cleared_at);
-  const rows = await q.orderBy('id', 'desc').limit(CONVERSATION_LIMIT).execute();
-  return rows.reverse().map((m) => ({
+  const rows = await conversationOf(db, organizationId, lead.id, lead.memory_cleared_at, CONVERSATION_LIMIT);
+  return rows.map((m) => ({
     from: m.direction === 'inbound' ? 'lead' : 'agent',
     text: m.text,
     channel: m.channel,
@@ -44,7 +33,7 @@ async function conversation(db: Db, organizationId: string, lead: LeadRow): Prom
 export async function loadTurnContext(db: Db, organizationId: string, leadId: string, messageId: string, now: Date): Promise<TurnContext | undefined> {
   const lead = await findLead(db, organizationId, leadId);
   if (!lead) return undefined;
-  const trigger = await db.selectFrom('messages').selectAll().where('organization_id', '=', organizationId).where('id', '=', messageId).executeTakeFirst();
+  const trigger = await findMessage(db, organizationId, messageId);
   if (!trigger || trigger.lead_id !== leadId) return undefined;
   const [profile, tags, notes, said] = await Promise.all([
     findProfileByName(db, organizationId, lead.customer_profile),

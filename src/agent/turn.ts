@@ -1,5 +1,6 @@
-import type { JobOutcome } from '../jobs/catalog.js';
-import { enqueueJob } from '../jobs/queue.js';
+import { consumeNotes } from '../context/context.repository.js';
+import { enqueueJob } from '../jobs/jobs.repository.js';
+import type { AgentTurnPayload, JobOutcome } from '../jobs/names.js';
 import { findLead, type LeadRow } from '../leads/leads.repository.js';
 import { defaultChannel } from '../messages/send.service.js';
 import type { Db } from '../platform/db/schema.js';
@@ -10,12 +11,6 @@ import { loadTurnContext } from './context.js';
 import { checkActions, type Action } from './provider.js';
 import { agentFor } from './registry.js';
 import { finishTurn, findTurnByTrigger, hasNewerTurn, insertPendingTurn, type AgentTurnRow } from './turns.repository.js';
-
-export interface AgentTurnPayload {
-  leadId: string;
-  /** The inbound message that triggered the turn: the turn's identity (one turn per message, ever). */
-  messageId: string;
-}
 
 const SUPERSEDED = 'superseded by a newer message from the lead';
 const AI_OFF = 'AI is off for this lead';
@@ -48,7 +43,7 @@ async function standDownReason(db: Db, turn: AgentTurnRow, lead: LeadRow): Promi
 async function applyTurn(deps: Deps, turn: AgentTurnRow, actions: Action[], commandIds: string[], channel: ChannelName): Promise<void> {
   const organizationId = turn.organization_id;
   await deps.db.transaction().execute(async (trx) => {
-    const lead = await findLead(trx, organizationId, turn.lead_id, deps.dialect === 'postgres');
+    const lead = await findLead(trx, organizationId, turn.lead_id, true);
     if (!lead) return;
     const current = await findTurnByTrigger(trx, organizationId, turn.trigger_message_id);
     if (current?.status !== 'pending') return;
@@ -61,15 +56,7 @@ async function applyTurn(deps: Deps, turn: AgentTurnRow, actions: Action[], comm
     }
     const usable = reachableChannels(lead).includes(channel) ? channel : defaultChannel(lead);
     await applyActions(trx, deps, { organizationId, lead, channel: usable, now }, actions);
-    if (commandIds.length > 0) {
-      await trx
-        .updateTable('lead_notes')
-        .set({ consumed_at: at })
-        .where('organization_id', '=', organizationId)
-        .where('id', 'in', commandIds)
-        .where('consumed_at', 'is', null)
-        .execute();
-    }
+    await consumeNotes(trx, organizationId, commandIds, at);
     await finishTurn(trx, organizationId, turn.trigger_message_id, { status: 'done', actions: actions.map((a) => a.type), at });
   });
 }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
 import { LeadIdParams } from '../leads/leads.schemas.js';
-import { requireLead } from '../leads/leads.service.js';
+import { requireLead } from '../leads/leads.repository.js';
 import type { Deps } from '../platform/deps.js';
 import { decodeCursor, page } from '../platform/http/pagination.js';
 import { NextToken, PageQuery, withErrors } from '../platform/http/schemas.js';

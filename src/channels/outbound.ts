@@ -1,22 +1,13 @@
 import { checkOutbound } from '../compliance/gate.js';
-import { emitEvents } from '../events/outbox.js';
+import { emitEvents } from '../events/outbox.repository.js';
 import { findLead, updateLead } from '../leads/leads.repository.js';
-import type { JobOutcome } from '../jobs/catalog.js';
-import type { MessageRow } from '../messages/messages.repository.js';
+import type { JobOutcome, SendMessagePayload } from '../jobs/names.js';
+import { findMessage, setMessageStatus, type MessageRow } from '../messages/messages.repository.js';
 import type { Deps } from '../platform/deps.js';
 import { readSettings } from '../settings/settings.service.js';
 import { adapterFor } from './registry.js';
 
-export interface SendMessagePayload {
-  messageId: string;
-  sendWhenOff: boolean;
-}
-
 type Step = { kind: 'skip' } | { kind: 'blocked' } | { kind: 'wait'; until: Date; reason: string } | { kind: 'send'; message: MessageRow; to: string; from: string | null };
-
-async function setStatus(deps: Deps, organizationId: string, id: string, status: string, reason: string | null): Promise<void> {
-  await deps.db.updateTable('messages').set({ status, status_reason: reason }).where('organization_id', '=', organizationId).where('id', '=', id).execute();
-}
 
 /**
  * Sends one recorded outbound message, and is the only code that calls a
@@ -28,14 +19,13 @@ async function setStatus(deps: Deps, organizationId: string, id: string, status:
 export async function sendRecordedMessage(deps: Deps, organizationId: string, payload: SendMessagePayload, lastAttempt: boolean): Promise<JobOutcome> {
   const now = deps.clock.now();
   const step = await deps.db.transaction().execute(async (trx): Promise<Step> => {
-    const message = await trx.selectFrom('messages').selectAll().where('organization_id', '=', organizationId).where('id', '=', payload.messageId).executeTakeFirst();
+    const message = await findMessage(trx, organizationId, payload.messageId);
     if (!message || (message.status !== 'scheduled' && message.status !== 'sending')) return { kind: 'skip' };
-    const lead = await findLead(trx, organizationId, message.lead_id, deps.dialect === 'postgres');
+    const lead = await findLead(trx, organizationId, message.lead_id, true);
     if (!lead) return { kind: 'skip' };
     const settings = await readSettings(trx, organizationId);
     const decision = await checkOutbound(trx, organizationId, { lead, channel: message.channel, sendWhenOff: payload.sendWhenOff, settings, now, purpose: message.purpose });
-    const set = (status: string, reason: string | null) =>
-      trx.updateTable('messages').set({ status, status_reason: reason }).where('organization_id', '=', organizationId).where('id', '=', message.id).execute();
+    const set = (status: string, reason: string | null) => setMessageStatus(trx, organizationId, message.id, status, reason);
     if (decision.kind === 'blocked') {
       await set('blocked', decision.reason);
       return { kind: 'blocked' };
@@ -57,12 +47,12 @@ export async function sendRecordedMessage(deps: Deps, organizationId: string, pa
     ({ providerMessageId } = await adapterFor(deps, message.channel).send({ organizationId, messageId: message.id, leadId: message.lead_id, channel: message.channel, to: step.to, from: step.from, text: message.text }));
   } catch (err) {
     if (!lastAttempt) throw err;
-    await setStatus(deps, organizationId, message.id, 'failed', `provider error: ${(err as Error).message}`.slice(0, 500));
+    await setMessageStatus(deps.db, organizationId, message.id, 'failed', `provider error: ${(err as Error).message}`.slice(0, 500));
     return { kind: 'done' };
   }
   const at = deps.clock.now().toISOString();
   await deps.db.transaction().execute(async (trx) => {
-    await trx.updateTable('messages').set({ status: 'sent', status_reason: null, provider_message_id: providerMessageId }).where('organization_id', '=', organizationId).where('id', '=', message.id).execute();
+    await setMessageStatus(trx, organizationId, message.id, 'sent', null, providerMessageId);
     const lead = await findLead(trx, organizationId, message.lead_id);
     if (lead) await updateLead(trx, organizationId, lead.id, { last_activity_at: at });
     await emitEvents(trx, organizationId, at, [

@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import type { Config, TwilioConfig } from '../platform/config.js';
-import { sayAndGather } from '../providers/twilio/twiml.js';
+import { sayAndGather } from './twiml.js';
 import type { ChannelAdapter, OutboundMessage, SendReceipt } from './channel.js';
 
 const TIMEOUT_MS = 15_000;

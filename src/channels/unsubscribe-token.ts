@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Config } from '../platform/config.js';
 import type { Database } from '../platform/db/schema.js';
-import { instanceSecret } from '../platform/secrets.js';
+import { instanceSecret } from '../platform/secrets.repository.js';
 import type { ChannelName } from '../subscriptions/channels.js';
 
 /**

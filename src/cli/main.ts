@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../platform/config.js';
 import { openStore, type Store } from '../platform/db/connect.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
-import { issueKey, keysOf, revokeKey } from '../platform/auth/api-keys.service.js';
+import { issueKey, keysOf, revokeKey } from '../organizations/api-keys.service.js';
 import { parseScopes, SCOPES } from '../platform/auth/scopes.js';
 
 /** The HTTP stack and the worker load only for the commands that run them: key commands start twice as fast. */

@@ -18,3 +18,9 @@ export async function listNotes(db: Db, organizationId: string, leadId: string):
     .orderBy('id')
     .execute();
 }
+
+/** Marks pending commands consumed (by the agent turn that carried them out); a note consumed already stays as it was. */
+export async function consumeNotes(db: Db, organizationId: string, ids: readonly string[], at: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db.updateTable('lead_notes').set({ consumed_at: at }).where('organization_id', '=', organizationId).where('id', 'in', ids).where('consumed_at', 'is', null).execute();
+}

@@ -1,8 +1,8 @@
 import type { Updateable } from 'kysely';
-import { emitEvents } from '../events/outbox.js';
+import { emitEvents } from '../events/outbox.repository.js';
 import { mergeLeadInfo } from '../leads/additional-info.js';
 import { updateLead } from '../leads/leads.repository.js';
-import { requireLead } from '../leads/leads.service.js';
+import { requireLead } from '../leads/leads.repository.js';
 import { isoNow } from '../platform/clock.js';
 import type { LeadsTable } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
@@ -29,7 +29,7 @@ function checkInput(input: AddContextInput): void {
 export async function addContext(deps: Deps, organizationId: string, leadId: string, input: AddContextInput): Promise<void> {
   checkInput(input);
   await deps.db.transaction().execute(async (trx) => {
-    const lead = await requireLead(trx, organizationId, leadId, deps.dialect === 'postgres');
+    const lead = await requireLead(trx, organizationId, leadId, true);
     const at = isoNow(deps.clock);
     // Context before command: ids are time-ordered, so the AI reads the facts before the instruction.
     const notes = (['context', 'command'] as const).flatMap((kind) => {

@@ -1,7 +1,8 @@
 import { enqueueAgentTurn } from '../agent/turn.js';
 import { addDncIn } from '../dnc/dnc.service.js';
-import { emitEvents } from '../events/outbox.js';
-import { updateLead, type LeadRow } from '../leads/leads.repository.js';
+import { emitEvents } from '../events/outbox.repository.js';
+import { findLeadByAddress, updateLead, type LeadRow } from '../leads/leads.repository.js';
+import { insertUnmatched } from './inbound.repository.js';
 import { insertMessage } from '../messages/messages.repository.js';
 import { scheduleSend } from '../messages/send.service.js';
 import type { Db } from '../platform/db/schema.js';
@@ -32,12 +33,6 @@ export interface InboundResult {
 export const STOP_CONFIRMATION = 'You have been unsubscribed and will not receive more messages. Reply START to resubscribe.';
 export const START_CONFIRMATION = 'You have been resubscribed. Reply STOP to unsubscribe, HELP for help.';
 
-async function findLeadBy(trx: Db, deps: Deps, organizationId: string, channel: ChannelName, address: string): Promise<LeadRow | undefined> {
-  let q = trx.selectFrom('leads').selectAll().where('organization_id', '=', organizationId).where(channel === 'email' ? 'email' : 'phone', '=', address);
-  if (deps.dialect === 'postgres') q = q.forUpdate();
-  return q.executeTakeFirst();
-}
-
 /**
  * The one pipeline every inbound message goes through, whatever the provider:
  * store it, mark the lead as having replied, announce it, then act on carrier
@@ -50,11 +45,9 @@ export async function handleInbound(deps: Deps, organizationId: string, input: I
   const now = deps.clock.now();
   const at = now.toISOString();
   return deps.db.transaction().execute(async (trx): Promise<InboundResult> => {
-    const lead = await findLeadBy(trx, deps, organizationId, input.channel, address);
+    const lead = await findLeadByAddress(trx, organizationId, input.channel, address);
     if (!lead) {
-      await trx.insertInto('unmatched_inbound').values({
-        organization_id: organizationId, id: newId(), channel: input.channel, sender: address, recipient: input.to ?? null, text: input.text, created_at: at,
-      }).execute();
+      await insertUnmatched(trx, organizationId, { id: newId(), channel: input.channel, sender: address, recipient: input.to ?? null, text: input.text, created_at: at });
       return { leadId: null, messageId: null, action: 'unmatched' };
     }
     const messageId = newId();

@@ -1,4 +1,4 @@
-import { emitEvents } from '../events/outbox.js';
+import { emitEvents } from '../events/outbox.repository.js';
 import { findLead, findLeadIdByPhone } from '../leads/leads.repository.js';
 import { isoNow } from '../platform/clock.js';
 import type { Db } from '../platform/db/schema.js';

@@ -1,13 +1,22 @@
 import { isoNow } from '../platform/clock.js';
 import type { Deps } from '../platform/deps.js';
-import { jobHandlers, type JobHandler, type JobName } from './catalog.js';
-import { claimJobs, deferJob, failJob, finishJob, type ClaimedJob } from './queue.js';
+import { claimJobs, deferJob, failJob, finishJob } from './jobs.repository.js';
+import type { ClaimedJob, JobName, JobOutcome, JobPayloads } from './names.js';
+
+export interface JobHandler<N extends JobName = JobName> {
+  /** Delays between failed attempts; when spent, the job is marked failed with its last error. */
+  retryDelaysMs: number[];
+  run(deps: Deps, job: ClaimedJob & { payload: JobPayloads[N] }): Promise<JobOutcome>;
+}
+
+/** Every job name with its handler: given by the composition root (worker/catalog.ts), never imported here. */
+export type JobHandlers = { [N in JobName]: JobHandler<N> };
 
 /** Jobs one worker runs at once; a slow provider holds one slot, never the worker. */
 const JOB_SLOTS = 16;
 
-async function runOne(deps: Deps, job: ClaimedJob): Promise<void> {
-  const handler = (jobHandlers as Record<string, JobHandler<JobName> | undefined>)[job.name];
+async function runOne(deps: Deps, handlers: JobHandlers, job: ClaimedJob): Promise<void> {
+  const handler = (handlers as Record<string, JobHandler<JobName> | undefined>)[job.name];
   if (!handler) {
     await failJob(deps.db, job, `no handler for job "${job.name}"`, [], deps.clock.now());
     return;
@@ -33,7 +42,7 @@ export class JobPipeline {
   private inFlight = 0;
   private idleWaiters: (() => void)[] = [];
 
-  constructor(private readonly deps: Deps) {}
+  constructor(private readonly deps: Deps, private readonly handlers: JobHandlers) {}
 
   get busy(): number {
     return this.inFlight;
@@ -45,7 +54,7 @@ export class JobPipeline {
     const jobs = await claimJobs(this.deps, free);
     for (const job of jobs) {
       this.inFlight += 1;
-      void runOne(this.deps, job)
+      void runOne(this.deps, this.handlers, job)
         .catch((err) => this.deps.log.error({ err, jobId: job.id }, 'job bookkeeping failed; its lease will lapse and it runs again'))
         .finally(() => {
           this.inFlight -= 1;

@@ -1,4 +1,4 @@
-import type { OutboxEvent } from '../events/outbox.js';
+import type { OutboxEvent } from '../events/outbox.repository.js';
 import { parseInfo } from './leads.mapper.js';
 import type { LeadRow } from './leads.repository.js';
 

@@ -1,5 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
-import { dialectOf, type DialectName } from '../platform/db/connect.js';
+import { jsonObjects } from '../platform/db/json.js';
+import { takesRowLocks, withLock } from '../platform/db/locks.js';
+import { leadNotFound } from '../platform/errors.js';
 import { prepared } from '../platform/db/prepared.js';
 import type { Db, LeadsTable } from '../platform/db/schema.js';
 
@@ -14,14 +16,17 @@ const leadById = (db: Db, organizationId: string, id: string) =>
 const findLeadQuery = prepared(leadById);
 const findLeadLockedQuery = prepared((db: Db, organizationId: string, id: string) => leadById(db, organizationId, id).forUpdate());
 
-/**
- * `lock` takes the row lock on PostgreSQL (SELECT ... FOR UPDATE) so concurrent
- * state changes of one lead serialise; SQLite transactions already hold the
- * database write lock from BEGIN IMMEDIATE.
- */
+/** `lock` takes the lead's row lock, so concurrent state changes of one lead serialise (platform/db/locks.ts). */
 export async function findLead(db: Db, organizationId: string, id: string, lock = false): Promise<LeadRow | undefined> {
-  const rows = await (lock ? findLeadLockedQuery : findLeadQuery)(db, organizationId, id);
+  const rows = await (lock && takesRowLocks(db) ? findLeadLockedQuery : findLeadQuery)(db, organizationId, id);
   return rows[0];
+}
+
+/** The lead, or the contract's 404 (`Resource not found: Lead with id <id>`). */
+export async function requireLead(db: Db, organizationId: string, id: string, lock = false): Promise<LeadRow> {
+  const lead = await findLead(db, organizationId, id, lock);
+  if (!lead) throw leadNotFound(id);
+  return lead;
 }
 
 /** A lead row plus what its API view needs (tags as JSON, DNC flag), in one statement. */
@@ -31,16 +36,16 @@ export type LeadViewRow = LeadRow & { tags_json: unknown; on_dnc: unknown };
  * The lead's tags and DNC state as correlated subqueries of the same SELECT:
  * one round trip per read, the hot path of GET /leads/{id} and list pages.
  */
-function selectLeadViews(db: Db, dialect: DialectName, organizationId: string) {
-  const tags = dialect === 'postgres'
-    ? sql<unknown>`(select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'condition', t.condition) order by t.id), '[]'::json) from lead_tags t where t.organization_id = leads.organization_id and t.lead_id = leads.id)`
-    : sql<unknown>`(select json_group_array(json_object('id', t.id, 'name', t.name, 'condition', t.condition)) from lead_tags t where t.organization_id = leads.organization_id and t.lead_id = leads.id)`;
+const TAG_FIELDS = [['id', 't.id'], ['name', 't.name'], ['condition', 't.condition']] as const;
+
+function selectLeadViews(db: Db, organizationId: string) {
+  const tags = jsonObjects(db, TAG_FIELDS, sql`from lead_tags t where t.organization_id = leads.organization_id and t.lead_id = leads.id`, 't.id');
   const onDnc = sql<unknown>`exists(select 1 from dnc_entries d where d.organization_id = leads.organization_id and d.phone = leads.phone)`;
   return db.selectFrom('leads').selectAll('leads').select([tags.as('tags_json'), onDnc.as('on_dnc')]).where('leads.organization_id', '=', organizationId);
 }
 
 const findLeadViewQuery = prepared((db: Db, organizationId: string, id: string) =>
-  selectLeadViews(db, dialectOf(db), organizationId).where('leads.id', '=', id));
+  selectLeadViews(db, organizationId).where('leads.id', '=', id));
 
 /** GET /v1/leads/{id}: the hottest read, prepared. */
 export async function findLeadView(db: Db, organizationId: string, id: string): Promise<LeadViewRow | undefined> {
@@ -67,8 +72,7 @@ const leadForChangeQuery = prepared((db: Db, organizationId: string, id: string)
   const q = db.selectFrom('leads').innerJoin('organizations', 'organizations.id', 'leads.organization_id')
     .selectAll('leads').select('organizations.settings as org_settings')
     .where('leads.organization_id', '=', organizationId).where('leads.id', '=', id);
-  // SQLite has no row locks: its transactions hold the database write lock from BEGIN IMMEDIATE.
-  return dialectOf(db) === 'postgres' ? q.forUpdate('leads') : q;
+  return withLock(db, q, 'update', 'leads');
 });
 
 export async function findLeadForChange(db: Db, organizationId: string, id: string): Promise<LeadForChange | undefined> {
@@ -105,7 +109,7 @@ function leadPageQuery(f: LeadListFilter) {
   let query = leadPageQueries.get(key);
   if (!query) {
     query = prepared((db: Db, organizationId: string, createdSince: string, updatedSince: string, afterId: string, limit: number) => {
-      let q = selectLeadViews(db, dialectOf(db), organizationId);
+      let q = selectLeadViews(db, organizationId);
       if (key.includes('c')) q = q.where('leads.created_at', '>=', createdSince);
       if (key.includes('u')) q = q.where('leads.updated_at', '>=', updatedSince);
       if (key.includes('a')) q = q.where('leads.id', '>', afterId);
@@ -160,4 +164,10 @@ export async function deleteTags(db: Db, organizationId: string, leadId: string,
     .where('id', 'in', tagIds)
     .executeTakeFirst();
   return Number(res.numDeletedRows);
+}
+
+/** The lead holding an address (a phone for sms and voice, an email), under its row lock. */
+export async function findLeadByAddress(db: Db, organizationId: string, channel: 'sms' | 'voice' | 'email', address: string): Promise<LeadRow | undefined> {
+  const q = db.selectFrom('leads').selectAll().where('organization_id', '=', organizationId).where(channel === 'email' ? 'email' : 'phone', '=', address);
+  return withLock(db, q, 'update').executeTakeFirst();
 }

@@ -1,6 +1,6 @@
 import type { Updateable } from 'kysely';
-import { scheduleOpeningMessage } from '../agent/opening.js';
-import { emitEvents } from '../events/outbox.js';
+import { emitEvents } from '../events/outbox.repository.js';
+import { scheduleOpeningMessage } from '../profiles/opening.js';
 import { requireProfile } from '../profiles/profiles.service.js';
 import { CHANNELS, sourceColumn, statusColumn } from '../subscriptions/channels.js';
 import { suppressionsFor } from '../subscriptions/suppressions.repository.js';
@@ -32,12 +32,6 @@ function subscriptionColumns(suppressed: Map<string, string>, channels: readonly
   return cols as Updateable<LeadsTable>;
 }
 
-export async function requireLead(db: Db, organizationId: string, id: string, lock = false): Promise<repo.LeadRow> {
-  const lead = await repo.findLead(db, organizationId, id, lock);
-  if (!lead) throw leadNotFound(id);
-  return lead;
-}
-
 export async function createLead(deps: Deps, organizationId: string, input: CreateLeadInput): Promise<string> {
   const phone = input.phone !== undefined ? normalizePhone(input.phone, deps.config.defaultCountry) : null;
   const email = input.email?.trim().toLowerCase() || null; // lower case: inbound email is matched by equality
@@ -49,7 +43,7 @@ export async function createLead(deps: Deps, organizationId: string, input: Crea
   try {
     await deps.db.transaction().execute(async (trx) => {
       // A share lock keeps a concurrent delete of the profile from passing its "no lead uses it" check.
-      await requireProfile(trx, organizationId, profile, deps.dialect === 'postgres' && 'share');
+      await requireProfile(trx, organizationId, profile, 'share');
       const suppressed = await suppressionsFor(trx, organizationId, phone, email);
       await repo.insertLead(trx, organizationId, {
         id,
@@ -117,7 +111,7 @@ export async function updateLead(deps: Deps, organizationId: string, id: string,
   const at = isoNow(deps.clock);
   try {
     await deps.db.transaction().execute(async (trx) => {
-      const lead = await requireLead(trx, organizationId, id, deps.dialect === 'postgres');
+      const lead = await repo.requireLead(trx, organizationId, id, true);
       const nextPhone = phone === undefined ? lead.phone : phone;
       const nextEmail = email === undefined ? lead.email : email;
       if (!nextPhone && !nextEmail) throw noChannel();
@@ -155,21 +149,21 @@ export async function updateLead(deps: Deps, organizationId: string, id: string,
 
 export async function deleteLead(deps: Deps, organizationId: string, id: string): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
-    await requireLead(trx, organizationId, id, deps.dialect === 'postgres');
+    await repo.requireLead(trx, organizationId, id, true);
     await repo.deleteLeadData(trx, organizationId, id);
   });
 }
 
 export async function setAi(deps: Deps, organizationId: string, id: string, on: boolean): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
-    await requireLead(trx, organizationId, id, deps.dialect === 'postgres');
+    await repo.requireLead(trx, organizationId, id, true);
     await repo.updateLead(trx, organizationId, id, { is_ai_on: on ? 1 : 0, updated_at: isoNow(deps.clock) });
   });
 }
 
 export async function removeTags(deps: Deps, organizationId: string, id: string, tagIds: string[]): Promise<number> {
   return deps.db.transaction().execute(async (trx) => {
-    await requireLead(trx, organizationId, id, deps.dialect === 'postgres');
+    await repo.requireLead(trx, organizationId, id, true);
     const removed = await repo.deleteTags(trx, organizationId, id, [...new Set(tagIds)]);
     if (removed > 0) await repo.updateLead(trx, organizationId, id, { updated_at: isoNow(deps.clock) });
     return removed;

@@ -23,3 +23,45 @@ export async function listMessages(db: Db, organizationId: string, leadId: strin
   // The first page is "after ''": every id sorts after the empty string, on the same index range.
   return messagePageQuery(db, organizationId, leadId, afterId ?? '', limit + 1);
 }
+
+export async function findMessage(db: Db, organizationId: string, id: string): Promise<MessageRow | undefined> {
+  return db.selectFrom('messages').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function setMessageStatus(db: Db, organizationId: string, id: string, status: string, reason: string | null, providerMessageId?: string | null): Promise<void> {
+  const patch = providerMessageId === undefined ? { status, status_reason: reason } : { status, status_reason: reason, provider_message_id: providerMessageId };
+  await db.updateTable('messages').set(patch).where('organization_id', '=', organizationId).where('id', '=', id).execute();
+}
+
+/** Whether an inbound message with this provider id was stored already (a provider's retry of its webhook). */
+export async function hasInboundWithProviderId(db: Db, organizationId: string, providerMessageId: string): Promise<boolean> {
+  const seen = await db.selectFrom('messages').select('id')
+    .where('organization_id', '=', organizationId).where('provider_message_id', '=', providerMessageId).where('direction', '=', 'inbound')
+    .executeTakeFirst();
+  return seen !== undefined;
+}
+
+/** A provider's delivery report for an outbound message, found by the provider's id; answers how many rows changed. */
+export async function setStatusByProviderId(db: Db, organizationId: string, providerMessageId: string, status: string, reason: string | null): Promise<number> {
+  const result = await db.updateTable('messages').set({ status, status_reason: reason })
+    .where('organization_id', '=', organizationId).where('provider_message_id', '=', providerMessageId).where('direction', '=', 'outbound')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/**
+ * The conversation since `since` (memory cleared), newest `limit`, oldest
+ * first. Left out: keyword confirmations and HELP answers (compliance, not
+ * conversation) and sends that were blocked or failed (the lead never read them).
+ */
+export async function conversationOf(db: Db, organizationId: string, leadId: string, since: string | null, limit: number): Promise<MessageRow[]> {
+  let q = db
+    .selectFrom('messages')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('lead_id', '=', leadId)
+    .where((eb) => eb.or([eb('direction', '=', 'inbound'), eb.and([eb('purpose', '=', 'conversation'), eb('status', 'not in', ['blocked', 'failed'])])]));
+  if (since) q = q.where('created_at', '>=', since);
+  const rows = await q.orderBy('id', 'desc').limit(limit).execute();
+  return rows.reverse();
+}

@@ -1,4 +1,4 @@
-import { requireLead } from '../leads/leads.service.js';
+import { requireLead } from '../leads/leads.repository.js';
 import type { Deps } from '../platform/deps.js';
 import { decodeCursor, page } from '../platform/http/pagination.js';
 import * as repo from './messages.repository.js';

@@ -1,5 +1,5 @@
-import { enqueueJob } from '../jobs/queue.js';
-import { requireLead } from '../leads/leads.service.js';
+import { enqueueJob } from '../jobs/jobs.repository.js';
+import { requireLead } from '../leads/leads.repository.js';
 import type { LeadRow } from '../leads/leads.repository.js';
 import type { Db, MessagePurpose } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
@@ -65,7 +65,7 @@ export async function sendMessage(deps: Deps, organizationId: string, leadId: st
   if (requested.getTime() - now.getTime() > MAX_AHEAD_MS) throw new BadRequest('scheduledTime must be within a year', 'invalid_schedule');
   const runAt = requested.getTime() < now.getTime() ? now : requested;
   return deps.db.transaction().execute(async (trx) => {
-    const lead = await requireLead(trx, organizationId, leadId, deps.dialect === 'postgres');
+    const lead = await requireLead(trx, organizationId, leadId, true);
     const channel = defaultChannel(lead, input.channel);
     const id = await scheduleSend(trx, {
       organizationId, lead, channel, text: input.message, runAt,

@@ -1,19 +1,17 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
+import { withLock, type RowLock } from '../platform/db/locks.js';
 import type { CustomerProfilesTable, Db } from '../platform/db/schema.js';
 
 export type ProfileRow = Selectable<CustomerProfilesTable>;
 
 /**
- * `lock` is for PostgreSQL only (SQLite transactions already hold the write
- * lock): `update` where the profile is deleted, `share` where a lead is pointed
- * at it, so a delete and a switch to the same profile serialise and no lead is
- * left pointing at a deleted profile.
+ * `lock`: `update` where the profile is deleted, `share` where a lead is
+ * pointed at it, so a delete and a switch to the same profile serialise and no
+ * lead is left pointing at a deleted profile.
  */
-export async function findProfileByName(db: Db, organizationId: string, name: string, lock: 'update' | 'share' | false = false): Promise<ProfileRow | undefined> {
-  let q = db.selectFrom('customer_profiles').selectAll().where('organization_id', '=', organizationId).where('name', '=', name);
-  if (lock === 'update') q = q.forUpdate();
-  if (lock === 'share') q = q.forShare();
-  return q.executeTakeFirst();
+export async function findProfileByName(db: Db, organizationId: string, name: string, lock: RowLock = false): Promise<ProfileRow | undefined> {
+  const q = db.selectFrom('customer_profiles').selectAll().where('organization_id', '=', organizationId).where('name', '=', name);
+  return withLock(db, q, lock).executeTakeFirst();
 }
 
 export async function insertProfile(db: Db, organizationId: string, row: Omit<Insertable<CustomerProfilesTable>, 'organization_id'>): Promise<void> {

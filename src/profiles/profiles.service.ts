@@ -69,7 +69,7 @@ export async function createProfile(deps: Deps, organizationId: string, input: C
 
 export async function updateProfile(deps: Deps, organizationId: string, name: string, input: UpdateProfileInput): Promise<ProfileView> {
   return deps.db.transaction().execute(async (trx) => {
-    await requireProfile(trx, organizationId, name, deps.dialect === 'postgres' && 'update');
+    await requireProfile(trx, organizationId, name, 'update');
     const patch: Updateable<CustomerProfilesTable> = { updated_at: isoNow(deps.clock) };
     if (input.description !== undefined) patch.description = input.description;
     if (input.instructions !== undefined) patch.instructions = input.instructions;
@@ -84,7 +84,7 @@ export async function deleteProfile(deps: Deps, organizationId: string, name: st
   await deps.db.transaction().execute(async (trx) => {
     // Locked first: a concurrent switch to this profile (which takes a share lock) either commits
     // before the count below sees its lead, or finds the profile gone.
-    await requireProfile(trx, organizationId, name, deps.dialect === 'postgres' && 'update');
+    await requireProfile(trx, organizationId, name, 'update');
     if (name === DEFAULT_PROFILE) {
       throw new Conflict('The default customer profile cannot be deleted', 'default_profile');
     }

@@ -1,9 +1,8 @@
 import type { Updateable } from 'kysely';
-import { requireLead } from '../leads/leads.service.js';
+import { requireLead } from '../leads/leads.repository.js';
 import { updateLead } from '../leads/leads.repository.js';
-import { defaultChannel, scheduleSend } from '../messages/send.service.js';
 import { BadRequest } from '../platform/errors.js';
-import { renderTemplate } from './template.js';
+import { scheduleOpening } from './opening.js';
 import type { LeadsTable } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { requireProfile } from './profiles.service.js';
@@ -44,11 +43,10 @@ export function effectiveDelay(input: Pick<SwitchProfileInput, 'sendMessage' | '
  */
 export async function switchCustomerProfile(deps: Deps, organizationId: string, leadId: string, input: SwitchProfileInput): Promise<EffectiveDelay> {
   const delay = effectiveDelay(input);
-  const locking = deps.dialect === 'postgres';
   await deps.db.transaction().execute(async (trx) => {
-    const lead = await requireLead(trx, organizationId, leadId, locking);
+    const lead = await requireLead(trx, organizationId, leadId, true);
     // A share lock keeps a concurrent delete of this profile from passing its "no lead uses it" check.
-    const profile = await requireProfile(trx, organizationId, input.profile, locking && 'share');
+    const profile = await requireProfile(trx, organizationId, input.profile, 'share');
     const now = deps.clock.now();
     const at = now.toISOString();
     const patch: Updateable<LeadsTable> = { customer_profile: input.profile, updated_at: at };
@@ -59,10 +57,7 @@ export async function switchCustomerProfile(deps: Deps, organizationId: string, 
         throw new BadRequest(`Customer profile ${profile.name} has no opening message to send`, 'no_opening_message');
       }
       // Same transaction: the switch and its scheduled opening message commit together.
-      await scheduleSend(trx, {
-        organizationId, lead, channel: defaultChannel(lead), text: renderTemplate(profile.opening_message, lead),
-        runAt: new Date(now.getTime() + delay.delayMs), sendWhenOff: false, isAiGenerated: true, now: at,
-      });
+      await scheduleOpening(trx, organizationId, lead, profile, new Date(now.getTime() + delay.delayMs), now);
     }
   });
   return delay;

@@ -2,11 +2,10 @@ import type { Deps } from '../platform/deps.js';
 import type { Db } from '../platform/db/schema.js';
 import { updateOrganizationSettings } from '../organizations/organizations.repository.js';
 import { isUniqueViolation } from '../platform/db/errors.js';
-import { prepared } from '../platform/db/prepared.js';
 import { Conflict } from '../platform/errors.js';
 import { normalizePhone } from '../platform/phone.js';
 import { checkTimeZone } from '../platform/time-zone.js';
-import { setSendingNumber } from './settings.repository.js';
+import { findSettingsRow, setSendingNumber } from './settings.repository.js';
 import type { SettingsView, UpdateSettingsInput } from './settings.schemas.js';
 
 export const DEFAULT_SETTINGS: SettingsView = {
@@ -19,14 +18,8 @@ export const DEFAULT_SETTINGS: SettingsView = {
 
 type StoredSettings = Partial<Omit<SettingsView, 'sendingNumber'>>;
 
-/** `lock` (PostgreSQL) holds the row until commit: a read-modify-write of the document must not lose a concurrent patch. */
-const settingsRow = (db: Db, organizationId: string) => db.selectFrom('organizations').select(['settings', 'sending_number']).where('id', '=', organizationId);
-// Read by every opt-out and every send: prepared.
-const settingsQuery = prepared(settingsRow);
-const settingsLockedQuery = prepared((db: Db, organizationId: string) => settingsRow(db, organizationId).forUpdate());
-
 async function readRow(db: Db, organizationId: string, lock = false): Promise<{ stored: StoredSettings; sendingNumber: string | null }> {
-  const [org] = await (lock ? settingsLockedQuery : settingsQuery)(db, organizationId);
+  const org = await findSettingsRow(db, organizationId, lock);
   if (!org) return { stored: {}, sendingNumber: null };
   return { stored: storedSettings(org.settings), sendingNumber: org.sending_number };
 }
@@ -58,7 +51,7 @@ export async function updateSettings(deps: Deps, organizationId: string, input: 
   const sendingNumber = given === undefined || given === null ? given : normalizePhone(given, deps.config.defaultCountry, 'sendingNumber');
   try {
     return await deps.db.transaction().execute(async (trx) => {
-      const current = await readRow(trx, organizationId, deps.dialect === 'postgres');
+      const current = await readRow(trx, organizationId, true);
       const next = { ...current.stored, ...documentFields };
       await updateOrganizationSettings(trx, organizationId, JSON.stringify(next));
       if (sendingNumber !== undefined && sendingNumber !== current.sendingNumber) await setSendingNumber(trx, organizationId, sendingNumber);

@@ -1,5 +1,5 @@
 import type { Updateable } from 'kysely';
-import { emitEvents, eventsInsert, type OutboxEvent } from '../events/outbox.js';
+import { emitEvents, eventsInsert, type OutboxEvent } from '../events/outbox.repository.js';
 import { findLeadForChange, updateLead, updateLeadQuery, type LeadForChange, type LeadRow } from '../leads/leads.repository.js';
 import { settingsFromDocument } from '../settings/settings.service.js';
 import { executeTogether } from '../platform/db/together.js';

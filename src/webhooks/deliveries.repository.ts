@@ -1,4 +1,5 @@
-import type { Insertable, Selectable } from 'kysely';
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import { byKeys, claimDue, type ClaimSpread, type RowKey } from '../platform/db/claim.js';
 import type { Db, WebhookDeliveriesTable } from '../platform/db/schema.js';
 
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -24,4 +25,16 @@ export async function listDeliveries(db: Db, organizationId: string, endpointId:
   if (beforeId) q = q.where('id', '<', beforeId);
   if (status) q = q.where('status', '=', status as DeliveryRow['status']);
   return q.orderBy('id', 'desc').limit(limit + 1).execute();
+}
+
+/** Leases due deliveries to this worker (platform/db/claim.ts), spread over endpoints. */
+export async function claimDueDeliveries(db: Db, now: string, leaseUntil: string, limit: number, spread: ClaimSpread): Promise<DeliveryRow[]> {
+  const keys = await claimDue(db, 'webhook_deliveries', 'next_attempt_at', now, leaseUntil, limit, spread);
+  if (keys.length === 0) return [];
+  return db.selectFrom('webhook_deliveries').selectAll().where(byKeys(keys)).execute();
+}
+
+/** Delivery outcomes, many rows per statement: one round trip per kind of outcome, not per delivery. */
+export async function updateDeliveries(db: Db, keys: readonly RowKey[], patch: Updateable<WebhookDeliveriesTable>): Promise<void> {
+  for (let i = 0; i < keys.length; i += 200) await db.updateTable('webhook_deliveries').set(patch).where(byKeys(keys.slice(i, i + 200))).execute();
 }

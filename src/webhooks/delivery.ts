@@ -1,7 +1,9 @@
 import type { Updateable } from 'kysely';
-import { byKeys, claimDue } from '../platform/db/claim.js';
+import { findEvents } from '../events/outbox.repository.js';
 import type { WebhookDeliveriesTable } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
+import { claimDueDeliveries, updateDeliveries } from './deliveries.repository.js';
+import { findEndpoints, updateEndpoint } from './endpoints.repository.js';
 import { signDelivery } from './signing.js';
 import type { SendResult, WebhookSender } from './sender.js';
 
@@ -48,27 +50,17 @@ export class DeliveryPipeline {
   async fill(): Promise<number> {
     const free = this.deps.config.workerConcurrency - this.inFlight;
     if (free <= 0) return 0;
-    const { db, dialect, clock, config } = this.deps;
+    const { db, clock, config } = this.deps;
     const now = clock.now();
     const perEndpoint = { column: 'endpoint_id' as const, max: Math.max(1, Math.floor(config.workerConcurrency / 2)), inFlight: this.inFlightByEndpoint };
     // The lease must outlast the attempt (bounded by the timeout) and the recording of its outcome, or a
     // slow receiver is sent the same event again while the first request is still out.
     const leaseMs = Math.max(config.leaseMs, 2 * config.webhookTimeoutMs);
-    const keys = await claimDue(db, dialect, 'webhook_deliveries', 'next_attempt_at', now.toISOString(), new Date(now.getTime() + leaseMs).toISOString(), free, perEndpoint);
-    if (keys.length === 0) return 0;
-    const rows = await db.selectFrom('webhook_deliveries').selectAll().where(byKeys(keys)).execute();
-    // Claimed rows can vanish before this read (their endpoint was deleted); `in ()` is not SQL.
+    const rows = await claimDueDeliveries(db, now.toISOString(), new Date(now.getTime() + leaseMs).toISOString(), free, perEndpoint);
+    // Claimed rows can vanish before they are read (their endpoint was deleted).
     if (rows.length === 0) return 0;
-    const events = await db
-      .selectFrom('events')
-      .selectAll()
-      .where((eb) => eb(eb.refTuple('organization_id', 'id'), 'in', rows.map((r) => eb.tuple(r.organization_id, r.event_id))))
-      .execute();
-    const endpoints = await db
-      .selectFrom('webhook_endpoints')
-      .selectAll()
-      .where((eb) => eb(eb.refTuple('organization_id', 'id'), 'in', rows.map((r) => eb.tuple(r.organization_id, r.endpoint_id))))
-      .execute();
+    const events = await findEvents(db, rows.map((r) => ({ organization_id: r.organization_id, id: r.event_id })));
+    const endpoints = await findEndpoints(db, rows.map((r) => ({ organization_id: r.organization_id, id: r.endpoint_id })));
     const eventById = new Map(events.map((e) => [e.id, e]));
     const endpointById = new Map(endpoints.map((e) => [e.id, e]));
     for (const row of rows) {
@@ -133,16 +125,11 @@ export class DeliveryPipeline {
       }
       await this.deps.db.transaction().execute(async (trx) => {
         for (const { patch, keys } of groups.values()) {
-          for (let i = 0; i < keys.length; i += 200) await trx.updateTable('webhook_deliveries').set(patch).where(byKeys(keys.slice(i, i + 200))).execute();
+          await updateDeliveries(trx, keys, patch);
         }
         for (const o of batch) {
           if (o.disableEndpoint) {
-            await trx
-              .updateTable('webhook_endpoints')
-              .set({ enabled: 0, disabled_reason: o.disableEndpoint, updated_at: now })
-              .where('organization_id', '=', o.organizationId)
-              .where('id', '=', o.endpointId)
-              .execute();
+            await updateEndpoint(trx, o.organizationId, o.endpointId, { enabled: 0, disabled_reason: o.disableEndpoint, updated_at: now });
           }
         }
       });

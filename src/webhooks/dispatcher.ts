@@ -1,4 +1,5 @@
 import type { Insertable } from 'kysely';
+import { claimUndispatched, markDispatched } from '../events/outbox.repository.js';
 import { isoNow } from '../platform/clock.js';
 import type { Deps } from '../platform/deps.js';
 import type { WebhookDeliveriesTable } from '../platform/db/schema.js';
@@ -14,9 +15,7 @@ import { enabledEndpointsOf, wants } from './endpoints.repository.js';
  */
 export async function dispatchEvents(deps: Deps, limit: number): Promise<number> {
   return deps.db.transaction().execute(async (trx) => {
-    let q = trx.selectFrom('events').select(['organization_id', 'id', 'type']).where('dispatched_at', 'is', null).orderBy('id').limit(limit);
-    if (deps.dialect === 'postgres') q = q.forUpdate().skipLocked();
-    const events = await q.execute();
+    const events = await claimUndispatched(trx, limit);
     if (events.length === 0) return 0;
     const now = isoNow(deps.clock);
     const endpoints = await enabledEndpointsOf(trx, [...new Set(events.map((e) => e.organization_id))]);
@@ -43,11 +42,7 @@ export async function dispatchEvents(deps: Deps, limit: number): Promise<number>
       }
     }
     await insertDeliveries(trx, rows);
-    await trx
-      .updateTable('events')
-      .set({ dispatched_at: now })
-      .where((eb) => eb(eb.refTuple('organization_id', 'id'), 'in', events.map((e) => eb.tuple(e.organization_id, e.id))))
-      .execute();
+    await markDispatched(trx, events, now);
     return events.length;
   });
 }

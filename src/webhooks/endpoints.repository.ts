@@ -1,3 +1,5 @@
+import { NotFound } from '../platform/errors.js';
+import { withLock } from '../platform/db/locks.js';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db, WebhookEndpointsTable } from '../platform/db/schema.js';
 
@@ -37,12 +39,29 @@ export function wants(endpoint: Pick<EndpointRow, 'events'>, type: string): bool
 }
 
 /**
- * The endpoint under a row lock on PostgreSQL (SELECT ... FOR UPDATE), so a
- * replay and a delete of the same endpoint serialise and no delivery outlives
- * its endpoint; SQLite transactions already hold the write lock (BEGIN IMMEDIATE).
+ * The endpoint under a row lock, so a replay and a delete of the same endpoint
+ * serialise and no delivery outlives its endpoint.
  */
-export async function findEndpointForUpdate(db: Db, organizationId: string, id: string, lock: boolean): Promise<EndpointRow | undefined> {
-  let q = db.selectFrom('webhook_endpoints').selectAll().where('organization_id', '=', organizationId).where('id', '=', id);
-  if (lock) q = q.forUpdate();
-  return q.executeTakeFirst();
+export async function findEndpointForUpdate(db: Db, organizationId: string, id: string): Promise<EndpointRow | undefined> {
+  const q = db.selectFrom('webhook_endpoints').selectAll().where('organization_id', '=', organizationId).where('id', '=', id);
+  return withLock(db, q, 'update').executeTakeFirst();
+}
+
+export const endpointNotFound = (id: string) => new NotFound('WebhookEndpoint', 'id', id);
+
+/** Another organization's endpoint is as unknown as a missing one: same 404, nothing leaks. */
+export async function requireEndpoint(db: Db, organizationId: string, id: string, lock = false): Promise<EndpointRow> {
+  const row = lock ? await findEndpointForUpdate(db, organizationId, id) : await findEndpoint(db, organizationId, id);
+  if (!row) throw endpointNotFound(id);
+  return row;
+}
+
+/** Endpoints by their keys, for delivery. */
+export async function findEndpoints(db: Db, keys: readonly { organization_id: string; id: string }[]): Promise<EndpointRow[]> {
+  if (keys.length === 0) return [];
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where((eb) => eb(eb.refTuple('organization_id', 'id'), 'in', keys.map((k) => eb.tuple(k.organization_id, k.id))))
+    .execute();
 }

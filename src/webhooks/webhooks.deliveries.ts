@@ -6,7 +6,7 @@ import { decodeCursor, page } from '../platform/http/pagination.js';
 import * as deliveries from './deliveries.repository.js';
 import { toDeliveryView } from './webhooks.mapper.js';
 import type { ListDeliveriesInput } from './webhooks.schemas.js';
-import { requireEndpoint } from './webhooks.service.js';
+import { requireEndpoint } from './endpoints.repository.js';
 
 export const deliveryNotFound = (id: string) => new NotFound('WebhookDelivery', 'id', id);
 
@@ -29,7 +29,7 @@ export async function listDeliveries(deps: Deps, organizationId: string, endpoin
 export async function replayDelivery(deps: Deps, organizationId: string, endpointId: string, deliveryId: string): Promise<string> {
   const id = newId();
   await deps.db.transaction().execute(async (trx) => {
-    const endpoint = await requireEndpoint(trx, organizationId, endpointId, deps.dialect === 'postgres');
+    const endpoint = await requireEndpoint(trx, organizationId, endpointId, true);
     const original = await deliveries.findDelivery(trx, organizationId, endpointId, deliveryId);
     if (!original) throw deliveryNotFound(deliveryId);
     if (Number(endpoint.enabled) !== 1) throw endpointDisabled();

@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import type { EventType } from '../events/outbox.js';
+import type { EventType } from '../events/outbox.repository.js';
 import { NextToken, PageQuery } from '../platform/http/schemas.js';
 
 /** Every type the outbox emits; the type check below fails when outbox.ts gains one this list lacks. */

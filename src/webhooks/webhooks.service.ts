@@ -12,14 +12,6 @@ import type { CreateWebhookInput, UpdateWebhookInput, WebhookEndpointView } from
 
 export type EndpointWithSecret = WebhookEndpointView & { secret: string };
 
-export const endpointNotFound = (id: string) => new NotFound('WebhookEndpoint', 'id', id);
-
-/** Another organization's endpoint is as unknown as a missing one: same 404, nothing leaks. */
-export async function requireEndpoint(db: Db, organizationId: string, id: string, lock = false): Promise<repo.EndpointRow> {
-  const row = lock ? await repo.findEndpointForUpdate(db, organizationId, id, true) : await repo.findEndpoint(db, organizationId, id);
-  if (!row) throw endpointNotFound(id);
-  return row;
-}
 
 /** Resolves the host now (SSRF); the delivery agent resolves again at connect time. */
 async function checkUrl(deps: Deps, url: string): Promise<void> {
@@ -51,7 +43,7 @@ export async function createEndpoint(deps: Deps, organizationId: string, input: 
     created_at: at,
     updated_at: at,
   });
-  return { ...toEndpointView(await requireEndpoint(deps.db, organizationId, id)), secret };
+  return { ...toEndpointView(await repo.requireEndpoint(deps.db, organizationId, id)), secret };
 }
 
 export async function listEndpoints(deps: Deps, organizationId: string): Promise<WebhookEndpointView[]> {
@@ -59,7 +51,7 @@ export async function listEndpoints(deps: Deps, organizationId: string): Promise
 }
 
 export async function getEndpoint(deps: Deps, organizationId: string, id: string): Promise<WebhookEndpointView> {
-  return toEndpointView(await requireEndpoint(deps.db, organizationId, id));
+  return toEndpointView(await repo.requireEndpoint(deps.db, organizationId, id));
 }
 
 const DISABLED_BY_API = 'Disabled through the API';
@@ -68,7 +60,7 @@ export async function updateEndpoint(deps: Deps, organizationId: string, id: str
   // Checked before the transaction: DNS resolution must not hold a database lock.
   if (input.url !== undefined) await checkUrl(deps, input.url);
   return deps.db.transaction().execute(async (trx) => {
-    const row = await requireEndpoint(trx, organizationId, id, deps.dialect === 'postgres');
+    const row = await repo.requireEndpoint(trx, organizationId, id, true);
     const patch: Updateable<WebhookEndpointsTable> = { updated_at: isoNow(deps.clock) };
     if (input.url !== undefined) patch.url = input.url;
     if (input.description !== undefined) patch.description = input.description;
@@ -77,14 +69,14 @@ export async function updateEndpoint(deps: Deps, organizationId: string, id: str
     // Disabling an endpoint the worker already disabled keeps the worker's reason.
     if (input.enabled === false && Number(row.enabled) === 1) Object.assign(patch, { enabled: 0, disabled_reason: DISABLED_BY_API });
     await repo.updateEndpoint(trx, organizationId, id, patch);
-    return toEndpointView(await requireEndpoint(trx, organizationId, id));
+    return toEndpointView(await repo.requireEndpoint(trx, organizationId, id));
   });
 }
 
 /** Its deliveries go with it (in one transaction, under the endpoint's lock: see replayDelivery). */
 export async function deleteEndpoint(deps: Deps, organizationId: string, id: string): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
-    await requireEndpoint(trx, organizationId, id, deps.dialect === 'postgres');
+    await repo.requireEndpoint(trx, organizationId, id, true);
     await repo.deleteEndpoint(trx, organizationId, id);
   });
 }
@@ -93,8 +85,8 @@ export async function deleteEndpoint(deps: Deps, organizationId: string, id: str
 export async function rotateSecret(deps: Deps, organizationId: string, id: string): Promise<EndpointWithSecret> {
   const secret = generateSecret();
   return deps.db.transaction().execute(async (trx) => {
-    await requireEndpoint(trx, organizationId, id, deps.dialect === 'postgres');
+    await repo.requireEndpoint(trx, organizationId, id, true);
     await repo.updateEndpoint(trx, organizationId, id, { secret, updated_at: isoNow(deps.clock) });
-    return { ...toEndpointView(await requireEndpoint(trx, organizationId, id)), secret };
+    return { ...toEndpointView(await repo.requireEndpoint(trx, organizationId, id)), secret };
   });
 }

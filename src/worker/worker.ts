@@ -1,4 +1,5 @@
 import { JobPipeline } from '../jobs/runner.js';
+import { jobHandlers } from './catalog.js';
 import type { Deps } from '../platform/deps.js';
 import { DeliveryPipeline } from '../webhooks/delivery.js';
 import { dispatchEvents } from '../webhooks/dispatcher.js';
@@ -20,7 +21,7 @@ export class Worker {
   constructor(private readonly deps: Deps) {
     this.sender = new WebhookSender(deps.config.webhookTimeoutMs, deps.config.allowPrivateWebhookUrls);
     this.deliveries = new DeliveryPipeline(deps, this.sender);
-    this.jobs = new JobPipeline(deps);
+    this.jobs = new JobPipeline(deps, jobHandlers);
   }
 
   start(): void {

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { issueUnsubscribeToken, verifyUnsubscribeToken } from '../../src/channels/unsubscribe-token.js';
-import { issueKey } from '../../src/platform/auth/api-keys.service.js';
+import { issueKey } from '../../src/organizations/api-keys.service.js';
 import { ConfigError, loadConfig } from '../../src/platform/config.js';
-import { instanceSecret } from '../../src/platform/secrets.js';
+import { instanceSecret } from '../../src/platform/secrets.repository.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { outboxFor } from '../support/events.js';
 import { clientFor, createLead, describeEachDialect, freshDatabase, type Client, type TestServer } from '../support/harness.js';

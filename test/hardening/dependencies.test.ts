@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { issueKey } from '../../src/platform/auth/api-keys.service.js';
+import { issueKey } from '../../src/organizations/api-keys.service.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { sleep } from '../support/assert.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueKey, revokeKey } from '../../src/platform/auth/api-keys.service.js';
+import { issueKey, revokeKey } from '../../src/organizations/api-keys.service.js';
 import { digestKey, displayPrefix, sameDigest } from '../../src/platform/auth/keys.js';
 import { openStore, type Store } from '../../src/platform/db/connect.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';

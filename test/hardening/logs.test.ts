@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { sql } from 'kysely';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueKey } from '../../src/platform/auth/api-keys.service.js';
+import { issueKey } from '../../src/organizations/api-keys.service.js';
 import { openStore } from '../../src/platform/db/connect.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import { createLogger, maskPersonalData } from '../../src/platform/logger.js';

@@ -123,7 +123,7 @@ describeEachDialect('scheduled sends survive a restart', (ctx) => {
     const db = await freshDatabase(dialect);
     const env = { DATABASE_URL: db.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', PARLEY_WORKER_POLL_MS: '20' };
     const first = await startServer(loadConfig(env));
-    const { issueKey } = await import('../../src/platform/auth/api-keys.service.js');
+    const { issueKey } = await import('../../src/organizations/api-keys.service.js');
     const key = (await issueKey(first.store.db, 'acme')).key;
     let client = clientFor(first.address, key);
     await client.patch('/settings', ALWAYS_OPEN);

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { issueKey, revokeKey } from '../../src/platform/auth/api-keys.service.js';
+import { issueKey, revokeKey } from '../../src/organizations/api-keys.service.js';
 import { expectError, sleep } from '../support/assert.js';
 import { clientFor, createLead, describeEachDialect } from '../support/harness.js';
 import { concretePath, registeredRoutes, sampleBody } from '../support/routes.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, inject } from 'vitest';
-import { issueKey } from '../../src/platform/auth/api-keys.service.js';
+import { issueKey } from '../../src/organizations/api-keys.service.js';
 import type { Scope } from '../../src/platform/auth/scopes.js';
 import { loadConfig, type Config } from '../../src/platform/config.js';
 import type { DialectName } from '../../src/platform/db/connect.js';

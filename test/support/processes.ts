@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sleep } from './assert.js';
-import { issueKey } from '../../src/platform/auth/api-keys.service.js';
+import { issueKey } from '../../src/organizations/api-keys.service.js';
 import { openStore } from '../../src/platform/db/connect.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import { freshDatabase } from './harness.js';

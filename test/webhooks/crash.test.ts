@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueKey } from '../../src/platform/auth/api-keys.service.js';
+import { issueKey } from '../../src/organizations/api-keys.service.js';
 import { openStore, type Store } from '../../src/platform/db/connect.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import { clientFor, createLead, dialects, freshDatabase, type Client } from '../support/harness.js';

@@ -1,6 +1,6 @@
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
-import type { DialectName } from './connect.js';
+import { skipLocked } from './locks.js';
 
 type QueueTable = 'webhook_deliveries' | 'jobs';
 
@@ -37,7 +37,6 @@ export interface ClaimSpread {
  */
 export async function claimDue(
   db: Kysely<Database>,
-  dialect: DialectName,
   table: QueueTable,
   dueColumn: 'next_attempt_at' | 'run_at',
   now: string,
@@ -47,7 +46,7 @@ export async function claimDue(
 ): Promise<{ organization_id: string; id: string }[]> {
   const full = spread ? [...spread.inFlight].filter(([, n]) => n >= spread.max).map(([value]) => value) : [];
   return db.transaction().execute(async (trx) => {
-    let q = trx
+    const q = trx
       .selectFrom(table)
       .select(['organization_id', 'id'])
       .$if(!!spread, (qb) => qb.select(sql.ref<string>(spread!.column).as('spread_key')))
@@ -57,8 +56,7 @@ export async function claimDue(
       .$if(full.length > 0, (qb) => qb.where(sql.ref(spread!.column), 'not in', full))
       .orderBy(dueColumn)
       .limit(limit);
-    if (dialect === 'postgres') q = q.forUpdate().skipLocked();
-    let rows = await q.execute();
+    let rows = await skipLocked(trx, q).execute();
     if (spread) {
       // Rows left out are not leased: on PostgreSQL their locks go with this transaction, so any worker may take them.
       const taken = new Map(spread.inFlight);

@@ -94,3 +94,4 @@ export function openStore(databaseUrl: string, poolSize = 10, options: StoreOpti
   if (databaseUrl.startsWith('sqlite:')) return openSqlite(databaseUrl.slice('sqlite:'.length), options.busyTimeoutMs ?? 5000);
   return openPostgres(databaseUrl, poolSize, options.queryTimeoutMs ?? 0, options.namedStatements ?? true);
 }
+

@@ -1,3 +1,4 @@
+import { hasInboundWithProviderId, setStatusByProviderId } from '../../messages/messages.repository.js';
 import { handleInbound, type InboundResult } from '../../conversation/inbound.js';
 import type { Deps } from '../../platform/deps.js';
 import { DomainError } from '../../platform/errors.js';
@@ -44,10 +45,7 @@ export interface SmsWebhook {
 export async function receiveSms(deps: Deps, sms: SmsWebhook): Promise<InboundResult | 'duplicate'> {
   const organizationId = await requireOrganization(deps, sms.To);
   if (sms.MessageSid) {
-    const seen = await deps.db.selectFrom('messages').select('id')
-      .where('organization_id', '=', organizationId).where('provider_message_id', '=', sms.MessageSid).where('direction', '=', 'inbound')
-      .executeTakeFirst();
-    if (seen) return 'duplicate';
+    if (await hasInboundWithProviderId(deps.db, organizationId, sms.MessageSid)) return 'duplicate';
   }
   return handleInbound(deps, organizationId, { channel: 'sms', from: sms.From, to: sms.To, text: sms.Body ?? '', providerMessageId: sms.MessageSid ?? null });
 }
@@ -107,8 +105,5 @@ export async function applyStatus(deps: Deps, report: StatusWebhook): Promise<nu
   if (!organizationId) throw new UnknownNumber(report.From ?? report.To ?? '(none)');
   if (!sid || !status) return 0;
   const reason = status === 'delivered' ? null : report.ErrorCode ? `Twilio error ${report.ErrorCode}` : `Twilio reported ${isMessage ? 'message' : 'call'} ${raw}`;
-  const result = await deps.db.updateTable('messages').set({ status, status_reason: reason })
-    .where('organization_id', '=', organizationId).where('provider_message_id', '=', sid).where('direction', '=', 'outbound')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+  return setStatusByProviderId(deps.db, organizationId, sid, status, reason);
 }

@@ -1,29 +1,15 @@
-import { sendRecordedMessage, type SendMessagePayload } from '../channels/outbound.js';
-import { runAgentTurn, type AgentTurnPayload } from '../agent/turn.js';
+import { runAgentTurn } from '../agent/turn.js';
+import { sendRecordedMessage } from '../channels/outbound.js';
+import { failJob } from '../jobs/jobs.repository.js';
+import type { ClaimedJob, JobName, JobOutcome, JobPayloads } from '../jobs/names.js';
+import type { JobHandler, JobHandlers } from '../jobs/runner.js';
 import type { Deps } from '../platform/deps.js';
-import { failJob, type ClaimedJob } from './queue.js';
 
-/**
- * The typed catalog of background jobs: name -> payload. Payloads carry ids,
- * never objects, so a job always acts on the current state of what it names.
- * Capabilities add their job here and register a handler in `jobHandlers`.
+/*
+ * The worker's catalog: which code runs each job name. It lives in the
+ * composition root, beside the process that runs it, so the queue stays a
+ * leaf and no capability imports another to trigger work: it enqueues by name.
  */
-export interface JobPayloads {
-  /** Send one recorded outbound message through the gate and its channel. */
-  'message.send': SendMessagePayload;
-  /** One AI agent turn answering one inbound message (agent/turn.ts); retried on a failing model, then recorded as failed. */
-  'ai.turn': AgentTurnPayload;
-}
-
-export type JobName = keyof JobPayloads;
-
-export type JobOutcome = { kind: 'done' } | { kind: 'defer'; until: Date; reason: string };
-
-export interface JobHandler<N extends JobName = JobName> {
-  /** Delays between failed attempts; when spent, the job is marked failed with its last error. */
-  retryDelaysMs: number[];
-  run(deps: Deps, job: ClaimedJob & { payload: JobPayloads[N] }): Promise<JobOutcome>;
-}
 
 export const DEFAULT_JOB_RETRIES = [10_000, 60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000];
 
@@ -53,7 +39,7 @@ function underConfiguredRetries<N extends JobName>(
   };
 }
 
-export const jobHandlers: { [N in JobName]: JobHandler<N> } = {
+export const jobHandlers: JobHandlers = {
   'message.send': {
     retryDelaysMs: DEFAULT_JOB_RETRIES,
     run: underConfiguredRetries<'message.send'>((deps, job, lastAttempt) => sendRecordedMessage(deps, job.organizationId, job.payload, lastAttempt)),

@@ -1,4 +1,5 @@
 import type { Db } from '../platform/db/schema.js';
+import { skipLocked } from '../platform/db/locks.js';
 import { newId } from '../platform/ids.js';
 
 export type EventType =
@@ -38,4 +39,34 @@ export function eventsInsert(db: Db, organizationId: string, at: string, events:
     dispatched_at: null,
   }));
   return { query: db.insertInto('events').values(rows), ids: rows.map((r) => r.id) };
+}
+
+export interface PendingEvent {
+  organization_id: string;
+  id: string;
+  type: string;
+}
+
+/** Undispatched events, oldest first, claimed for this worker's transaction (others skip them). */
+export async function claimUndispatched(trx: Db, limit: number): Promise<PendingEvent[]> {
+  const q = trx.selectFrom('events').select(['organization_id', 'id', 'type']).where('dispatched_at', 'is', null).orderBy('id').limit(limit);
+  return skipLocked(trx, q).execute();
+}
+
+export async function markDispatched(trx: Db, events: readonly PendingEvent[], at: string): Promise<void> {
+  await trx
+    .updateTable('events')
+    .set({ dispatched_at: at })
+    .where((eb) => eb(eb.refTuple('organization_id', 'id'), 'in', events.map((e) => eb.tuple(e.organization_id, e.id))))
+    .execute();
+}
+
+/** Events by their keys, for delivery. */
+export async function findEvents(db: Db, keys: readonly { organization_id: string; id: string }[]) {
+  if (keys.length === 0) return [];
+  return db
+    .selectFrom('events')
+    .selectAll()
+    .where((eb) => eb(eb.refTuple('organization_id', 'id'), 'in', keys.map((k) => eb.tuple(k.organization_id, k.id))))
+    .execute();
 }

@@ -3,7 +3,7 @@ import { byKeys, claimDue } from '../platform/db/claim.js';
 import type { Database, Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { newId } from '../platform/ids.js';
-import type { JobName, JobPayloads } from './catalog.js';
+import type { ClaimedJob, JobName, JobPayloads } from './names.js';
 
 /**
  * Enqueue with the same `db` handle as the change that causes the job: inside
@@ -30,19 +30,11 @@ export async function enqueueJob<N extends JobName>(db: Db, organizationId: stri
   return id;
 }
 
-export interface ClaimedJob {
-  organizationId: string;
-  id: string;
-  name: string;
-  payload: unknown;
-  attempts: number;
-}
-
 export async function claimJobs(deps: Deps, limit: number): Promise<ClaimedJob[]> {
   const now = deps.clock.now();
   // A job's lease must outlive its slowest call (a model turn), or a second worker would run it concurrently.
   const leaseMs = Math.max(deps.config.leaseMs, 2 * deps.config.ai.timeoutMs, 2 * deps.config.webhookTimeoutMs);
-  const ids = await claimDue(deps.db, deps.dialect, 'jobs', 'run_at', now.toISOString(), new Date(now.getTime() + leaseMs).toISOString(), limit);
+  const ids = await claimDue(deps.db, 'jobs', 'run_at', now.toISOString(), new Date(now.getTime() + leaseMs).toISOString(), limit);
   if (ids.length === 0) return [];
   const rows = await deps.db.selectFrom('jobs').selectAll().where(byKeys(ids)).execute();
   return rows.map((r) => ({ organizationId: r.organization_id, id: r.id, name: r.name, payload: JSON.parse(r.payload), attempts: r.attempts }));

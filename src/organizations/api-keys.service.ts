@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
-import { createOrganization, findOrganizationByName } from '../../organizations/organizations.repository.js';
-import { isUniqueViolation } from '../db/errors.js';
-import type { Database } from '../db/schema.js';
-import { newId } from '../ids.js';
-import { insertKey, listKeys, revokeByPrefix, type ApiKeyRecord } from './api-keys.repository.js';
-import { digestKey, displayPrefix, generateApiKey } from './keys.js';
-import { SCOPES, type Scope } from './scopes.js';
+import { createOrganization, findOrganizationByName } from './organizations.repository.js';
+import { isUniqueViolation } from '../platform/db/errors.js';
+import type { Database } from '../platform/db/schema.js';
+import { newId } from '../platform/ids.js';
+import { insertKey, listKeys, revokeByPrefix, type ApiKeyRecord } from '../platform/auth/api-keys.repository.js';
+import { digestKey, displayPrefix, generateApiKey } from '../platform/auth/keys.js';
+import { SCOPES, type Scope } from '../platform/auth/scopes.js';
 
 export interface IssuedKey {
   key: string;

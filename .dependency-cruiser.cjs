@@ -1,0 +1,26 @@
+/**
+ * The allowed directions of imports in src/ (docs/architecture.md draws them).
+ * test/architecture/dependencies.test.ts runs these rules in `npm test`;
+ * `npx depcruise src` shows the same report by hand.
+ */
+const CAPABILITIES = '^src/(leads|messages|profiles|context|subscriptions|dnc|settings|webhooks|organizations|compliance|channels)/';
+
+module.exports = {
+  forbidden: [
+    { name: 'no-circular', severity: 'error', comment: 'An import cycle hides which layer is below which.', from: { path: '^src/' }, to: { circular: true } },
+    { name: 'platform-is-the-floor', severity: 'error', comment: 'platform/ serves every capability and knows none.', from: { path: '^src/platform/' }, to: { path: '^src/(?!platform/)' } },
+    { name: 'queue-and-outbox-are-leaves', severity: 'error', comment: 'jobs/ and events/ know names and payloads, never handlers: anyone may enqueue or emit without importing whoever acts.', from: { path: '^src/(jobs|events)/' }, to: { path: '^src/(?!platform/|jobs/|events/)' } },
+    { name: 'composition-roots-on-top', severity: 'error', comment: 'Only the roots (app, server, cli, worker) wire capabilities together; nothing imports them.', from: { path: '^src/(?!worker/|cli/|app\\.ts$|server\\.ts$)' }, to: { path: '^src/(worker/|cli/|app\\.ts$|server\\.ts$)' } },
+    { name: 'routes-only-from-the-app', severity: 'error', comment: 'HTTP is the outermost layer of a capability.', from: { path: '^src/(?!app\\.ts$)' }, to: { path: '\\.routes\\.ts$' } },
+    { name: 'repositories-below-services', severity: 'error', comment: 'Repositories hold queries only; rules live in services above them.', from: { path: '\\.repository\\.ts$' }, to: { path: '\\.(service|routes)\\.ts$' } },
+    { name: 'services-know-no-http', severity: 'error', comment: 'A service is called by routes, jobs and the CLI alike.', from: { path: '\\.service\\.ts$' }, to: { path: '^node_modules/(fastify|@fastify)/' } },
+    { name: 'capabilities-trigger-by-name', severity: 'error', comment: 'A capability never imports a higher one to trigger work: it enqueues a job by name (jobs/names.ts).', from: { path: CAPABILITIES }, to: { path: '^src/(agent|conversation|providers)/' } },
+    { name: 'one-gate', severity: 'error', comment: 'The compliance gate is asked only by the send path, right before a provider is called.', from: { path: '^src/(?!channels/|compliance/)' }, to: { path: '^src/compliance/gate\\.ts$' } },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    // Type-only imports count: a cycle through types still couples the files.
+    tsPreCompilationDeps: true,
+  },
+};

@@ -1,0 +1,39 @@
+/**
+ * The names of background jobs and the payload each carries. The queue is a
+ * leaf: it knows names and payload types, never handlers, so any capability
+ * can enqueue work by name without importing whoever runs it. The map from
+ * name to handler is the worker's (worker/catalog.ts), beside the process
+ * that runs it. Payloads carry ids, never objects, so a job always acts on the
+ * current state of what it names.
+ */
+
+export interface SendMessagePayload {
+  messageId: string;
+  sendWhenOff: boolean;
+}
+
+export interface AgentTurnPayload {
+  leadId: string;
+  /** The inbound message that triggered the turn: the turn's identity (one turn per message, ever). */
+  messageId: string;
+}
+
+export interface JobPayloads {
+  /** Send one recorded outbound message through the gate and its channel (channels/outbound.ts). */
+  'message.send': SendMessagePayload;
+  /** One AI agent turn answering one inbound message (agent/turn.ts); retried on a failing model, then recorded as failed. */
+  'ai.turn': AgentTurnPayload;
+}
+
+export type JobName = keyof JobPayloads;
+
+/** What a handler reports: finished, or to be run again later without counting a failure (e.g. waiting for contact hours). */
+export type JobOutcome = { kind: 'done' } | { kind: 'defer'; until: Date; reason: string };
+
+export interface ClaimedJob {
+  organizationId: string;
+  id: string;
+  name: string;
+  payload: unknown;
+  attempts: number;
+}

@@ -20,11 +20,12 @@ import { profileRoutes } from './profiles/profiles.routes.js';
 import { switchProfileRoutes } from './profiles/switch.routes.js';
 import { contextRoutes } from './context/context.routes.js';
 import { agentTurnRoutes } from './agent/turns.routes.js';
-import { inboundRoutes } from './conversation/inbound.routes.js';
+import { emailEventRoutes, inboundRoutes } from './conversation/inbound.routes.js';
 import { unsubscribeLinkRoutes } from './channels/unsubscribe.routes.js';
 import { twilioRoutes } from './providers/twilio/twilio.routes.js';
 import { Settings } from './settings/settings.schemas.js';
 import { settingsRoutes } from './settings/settings.routes.js';
+import { consentRoutes } from './subscriptions/consent.routes.js';
 import { subscriptionRoutes } from './subscriptions/subscriptions.routes.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
 import { ping } from './platform/db/ping.js';
@@ -41,6 +42,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     // One access line per request from our own hook (route pattern, never the raw URL with its query).
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
+    // Unsubscribe tokens bound to their address are 139 characters (channels/unsubscribe-token.ts); Fastify's default is 100.
+    maxParamLength: 200,
     frameworkErrors: answerFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -79,6 +82,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     registerOpenApiRoute(v1);
     await v1.register(leadRoutes(deps));
     await v1.register(subscriptionRoutes(deps));
+    await v1.register(consentRoutes(deps));
     await v1.register(webhookRoutes(deps));
     await v1.register(settingsRoutes(deps));
     await v1.register(profileRoutes(deps));
@@ -89,6 +93,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await v1.register(messageRoutes(deps));
     await v1.register(sendRoutes(deps));
     await v1.register(inboundRoutes(deps));
+    await v1.register(emailEventRoutes(deps));
     await v1.register(unsubscribeLinkRoutes(deps));
     await v1.register(twilioRoutes(deps));
   }, { prefix: '/v1' });

@@ -1,9 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import { systemClock } from './platform/clock.js';
+import { addressDigests } from './platform/address-digest.js';
+import { systemClock, type Clock } from './platform/clock.js';
 import type { Config } from './platform/config.js';
 import { openStore, type Store } from './platform/db/connect.js';
 import { migrateToLatest } from './platform/db/migrate.js';
+import { ADDRESS_DIGEST_SECRET } from './platform/db/migrations/0007_compliance.js';
+import { instanceSecret } from './platform/secrets.repository.js';
 import type { Deps } from './platform/deps.js';
 import { createLogger } from './platform/logger.js';
 import type { Worker } from './worker/worker.js';
@@ -20,12 +23,24 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** Opens the store, migrates it, listens, starts the worker (unless disabled); stop() drains requests, stops the worker, closes the pool. */
-export async function startServer(config: Config): Promise<RunningServer> {
+/** What a test may replace; production always runs on the system clock. */
+export interface StartOptions {
+  clock?: Clock;
+}
+
+/** Opens and migrates the store and builds what every process shares. */
+async function openDeps(config: Config, options: StartOptions): Promise<{ store: Store; deps: Deps }> {
   const log = createLogger(config.logLevel);
   const store = openStore(config.databaseUrl, config.dbPoolSize, { queryTimeoutMs: config.dbQueryTimeoutMs, namedStatements: config.dbNamedStatements });
   await migrateToLatest(store);
-  const deps: Deps = { db: store.db, dialect: store.dialect, config, clock: systemClock, log };
+  const digests = addressDigests(await instanceSecret(store.db, ADDRESS_DIGEST_SECRET));
+  const deps: Deps = { db: store.db, dialect: store.dialect, config, clock: options.clock ?? systemClock, log, digests };
+  return { store, deps };
+}
+
+/** Opens the store, migrates it, listens, starts the worker (unless disabled); stop() drains requests, stops the worker, closes the pool. */
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const { store, deps } = await openDeps(config, options);
   const app = await buildApp(deps);
   const address = await app.listen({ port: config.port, host: config.host });
   const worker = config.runWorker ? new (await loadWorker())(deps) : undefined;
@@ -41,11 +56,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
 }
 
 /** A worker process with no HTTP API (`parley worker`). */
-export async function startWorker(config: Config): Promise<{ deps: Deps; stop(): Promise<void> }> {
-  const log = createLogger(config.logLevel);
-  const store = openStore(config.databaseUrl, config.dbPoolSize, { queryTimeoutMs: config.dbQueryTimeoutMs, namedStatements: config.dbNamedStatements });
-  await migrateToLatest(store);
-  const deps: Deps = { db: store.db, dialect: store.dialect, config, clock: systemClock, log };
+export async function startWorker(config: Config, options: StartOptions = {}): Promise<{ deps: Deps; stop(): Promise<void> }> {
+  const { store, deps } = await openDeps(config, options);
   const worker = new (await loadWorker())(deps);
   worker.start();
   let stopping: Promise<void> | undefined;

@@ -68,7 +68,7 @@ export async function applyActions(trx: Db, deps: Deps, t: ApplyTarget, actions:
         const reachable = reachableChannels(lead);
         const wanted = action.channels?.filter((c) => reachable.includes(c));
         if (wanted?.length === 0 || reachable.length === 0) break;
-        await applyUnsubscribe(trx, deps, organizationId, lead.id, wanted, { source: 'ai' });
+        await applyUnsubscribe(trx, deps, organizationId, lead.id, wanted, { source: 'ai', actor: 'agent' });
         break;
       }
     }

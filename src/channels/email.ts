@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { createTransport } from 'nodemailer';
 import { findOrganization } from '../organizations/organizations.repository.js';
+import type { AddressDigests } from '../platform/address-digest.js';
 import type { Config } from '../platform/config.js';
 import type { Database } from '../platform/db/schema.js';
 import type { ChannelAdapter, OutboundMessage } from './channel.js';
@@ -23,7 +24,7 @@ export function emailBody(text: string, link: string): string {
  * and the same link in a plain-text footer for readers whose client shows no
  * button. An SMTP failure throws, so the send job retries it.
  */
-export function createEmailAdapter(config: Config & { smtpUrl: string }, db: Kysely<Database>): ChannelAdapter {
+export function createEmailAdapter(config: Config & { smtpUrl: string }, db: Kysely<Database>, digests: AddressDigests): ChannelAdapter {
   // A send must end well inside the job's lease, or a second worker would claim the job
   // and send the message again while the first is still talking to a slow server.
   const deadlineMs = Math.min(60_000, Math.floor(config.leaseMs / 2));
@@ -42,7 +43,8 @@ export function createEmailAdapter(config: Config & { smtpUrl: string }, db: Kys
     name: 'smtp',
     async send(m: OutboundMessage) {
       const key = await unsubscribeKey({ config, db });
-      const token = issueUnsubscribeToken(key, { organizationId: m.organizationId, leadId: m.leadId, channel: 'email', issuedAt: new Date() });
+      // Bound to the address it is sent to: a click unsubscribes that address, whoever holds it later.
+      const token = issueUnsubscribeToken(key, { organizationId: m.organizationId, leadId: m.leadId, channel: 'email', issuedAt: new Date(), addressDigest: digests.keyed(m.to) });
       const link = unsubscribeUrl(config.publicUrl, token);
       const organization = await findOrganization(db, m.organizationId);
       const info = await transport.sendMail({

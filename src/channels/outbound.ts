@@ -1,43 +1,75 @@
-import { checkOutbound } from '../compliance/gate.js';
+import { checkOutbound, type GateDecision } from '../compliance/gate.js';
+import type { ExternalVerdict } from '../compliance/external-verdict.js';
 import { emitEvents } from '../events/outbox.repository.js';
+import { holdsLease } from '../jobs/jobs.repository.js';
+import type { ClaimedJob, JobOutcome, SendMessagePayload } from '../jobs/names.js';
 import { findLead, updateLead } from '../leads/leads.repository.js';
-import type { JobOutcome, SendMessagePayload } from '../jobs/names.js';
 import { findMessage, setMessageStatus, type MessageRow } from '../messages/messages.repository.js';
+import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { readSettings } from '../settings/settings.service.js';
+import { askExternalCheck } from './external.js';
 import { adapterFor } from './registry.js';
 
-type Step = { kind: 'skip' } | { kind: 'blocked' } | { kind: 'wait'; until: Date; reason: string } | { kind: 'send'; message: MessageRow; to: string; from: string | null };
+type Step =
+  | { kind: 'skip' }
+  | { kind: 'blocked' }
+  | { kind: 'wait'; until: Date; reason: string }
+  | { kind: 'ask_external'; message: MessageRow }
+  | { kind: 'send'; message: MessageRow; to: string; from: string | null };
 
 /**
- * Sends one recorded outbound message, and is the only code that calls a
- * channel adapter. The gate is asked under the lead's lock, right before the
- * send; a blocked send is recorded on the message with its reason (never
- * dropped), a send outside contact hours waits for the window. Idempotent: a
- * message already sent or blocked is left alone when the job runs again.
+ * Asks the gate about one recorded message, in one transaction under the
+ * lead's lock and the job's fence, and records what it decided: blocked (with
+ * its code and reason, never dropped), waiting for contact hours (the message
+ * shows when it is due), or `sending`.
  */
-export async function sendRecordedMessage(deps: Deps, organizationId: string, payload: SendMessagePayload, lastAttempt: boolean): Promise<JobOutcome> {
+async function judge(deps: Deps, job: ClaimedJob, payload: SendMessagePayload, external?: ExternalVerdict): Promise<Step> {
+  const organizationId = job.organizationId;
   const now = deps.clock.now();
-  const step = await deps.db.transaction().execute(async (trx): Promise<Step> => {
+  return deps.db.transaction().execute(async (trx): Promise<Step> => {
+    // Fenced: a worker whose lease lapsed while it waited (here, or on the external check) sends nothing.
+    if (!(await holdsLease(trx, job, now.toISOString()))) return { kind: 'skip' };
     const message = await findMessage(trx, organizationId, payload.messageId);
     if (!message || (message.status !== 'scheduled' && message.status !== 'sending')) return { kind: 'skip' };
     const lead = await findLead(trx, organizationId, message.lead_id, true);
     if (!lead) return { kind: 'skip' };
     const settings = await readSettings(trx, organizationId);
-    const decision = await checkOutbound(trx, organizationId, { lead, channel: message.channel, sendWhenOff: payload.sendWhenOff, settings, now, purpose: message.purpose });
-    const set = (status: string, reason: string | null) => setMessageStatus(trx, organizationId, message.id, status, reason);
-    if (decision.kind === 'blocked') {
-      await set('blocked', decision.reason);
-      return { kind: 'blocked' };
-    }
-    if (decision.kind === 'wait') {
-      await set('scheduled', decision.reason);
-      return decision;
-    }
-    await set('sending', null);
+    const decision = await checkOutbound(trx, deps.digests, organizationId, {
+      lead, channel: message.channel, purpose: message.purpose, sendWhenOff: payload.sendWhenOff, automated: message.is_ai_generated === 1,
+      settings, now, overrideBusinessHours: payload.overrideBusinessHours ?? false, external,
+    });
+    if (decision.kind === 'ask_external') return { kind: 'ask_external', message };
+    await record(trx, organizationId, message.id, decision);
+    if (decision.kind === 'blocked') return { kind: 'blocked' };
+    if (decision.kind === 'wait') return decision;
     return { kind: 'send', message, to: message.channel === 'email' ? lead.email! : lead.phone!, from: message.channel === 'email' ? null : settings.sendingNumber };
   });
+}
 
+async function record(trx: Db, organizationId: string, messageId: string, decision: Exclude<GateDecision, { kind: 'ask_external' }>): Promise<void> {
+  if (decision.kind === 'blocked') await setMessageStatus(trx, organizationId, messageId, { status: 'blocked', code: decision.code, reason: decision.reason });
+  else if (decision.kind === 'wait') {
+    await setMessageStatus(trx, organizationId, messageId, { status: 'scheduled', code: decision.code, reason: decision.reason, scheduledAt: decision.until.toISOString() });
+  } else await setMessageStatus(trx, organizationId, messageId, { status: 'sending', reason: null });
+}
+
+/**
+ * The 'message.send' job: sends one recorded outbound message, and is the only
+ * code that calls a channel adapter. The gate is asked when the message is
+ * actually handed to the provider; when the organization has an External
+ * Compliance Check, it is asked outside any lock and the gate runs again with
+ * its verdict. Idempotent: a message already sent or blocked is left alone
+ * when the job runs again.
+ */
+export async function sendRecordedMessage(deps: Deps, job: ClaimedJob & { payload: SendMessagePayload }, lastAttempt: boolean): Promise<JobOutcome> {
+  const organizationId = job.organizationId;
+  let step = await judge(deps, job, job.payload);
+  if (step.kind === 'ask_external') {
+    const verdict = await askExternalCheck(deps, organizationId, step.message);
+    step = await judge(deps, job, job.payload, verdict);
+    if (step.kind === 'ask_external') throw new Error('external compliance check was not consulted');
+  }
   if (step.kind === 'skip' || step.kind === 'blocked') return { kind: 'done' };
   if (step.kind === 'wait') return { kind: 'defer', until: step.until, reason: step.reason };
 
@@ -47,12 +79,12 @@ export async function sendRecordedMessage(deps: Deps, organizationId: string, pa
     ({ providerMessageId } = await adapterFor(deps, message.channel).send({ organizationId, messageId: message.id, leadId: message.lead_id, channel: message.channel, to: step.to, from: step.from, text: message.text }));
   } catch (err) {
     if (!lastAttempt) throw err;
-    await setMessageStatus(deps.db, organizationId, message.id, 'failed', `provider error: ${(err as Error).message}`.slice(0, 500));
+    await setMessageStatus(deps.db, organizationId, message.id, { status: 'failed', reason: `provider error: ${(err as Error).message}`.slice(0, 500) });
     return { kind: 'done' };
   }
   const at = deps.clock.now().toISOString();
   await deps.db.transaction().execute(async (trx) => {
-    await setMessageStatus(trx, organizationId, message.id, 'sent', null, providerMessageId);
+    await setMessageStatus(trx, organizationId, message.id, { status: 'sent', reason: null, providerMessageId });
     const lead = await findLead(trx, organizationId, message.lead_id);
     if (lead) await updateLead(trx, organizationId, lead.id, { last_activity_at: at });
     await emitEvents(trx, organizationId, at, [

@@ -17,6 +17,9 @@ const PROLOG = '<?xml version="1.0" encoding="UTF-8"?>';
  */
 export const EMPTY_RESPONSE = `${PROLOG}<Response/>`;
 
+/** The end of a call in which the lead asked not to be called again: acknowledged, then ended at once. */
+export const OPTED_OUT_HANG_UP = `${PROLOG}<Response><Say>Understood. We will not call you again. Goodbye.</Say><Hangup/></Response>`;
+
 /** The end of a call once the lead has answered. */
 export const THANK_AND_HANG_UP = `${PROLOG}<Response><Say>Thank you. Goodbye.</Say><Hangup/></Response>`;
 

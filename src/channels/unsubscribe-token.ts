@@ -22,13 +22,19 @@ export interface UnsubscribeClaims {
   leadId: string;
   channel: ChannelName;
   issuedAt: Date;
+  /**
+   * The keyed digest (hex) of the address the link was sent to: the link
+   * unsubscribes that address, even after the lead changed its email or was
+   * erased. Absent from links issued before version 2, which name the lead only.
+   */
+  addressDigest?: string;
 }
 
-const VERSION = 1;
-const BODY_BYTES = 1 + 16 + 16 + 1 + 6;
+// Version 1: organization, lead, channel, time. Version 2 adds the address's digest (32 bytes).
+const V1_BODY_BYTES = 1 + 16 + 16 + 1 + 6;
+const V2_BODY_BYTES = V1_BODY_BYTES + 32;
 const MAC_BYTES = 32;
-const TOKEN_CHARS = ((BODY_BYTES + MAC_BYTES) / 3) * 4;
-const TOKEN_PATTERN = new RegExp(`^[A-Za-z0-9_-]{${TOKEN_CHARS}}$`);
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{96}$|^[A-Za-z0-9_-]{139}$/;
 const CHANNEL_CODES: Record<ChannelName, number> = { sms: 1, voice: 2, email: 3 };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -45,8 +51,11 @@ function uuidText(bytes: Buffer): string {
 const mac = (key: Buffer, body: Buffer): Buffer => createHmac('sha256', key).update(body).digest();
 
 export function issueUnsubscribeToken(key: Buffer, claims: UnsubscribeClaims): string {
-  const body = Buffer.alloc(BODY_BYTES);
-  body.writeUInt8(VERSION, 0);
+  const digest = claims.addressDigest === undefined ? undefined : Buffer.from(claims.addressDigest, 'hex');
+  if (digest && digest.length !== 32) throw new Error('addressDigest must be 32 bytes of hex');
+  const body = Buffer.alloc(digest ? V2_BODY_BYTES : V1_BODY_BYTES);
+  body.writeUInt8(digest ? 2 : 1, 0);
+  digest?.copy(body, V1_BODY_BYTES);
   uuidBytes(claims.organizationId).copy(body, 1);
   uuidBytes(claims.leadId).copy(body, 17);
   body.writeUInt8(CHANNEL_CODES[claims.channel], 33);
@@ -59,10 +68,11 @@ export function verifyUnsubscribeToken(key: Buffer, token: string): UnsubscribeC
   if (!TOKEN_PATTERN.test(token)) return undefined;
   const raw = Buffer.from(token, 'base64url');
   // Exactly one spelling per token: no second string decodes to the same bytes.
-  if (raw.length !== BODY_BYTES + MAC_BYTES || raw.toString('base64url') !== token) return undefined;
-  const body = raw.subarray(0, BODY_BYTES);
-  if (!timingSafeEqual(mac(key, body), raw.subarray(BODY_BYTES))) return undefined;
-  if (body.readUInt8(0) !== VERSION) return undefined;
+  const bodyBytes = raw.length - MAC_BYTES;
+  if ((bodyBytes !== V1_BODY_BYTES && bodyBytes !== V2_BODY_BYTES) || raw.toString('base64url') !== token) return undefined;
+  const body = raw.subarray(0, bodyBytes);
+  if (!timingSafeEqual(mac(key, body), raw.subarray(bodyBytes))) return undefined;
+  if (body.readUInt8(0) !== (bodyBytes === V2_BODY_BYTES ? 2 : 1)) return undefined;
   const code = body.readUInt8(33);
   const channel = (Object.keys(CHANNEL_CODES) as ChannelName[]).find((c) => CHANNEL_CODES[c] === code);
   if (!channel) return undefined;
@@ -71,6 +81,7 @@ export function verifyUnsubscribeToken(key: Buffer, token: string): UnsubscribeC
     leadId: uuidText(body.subarray(17, 33)),
     channel,
     issuedAt: new Date(body.readUIntBE(34, 6)),
+    ...(bodyBytes === V2_BODY_BYTES ? { addressDigest: body.subarray(V1_BODY_BYTES).toString('hex') } : {}),
   };
 }
 

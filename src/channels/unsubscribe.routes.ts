@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { Deps } from '../platform/deps.js';
 import { DomainError } from '../platform/errors.js';
-import { unsubscribe } from '../subscriptions/subscriptions.service.js';
+import { unsubscribeByLink } from './unsubscribe-link.js';
 import { unsubscribeKey, verifyUnsubscribeToken, type UnsubscribeClaims } from './unsubscribe-token.js';
 
 const TokenParams = Type.Object({ token: Type.String() });
@@ -63,14 +63,8 @@ export const unsubscribeLinkRoutes = (deps: Deps): FastifyPluginAsyncTypebox => 
   });
 
   app.post('/unsubscribe/:token', { schema: { hide: true, params: TokenParams } }, async (req, reply) => {
-    const { organizationId, leadId } = await claimsOf(req.params.token);
-    try {
-      // Emits optOut (source "link") only when email was still subscribed: a second click changes nothing.
-      await unsubscribe(deps, organizationId, leadId, ['email'], { source: 'link' });
-    } catch (err) {
-      // The lead was erased, or no longer has an email address: there is nothing left to stop.
-      if (!(err instanceof DomainError && (err.code === 'not_found' || err.code === 'channel_unavailable'))) throw err;
-    }
+    const claims = await claimsOf(req.params.token);
+    await unsubscribeByLink(deps, claims);
     // The confirm button of the GET page lands here in a browser: answer it with a page.
     if (/\btext\/html\b/.test(req.headers.accept ?? '')) return sendHtml(reply, DONE_PAGE);
     return { message: DONE };

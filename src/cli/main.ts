@@ -3,7 +3,9 @@ import { ConfigError, loadConfig, type Config } from '../platform/config.js';
 import { openStore, type Store } from '../platform/db/connect.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
 import { issueKey, keysOf, revokeKey } from '../organizations/api-keys.service.js';
-import { parseScopes, SCOPES } from '../platform/auth/scopes.js';
+import { DEFAULT_SCOPES, parseScopes, SCOPES } from '../platform/auth/scopes.js';
+import { checkTimeZone } from '../platform/time-zone.js';
+import { FALLBACK_TIME_ZONE } from '../settings/settings.service.js';
 
 /** The HTTP stack and the worker load only for the commands that run them: key commands start twice as fast. */
 const server = () => import('../server.js');
@@ -73,17 +75,19 @@ keys
   .command('create')
   .description('create an API key (and the organization, if new); the key is the last line of output')
   .requiredOption('--org <name>', 'organization name')
-  .option('--scopes <list>', `comma-separated scopes (default: all): ${SCOPES.join(', ')}`)
+  .option('--scopes <list>', `comma-separated scopes (default: all but inbound:write, which is granted only by name): ${SCOPES.join(', ')}`)
   .option('--name <label>', 'a label to recognise the key by')
-  .action(async (opts: { org: string; scopes?: string; name?: string }) => {
+  .option('--time-zone <zone>', `IANA zone of a new organization, for leads whose zone is unknown (default ${FALLBACK_TIME_ZONE}; change later with PATCH /v1/settings)`)
+  .action(async (opts: { org: string; scopes?: string; name?: string; timeZone?: string }) => {
     let scopes;
     try {
-      scopes = opts.scopes ? parseScopes(opts.scopes) : [...SCOPES];
+      scopes = opts.scopes ? parseScopes(opts.scopes) : [...DEFAULT_SCOPES];
+      if (opts.timeZone) checkTimeZone(opts.timeZone);
     } catch (err) {
       console.error(`parley: ${(err as Error).message}`);
       process.exit(2);
     }
-    const issued = await withStore((s) => issueKey(s.db, opts.org, scopes, opts.name ?? null));
+    const issued = await withStore((s) => issueKey(s.db, opts.org, scopes, opts.name ?? null, { timeZone: opts.timeZone }));
     console.log(`organization: ${opts.org} (${issued.organizationId})`);
     console.log(`scopes: ${issued.scopes.join(',')}`);
     console.log('This key is shown once; store it now:');

@@ -1,3 +1,5 @@
+import { nextLocalClock } from './contact-window.js';
+
 /** Minutes since local midnight of `at` in an IANA zone. */
 export function localMinutes(at: Date, timeZone: string): number {
   const parts = new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(at);
@@ -26,14 +28,10 @@ export function insideWindow(at: Date, timeZone: string, window: ContactWindow):
 }
 
 /**
- * The next instant the window opens. Computed by local-minute arithmetic, then
- * corrected once for a daylight-saving jump between now and then.
+ * The next instant the window opens: the first instant after `at` at which
+ * the local clock reads `start`, or, on a day daylight saving skips that
+ * time, the instant the clock jumps past it (see contact-window.ts).
  */
 export function nextWindowStart(at: Date, timeZone: string, window: ContactWindow): Date {
-  const start = toMinutes(window.start);
-  const delta = (start - localMinutes(at, timeZone) + 1440) % 1440;
-  const base = new Date(Math.floor(at.getTime() / 60_000) * 60_000 + delta * 60_000);
-  const drift = (start - localMinutes(base, timeZone) + 1440) % 1440;
-  const corrected = drift === 0 ? base : new Date(base.getTime() + (drift > 720 ? drift - 1440 : drift) * 60_000);
-  return corrected.getTime() > at.getTime() ? corrected : new Date(at.getTime() + 60_000);
+  return new Date(nextLocalClock(at.getTime(), timeZone, toMinutes(window.start)));
 }

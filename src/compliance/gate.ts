@@ -1,51 +1,90 @@
 import { phonesOnDnc } from '../dnc/dnc.repository.js';
 import type { LeadRow } from '../leads/leads.repository.js';
+import { countAutomatedSince } from '../messages/messages.repository.js';
+import type { AddressDigests } from '../platform/address-digest.js';
 import type { Db, MessagePurpose } from '../platform/db/schema.js';
-import type { SettingsView } from '../settings/settings.schemas.js';
-import { channelStatus, type ChannelName } from '../subscriptions/channels.js';
-import { insideWindow, nextWindowStart } from './contact-hours.js';
+import type { OrganizationSettings } from '../settings/settings.service.js';
+import { channelStatus, sourceColumn, type ChannelName } from '../subscriptions/channels.js';
+import { suppressionsFor } from '../subscriptions/suppressions.repository.js';
+import type { ExternalVerdict } from './external-verdict.js';
+import { leadContactWindow } from './lead-window.js';
+
+/** Why a send may not go out (or not yet), as recorded on the message (`statusCode`) and shown on the timeline. */
+export const BLOCK_CODES = ['NO_ADDRESS', 'OPTED_OUT', 'DNC', 'AI_OFF', 'FREQUENCY_CAP', 'EXTERNAL_CHECK', 'OPTED_OUT_BEFORE_SEND'] as const;
+export type BlockCode = (typeof BLOCK_CODES)[number];
 
 export type GateDecision =
   | { kind: 'allowed' }
-  | { kind: 'blocked'; reason: string }
-  | { kind: 'wait'; until: Date; reason: string };
+  | { kind: 'blocked'; code: BlockCode; reason: string }
+  | { kind: 'wait'; code: 'CONTACT_HOURS'; until: Date; reason: string }
+  /** Everything else allows it: the organization's External Compliance Check must now be asked, and the gate asked again with its verdict. */
+  | { kind: 'ask_external' };
 
 export interface GateRequest {
   lead: LeadRow;
   channel: ChannelName;
+  purpose: MessagePurpose;
   /** The organization explicitly asked to send even while the AI is off for this lead. */
   sendWhenOff: boolean;
-  settings: SettingsView;
+  /** AI-generated (replies, openings, follow-ups): counted by the frequency cap. */
+  automated: boolean;
+  settings: OrganizationSettings;
   now: Date;
-  purpose: MessagePurpose;
+  /** Lifts the organization's own contact hours, never the legal window where the lead is. */
+  overrideBusinessHours?: boolean;
+  /** The External Compliance Check's verdict on this send, once asked. */
+  external?: ExternalVerdict;
 }
 
+/** Lead-made opt-outs by text, which a STOP confirmation may answer (carriers expect exactly one). */
+const CONFIRMABLE = new Set(['keyword', 'phrase', 'message']);
+
+const DAY_MS = 24 * 3_600_000;
+
 /**
- * The compliance gate: the only judge of whether an outbound contact may happen
- * now. It is called by the channel layer itself (channels/outbound.ts) right
- * before a provider is asked to send, so no caller can skip it and no flag
- * bypasses the opt-out or DNC checks.
+ * The compliance gate: the only judge of whether an outbound contact may
+ * happen now. It is asked by the send path itself (channels/outbound.ts)
+ * under the lead's lock, right before a provider is called, so no caller can
+ * skip it and no flag bypasses opt-outs or DNC. In order:
+ *
+ * 1. the lead can receive the channel;
+ * 2. the channel is subscribed, on the lead and for the address
+ *    (suppressions hold for every lead with that address);
+ * 3. the number is not on the Do Not Contact list (sms, voice);
+ * 4. the AI is on, unless the send asked `sendWhenOff`;
+ * 5. the lead's automated messages in the last 24 h are under the cap;
+ * 6. it is inside contact hours where the lead is (else: wait for the window);
+ * 7. the organization's External Compliance Check allows it.
+ *
+ * A compliance reply (HELP answer, START confirmation) passes 1-3 and skips
+ * the rest; the one confirmation of the lead's own STOP passes 2 as well.
  */
-export async function checkOutbound(db: Db, organizationId: string, req: GateRequest): Promise<GateDecision> {
-  const { lead, channel } = req;
+export async function checkOutbound(db: Db, digests: AddressDigests, organizationId: string, req: GateRequest): Promise<GateDecision> {
+  const { lead, channel, settings } = req;
   const status = channelStatus(lead, channel);
-  // A compliance reply (HELP answer, STOP/START confirmation) answers the lead's own
-  // keyword: it may reach a channel the lead just opted out of by that keyword (carriers
-  // expect exactly one confirmation), and it ignores AI state and contact hours. It is
-  // still refused by DNC and by any other kind of opt-out.
-  const compliance = req.purpose === 'compliance';
-  if (status === 'unavailable') return { kind: 'blocked', reason: `lead has no ${channel === 'email' ? 'email' : 'phone'}` };
-  const keywordOptOut = lead[`${channel}_opt_out_source`] === 'keyword';
-  if (status === 'unsubscribed' && !(compliance && keywordOptOut)) return { kind: 'blocked', reason: `lead is unsubscribed from ${channel}` };
-  if (channel !== 'email' && lead.phone && (await phonesOnDnc(db, organizationId, [lead.phone])).has(lead.phone)) {
-    return { kind: 'blocked', reason: 'phone is on the Do Not Contact list' };
+  if (status === 'unavailable') return { kind: 'blocked', code: 'NO_ADDRESS', reason: `lead has no ${channel === 'email' ? 'email' : 'phone'}` };
+  const address = channel === 'email' ? lead.email! : lead.phone!;
+  const confirmsOwnStop = req.purpose === 'stop_confirmation' && status === 'unsubscribed' && CONFIRMABLE.has(lead[sourceColumn(channel)] ?? '');
+  if (!confirmsOwnStop) {
+    if (status === 'unsubscribed') return { kind: 'blocked', code: 'OPTED_OUT', reason: `lead is unsubscribed from ${channel}` };
+    const suppressed = await suppressionsFor(db, organizationId, digests, channel === 'email' ? null : address, channel === 'email' ? address : null);
+    if (suppressed.has(channel)) return { kind: 'blocked', code: 'OPTED_OUT', reason: `the ${channel === 'email' ? 'address' : 'number'} opted out of ${channel}` };
   }
-  if (compliance) return { kind: 'allowed' };
-  if (lead.is_ai_on !== 1 && !req.sendWhenOff) return { kind: 'blocked', reason: 'AI is off for this lead' };
-  const zone = lead.time_zone ?? req.settings.timeZone;
-  if (!insideWindow(req.now, zone, req.settings.contactHours)) {
-    const { start, end } = req.settings.contactHours;
-    return { kind: 'wait', until: nextWindowStart(req.now, zone, req.settings.contactHours), reason: `outside contact hours ${start}-${end} ${zone}` };
+  if (channel !== 'email' && (await phonesOnDnc(db, organizationId, [address])).has(address)) {
+    return { kind: 'blocked', code: 'DNC', reason: 'phone is on the Do Not Contact list' };
+  }
+  if (req.purpose !== 'conversation') return { kind: 'allowed' };
+  if (lead.is_ai_on !== 1 && !req.sendWhenOff) return { kind: 'blocked', code: 'AI_OFF', reason: 'AI is off for this lead' };
+  const cap = settings.frequencyCap?.maxAutomatedPerDay;
+  if (req.automated && cap !== undefined) {
+    const sent = await countAutomatedSince(db, organizationId, lead.id, new Date(req.now.getTime() - DAY_MS).toISOString());
+    if (sent >= cap) return { kind: 'blocked', code: 'FREQUENCY_CAP', reason: `${sent} automated messages in the last 24 hours (cap ${cap})` };
+  }
+  const window = await leadContactWindow(lead, settings, req.now, req.overrideBusinessHours ?? false);
+  if (!window.inside) return { kind: 'wait', code: 'CONTACT_HOURS', until: window.opensAt, reason: window.reason };
+  if (settings.externalCheck) {
+    if (!req.external) return { kind: 'ask_external' };
+    if (!req.external.allowed) return { kind: 'blocked', code: 'EXTERNAL_CHECK', reason: req.external.reason };
   }
   return { kind: 'allowed' };
 }

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../platform/deps.js';
 import { Channel, withErrors } from '../platform/http/schemas.js';
+import { handleEmailEvent } from './email-events.js';
 import { handleInbound } from './inbound.js';
 
 const InboundBody = Type.Object(
@@ -28,8 +29,34 @@ export const inboundRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (a
     schema: { tags: ['conversation'], summary: 'Record a message a lead sent (any provider)', body: InboundBody, response: withErrors({ 200: InboundReply }) },
   }, async (req) => {
     const { channel, from, to, text, subject } = req.body;
-    const body = channel === 'email' && subject ? `${subject}\n\n${text}` : text;
-    const result = await handleInbound(deps, req.auth.organizationId, { channel, from, to: to ?? null, text: body });
+    const result = await handleInbound(deps, req.auth.organizationId, {
+      channel, from, to: to ?? null, text, subject: channel === 'email' ? subject ?? null : null, actor: `key:${req.auth.keyId}`,
+    });
     return { message: 'Inbound message received.', ...result };
+  });
+};
+
+const EmailEventBody = Type.Object(
+  {
+    event: Type.Union([Type.Literal('bounce'), Type.Literal('complaint')], { description: 'bounce (hard bounces only) or complaint' }),
+    email: Type.String({ minLength: 3, maxLength: 320, pattern: '^[^@\\s]+@[^@\\s]+$', description: 'the recipient address the provider reports' }),
+    detail: Type.Optional(Type.String({ maxLength: 1000, description: "the provider's diagnostic or feedback type" })),
+  },
+  { additionalProperties: false },
+);
+
+const EmailEventReply = Type.Object({
+  message: Type.String(),
+  leadId: Type.Union([Type.String(), Type.Null()]),
+  action: Type.String({ description: 'opted_out (a lead holds the address) | suppressed (no lead does; the address stays suppressed)' }),
+});
+
+/** Hard bounces and spam complaints from the email provider (its webhook, or a relay of it). */
+export const emailEventRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app) => {
+  app.post('/inbound/emailEvents', {
+    schema: { tags: ['conversation'], summary: 'Report a hard bounce or a spam complaint (opts the address out of email)', body: EmailEventBody, response: withErrors({ 200: EmailEventReply }) },
+  }, async (req) => {
+    const result = await handleEmailEvent(deps, req.auth.organizationId, req.body);
+    return { message: 'Email event recorded.', ...result };
   });
 };

@@ -12,14 +12,20 @@ import { normalizePhone } from '../platform/phone.js';
 import { readSettings } from '../settings/settings.service.js';
 import { reachableChannels, type ChannelName } from '../subscriptions/channels.js';
 import { applyResubscribe, applyUnsubscribe } from '../subscriptions/subscriptions.service.js';
-import { keywordOf, optOutIntentOf } from './keywords.js';
+import { newTextOfReply } from '../compliance/email-reply.js';
+import { recognise, type Recognition } from '../compliance/opt-out-recognizer.js';
+import type { OptOutSource } from '../compliance/consent-rules.js';
 
 export interface InboundInput {
   channel: ChannelName;
   from: string;
   to?: string | null;
   text: string;
+  /** Email only: the subject line. */
+  subject?: string | null;
   providerMessageId?: string | null;
+  /** Who delivered it, for the consent ledger: `twilio:<sid>` (signature verified) or `key:<prefix>` (an inbound:write key). */
+  actor?: string | null;
 }
 
 export type InboundAction = 'unmatched' | 'opted_out' | 'do_not_contact' | 'resubscribed' | 'help' | 'conversation' | 'ignored';
@@ -52,7 +58,7 @@ export async function handleInbound(deps: Deps, organizationId: string, input: I
     }
     const messageId = newId();
     await insertMessage(trx, organizationId, {
-      id: messageId, lead_id: lead.id, channel: input.channel, direction: 'inbound', owner: 'lead', text: input.text,
+      id: messageId, lead_id: lead.id, channel: input.channel, direction: 'inbound', owner: 'lead', text: input.subject ? `${input.subject}\n\n${input.text}` : input.text,
       is_ai_generated: 0, status: 'received', status_reason: null, scheduled_at: null, created_at: at,
       purpose: 'conversation', provider_message_id: input.providerMessageId ?? null,
     });
@@ -61,45 +67,69 @@ export async function handleInbound(deps: Deps, organizationId: string, input: I
       type: 'message.received',
       data: { messageId, leadId: lead.id, externalLeadId: lead.external_lead_id, channel: input.channel, from: address, text: input.text },
     }]);
-    const action = await actOn(trx, deps, organizationId, lead, input, now);
+    const action = await actOn(trx, deps, organizationId, lead, input, messageId, now);
     // The AI's turn is a durable job committed with the message (agent/turn.ts); it is skipped when the AI is off.
     if (action === 'conversation') await enqueueAgentTurn(trx, deps, lead, messageId, now);
     return { leadId: lead.id, messageId, action };
   });
 }
 
-async function reply(trx: Db, organizationId: string, lead: LeadRow, text: string, now: Date): Promise<void> {
+async function reply(trx: Db, organizationId: string, lead: LeadRow, text: string, now: Date, purpose: 'compliance' | 'stop_confirmation'): Promise<void> {
   await scheduleSend(trx, {
-    organizationId, lead, channel: 'sms', text, runAt: now, sendWhenOff: true, isAiGenerated: false, now: now.toISOString(), purpose: 'compliance',
+    organizationId, lead, channel: 'sms', text, runAt: now, sendWhenOff: true, isAiGenerated: false, now: now.toISOString(), purpose,
   });
 }
 
-async function actOn(trx: Db, deps: Deps, organizationId: string, lead: LeadRow, input: InboundInput, now: Date): Promise<InboundAction> {
-  const keyword = input.channel === 'sms' ? keywordOf(input.text) : null;
-  if (keyword === 'stop') {
-    const r = await applyUnsubscribe(trx, deps, organizationId, lead.id, ['sms'], { source: 'keyword', optOutMessage: input.text });
-    if (r.changed.includes('sms')) await reply(trx, organizationId, lead, STOP_CONFIRMATION, now);
-    return 'opted_out';
+/** The words the recogniser reads: an email's new text only (never the quoted history or a signature), its subject when it is a keyword. */
+function wordsOf(input: InboundInput): string[] {
+  if (input.channel !== 'email') return [input.text];
+  const subject = (input.subject ?? '').replace(/^\s*((re|fwd?|aw|rv)\s*:\s*)+/i, '');
+  return [newTextOfReply(input.text), subject].filter((t) => t.trim() !== '');
+}
+
+function sourceOf(heard: Extract<Recognition, { kind: 'stop' }>, channel: ChannelName): OptOutSource {
+  if (heard.doNotContact) return 'dnc';
+  if (channel === 'voice') return 'voice';
+  // Plain language keeps the source name earlier versions emitted in optOut events.
+  return heard.via === 'keyword' ? 'keyword' : 'message';
+}
+
+/**
+ * What the lead asked for. One recogniser hears every channel (opt-outs first,
+ * in any phrasing it knows, English and Spanish); an LLM agent may add an
+ * opt-out later (its `optOut` tool), never remove one heard here.
+ */
+async function actOn(trx: Db, deps: Deps, organizationId: string, lead: LeadRow, input: InboundInput, messageId: string, now: Date): Promise<InboundAction> {
+  const settings = await readSettings(trx, organizationId);
+  const custom = { optOut: settings.optOutKeywords, optIn: settings.optInKeywords };
+  const heard = wordsOf(input).map((t) => recognise(t, input.channel, custom));
+  const stop = heard.find((h): h is Extract<Recognition, { kind: 'stop' }> => h.kind === 'stop');
+  const first = heard[0] ?? { kind: 'none' as const };
+  const who = { actor: input.actor ?? null, inboundMessageId: messageId };
+  if (stop) {
+    const source = sourceOf(stop, input.channel);
+    if (stop.doNotContact && lead.phone) await addDncIn(trx, organizationId, lead.phone, 'message', now.toISOString());
+    const reachable = reachableChannels(lead);
+    const requested = stop.channels === 'all' ? reachable : stop.channels.filter((c) => reachable.includes(c));
+    if (requested.length === 0) return 'ignored';
+    const r = await applyUnsubscribe(trx, deps, organizationId, lead.id, requested, {
+      source, optOutMessage: input.text, isDoNotContact: stop.doNotContact, reason: input.channel === 'email' ? 'MANUAL' : null, ...who,
+    });
+    // Exactly one confirmation, by text, of the lead's own first STOP on sms (carriers expect it; a repeat gets none).
+    if (input.channel === 'sms' && r.updated.includes('sms') && !stop.doNotContact) await reply(trx, organizationId, lead, STOP_CONFIRMATION, now, 'stop_confirmation');
+    return stop.doNotContact ? 'do_not_contact' : 'opted_out';
   }
-  if (keyword === 'start') {
-    const r = await applyResubscribe(trx, deps, organizationId, lead.id, ['sms'], { source: 'keyword' });
-    // "YES" is also an ordinary answer: when nothing was opted out it is conversation.
+  if (first.kind === 'start') {
+    const r = await applyResubscribe(trx, deps, organizationId, lead.id, [input.channel], { source: 'keyword', ...who }, { kind: 'lead', channel: input.channel });
+    // "YES" is also an ordinary answer: when nothing was lifted it is conversation.
     if (!r.changed.includes('sms')) return 'conversation';
-    await reply(trx, organizationId, lead, START_CONFIRMATION, now);
+    await reply(trx, organizationId, lead, START_CONFIRMATION, now, 'compliance');
     return 'resubscribed';
   }
-  if (keyword === 'help') {
-    await reply(trx, organizationId, lead, (await readSettings(trx, organizationId)).helpText, now);
+  if (first.kind === 'help') {
+    if (input.channel !== 'sms') return 'conversation';
+    await reply(trx, organizationId, lead, settings.helpText, now, 'compliance');
     return 'help';
   }
-  const intent = optOutIntentOf(input.text, input.channel);
-  if (!intent) return 'conversation';
-  if (intent.doNotContact && lead.phone) await addDncIn(trx, organizationId, lead.phone, 'message', now.toISOString());
-  const reachable = reachableChannels(lead);
-  const requested = intent.channels === 'all' ? reachable : intent.channels.filter((c) => reachable.includes(c));
-  if (requested.length === 0) return 'ignored';
-  await applyUnsubscribe(trx, deps, organizationId, lead.id, requested, {
-    source: intent.doNotContact ? 'dnc' : 'message', optOutMessage: input.text, isDoNotContact: intent.doNotContact,
-  });
-  return intent.doNotContact ? 'do_not_contact' : 'opted_out';
+  return 'conversation';
 }

@@ -25,7 +25,7 @@ export const dncRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app) 
   app.post('/dnc/remove', {
     schema: { tags, summary: 'Remove a phone number from the Do Not Contact list', body: DncPhoneBody, response: withErrors({ 200: MessageBody }) },
   }, async (req) => {
-    await dnc.removeDnc(deps, req.auth.organizationId, req.body.phone);
+    await dnc.removeDnc(deps, req.auth.organizationId, req.body.phone, `key:${req.auth.keyId}`);
     return { message: DNC_REMOVED };
   });
 };

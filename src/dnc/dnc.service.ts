@@ -1,6 +1,7 @@
 import { emitEvents } from '../events/outbox.repository.js';
 import { findLead, findLeadIdByPhone } from '../leads/leads.repository.js';
 import { isoNow } from '../platform/clock.js';
+import { applyResubscribe } from '../subscriptions/subscriptions.service.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { NotFound } from '../platform/errors.js';
@@ -37,9 +38,18 @@ export async function addDncIn(trx: Db, organizationId: string, phone: string, s
   return true;
 }
 
-export async function removeDnc(deps: Deps, organizationId: string, rawPhone: string): Promise<void> {
+/**
+ * Removes the number from the list. Opt-outs the lead made by asking never to
+ * be contacted (source `dnc`) are lifted with it, on sms and voice: removing
+ * the entry is the only way to lift them (compliance/consent-rules.ts).
+ */
+export async function removeDnc(deps: Deps, organizationId: string, rawPhone: string, actor: string | null = null): Promise<void> {
   const phone = normalizePhone(rawPhone, deps.config.defaultCountry);
-  if (!(await repo.removeFromDnc(deps.db, organizationId, phone))) throw new NotFound('DncEntry', 'phone', phone);
+  await deps.db.transaction().execute(async (trx) => {
+    if (!(await repo.removeFromDnc(trx, organizationId, phone))) throw new NotFound('DncEntry', 'phone', phone);
+    const leadId = await findLeadIdByPhone(trx, organizationId, phone);
+    if (leadId) await applyResubscribe(trx, deps, organizationId, leadId, ['sms', 'voice'], { source: 'dnc', actor }, { kind: 'dnc-removal' });
+  });
 }
 
 export async function checkDnc(deps: Deps, organizationId: string, rawPhone: string) {

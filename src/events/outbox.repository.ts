@@ -70,3 +70,30 @@ export async function findEvents(db: Db, keys: readonly { organization_id: strin
     .where((eb) => eb(eb.refTuple('organization_id', 'id'), 'in', keys.map((k) => eb.tuple(k.organization_id, k.id))))
     .execute();
 }
+
+/**
+ * Erasure of a lead (leads/leads.repository.ts `deleteLeadData`): every event
+ * about it keeps its row, with the payload replaced by `{"leadId":"<id>","erased":true}`.
+ * The row stays because webhook deliveries reference it by `event_id` (an
+ * endpoint's delivery history keeps its rows, and a receiver may already hold
+ * the event id). An event not yet dispatched or delivered, or a delivery
+ * replayed later, then carries only this stub: once the lead is erased, nothing
+ * personal about it leaves the service, while receivers can still tell which
+ * of their records to erase.
+ *
+ * Payloads are JSON stored as TEXT on both dialects, written by JSON.stringify
+ * (no whitespace), so the lead is matched by a LIKE on `"leadId":"<uuid>"`
+ * instead of a dialect's JSON operators. A UUID holds no LIKE metacharacter
+ * (`%`, `_`, and no backslash), so it goes into the pattern unescaped; the
+ * check below refuses anything else rather than match too much.
+ */
+export async function eraseLeadEvents(db: Db, organizationId: string, leadId: string): Promise<number> {
+  if (!/^[0-9a-f-]{36}$/i.test(leadId)) throw new Error(`eraseLeadEvents: not a UUID: ${leadId}`);
+  const res = await db
+    .updateTable('events')
+    .set({ payload: JSON.stringify({ leadId, erased: true }) })
+    .where('organization_id', '=', organizationId)
+    .where('payload', 'like', `%"leadId":"${leadId}"%`)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
+}

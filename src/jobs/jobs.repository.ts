@@ -1,4 +1,6 @@
-import type { Kysely } from 'kysely';
+import { randomUUID } from 'node:crypto';
+import { sql, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import { withLock } from '../platform/db/locks.js';
 import { byKeys, claimDue } from '../platform/db/claim.js';
 import type { Database, Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
@@ -34,18 +36,29 @@ export async function claimJobs(deps: Deps, limit: number): Promise<ClaimedJob[]
   const now = deps.clock.now();
   // A job's lease must outlive its slowest call (a model turn), or a second worker would run it concurrently.
   const leaseMs = Math.max(deps.config.leaseMs, 2 * deps.config.ai.timeoutMs, 2 * deps.config.webhookTimeoutMs);
-  const ids = await claimDue(deps.db, 'jobs', 'run_at', now.toISOString(), new Date(now.getTime() + leaseMs).toISOString(), limit);
+  const leaseToken = randomUUID();
+  const ids = await claimDue(deps.db, 'jobs', 'run_at', now.toISOString(), new Date(now.getTime() + leaseMs).toISOString(), limit, undefined, leaseToken);
   if (ids.length === 0) return [];
   const rows = await deps.db.selectFrom('jobs').selectAll().where(byKeys(ids)).execute();
-  return rows.map((r) => ({ organizationId: r.organization_id, id: r.id, name: r.name, payload: JSON.parse(r.payload), attempts: r.attempts }));
+  return rows.map((r) => ({ organizationId: r.organization_id, id: r.id, name: r.name, payload: JSON.parse(r.payload), attempts: r.attempts, leaseToken }));
 }
+
+/** The fence: whether this claim still holds the job (not lapsed, not claimed again by another worker). Locks the row until commit. */
+export async function holdsLease(db: Db, job: Pick<ClaimedJob, 'organizationId' | 'id' | 'leaseToken'>, now: string): Promise<boolean> {
+  const q = db.selectFrom('jobs').select('id').where('organization_id', '=', job.organizationId).where('id', '=', job.id)
+    .where('lease_token', '=', job.leaseToken).where('status', '=', 'pending').where('lease_until', '>', now);
+  return (await withLock(db, q, 'update').executeTakeFirst()) !== undefined;
+}
+
+/** Only the claim that holds the job may move it on: a worker whose lease lapsed and was claimed again writes nothing. */
+const fenced = (job: ClaimedJob) => (eb: ExpressionBuilder<Database, 'jobs'>) =>
+  eb.and([eb('organization_id', '=', job.organizationId), eb('id', '=', job.id), eb('lease_token', '=', job.leaseToken)]);
 
 export async function finishJob(db: Kysely<Database> | Db, job: ClaimedJob, now: string): Promise<void> {
   await db
     .updateTable('jobs')
     .set({ status: 'done', attempts: job.attempts + 1, lease_until: null, updated_at: now })
-    .where('organization_id', '=', job.organizationId)
-    .where('id', '=', job.id)
+    .where(fenced(job))
     .execute();
 }
 
@@ -54,8 +67,7 @@ export async function deferJob(db: Db, job: ClaimedJob, runAt: Date, now: string
   await db
     .updateTable('jobs')
     .set({ run_at: runAt.toISOString(), lease_until: null, updated_at: now })
-    .where('organization_id', '=', job.organizationId)
-    .where('id', '=', job.id)
+    .where(fenced(job))
     .execute();
 }
 
@@ -65,6 +77,45 @@ export async function failJob(db: Db, job: ClaimedJob, error: string, retryDelay
   const delay = retryDelaysMs[attempts - 1];
   const base = { attempts, lease_until: null, last_error: error.slice(0, 1000), updated_at: now.toISOString() };
   const patch = delay === undefined ? { ...base, status: 'failed' as const } : { ...base, run_at: new Date(now.getTime() + delay).toISOString() };
-  await db.updateTable('jobs').set(patch).where('organization_id', '=', job.organizationId).where('id', '=', job.id).execute();
+  await db.updateTable('jobs').set(patch).where(fenced(job)).execute();
   return delay === undefined ? 'failed' : 'retry';
+}
+
+/** `column` contains `text`, case-insensitively on both dialects; `%`, `_` and `\` in the text (an email may hold `_`) are escaped. */
+function mentions(column: 'last_error', text: string) {
+  const pattern = `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return sql<SqlBool>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`;
+}
+
+/**
+ * Erasure of a lead: the queue's history about it. Finished jobs (done,
+ * failed) whose payload names the lead are deleted; pending ones stay, they
+ * carry ids only (jobs/names.ts) and find no lead when they run. Payloads are
+ * JSON text: a LIKE on the id, which as a UUID holds no LIKE metacharacter.
+ */
+export async function deleteFinishedJobsOf(db: Db, organizationId: string, leadId: string): Promise<number> {
+  if (!/^[0-9a-f-]{36}$/i.test(leadId)) throw new Error(`deleteFinishedJobsOf: not a UUID: ${leadId}`);
+  const res = await db
+    .deleteFrom('jobs')
+    .where('organization_id', '=', organizationId)
+    .where('status', '!=', 'pending')
+    .where('payload', 'like', `%${leadId}%`)
+    .executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
+
+/**
+ * Erasure of a lead: error texts that quote one of its addresses (a provider's
+ * "The 'To' number +1... is not valid", an SMTP rejection quoting the address),
+ * on any job, e.g. the `message.send` of a message whose payload holds only its id.
+ */
+export async function clearJobErrorsMentioning(db: Db, organizationId: string, addresses: readonly string[]): Promise<number> {
+  if (addresses.length === 0) return 0;
+  const res = await db
+    .updateTable('jobs')
+    .set({ last_error: null })
+    .where('organization_id', '=', organizationId)
+    .where((eb) => eb.or(addresses.map((a) => mentions('last_error', a))))
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
 }

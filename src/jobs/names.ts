@@ -10,6 +10,8 @@
 export interface SendMessagePayload {
   messageId: string;
   sendWhenOff: boolean;
+  /** Lifts the organization's own contact hours (sendMessage `overrideBusinessHours`), never the legal window. */
+  overrideBusinessHours?: boolean;
 }
 
 export interface AgentTurnPayload {
@@ -36,4 +38,6 @@ export interface ClaimedJob {
   name: string;
   payload: unknown;
   attempts: number;
+  /** This claim's fence: only while the job still carries it may this worker send for it or complete it. */
+  leaseToken: string;
 }

@@ -1,4 +1,8 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { eraseLeadEvents } from '../events/outbox.repository.js';
+import { clearJobErrorsMentioning, deleteFinishedJobsOf } from '../jobs/jobs.repository.js';
+import { deleteRecordsMentioning as deleteIdempotencyRecordsMentioning } from '../platform/http/idempotency.repository.js';
+import { clearDeliveryErrorsMentioning } from '../webhooks/deliveries.repository.js';
 import { jsonObjects } from '../platform/db/json.js';
 import { takesRowLocks, withLock } from '../platform/db/locks.js';
 import { leadNotFound } from '../platform/errors.js';
@@ -126,11 +130,50 @@ export async function listLeadViews(db: Db, organizationId: string, f: LeadListF
   return rows as LeadViewRow[];
 }
 
-/** Erasure: the lead and everything said with it. Opt-out and DNC records are kept elsewhere on purpose. */
+/**
+ * Erasure of a lead: what arrived from its addresses before any lead held them
+ * (conversation/inbound.ts stores senders normalised as leads hold them: E.164,
+ * lower-case email, so equality finds them). `unmatched_inbound` belongs to
+ * conversation/, whose repository would be its door, but a capability may not
+ * import conversation/ (.dependency-cruiser.cjs `capabilities-trigger-by-name`),
+ * so the lead's erasure holds this one query.
+ */
+async function deleteUnmatchedInboundFrom(db: Db, organizationId: string, senders: readonly string[]): Promise<void> {
+  if (senders.length === 0) return;
+  await db.deleteFrom('unmatched_inbound').where('organization_id', '=', organizationId).where('sender', 'in', [...senders]).execute();
+}
+
+/**
+ * Erasure (DELETE /v1/leads/{id}), inside the caller's transaction: the lead
+ * and everything said with it or about it, wherever it was written, each
+ * table through its own repository (unmatched_inbound: see above);
+ * test/leads/erasure.test.ts scans every text column of every table afterwards.
+ *
+ * What stays, on purpose:
+ * - `suppressions`: organization, channel, a keyed digest of the address and
+ *   the source, so a lead re-created with that address is still opted out;
+ * - `consent_ledger`: the lead id and a keyed digest, never a plain address;
+ * - `dnc_entries`: the organization's own Do Not Contact list of phone
+ *   numbers is the organization's record, not the lead's; it outlives the lead
+ *   (and a `doNotContact` event the organization caused without a lead keeps its phone);
+ * - ids: a lead id is an opaque UUID, not personal data (event stubs, pending jobs).
+ */
 export async function deleteLeadData(db: Db, organizationId: string, id: string): Promise<void> {
+  const lead = await findLead(db, organizationId, id);
+  const addresses = [lead?.phone, lead?.email].filter((a): a is string => !!a);
   for (const table of ['messages', 'lead_tags', 'lead_notes', 'agent_turns'] as const) {
     await db.deleteFrom(table).where('organization_id', '=', organizationId).where('lead_id', '=', id).execute();
   }
+  // Outbox events keep their rows (deliveries reference them) with the payload reduced to a stub.
+  await eraseLeadEvents(db, organizationId, id);
+  // Messages from its phone or email that arrived before it was a lead.
+  await deleteUnmatchedInboundFrom(db, organizationId, addresses);
+  // Stored answers of its routes, or quoting its id or an address.
+  await deleteIdempotencyRecordsMentioning(db, organizationId, id, addresses);
+  // The queue's finished history about it; error texts quoting its addresses.
+  await deleteFinishedJobsOf(db, organizationId, id);
+  await clearJobErrorsMentioning(db, organizationId, addresses);
+  await clearDeliveryErrorsMentioning(db, organizationId, addresses);
   await db.deleteFrom('leads').where('organization_id', '=', organizationId).where('id', '=', id).execute();
 }
 
@@ -170,4 +213,10 @@ export async function deleteTags(db: Db, organizationId: string, leadId: string,
 export async function findLeadByAddress(db: Db, organizationId: string, channel: 'sms' | 'voice' | 'email', address: string): Promise<LeadRow | undefined> {
   const q = db.selectFrom('leads').selectAll().where('organization_id', '=', organizationId).where(channel === 'email' ? 'email' : 'phone', '=', address);
   return withLock(db, q, 'update').executeTakeFirst();
+}
+
+/** The other leads holding an email address (an email, unlike a phone, is not unique in an organization), locked. */
+export async function otherLeadsWithEmail(db: Db, organizationId: string, email: string, exceptId: string): Promise<LeadRow[]> {
+  const q = db.selectFrom('leads').selectAll().where('organization_id', '=', organizationId).where('email', '=', email).where('id', '!=', exceptId).orderBy('id');
+  return withLock(db, q, 'update').execute();
 }

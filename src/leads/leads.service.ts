@@ -44,7 +44,7 @@ export async function createLead(deps: Deps, organizationId: string, input: Crea
     await deps.db.transaction().execute(async (trx) => {
       // A share lock keeps a concurrent delete of the profile from passing its "no lead uses it" check.
       await requireProfile(trx, organizationId, profile, 'share');
-      const suppressed = await suppressionsFor(trx, organizationId, phone, email);
+      const suppressed = await suppressionsFor(trx, organizationId, deps.digests, phone, email);
       await repo.insertLead(trx, organizationId, {
         id,
         first_name: input.firstName,
@@ -126,7 +126,7 @@ export async function updateLead(deps: Deps, organizationId: string, id: string,
       const phoneChanged = nextPhone !== lead.phone;
       const emailChanged = nextEmail !== lead.email;
       if (phoneChanged || emailChanged) {
-        const suppressed = await suppressionsFor(trx, organizationId, nextPhone, nextEmail);
+        const suppressed = await suppressionsFor(trx, organizationId, deps.digests, nextPhone, nextEmail);
         const channels = CHANNELS.filter((c) => (c === 'email' ? emailChanged : phoneChanged));
         Object.assign(patch, { phone: nextPhone, email: nextEmail }, subscriptionColumns(suppressed, channels));
       }

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely';
+import type { Insertable, Selectable, Updateable } from 'kysely';
 import { prepared } from '../platform/db/prepared.js';
 import type { Db, MessagesTable } from '../platform/db/schema.js';
 
@@ -28,9 +28,52 @@ export async function findMessage(db: Db, organizationId: string, id: string): P
   return db.selectFrom('messages').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
 }
 
-export async function setMessageStatus(db: Db, organizationId: string, id: string, status: string, reason: string | null, providerMessageId?: string | null): Promise<void> {
-  const patch = providerMessageId === undefined ? { status, status_reason: reason } : { status, status_reason: reason, provider_message_id: providerMessageId };
+export interface StatusChange {
+  status: string;
+  reason: string | null;
+  /** Why it is blocked or waiting, as a code (compliance/gate.ts); null otherwise. */
+  code?: string | null;
+  providerMessageId?: string | null;
+  /** When a waiting send is now due (the contact window's opening). */
+  scheduledAt?: string;
+}
+
+export async function setMessageStatus(db: Db, organizationId: string, id: string, change: StatusChange): Promise<void> {
+  const patch: Updateable<MessagesTable> = { status: change.status, status_reason: change.reason, status_code: change.code ?? null };
+  if (change.providerMessageId !== undefined) patch.provider_message_id = change.providerMessageId;
+  if (change.scheduledAt !== undefined) patch.scheduled_at = change.scheduledAt;
   await db.updateTable('messages').set(patch).where('organization_id', '=', organizationId).where('id', '=', id).execute();
+}
+
+/**
+ * Sends queued for a lead on channels it just opted out of are never sent:
+ * each is recorded blocked with the reason (a HELP answer or an AI reply queued
+ * before a STOP must not follow it). Answers how many.
+ */
+export function blockQueuedSendsQuery(db: Db, organizationId: string, leadId: string, channels: readonly string[], code: string, reason: string) {
+  return db
+    .updateTable('messages')
+    .set({ status: 'blocked', status_code: code, status_reason: reason })
+    .where('organization_id', '=', organizationId)
+    .where('lead_id', '=', leadId)
+    .where('direction', '=', 'outbound')
+    .where('status', '=', 'scheduled')
+    .where('channel', 'in', channels as MessageRow['channel'][]);
+}
+
+/** Automated (AI-generated) messages handed to a provider for the lead since `since`: the frequency cap's count. */
+export async function countAutomatedSince(db: Db, organizationId: string, leadId: string, since: string): Promise<number> {
+  const row = await db
+    .selectFrom('messages')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('organization_id', '=', organizationId)
+    .where('lead_id', '=', leadId)
+    .where('direction', '=', 'outbound')
+    .where('is_ai_generated', '=', 1)
+    .where('status', 'in', ['sending', 'sent', 'delivered'])
+    .where('scheduled_at', '>=', since)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
 }
 
 /** Whether an inbound message with this provider id was stored already (a provider's retry of its webhook). */

@@ -12,6 +12,7 @@ export const Message = Type.Object(
     direction: Type.Union([Type.Literal('outbound'), Type.Literal('inbound')]),
     status: Type.String({ description: 'Delivery state, e.g. scheduled, sending, sent, failed, blocked, received' }),
     statusReason: Type.Union([Type.String(), Type.Null()], { description: 'Why a send is blocked or waiting (e.g. lead is unsubscribed from sms)' }),
+    statusCode: Type.Union([Type.String(), Type.Null()], { description: 'The same as a code: OPTED_OUT, OPTED_OUT_BEFORE_SEND, DNC, AI_OFF, FREQUENCY_CAP, EXTERNAL_CHECK, NO_ADDRESS (blocked) or CONTACT_HOURS (waiting)' }),
     scheduledTime: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   },
   { $id: 'Message' },

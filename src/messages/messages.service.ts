@@ -18,6 +18,7 @@ export function toMessageView(row: repo.MessageRow): MessageView {
     direction: row.direction,
     status: row.status,
     statusReason: row.status_reason,
+    statusCode: row.status_code,
     scheduledTime: row.scheduled_at,
   };
 }

@@ -16,6 +16,6 @@ export const sendRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app)
     },
   }, async (req) => {
     const sent = await sendMessage(deps, req.auth.organizationId, req.params.leadId, req.body);
-    return { message: 'Message queued successfully.', ...sent, status: 'scheduled' };
+    return { message: sent.status === 'blocked' ? 'Message blocked by the compliance gate.' : 'Message queued successfully.', ...sent };
   });
 };

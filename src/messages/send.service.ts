@@ -1,5 +1,7 @@
 import { enqueueJob } from '../jobs/jobs.repository.js';
+import { checkOutbound } from '../compliance/gate.js';
 import { requireLead } from '../leads/leads.repository.js';
+import { readSettings } from '../settings/settings.service.js';
 import type { LeadRow } from '../leads/leads.repository.js';
 import type { Db, MessagePurpose } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
@@ -30,17 +32,24 @@ export interface ScheduledSend {
   sendWhenOff: boolean;
   isAiGenerated: boolean;
   now: string;
-  /** `compliance` for HELP answers and keyword confirmations (see compliance/gate.ts). */
+  /** `compliance` for HELP answers and START confirmations, `stop_confirmation` for the one STOP confirmation (see compliance/gate.ts). */
   purpose?: MessagePurpose;
+  overrideBusinessHours?: boolean;
+  /** Recorded blocked at once (the gate already said no): no job is queued. */
+  blocked?: { code: string; reason: string };
+  /** Why it waits for `runAt` (outside contact hours), shown on the message. */
+  waiting?: { code: string; reason: string };
 }
 
 /**
  * Records an outbound message and the job that will send it, with the caller's
- * transaction: the message exists if and only if its send is scheduled. The
- * compliance gate runs when the job runs, against the lead's state at that time.
+ * transaction: the message exists if and only if its send is scheduled (or it
+ * is recorded blocked). The compliance gate runs when the job runs, against
+ * the lead's state at that time.
  */
 export async function scheduleSend(db: Db, s: ScheduledSend): Promise<string> {
   const id = newId();
+  const note = s.blocked ?? s.waiting ?? null;
   await insertMessage(db, s.organizationId, {
     id,
     lead_id: s.lead.id,
@@ -49,28 +58,50 @@ export async function scheduleSend(db: Db, s: ScheduledSend): Promise<string> {
     owner: 'user',
     text: s.text,
     is_ai_generated: s.isAiGenerated ? 1 : 0,
-    status: 'scheduled',
-    status_reason: null,
+    status: s.blocked ? 'blocked' : 'scheduled',
+    status_reason: note?.reason ?? null,
+    status_code: note?.code ?? null,
     scheduled_at: s.runAt.toISOString(),
     created_at: s.now,
     purpose: s.purpose ?? 'conversation',
   });
-  await enqueueJob(db, s.organizationId, 'message.send', { messageId: id, sendWhenOff: s.sendWhenOff }, s.runAt, s.now);
+  if (s.blocked) return id;
+  const payload = s.overrideBusinessHours ? { messageId: id, sendWhenOff: s.sendWhenOff, overrideBusinessHours: true } : { messageId: id, sendWhenOff: s.sendWhenOff };
+  await enqueueJob(db, s.organizationId, 'message.send', payload, s.runAt, s.now);
   return id;
 }
 
+export type SendStatus = 'scheduled' | 'waiting' | 'blocked';
+
+/**
+ * A send the organization asks for. The gate is asked now as well as at send
+ * time, so the answer already says what it decided: scheduled, waiting for
+ * contact hours until a given time, or blocked with its reason (recorded so,
+ * never queued). The gate at send time stays the judge: the lead may opt out
+ * in between.
+ */
 export async function sendMessage(deps: Deps, organizationId: string, leadId: string, input: SendMessageInput) {
   const now = deps.clock.now();
   const requested = input.scheduledTime ? new Date(input.scheduledTime) : now;
   if (requested.getTime() - now.getTime() > MAX_AHEAD_MS) throw new BadRequest('scheduledTime must be within a year', 'invalid_schedule');
   const runAt = requested.getTime() < now.getTime() ? now : requested;
+  const sendWhenOff = input.sendWhenOff ?? false;
   return deps.db.transaction().execute(async (trx) => {
     const lead = await requireLead(trx, organizationId, leadId, true);
     const channel = defaultChannel(lead, input.channel);
-    const id = await scheduleSend(trx, {
-      organizationId, lead, channel, text: input.message, runAt,
-      sendWhenOff: input.sendWhenOff ?? false, isAiGenerated: false, now: now.toISOString(),
+    const settings = await readSettings(trx, organizationId);
+    const decision = await checkOutbound(trx, deps.digests, organizationId, {
+      lead, channel, purpose: 'conversation', sendWhenOff, automated: false, settings, now: runAt, overrideBusinessHours: input.overrideBusinessHours ?? false,
     });
-    return { id, channel, scheduledTime: runAt.toISOString() };
+    const blocked = decision.kind === 'blocked' ? { code: decision.code, reason: decision.reason } : undefined;
+    const waiting = decision.kind === 'wait' ? { code: decision.code, reason: decision.reason } : undefined;
+    const sendAt = decision.kind === 'wait' ? decision.until : runAt;
+    const id = await scheduleSend(trx, {
+      organizationId, lead, channel, text: input.message, runAt: sendAt, sendWhenOff, isAiGenerated: false, now: now.toISOString(),
+      overrideBusinessHours: input.overrideBusinessHours ?? false, blocked, waiting,
+    });
+    const status: SendStatus = blocked ? 'blocked' : waiting ? 'waiting' : 'scheduled';
+    const note = blocked ?? waiting ?? null;
+    return { id, channel, status, statusCode: note?.code ?? null, statusReason: note?.reason ?? null, scheduledTime: sendAt.toISOString() };
   });
 }

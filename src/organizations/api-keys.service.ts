@@ -1,3 +1,4 @@
+import { FALLBACK_TIME_ZONE } from '../settings/settings.service.js';
 import type { Kysely } from 'kysely';
 import { createOrganization, findOrganizationByName } from './organizations.repository.js';
 import { isUniqueViolation } from '../platform/db/errors.js';
@@ -5,7 +6,7 @@ import type { Database } from '../platform/db/schema.js';
 import { newId } from '../platform/ids.js';
 import { insertKey, listKeys, revokeByPrefix, type ApiKeyRecord } from '../platform/auth/api-keys.repository.js';
 import { digestKey, displayPrefix, generateApiKey } from '../platform/auth/keys.js';
-import { SCOPES, type Scope } from '../platform/auth/scopes.js';
+import { DEFAULT_SCOPES, type Scope } from '../platform/auth/scopes.js';
 
 export interface IssuedKey {
   key: string;
@@ -15,12 +16,19 @@ export interface IssuedKey {
 }
 
 /** Creates the organization when it does not exist yet, then a key; the plaintext is returned once and never stored. */
-export async function issueKey(db: Kysely<Database>, orgName: string, scopes: readonly Scope[] = SCOPES, name: string | null = null): Promise<IssuedKey> {
+export interface NewOrganizationOptions {
+  /** IANA zone a new organization's contact hours are judged in when a lead's own zone is unknown. */
+  timeZone?: string;
+}
+
+export async function issueKey(
+  db: Kysely<Database>, orgName: string, scopes: readonly Scope[] = DEFAULT_SCOPES, name: string | null = null, options: NewOrganizationOptions = {},
+): Promise<IssuedKey> {
   const at = new Date().toISOString();
   const key = generateApiKey();
   const attempt = () =>
     db.transaction().execute(async (trx) => {
-      const org = (await findOrganizationByName(trx, orgName)) ?? (await createOrganization(trx, orgName, at));
+      const org = (await findOrganizationByName(trx, orgName)) ?? (await createOrganization(trx, orgName, at, options.timeZone ?? FALLBACK_TIME_ZONE));
       await insertKey(trx, org.id, { id: newId(), prefix: displayPrefix(key), digest: digestKey(key), scopes: [...scopes], name, createdAt: at });
       return { key, prefix: displayPrefix(key), organizationId: org.id, scopes: [...scopes] };
     });

@@ -22,8 +22,9 @@ export async function updateOrganizationSettings(db: Db, organizationId: string,
 }
 
 /** A new organization always starts with the customer profile `default`. Call inside a transaction. */
-export async function createOrganization(db: Db, name: string, at: string): Promise<OrganizationRow> {
-  const org = { id: newId(), name, settings: '{}', created_at: at };
+export async function createOrganization(db: Db, name: string, at: string, timeZone: string): Promise<OrganizationRow> {
+  // The zone is written down at creation: contact hours are never judged in a silent default.
+  const org = { id: newId(), name, settings: JSON.stringify({ timeZone }), created_at: at };
   await db.insertInto('organizations').values(org).execute();
   await insertProfile(db, org.id, {
     id: newId(),

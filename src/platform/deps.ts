@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { AddressDigests } from './address-digest.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { DialectName } from './db/connect.js';
@@ -12,4 +13,6 @@ export interface Deps {
   config: Config;
   clock: Clock;
   log: Logger;
+  /** Keyed digests of addresses (suppressions, consent ledger). */
+  digests: AddressDigests;
 }

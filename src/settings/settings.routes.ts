@@ -3,12 +3,12 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../platform/deps.js';
 import { withErrors } from '../platform/http/schemas.js';
 import { Settings, UpdateSettingsBody } from './settings.schemas.js';
-import { readSettings, updateSettings } from './settings.service.js';
+import { readSettings, toSettingsView, updateSettings } from './settings.service.js';
 
 export const settingsRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app) => {
   app.get('/settings', {
     schema: { tags: ['settings'], summary: 'Read the organization settings', response: withErrors({ 200: Type.Ref(Settings) }) },
-  }, async (req) => readSettings(deps.db, req.auth.organizationId));
+  }, async (req) => toSettingsView(await readSettings(deps.db, req.auth.organizationId)));
 
   app.patch('/settings', {
     schema: {

@@ -2,11 +2,45 @@ import { Type, type Static } from '@sinclair/typebox';
 
 const ClockTime = Type.String({ pattern: '^([01]\\d|2[0-3]):[0-5]\\d$', description: 'HH:MM, 24-hour' });
 
+export const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
+const Weekday = Type.Union(WEEKDAYS.map((d) => Type.Literal(d)), { description: 'sun, mon, tue, wed, thu, fri or sat' });
+const IsoDate = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$', description: 'YYYY-MM-DD' });
+const Keyword = Type.String({ minLength: 1, maxLength: 40, pattern: '\\S', description: 'a word or short phrase, matched as the whole message' });
+
+const FrequencyCap = Type.Object(
+  { maxAutomatedPerDay: Type.Integer({ minimum: 1, maximum: 1000, description: 'automated messages (AI, openings, follow-ups) per lead in any rolling 24 hours' }) },
+  { additionalProperties: false },
+);
+
+const ExternalCheckView = Type.Object({
+  url: Type.String(),
+  timeoutMs: Type.Integer(),
+  failureMode: Type.Union([Type.Literal('closed'), Type.Literal('open')]),
+  secretSet: Type.Boolean({ description: 'the secret is never shown again' }),
+});
+
+const ExternalCheckInput = Type.Object(
+  {
+    url: Type.String({ minLength: 8, maxLength: 2000, description: 'https URL the gate POSTs each automated send to' }),
+    secret: Type.String({ minLength: 16, maxLength: 200, description: 'signing secret (Standard Webhooks); a whsec_ value or any string of 16+ characters' }),
+    timeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 30_000, default: 3000 })),
+    failureMode: Type.Optional(Type.Union([Type.Literal('closed'), Type.Literal('open')], { description: 'closed (default): a failing check blocks the send; open: it allows it' })),
+  },
+  { additionalProperties: false },
+);
+
 export const Settings = Type.Object(
   {
     smsVoiceOptOutCoupled: Type.Boolean({ description: 'When true, an SMS or voice opt-out unsubscribes both.' }),
     timeZone: Type.String({ description: 'IANA zone used for contact hours when the lead has none' }),
     contactHours: Type.Object({ start: ClockTime, end: ClockTime }),
+    contactDays: Type.Array(Weekday, { description: 'local weekdays on which leads may be contacted' }),
+    holidays: Type.Array(IsoDate, { description: 'local dates with no contact' }),
+    regionalRules: Type.Boolean({ description: 'apply stricter regional calling windows (US state rules) where the lead is' }),
+    frequencyCap: Type.Union([FrequencyCap, Type.Null()], { description: 'null: no cap' }),
+    optOutKeywords: Type.Array(Keyword, { description: 'opt-out words of the organization, on top of the built-in ones (which cannot be removed)' }),
+    optInKeywords: Type.Array(Keyword, { description: 'opt-in words of the organization, on top of START, YES, UNSTOP' }),
+    externalCheck: Type.Union([ExternalCheckView, Type.Null()], { description: 'the External Compliance Check, or null' }),
     helpText: Type.String({ description: 'Answer to the HELP / INFO keywords' }),
     sendingNumber: Type.Union([Type.String(), Type.Null()], {
       description: 'The number SMS and calls go out from (E.164), and the one inbound Twilio webhooks are routed by; unique across organizations',
@@ -21,6 +55,13 @@ export const UpdateSettingsBody = Type.Object(
     smsVoiceOptOutCoupled: Type.Optional(Type.Boolean()),
     timeZone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     contactHours: Type.Optional(Type.Object({ start: ClockTime, end: ClockTime }, { additionalProperties: false })),
+    contactDays: Type.Optional(Type.Array(Weekday, { minItems: 1, maxItems: 7, uniqueItems: true })),
+    holidays: Type.Optional(Type.Array(IsoDate, { maxItems: 366, uniqueItems: true })),
+    regionalRules: Type.Optional(Type.Boolean()),
+    frequencyCap: Type.Optional(Type.Union([FrequencyCap, Type.Null()])),
+    optOutKeywords: Type.Optional(Type.Array(Keyword, { maxItems: 50 })),
+    optInKeywords: Type.Optional(Type.Array(Keyword, { maxItems: 50 })),
+    externalCheck: Type.Optional(Type.Union([ExternalCheckInput, Type.Null()])),
     helpText: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
     sendingNumber: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 32 }), Type.Null()])),
   },

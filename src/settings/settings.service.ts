@@ -2,21 +2,46 @@ import type { Deps } from '../platform/deps.js';
 import type { Db } from '../platform/db/schema.js';
 import { updateOrganizationSettings } from '../organizations/organizations.repository.js';
 import { isUniqueViolation } from '../platform/db/errors.js';
-import { Conflict } from '../platform/errors.js';
+import { BadRequest, Conflict } from '../platform/errors.js';
 import { normalizePhone } from '../platform/phone.js';
 import { checkTimeZone } from '../platform/time-zone.js';
 import { findSettingsRow, setSendingNumber } from './settings.repository.js';
 import type { SettingsView, UpdateSettingsInput } from './settings.schemas.js';
 
-export const DEFAULT_SETTINGS: SettingsView = {
+export interface ExternalCheckSettings {
+  url: string;
+  secret: string;
+  timeoutMs: number;
+  failureMode: 'closed' | 'open';
+}
+
+/** Everything the organization set, secrets included; `toSettingsView` is what a client sees. */
+export type OrganizationSettings = Omit<SettingsView, 'externalCheck'> & { externalCheck: ExternalCheckSettings | null };
+
+/**
+ * The zone an organization gets when none was given: an organization's zone is
+ * never a silent UTC (a "9 am" send would land in the middle of the night).
+ * New organizations store the zone they were created with (cli: --time-zone);
+ * this covers documents written before that.
+ */
+export const FALLBACK_TIME_ZONE = 'America/New_York';
+
+export const DEFAULT_SETTINGS: OrganizationSettings = {
   smsVoiceOptOutCoupled: false,
-  timeZone: 'UTC',
+  timeZone: FALLBACK_TIME_ZONE,
   contactHours: { start: '08:00', end: '21:00' },
+  contactDays: ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'],
+  holidays: [],
+  regionalRules: false,
+  frequencyCap: null,
+  optOutKeywords: [],
+  optInKeywords: [],
+  externalCheck: null,
   helpText: 'Reply STOP to stop receiving messages, START to receive them again.',
   sendingNumber: null,
 };
 
-type StoredSettings = Partial<Omit<SettingsView, 'sendingNumber'>>;
+type StoredSettings = Partial<Omit<OrganizationSettings, 'sendingNumber'>>;
 
 async function readRow(db: Db, organizationId: string, lock = false): Promise<{ stored: StoredSettings; sendingNumber: string | null }> {
   const org = await findSettingsRow(db, organizationId, lock);
@@ -31,7 +56,7 @@ function storedSettings(document: string): StoredSettings {
 }
 
 /** Settings from a document read along with other rows (an opt-out reads it with the lead). */
-export function settingsFromDocument(document: string): Omit<SettingsView, 'sendingNumber'> {
+export function settingsFromDocument(document: string): Omit<OrganizationSettings, 'sendingNumber'> {
   const { sendingNumber: _none, ...defaults } = DEFAULT_SETTINGS;
   return { ...defaults, ...storedSettings(document) };
 }
@@ -40,14 +65,46 @@ export function settingsFromDocument(document: string): Omit<SettingsView, 'send
  * Stored settings are a partial JSON document; defaults fill the rest, so new settings need no migration.
  * The exception is `sendingNumber`, kept in a unique column because inbound provider webhooks are routed by it.
  */
-export async function readSettings(db: Db, organizationId: string): Promise<SettingsView> {
+export async function readSettings(db: Db, organizationId: string): Promise<OrganizationSettings> {
   const { stored, sendingNumber } = await readRow(db, organizationId);
   return { ...DEFAULT_SETTINGS, ...stored, sendingNumber };
 }
 
+/** What a client reads: the external check's secret is never shown again. */
+export function toSettingsView(s: OrganizationSettings): SettingsView {
+  const { externalCheck, ...rest } = s;
+  return { ...rest, externalCheck: externalCheck ? { url: externalCheck.url, timeoutMs: externalCheck.timeoutMs, failureMode: externalCheck.failureMode, secretSet: true } : null };
+}
+
+function checkUrl(url: string, allowPrivate: boolean): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new BadRequest('externalCheck.url must be an absolute URL', 'invalid_url');
+  }
+  if (parsed.protocol !== 'https:' && !(allowPrivate && parsed.protocol === 'http:')) {
+    throw new BadRequest('externalCheck.url must use https (http is allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)', 'invalid_url');
+  }
+}
+
+/** Trimmed, and each word once (the first spelling wins): matching ignores case anyway. */
+function uniqueWords(words: string[]): string[] {
+  const seen = new Map<string, string>();
+  for (const w of words) if (!seen.has(w.trim().toLowerCase())) seen.set(w.trim().toLowerCase(), w.trim());
+  return [...seen.values()];
+}
+
 export async function updateSettings(deps: Deps, organizationId: string, input: UpdateSettingsInput): Promise<SettingsView> {
   if (input.timeZone !== undefined) checkTimeZone(input.timeZone);
-  const { sendingNumber: given, ...documentFields } = input;
+  const { sendingNumber: given, externalCheck, ...fields } = input;
+  const documentFields: StoredSettings = { ...fields };
+  if (fields.optOutKeywords) documentFields.optOutKeywords = uniqueWords(fields.optOutKeywords);
+  if (fields.optInKeywords) documentFields.optInKeywords = uniqueWords(fields.optInKeywords);
+  if (externalCheck) checkUrl(externalCheck.url, deps.config.allowPrivateWebhookUrls);
+  if (externalCheck !== undefined) {
+    documentFields.externalCheck = externalCheck && { url: externalCheck.url, secret: externalCheck.secret, timeoutMs: externalCheck.timeoutMs ?? 3000, failureMode: externalCheck.failureMode ?? 'closed' };
+  }
   const sendingNumber = given === undefined || given === null ? given : normalizePhone(given, deps.config.defaultCountry, 'sendingNumber');
   try {
     return await deps.db.transaction().execute(async (trx) => {
@@ -55,7 +112,7 @@ export async function updateSettings(deps: Deps, organizationId: string, input: 
       const next = { ...current.stored, ...documentFields };
       await updateOrganizationSettings(trx, organizationId, JSON.stringify(next));
       if (sendingNumber !== undefined && sendingNumber !== current.sendingNumber) await setSendingNumber(trx, organizationId, sendingNumber);
-      return { ...DEFAULT_SETTINGS, ...next, sendingNumber: sendingNumber === undefined ? current.sendingNumber : sendingNumber };
+      return toSettingsView({ ...DEFAULT_SETTINGS, ...next, sendingNumber: sendingNumber === undefined ? current.sendingNumber : sendingNumber });
     });
   } catch (err) {
     // The unique index is the arbiter, so two organizations claiming one number at once cannot both win.

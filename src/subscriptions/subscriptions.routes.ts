@@ -17,12 +17,12 @@ export const subscriptionRoutes = (deps: Deps): FastifyPluginAsyncTypebox => asy
   const config = { badRequestMessage: INVALID_CHANNELS };
 
   app.post('/leads/:leadId/unsubscribe', { schema: schema('Unsubscribe a lead from channels'), config }, async (req) => {
-    const channels = await unsubscribe(deps, req.auth.organizationId, req.params.leadId, req.body?.channels);
+    const channels = await unsubscribe(deps, req.auth.organizationId, req.params.leadId, req.body?.channels, { actor: `key:${req.auth.keyId}` });
     return { message: 'Lead unsubscribed successfully.', channels };
   });
 
   app.post('/leads/:leadId/resubscribe', { schema: schema('Resubscribe a lead to channels'), config }, async (req) => {
-    const channels = await resubscribe(deps, req.auth.organizationId, req.params.leadId, req.body?.channels);
+    const channels = await resubscribe(deps, req.auth.organizationId, req.params.leadId, req.body?.channels, { actor: `key:${req.auth.keyId}` });
     return { message: 'Lead resubscribed successfully.', channels };
   });
 };

@@ -1,22 +1,40 @@
 import type { Updateable } from 'kysely';
+import { mayLift, strongerSource, type Lifter, type OptOutSource } from '../compliance/consent-rules.js';
 import { emitEvents, eventsInsert, type OutboxEvent } from '../events/outbox.repository.js';
-import { findLeadForChange, updateLead, updateLeadQuery, type LeadForChange, type LeadRow } from '../leads/leads.repository.js';
+import { findLeadForChange, otherLeadsWithEmail, updateLead, updateLeadQuery, type LeadForChange, type LeadRow } from '../leads/leads.repository.js';
 import { settingsFromDocument } from '../settings/settings.service.js';
 import { executeTogether } from '../platform/db/together.js';
 import { isoNow } from '../platform/clock.js';
 import type { Db, LeadsTable } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { BadRequest, Conflict, leadNotFound } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
 import { type ChannelName, inChannelOrder, reachableChannels, sourceColumn, statusColumn } from './channels.js';
-import { suppressQuery, unsuppress } from './suppressions.repository.js';
+import { blockQueuedSendsQuery } from '../messages/messages.repository.js';
+import { consentInsert, type NewConsent } from './consent.repository.js';
+import { suppressQuery, unsuppress, type Suppression } from './suppressions.repository.js';
 
-export type OptOutSource = 'api' | 'keyword' | 'link' | 'dnc' | 'ai' | 'message';
+export type { OptOutSource } from '../compliance/consent-rules.js';
 
 export interface ChangeOptions {
   source?: OptOutSource;
   /** The lead's own words, when the change came from a message. */
   optOutMessage?: string | null;
   isDoNotContact?: boolean;
+  /** Why, as the hosted service names it for email (MANUAL, COMPLAINT, BOUNCE, UNSUBSCRIBE_LINK), or a note. */
+  reason?: string | null;
+  /** Who asked: `key:<prefix>`, `twilio:<sid>`, `link`, `agent`, `system` (the consent ledger keeps it). */
+  actor?: string | null;
+  /** The inbound message that carried the request. */
+  inboundMessageId?: string | null;
+}
+
+export interface ChangeResult {
+  applied: ChannelName[];
+  /** Channels whose subscription state changed (one event each). */
+  changed: ChannelName[];
+  /** Channels whose state or recorded source changed (one consent record each). */
+  updated: ChannelName[];
 }
 
 /**
@@ -35,27 +53,24 @@ function applicableChannels(lead: LeadForChange, requested?: ChannelName[]): Cha
   return applied;
 }
 
-/** The lead with its organization's settings, locked until the transaction ends (PostgreSQL). */
+/** The lead with its organization's settings, locked until the transaction ends. */
 async function lockLead(trx: Db, organizationId: string, leadId: string): Promise<LeadForChange> {
   const lead = await findLeadForChange(trx, organizationId, leadId);
   if (!lead) throw leadNotFound(leadId);
   return lead;
 }
 
-const addressFor = (lead: LeadRow, c: ChannelName): string => (c === 'email' ? lead.email! : lead.phone!);
+const addressFor = (lead: Pick<LeadRow, 'phone' | 'email'>, c: ChannelName): string => (c === 'email' ? lead.email! : lead.phone!);
 
 function eventData(lead: LeadRow, channel: ChannelName, source: OptOutSource) {
   return { leadId: lead.id, externalLeadId: lead.external_lead_id, phone: lead.phone, email: lead.email, channel, source };
 }
 
-/**
- * Unsubscribes and writes one `optOut` event per channel that actually changed,
- * all in one transaction with the lead row locked: N concurrent requests for one
- * lead yield exactly one event per channel, and a rolled-back request none.
- */
-export interface ChangeResult {
-  applied: ChannelName[];
-  changed: ChannelName[];
+function consentRow(deps: Deps, lead: LeadRow, channel: ChannelName, action: NewConsent['action'], source: string, opts: ChangeOptions, at: string): NewConsent {
+  return {
+    id: newId(), lead_id: lead.id, channel, address_digest: deps.digests.keyed(addressFor(lead, channel)), action, source,
+    reason: opts.reason ?? null, actor: opts.actor ?? null, inbound_message_id: opts.inboundMessageId ?? null, created_at: at,
+  };
 }
 
 export async function unsubscribe(deps: Deps, organizationId: string, leadId: string, requested?: ChannelName[], opts: ChangeOptions = {}): Promise<ChannelName[]> {
@@ -63,63 +78,131 @@ export async function unsubscribe(deps: Deps, organizationId: string, leadId: st
   return result.applied;
 }
 
-/** The same, inside a transaction the caller owns (inbound keywords, the AI agent). */
+/**
+ * Unsubscribes the lead's addresses, in the caller's transaction with the lead
+ * row locked: the address is suppressed organization-wide (every lead holding
+ * it, now or later), one `optOut` event is written per lead and channel that
+ * actually changed, and every change of state or source is a consent record.
+ * N concurrent requests for one lead yield exactly one event per channel, and a
+ * rolled-back request none. A channel already opted out keeps the source that
+ * is hardest to lift (compliance/consent-rules.ts).
+ */
 export async function applyUnsubscribe(trx: Db, deps: Deps, organizationId: string, leadId: string, requested?: ChannelName[], opts: ChangeOptions = {}): Promise<ChangeResult> {
   const source = opts.source ?? 'api';
   const at = isoNow(deps.clock);
   const lead = await lockLead(trx, organizationId, leadId);
   const applied = applicableChannels(lead, requested);
-  const changed = applied.filter((c) => lead[statusColumn(c)] === 'subscribed');
-  if (changed.length === 0) return { applied, changed };
   const patch: Updateable<LeadsTable> = { updated_at: at };
+  const changed: ChannelName[] = [];
+  const suppressions: Suppression[] = [];
   const events: OutboxEvent[] = [];
-  for (const c of changed) {
-    Object.assign(patch, { [statusColumn(c)]: 'unsubscribed', [sourceColumn(c)]: source });
-    events.push({
-      type: 'optOut',
-      data: { ...eventData(lead, c, source), optOutMessage: opts.optOutMessage ?? null, isDoNotContact: opts.isDoNotContact ?? false },
-    });
+  const consent: NewConsent[] = [];
+  for (const c of applied) {
+    const current = lead[statusColumn(c)] === 'unsubscribed' ? lead[sourceColumn(c)] : null;
+    const next = strongerSource(current, source);
+    if (lead[statusColumn(c)] === 'subscribed') {
+      changed.push(c);
+      events.push({ type: 'optOut', data: { ...eventData(lead, c, source), optOutMessage: opts.optOutMessage ?? null, isDoNotContact: opts.isDoNotContact ?? false } });
+    } else if (next === current) {
+      continue;
+    }
+    Object.assign(patch, { [statusColumn(c)]: 'unsubscribed', [sourceColumn(c)]: next });
+    suppressions.push({ channel: c, digest: deps.digests.keyed(addressFor(lead, c)), source: next });
+    consent.push(consentRow(deps, lead, c, 'opt_out', next, opts, at));
   }
-  // Three tables, no write reading another's: one round trip on PostgreSQL.
+  const updated = suppressions.map((s) => s.channel);
+  if (updated.length === 0) return { applied, changed, updated };
+  // Five tables, no write reading another's: one round trip on PostgreSQL. Sends still queued on these
+  // channels (an AI reply, a HELP answer) are never sent: each is recorded blocked.
   await executeTogether(trx, [
-    suppressQuery(trx, organizationId, changed.map((c) => ({ channel: c, address: addressFor(lead, c) })), source, at),
+    suppressQuery(trx, organizationId, suppressions, at),
     updateLeadQuery(trx, organizationId, leadId, patch),
-    eventsInsert(trx, organizationId, at, events).query,
+    consentInsert(trx, organizationId, consent),
+    blockQueuedSendsQuery(trx, organizationId, leadId, suppressions.map((s) => s.channel), 'OPTED_OUT_BEFORE_SEND', 'the lead opted out before it was sent'),
+    ...(events.length > 0 ? [eventsInsert(trx, organizationId, at, events).query] : []),
   ]);
-  return { applied, changed };
+  // A phone is unique in an organization; an email is not: the other holders are suppressed too.
+  if (updated.includes('email') && lead.email) await followAddress(trx, deps, organizationId, lead, 'email', 'opt_out', source, opts, at);
+  return { applied, changed, updated };
 }
 
-/**
- * The reverse. An SMS/voice opt-out the lead made by carrier keyword (STOP)
- * can only be lifted by the lead's own START: carriers enforce it, so the API
- * answers 409 rather than pretend.
- */
-export async function resubscribe(deps: Deps, organizationId: string, leadId: string, requested?: ChannelName[], opts: ChangeOptions = {}): Promise<ChannelName[]> {
-  const result = await deps.db.transaction().execute((trx) => applyResubscribe(trx, deps, organizationId, leadId, requested, opts));
+/** Brings every other lead holding the address in line with the change just made to one of them. */
+async function followAddress(trx: Db, deps: Deps, organizationId: string, lead: LeadRow, channel: ChannelName, action: 'opt_out' | 'opt_in', source: string, opts: ChangeOptions, at: string): Promise<void> {
+  for (const other of await otherLeadsWithEmail(trx, organizationId, lead.email!, lead.id)) {
+    const status = other[statusColumn(channel)];
+    if (action === 'opt_out' ? status === 'unsubscribed' : status === 'subscribed') continue;
+    const nextSource = action === 'opt_out' ? source : null;
+    await updateLead(trx, organizationId, other.id, { [statusColumn(channel)]: action === 'opt_out' ? 'unsubscribed' : 'subscribed', [sourceColumn(channel)]: nextSource, updated_at: at });
+    await executeTogether(trx, [consentInsert(trx, organizationId, [consentRow(deps, other, channel, action, source, opts, at)])]);
+    await emitEvents(trx, organizationId, at, [
+      action === 'opt_out'
+        ? { type: 'optOut', data: { ...eventData(other, channel, source as OptOutSource), optOutMessage: opts.optOutMessage ?? null, isDoNotContact: opts.isDoNotContact ?? false } }
+        : { type: 'resubscribed', data: eventData(other, channel, source as OptOutSource) },
+    ]);
+  }
+}
+
+export async function resubscribe(deps: Deps, organizationId: string, leadId: string, requested?: ChannelName[], opts: ChangeOptions = {}, by: Lifter = { kind: 'api' }): Promise<ChannelName[]> {
+  const result = await deps.db.transaction().execute((trx) => applyResubscribe(trx, deps, organizationId, leadId, requested, opts, by));
   return result.applied;
 }
 
-/** The same, inside a transaction the caller owns (the lead's own START keyword). */
-export async function applyResubscribe(trx: Db, deps: Deps, organizationId: string, leadId: string, requested?: ChannelName[], opts: ChangeOptions = {}): Promise<ChangeResult> {
+const LIFT_REFUSAL: Record<string, string> = {
+  keyword: 'by replying with a STOP keyword; only the lead can opt back in, by texting START',
+  phrase: 'in their own words; only the lead can opt back in, by texting START',
+  message: 'in their own words; only the lead can opt back in, by texting START',
+  ai: 'in their own words; only the lead can opt back in, by texting START',
+  link: 'through an unsubscribe link; only the lead can give consent again',
+  complaint: 'by reporting a message as spam; only the lead can give consent again',
+  voice: 'during a call; only the lead can give consent again',
+  dnc: 'by asking never to be contacted; remove the number from the Do Not Contact list first',
+};
+
+/**
+ * The reverse, in the caller's transaction. Who may lift what is one table
+ * (compliance/consent-rules.ts): an opt-out the lead made cannot be lifted by
+ * the organization's API (409, naming how it can be), only by the lead.
+ */
+export async function applyResubscribe(trx: Db, deps: Deps, organizationId: string, leadId: string, requested?: ChannelName[], opts: ChangeOptions = {}, by: Lifter = { kind: 'api' }): Promise<ChangeResult> {
   const source = opts.source ?? 'api';
   const at = isoNow(deps.clock);
   const lead = await lockLead(trx, organizationId, leadId);
   const applied = applicableChannels(lead, requested);
-  const changed = applied.filter((c) => lead[statusColumn(c)] === 'unsubscribed');
-  const keywordLocked = changed.filter((c) => c !== 'email' && lead[sourceColumn(c)] === 'keyword');
-  if (source !== 'keyword' && keywordLocked.length > 0) {
-    throw new Conflict(
-      `The lead opted out of ${keywordLocked.join(' and ')} by replying with a STOP keyword; only the lead can opt back in, by texting START`,
-      'keyword_opt_out',
-    );
+  const unsubscribed = applied.filter((c) => lead[statusColumn(c)] === 'unsubscribed');
+  const refused = unsubscribed.filter((c) => !mayLift(lead[sourceColumn(c)], c, by));
+  if (by.kind === 'api' && refused.length > 0) {
+    const why = LIFT_REFUSAL[lead[sourceColumn(refused[0]!)] ?? ''] ?? 'in a way only the lead can undo';
+    throw new Conflict(`The lead opted out of ${refused.join(' and ')} ${why}`, 'keyword_opt_out');
   }
-  if (changed.length === 0) return { applied, changed };
+  const changed = unsubscribed.filter((c) => !refused.includes(c));
+  if (changed.length === 0) return { applied, changed, updated: changed };
   const patch: Updateable<LeadsTable> = { updated_at: at };
   for (const c of changed) {
     Object.assign(patch, { [statusColumn(c)]: 'subscribed', [sourceColumn(c)]: null });
-    await unsuppress(trx, organizationId, c, addressFor(lead, c));
+    await unsuppress(trx, organizationId, c, addressFor(lead, c), deps.digests);
   }
   await updateLead(trx, organizationId, leadId, patch);
+  await executeTogether(trx, [consentInsert(trx, organizationId, changed.map((c) => consentRow(deps, lead, c, 'opt_in', source, opts, at)))]);
   await emitEvents(trx, organizationId, at, changed.map((c) => ({ type: 'resubscribed' as const, data: eventData(lead, c, source) })));
-  return { applied, changed };
+  if (changed.includes('email') && lead.email) await followAddress(trx, deps, organizationId, lead, 'email', 'opt_in', source, opts, at);
+  return { applied, changed, updated: changed };
+}
+
+/**
+ * Suppresses an address that no lead may hold any more (an unsubscribe link of
+ * an erased lead, a bounce for an address since changed): the opt-out still
+ * binds every lead that holds it later, and the ledger records it without a lead.
+ */
+export async function suppressAddress(
+  trx: Db, deps: Deps, organizationId: string, channel: ChannelName, target: { address: string } | { digest: string }, source: OptOutSource, opts: ChangeOptions = {}, leadId: string | null = null,
+): Promise<void> {
+  const at = isoNow(deps.clock);
+  const digest = 'digest' in target ? target.digest : deps.digests.keyed(target.address);
+  await executeTogether(trx, [
+    suppressQuery(trx, organizationId, [{ channel, digest, source }], at),
+    consentInsert(trx, organizationId, [{
+      id: newId(), lead_id: leadId, channel, address_digest: digest, action: 'opt_out', source,
+      reason: opts.reason ?? null, actor: opts.actor ?? null, inbound_message_id: opts.inboundMessageId ?? null, created_at: at,
+    }]),
+  ]);
 }

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import { byKeys, claimDue, type ClaimSpread, type RowKey } from '../platform/db/claim.js';
 import type { Db, WebhookDeliveriesTable } from '../platform/db/schema.js';
 
@@ -37,4 +37,29 @@ export async function claimDueDeliveries(db: Db, now: string, leaseUntil: string
 /** Delivery outcomes, many rows per statement: one round trip per kind of outcome, not per delivery. */
 export async function updateDeliveries(db: Db, keys: readonly RowKey[], patch: Updateable<WebhookDeliveriesTable>): Promise<void> {
   for (let i = 0; i < keys.length; i += 200) await db.updateTable('webhook_deliveries').set(patch).where(byKeys(keys.slice(i, i + 200))).execute();
+}
+
+/** `column` contains `text`, case-insensitively on both dialects; `%`, `_` and `\` in the text (an email may hold `_`) are escaped. */
+function mentions(column: 'last_error', text: string) {
+  const pattern = `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return sql<SqlBool>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`;
+}
+
+/**
+ * Erasure of a lead: delivery error texts that quote one of its addresses.
+ * A delivery row holds no payload (the body is built from its event, which
+ * events/outbox.repository.ts `eraseLeadEvents` reduces to a stub), only ids,
+ * the endpoint's status code and this free text; today's sender writes
+ * `HTTP <status>` or a transport error there, but the column is free text and
+ * an error may quote what it was sent.
+ */
+export async function clearDeliveryErrorsMentioning(db: Db, organizationId: string, addresses: readonly string[]): Promise<number> {
+  if (addresses.length === 0) return 0;
+  const res = await db
+    .updateTable('webhook_deliveries')
+    .set({ last_error: null })
+    .where('organization_id', '=', organizationId)
+    .where((eb) => eb.or(addresses.map((a) => mentions('last_error', a))))
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
 }

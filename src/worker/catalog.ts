@@ -42,7 +42,7 @@ function underConfiguredRetries<N extends JobName>(
 export const jobHandlers: JobHandlers = {
   'message.send': {
     retryDelaysMs: DEFAULT_JOB_RETRIES,
-    run: underConfiguredRetries<'message.send'>((deps, job, lastAttempt) => sendRecordedMessage(deps, job.organizationId, job.payload, lastAttempt)),
+    run: underConfiguredRetries<'message.send'>((deps, job, lastAttempt) => sendRecordedMessage(deps, job, lastAttempt)),
   },
   'ai.turn': {
     retryDelaysMs: DEFAULT_JOB_RETRIES,

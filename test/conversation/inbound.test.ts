@@ -1,8 +1,17 @@
 import { expect, it } from 'vitest';
+import { LATE_NIGHT, useRealisticHours } from '../support/clock-hours.js';
 import { createLead, describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
 import { outboxFor } from '../support/events.js';
 
-const ALWAYS_OPEN = { contactHours: { start: '00:00', end: '00:00' } };
+/**
+ * Keyword replies are compliance messages: they must go out at once, also outside contact hours.
+ * The suites that check them keep realistic hours (08:00-21:00) and put the server's clock at 23:00
+ * where the lead is, instead of opening the window around the clock.
+ */
+async function lateAtNight(ts: TestServer, client: Client = ts.acme): Promise<void> {
+  await useRealisticHours(client);
+  ts.clock.set(LATE_NIGHT);
+}
 
 async function inbound(client: Client, body: Record<string, unknown>) {
   const res = await client.post('/inbound', body);
@@ -18,7 +27,8 @@ async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 8000):
   const end = Date.now() + ms;
   for (;;) {
     const v = await fn();
-    if (ok(v) || Date.now() > end) return v;
+    if (ok(v)) return v;
+    if (Date.now() > end) throw new Error(`until: not reached within ${ms} ms; last value: ${JSON.stringify(v)?.slice(0, 2000)}`);
     await new Promise((r) => setTimeout(r, 30));
   }
 }
@@ -56,9 +66,9 @@ describeEachDialect('inbound messages', (ctx) => {
     expect(await ts.server.store.db.selectFrom('jobs').selectAll().where('payload', 'like', '%who is this%').execute()).toHaveLength(0);
   });
 
-  it.each(['STOP', ' stop ', 'Stop!', 'STOPALL', 'unsubscribe', 'Cancel', 'END', 'quit', 'REVOKE', 'optout'])('"%s" unsubscribes sms with source keyword and sends one confirmation', async (word) => {
+  it.each(['STOP', ' stop ', 'Stop!', 'STOPALL', 'unsubscribe', 'Cancel', 'END', 'quit', 'REVOKE', 'optout'])('"%s" at 23:00 unsubscribes sms with source keyword and sends one confirmation at once', async (word) => {
     const ts = ctx();
-    await ts.acme.patch('/settings', ALWAYS_OPEN);
+    await lateAtNight(ts);
     const { id, phone } = await lead(ts);
     expect((await inbound(ts.acme, { channel: 'sms', from: phone, text: word })).action).toBe('opted_out');
     expect((await inbound(ts.acme, { channel: 'sms', from: phone, text: word })).action).toBe('opted_out');
@@ -86,7 +96,7 @@ describeEachDialect('inbound messages', (ctx) => {
 
   it.each(['START', 'yes', 'Unstop'])('"%s" after STOP resubscribes sms (the lead lifts its own keyword opt-out)', async (word) => {
     const ts = ctx();
-    await ts.acme.patch('/settings', ALWAYS_OPEN);
+    await lateAtNight(ts);
     const { id, phone } = await lead(ts);
     await inbound(ts.acme, { channel: 'sms', from: phone, text: 'STOP' });
     expect((await inbound(ts.acme, { channel: 'sms', from: phone, text: word })).action).toBe('resubscribed');
@@ -100,16 +110,17 @@ describeEachDialect('inbound messages', (ctx) => {
     expect((await inbound(ts.acme, { channel: 'sms', from: phone, text: 'Yes' })).action).toBe('conversation');
   });
 
-  it('HELP and INFO answer with the organization help text, even with the AI off', async () => {
+  it.each(['help', 'INFO'])('"%s" at 23:00 answers at once with the organization help text, even with the AI off', async (word) => {
     const ts = ctx();
-    const org = await ts.clientWithScopes(['settings:write', 'leads:write', 'leads:read', 'messages:write'], 'help-org');
-    await org.patch('/settings', { helpText: 'Acme Realty: reply STOP to opt out.', contactHours: { start: '03:00', end: '03:01' } });
+    const org = await ts.clientWithScopes(['settings:write', 'leads:write', 'leads:read', 'messages:write', 'inbound:write'], 'help-org');
+    await lateAtNight(ts, org);
+    expect((await org.patch('/settings', { helpText: 'Acme Realty: reply STOP to opt out.' })).status).toBe(200);
     const phone = uniquePhone();
     const id = await createLead(org, { phone });
-    await org.post(`/leads/${id}/turnOffAi`);
-    expect((await inbound(org, { channel: 'sms', from: phone, text: 'help' })).action).toBe('help');
+    expect((await org.post(`/leads/${id}/turnOffAi`)).status).toBe(200);
+    expect((await inbound(org, { channel: 'sms', from: phone, text: word })).action).toBe('help');
     const ms = await until(() => messages(org, id), (m) => m.some((x) => x.status === 'sent'));
-    expect(ms.find((m) => m.direction === 'outbound')).toMatchObject({ content: { text: 'Acme Realty: reply STOP to opt out.' }, status: 'sent' });
+    expect(ms.filter((m) => m.direction === 'outbound')).toMatchObject([{ content: { text: 'Acme Realty: reply STOP to opt out.' }, status: 'sent' }]);
   });
 
   it.each([

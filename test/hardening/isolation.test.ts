@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES, routeScopes, type Scope } from '../../src/platform/auth/scopes.js';
-import { ALWAYS_OPEN, FAST_AGENT_ENV, turns, until } from '../agent/helpers.js';
+import { FAST_AGENT_ENV, messages, turns, until } from '../agent/helpers.js';
 import { expectError } from '../support/assert.js';
+import { MIDDAY, useRealisticHours } from '../support/clock-hours.js';
 import { createLead, describeEachDialect, uniquePhone, type ApiResponse, type Client, type TestServer } from '../support/harness.js';
 import { Receiver } from '../support/receiver.js';
 import { registeredRoutes, sampleBody, scopeTable, type RouteEntry } from '../support/routes.js';
@@ -13,6 +14,10 @@ import { FAST_WEBHOOKS, deliveriesOf, eventually } from '../support/webhooks.js'
  * table (src/platform/auth/scopes.ts). test/platform/auth.test.ts covers the
  * lead routes and a read-only key; this suite covers every id- or name-taking
  * route, every list, and every scope.
+ *
+ * Each organization keeps realistic contact hours (08:00-21:00), not a 24-hour window: the server's
+ * clock is set to midday where the leads are, so what the worlds send goes out because the gate
+ * allows it, and each world checks that its send did go out.
  */
 
 /** One organization's world: a lead with a conversation, an agent turn, notes, a profile, a webhook with deliveries, a DNC entry. */
@@ -30,7 +35,7 @@ interface World {
 
 async function buildWorld(client: Client, label: string, receiver: Receiver): Promise<World> {
   const marker = `${label}-${randomUUID().slice(0, 8)}`;
-  expect((await client.patch('/settings', ALWAYS_OPEN)).status).toBe(200);
+  await useRealisticHours(client);
   const profile = `${label}-secret-profile`;
   expect((await client.post('/customerProfiles', { name: profile, questions: [`${marker} question?`] })).status).toBe(201);
   const hook = await client.post('/webhooks', { url: receiver.url });
@@ -39,7 +44,11 @@ async function buildWorld(client: Client, label: string, receiver: Receiver): Pr
   const email = `${marker}@example.com`;
   const leadId = await createLead(client, { phone, email, customerProfile: profile, additionalInfo: { marker }, externalLeadId: marker });
   expect((await client.post(`/leads/${leadId}/addContext`, { context: `${marker} note`, command: `send message: ${marker} commanded` })).status).toBe(200);
-  expect((await client.post(`/leads/${leadId}/sendMessage`, { message: `${marker} outbound` })).status).toBe(200);
+  const sent = await client.post(`/leads/${leadId}/sendMessage`, { message: `${marker} outbound` });
+  expect(sent.status).toBe(200);
+  // Inside the window at the server's midday: sent now, not held for the next opening.
+  expect((await until(() => messages(client, leadId), (ms) => ms.some((m) => m.id === sent.body.id && !['scheduled', 'sending'].includes(m.status))))
+    .find((m) => m.id === sent.body.id)).toMatchObject({ status: 'sent' });
   const heard = await client.post('/inbound', { channel: 'sms', from: phone, text: `${marker} hello` });
   expect(heard.body).toMatchObject({ leadId, action: 'conversation' });
   const dncPhone = uniquePhone();
@@ -71,6 +80,7 @@ describeEachDialect('tenant isolation and scopes', (ctx) => {
 
   beforeAll(async () => {
     const ts = ctx();
+    ts.clock.set(MIDDAY);
     await receiver.start();
     a = await buildWorld(ts.acme, 'a', receiver);
     b = await buildWorld(ts.beta, 'b', receiver);
@@ -96,6 +106,7 @@ describeEachDialect('tenant isolation and scopes', (ctx) => {
       const routes = registeredRoutes(ts).filter((r) => r.scope !== 'public' && r.url.includes(':'));
       expect(routes.length).toBeGreaterThanOrEqual(20);
       const aBefore = await snapshot(a);
+      let mixedChecked = 0;
       for (const route of routes) {
         const name = `${route.method} ${route.url}`;
         const absentIds = missing();
@@ -116,8 +127,12 @@ describeEachDialect('tenant isolation and scopes', (ctx) => {
           const m2 = await b.client.call(route.method, pathOf(route.url, mixedAbsent), body);
           expect({ name, ...normalised(m1, { deliveryId: a.deliveryIds[0]! }) }).toEqual({ name, ...normalised(m2, { deliveryId: absentIds.deliveryId }) });
           expect(m1.status).toBe(404);
+          mixedChecked += 1;
         }
       }
+      // The branch above ran for each route with two parameters (a webhook's delivery), and there is at least one.
+      expect(mixedChecked).toBe(routes.filter((r) => (r.url.match(/:[A-Za-z]+/g) ?? []).length > 1).length);
+      expect(mixedChecked).toBeGreaterThan(0);
       // Nothing B aimed at A changed anything of A's.
       expect(await snapshot(a)).toEqual(aBefore);
     });
@@ -199,17 +214,45 @@ describeEachDialect('tenant isolation and scopes', (ctx) => {
       }
     });
 
-    it("a cursor taken from another organization's list pages only the caller's rows", async () => {
-      for (const [path, field] of [['/leads', 'leads'], ['/dnc', 'entries']] as const) {
+    /**
+     * A cursor is base64url of the last row's key (src/platform/http/pagination.ts, src/dnc/dnc.cursor.ts),
+     * not bound to an organization: the API takes one minted by another organization as a position in the
+     * caller's own list and answers 200 with the caller's rows after it. It is neither refused nor ignored,
+     * and it never brings the other organization's rows.
+     */
+    it("a cursor taken from another organization's list answers 200 with exactly the caller's rows after that position", async () => {
+      // B gets a second row on each list, so its first page of one row ends with a cursor. A gets rows made after B's
+      // first, so B's cursor lands inside A's list: lead ids are UUIDv7 (creation order), uniquePhone() numbers grow.
+      await createLead(b.client);
+      expect((await b.client.post('/dnc/register', { phone: uniquePhone() })).status).toBe(200);
+      const aLeadsAfter = [await createLead(a.client), await createLead(a.client)];
+      const aPhonesAfter = [uniquePhone(), uniquePhone()];
+      for (const phone of aPhonesAfter) expect((await a.client.post('/dnc/register', { phone })).status).toBe(200);
+
+      const cases = [
+        { path: '/leads', field: 'leads', key: 'id', aBefore: a.leadId, aAfter: aLeadsAfter },
+        { path: '/dnc', field: 'entries', key: 'phone', aBefore: a.dncPhone, aAfter: aPhonesAfter },
+      ] as const;
+      for (const { path, field, key, aBefore, aAfter } of cases) {
         const foreignPage = await b.client.get(`${path}?limit=1`);
-        const token = foreignPage.body.nextToken as string | null;
-        if (!token) continue;
-        const res = await a.client.get(`${path}?limit=1000&nextToken=${encodeURIComponent(token)}`);
-        expect([200, 400]).toContain(res.status);
-        if (res.status === 200) {
-          const dump = JSON.stringify(res.body[field]);
-          for (const f of fingerprints(b)) expect(dump.includes(f), `${path} with B's cursor holds ${f}`).toBe(false);
-        }
+        expect(foreignPage.status).toBe(200);
+        const token = foreignPage.body.nextToken as unknown;
+        expect(typeof token, `${path}: B's first page ends without a cursor`).toBe('string');
+        // The cursor stands after B's one row on that page.
+        const position = (foreignPage.body[field] as Record<string, string>[])[0]![key]!;
+        expect(position).toBe(path === '/leads' ? b.leadId : b.dncPhone);
+        const own = await a.client.get(`${path}?limit=1000`);
+        expect(own.body.nextToken).toBeNull();
+        const expected = (own.body[field] as Record<string, string>[]).filter((row) => row[key]! > position);
+
+        const res = await a.client.get(`${path}?limit=1000&nextToken=${encodeURIComponent(token as string)}`);
+        expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 200, body: { [field]: expected, nextToken: null } });
+        // The cursor was applied, not ignored: A's row from before B's is left out, A's rows from after are in.
+        const keys = expected.map((row) => row[key]);
+        expect(keys, path).not.toContain(aBefore);
+        expect(keys, path).toEqual(expect.arrayContaining([...aAfter]));
+        const dump = JSON.stringify(res.body);
+        expect(fingerprints(b).filter((f) => dump.includes(f)), `${path} with B's cursor holds B's rows`).toEqual([]);
       }
     });
   });

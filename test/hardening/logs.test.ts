@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey } from '../../src/organizations/api-keys.service.js';
+import { SCOPES } from '../../src/platform/auth/scopes.js';
 import { openStore } from '../../src/platform/db/connect.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import { createLogger, maskPersonalData } from '../../src/platform/logger.js';
@@ -111,7 +112,7 @@ for (const dialect of dialects()) {
       let key: string;
       try {
         await migrateToLatest(store);
-        key = (await issueKey(store.db, 'acme')).key;
+        key = (await issueKey(store.db, 'acme', SCOPES)).key;
         // A database error that quotes the row: PostgreSQL's detail for a failing CHECK, a trigger's message on SQLite.
         if (dialect === 'postgres') {
           await sql`alter table messages add constraint no_forbidden_text check (text not like '%forbidden-body%')`.execute(store.db);

@@ -67,8 +67,8 @@ describeEachDialect('GET /leads/{id}/messages', (ctx) => {
     const [out, inb] = await addMessages(ts, id, 2);
     const res = await ts.acme.get(`/leads/${id}/messages`);
     expect(res.body.messages).toEqual([
-      { id: out, content: { text: 'message 0' }, createdAt: '2025-01-01T00:00:00.000Z', owner: 'user', isAiGenerated: true, channel: 'sms', direction: 'outbound', status: 'sent', statusReason: null, scheduledTime: null },
-      { id: inb, content: { text: 'message 1' }, createdAt: '2025-01-01T00:00:01.000Z', owner: 'lead', isAiGenerated: false, channel: 'sms', direction: 'inbound', status: 'received', statusReason: null, scheduledTime: null },
+      { id: out, content: { text: 'message 0' }, createdAt: '2025-01-01T00:00:00.000Z', owner: 'user', isAiGenerated: true, channel: 'sms', direction: 'outbound', status: 'sent', statusReason: null, statusCode: null, scheduledTime: null },
+      { id: inb, content: { text: 'message 1' }, createdAt: '2025-01-01T00:00:01.000Z', owner: 'lead', isAiGenerated: false, channel: 'sms', direction: 'inbound', status: 'received', statusReason: null, statusCode: null, scheduledTime: null },
     ]);
     expect(res.body.nextToken).toBeNull();
   });

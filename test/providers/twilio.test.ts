@@ -60,11 +60,13 @@ async function messages(client: Client, leadId: string) {
   return res.body.messages as { id: string; content: { text: string }; channel: string; direction: string; status: string; statusReason: string | null }[];
 }
 
+/** Polls `fn` until `ok` holds and returns that value; fails (with the last value) when it does not within `ms`. */
 async function until<T>(fn: () => Promise<T> | T, ok: (v: T) => boolean, ms = 8000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await fn();
-    if (ok(v) || Date.now() > end) return v;
+    if (ok(v)) return v;
+    if (Date.now() > end) throw new Error(`until: not reached within ${ms} ms; last value: ${JSON.stringify(v)?.slice(0, 2000)}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }

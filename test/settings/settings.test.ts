@@ -2,10 +2,18 @@ import { expect, it } from 'vitest';
 import { expectError } from '../support/assert.js';
 import { describeEachDialect } from '../support/harness.js';
 
+// A new organization's zone is written down at creation (never a silent UTC): the CLI's --time-zone, else America/New_York.
 const DEFAULTS = {
   smsVoiceOptOutCoupled: false,
-  timeZone: 'UTC',
+  timeZone: 'America/New_York',
   contactHours: { start: '08:00', end: '21:00' },
+  contactDays: ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'],
+  holidays: [],
+  regionalRules: false,
+  frequencyCap: null,
+  optOutKeywords: [],
+  optInKeywords: [],
+  externalCheck: null,
   helpText: 'Reply STOP to stop receiving messages, START to receive them again.',
   sendingNumber: null,
 };
@@ -60,6 +68,28 @@ describeEachDialect('GET/PATCH /settings', (ctx) => {
       expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
       expect((await org.get('/settings')).body).toEqual({ ...DEFAULTS, ...Object.assign({}, ...patches) });
     }
+  });
+
+  it('takes the compliance settings: contact days, holidays, regional rules, a frequency cap, keywords (deduplicated) and an external check whose secret is never shown', async () => {
+    const ts = ctx();
+    const org = await ts.clientWithScopes(['settings:read', 'settings:write'], 'settings-compliance');
+    const res = await org.patch('/settings', {
+      contactDays: ['mon', 'tue', 'wed', 'thu', 'fri'], holidays: ['2026-12-25'], regionalRules: true, frequencyCap: { maxAutomatedPerDay: 3 },
+      optOutKeywords: ['Basta', 'basta ', 'NO MORE'], optInKeywords: ['rejoin'],
+      externalCheck: { url: 'https://compliance.example.com/check', secret: 'whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQ=' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      contactDays: ['mon', 'tue', 'wed', 'thu', 'fri'], holidays: ['2026-12-25'], regionalRules: true, frequencyCap: { maxAutomatedPerDay: 3 },
+      optOutKeywords: ['Basta', 'NO MORE'], optInKeywords: ['rejoin'],
+      externalCheck: { url: 'https://compliance.example.com/check', timeoutMs: 3000, failureMode: 'closed', secretSet: true },
+    });
+    expect(JSON.stringify((await org.get('/settings')).body)).not.toContain('c2VjcmV0');
+    expect((await org.patch('/settings', { externalCheck: null, frequencyCap: null })).body).toMatchObject({ externalCheck: null, frequencyCap: null });
+    for (const bad of [{ contactDays: [] }, { contactDays: ['funday'] }, { holidays: ['2026-13-01'] }, { frequencyCap: { maxAutomatedPerDay: 0 } }, { optOutKeywords: [' '] }]) {
+      expect((await org.patch('/settings', bad)).status, JSON.stringify(bad)).toBe(400);
+    }
+    expect((await org.get('/settings')).body.contactDays).toEqual(['mon', 'tue', 'wed', 'thu', 'fri']);
   });
 
   it('needs settings:write to change and settings:read to read', async () => {

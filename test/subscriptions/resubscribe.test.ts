@@ -1,5 +1,4 @@
 import { expect, it } from 'vitest';
-import { addressDigest } from '../../src/subscriptions/suppressions.repository.js';
 import { expectError } from '../support/assert.js';
 import { outboxFor } from '../support/events.js';
 import { createLead, describeEachDialect, uniquePhone, type TestServer } from '../support/harness.js';
@@ -120,7 +119,7 @@ describeEachDialect('POST /leads/{id}/resubscribe', (ctx) => {
     const id = await createLead(ts.acme, { phone });
     await ts.acme.post(`/leads/${id}/unsubscribe`, { channels: ['sms'] });
     // The suppression left behind is the keyword one.
-    await ts.server.store.db.updateTable('suppressions').set({ source: 'keyword' }).where('channel', '=', 'sms').where('address_digest', '=', addressDigest(phone)).execute();
+    await ts.server.store.db.updateTable('suppressions').set({ source: 'keyword' }).where('channel', '=', 'sms').where('address_digest', '=', ts.server.deps.digests.keyed(phone)).execute();
     await keywordOptOut(ts, id);
     await ts.acme.del(`/leads/${id}`);
     const again = await createLead(ts.acme, { phone });

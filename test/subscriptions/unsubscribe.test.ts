@@ -105,7 +105,7 @@ describeEachDialect('POST /leads/{id}/unsubscribe', (ctx) => {
     expect(lead.isAiOn).toBe(true);
     expect(lead.isDoNotContact).toBe(false);
     const dnc = await acme.get(`/dnc/check?phone=${encodeURIComponent(lead.phone)}`);
-    if (dnc.status === 200) expect(dnc.body.isDoNotContact).toBe(false);
+    expect({ status: dnc.status, body: dnc.body }).toEqual({ status: 200, body: { phone: lead.phone, isDoNotContact: false } });
   });
 
   it('couples sms and voice when the organization setting says so', async () => {

@@ -4,11 +4,13 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, inject } from 'vitest';
 import { issueKey } from '../../src/organizations/api-keys.service.js';
+import { SCOPES } from '../../src/platform/auth/scopes.js';
 import type { Scope } from '../../src/platform/auth/scopes.js';
 import { loadConfig, type Config } from '../../src/platform/config.js';
 import type { DialectName } from '../../src/platform/db/connect.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { PG_ADMIN_URL } from './global-setup.js';
+import { TestClock } from './test-clock.js';
 
 export type Dialect = DialectName;
 
@@ -60,6 +62,8 @@ export interface TestServer {
   url: string;
   server: RunningServer;
   config: Config;
+  /** The server's clock (API and worker): real time until a test moves it. */
+  clock: TestClock;
   /** Clients of two organizations, every scope. */
   acme: Client;
   beta: Client;
@@ -109,15 +113,18 @@ export async function startTestServer(dialect: Dialect, env: Record<string, stri
     PARLEY_RATE_LIMIT: '0',
     ...env,
   });
-  const server = await startServer(config);
+  const clock = new TestClock();
+  const server = await startServer(config, { clock });
   const url = server.address;
-  const acmeKey = await issueKey(server.store.db, 'acme');
-  const betaKey = await issueKey(server.store.db, 'beta');
+  // The suites' keys hold every scope, inbound:write included (speaking as a lead is what many of them test).
+  const acmeKey = await issueKey(server.store.db, 'acme', SCOPES);
+  const betaKey = await issueKey(server.store.db, 'beta', SCOPES);
   return {
     dialect,
     url,
     server,
     config,
+    clock,
     acme: clientFor(url, acmeKey.key),
     beta: clientFor(url, betaKey.key),
     clientWithScopes: async (scopes, org = 'acme') => clientFor(url, (await issueKey(server.store.db, org, scopes)).key),

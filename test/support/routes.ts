@@ -30,6 +30,7 @@ export function concretePath(url: string, leadId: string): string {
     .replace(':name', 'default')
     .replace(/:[A-Za-z]+/g, '00000000-0000-7000-8000-0000000000ff');
   if (path === '/leads/lookup' || path === '/dnc/check') return `${path}?phone=${encodeURIComponent(uniquePhone())}`;
+  if (path === '/consent/export') return `${path}?from=2026-01-01T00:00:00Z&to=2027-01-01T00:00:00Z`;
   return path;
 }
 
@@ -45,6 +46,7 @@ export function sampleBody(method: string, url: string): unknown {
     'POST /v1/leads/:leadId/sendMessage': { message: 'Hello' },
     'POST /v1/dnc/register': { phone: uniquePhone() },
     'POST /v1/dnc/remove': { phone: uniquePhone() },
+    'POST /v1/inbound/emailEvents': { event: 'bounce', email: 'nobody@example.com' },
     'POST /v1/customerProfiles': { name: `p-${Math.random().toString(36).slice(2, 8)}` },
     'PATCH /v1/customerProfiles/:name': { description: 'x' },
     'PATCH /v1/settings': { smsVoiceOptOutCoupled: false },

@@ -14,9 +14,19 @@ export const SCOPES = [
   'settings:read',
   'settings:write',
   'webhooks:manage',
+  'consent:read',
+  'inbound:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
+
+/**
+ * What a key gets when no scopes are named. `inbound:write` is left out: it
+ * lets a caller speak as the lead (POST /v1/inbound), including the START
+ * that lifts the lead's own STOP, so it is granted only by name and no other
+ * scope implies it.
+ */
+export const DEFAULT_SCOPES: readonly Scope[] = SCOPES.filter((s) => s !== 'inbound:write');
 
 export const routeScopes: Record<string, Scope | 'public'> = {
   'GET /v1/openapi.json': 'public',
@@ -39,7 +49,10 @@ export const routeScopes: Record<string, Scope | 'public'> = {
   'POST /v1/leads/:leadId/tags/remove': 'leads:write',
   'GET /v1/leads/:leadId/messages': 'leads:read',
   'POST /v1/leads/:leadId/sendMessage': 'messages:write',
-  'POST /v1/inbound': 'messages:write',
+  'POST /v1/inbound': 'inbound:write',
+  'POST /v1/inbound/emailEvents': 'inbound:write',
+  'GET /v1/leads/:leadId/consent': 'consent:read',
+  'GET /v1/consent/export': 'consent:read',
   'GET /v1/leads/:leadId/context': 'leads:read',
   'GET /v1/leads/:leadId/agentTurns': 'leads:read',
 

@@ -43,6 +43,8 @@ export async function claimDue(
   leaseUntil: string,
   limit: number,
   spread?: ClaimSpread,
+  /** Jobs only: the claim's fence token (jobs.lease_token), so a later claim of the same row can tell the two holders apart. */
+  fence?: string,
 ): Promise<{ organization_id: string; id: string }[]> {
   const full = spread ? [...spread.inFlight].filter(([, n]) => n >= spread.max).map(([value]) => value) : [];
   return db.transaction().execute(async (trx) => {
@@ -68,7 +70,8 @@ export async function claimDue(
       });
     }
     if (rows.length === 0) return [];
-    await trx.updateTable(table).set({ lease_until: leaseUntil }).where(byKeys(rows)).execute();
+    const lease = fence === undefined ? { lease_until: leaseUntil } : { lease_until: leaseUntil, lease_token: fence };
+    await trx.updateTable(table).set(lease as { lease_until: string }).where(byKeys(rows)).execute();
     return rows.map((r) => ({ organization_id: r.organization_id, id: r.id }));
   });
 }

@@ -6,6 +6,7 @@ import * as conversations from './migrations/0003_conversations.js';
 import * as sendingNumbers from './migrations/0004_sending_numbers.js';
 import * as instanceSecrets from './migrations/0005_instance_secrets.js';
 import * as agentTurns from './migrations/0006_agent_turns.js';
+import * as compliance from './migrations/0007_compliance.js';
 
 /** Migrations are listed here in order (no directory scan: works from src and dist alike). */
 const migrations: Record<string, Migration> = {
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '0004_sending_numbers': sendingNumbers,
   '0005_instance_secrets': instanceSecrets,
   '0006_agent_turns': agentTurns,
+  '0007_compliance': compliance,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -7,7 +7,7 @@
 import type { ColumnType, Kysely, Transaction } from 'kysely';
 
 export type Flag = 0 | 1;
-export type MessagePurpose = 'conversation' | 'compliance';
+export type MessagePurpose = 'conversation' | 'compliance' | 'stop_confirmation';
 export type SubscriptionStatus = 'subscribed' | 'unsubscribed';
 
 export interface OrganizationsTable {
@@ -105,6 +105,8 @@ export interface MessagesTable {
   /** conversation: anything the agent or the organization says; compliance: HELP answers and opt-out confirmations. */
   purpose: ColumnType<MessagePurpose, MessagePurpose | undefined, MessagePurpose>;
   provider_message_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Why the send is blocked or waiting, as a code (compliance/reasons.ts); null once it went out. */
+  status_code: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface UnmatchedInboundTable {
@@ -130,6 +132,40 @@ export interface SuppressionsTable {
   channel: 'sms' | 'voice' | 'email';
   address_digest: string;
   source: string;
+  created_at: string;
+  /** hmac: keyed by the instance secret (every new row); sha256: an unkeyed digest from before, only matched. */
+  digest_kind: ColumnType<'hmac' | 'sha256', 'hmac' | 'sha256' | undefined, 'hmac' | 'sha256'>;
+}
+
+export type ConsentAction = 'opt_out' | 'opt_in';
+
+/** Every subscription change, append-only: what changed, for which address (digest), caused by whom. */
+export interface ConsentLedgerTable {
+  organization_id: string;
+  id: string;
+  /** Null when the change was made for an address no lead holds (an unsubscribe link of an erased lead). */
+  lead_id: string | null;
+  channel: 'sms' | 'voice' | 'email';
+  address_digest: string;
+  action: ConsentAction;
+  source: string;
+  reason: string | null;
+  /** Who or what caused it: `key:<prefix>`, `twilio:<MessageSid>`, `link`, `agent`, `system`. */
+  actor: string | null;
+  inbound_message_id: string | null;
+  created_at: string;
+}
+
+/** One External Compliance Check of one send: allowed or blocked, and how (approved, rejected, failed open or closed). */
+export interface SendChecksTable {
+  organization_id: string;
+  id: string;
+  message_id: string;
+  lead_id: string;
+  outcome: 'allowed' | 'blocked';
+  detail: string;
+  reason: string | null;
+  latency_ms: number;
   created_at: string;
 }
 
@@ -192,6 +228,8 @@ export interface JobsTable {
   last_error: string | null;
   created_at: string;
   updated_at: string;
+  /** The claim's fence: set anew by each claim; only its holder may complete the job. */
+  lease_token: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface IdempotencyKeysTable {
@@ -244,6 +282,8 @@ export interface Database {
   messages: MessagesTable;
   dnc_entries: DncEntriesTable;
   suppressions: SuppressionsTable;
+  consent_ledger: ConsentLedgerTable;
+  send_checks: SendChecksTable;
   events: EventsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;

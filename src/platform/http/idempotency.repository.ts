@@ -1,3 +1,4 @@
+import { sql, type SqlBool } from 'kysely';
 import type { Db } from '../db/schema.js';
 import { isUniqueViolation } from '../db/errors.js';
 
@@ -124,5 +125,34 @@ export async function release(db: Db, organizationId: string, key: string, owner
 /** Housekeeping across organizations: expired rows answer nothing any more. */
 export async function purgeExpired(db: Db, now: string): Promise<number> {
   const res = await db.deleteFrom('idempotency_keys').where('expires_at', '<=', now).executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
+
+/**
+ * `column` contains `text`, case-insensitively and the same on both dialects
+ * (SQLite's LIKE ignores ASCII case, PostgreSQL's does not: both sides are
+ * lowered). `%`, `_` and `\` in the text (an email may hold `_`) are escaped.
+ */
+function mentions(column: 'path' | 'response_body', text: string) {
+  const pattern = `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return sql<SqlBool>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`;
+}
+
+/**
+ * Erasure of a lead: the stored answers that would replay it. Records of its
+ * own routes (the path holds its id), and any answer that mentions its id or
+ * one of its addresses (a create's `{"id":...}`, an inbound's `leadId`, a 409
+ * quoting the phone); `addresses` are its phone and email. A later retry with
+ * such a key is a new request: it runs again (a lead route answers 404).
+ */
+export async function deleteRecordsMentioning(db: Db, organizationId: string, leadId: string, addresses: readonly string[]): Promise<number> {
+  const res = await db
+    .deleteFrom('idempotency_keys')
+    .where('organization_id', '=', organizationId)
+    .where((eb) => eb.or([
+      mentions('path', leadId),
+      ...[leadId, ...addresses].map((t) => mentions('response_body', t)),
+    ]))
+    .executeTakeFirst();
   return Number(res.numDeletedRows);
 }

@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../../platform/deps.js';
 import { DomainError, Forbidden } from '../../platform/errors.js';
 import { validTwilioSignature } from './signature.js';
-import { EMPTY_RESPONSE, THANK_AND_HANG_UP, TWIML_CONTENT_TYPE } from '../../channels/twiml.js';
+import { EMPTY_RESPONSE, OPTED_OUT_HANG_UP, THANK_AND_HANG_UP, TWIML_CONTENT_TYPE } from '../../channels/twiml.js';
 import { applyStatus, receiveSms, receiveSpeech } from './twilio.service.js';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -86,8 +86,9 @@ export const twilioRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (ap
   });
 
   app.post('/providers/twilio/voice/gather', { schema: { ...hidden, summary: 'Twilio <Gather> speech result', body: GatherBody } }, async (req, reply) => {
-    await receiveSpeech(deps, req.body);
-    return reply.type(TWIML_CONTENT_TYPE).send(THANK_AND_HANG_UP);
+    const heard = await receiveSpeech(deps, req.body);
+    const optedOut = typeof heard === 'object' && (heard.action === 'opted_out' || heard.action === 'do_not_contact');
+    return reply.type(TWIML_CONTENT_TYPE).send(optedOut ? OPTED_OUT_HANG_UP : THANK_AND_HANG_UP);
   });
 
   app.post('/providers/twilio/status', { schema: { ...hidden, summary: 'Twilio message and call status callback', body: StatusBody } }, async (req, reply) => {

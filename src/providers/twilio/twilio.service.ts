@@ -47,7 +47,7 @@ export async function receiveSms(deps: Deps, sms: SmsWebhook): Promise<InboundRe
   if (sms.MessageSid) {
     if (await hasInboundWithProviderId(deps.db, organizationId, sms.MessageSid)) return 'duplicate';
   }
-  return handleInbound(deps, organizationId, { channel: 'sms', from: sms.From, to: sms.To, text: sms.Body ?? '', providerMessageId: sms.MessageSid ?? null });
+  return handleInbound(deps, organizationId, { channel: 'sms', from: sms.From, to: sms.To, text: sms.Body ?? '', providerMessageId: sms.MessageSid ?? null, actor: `twilio:${sms.MessageSid ?? 'unknown'}` });
 }
 
 export interface GatherWebhook {
@@ -72,7 +72,7 @@ export async function receiveSpeech(deps: Deps, call: GatherWebhook): Promise<In
   const organizationId = await requireOrganization(deps, ours);
   const text = (call.SpeechResult ?? '').trim();
   if (text === '') return 'silence';
-  return handleInbound(deps, organizationId, { channel: 'voice', from: theirs, to: ours, text, providerMessageId: call.CallSid ?? null });
+  return handleInbound(deps, organizationId, { channel: 'voice', from: theirs, to: ours, text, providerMessageId: call.CallSid ?? null, actor: `twilio:${call.CallSid ?? 'unknown'}` });
 }
 
 export interface StatusWebhook {

@@ -1,0 +1,28 @@
+import type { LeadRow } from '../leads/leads.repository.js';
+import type { OrganizationSettings } from '../settings/settings.service.js';
+import { WEEKDAYS } from '../settings/settings.schemas.js';
+import { contactWindow, type WindowDecision } from './contact-window.js';
+import { regionOfPhone, zonesForLead } from './lead-zones.js';
+
+export type LeadWindow = WindowDecision;
+
+/**
+ * Whether `now` is inside the contact hours where the lead is, and if not,
+ * when they open. Zone precedence: the lead's own `timeZone`, else the zone(s)
+ * of its phone number (all of them must be inside), else the organization's.
+ * The region of the number picks the stricter regional window, when on.
+ */
+export async function leadContactWindow(lead: LeadRow, settings: OrganizationSettings, now: Date, overrideBusinessHours: boolean): Promise<LeadWindow> {
+  const [{ zones }, region] = await Promise.all([
+    zonesForLead({ timeZone: lead.time_zone, phone: lead.phone }, settings.timeZone),
+    settings.regionalRules || overrideBusinessHours ? regionOfPhone(lead.phone) : Promise.resolve(null),
+  ]);
+  return contactWindow(now, zones, {
+    start: settings.contactHours.start,
+    end: settings.contactHours.end,
+    weekdays: settings.contactDays.map((d) => WEEKDAYS.indexOf(d)),
+    holidays: settings.holidays,
+    regionalRules: settings.regionalRules,
+    overrideOrganizationHours: overrideBusinessHours,
+  }, region);
+}

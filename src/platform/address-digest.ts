@@ -1,0 +1,23 @@
+import { createHash, createHmac } from 'node:crypto';
+
+/**
+ * Suppressions and the consent ledger name an address (a phone in E.164, an
+ * email) only by a digest, so an erased lead's opt-out survives without its
+ * address. The digest is HMAC-SHA256 keyed by an instance secret (instance_secrets
+ * 'address-digest'): a plain hash of a phone number is reversed by trying the
+ * few billion numbers there are. `legacy` is the unkeyed SHA-256 earlier
+ * versions wrote; it is only ever matched, never written.
+ */
+export interface AddressDigests {
+  keyed(address: string): string;
+  legacy(address: string): string;
+}
+
+export const normaliseAddress = (address: string): string => address.trim().toLowerCase();
+
+export function addressDigests(key: string): AddressDigests {
+  return {
+    keyed: (address) => createHmac('sha256', key).update(normaliseAddress(address), 'utf8').digest('hex'),
+    legacy: (address) => createHash('sha256').update(normaliseAddress(address), 'utf8').digest('hex'),
+  };
+}

@@ -1,0 +1,65 @@
+import { Readable } from 'node:stream';
+import { requireLead } from '../leads/leads.repository.js';
+import type { Deps } from '../platform/deps.js';
+import { BadRequest } from '../platform/errors.js';
+import { decodeCursor, page } from '../platform/http/pagination.js';
+import { consentBetween, listConsent, type ConsentRow } from './consent.repository.js';
+
+export interface ConsentView {
+  id: string;
+  leadId: string | null;
+  channel: string;
+  action: 'optOut' | 'optIn';
+  source: string;
+  reason: string | null;
+  actor: string | null;
+  inboundMessageId: string | null;
+  addressDigest: string;
+  createdAt: string;
+}
+
+export const toConsentView = (r: ConsentRow): ConsentView => ({
+  id: r.id, leadId: r.lead_id, channel: r.channel, action: r.action === 'opt_out' ? 'optOut' : 'optIn', source: r.source, reason: r.reason,
+  actor: r.actor, inboundMessageId: r.inbound_message_id, addressDigest: r.address_digest, createdAt: r.created_at,
+});
+
+export async function leadConsent(deps: Deps, organizationId: string, leadId: string, q: { limit?: number; nextToken?: string }) {
+  await requireLead(deps.db, organizationId, leadId);
+  const limit = q.limit ?? 100;
+  const rows = await listConsent(deps.db, organizationId, leadId, decodeCursor(q.nextToken), limit);
+  const { items, nextToken } = page(rows, limit);
+  return { records: items.map(toConsentView), nextToken };
+}
+
+const COLUMNS = ['id', 'leadId', 'channel', 'action', 'source', 'reason', 'actor', 'inboundMessageId', 'addressDigest', 'createdAt'] as const;
+
+/** RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled; a leading =+-@ is defused for spreadsheets. */
+export function csvField(value: string | null): string {
+  if (value === null) return '';
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+}
+
+/**
+ * The organization's consent records in [from, to) as CSV, oldest first,
+ * streamed a page at a time: memory stays flat whatever the range holds.
+ */
+export function exportConsent(deps: Deps, organizationId: string, fromIso: string, toIso: string): Readable {
+  const from = new Date(fromIso);
+  const to = new Date(toIso);
+  if (!(to.getTime() > from.getTime())) throw new BadRequest('to must be later than from', 'invalid_range');
+  async function* lines(): AsyncGenerator<string> {
+    yield `${COLUMNS.join(',')}\r\n`;
+    let after: string | undefined;
+    for (;;) {
+      const rows = await consentBetween(deps.db, organizationId, from.toISOString(), to.toISOString(), after, 500);
+      for (const r of rows) {
+        const v = toConsentView(r);
+        yield `${COLUMNS.map((c) => csvField(v[c])).join(',')}\r\n`;
+      }
+      if (rows.length < 500) return;
+      after = rows[rows.length - 1]!.id;
+    }
+  }
+  return Readable.from(lines());
+}

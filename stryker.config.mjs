@@ -1,0 +1,23 @@
+// Mutation testing of the compliance code (docs/mutation.md). `npm run mutation`
+// mutates every file below; one file at a time: `npm run mutation -- --mutate src/compliance/gate.ts`.
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.mutation.config.ts' },
+  coverageAnalysis: 'perTest',
+  mutate: [
+    'src/compliance/consent-rules.ts',
+    'src/compliance/opt-out-recognizer.ts',
+    'src/compliance/gate.ts',
+    'src/compliance/contact-window.ts',
+    'src/compliance/contact-hours.ts',
+    'src/compliance/lead-zones.ts',
+  ],
+  concurrency: 2,
+  reporters: ['clear-text', 'progress', 'json'],
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  thresholds: { high: 90, low: 85, break: 85 },
+  tempDirName: '.stryker-tmp',
+  // Not needed by the unit tests above; keeps each sandbox copy small.
+  ignorePatterns: ['dist', 'data', 'bench', 'reports', '.depcruise-fixture-*'],
+};

@@ -1,0 +1,215 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkOutbound, type GateDecision } from '../../src/compliance/gate.js';
+import { addToDnc } from '../../src/dnc/dnc.repository.js';
+import type { LeadRow } from '../../src/leads/leads.repository.js';
+import { insertMessage } from '../../src/messages/messages.repository.js';
+import { addressDigests } from '../../src/platform/address-digest.js';
+import { openStore, type Store } from '../../src/platform/db/connect.js';
+import { migrateToLatest } from '../../src/platform/db/migrate.js';
+import type { MessagePurpose } from '../../src/platform/db/schema.js';
+import { newId } from '../../src/platform/ids.js';
+import { createOrganization } from '../../src/organizations/organizations.repository.js';
+import { DEFAULT_SETTINGS, type OrganizationSettings } from '../../src/settings/settings.service.js';
+import { suppressQuery } from '../../src/subscriptions/suppressions.repository.js';
+
+/**
+ * The gate's rules, one by one and in combination, against an in-memory
+ * database (fast enough for a property test of hundreds of cases and for
+ * mutation testing). The HTTP suites (consent, gate-model) prove the same
+ * gate is what every send passes through.
+ */
+
+const digests = addressDigests('unit-test-key');
+const NOON_LA = new Date('2026-06-10T19:00:00Z'); // Wednesday 12:00 in Los Angeles
+const NIGHT_LA = new Date('2026-06-10T10:00:00Z'); // 03:00 in Los Angeles
+let store: Store;
+let org: string;
+let seq = 0;
+
+beforeAll(async () => {
+  store = openStore('sqlite::memory:');
+  await migrateToLatest(store);
+  org = (await createOrganization(store.db, 'gate-unit', new Date().toISOString(), 'America/New_York')).id;
+});
+afterAll(async () => store.close());
+
+function lead(overrides: Partial<LeadRow> = {}): LeadRow {
+  seq += 1;
+  const at = new Date().toISOString();
+  return {
+    organization_id: org, id: newId(), first_name: 'Ann', last_name: 'Lee', phone: `+1415555${String(1000 + seq).slice(-4)}`, email: `u${seq}@example.com`,
+    customer_profile: 'default', time_zone: 'America/Los_Angeles', external_lead_id: null, additional_info: '{}', summary: null,
+    has_replied: 0, is_hot: 0, is_qualified: 0, is_ai_on: 1, sms_status: 'subscribed', voice_status: 'subscribed', email_status: 'subscribed',
+    sms_opt_out_source: null, voice_opt_out_source: null, email_opt_out_source: null, memory_cleared_at: null, created_at: at, updated_at: at, last_activity_at: null,
+    ...overrides,
+  };
+}
+
+const settings = (s: Partial<OrganizationSettings> = {}): OrganizationSettings => ({ ...DEFAULT_SETTINGS, ...s });
+
+interface Ask {
+  lead: LeadRow;
+  channel?: 'sms' | 'voice' | 'email';
+  purpose?: MessagePurpose;
+  sendWhenOff?: boolean;
+  automated?: boolean;
+  settings?: OrganizationSettings;
+  now?: Date;
+  overrideBusinessHours?: boolean;
+  external?: { allowed: boolean; reason: string };
+}
+
+const ask = (a: Ask): Promise<GateDecision> =>
+  checkOutbound(store.db, digests, org, {
+    lead: a.lead, channel: a.channel ?? 'sms', purpose: a.purpose ?? 'conversation', sendWhenOff: a.sendWhenOff ?? false, automated: a.automated ?? false,
+    settings: a.settings ?? settings(), now: a.now ?? NOON_LA, overrideBusinessHours: a.overrideBusinessHours, external: a.external,
+  });
+
+async function sentAutomated(l: LeadRow, count: number, at: Date): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    await insertMessage(store.db, org, {
+      id: newId(), lead_id: l.id, channel: 'sms', direction: 'outbound', owner: 'user', text: 'auto', is_ai_generated: 1, status: 'sent',
+      status_reason: null, scheduled_at: at.toISOString(), created_at: at.toISOString(), purpose: 'conversation',
+    });
+  }
+}
+
+describe('the compliance gate, rule by rule', () => {
+  it('allows an ordinary send inside the hours', async () => {
+    expect(await ask({ lead: lead() })).toEqual({ kind: 'allowed' });
+  });
+
+  it('refuses a channel the lead cannot receive, naming what is missing', async () => {
+    expect(await ask({ lead: lead({ email: null }), channel: 'email' })).toEqual({ kind: 'blocked', code: 'NO_ADDRESS', reason: 'lead has no email' });
+    expect(await ask({ lead: lead({ phone: null }), channel: 'voice' })).toEqual({ kind: 'blocked', code: 'NO_ADDRESS', reason: 'lead has no phone' });
+  });
+
+  it('refuses an opted-out channel, on the lead or for the address, whatever the flags', async () => {
+    const out = lead({ voice_status: 'unsubscribed', voice_opt_out_source: 'api' });
+    expect(await ask({ lead: out, channel: 'voice', sendWhenOff: true, overrideBusinessHours: true })).toEqual({ kind: 'blocked', code: 'OPTED_OUT', reason: 'lead is unsubscribed from voice' });
+    expect(await ask({ lead: out, channel: 'sms' })).toEqual({ kind: 'allowed' });
+    const byAddress = lead();
+    await suppressQuery(store.db, org, [{ channel: 'email', digest: digests.keyed(byAddress.email!), source: 'link' }], new Date().toISOString()).execute();
+    expect(await ask({ lead: byAddress, channel: 'email' })).toEqual({ kind: 'blocked', code: 'OPTED_OUT', reason: 'the address opted out of email' });
+    expect(await ask({ lead: byAddress, channel: 'sms' })).toEqual({ kind: 'allowed' });
+    const byNumber = lead();
+    await suppressQuery(store.db, org, [{ channel: 'sms', digest: digests.keyed(byNumber.phone!), source: 'keyword' }], new Date().toISOString()).execute();
+    expect(await ask({ lead: byNumber, channel: 'sms' })).toEqual({ kind: 'blocked', code: 'OPTED_OUT', reason: 'the number opted out of sms' });
+    expect(await ask({ lead: byNumber, channel: 'voice' })).toEqual({ kind: 'allowed' });
+  });
+
+  it('a legacy (unkeyed) suppression of an address still holds', async () => {
+    const l = lead();
+    await store.db.insertInto('suppressions').values({ organization_id: org, channel: 'sms', address_digest: digests.legacy(l.phone!), source: 'api', created_at: new Date().toISOString(), digest_kind: 'sha256' }).execute();
+    expect(await ask({ lead: l })).toMatchObject({ kind: 'blocked', code: 'OPTED_OUT' });
+  });
+
+  it('lets only the STOP confirmation past the lead\'s own text opt-out, and never past DNC', async () => {
+    const stopped = lead({ sms_status: 'unsubscribed', sms_opt_out_source: 'keyword' });
+    expect(await ask({ lead: stopped, purpose: 'stop_confirmation', now: NIGHT_LA })).toEqual({ kind: 'allowed' });
+    expect(await ask({ lead: lead({ sms_status: 'unsubscribed', sms_opt_out_source: 'message' }), purpose: 'stop_confirmation' })).toEqual({ kind: 'allowed' });
+    expect(await ask({ lead: stopped, purpose: 'compliance' })).toMatchObject({ kind: 'blocked', code: 'OPTED_OUT' });
+    expect(await ask({ lead: lead({ sms_status: 'unsubscribed', sms_opt_out_source: 'api' }), purpose: 'stop_confirmation' })).toMatchObject({ kind: 'blocked', code: 'OPTED_OUT' });
+    expect(await ask({ lead: lead({ sms_status: 'unsubscribed', sms_opt_out_source: 'dnc' }), purpose: 'stop_confirmation' })).toMatchObject({ kind: 'blocked', code: 'OPTED_OUT' });
+    await addToDnc(store.db, org, { phone: stopped.phone!, source: 'api', created_at: new Date().toISOString() });
+    expect(await ask({ lead: stopped, purpose: 'stop_confirmation' })).toMatchObject({ kind: 'blocked', code: 'DNC' });
+  });
+
+  it('refuses sms and voice to a number on DNC, not email', async () => {
+    const l = lead();
+    await addToDnc(store.db, org, { phone: l.phone!, source: 'api', created_at: new Date().toISOString() });
+    for (const channel of ['sms', 'voice'] as const) {
+      expect(await ask({ lead: l, channel, sendWhenOff: true, purpose: 'compliance' })).toEqual({ kind: 'blocked', code: 'DNC', reason: 'phone is on the Do Not Contact list' });
+    }
+    expect(await ask({ lead: l, channel: 'email' })).toEqual({ kind: 'allowed' });
+  });
+
+  it('compliance replies skip the AI, the cap, the hours and the external check', async () => {
+    const l = lead({ is_ai_on: 0 });
+    const strict = settings({ frequencyCap: { maxAutomatedPerDay: 1 }, externalCheck: { url: 'https://x.example', secret: 's'.repeat(20), timeoutMs: 1000, failureMode: 'closed' } });
+    await sentAutomated(l, 3, NOON_LA);
+    expect(await ask({ lead: l, purpose: 'compliance', automated: true, now: NIGHT_LA, settings: strict })).toEqual({ kind: 'allowed' });
+    expect(await ask({ lead: l, purpose: 'conversation', automated: true, now: NIGHT_LA, settings: strict })).toMatchObject({ code: 'AI_OFF' });
+  });
+
+  it('refuses while the AI is off unless the send asked sendWhenOff', async () => {
+    const l = lead({ is_ai_on: 0 });
+    expect(await ask({ lead: l })).toEqual({ kind: 'blocked', code: 'AI_OFF', reason: 'AI is off for this lead' });
+    expect(await ask({ lead: l, sendWhenOff: true })).toEqual({ kind: 'allowed' });
+  });
+
+  it('caps automated messages per rolling 24 hours; human sends and older messages do not count', async () => {
+    const l = lead();
+    const cap = settings({ frequencyCap: { maxAutomatedPerDay: 2 } });
+    await sentAutomated(l, 1, NOON_LA);
+    await sentAutomated(l, 5, new Date(NOON_LA.getTime() - 25 * 3_600_000));
+    expect(await ask({ lead: l, automated: true, settings: cap })).toEqual({ kind: 'allowed' });
+    await sentAutomated(l, 1, new Date(NOON_LA.getTime() - 23 * 3_600_000));
+    expect(await ask({ lead: l, automated: true, settings: cap })).toEqual({ kind: 'blocked', code: 'FREQUENCY_CAP', reason: '2 automated messages in the last 24 hours (cap 2)' });
+    expect(await ask({ lead: l, automated: false, settings: cap })).toEqual({ kind: 'allowed' });
+    expect(await ask({ lead: l, automated: true })).toEqual({ kind: 'allowed' });
+  });
+
+  it('waits outside the hours where the lead is, until the window opens', async () => {
+    expect(await ask({ lead: lead(), now: NIGHT_LA })).toEqual({
+      kind: 'wait', code: 'CONTACT_HOURS', until: new Date('2026-06-10T15:00:00Z'), reason: 'outside contact hours 08:00-21:00 America/Los_Angeles',
+    });
+    // No zone of its own: the number's (+1 415, Los Angeles) before the organization's (New York).
+    expect(await ask({ lead: lead({ time_zone: null }), now: new Date('2026-06-10T13:00:00Z') })).toMatchObject({ kind: 'wait', until: new Date('2026-06-10T15:00:00Z') });
+    // overrideBusinessHours lifts the organization's hours, not the legal 08:00-21:00.
+    const short = settings({ contactHours: { start: '13:00', end: '14:00' } });
+    expect(await ask({ lead: lead(), settings: short, overrideBusinessHours: true })).toEqual({ kind: 'allowed' });
+    expect(await ask({ lead: lead(), settings: short })).toMatchObject({ kind: 'wait', code: 'CONTACT_HOURS' });
+    expect(await ask({ lead: lead(), now: NIGHT_LA, overrideBusinessHours: true })).toMatchObject({ kind: 'wait', code: 'CONTACT_HOURS' });
+  });
+
+  it('asks the external check last, and follows its verdict', async () => {
+    const external = settings({ externalCheck: { url: 'https://x.example', secret: 's'.repeat(20), timeoutMs: 1000, failureMode: 'closed' } });
+    expect(await ask({ lead: lead(), settings: external })).toEqual({ kind: 'ask_external' });
+    expect(await ask({ lead: lead(), settings: external, now: NIGHT_LA })).toMatchObject({ kind: 'wait' });
+    expect(await ask({ lead: lead({ is_ai_on: 0 }), settings: external })).toMatchObject({ kind: 'blocked', code: 'AI_OFF' });
+    expect(await ask({ lead: lead(), settings: external, external: { allowed: true, reason: 'approved' } })).toEqual({ kind: 'allowed' });
+    expect(await ask({ lead: lead(), settings: external, external: { allowed: false, reason: 'not today' } })).toEqual({ kind: 'blocked', code: 'EXTERNAL_CHECK', reason: 'not today' });
+    expect(await ask({ lead: lead(), external: { allowed: false, reason: 'ignored without a check' } })).toEqual({ kind: 'allowed' });
+  });
+});
+
+describe('the compliance gate against an oracle', () => {
+  it('decides like the rules read in order, for any lead state, purpose, flags and time', async () => {
+    const source = fc.constantFrom(null, 'api', 'keyword', 'message', 'link', 'dnc', 'bounce');
+    const channelState = fc.record({ on: fc.boolean(), source });
+    const arbitrary = fc.record({
+      sms: channelState, voice: channelState, email: channelState,
+      hasPhone: fc.boolean(), hasEmail: fc.boolean(), aiOn: fc.boolean(), dnc: fc.boolean(),
+      channel: fc.constantFrom('sms' as const, 'voice' as const, 'email' as const),
+      purpose: fc.constantFrom<MessagePurpose>('conversation', 'compliance', 'stop_confirmation'),
+      sendWhenOff: fc.boolean(), night: fc.boolean(),
+    });
+    await fc.assert(fc.asyncProperty(arbitrary, async (c) => {
+      const l = lead({
+        is_ai_on: c.aiOn ? 1 : 0,
+        sms_status: c.sms.on ? 'subscribed' : 'unsubscribed', sms_opt_out_source: c.sms.on ? null : c.sms.source ?? 'api',
+        voice_status: c.voice.on ? 'subscribed' : 'unsubscribed', voice_opt_out_source: c.voice.on ? null : c.voice.source ?? 'api',
+        email_status: c.email.on ? 'subscribed' : 'unsubscribed', email_opt_out_source: c.email.on ? null : c.email.source ?? 'api',
+      });
+      if (!c.hasPhone) l.phone = null;
+      if (!c.hasEmail) l.email = null;
+      if (c.dnc && l.phone) await addToDnc(store.db, org, { phone: l.phone, source: 'api', created_at: new Date().toISOString() });
+      const got = await ask({ lead: l, channel: c.channel, purpose: c.purpose, sendWhenOff: c.sendWhenOff, now: c.night ? NIGHT_LA : NOON_LA });
+      const state = c[c.channel];
+      const reachable = c.channel === 'email' ? c.hasEmail : c.hasPhone;
+      const src = state.on ? null : state.source ?? 'api';
+      let want: string;
+      if (!reachable) want = 'NO_ADDRESS';
+      else if (!state.on && !(c.purpose === 'stop_confirmation' && ['keyword', 'message', 'phrase'].includes(src!))) want = 'OPTED_OUT';
+      else if (c.channel !== 'email' && c.dnc) want = 'DNC';
+      else if (c.purpose !== 'conversation') want = 'allowed';
+      else if (!c.aiOn && !c.sendWhenOff) want = 'AI_OFF';
+      else if (c.night) want = 'CONTACT_HOURS';
+      else want = 'allowed';
+      const code = got.kind === 'allowed' ? 'allowed' : got.kind === 'ask_external' ? 'ask' : got.code;
+      expect(code, JSON.stringify(c)).toBe(want);
+    }), { numRuns: 300, seed: 20261123 });
+  });
+});

@@ -1,0 +1,27 @@
+import type { Client } from './harness.js';
+
+/**
+ * Realistic contact hours for suites about compliance and adversarial behaviour, instead of a 24-hour
+ * window: 8 am to 9 pm (the TCPA's hours), judged in the zone of the suites' numbers (`uniquePhone()`
+ * gives +1 415: California), set explicitly rather than left to defaults. The suites move the server's
+ * clock (`ts.clock`, test/support/test-clock.ts) to one of the instants below, so whether a send may go
+ * out now is known, whatever the time of day the suite runs at.
+ */
+export const REALISTIC_HOURS = { timeZone: 'America/Los_Angeles', contactHours: { start: '08:00', end: '21:00' } } as const;
+
+// Instants inside / outside 08:00-21:00 in Los Angeles, New York and UTC alike, so the answer does not
+// depend on which zone a lead's number is placed in.
+/** Wednesday 2026-07-01, 12:00 in Los Angeles (15:00 in New York, 19:00 UTC). */
+export const MIDDAY = new Date('2026-07-01T19:00:00Z');
+/** Wednesday 2026-07-01, 23:00 in Los Angeles (02:00 in New York and 06:00 UTC on the 2nd). */
+export const LATE_NIGHT = new Date('2026-07-02T06:00:00Z');
+/** Thursday 2026-07-02, 08:00 in Los Angeles: the opening after LATE_NIGHT. */
+export const NEXT_MORNING = new Date('2026-07-02T15:00:00Z');
+
+/** Sets REALISTIC_HOURS on an organization (its key needs settings:write) and checks they were taken. */
+export async function useRealisticHours(client: Client): Promise<void> {
+  const res = await client.patch('/settings', REALISTIC_HOURS);
+  if (res.status !== 200 || res.body.timeZone !== REALISTIC_HOURS.timeZone || res.body.contactHours?.start !== '08:00' || res.body.contactHours?.end !== '21:00') {
+    throw new Error(`PATCH /settings did not take realistic hours: ${res.status} ${JSON.stringify(res.body)}`);
+  }
+}

@@ -74,6 +74,18 @@ describe('mayLift: the whole table', () => {
     expect(mayLift('complaint', 'email', { kind: 'lead', channel: 'email' })).toBe(false);
     expect(mayLift(null, 'email', { kind: 'dnc-removal' })).toBe(true);
   });
+
+  it('judges a lifter by its kind, whatever else the object carries (structural typing lets extra fields through)', () => {
+    const api = { kind: 'api' as const, channel: 'sms' as const };
+    const removal = { kind: 'dnc-removal' as const, channel: 'sms' as const };
+    for (const source of ['keyword', 'phrase', 'message', 'ai']) {
+      expect(mayLift(source, 'sms', api), source).toBe(false);
+      expect(mayLift(source, 'voice', removal), source).toBe(false);
+    }
+    const lead = { kind: 'lead' as const, channel: 'sms' as const, extra: true };
+    expect(mayLift('api', 'sms', lead)).toBe(false);
+    expect(mayLift('dnc', 'sms', lead)).toBe(false);
+  });
 });
 
 /** Hardest to lift last; sources on one line are equally hard. */

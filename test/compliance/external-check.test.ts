@@ -224,7 +224,8 @@ describe('the request the middleware receives', () => {
     await fc.assert(
       fc.asyncProperty(fc.string({ unit: 'grapheme', maxLength: 200 }), fc.string({ unit: 'binary', maxLength: 60 }), async (text, address) => {
         const url = mw.route(json(200, { allow: true }));
-        const outcome = await shared.check(settings(url), { ...REQUEST, text, address });
+        // A generous timeout: this property is about the bytes signed, not about speed (a loaded machine must not fail it).
+        const outcome = await shared.check(settings(url, { timeoutMs: 15_000 }), { ...REQUEST, text, address });
         const [a] = mw.at(url);
         expect(outcome.detail).toBe('approved');
         expect(a!.signatureValid).toBe(true);

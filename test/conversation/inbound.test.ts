@@ -66,7 +66,7 @@ describeEachDialect('inbound messages', (ctx) => {
     expect(await ts.server.store.db.selectFrom('jobs').selectAll().where('payload', 'like', '%who is this%').execute()).toHaveLength(0);
   });
 
-  it.each(['STOP', ' stop ', 'Stop!', 'STOPALL', 'unsubscribe', 'Cancel', 'END', 'quit', 'REVOKE', 'optout'])('"%s" at 23:00 unsubscribes sms with source keyword and sends one confirmation at once', async (word) => {
+  it.each(['STOP', ' stop ', 'Stop!', 'unsubscribe', 'Cancel', 'END', 'quit', 'REVOKE', 'optout', 'Stop please', 'STOP STOP', 'stop?', 'Opt out', 'BAJA'])('"%s" at 23:00 unsubscribes sms with source keyword and sends one confirmation at once', async (word) => {
     const ts = ctx();
     await lateAtNight(ts);
     const { id, phone } = await lead(ts);
@@ -84,9 +84,19 @@ describeEachDialect('inbound messages', (ctx) => {
     expect(res.status).toBe(409);
   });
 
+  it('"STOPALL" and "STOP ALL" stop every channel the lead can receive, with one confirmation by text', async () => {
+    const ts = ctx();
+    for (const word of ['STOPALL', 'stop all']) {
+      const { id, phone } = await lead(ts, { email: `all${Math.random().toString(36).slice(2, 8)}@example.com` });
+      expect((await inbound(ts.acme, { channel: 'sms', from: phone, text: word })).action).toBe('opted_out');
+      expect((await ts.acme.get(`/leads/${id}`)).body.subscriptions).toEqual({ sms: 'unsubscribed', voice: 'unsubscribed', email: 'unsubscribed' });
+      expect((await outboxFor(ts, id, 'optOut')).map((e) => [e.data.channel, e.data.source])).toEqual([['sms', 'keyword'], ['voice', 'keyword'], ['email', 'keyword']]);
+    }
+  });
+
   it('couples voice to a STOP when the organization couples them', async () => {
     const ts = ctx();
-    const org = await ts.clientWithScopes(['settings:write', 'leads:write', 'leads:read', 'messages:write'], 'coupled-inbound');
+    const org = await ts.clientWithScopes(['settings:write', 'leads:write', 'leads:read', 'inbound:write'], 'coupled-inbound');
     await org.patch('/settings', { smsVoiceOptOutCoupled: true });
     const phone = uniquePhone();
     const id = await createLead(org, { phone });
@@ -138,7 +148,9 @@ describeEachDialect('inbound messages', (ctx) => {
     expect(r.action).toBe('opted_out');
     const events = await outboxFor(ts, id, 'optOut');
     expect(events.map((e) => e.data.channel)).toEqual(expected);
-    expect(events.every((e) => e.data.source === 'message' && e.data.optOutMessage === text && e.data.isDoNotContact === false)).toBe(true);
+    // "unsubscribe me please" is the revocation word with politeness around it: a keyword, not plain language.
+    const source = text.startsWith('unsubscribe') ? 'keyword' : 'message';
+    expect(events.every((e) => e.data.source === source && e.data.optOutMessage === text && e.data.isDoNotContact === false)).toBe(true);
   });
 
   it('"never contact me" adds the phone to DNC, then one optOut per channel with isDoNotContact', async () => {

@@ -1,5 +1,6 @@
+import { mentions } from '../platform/db/text.js';
 import { randomUUID } from 'node:crypto';
-import { sql, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import { withLock } from '../platform/db/locks.js';
 import { byKeys, claimDue } from '../platform/db/claim.js';
 import type { Database, Db } from '../platform/db/schema.js';
@@ -81,11 +82,6 @@ export async function failJob(db: Db, job: ClaimedJob, error: string, retryDelay
   return delay === undefined ? 'failed' : 'retry';
 }
 
-/** `column` contains `text`, case-insensitively on both dialects; `%`, `_` and `\` in the text (an email may hold `_`) are escaped. */
-function mentions(column: 'last_error', text: string) {
-  const pattern = `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  return sql<SqlBool>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`;
-}
 
 /**
  * Erasure of a lead: the queue's history about it. Finished jobs (done,

@@ -1,4 +1,5 @@
-import { sql, type Insertable, type Selectable, type SqlBool, type Updateable } from 'kysely';
+import { mentions } from '../platform/db/text.js';
+import type { Insertable, Selectable, Updateable } from 'kysely';
 import { byKeys, claimDue, type ClaimSpread, type RowKey } from '../platform/db/claim.js';
 import type { Db, WebhookDeliveriesTable } from '../platform/db/schema.js';
 
@@ -39,11 +40,6 @@ export async function updateDeliveries(db: Db, keys: readonly RowKey[], patch: U
   for (let i = 0; i < keys.length; i += 200) await db.updateTable('webhook_deliveries').set(patch).where(byKeys(keys.slice(i, i + 200))).execute();
 }
 
-/** `column` contains `text`, case-insensitively on both dialects; `%`, `_` and `\` in the text (an email may hold `_`) are escaped. */
-function mentions(column: 'last_error', text: string) {
-  const pattern = `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  return sql<SqlBool>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`;
-}
 
 /**
  * Erasure of a lead: delivery error texts that quote one of its addresses.

@@ -1,4 +1,4 @@
-import { sql, type SqlBool } from 'kysely';
+import { mentions } from '../db/text.js';
 import type { Db } from '../db/schema.js';
 import { isUniqueViolation } from '../db/errors.js';
 
@@ -128,15 +128,6 @@ export async function purgeExpired(db: Db, now: string): Promise<number> {
   return Number(res.numDeletedRows);
 }
 
-/**
- * `column` contains `text`, case-insensitively and the same on both dialects
- * (SQLite's LIKE ignores ASCII case, PostgreSQL's does not: both sides are
- * lowered). `%`, `_` and `\` in the text (an email may hold `_`) are escaped.
- */
-function mentions(column: 'path' | 'response_body', text: string) {
-  const pattern = `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  return sql<SqlBool>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`;
-}
 
 /**
  * Erasure of a lead: the stored answers that would replay it. Records of its

@@ -238,6 +238,40 @@ describeEachDialect('the answer to a send says what the gate decided', (ctx) => 
   });
 });
 
+describeEachDialect('organization keywords and address-bound links', (ctx) => {
+  it('an organization\'s own opt-out and opt-in words work like the built-ins, which stay', async () => {
+    const ts = ctx();
+    const org = await ts.clientWithScopes(['settings:write', 'leads:write', 'leads:read', 'inbound:write'], 'own-words');
+    await org.patch('/settings', { optOutKeywords: ['Basta ya'], optInKeywords: ['Vuelvo'] });
+    const phone = uniquePhone();
+    const id = await createLead(org, { phone });
+    expect((await inbound(org, { channel: 'sms', from: phone, text: 'BASTA YA!' })).action).toBe('opted_out');
+    expect((await inbound(org, { channel: 'sms', from: phone, text: 'vuelvo' })).action).toBe('resubscribed');
+    expect((await inbound(org, { channel: 'sms', from: phone, text: 'STOP' })).action).toBe('opted_out');
+    expect((await inbound(org, { channel: 'sms', from: phone, text: 'vuelvo a casa el lunes, hablamos' })).action).toBe('conversation');
+    expect((await org.get(`/leads/${id}`)).body.subscriptions.sms).toBe('unsubscribed');
+  });
+
+  it('an unsubscribe link unsubscribes the address it was sent to, even after the lead changed its email', async () => {
+    const ts = ctx();
+    const { issueUnsubscribeToken, unsubscribeKey } = await import('../../src/channels/unsubscribe-token.js');
+    const oldEmail = `old-${Date.now()}@example.com`;
+    const { id } = await lead(ts, { email: oldEmail });
+    const org = (await ts.server.store.db.selectFrom('leads').select('organization_id').where('id', '=', id).executeTakeFirstOrThrow()).organization_id;
+    const token = issueUnsubscribeToken(await unsubscribeKey(ts.server.deps), {
+      organizationId: org, leadId: id, channel: 'email', issuedAt: new Date(), addressDigest: ts.server.deps.digests.keyed(oldEmail),
+    });
+    await ts.acme.patch(`/leads/${id}`, { email: `new-${Date.now()}@example.com` });
+    const res = await ts.raw(`/v1/unsubscribe/${token}`, { method: 'POST' });
+    expect(res.status).toBe(200);
+    expect((await ts.acme.get(`/leads/${id}`)).body.subscriptions.email).toBe('subscribed');
+    const again = await lead(ts, { email: oldEmail });
+    expect((await ts.acme.get(`/leads/${again.id}`)).body.subscriptions.email).toBe('unsubscribed');
+    const [record] = (await ts.acme.get(`/leads/${id}/consent`)).body.records;
+    expect(record).toMatchObject({ channel: 'email', action: 'optOut', source: 'link', reason: 'UNSUBSCRIBE_LINK', addressDigest: ts.server.deps.digests.keyed(oldEmail) });
+  });
+});
+
 describeEachDialect('email provider reports', (ctx) => {
   it('a hard bounce and a complaint opt the address out of email with BOUNCE / COMPLAINT', async () => {
     const ts = ctx();

@@ -308,8 +308,24 @@ describeEachDialect('Twilio SMS and voice', (ctx) => {
       const ts = ctx();
       const { id, phone } = await lead();
       const params = { CallSid: 'CAopt', Direction: 'outbound-api', From: ACME, To: phone, SpeechResult: "Don't call me" };
-      expect((await webhook(ts, '/v1/providers/twilio/voice/gather', params)).status).toBe(200);
+      const res = await webhook(ts, '/v1/providers/twilio/voice/gather', params);
+      expect(res.status).toBe(200);
+      // The call ends at once, politely, saying it will not happen again.
+      expect(res.body).toContain('<Say>Understood. We will not call you again. Goodbye.</Say><Hangup/>');
       expect((await acme.get(`/leads/${id}`)).body.subscriptions).toMatchObject({ voice: 'unsubscribed', sms: 'subscribed' });
+      const [optOut] = await outboxFor(ts, id, 'optOut');
+      expect(optOut!.data).toMatchObject({ channel: 'voice', source: 'voice' });
+      // Recorded in the ledger with the call that carried it; the API cannot lift it.
+      const [record] = (await acme.get(`/leads/${id}/consent`)).body.records;
+      expect(record).toMatchObject({ channel: 'voice', action: 'optOut', source: 'voice', actor: 'twilio:CAopt' });
+      expect((await acme.post(`/leads/${id}/resubscribe`, { channels: ['voice'] })).status).toBe(409);
+    });
+
+    it('an ordinary answer on a call ends it with a thank-you, not the opt-out goodbye', async () => {
+      const ts = ctx();
+      const { phone } = await lead();
+      const res = await webhook(ts, '/v1/providers/twilio/voice/gather', { CallSid: 'CAok', Direction: 'outbound-api', From: ACME, To: phone, SpeechResult: 'Tuesday works' });
+      expect(res.body).toContain('<Say>Thank you. Goodbye.</Say><Hangup/>');
     });
 
     it('silence stores nothing and still ends the call', async () => {

@@ -1,6 +1,8 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
-import { geocoder, timezones } from 'libphonenumber-geo-carrier';
 import { localTime } from './contact-window.js';
+
+/** Loaded on the first lookup, not at start: the API is ready sooner, and a deployment that never sends never pays for it. */
+const geoData = () => import('libphonenumber-geo-carrier');
 
 export type ZoneSource = 'lead' | 'phone' | 'organization';
 export interface LeadZones {
@@ -109,6 +111,7 @@ export function regionFromGeocode(country: 'US' | 'CA', place: string | null): s
 async function lookUp(e164: string): Promise<PhoneFacts> {
   const parsed = parsePhoneNumberFromString(e164);
   if (!parsed || !parsed.isValid()) return { zones: null, region: null };
+  const { geocoder, timezones } = await geoData();
   const zones = informativeZones(await timezones(parsed));
   let region: string | null = null;
   const country = parsed.country;

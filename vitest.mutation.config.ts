@@ -1,27 +1,54 @@
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Used only by Stryker (`npm run mutation`, see docs/mutation.md): the fast,
  * pure or in-memory-SQLite unit tests of the compliance code. Never the HTTP
  * or PostgreSQL suites, so no globalSetup (nothing here asks for
- * `inject('pgAvailable')`). Stryker's vitest runner itself forces one thread
- * per Stryker worker.
+ * `inject('pgAvailable')`).
  */
+const FAST_FIRST = [
+  'consent-rules.test.ts',
+  'recognizer.mutation.test.ts',
+  'gate.mutation.test.ts',
+  'contact-window.mutation.test.ts',
+];
+
+/**
+ * Stryker stops a mutant's run at its first failing test (bail). Most of the
+ * recogniser's mutants are "static" (its tables are built when the module
+ * loads, and the corpus test reads the whole corpus while it is collected),
+ * so each of them runs every related test file: the exact, cheap tables of
+ * the *.mutation.test.ts files go first, and the slow corpus and property
+ * suites run only for the mutants those tables do not kill.
+ */
+class FastFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (f: TestSpecification) => {
+      const i = FAST_FIRST.findIndex((name) => f.moduleId.endsWith(`/${name}`));
+      return i === -1 ? FAST_FIRST.length : i;
+    };
+    return [...files].sort((a, b) => rank(a) - rank(b) || a.moduleId.localeCompare(b.moduleId));
+  }
+}
+
 export default defineConfig({
   test: {
     include: [
       'test/compliance/consent-rules.test.ts',
-      'test/compliance/recognizer.test.ts',
       'test/compliance/recognizer.mutation.test.ts',
-      'test/compliance/gate.unit.test.ts',
+      'test/compliance/recognizer.test.ts',
       'test/compliance/gate.mutation.test.ts',
+      'test/compliance/gate.unit.test.ts',
+      'test/compliance/contact-window.mutation.test.ts',
       'test/compliance/contact-window.test.ts',
       'test/compliance/contact-hours.test.ts',
-      'test/compliance/contact-window.mutation.test.ts',
     ],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // Stryker's vitest runner itself runs one file at a time per Stryker worker (threads, maxWorkers 1).
     pool: 'threads',
     maxWorkers: 2,
+    sequence: { sequencer: FastFirst },
   },
 });

@@ -29,7 +29,6 @@ import EmailReplyParser from 'email-reply-parser';
 const OUTLOOK_FROM = /^\s*[*_]{0,2}(?:From|De|Von|Da)[*_]{0,2}\s*:/i;
 const OUTLOOK_SENT = /^\s*[*_]{0,2}(?:Sent|Date|Enviado|Fecha|Gesendet)[*_]{0,2}\s*:/i;
 const ORIGINAL_MESSAGE = /^\s*-{2,}\s*(?:Original Message|Mensaje original|Message d'origine|Ursprüngliche Nachricht)\s*-{2,}\s*$/i;
-const SEPARATOR = /^\s*_{10,}\s*$/; // Outlook's line of underscores above the header block
 const QUOTE_HEADER_START = /^\s*(?:On|El)\s/;
 const QUOTE_HEADER_END = /(?:wrote|escribió|escribio)\s*:\s*$/i;
 const OUR_FOOTER = /^[> \t]*To stop receiving these emails, reply STOP or unsubscribe\b.*$/gim;
@@ -44,9 +43,8 @@ function outlookHistoryStart(lines: readonly string[]): number {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? '';
     if (ORIGINAL_MESSAGE.test(line)) return i;
-    if (OUTLOOK_FROM.test(line) && lines.slice(i + 1, i + 5).some((l) => OUTLOOK_SENT.test(l))) {
-      return i > 0 && SEPARATOR.test(lines[i - 1] ?? '') ? i - 1 : i;
-    }
+    // (Outlook's line of underscores above the block is a signature separator to the library.)
+    if (OUTLOOK_FROM.test(line) && lines.slice(i + 1, i + 5).some((l) => OUTLOOK_SENT.test(l))) return i;
   }
   return -1;
 }

@@ -33,28 +33,31 @@ const SENTENCE_KEYWORDS = ['stop', 'stopall', 'stop all', 'unsubscribe', 'unsub'
 const FILLERS = ['please', 'pls', 'plz', 'plse', 'thanks', 'thank you', 'thankyou', 'thx', 'ty', 'now', 'right now', 'ok', 'okay', 'k',
   'just', 'asap', 'already', 'immediately', 'uh', 'um', 'umm', 'hey', 'hi', 'hello', 'sorry', 'por favor', 'porfa', 'porfavor', 'gracias', 'ya', 'hola', 'ahora'];
 
-const alt = (words: readonly string[]) => `(?:${[...words].sort((a, b) => b.length - a.length).join('|')})`;
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+// Words are normalised first (letters, digits, single spaces), so they are safe inside a regex as they are, and
+// every pattern is bounded by spaces / ends, so the order of alternatives does not matter.
+const alt = (words: readonly string[]) => `(?:${words.join('|')})`;
 const FILL = `(?: ${alt(FILLERS)})*`;
 const FILLERS_RE = new RegExp(`(?<=^| )${alt(FILLERS)}(?= |$)`, 'g');
 
 /** Lower case, NFKC, no accents / apostrophes / punctuation / emoji, "stooop" -> "stop", "s t o p" -> "stop", "stop stop" -> "stop". */
 export function normaliseForKeywords(text: string): string {
   const words = text
-    .replace(/[\u2018\u2019\u201A\u201B\u2032\u00B4`]/g, "'") // curly / acute / back quotes -> straight (before NFKC splits the acute)
+    // Apostrophes, straight or curly (also acute / back quote, before NFKC splits the acute): "don’t" -> "dont";
+    // censoring stars: "f***ing" -> "fing". Curly double quotes go with the rest of the punctuation below.
+    .replace(/['\u2018\u2019\u201A\u201B\u2032\u00B4`*]/g, '')
     .normalize('NFKC')
     .toLowerCase()
     .normalize('NFD').replace(/\p{M}/gu, '') // accents (and emoji variation selectors) off: "envíes" == "envies"
-    .replace(/['*]/g, '') // "don't" -> "dont", censored "f***ing" -> "fing"
     .replace(/[^\p{L}\p{N}]+/gu, ' ') // punctuation, emoji, symbols, any whitespace -> one space
     .replace(/(\p{L})\1{2,}/gu, '$1') // "stoooppp" -> "stop"; no real English or Spanish word triples a letter
     .trim().split(' ');
+  const letter = (w: string | undefined) => w !== undefined && /^\p{L}$/u.test(w);
   const out: string[] = [];
   for (let i = 0; i < words.length; i++) {
-    let w = words[i] ?? '';
+    let w = words[i] as string;
     // Spelled-out letters, "S T O P" / "s.t.o.p": a run of three or more single letters is one word.
-    if (/^\p{L}$/u.test(w) && /^\p{L}$/u.test(words[i + 1] ?? '') && /^\p{L}$/u.test(words[i + 2] ?? '')) {
-      while (/^\p{L}$/u.test(words[i + 1] ?? '')) w += words[++i];
+    if (letter(w) && letter(words[i + 1]) && letter(words[i + 2])) {
+      while (letter(words[i + 1])) w += words[++i];
     }
     if (w !== out[out.length - 1]) out.push(w); // "STOP STOP" -> "stop"
   }
@@ -64,24 +67,26 @@ export function normaliseForKeywords(text: string): string {
 const stripFillers = (s: string) => s.replace(FILLERS_RE, '').replace(/ +/g, ' ').trim();
 const clean = (words: readonly string[] = []) => words.map(normaliseForKeywords).map((w) => stripFillers(w) || w).filter((w) => w !== '');
 /** A whole message (after fillers are gone) that is only these words, repeated, optionally "I ..." / "... me". */
-const wholeMessage = (words: readonly string[], object = '', subject = '') => new RegExp(`^${subject}${alt(words.map(escape))}(?: ${alt(words.map(escape))})*${object}$`);
+const wholeMessage = (words: readonly string[], object = '', subject = '') => new RegExp(`^${subject}${alt(words)}(?: ${alt(words)})*${object}$`);
 const SUBJECT = '(?:i |we )?'; // "I quit", "I revoke"
 const OBJECT_ME = '(?: me| us)?'; // "Unsubscribe me"
 
 // ---- Channel words: what a request names decides which channels it revokes -----------------------------
+// Matched against " " + the request, so a leading space bounds every word.
 const CHANNEL_WORDS: ReadonlyArray<[RegExp, ChannelName[] | 'written']> = [
-  [/(?:^| )(?:te?xts?|te?xting|te?xted|sms|textos?|textear\w*|texte\w*)(?= |$)/, ['sms']],
-  [/(?:^| )(?:calls?|calling|called|ring|ringing|phone (?:me|us)|phoning|robocall\w*|voice ?mails?|llam\w*|marc\w*|marqu\w*)(?= |$)/, ['voice']],
-  [/(?:^| )(?:e ?mails?|e ?mailing|e ?mailed|mails?|correos?|newsletters?)(?= |$)/, ['email']],
+  [/ (?:te?xts?|te?xting|te?xted|sms|textos?|textear\w*|texte\w*)(?= |$)/, ['sms']],
+  [/ (?:calls?|calling|called|ring|ringing|phone (?:me|us)|phoning|robocall\w*|voice ?mails?|llam\w*|marc\w*|marqu\w*)(?= |$)/, ['voice']],
+  [/(?<!voice) (?:e ?mails?|e ?mailing|e ?mailed|mails?|correos?|newsletters?)(?= |$)/, ['email']], // not "voice mails"
   // A written message is a text, or also the email it arrived as (over-inclusive on purpose: both stop).
-  [/(?:^| )(?:messages?|messaging|messaged|msgs?|msging|mensaj\w*|escrib\w*|dms?)(?= |$)/, 'written'],
+  [/ (?:messages?|messaging|messaged|msgs?|msging|mensaj\w*|escrib\w*)(?= |$)/, 'written'],
 ];
 /** Requests about contact as such ("stop contacting me", "leave me alone", "unsubscribe me from all") mean every channel. */
-const ALL_WORDS = /(?:^| )(?:contact\w*|bother\w*|harr?ass\w*|pester\w*|hassl\w*|bug|bugging|reach(?:ing)? out|all|everything|alone|molest\w*|acos\w*|paz)(?= |$)/;
-const PHONE_WORDS = /(?:^| )(?:numbers?|phone|cell|mobile|celular|numero|telefono)(?= |$)/;
+const ALL_WORDS = / (?:contact\w*|bother\w*|harr?ass\w*|pester\w*|hassl\w*|bug|bugging|reach(?:ing)? out|all|everything|alone|molest\w*|acos\w*|fastidi\w*|paz)(?= |$)/;
+const PHONE_WORDS = / (?:number|phone|cell|numero|telefono)(?= |$)/;
 
 /** The channels a matched request names; 'all' for contact as such; null when it names none. */
-function channelsNamed(match: string, arrivedBy: ChannelName): ChannelName[] | 'all' | null {
+function channelsNamed(request: string, arrivedBy: ChannelName): ChannelName[] | 'all' | null {
+  const match = ` ${request}`;
   const found = new Set<ChannelName>();
   for (const [re, means] of CHANNEL_WORDS) {
     if (!re.test(match)) continue;
@@ -159,7 +164,7 @@ const PHRASES: ReadonlyArray<[string, Scope, ('en' | 'es')?]> = [
   [`no (?:(?:me |nos )(?:envi|mand)\\w*|envien|manden|envies|mandes)(?: (?:mas|nada|ningun|ninguna|otro|otros|estos|estas|esos|esas|sus|tus|los|las))*(?: (?:${ES_NOUNS}|nada|mas)|${FILL}$)`, 'arrived'],
   [`no (?:quiero|queremos|deseo|necesito|me interesa recibir)(?: recibir)?(?: (?:mas|sus|tus|estos|estas|ningun|ninguna|que me|que nos|sigan|vuelvan a))* (?:${ES_NOUNS}|${ES_WRITE_CALL}|envi\\w*|mand\\w*)|no mas (?:${ES_NOUNS})`, 'arrived'],
   [`(?:dejen|deja|deje|dejes|dejar|paren|para|pare|parar)(?: ya)? de (?:${ES_WRITE_CALL}|envi\\w*|mand\\w*)`, 'arrived', 'es'],
-  [`(?:darme|dar|denme|den|doy|dame|deme|darnos|darse) de baja|(?:quiero|solicito|pido|deseo|quisiera) (?:la |mi |una )?baja`, 'arrived'],
+  [`(?:darme|dar|denme|den|doy|dame|deme|darnos|darse) de baja|(?:quiero|solicito|pido|deseo|quisiera) (?:la |mi |una )?baja`, 'arrived', 'es'],
   [`(?:borr|quit|saqu|sac|elimin)(?:en|a|e|ar)(?:me|nos)${ES_LIST_WORDS}|(?:borr|quit|saqu|sac|elimin)(?:en|a|e|ar) (?:mi|mis) (?:numero|datos|nombre|correo|telefono|contacto|informacion)|(?:dejenme|dejame|dejeme|dejanos|dejennos) en paz`, 'all'],
 ];
 const PHRASE_RES = PHRASES.map(([src, scope, neg]) => ({
@@ -171,6 +176,8 @@ const STOP_ALL_RE = /(?:^| )(?:stopall|stop all)(?= |$)/;
 const SEGMENT_BREAK = /[.!?;:,\n\r\u2026\u00A1\u00BF\u3002\uFF01\uFF1F\uFF1B\uFF0C\u2022|()[\]{}"\u201C\u201D\u00AB\u00BB\u2013\u2014]+|\s-+\s|\p{Extended_Pictographic}+/u;
 
 const inOrder = (set: Set<ChannelName>): ChannelName[] => (['sms', 'voice', 'email'] as const).filter((c) => set.has(c));
+/** What a request that names no channel revokes, by its scope ('dnc' always means every channel). */
+const UNNAMED: Record<Scope, (arrivedBy: ChannelName) => ChannelName[] | 'all'> = { arrived: (c) => [c], all: () => 'all', dnc: () => 'all' };
 
 export function recognise(text: string, arrivedBy: ChannelName, custom: CustomKeywords = {}): Recognition {
   const whole = normaliseForKeywords(text);
@@ -185,17 +192,16 @@ export function recognise(text: string, arrivedBy: ChannelName, custom: CustomKe
   let doNotContact = false;
   const channels = new Set<ChannelName>();
   for (const segment of text.split(SEGMENT_BREAK).map(normaliseForKeywords)) {
-    if (segment === '') continue;
     if (SENTENCE_KEYWORD_RE.test(stripFillers(segment))) {
       if (STOP_ALL_RE.test(segment)) all = true; else channels.add(arrivedBy);
     }
     for (const { re, scope } of PHRASE_RES) {
       const m = re.exec(segment);
       if (!m) continue;
-      const named = scope === 'dnc' ? 'all' : channelsNamed(m[0], arrivedBy);
       if (scope === 'dnc') doNotContact = true;
-      if (named === 'all' || (named === null && scope === 'all')) all = true;
-      else for (const c of named ?? [arrivedBy]) channels.add(c);
+      const revoked = (scope === 'dnc' ? null : channelsNamed(m[0], arrivedBy)) ?? UNNAMED[scope](arrivedBy);
+      if (revoked === 'all') all = true;
+      else for (const c of revoked) channels.add(c);
     }
   }
   if (all || channels.size) return { kind: 'stop', via: 'phrase', channels: all ? 'all' : inOrder(channels), doNotContact };

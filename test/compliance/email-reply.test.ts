@@ -39,6 +39,11 @@ describe('newTextOfReply', () => {
 
   it('does not mistake a sentence for an attribution ("On Monday my wife wrote:" has no date)', () => {
     expect(newTextOfReply('On Monday my wife wrote:\nplease stop emailing me')).toBe('On Monday my wife wrote:\nplease stop emailing me');
+    expect(newTextOfReply('Thanks.\nOn Monday my wife wrote:\nplease stop emailing me')).toBe('Thanks.\nOn Monday my wife wrote:\nplease stop emailing me');
+  });
+
+  it('a wrapped attribution with no blank line before it and unquoted history', () => {
+    expect(newTextOfReply('Call me.\nOn Mon 2 Mar\nDana wrote:\nHi Sam, the history')).toBe('Call me.');
   });
 
   it('Apple Mail: "Sent from my iPhone" then a quoted attribution', () => {
@@ -70,6 +75,12 @@ describe('newTextOfReply', () => {
 
   it('keeps a "From:" line that does not open a header block', () => {
     expect(newTextOfReply('From: the buyer side, we can go to 450k.\nThanks')).toBe('From: the buyer side, we can go to 450k.\nThanks');
+    expect(newTextOfReply('Date: Friday works\nFrom: my side, yes')).toBe('Date: Friday works\nFrom: my side, yes');
+    expect(newTextOfReply('From: my lender, 6%.\na\nb\nc\nd\nSent: ok?')).toBe('From: my lender, 6%.\na\nb\nc\nd\nSent: ok?');
+  });
+
+  it('a body that is only a forwarded header block has no new text', () => {
+    expect(newTextOfReply(`From: Dana Reyes\nSent: Monday, March 2, 2026 9:14 AM\n\n${OURS}`)).toBe('');
   });
 
   it('plain ">" quoting with no attribution', () => {
@@ -127,6 +138,13 @@ describe('newTextOfReply', () => {
       expect(out.endsWith('-- \nSam')).toBe(true);
     });
 
+    it('a very long line is not given to the parser (its signature then stays, trimmed)', () => {
+      const line = 'please stop emailing me '.repeat(50);
+      expect(newTextOfReply(`\n ${line}\n\n-- \nSam\n\n`)).toBe(`${line}\n\n-- \nSam`);
+      const short = 'please stop emailing me '.repeat(40); // 960 characters: parsed
+      expect(newTextOfReply(`${short}\n\n-- \nSam`)).toBe(short.trim());
+    });
+
     it.each([
       ['Danish attributions', 'abc. d e skrev f\n'.repeat(4000)],
       ['Dutch attributions', 'Op a schreef b\n'.repeat(4000)],
@@ -137,6 +155,10 @@ describe('newTextOfReply', () => {
       newTextOfReply(body);
       expect(Date.now() - started).toBeLessThan(2000);
     });
+  });
+
+  it('handles old-Mac CR line ends', () => {
+    expect(newTextOfReply(`Stop\r\rOn Mon, Mar 2, 2026 at 9:14 AM Dana <dana@parley.example> wrote:\r> ${FOOTER}\r`)).toBe('Stop');
   });
 
   it('handles CRLF line ends', () => {

@@ -5,7 +5,7 @@ import type { AddressDigests } from '../platform/address-digest.js';
 import type { Db, MessagePurpose } from '../platform/db/schema.js';
 import type { OrganizationSettings } from '../settings/settings.service.js';
 import { channelStatus, sourceColumn, type ChannelName } from '../subscriptions/channels.js';
-import { suppressionsFor } from '../subscriptions/suppressions.repository.js';
+import { suppressionOf } from '../subscriptions/suppressions.repository.js';
 import type { ExternalVerdict } from './external-verdict.js';
 import { leadContactWindow } from './lead-window.js';
 
@@ -67,18 +67,17 @@ export async function checkOutbound(db: Db, digests: AddressDigests, organizatio
   const confirmsOwnStop = req.purpose === 'stop_confirmation' && status === 'unsubscribed' && CONFIRMABLE.has(lead[sourceColumn(channel)] ?? '');
   if (!confirmsOwnStop) {
     if (status === 'unsubscribed') return { kind: 'blocked', code: 'OPTED_OUT', reason: `lead is unsubscribed from ${channel}` };
-    const suppressed = await suppressionsFor(db, organizationId, digests, channel === 'email' ? null : address, channel === 'email' ? address : null);
-    if (suppressed.has(channel)) return { kind: 'blocked', code: 'OPTED_OUT', reason: `the ${channel === 'email' ? 'address' : 'number'} opted out of ${channel}` };
+    if ((await suppressionOf(db, organizationId, digests, channel, address)) !== undefined) return { kind: 'blocked', code: 'OPTED_OUT', reason: `the ${channel === 'email' ? 'address' : 'number'} opted out of ${channel}` };
   }
   if (channel !== 'email' && (await phonesOnDnc(db, organizationId, [address])).has(address)) {
     return { kind: 'blocked', code: 'DNC', reason: 'phone is on the Do Not Contact list' };
   }
   if (req.purpose !== 'conversation') return { kind: 'allowed' };
   if (lead.is_ai_on !== 1 && !req.sendWhenOff) return { kind: 'blocked', code: 'AI_OFF', reason: 'AI is off for this lead' };
-  const cap = settings.frequencyCap?.maxAutomatedPerDay;
-  if (req.automated && cap !== undefined) {
+  const cap = req.automated ? settings.frequencyCap : null;
+  if (cap) {
     const sent = await countAutomatedSince(db, organizationId, lead.id, new Date(req.now.getTime() - DAY_MS).toISOString());
-    if (sent >= cap) return { kind: 'blocked', code: 'FREQUENCY_CAP', reason: `${sent} automated messages in the last 24 hours (cap ${cap})` };
+    if (sent >= cap.maxAutomatedPerDay) return { kind: 'blocked', code: 'FREQUENCY_CAP', reason: `${sent} automated messages in the last 24 hours (cap ${cap.maxAutomatedPerDay})` };
   }
   const window = await leadContactWindow(lead, settings, req.now, req.overrideBusinessHours ?? false);
   if (!window.inside) return { kind: 'wait', code: 'CONTACT_HOURS', until: window.opensAt, reason: window.reason };

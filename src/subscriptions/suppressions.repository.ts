@@ -51,3 +51,15 @@ export async function suppressionsFor(db: Db, organizationId: string, digests: A
   }
   return out;
 }
+
+/** The opt-out source of one address on one channel (keyed or legacy digest), or undefined: what the gate asks at send time. */
+export async function suppressionOf(db: Db, organizationId: string, digests: AddressDigests, channel: ChannelName, address: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('suppressions')
+    .select('source')
+    .where('organization_id', '=', organizationId)
+    .where('channel', '=', channel)
+    .where('address_digest', 'in', [digests.keyed(address), digests.legacy(address)])
+    .executeTakeFirst();
+  return row?.source;
+}

@@ -18,6 +18,9 @@ export default {
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   thresholds: { high: 90, low: 85, break: 85 },
   tempDirName: '.stryker-tmp',
+  // Infinite loops are caught by Stryker's hit limit; this only has to outlast a slow, loaded run of the
+  // whole recogniser suite, so that a surviving mutant is reported as Survived and not as a (detected) Timeout.
+  timeoutMS: 20000,
   // Not needed by the unit tests above; keeps each sandbox copy small.
   ignorePatterns: ['dist', 'data', 'bench', 'reports', '.depcruise-fixture-*'],
 };

@@ -32,8 +32,25 @@ class FastFirst extends BaseSequencer {
   }
 }
 
+/**
+ * Some property tests in the suites above draw their cases unseeded, so a
+ * mutant could be "killed" or not by chance. Under Stryker every fast-check
+ * run gets this one seed (a setup file served from this config, so it needs
+ * no file of its own): each mutant sees the same cases, and a rerun the same
+ * score. Tests that pass their own seed keep it.
+ */
+const FAST_CHECK_SEED = 'virtual-fast-check-seed.ts';
+const fastCheckSeed = {
+  name: 'fast-check-seed',
+  enforce: 'pre' as const,
+  resolveId: (id: string) => (id.endsWith(FAST_CHECK_SEED) ? `\0${FAST_CHECK_SEED}` : null),
+  load: (id: string) => (id === `\0${FAST_CHECK_SEED}` ? "import fc from 'fast-check';\nfc.configureGlobal({ ...fc.readConfigureGlobal(), seed: 20261123 });\n" : null),
+};
+
 export default defineConfig({
+  plugins: [fastCheckSeed],
   test: {
+    setupFiles: [FAST_CHECK_SEED],
     include: [
       'test/compliance/consent-rules.test.ts',
       'test/compliance/recognizer.mutation.test.ts',

@@ -31,7 +31,8 @@ const OUTLOOK_SENT = /^\s*[*_]{0,2}(?:Sent|Date|Enviado|Fecha|Gesendet)[*_]{0,2}
 const ORIGINAL_MESSAGE = /^\s*-{2,}\s*(?:Original Message|Mensaje original|Message d'origine|Ursprüngliche Nachricht)\s*-{2,}\s*$/i;
 const QUOTE_HEADER_START = /^\s*(?:On|El)\s/;
 const QUOTE_HEADER_END = /(?:wrote|escribió|escribio)\s*:\s*$/i;
-const OUR_FOOTER = /^[> \t]*To stop receiving these emails, reply STOP or unsubscribe\b.*$/gim;
+// The footer Parley's own emails carry (channels/email.ts `emailBody`), in its current and earlier wording.
+const OUR_FOOTER = /^[> \t]*To stop receiving these emails, (?:reply STOP or )?unsubscribe.*$/gim;
 const QUOTED = /^\s*>/;
 const MAX_PARSED_CHARS = 4000; // worst case measured ~0.15 s
 const MAX_PARSED_LINE = 1000;

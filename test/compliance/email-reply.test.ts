@@ -103,6 +103,16 @@ describe('newTextOfReply', () => {
     expect(newTextOfReply(wrapped)).toBe('Me interesa.');
   });
 
+  it('header blocks with a space before the colon, and Android\'s spaced "Original message" rule', () => {
+    expect(newTextOfReply(`D'accord.\n\nDe : Dana Reyes\nEnviado : lunes\n\n${OURS}`)).toBe("D'accord.");
+    expect(newTextOfReply(`Vale.\n\n-------- Mensaje original --------\nDe: dana@parley.example\n${OURS}`)).toBe('Vale.');
+  });
+
+  it('an "On ... wrote:" with text after the colon on the same line is not an attribution', () => {
+    const body = 'Thanks.\nOn the 2nd my wife wrote: please stop emailing me';
+    expect(newTextOfReply(body)).toBe(body);
+  });
+
   it('Spanish Outlook: "De: / Enviado:" and "-----Mensaje original-----"', () => {
     expect(newTextOfReply(`De acuerdo, el jueves.\n\nDe: Dana Reyes\nEnviado: lunes, 2 de marzo de 2026 9:14\nPara: Sam Lee\nAsunto: Calle Olmo 42\n\n${OURS}`)).toBe('De acuerdo, el jueves.');
     expect(newTextOfReply(`Gracias\n\n-----Mensaje original-----\nDe: dana@parley.example\n${OURS}`)).toBe('Gracias');
@@ -124,6 +134,21 @@ describe('newTextOfReply', () => {
 
     it('a long quoted thread: the reply below it (bottom-posting)', () => {
       expect(newTextOfReply(`${attribution}\n${history}\n\nPlease stop emailing me.\n\n-- \nSam`)).toBe('Please stop emailing me.');
+    });
+
+    it('a long quoted thread after a blank line, the reply below it; ">" inside a line is not a quote', () => {
+      const body = `${attribution}\n\n${history}\n\nBudget is 400k > 450k. Please stop emailing me.`;
+      expect(newTextOfReply(body)).toBe('Budget is 400k > 450k. Please stop emailing me.');
+    });
+
+    it('the parser limits are inclusive: 1000 characters a line, 4000 in all', () => {
+      const sig = '\n\n-- \nSam'; // three lines: 1 + 4 + 4 characters with their line ends
+      const line = 'a'.repeat(1000);
+      expect(newTextOfReply(`${line}${sig}`)).toBe(line);
+      expect(newTextOfReply(`${line}a${sig}`)).toBe(`${line}a${sig}`);
+      const fits = ['b'.repeat(997), 'b'.repeat(997), 'b'.repeat(997), 'b'.repeat(996)].join('\n'); // 3991 + 9 = 4000
+      expect(newTextOfReply(`${fits}${sig}`)).toBe(fits);
+      expect(newTextOfReply(`${fits}b${sig}`)).toBe(`${fits}b${sig}`);
     });
 
     it('a long unquoted thread under an attribution is history', () => {
@@ -164,5 +189,16 @@ describe('newTextOfReply', () => {
   it('handles CRLF line ends', () => {
     const body = `Stop\r\n\r\nOn Mon, Mar 2, 2026 at 9:14 AM Dana <dana@parley.example> wrote:\r\n> ${FOOTER}\r\n`;
     expect(newTextOfReply(body)).toBe('Stop');
+  });
+});
+
+describe('the footer Parley sends', () => {
+  it('never reads as the lead\'s opt-out, with or without its signature line', async () => {
+    const { emailBody } = await import('../../src/channels/email.js');
+    const { recognise } = await import('../../src/compliance/opt-out-recognizer.js');
+    const body = emailBody('Hi Ann, the house on Elm St is still available.', 'https://parley.example/v1/unsubscribe/abc');
+    for (const reply of [`Sounds great\n\n${body}`, `Sounds great\n${body.replace('--\n', '')}`, body.replace('--\n', '')]) {
+      expect(recognise(newTextOfReply(reply), 'email'), reply).toEqual({ kind: 'none' });
+    }
   });
 });

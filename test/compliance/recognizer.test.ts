@@ -400,6 +400,18 @@ describe('recognise: every channel word decides the channels', () => {
     ['borren mi número', 'email', ['sms', 'voice']],
     ['borren mi teléfono', 'email', ['sms', 'voice']],
     ['borren mis datos', 'email', 'all'],
+    ['no quiero ningún texto', 'email', ['sms']],
+    ['dejen de textear', 'email', ['sms']],
+    ["I don't want any voicemail", 'sms', ['voice']],
+    ['dejen de fastidiarme', 'sms', 'all'],
+    // naming no channel: the channel it arrived on
+    ['no more spam', 'email', ['email']],
+    ['stop the promotions', 'voice', ['voice']],
+    ["don't spam me", 'email', ['email']],
+    ["I don't want any more promotions", 'sms', ['sms']],
+    ['why do you keep spamming me', 'email', ['email']],
+    ['no quiero más publicidad', 'email', ['email']],
+    ['no me manden más promociones', 'voice', ['voice']],
   ])('%j (arrived by %s) stops %j', (text, arrivedBy, channels) => {
     expect(recognise(text, arrivedBy)).toEqual(phraseStop(channels));
   });

@@ -1,13 +1,29 @@
-import { describe, expect, it } from 'vitest';
+import type { PhoneNumber } from 'libphonenumber-js';
+import { describe, expect, it, vi } from 'vitest';
 import { insideWindow, localMinutes, nextWindowStart } from '../../src/compliance/contact-hours.js';
 import { contactWindow, nextLocalClock, type ContactPolicy } from '../../src/compliance/contact-window.js';
+import { clearPhoneCache, isPhoneCached, regionFromGeocode, regionOfPhone, zonesForLead } from '../../src/compliance/lead-zones.js';
+
+/** Numbers whose next time-zone look-up fails, as when the data file cannot be read (this file only). */
+const failNext = vi.hoisted(() => new Set<string>());
+vi.mock('libphonenumber-geo-carrier', async (importOriginal) => {
+  const real = await importOriginal<typeof import('libphonenumber-geo-carrier')>();
+  return {
+    ...real,
+    timezones: async (phone: PhoneNumber | undefined) => {
+      if (phone && failNext.delete(phone.number)) throw new Error('time-zone data unreadable');
+      return real.timezones(phone);
+    },
+  };
+});
 
 /**
  * Boundaries of the contact-hours arithmetic that the broader suites
  * (contact-window.test.ts, contact-hours.test.ts) leave open: both edges of a
  * window over midnight, clock strings that only look like HH:MM, the
  * minute before a daylight-saving jump, the order of openings across a
- * transition further ahead, and the exact error messages. Pure and fast.
+ * transition further ahead, the exact error messages, and the phone look-up
+ * cache after a failed look-up. Fast (one phone look-up).
  */
 
 const NY = 'America/New_York';
@@ -70,5 +86,25 @@ describe('contact-window: contactWindow', () => {
     // Only Sundays: the first opening is Sunday 00:00 EST, a few hours before that change.
     const sundays = contactWindow(new Date('2026-03-02T12:00:00Z'), [NY], policy({ start: '00:00', end: '00:00', weekdays: [0] }), null);
     expect(sundays).toEqual({ inside: false, opensAt: new Date('2026-03-08T05:00:00Z'), reason: 'not a contact day (Monday) in America/New_York' });
+  });
+});
+
+describe('lead-zones', () => {
+  it('reads a state code only at the very end of the place name', () => {
+    expect(regionFromGeocode('US', 'Springfield, IL')).toBe('US-IL');
+    expect(regionFromGeocode('US', 'Springfield, IL, US')).toBeNull();
+    expect(regionFromGeocode('US', 'Springfield, IL area')).toBeNull();
+    expect(regionFromGeocode('CA', 'Halifax, NS')).toBe('CA-NS');
+  });
+
+  it('does not remember a failed look-up: the next one tries again', async () => {
+    clearPhoneCache();
+    failNext.add('+14155550100');
+    await expect(zonesForLead({ timeZone: null, phone: '+14155550100' }, 'America/Chicago')).rejects.toThrow('time-zone data unreadable');
+    expect(isPhoneCached('+14155550100')).toBe(false);
+    expect(await zonesForLead({ timeZone: null, phone: '+14155550100' }, 'America/Chicago')).toEqual({ zones: ['America/Los_Angeles'], source: 'phone' });
+    expect(await regionOfPhone('+14155550100')).toBe('US-CA');
+    expect(isPhoneCached('+14155550100')).toBe(true);
+    clearPhoneCache();
   });
 });

@@ -1,13 +1,32 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import { BadRequest } from './errors.js';
 
+const DIGITS_ONLY = /^\d+$/;
+
 /**
  * E.164 (`+` and digits) or a 400 naming the field. "Possible" rather than
- * "valid": numbering plans change faster than metadata, and test ranges
- * (555-01xx) must be usable.
+ * "valid" as the last resort: numbering plans change faster than metadata, and
+ * test ranges (555-01xx) must be usable.
+ *
+ * Digits alone are ambiguous: clients strip the `+` (`442079460958` is
+ * +44 20 7946 0958) while people type national numbers (`4155550100`). In
+ * that order:
+ * 1. a valid national number of the default country is that number, so a
+ *    10-digit US number stays US even when its digits also spell a valid
+ *    foreign number (`4325550100` is +1 432 and +43 2555);
+ * 2. else digits that spell a valid number when read with a leading `+` are
+ *    that number (the stripped `+`);
+ * 3. else the default country's reading if it is a possible number, else 400.
+ * Anything that is not digits alone (a `+`, spaces, brackets) is read as
+ * written, with the default country for a national number.
  */
 export function normalizePhone(input: string, defaultCountry: string, field = 'phone'): string {
-  const parsed = parsePhoneNumberFromString(input.trim(), defaultCountry as CountryCode);
-  if (!parsed || !parsed.isPossible()) throw new BadRequest(`${field} is not a valid phone number`, 'invalid_phone');
-  return parsed.number;
+  const text = input.trim();
+  const national = parsePhoneNumberFromString(text, defaultCountry as CountryCode);
+  if (DIGITS_ONLY.test(text) && !national?.isValid()) {
+    const international = parsePhoneNumberFromString(`+${text}`);
+    if (international?.isValid()) return international.number;
+  }
+  if (!national || !national.isPossible()) throw new BadRequest(`${field} is not a valid phone number`, 'invalid_phone');
+  return national.number;
 }

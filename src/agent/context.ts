@@ -35,6 +35,17 @@ export async function loadTurnContext(db: Db, organizationId: string, leadId: st
   if (!lead) return undefined;
   const trigger = await findMessage(db, organizationId, messageId);
   if (!trigger || trigger.lead_id !== leadId) return undefined;
+  const { input, commandIds } = await loadAgentInput(db, organizationId, lead, now);
+  return { lead, trigger, input, commandIds };
+}
+
+/**
+ * What the agent sees about a lead, read fresh: its profile, details, tags,
+ * notes, pending commands and the conversation since the memory was cleared.
+ * `task: 'opening'` asks for the profile's first message instead of a reply.
+ */
+export async function loadAgentInput(db: Db, organizationId: string, lead: LeadRow, now: Date, task?: 'opening'): Promise<{ input: AgentInput; commandIds: string[] }> {
+  const leadId = lead.id;
   const [profile, tags, notes, said] = await Promise.all([
     findProfileByName(db, organizationId, lead.customer_profile),
     listTags(db, organizationId, [leadId]),
@@ -68,6 +79,7 @@ export async function loadTurnContext(db: Db, organizationId: string, leadId: st
     commands: commands.map((n) => n.text),
     conversation: said,
     now,
+    ...(task ? { task } : {}),
   };
-  return { lead, trigger, input, commandIds: commands.map((n) => n.id) };
+  return { input, commandIds: commands.map((n) => n.id) };
 }

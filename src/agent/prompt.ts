@@ -30,6 +30,15 @@ export function systemPrompt(input: AgentInput): string {
   if (profile.questions.length > 0) lines.push('', '## Questions to work through with the lead, in order', ...profile.questions.map((q, i) => `${i + 1}. ${q}`));
   if (input.contextNotes.length > 0) lines.push('', '## Context notes from the organization', ...input.contextNotes.map((n) => `- ${n}`));
   if (input.commands.length > 0) lines.push('', '## Command from the organization: carry it out in this turn', ...input.commands.map((c) => `- ${c}`));
+  if (input.task === 'opening') {
+    lines.push(
+      '',
+      '## Task: the opening message',
+      'The organization has just put this lead on this profile and asked for a first message to the lead. There is no message from the lead to answer.',
+      'Write that opening message now, following the instructions above and using what you know about the lead (address them by first name when you know it). Keep it short, as a text message would be.',
+      'Call reply exactly once with the message, and no other tool.',
+    );
+  }
   lines.push(
     '',
     '## How to act',

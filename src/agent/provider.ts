@@ -115,6 +115,12 @@ export interface AgentInput {
   /** Since the lead's memory was last cleared, oldest first; ends with the message that triggered the turn. */
   conversation: ConversationMessage[];
   now: Date;
+  /**
+   * `opening`: no lead message to answer; the profile asked for its first
+   * message (a switch with sendMessage to a profile without a template). The
+   * agent writes it with one `reply`; nothing else it answers is applied.
+   */
+  task?: 'opening';
 }
 
 export interface AgentProvider {

@@ -7,7 +7,9 @@ import type { Action, AgentInput, AgentProvider, ConversationMessage } from './p
  * the summary and says a closing line. Buying words mark the lead hot. A
  * pending command in one of the simple forms below takes the turn instead.
  * A profile without questions gets no scripted replies at all: there is
- * nothing the script could say that the organization wrote.
+ * nothing the script could say that the organization wrote. The one
+ * exception is an opening the organization asked for (switchCustomerProfile
+ * with sendMessage to a profile without a template): a plain greeting.
  */
 
 const HOT = /\b(buy|buying|ready|interested|asap|as soon as possible)\b/i;
@@ -37,6 +39,8 @@ export function commandActions(command: string, input: AgentInput): Action[] | n
 }
 
 const same = (a: string, b: string) => a.trim() === b.trim();
+/** A message asks a question when it is the question, or ends with it (the scripted opening greets, then asks the first). */
+const asks = (message: string, question: string) => same(message, question) || message.trim().endsWith(` ${question.trim()}`);
 
 function lastIndexWhere<T>(items: T[], ok: (item: T) => boolean): number {
   for (let i = items.length - 1; i >= 0; i -= 1) if (ok(items[i]!)) return i;
@@ -45,7 +49,7 @@ function lastIndexWhere<T>(items: T[], ok: (item: T) => boolean): number {
 
 /** Where each question was last asked by the AI in this conversation (-1: not yet). */
 function askedAt(questions: string[], conversation: ConversationMessage[]): number[] {
-  return questions.map((q) => lastIndexWhere(conversation, (m) => m.from === 'agent' && m.isAiGenerated && same(m.text, q)));
+  return questions.map((q) => lastIndexWhere(conversation, (m) => m.from === 'agent' && m.isAiGenerated && asks(m.text, q)));
 }
 
 function answerAfter(conversation: ConversationMessage[], index: number): string {
@@ -69,7 +73,19 @@ function questionActions(input: AgentInput): Action[] {
   ];
 }
 
+/**
+ * The scripted opening, for a profile without a template: a greeting by first
+ * name, then the profile's first question (so the questions carry on from it
+ * when the lead answers), or an open question when the profile has none.
+ */
+export function scriptedOpening(input: AgentInput): string {
+  const hello = input.lead.firstName ? `Hi ${input.lead.firstName}!` : 'Hi!';
+  const first = input.profile.questions[0]?.trim();
+  return `${hello} ${first || 'Thanks for your interest. How can we help you today?'}`;
+}
+
 export function scriptedDecide(input: AgentInput): Action[] {
+  if (input.task === 'opening') return [{ type: 'reply', text: scriptedOpening(input) }];
   const actions: Action[] = [];
   const last = input.conversation[lastIndexWhere(input.conversation, (m) => m.from === 'lead')];
   const word = last ? hotWord(last.text) : null;

@@ -20,11 +20,19 @@ export interface AgentTurnPayload {
   messageId: string;
 }
 
+export interface AgentOpeningPayload {
+  leadId: string;
+  /** The opening asked for (lead_openings row): the job's identity; it is composed once, ever. */
+  openingId: string;
+}
+
 export interface JobPayloads {
   /** Send one recorded outbound message through the gate and its channel (channels/outbound.ts). */
   'message.send': SendMessagePayload;
   /** One AI agent turn answering one inbound message (agent/turn.ts); retried on a failing model, then recorded as failed. */
   'ai.turn': AgentTurnPayload;
+  /** The agent writes a profile's opening message when the profile has no template (agent/opening.ts). */
+  'ai.opening': AgentOpeningPayload;
 }
 
 export type JobName = keyof JobPayloads;

@@ -7,8 +7,14 @@ export type NewMessage = Omit<Insertable<MessagesTable>, 'organization_id'>;
 
 /** The one way a message enters the history (sending, inbound, scheduling all come through here). */
 export async function insertMessage(db: Db, organizationId: string, row: NewMessage): Promise<void> {
-  await db.insertInto('messages').values({ ...row, organization_id: organizationId }).execute();
+  await db.insertInto('messages').values({ ...row, updated_at: row.updated_at ?? row.created_at, organization_id: organizationId }).execute();
 }
+
+/**
+ * When a status change happened. Callers that know their clock pass `at`;
+ * the rest (provider reports, the send path) are stamped with the wall clock.
+ */
+const changedAt = (at: string | undefined): string => at ?? new Date().toISOString();
 
 /**
  * One page of a lead's history, oldest first. Ids are UUIDv7 (creation order),
@@ -36,10 +42,12 @@ export interface StatusChange {
   providerMessageId?: string | null;
   /** When a waiting send is now due (the contact window's opening). */
   scheduledAt?: string;
+  /** When the change happened (the timeline's updatedAt); the wall clock when absent. */
+  at?: string;
 }
 
 export async function setMessageStatus(db: Db, organizationId: string, id: string, change: StatusChange): Promise<void> {
-  const patch: Updateable<MessagesTable> = { status: change.status, status_reason: change.reason, status_code: change.code ?? null };
+  const patch: Updateable<MessagesTable> = { status: change.status, status_reason: change.reason, status_code: change.code ?? null, updated_at: changedAt(change.at) };
   if (change.providerMessageId !== undefined) patch.provider_message_id = change.providerMessageId;
   if (change.scheduledAt !== undefined) patch.scheduled_at = change.scheduledAt;
   await db.updateTable('messages').set(patch).where('organization_id', '=', organizationId).where('id', '=', id).execute();
@@ -50,10 +58,10 @@ export async function setMessageStatus(db: Db, organizationId: string, id: strin
  * each is recorded blocked with the reason (a HELP answer or an AI reply queued
  * before a STOP must not follow it). Answers how many.
  */
-export function blockQueuedSendsQuery(db: Db, organizationId: string, leadId: string, channels: readonly string[], code: string, reason: string) {
+export function blockQueuedSendsQuery(db: Db, organizationId: string, leadId: string, channels: readonly string[], code: string, reason: string, at?: string) {
   return db
     .updateTable('messages')
-    .set({ status: 'blocked', status_code: code, status_reason: reason })
+    .set({ status: 'blocked', status_code: code, status_reason: reason, updated_at: changedAt(at) })
     .where('organization_id', '=', organizationId)
     .where('lead_id', '=', leadId)
     .where('direction', '=', 'outbound')
@@ -85,8 +93,8 @@ export async function hasInboundWithProviderId(db: Db, organizationId: string, p
 }
 
 /** A provider's delivery report for an outbound message, found by the provider's id; answers how many rows changed. */
-export async function setStatusByProviderId(db: Db, organizationId: string, providerMessageId: string, status: string, reason: string | null): Promise<number> {
-  const result = await db.updateTable('messages').set({ status, status_reason: reason })
+export async function setStatusByProviderId(db: Db, organizationId: string, providerMessageId: string, status: string, reason: string | null, at?: string): Promise<number> {
+  const result = await db.updateTable('messages').set({ status, status_reason: reason, updated_at: changedAt(at) })
     .where('organization_id', '=', organizationId).where('provider_message_id', '=', providerMessageId).where('direction', '=', 'outbound')
     .executeTakeFirst();
   return Number(result.numUpdatedRows);

@@ -7,7 +7,7 @@ import type { Db, MessagePurpose } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { BadRequest } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { reachableChannels, type ChannelName } from '../subscriptions/channels.js';
+import { reachableChannels, toChannel, type ChannelName } from '../subscriptions/channels.js';
 import { insertMessage } from './messages.repository.js';
 import type { SendMessageInput } from './send.schemas.js';
 
@@ -35,6 +35,8 @@ export interface ScheduledSend {
   /** `compliance` for HELP answers and START confirmations, `stop_confirmation` for the one STOP confirmation (see compliance/gate.ts). */
   purpose?: MessagePurpose;
   overrideBusinessHours?: boolean;
+  /** sendMessage `scheduleFollowUps`: kept on the message for the follow-up engine. */
+  scheduleFollowUps?: boolean;
   /** Recorded blocked at once (the gate already said no): no job is queued. */
   blocked?: { code: string; reason: string };
   /** Why it waits for `runAt` (outside contact hours), shown on the message. */
@@ -64,6 +66,7 @@ export async function scheduleSend(db: Db, s: ScheduledSend): Promise<string> {
     scheduled_at: s.runAt.toISOString(),
     created_at: s.now,
     purpose: s.purpose ?? 'conversation',
+    schedule_follow_ups: s.scheduleFollowUps ? 1 : null,
   });
   if (s.blocked) return id;
   const payload = s.overrideBusinessHours ? { messageId: id, sendWhenOff: s.sendWhenOff, overrideBusinessHours: true } : { messageId: id, sendWhenOff: s.sendWhenOff };
@@ -86,9 +89,10 @@ export async function sendMessage(deps: Deps, organizationId: string, leadId: st
   if (requested.getTime() - now.getTime() > MAX_AHEAD_MS) throw new BadRequest('scheduledTime must be within a year', 'invalid_schedule');
   const runAt = requested.getTime() < now.getTime() ? now : requested;
   const sendWhenOff = input.sendWhenOff ?? false;
+  const scheduleFollowUps = input.scheduleFollowUps ?? false;
   return deps.db.transaction().execute(async (trx) => {
     const lead = await requireLead(trx, organizationId, leadId, true);
-    const channel = defaultChannel(lead, input.channel);
+    const channel = defaultChannel(lead, input.channel === undefined ? undefined : toChannel(input.channel));
     const settings = await readSettings(trx, organizationId);
     const decision = await checkOutbound(trx, deps.digests, organizationId, {
       lead, channel, purpose: 'conversation', sendWhenOff, automated: false, settings, now: runAt, overrideBusinessHours: input.overrideBusinessHours ?? false,
@@ -98,10 +102,10 @@ export async function sendMessage(deps: Deps, organizationId: string, leadId: st
     const sendAt = decision.kind === 'wait' ? decision.until : runAt;
     const id = await scheduleSend(trx, {
       organizationId, lead, channel, text: input.message, runAt: sendAt, sendWhenOff, isAiGenerated: false, now: now.toISOString(),
-      overrideBusinessHours: input.overrideBusinessHours ?? false, blocked, waiting,
+      overrideBusinessHours: input.overrideBusinessHours ?? false, scheduleFollowUps, blocked, waiting,
     });
     const status: SendStatus = blocked ? 'blocked' : waiting ? 'waiting' : 'scheduled';
     const note = blocked ?? waiting ?? null;
-    return { id, channel, status, statusCode: note?.code ?? null, statusReason: note?.reason ?? null, scheduledTime: sendAt.toISOString() };
+    return { id, channel, status, statusCode: note?.code ?? null, statusReason: note?.reason ?? null, scheduledTime: sendAt.toISOString(), scheduleFollowUps };
   });
 }

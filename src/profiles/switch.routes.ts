@@ -15,7 +15,8 @@ export const switchProfileRoutes = (deps: Deps): FastifyPluginAsyncTypebox => as
       response: withErrors({ 200: SwitchProfileReply }),
     },
   }, async (req) => {
-    const { sendMessage, messageDelayHours, messageDelayMins } = await switchCustomerProfile(deps, req.auth.organizationId, req.params.leadId, req.body);
-    return { message: 'Switched profile successfully.', sendMessage, messageDelayHours, messageDelayMins };
+    const { sendMessage, messageDelayHours, messageDelayMins, opening } = await switchCustomerProfile(deps, req.auth.organizationId, req.params.leadId, req.body);
+    // The hosted service's four fields; `opening` (Parley's) only when a message was asked for.
+    return { message: 'Switched profile successfully.', sendMessage, messageDelayHours, messageDelayMins, ...(opening ? { opening } : {}) };
   });
 };

@@ -1,8 +1,7 @@
 import type { Updateable } from 'kysely';
 import { requireLead } from '../leads/leads.repository.js';
 import { updateLead } from '../leads/leads.repository.js';
-import { BadRequest } from '../platform/errors.js';
-import { scheduleOpening } from './opening.js';
+import { requestOpening, type OpeningResult } from './opening.js';
 import type { LeadsTable } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { requireProfile } from './profiles.service.js';
@@ -33,17 +32,23 @@ export function effectiveDelay(input: Pick<SwitchProfileInput, 'sendMessage' | '
   };
 }
 
+export interface SwitchResult extends EffectiveDelay {
+  /** What became of the opening message; null without sendMessage. */
+  opening: OpeningResult | null;
+}
+
 /**
  * Points the lead at another profile. With `clearMemory` the AI starts over
  * from `memory_cleared_at` on its next turn; the message history itself is
  * kept (it is the record of what was said, and the messages API serves it).
  * With `sendMessage` the profile's opening message is recorded and its send
  * scheduled after the effective delay, in the same transaction as the switch;
- * the compliance gate decides at send time.
+ * a profile without an opening template gets one written by the agent
+ * (profiles/opening.ts). The compliance gate decides at send time.
  */
-export async function switchCustomerProfile(deps: Deps, organizationId: string, leadId: string, input: SwitchProfileInput): Promise<EffectiveDelay> {
+export async function switchCustomerProfile(deps: Deps, organizationId: string, leadId: string, input: SwitchProfileInput): Promise<SwitchResult> {
   const delay = effectiveDelay(input);
-  await deps.db.transaction().execute(async (trx) => {
+  const opening = await deps.db.transaction().execute(async (trx): Promise<OpeningResult | null> => {
     const lead = await requireLead(trx, organizationId, leadId, true);
     // A share lock keeps a concurrent delete of this profile from passing its "no lead uses it" check.
     const profile = await requireProfile(trx, organizationId, input.profile, 'share');
@@ -52,13 +57,9 @@ export async function switchCustomerProfile(deps: Deps, organizationId: string, 
     const patch: Updateable<LeadsTable> = { customer_profile: input.profile, updated_at: at };
     if (input.clearMemory === true) patch.memory_cleared_at = at;
     await updateLead(trx, organizationId, leadId, patch);
-    if (delay.sendMessage) {
-      if (!profile.opening_message) {
-        throw new BadRequest(`Customer profile ${profile.name} has no opening message to send`, 'no_opening_message');
-      }
-      // Same transaction: the switch and its scheduled opening message commit together.
-      await scheduleOpening(trx, organizationId, lead, profile, new Date(now.getTime() + delay.delayMs), now);
-    }
+    if (!delay.sendMessage) return null;
+    // Same transaction: the switch and its opening message (or the job that writes it) commit together.
+    return requestOpening(trx, organizationId, lead, profile, new Date(now.getTime() + delay.delayMs), now);
   });
-  return delay;
+  return { ...delay, opening };
 }

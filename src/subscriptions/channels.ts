@@ -3,6 +3,21 @@ import type { LeadRow } from '../leads/leads.repository.js';
 export const CHANNELS = ['sms', 'voice', 'email'] as const;
 export type ChannelName = (typeof CHANNELS)[number];
 
+/**
+ * What a client may write for a channel: Parley's names, and `call`, the
+ * hosted service's name for voice (its reference writes `call` in follow-up
+ * steps, opt-out payloads and channel lists). Read as `voice` everywhere.
+ */
+export type ChannelInput = ChannelName | 'call';
+
+export const toChannel = (c: ChannelInput): ChannelName => (c === 'call' ? 'voice' : c);
+
+/** The same list, read; undefined stays undefined (the whole request's default applies). */
+export const toChannels = (list: readonly ChannelInput[] | undefined): ChannelName[] | undefined => list?.map(toChannel);
+
+/** The hosted service's spelling of a channel, for the shapes its reference documents (`call` for voice). */
+export const referenceChannel = (c: ChannelName): 'sms' | 'call' | 'email' => (c === 'voice' ? 'call' : c);
+
 /** A phone gives sms and voice; an email address gives email. */
 export function reachableChannels(lead: Pick<LeadRow, 'phone' | 'email'>): ChannelName[] {
   return CHANNELS.filter((c) => (c === 'email' ? !!lead.email : !!lead.phone));

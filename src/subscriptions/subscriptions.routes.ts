@@ -4,6 +4,7 @@ import { withErrors } from '../platform/http/schemas.js';
 import { LeadIdParams } from '../leads/leads.schemas.js';
 import { ChannelsBody, ChannelsReply, INVALID_CHANNELS } from './subscriptions.schemas.js';
 import { resubscribe, unsubscribe } from './subscriptions.service.js';
+import { toChannels } from './channels.js';
 
 export const subscriptionRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app) => {
   const schema = (summary: string) => ({
@@ -17,12 +18,12 @@ export const subscriptionRoutes = (deps: Deps): FastifyPluginAsyncTypebox => asy
   const config = { badRequestMessage: INVALID_CHANNELS };
 
   app.post('/leads/:leadId/unsubscribe', { schema: schema('Unsubscribe a lead from channels'), config }, async (req) => {
-    const channels = await unsubscribe(deps, req.auth.organizationId, req.params.leadId, req.body?.channels, { actor: `key:${req.auth.keyId}` });
+    const channels = await unsubscribe(deps, req.auth.organizationId, req.params.leadId, toChannels(req.body?.channels), { actor: `key:${req.auth.keyId}` });
     return { message: 'Lead unsubscribed successfully.', channels };
   });
 
-  app.post('/leads/:leadId/resubscribe', { schema: schema('Resubscribe a lead to channels'), config }, async (req) => {
-    const channels = await resubscribe(deps, req.auth.organizationId, req.params.leadId, req.body?.channels, { actor: `key:${req.auth.keyId}` });
+  app.post('/leads/:leadId/resubscribe', { schema: schema('Resubscribe a lead to channels (no body: every channel it can receive) and turn the AI back on for it'), config }, async (req) => {
+    const channels = await resubscribe(deps, req.auth.organizationId, req.params.leadId, toChannels(req.body?.channels), { actor: `key:${req.auth.keyId}` });
     return { message: 'Lead resubscribed successfully.', channels };
   });
 };

@@ -143,7 +143,13 @@ async function followAddress(trx: Db, deps: Deps, organizationId: string, lead: 
 }
 
 export async function resubscribe(deps: Deps, organizationId: string, leadId: string, requested?: ChannelName[], opts: ChangeOptions = {}, by: Lifter = { kind: 'api' }): Promise<ChannelName[]> {
-  const result = await deps.db.transaction().execute((trx) => applyResubscribe(trx, deps, organizationId, leadId, requested, opts, by));
+  const result = await deps.db.transaction().execute(async (trx) => {
+    const applied = await applyResubscribe(trx, deps, organizationId, leadId, requested, opts, by);
+    // The hosted service's reference: resubscribing through the API also turns the AI back on for the
+    // lead. Same transaction: a refused (409) resubscribe leaves the AI as it was.
+    if (by.kind === 'api') await updateLead(trx, organizationId, leadId, { is_ai_on: 1, updated_at: isoNow(deps.clock) });
+    return applied;
+  });
   return result.applied;
 }
 

@@ -1,4 +1,5 @@
 import { runAgentTurn } from '../agent/turn.js';
+import { runOpening } from '../agent/opening.js';
 import { sendRecordedMessage } from '../channels/outbound.js';
 import { failJob } from '../jobs/jobs.repository.js';
 import type { ClaimedJob, JobName, JobOutcome, JobPayloads } from '../jobs/names.js';
@@ -47,5 +48,9 @@ export const jobHandlers: JobHandlers = {
   'ai.turn': {
     retryDelaysMs: DEFAULT_JOB_RETRIES,
     run: underConfiguredRetries<'ai.turn'>((deps, job, lastAttempt) => runAgentTurn(deps, job.organizationId, job.payload, lastAttempt)),
+  },
+  'ai.opening': {
+    retryDelaysMs: DEFAULT_JOB_RETRIES,
+    run: underConfiguredRetries<'ai.opening'>((deps, job, lastAttempt) => runOpening(deps, job.organizationId, job.payload, lastAttempt)),
   },
 };

@@ -11,8 +11,12 @@ describeEachDialect('switchCustomerProfile with sendMessage', (ctx) => {
     const leadId = await createLead(ts.acme, { firstName: 'Ann', additionalInfo: { plan: 'gold' } });
     const before = Date.now();
     const res = await ts.acme.post(`/leads/${leadId}/switchCustomerProfile`, { profile: 'renewals', sendMessage: true, messageDelayMins: 30 });
-    expect(res.body).toEqual({ message: 'Switched profile successfully.', sendMessage: true, messageDelayHours: 0, messageDelayMins: 30 });
+    expect(res.body).toEqual({
+      message: 'Switched profile successfully.', sendMessage: true, messageDelayHours: 0, messageDelayMins: 30,
+      opening: { status: 'scheduled', messageId: expect.any(String), reason: null },
+    });
     const [msg] = (await ts.acme.get(`/leads/${leadId}/messages`)).body.messages;
+    expect(msg.id).toBe(res.body.opening.messageId);
     expect(msg).toMatchObject({ content: { text: 'Hi Ann, about your gold plan!' }, status: 'scheduled', owner: 'user', isAiGenerated: true, channel: 'sms' });
     const due = new Date(msg.scheduledTime).getTime() - before;
     expect(due).toBeGreaterThanOrEqual(30 * 60_000 - 1000);
@@ -34,14 +38,28 @@ describeEachDialect('switchCustomerProfile with sendMessage', (ctx) => {
     expect(status).toBe('sent');
   });
 
-  it('does not schedule without sendMessage, and refuses a profile with no opening message without switching', async () => {
+  it('does not schedule anything without sendMessage', async () => {
     const ts = ctx();
-    await ts.acme.post('/customerProfiles', { name: 'silent' });
+    await ts.acme.post('/customerProfiles', { name: 'greeter-quiet', openingMessage: 'Hello {{firstName}}' });
     const leadId = await createLead(ts.acme);
-    await ts.acme.post(`/leads/${leadId}/switchCustomerProfile`, { profile: 'default' });
+    const res = await ts.acme.post(`/leads/${leadId}/switchCustomerProfile`, { profile: 'greeter-quiet' });
+    expect(res.body).toEqual({ message: 'Switched profile successfully.', sendMessage: false, messageDelayHours: 0, messageDelayMins: 0 });
+    await new Promise((r) => setTimeout(r, 200));
     expect((await ts.acme.get(`/leads/${leadId}/messages`)).body.messages).toHaveLength(0);
-    const res = await ts.acme.post(`/leads/${leadId}/switchCustomerProfile`, { profile: 'silent', sendMessage: true });
-    expect(res).toMatchObject({ status: 400, body: { message: 'Customer profile silent has no opening message to send' } });
-    expect((await ts.acme.get(`/leads/${leadId}`)).body.customerProfile).toBe('default');
+  });
+
+  it('does not send the same template opening twice when the lead is switched to the same profile again', async () => {
+    const ts = ctx();
+    await ts.acme.patch('/settings', ALWAYS_OPEN);
+    await ts.acme.post('/customerProfiles', { name: 'once', openingMessage: 'Hi {{firstName}}, once only' });
+    const leadId = await createLead(ts.acme, { firstName: 'Cy' });
+    const first = await ts.acme.post(`/leads/${leadId}/switchCustomerProfile`, { profile: 'once', sendMessage: true });
+    expect(first.body.opening).toMatchObject({ status: 'scheduled', reason: null });
+    const again = await ts.acme.post(`/leads/${leadId}/switchCustomerProfile`, { profile: 'once', sendMessage: true });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ message: 'Switched profile successfully.', sendMessage: true, opening: { status: 'not_sent', messageId: first.body.opening.messageId } });
+    expect(again.body.opening.reason).toBe('the opening of customer profile once was already sent to this lead');
+    const texts = (await ts.acme.get(`/leads/${leadId}/messages`)).body.messages.map((m: { content: { text: string } }) => m.content.text);
+    expect(texts).toEqual(['Hi Cy, once only']);
   });
 }, { PARLEY_WORKER_POLL_MS: '20' });

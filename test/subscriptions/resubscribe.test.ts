@@ -86,13 +86,18 @@ describeEachDialect('POST /leads/{id}/resubscribe', (ctx) => {
     expect(events[0]!.data).toEqual({ leadId: id, externalLeadId: 'crm-r3', phone, email: 'r3@example.com', channel: 'sms', source: 'api' });
   });
 
-  it('does not touch isAiOn', async () => {
+  it('turns the AI back on, as the hosted service documents; a refused resubscribe leaves it off', async () => {
     const { acme } = ctx();
     const id = await createLead(acme);
     await acme.post(`/leads/${id}/turnOffAi`);
     await acme.post(`/leads/${id}/unsubscribe`, {});
-    await acme.post(`/leads/${id}/resubscribe`, {});
-    expect((await acme.get(`/leads/${id}`)).body.isAiOn).toBe(false);
+    expect((await acme.post(`/leads/${id}/resubscribe`, {})).status).toBe(200);
+    expect((await acme.get(`/leads/${id}`)).body.isAiOn).toBe(true);
+    const stopped = await createLead(acme);
+    await acme.post(`/leads/${stopped}/turnOffAi`);
+    await acme.post('/inbound', { channel: 'sms', from: (await acme.get(`/leads/${stopped}`)).body.phone, text: 'STOP' });
+    expect((await acme.post(`/leads/${stopped}/resubscribe`)).status).toBe(409);
+    expect((await acme.get(`/leads/${stopped}`)).body.isAiOn).toBe(false);
   });
 
   it('refuses (409) to lift an SMS opt-out made by a STOP keyword, and changes nothing', async () => {

@@ -107,6 +107,10 @@ export interface MessagesTable {
   provider_message_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** Why the send is blocked or waiting, as a code (compliance/reasons.ts); null once it went out. */
   status_code: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When the message last changed (0011); the lead timeline pages by it. */
+  updated_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /** sendMessage `scheduleFollowUps` (0011): 1 when the organization asked for follow-ups after this send. */
+  schedule_follow_ups: ColumnType<Flag | null, Flag | null | undefined, Flag | null>;
 }
 
 export interface UnmatchedInboundTable {
@@ -292,6 +296,25 @@ export interface Database {
   unmatched_inbound: UnmatchedInboundTable;
   instance_secrets: InstanceSecretsTable;
   agent_turns: AgentTurnsTable;
+  lead_openings: LeadOpeningsTable;
+}
+
+/** composing: the agent is writing it; scheduled: recorded as a message; skipped: nothing to send; failed: the agent could not write it. */
+export type OpeningStatus = 'composing' | 'scheduled' | 'skipped' | 'failed';
+
+/** Each opening message a profile asked for (0011): rendered from the template, or composed by the agent. */
+export interface LeadOpeningsTable {
+  organization_id: string;
+  id: string;
+  lead_id: string;
+  profile: string;
+  kind: 'template' | 'composed';
+  status: OpeningStatus;
+  message_id: string | null;
+  send_at: string;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 /** A connection or an open transaction: repositories accept either. */

@@ -1,10 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 
-const ClockTime = Type.String({ pattern: '^([01]\\d|2[0-3]):[0-5]\\d$', description: 'HH:MM, 24-hour' });
+const ClockTime = Type.String({ pattern: '^([01]\\d|2[0-3]):[0-5]\\d$', description: 'HH:MM, 24-hour', errorMessage: 'must be a time of day written HH:MM (24-hour), like 08:00' });
 
 export const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
 const Weekday = Type.Union(WEEKDAYS.map((d) => Type.Literal(d)), { description: 'sun, mon, tue, wed, thu, fri or sat' });
-const IsoDate = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$', description: 'YYYY-MM-DD' });
+const IsoDate = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$', description: 'YYYY-MM-DD', errorMessage: 'must be a date written YYYY-MM-DD, like 2026-12-25' });
 const Keyword = Type.String({ minLength: 1, maxLength: 40, pattern: '\\S', description: 'a word or short phrase, matched as the whole message' });
 
 const FrequencyCap = Type.Object(

@@ -12,6 +12,9 @@ export function isPublicAddress(address: string): boolean {
 
 export class UnsafeUrl extends Error {}
 
+/** What the operator sets to allow http and private targets (tests, private networks): refusals name it, so the fix is one step away. */
+const ALLOW_PRIVATE = 'PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true';
+
 /**
  * Checks a webhook URL before it is stored: https only and every address the
  * name resolves to public, unless the operator allows private targets.
@@ -26,14 +29,14 @@ export async function checkWebhookUrl(raw: string, allowPrivate: boolean): Promi
     throw new UnsafeUrl('url is not a valid absolute URL');
   }
   if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
-    throw new UnsafeUrl(allowPrivate ? 'url must use http or https' : 'url must use https');
+    throw new UnsafeUrl(allowPrivate ? 'url must use http or https' : `url must use https (http is allowed only with ${ALLOW_PRIVATE})`);
   }
   if (url.username || url.password) throw new UnsafeUrl('url must not contain credentials');
   if (allowPrivate) return url;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const addresses = isIP(host) ? [host] : await resolveAll(host);
   if (addresses.length === 0) throw new UnsafeUrl('url host does not resolve');
-  if (!addresses.every(isPublicAddress)) throw new UnsafeUrl('url must not point to a private, loopback or link-local address');
+  if (!addresses.every(isPublicAddress)) throw new UnsafeUrl(`url must not point to a private, loopback or link-local address (allowed only with ${ALLOW_PRIVATE})`);
   return url;
 }
 

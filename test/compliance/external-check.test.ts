@@ -362,8 +362,8 @@ describe('URL rules (SSRF) when private URLs are not allowed', () => {
     const url = mw.route(json(200, { allow: true }));
     const connections = mw.connections;
     const arrivals = mw.arrivals.length;
-    expect(await strict.check(settings(url), REQUEST)).toEqual(failedClosed('external compliance check failed: url refused: url must use https'));
-    expect(await strict.check(settings(url, { failureMode: 'open' }), REQUEST)).toEqual(failedOpen('external compliance check failed: url refused: url must use https'));
+    expect(await strict.check(settings(url), REQUEST)).toEqual(failedClosed('external compliance check failed: url refused: url must use https (http is allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)'));
+    expect(await strict.check(settings(url, { failureMode: 'open' }), REQUEST)).toEqual(failedOpen('external compliance check failed: url refused: url must use https (http is allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)'));
     expect(mw.arrivals.length).toBe(arrivals);
     expect(mw.connections).toBe(connections);
   });
@@ -373,7 +373,7 @@ describe('URL rules (SSRF) when private URLs are not allowed', () => {
     const url = mw.route(json(200, { allow: true })).replace('http://', 'https://');
     const connections = mw.connections;
     expect(await strict.check(settings(url), REQUEST)).toEqual(
-      failedClosed('external compliance check failed: url refused: url must not point to a private, loopback or link-local address'),
+      failedClosed('external compliance check failed: url refused: url must not point to a private, loopback or link-local address (allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)'),
     );
     expect(mw.connections).toBe(connections);
   });

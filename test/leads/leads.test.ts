@@ -92,8 +92,8 @@ describeEachDialect('leads', (ctx) => {
       ['an unknown field', { firstName: 'A', phone: '+14155550100', favouriteColour: 'red' }, 'favouriteColour is not allowed'],
       ['a read-only field', { firstName: 'A', phone: '+14155550100', subscriptions: {} }, 'subscriptions is not allowed'],
       ['a missing firstName', { phone: '+14155550100' }, 'firstName is required'],
-      ['a phone that is not a string', { firstName: 'A', phone: 4155550100 }, 'phone must be string'],
-      ['a malformed email', { firstName: 'A', email: 'not-an-email' }, 'email must match format "email"'],
+      ['a phone that is not a string', { firstName: 'A', phone: 4155550100 }, 'phone must be a string'],
+      ['a malformed email', { firstName: 'A', email: 'not-an-email' }, 'email must be a valid email address, like ann@example.com'],
     ])('rejects %s with a 400 naming the field', async (_name, body, message) => {
       expectError(await ctx().acme.post('/leads/create', body), 400, message);
     });
@@ -183,9 +183,9 @@ describeEachDialect('leads', (ctx) => {
       const all = await org.get('/leads?limit=1000');
       expect(all.body.leads.map((l: { id: string }) => l.id)).toEqual(created);
       expect(all.body.nextToken).toBeNull();
-      expectError(await org.get('/leads?limit=1001'), 400, 'limit must be <= 1000');
-      expectError(await org.get('/leads?limit=0'), 400, 'limit must be >= 1');
-      expectError(await org.get('/leads?limit=ten'), 400, 'limit must be integer');
+      expectError(await org.get('/leads?limit=1001'), 400, 'limit must be at most 1000');
+      expectError(await org.get('/leads?limit=0'), 400, 'limit must be at least 1');
+      expectError(await org.get('/leads?limit=ten'), 400, 'limit must be an integer');
     });
 
     it('walks every lead once, oldest first, with nextToken (no gap, no duplicate)', async () => {
@@ -225,7 +225,7 @@ describeEachDialect('leads', (ctx) => {
       expect((await org.patch(`/leads/${a}`, { isHot: true })).status).toBe(200);
       expect(await ids(`updatedSince=${t2}`)).toEqual([a]);
       expect(await ids(`createdSince=${encodeURIComponent('2000-01-01T00:00:00+02:00')}`)).toEqual([a, b, c]);
-      expectError(await org.get('/leads?createdSince=yesterday'), 400, 'createdSince must match format "date-time"');
+      expectError(await org.get('/leads?createdSince=yesterday'), 400, 'createdSince must be a date and time in ISO 8601 with its offset, like 2026-01-31T09:00:00Z');
     });
 
     it('rejects a nextToken it did not issue', async () => {
@@ -367,7 +367,7 @@ describeEachDialect('leads', (ctx) => {
     it('400s an empty patch, a bad time zone, and 404s an unknown or foreign lead', async () => {
       const { acme, beta } = ctx();
       const id = await createLead(acme);
-      expectError(await acme.patch(`/leads/${id}`, {}), 400, 'body must NOT have fewer than 1 properties');
+      expectError(await acme.patch(`/leads/${id}`, {}), 400, /^body must set at least one of: /);
       expectError(await acme.patch(`/leads/${id}`, { timeZone: 'Nowhere/Land' }), 400, 'timeZone is not a known IANA time zone');
       expectError(await acme.patch(`/leads/${MISSING}`, { firstName: 'X' }), 404, `Resource not found: Lead with id ${MISSING}`);
       expectError(await beta.patch(`/leads/${id}`, { firstName: 'X' }), 404, `Resource not found: Lead with id ${id}`);
@@ -477,7 +477,7 @@ describeEachDialect('leads', (ctx) => {
       const ts = ctx();
       const id = await createLead(ts.acme);
       const tag = await insertTag(ts, 'acme', id, 'hot');
-      expectError(await ts.acme.post(`/leads/${id}/tags/remove`, { tagIds: [] }), 400, 'tagIds must NOT have fewer than 1 items');
+      expectError(await ts.acme.post(`/leads/${id}/tags/remove`, { tagIds: [] }), 400, 'tagIds must list at least one tag id');
       expectError(await ts.acme.post(`/leads/${id}/tags/remove`, {}), 400, 'tagIds is required');
       expectError(await ts.beta.post(`/leads/${id}/tags/remove`, { tagIds: [tag] }), 404, `Resource not found: Lead with id ${id}`);
       expect((await ts.acme.get(`/leads/${id}`)).body.tags).toHaveLength(1);

@@ -66,9 +66,9 @@ describeEachDialect('HTTP edges', (ctx) => {
     });
 
     it.each([
-      ['a non-object body', '["A"]', 'body must be object'],
-      ['null', 'null', 'body must be object'],
-      ['a bare string', '"A"', 'body must be object'],
+      ['a non-object body', '["A"]', 'body must be a JSON object'],
+      ['null', 'null', 'body must be a JSON object'],
+      ['a bare string', '"A"', 'body must be a JSON object'],
     ])('answers %s on create with 400 {message}', async (_name, body, message) => {
       const { acme } = ctx();
       expectError(await acme.call('POST', '/leads/create', body, { 'content-type': 'application/json' }), 400, message);

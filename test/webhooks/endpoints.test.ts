@@ -100,7 +100,7 @@ describeEachDialect('Webhook endpoints', (ctx) => {
     ['a relative url', { url: '/hook' }, 'url is not a valid absolute URL'],
     ['another scheme', { url: 'ftp://127.0.0.1/hook' }, 'url must use http or https'],
     ['credentials in the url', { url: 'https://user:pw@127.0.0.1/hook' }, 'url must not contain credentials'],
-    ['a url over 2048 characters', { url: `https://127.0.0.1/${'a'.repeat(2048)}` }, 'url must NOT have more than 2048 characters'],
+    ['a url over 2048 characters', { url: `https://127.0.0.1/${'a'.repeat(2048)}` }, 'url must be at most 2048 characters long'],
     ['an unknown field', { url: 'https://127.0.0.1/', secret: 'whsec_mine' }, 'secret is not allowed'],
   ])('refuses %s even when private targets are allowed', async (_name, body, message) => {
     const ts = ctx();
@@ -150,16 +150,17 @@ describeEachDialect('Webhook endpoints', (ctx) => {
   });
 
   it.each([
-    ['an empty body', {}, 'body must NOT have fewer than 1 properties'],
+    ['an empty body', {}, /^body must set at least one of: /],
     ['an unknown field', { secret: 'x' }, 'secret is not allowed'],
-    ['an empty events array', { events: [] }, 'events must NOT have fewer than 1 items'],
+    ['an empty events array', { events: [] }, 'events must list at least one item'],
     ['an unusable url', { url: 'ftp://127.0.0.1/' }, 'url must use http or https'],
   ])('PATCH refuses %s with 400 and changes nothing', async (_name, body, message) => {
     const ts = ctx();
     const created = await createEndpoint(ts.acme, { events: ['optOut'] });
     const res = await ts.acme.patch(`/webhooks/${created.id}`, body);
     expect(res.status).toBe(400);
-    expect(res.body.message).toBe(message);
+    if (typeof message === 'string') expect(res.body.message).toBe(message);
+    else expect(res.body.message).toMatch(message);
     const { secret: _s, ...view } = created;
     expect((await ts.acme.get(`/webhooks/${created.id}`)).body).toEqual(view);
   });
@@ -361,14 +362,14 @@ describeEachDialect('Webhook endpoints', (ctx) => {
 
 describeEachDialect('Webhook endpoints without PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS', (ctx) => {
   it.each([
-    ['plain http', 'http://93.184.216.34/hook', 'url must use https'],
-    ['IPv4 loopback', 'https://127.0.0.1/hook', 'url must not point to a private, loopback or link-local address'],
-    ['a private IPv4 address', 'https://10.0.0.1/hook', 'url must not point to a private, loopback or link-local address'],
-    ['IPv6 loopback', 'https://[::1]/hook', 'url must not point to a private, loopback or link-local address'],
-    ['a name that resolves to loopback', 'https://localhost/hook', 'url must not point to a private, loopback or link-local address'],
-    ['the link-local metadata address', 'https://169.254.169.254/latest', 'url must not point to a private, loopback or link-local address'],
-    ['an IPv4-mapped IPv6 loopback', 'https://[::ffff:127.0.0.1]/hook', 'url must not point to a private, loopback or link-local address'],
-    ['the unspecified address', 'https://0.0.0.0/hook', 'url must not point to a private, loopback or link-local address'],
+    ['plain http', 'http://93.184.216.34/hook', 'url must use https (http is allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)'],
+    ['IPv4 loopback', 'https://127.0.0.1/hook', 'url must not point to a private, loopback or link-local address (allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)'],
+    ['a private IPv4 address', 'https://10.0.0.1/hook', 'url must not point to a private, loopback or link-local address (allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)'],
+    ['IPv6 loopback', 'https://[::1]/hook', 'url must not point to a private, loopback or link-local address (allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)'],
+    ['a name that resolves to loopback', 'https://localhost/hook', 'url must not point to a private, loopback or link-local address (allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)'],
+    ['the link-local metadata address', 'https://169.254.169.254/latest', 'url must not point to a private, loopback or link-local address (allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)'],
+    ['an IPv4-mapped IPv6 loopback', 'https://[::ffff:127.0.0.1]/hook', 'url must not point to a private, loopback or link-local address (allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)'],
+    ['the unspecified address', 'https://0.0.0.0/hook', 'url must not point to a private, loopback or link-local address (allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)'],
   ])('refuses %s with 400 and stores nothing', async (_name, url, message) => {
     const ts = ctx();
     const res = await ts.acme.post('/webhooks', { url });

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import formatsPlugin from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+export { describeValidationError } from './validation-messages.js';
 
 // ajv-formats is CommonJS with a default export; under NodeNext it arrives wrapped.
 type FormatsPlugin = (ajv: Ajv) => Ajv;
@@ -13,7 +14,8 @@ const addFormats: FormatsPlugin =
  * so they are coerced to the declared types.
  */
 function makeAjv(coerceTypes: boolean): Ajv {
-  const ajv = new Ajv({ coerceTypes, removeAdditional: false, useDefaults: true, allErrors: false, strict: false });
+  // verbose: each error carries the schema that failed, from which describeValidationError words its sentence.
+  const ajv = new Ajv({ coerceTypes, removeAdditional: false, useDefaults: true, allErrors: false, strict: false, verbose: true });
   addFormats(ajv);
   return ajv;
 }
@@ -77,19 +79,3 @@ export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart
   return fn;
 };
 
-/** One readable sentence naming the offending field, e.g. `phone must be string`. */
-export function describeValidationError(errors: ErrorObject[], part: string | undefined): string {
-  const e = errors[0];
-  if (!e) return 'Invalid request';
-  const path = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
-  if (e.keyword === 'required') {
-    const missing = String((e.params as { missingProperty?: string }).missingProperty);
-    return `${path ? `${path}.` : ''}${missing} is required`;
-  }
-  if (e.keyword === 'additionalProperties') {
-    const extra = String((e.params as { additionalProperty?: string }).additionalProperty);
-    return `${path ? `${path}.` : ''}${extra} is not allowed`;
-  }
-  const subject = path || (part === 'body' ? 'body' : part === 'querystring' ? 'query' : part ?? 'request');
-  return `${subject} ${e.message ?? 'is invalid'}`;
-}

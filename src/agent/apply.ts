@@ -1,5 +1,6 @@
 import type { Updateable } from 'kysely';
 import { emitEvents } from '../events/outbox.repository.js';
+import { handoffNotificationEvent, leadTaggedEvent } from '../events/payloads.js';
 import { insertTag, listTags, updateLead, type LeadRow } from '../leads/leads.repository.js';
 import { scheduleSend } from '../messages/send.service.js';
 import type { Db, LeadsTable } from '../platform/db/schema.js';
@@ -48,19 +49,24 @@ export async function applyActions(trx: Db, deps: Deps, t: ApplyTarget, actions:
         tagNames.add(action.name.toLowerCase());
         const tag = { id: newId(), name: action.name, condition: action.condition };
         await insertTag(trx, organizationId, { ...tag, lead_id: lead.id, created_at: at });
-        await emitEvents(trx, organizationId, at, [{ type: 'leadTagged', data: { leadId: lead.id, externalLeadId: lead.external_lead_id, tag } }]);
+        await emitEvents(trx, organizationId, at, [leadTaggedEvent(lead, channel, tag)]);
         break;
       }
+      // isHot and isQualified are also leadTagged tags out of the box: announced when they become true.
       case 'markHot':
+        if (lead.is_hot !== 1 && patch.is_hot !== 1) await emitEvents(trx, organizationId, at, [leadTaggedEvent(lead, channel, 'isHot')]);
         patch.is_hot = 1;
         break;
       case 'markQualified':
+        if (lead.is_qualified !== 1 && patch.is_qualified !== 1) await emitEvents(trx, organizationId, at, [leadTaggedEvent(lead, channel, 'isQualified')]);
         patch.is_qualified = 1;
         break;
       case 'updateSummary':
         patch.summary = action.summary;
         break;
       case 'handOff':
+        // The team learns of it the way the reference announces anything for a human: a notification.
+        if (patch.is_ai_on !== 0) await emitEvents(trx, organizationId, at, [handoffNotificationEvent(lead, channel, action.reason)]);
         patch.is_ai_on = 0;
         break;
       case 'optOut': {

@@ -1,6 +1,8 @@
 import { checkOutbound, type GateDecision } from '../compliance/gate.js';
 import type { ExternalVerdict } from '../compliance/external-verdict.js';
 import { emitEvents } from '../events/outbox.repository.js';
+import { messageSentEvent, outboundEmailSubject } from '../events/payloads.js';
+import { findOrganization } from '../organizations/organizations.repository.js';
 import { holdsLease } from '../jobs/jobs.repository.js';
 import type { ClaimedJob, JobOutcome, SendMessagePayload } from '../jobs/names.js';
 import { findLead, updateLead } from '../leads/leads.repository.js';
@@ -86,16 +88,10 @@ export async function sendRecordedMessage(deps: Deps, job: ClaimedJob & { payloa
   await deps.db.transaction().execute(async (trx) => {
     await setMessageStatus(trx, organizationId, message.id, { status: 'sent', reason: null, providerMessageId });
     const lead = await findLead(trx, organizationId, message.lead_id);
-    if (lead) await updateLead(trx, organizationId, lead.id, { last_activity_at: at });
-    await emitEvents(trx, organizationId, at, [
-      {
-        type: 'message.sent',
-        data: {
-          messageId: message.id, leadId: message.lead_id, externalLeadId: lead?.external_lead_id ?? null,
-          channel: message.channel, text: message.text, isAiGenerated: message.is_ai_generated === 1,
-        },
-      },
-    ]);
+    if (!lead) return;
+    await updateLead(trx, organizationId, lead.id, { last_activity_at: at });
+    const subject = message.channel === 'email' ? outboundEmailSubject((await findOrganization(trx, organizationId))?.name) : null;
+    await emitEvents(trx, organizationId, at, [messageSentEvent(lead, message, subject)]);
   });
   return { kind: 'done' };
 }

@@ -1,6 +1,7 @@
 import { enqueueAgentTurn } from '../agent/turn.js';
 import { addDncIn } from '../dnc/dnc.service.js';
 import { emitEvents } from '../events/outbox.repository.js';
+import { leadTaggedEvent, messageReceivedEvent } from '../events/payloads.js';
 import { findLeadByAddress, updateLead, type LeadRow } from '../leads/leads.repository.js';
 import { insertUnmatched } from './inbound.repository.js';
 import { insertMessage } from '../messages/messages.repository.js';
@@ -63,10 +64,11 @@ export async function handleInbound(deps: Deps, organizationId: string, input: I
       purpose: 'conversation', provider_message_id: input.providerMessageId ?? null,
     });
     await updateLead(trx, organizationId, lead.id, { has_replied: 1, last_activity_at: at, updated_at: at });
-    await emitEvents(trx, organizationId, at, [{
-      type: 'message.received',
-      data: { messageId, leadId: lead.id, externalLeadId: lead.external_lead_id, channel: input.channel, from: address, text: input.text },
-    }]);
+    // The lead's first reply also tags it `hasReplied`, one of the reference's out-of-the-box leadTagged tags.
+    await emitEvents(trx, organizationId, at, [
+      messageReceivedEvent(lead, { id: messageId, channel: input.channel, from: address, text: input.text, subject: input.subject }),
+      ...(lead.has_replied === 1 ? [] : [leadTaggedEvent(lead, input.channel, 'hasReplied')]),
+    ]);
     const action = await actOn(trx, deps, organizationId, lead, input, messageId, now);
     // The AI's turn is a durable job committed with the message (agent/turn.ts); it is skipped when the AI is off.
     if (action === 'conversation') await enqueueAgentTurn(trx, deps, lead, messageId, now);
@@ -108,12 +110,14 @@ async function actOn(trx: Db, deps: Deps, organizationId: string, lead: LeadRow,
   const who = { actor: input.actor ?? null, inboundMessageId: messageId };
   if (stop) {
     const source = sourceOf(stop, input.channel);
-    if (stop.doNotContact && lead.phone) await addDncIn(trx, organizationId, lead.phone, 'message', now.toISOString());
+    // Words said on a call are not quoted back in events (the reference leaves optOutMessage out for calls).
+    const optOutMessage = input.channel === 'voice' ? null : input.text;
+    if (stop.doNotContact && lead.phone) await addDncIn(trx, organizationId, lead.phone, 'message', now.toISOString(), optOutMessage);
     const reachable = reachableChannels(lead);
     const requested = stop.channels === 'all' ? reachable : stop.channels.filter((c) => reachable.includes(c));
     if (requested.length === 0) return 'ignored';
     const r = await applyUnsubscribe(trx, deps, organizationId, lead.id, requested, {
-      source, optOutMessage: input.text, isDoNotContact: stop.doNotContact, reason: input.channel === 'email' ? 'MANUAL' : null, ...who,
+      source, optOutMessage, isDoNotContact: stop.doNotContact, reason: input.channel === 'email' ? 'MANUAL' : null, ...who,
     });
     // Exactly one confirmation, by text, of the lead's own first STOP on sms (carriers expect it; a repeat gets none).
     if (input.channel === 'sms' && r.updated.includes('sms') && !stop.doNotContact) await reply(trx, organizationId, lead, STOP_CONFIRMATION, now, 'stop_confirmation');

@@ -1,4 +1,5 @@
 import { emitEvents } from '../events/outbox.repository.js';
+import { doNotContactEvent } from '../events/payloads.js';
 import { findLead, findLeadIdByPhone } from '../leads/leads.repository.js';
 import { isoNow } from '../platform/clock.js';
 import { applyResubscribe } from '../subscriptions/subscriptions.service.js';
@@ -27,14 +28,12 @@ export async function registerDnc(deps: Deps, organizationId: string, rawPhone: 
 }
 
 /** The same, inside a transaction the caller owns (a lead saying "never contact me"); answers whether it was new. */
-export async function addDncIn(trx: Db, organizationId: string, phone: string, source: string, at: string): Promise<boolean> {
+export async function addDncIn(trx: Db, organizationId: string, phone: string, source: string, at: string, optOutMessage: string | null = null): Promise<boolean> {
   const added = await repo.addToDnc(trx, organizationId, { phone, source, created_at: at });
   if (!added) return false;
   const leadId = (await findLeadIdByPhone(trx, organizationId, phone)) ?? null;
   const lead = leadId ? await findLead(trx, organizationId, leadId) : undefined;
-  await emitEvents(trx, organizationId, at, [
-    { type: 'doNotContact', data: { phone, source, leadId, externalLeadId: lead?.external_lead_id ?? null } },
-  ]);
+  await emitEvents(trx, organizationId, at, [doNotContactEvent(phone, lead, source, optOutMessage)]);
   return true;
 }
 

@@ -9,7 +9,8 @@ export type EventType =
   | 'message.sent'
   | 'message.received'
   | 'lead.additionalInfo.updated'
-  | 'leadTagged';
+  | 'leadTagged'
+  | 'notification';
 
 export interface OutboxEvent {
   type: EventType;

@@ -1,6 +1,7 @@
 import type { Updateable } from 'kysely';
 import { mayLift, strongerSource, type Lifter, type OptOutSource } from '../compliance/consent-rules.js';
 import { emitEvents, eventsInsert, type OutboxEvent } from '../events/outbox.repository.js';
+import { optOutEvent, resubscribedEvent } from '../events/payloads.js';
 import { findLeadForChange, otherLeadsWithEmail, updateLead, updateLeadQuery, type LeadForChange, type LeadRow } from '../leads/leads.repository.js';
 import { settingsFromDocument } from '../settings/settings.service.js';
 import { executeTogether } from '../platform/db/together.js';
@@ -62,9 +63,9 @@ async function lockLead(trx: Db, organizationId: string, leadId: string): Promis
 
 const addressFor = (lead: Pick<LeadRow, 'phone' | 'email'>, c: ChannelName): string => (c === 'email' ? lead.email! : lead.phone!);
 
-function eventData(lead: LeadRow, channel: ChannelName, source: OptOutSource) {
-  return { leadId: lead.id, externalLeadId: lead.external_lead_id, phone: lead.phone, email: lead.email, channel, source };
-}
+/** The optOut payload (events/payloads.ts builds every documented shape). */
+const optOutOf = (lead: LeadRow, channel: ChannelName, source: string, opts: ChangeOptions) =>
+  optOutEvent(lead, { channel, source, optOutMessage: opts.optOutMessage, isDoNotContact: opts.isDoNotContact, actor: opts.actor });
 
 function consentRow(deps: Deps, lead: LeadRow, channel: ChannelName, action: NewConsent['action'], source: string, opts: ChangeOptions, at: string): NewConsent {
   return {
@@ -102,7 +103,7 @@ export async function applyUnsubscribe(trx: Db, deps: Deps, organizationId: stri
     const next = strongerSource(current, source);
     if (lead[statusColumn(c)] === 'subscribed') {
       changed.push(c);
-      events.push({ type: 'optOut', data: { ...eventData(lead, c, source), optOutMessage: opts.optOutMessage ?? null, isDoNotContact: opts.isDoNotContact ?? false } });
+      events.push(optOutOf(lead, c, source, opts));
     } else if (next === current) {
       continue;
     }
@@ -135,9 +136,7 @@ async function followAddress(trx: Db, deps: Deps, organizationId: string, lead: 
     await updateLead(trx, organizationId, other.id, { [statusColumn(channel)]: action === 'opt_out' ? 'unsubscribed' : 'subscribed', [sourceColumn(channel)]: nextSource, updated_at: at });
     await executeTogether(trx, [consentInsert(trx, organizationId, [consentRow(deps, other, channel, action, source, opts, at)])]);
     await emitEvents(trx, organizationId, at, [
-      action === 'opt_out'
-        ? { type: 'optOut', data: { ...eventData(other, channel, source as OptOutSource), optOutMessage: opts.optOutMessage ?? null, isDoNotContact: opts.isDoNotContact ?? false } }
-        : { type: 'resubscribed', data: eventData(other, channel, source as OptOutSource) },
+      action === 'opt_out' ? optOutOf(other, channel, source, opts) : resubscribedEvent(other, channel, source),
     ]);
   }
 }
@@ -189,7 +188,7 @@ export async function applyResubscribe(trx: Db, deps: Deps, organizationId: stri
   }
   await updateLead(trx, organizationId, leadId, patch);
   await executeTogether(trx, [consentInsert(trx, organizationId, changed.map((c) => consentRow(deps, lead, c, 'opt_in', source, opts, at)))]);
-  await emitEvents(trx, organizationId, at, changed.map((c) => ({ type: 'resubscribed' as const, data: eventData(lead, c, source) })));
+  await emitEvents(trx, organizationId, at, changed.map((c) => resubscribedEvent(lead, c, source)));
   if (changed.includes('email') && lead.email) await followAddress(trx, deps, organizationId, lead, 'email', 'opt_in', source, opts, at);
   return { applied, changed, updated: changed };
 }

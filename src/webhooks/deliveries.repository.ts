@@ -2,6 +2,7 @@ import { mentions } from '../platform/db/text.js';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import { byKeys, claimDue, type ClaimSpread, type RowKey } from '../platform/db/claim.js';
 import type { Db, WebhookDeliveriesTable } from '../platform/db/schema.js';
+import { withLock } from '../platform/db/locks.js';
 
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 
@@ -56,6 +57,53 @@ export async function clearDeliveryErrorsMentioning(db: Db, organizationId: stri
     .set({ last_error: null })
     .where('organization_id', '=', organizationId)
     .where((eb) => eb.or(addresses.map((a) => mentions('last_error', a))))
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
+}
+
+/**
+ * Holds deliveries whose endpoint is (still) disabled: pending, no due time,
+ * lease released, attempts unchanged. The endpoints are read under a share
+ * lock, so an enable committing meanwhile (which takes the row FOR UPDATE, then
+ * resumes held rows) is either seen here, and the row is left due, or waits
+ * for this and then resumes it: a delivery is never held behind an enabled
+ * endpoint. (SQLite serialises writers anyway.)
+ */
+export async function holdDeliveries(db: Db, keys: readonly RowKey[], now: string): Promise<void> {
+  for (let i = 0; i < keys.length; i += 200) {
+    const chunk = keys.slice(i, i + 200);
+    const rows = await db.selectFrom('webhook_deliveries').select(['organization_id', 'endpoint_id']).where(byKeys([...chunk])).execute();
+    const endpointKeys = [...new Map(rows.map((r) => [`${r.organization_id}/${r.endpoint_id}`, r])).values()];
+    if (endpointKeys.length === 0) continue;
+    const q = db
+      .selectFrom('webhook_endpoints')
+      .select(['organization_id', 'id'])
+      .where((eb) => eb(eb.refTuple('organization_id', 'id'), 'in', endpointKeys.map((k) => eb.tuple(k.organization_id, k.endpoint_id))))
+      .where('enabled', '=', 0);
+    const disabled = await withLock(db, q, 'share').execute();
+    if (disabled.length === 0) continue;
+    await db
+      .updateTable('webhook_deliveries')
+      .set({ lease_until: null, next_attempt_at: null, updated_at: now })
+      .where(byKeys([...chunk]))
+      .where((eb) => eb(eb.refTuple('organization_id', 'endpoint_id'), 'in', disabled.map((d) => eb.tuple(d.organization_id, d.id))))
+      .execute();
+  }
+}
+
+/**
+ * Deliveries held while their endpoint was disabled (pending, no due time)
+ * become due again, each at its creation time: the backlog goes out oldest
+ * first, ahead of anything created since.
+ */
+export async function resumeHeldDeliveries(db: Db, organizationId: string, endpointId: string): Promise<number> {
+  const res = await db
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({ next_attempt_at: eb.ref('created_at') }))
+    .where('organization_id', '=', organizationId)
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', 'is', null)
     .executeTakeFirst();
   return Number(res.numUpdatedRows);
 }

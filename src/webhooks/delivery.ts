@@ -2,10 +2,11 @@ import type { Updateable } from 'kysely';
 import { findEvents } from '../events/outbox.repository.js';
 import type { WebhookDeliveriesTable } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
-import { claimDueDeliveries, updateDeliveries } from './deliveries.repository.js';
+import { claimDueDeliveries, holdDeliveries, updateDeliveries } from './deliveries.repository.js';
 import { findEndpoints, updateEndpoint } from './endpoints.repository.js';
 import { signDelivery } from './signing.js';
 import type { SendResult, WebhookSender } from './sender.js';
+import { retryDelayMs } from './retry.js';
 
 interface Outcome {
   organizationId: string;
@@ -13,14 +14,14 @@ interface Outcome {
   endpointId: string;
   patch: Updateable<WebhookDeliveriesTable>;
   disableEndpoint?: string;
+  /** Not attempted: its endpoint is disabled, so it is held (see hold). */
+  hold?: true;
 }
 
 /** The hosted service's envelope; `data` is spliced in as stored, byte for byte the same on every retry. */
 const envelope = (type: string, createdAt: string, payload: string) =>
   `{"event":${JSON.stringify(type)},"timestamp":${JSON.stringify(createdAt)},"data":${payload}}`;
 
-/** ±10 % so a burst of failures does not come back as a burst. */
-const jitter = (ms: number) => Math.round(ms * (0.9 + Math.random() * 0.2));
 
 /**
  * Delivers webhook rows as a pipeline: up to `concurrency` requests in flight,
@@ -64,19 +65,23 @@ export class DeliveryPipeline {
     const eventById = new Map(events.map((e) => [e.id, e]));
     const endpointById = new Map(endpoints.map((e) => [e.id, e]));
     for (const row of rows) {
-      this.inFlight += 1;
-      this.inFlightByEndpoint.set(row.endpoint_id, (this.inFlightByEndpoint.get(row.endpoint_id) ?? 0) + 1);
       const event = eventById.get(row.event_id);
       const endpoint = endpointById.get(row.endpoint_id);
+      if (event && endpoint && Number(endpoint.enabled) !== 1) {
+        this.hold(row);
+        continue;
+      }
+      this.inFlight += 1;
+      this.inFlightByEndpoint.set(row.endpoint_id, (this.inFlightByEndpoint.get(row.endpoint_id) ?? 0) + 1);
       const attempt = async (): Promise<SendResult> => {
         if (!event) return { ok: false, statusCode: null, error: 'event no longer exists', retryAfterSeconds: null, gone: true };
-        if (!endpoint || endpoint.enabled !== 1) return { ok: false, statusCode: null, error: 'endpoint disabled', retryAfterSeconds: null, gone: true };
+        if (!endpoint) return { ok: false, statusCode: null, error: 'endpoint no longer exists', retryAfterSeconds: null, gone: true };
         const body = envelope(event.type, event.created_at, event.payload);
         const headers = signDelivery(endpoint.secret, event.id, Math.floor(this.deps.clock.now().getTime() / 1000), body);
         return this.sender.post(endpoint.url, body, { ...headers });
       };
       void attempt()
-        .then((result) => this.record(row, result, endpoint?.enabled === 1 && !!event))
+        .then((result) => this.record(row, result, !!endpoint && !!event))
         .catch((err) => this.deps.log.error({ err, deliveryId: row.id }, 'delivery crashed'))
         .finally(() => {
           this.inFlight -= 1;
@@ -87,6 +92,15 @@ export class DeliveryPipeline {
         });
     }
     return rows.length;
+  }
+
+  /**
+   * A delivery of a disabled endpoint is kept, not attempted and not counted:
+   * pending with no due time, until enabling the endpoint makes it due again
+   * (webhooks.service.ts updateEndpoint, deliveries.repository.ts resumeHeldDeliveries).
+   */
+  private hold(row: { organization_id: string; id: string; endpoint_id: string }): void {
+    this.outcomes.push({ organizationId: row.organization_id, id: row.id, endpointId: row.endpoint_id, patch: {}, hold: true });
   }
 
   private record(row: { organization_id: string; id: string; endpoint_id: string; attempts: number }, result: SendResult, endpointLive: boolean): void {
@@ -101,7 +115,7 @@ export class DeliveryPipeline {
       outcome.patch = { ...base, status: 'failed', next_attempt_at: null };
       if (result.gone && endpointLive && result.statusCode === 410) outcome.disableEndpoint = 'the endpoint answered 410 Gone';
     } else {
-      const wait = Math.max(jitter(schedule[attempts]!), (result.retryAfterSeconds ?? 0) * 1000);
+      const wait = retryDelayMs(schedule, attempts, result.retryAfterSeconds);
       outcome.patch = { ...base, next_attempt_at: new Date(now.getTime() + wait).toISOString() };
     }
     this.outcomes.push(outcome);
@@ -116,7 +130,9 @@ export class DeliveryPipeline {
       // Outcomes with the same patch (a batch of successes, typically) share one UPDATE:
       // one round trip per kind of outcome, not per delivery. Times are the flush time.
       const groups = new Map<string, { patch: Outcome['patch']; keys: { organization_id: string; id: string }[] }>();
+      const held = batch.filter((o) => o.hold).map((o) => ({ organization_id: o.organizationId, id: o.id }));
       for (const o of batch) {
+        if (o.hold) continue;
         const patch = { ...o.patch, updated_at: now, ...(o.patch.delivered_at ? { delivered_at: now } : {}) };
         const key = JSON.stringify(patch);
         const group = groups.get(key) ?? { patch, keys: [] };
@@ -124,6 +140,7 @@ export class DeliveryPipeline {
         groups.set(key, group);
       }
       await this.deps.db.transaction().execute(async (trx) => {
+        if (held.length > 0) await holdDeliveries(trx, held, now);
         for (const { patch, keys } of groups.values()) {
           await updateDeliveries(trx, keys, patch);
         }

@@ -5,20 +5,22 @@ import type { Deps } from '../platform/deps.js';
 import type { WebhookDeliveriesTable } from '../platform/db/schema.js';
 import { newId } from '../platform/ids.js';
 import { insertDeliveries } from './deliveries.repository.js';
-import { enabledEndpointsOf, wants } from './endpoints.repository.js';
+import { endpointsOf, lockDisabled, wants } from './endpoints.repository.js';
 
 /**
  * Fans committed outbox events out to the endpoints subscribed to them: one
  * delivery row per (event, endpoint), written in the same transaction that marks
  * the events dispatched, so a crash either leaves the event pending (done again
- * later) or fully fanned out, never half.
+ * later) or fully fanned out, never half. Disabled endpoints get their rows
+ * too, held until they are enabled again: disabling pauses, it never drops.
  */
 export async function dispatchEvents(deps: Deps, limit: number): Promise<number> {
   return deps.db.transaction().execute(async (trx) => {
     const events = await claimUndispatched(trx, limit);
     if (events.length === 0) return 0;
     const now = isoNow(deps.clock);
-    const endpoints = await enabledEndpointsOf(trx, [...new Set(events.map((e) => e.organization_id))]);
+    const endpoints = await endpointsOf(trx, [...new Set(events.map((e) => e.organization_id))]);
+    const disabled = await lockDisabled(trx, endpoints.filter((ep) => Number(ep.enabled) !== 1));
     const rows: Insertable<WebhookDeliveriesTable>[] = [];
     for (const event of events) {
       for (const ep of endpoints) {
@@ -31,7 +33,8 @@ export async function dispatchEvents(deps: Deps, limit: number): Promise<number>
           event_type: event.type,
           status: 'pending',
           attempts: 0,
-          next_attempt_at: now,
+          // A disabled endpoint's events are kept, held (no due time) until it is enabled again.
+          next_attempt_at: disabled.has(ep.id) ? null : now,
           lease_until: null,
           last_status_code: null,
           last_error: null,

@@ -26,10 +26,26 @@ export async function deleteEndpoint(db: Db, organizationId: string, id: string)
   await db.deleteFrom('webhook_endpoints').where('organization_id', '=', organizationId).where('id', '=', id).execute();
 }
 
-/** Enabled endpoints of the organizations given, for fanning events out. */
-export async function enabledEndpointsOf(db: Db, organizationIds: string[]): Promise<EndpointRow[]> {
+/** Every endpoint of the organizations given, enabled or not, for fanning events out (a disabled one's are held). */
+export async function endpointsOf(db: Db, organizationIds: string[]): Promise<EndpointRow[]> {
   if (organizationIds.length === 0) return [];
-  return db.selectFrom('webhook_endpoints').selectAll().where('organization_id', 'in', organizationIds).where('enabled', '=', 1).execute();
+  return db.selectFrom('webhook_endpoints').selectAll().where('organization_id', 'in', organizationIds).execute();
+}
+
+/**
+ * Which of these endpoints are disabled, read under a share lock: an enable
+ * that commits meanwhile is either seen (the endpoint is not in the answer) or
+ * waits for the caller's transaction, and then finds and resumes what the
+ * caller held for it (webhooks.service.ts updateEndpoint).
+ */
+export async function lockDisabled(db: Db, endpoints: readonly Pick<EndpointRow, 'organization_id' | 'id'>[]): Promise<Set<string>> {
+  if (endpoints.length === 0) return new Set();
+  const q = db
+    .selectFrom('webhook_endpoints')
+    .select('id')
+    .where((eb) => eb(eb.refTuple('organization_id', 'id'), 'in', endpoints.map((e) => eb.tuple(e.organization_id, e.id))))
+    .where('enabled', '=', 0);
+  return new Set((await withLock(db, q, 'share').execute()).map((r) => r.id));
 }
 
 /** Does this endpoint want events of this type? null means every type. */

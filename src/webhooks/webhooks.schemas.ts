@@ -11,6 +11,7 @@ export const EVENT_TYPES = [
   'message.received',
   'lead.additionalInfo.updated',
   'leadTagged',
+  'notification',
 ] as const satisfies readonly EventType[];
 const everyEventTypeListed: Exclude<EventType, (typeof EVENT_TYPES)[number]> extends never ? true : false = true;
 void everyEventTypeListed;

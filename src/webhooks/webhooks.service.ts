@@ -5,6 +5,7 @@ import type { Deps } from '../platform/deps.js';
 import { BadRequest, NotFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import * as repo from './endpoints.repository.js';
+import { resumeHeldDeliveries } from './deliveries.repository.js';
 import { generateSecret } from './signing.js';
 import { checkWebhookUrl, UnsafeUrl } from './url-safety.js';
 import { toEndpointView } from './webhooks.mapper.js';
@@ -69,6 +70,8 @@ export async function updateEndpoint(deps: Deps, organizationId: string, id: str
     // Disabling an endpoint the worker already disabled keeps the worker's reason.
     if (input.enabled === false && Number(row.enabled) === 1) Object.assign(patch, { enabled: 0, disabled_reason: DISABLED_BY_API });
     await repo.updateEndpoint(trx, organizationId, id, patch);
+    // What arrived while it was disabled is delivered now, oldest first.
+    if (input.enabled === true && Number(row.enabled) !== 1) await resumeHeldDeliveries(trx, organizationId, id);
     return toEndpointView(await repo.requireEndpoint(trx, organizationId, id));
   });
 }

@@ -1,0 +1,194 @@
+import type { LeadsTable, MessagesTable } from '../platform/db/schema.js';
+import type { OutboxEvent } from './outbox.repository.js';
+
+/**
+ * Every webhook payload Parley emits is built here, in the documented shape of
+ * the hosted service's reference (docs.apten.ai/webhooks/*): the same names,
+ * types and enums, field for field. Parley's own fields (`email`, `source`,
+ * `messageId`, ...) are additions after the documented ones; none changes a
+ * documented field's meaning or type. Callers pass rows and facts; they never
+ * assemble a payload themselves, so a shape is decided in one place.
+ */
+
+type Channel = 'sms' | 'voice' | 'email';
+/** The reference's channel names on lead webhooks: `call` is its spelling for voice; `manual` a change made by hand (the API). */
+export type WebhookChannel = 'sms' | 'email' | 'call' | 'manual';
+
+export const webhookChannel = (c: Channel): 'sms' | 'email' | 'call' => (c === 'voice' ? 'call' : c);
+
+type LeadFacts = Pick<LeadsTable, 'id' | 'external_lead_id' | 'phone' | 'email'>;
+
+/** The reference's email opt-out reasons (docs.apten.ai/webhooks/opt-out). */
+export type OptOutReason = 'MANUAL' | 'COMPLAINT' | 'BOUNCE' | 'UNSUBSCRIBE_LINK';
+
+const REASON_BY_SOURCE: Record<string, OptOutReason> = { bounce: 'BOUNCE', complaint: 'COMPLAINT', link: 'UNSUBSCRIBE_LINK' };
+
+export interface OptOutFacts {
+  channel: Channel;
+  /** Where it came from (compliance/consent-rules.ts OPT_OUT_SOURCES): `api`, `keyword`, `link`, ... */
+  source: string;
+  /** The lead's own words, when a message carried the request. */
+  optOutMessage?: string | null;
+  isDoNotContact?: boolean;
+  /** Who delivered the request: `twilio:<sid>` when Twilio's signed webhook carried it. */
+  actor?: string | null;
+}
+
+/**
+ * `optOut` (docs.apten.ai/webhooks/opt-out). `optOutReason` is set for email
+ * only (null for sms and call, as documented): a bounce, a complaint, a link,
+ * else MANUAL (the lead's reply, the organization's API or agent).
+ * `isTwilioOptOut` is null for email, and for sms/call tells whether the
+ * request reached Parley through Twilio (the lead's text or speech delivered
+ * by its signed webhook). `optOutMessage` is the lead's text for sms and email
+ * opt-outs made by a message; null for one made on a call or by the system
+ * (bounce, complaint, link, API).
+ */
+export function optOutEvent(lead: LeadFacts, f: OptOutFacts): OutboxEvent {
+  const isEmail = f.channel === 'email';
+  const byMessage = f.source !== 'voice' && !(f.source in REASON_BY_SOURCE) && f.source !== 'api';
+  return {
+    type: 'optOut',
+    data: {
+      leadId: lead.id,
+      externalLeadId: lead.external_lead_id,
+      phone: lead.phone,
+      channel: webhookChannel(f.channel),
+      optOutReason: isEmail ? (REASON_BY_SOURCE[f.source] ?? 'MANUAL') : null,
+      isTwilioOptOut: isEmail ? null : (f.actor ?? '').startsWith('twilio:'),
+      optOutMessage: byMessage ? (f.optOutMessage ?? null) : null,
+      isDoNotContact: f.isDoNotContact ?? false,
+      email: lead.email,
+      source: f.source,
+    },
+  };
+}
+
+/** `resubscribed` is Parley's own event (the reference has none): the optOut fields that apply, same names. */
+export function resubscribedEvent(lead: LeadFacts, channel: Channel, source: string): OutboxEvent {
+  return {
+    type: 'resubscribed',
+    data: { leadId: lead.id, externalLeadId: lead.external_lead_id, phone: lead.phone, channel: webhookChannel(channel), email: lead.email, source },
+  };
+}
+
+/** `doNotContact` (docs.apten.ai/webhooks/do-not-contact): fired before the optOut events it causes. */
+export function doNotContactEvent(phone: string, lead: LeadFacts | undefined, source: string, optOutMessage: string | null): OutboxEvent {
+  return {
+    type: 'doNotContact',
+    data: {
+      leadId: lead?.id ?? null,
+      externalLeadId: lead?.external_lead_id ?? null,
+      phone,
+      email: lead?.email ?? null,
+      optOutMessage,
+      source,
+    },
+  };
+}
+
+/** The subject Parley's email adapter (channels/email.ts) gives every message it sends. */
+export const outboundEmailSubject = (organizationName: string | null | undefined) => `Message from ${organizationName ?? 'Parley'}`;
+
+type MessageFacts = Pick<MessagesTable, 'id' | 'channel' | 'text' | 'is_ai_generated'> & {
+  /** Follow-ups (when messages record them): whether this send is one, and its step. */
+  is_follow_up?: number | boolean | null;
+  follow_up_step?: number | null;
+};
+
+/** `content` as documented: `subject` only for email, then `text`. */
+const content = (channel: Channel, text: string, subject: string | null | undefined) =>
+  channel === 'email' && subject != null ? { subject, text } : { text };
+
+/**
+ * `message.sent` (docs.apten.ai/webhooks/message-sent). `followUpStep` is null
+ * whenever `isFollowUp` is false, as documented. Earlier Parley fields
+ * (`messageId`, `text`, `isAiGenerated`) stay as additions.
+ */
+export function messageSentEvent(
+  lead: LeadFacts & Pick<LeadsTable, 'customer_profile'>, message: MessageFacts, subject?: string | null,
+): OutboxEvent {
+  const isFollowUp = message.is_follow_up === true || message.is_follow_up === 1;
+  return {
+    type: 'message.sent',
+    data: {
+      leadId: lead.id,
+      externalLeadId: lead.external_lead_id,
+      phone: lead.phone,
+      channel: webhookChannel(message.channel),
+      profile: lead.customer_profile,
+      isFollowUp,
+      followUpStep: isFollowUp ? (message.follow_up_step ?? null) : null,
+      content: content(message.channel, message.text, subject),
+      messageId: message.id,
+      email: lead.email,
+      text: message.text,
+      isAiGenerated: message.is_ai_generated === 1,
+    },
+  };
+}
+
+/** `message.received` (docs.apten.ai/webhooks/message-received); `messageId`, `from`, `text` stay as additions. */
+export function messageReceivedEvent(
+  lead: LeadFacts & Pick<LeadsTable, 'customer_profile'>, m: { id: string; channel: Channel; from: string; text: string; subject?: string | null },
+): OutboxEvent {
+  return {
+    type: 'message.received',
+    data: {
+      leadId: lead.id,
+      externalLeadId: lead.external_lead_id,
+      phone: lead.phone,
+      channel: webhookChannel(m.channel),
+      profile: lead.customer_profile,
+      content: content(m.channel, m.text, m.subject),
+      messageId: m.id,
+      email: lead.email,
+      from: m.from,
+      text: m.text,
+    },
+  };
+}
+
+/** The tags the reference sends out of the box, besides those the agent applies. */
+export type BuiltInTag = 'hasReplied' | 'isHot' | 'isQualified';
+
+/**
+ * `leadTagged` (docs.apten.ai/webhooks/lead-tagged): `tag` is the tag's name.
+ * An agent's tag adds its `tagId` and `condition`; a built-in one has neither.
+ */
+export function leadTaggedEvent(lead: LeadFacts, channel: Channel | 'manual', tag: string | { id: string; name: string; condition: string }): OutboxEvent {
+  const named = typeof tag === 'string' ? { tag } : { tag: tag.name, tagId: tag.id, condition: tag.condition };
+  return {
+    type: 'leadTagged',
+    data: {
+      leadId: lead.id,
+      externalLeadId: lead.external_lead_id,
+      phone: lead.phone,
+      channel: channel === 'manual' ? 'manual' : webhookChannel(channel),
+      ...named,
+    },
+  };
+}
+
+/** The notification Parley creates when the agent hands a conversation to a human. */
+export const HANDOFF_NOTIFICATION = 'Human handoff';
+const HANDOFF_DEFAULT_MESSAGE = 'The AI handed this conversation to a human and stopped replying to the lead.';
+
+/** `notification` (docs.apten.ai/webhooks/notification-created). */
+export function notificationEvent(lead: LeadFacts, channel: Channel, name: string, message: string): OutboxEvent {
+  return {
+    type: 'notification',
+    data: {
+      leadId: lead.id,
+      phone: lead.phone,
+      channel: webhookChannel(channel),
+      notificationName: name,
+      notificationMessage: message,
+      externalLeadId: lead.external_lead_id,
+    },
+  };
+}
+
+/** The handoff's notification: the agent's reason when it gave one. */
+export const handoffNotificationEvent = (lead: LeadFacts, channel: Channel, reason: string | null | undefined) =>
+  notificationEvent(lead, channel, HANDOFF_NOTIFICATION, reason?.trim() ? reason.trim() : HANDOFF_DEFAULT_MESSAGE);

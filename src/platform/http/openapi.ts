@@ -1,7 +1,13 @@
 import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifySchema } from 'fastify';
+import { operationOf } from './operations.js';
 import { ErrorBody } from './schemas.js';
+
+/** Where the browsable API reference is served: outside /v1, the one documented exception to "anything else is 404". */
+export const API_REFERENCE_PATH = '/docs';
+export const OPENAPI_JSON_PATH = '/v1/openapi.json';
 
 /**
  * Answers the platform gives before or around a route's own handler, added to
@@ -38,11 +44,40 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       security: [{ apiKey: [] }],
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
-    transform: ({ schema, url, route }) => ({
-      schema: withPlatformAnswers(schema, url, [route.method].flat()),
-      url: url.replace(/^\/v1/, ''),
-    }),
+    transform: ({ schema, url, route }) => {
+      const methods = [route.method].flat();
+      const path = url.replace(/^\/v1/, '');
+      return { schema: withOperation(withPlatformAnswers(schema, url, methods), methods[0]!, path), url: path };
+    },
   });
+  // The reference page, its scripts and styles are served from the package (no CDN): it works offline.
+  await app.register(swaggerUi, {
+    routePrefix: API_REFERENCE_PATH,
+    // Only this server's own assets, over whatever scheme it is reached on (no upgrade to https: a LAN install is plain http).
+    staticCSP: "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; frame-ancestors 'self'; img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self'",
+    theme: { title: 'Parley API reference' },
+    uiConfig: { deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0, displayOperationId: true, tryItOutEnabled: false, validatorUrl: null },
+  });
+}
+
+/**
+ * Every operation gets its operationId and says whose it is: the hosted
+ * service's (same path, fields and answers as its public reference) or
+ * Parley's own addition. A route that names its own operationId keeps it.
+ */
+function withOperation(schema: FastifySchema, method: string, path: string): FastifySchema {
+  if (!schema || (schema as { hide?: boolean }).hide) return schema;
+  const op = operationOf(method, path);
+  const own = schema as FastifySchema & { operationId?: string; description?: string };
+  const note = op.origin === 'hosted'
+    ? 'Origin: the hosted service (docs.apten.ai), same request and answer; Parley may add fields.'
+    : 'Origin: Parley (an addition, not in the hosted service\'s API).';
+  return {
+    ...schema,
+    operationId: own.operationId ?? op.operationId,
+    description: own.description ? `${own.description}\n\n${note}` : note,
+    'x-parley-origin': op.origin,
+  } as FastifySchema;
 }
 
 export function registerOpenApiRoute(app: FastifyInstance): void {

@@ -1,5 +1,6 @@
+import { BadRequest } from '../platform/errors.js';
 import { channelStatus, isUnsubscribed } from '../subscriptions/channels.js';
-import type { LeadRow, LeadViewRow, TagRow } from './leads.repository.js';
+import type { DeletedLeadRow, FeedOrder, LeadRow, LeadViewRow, TagRow } from './leads.repository.js';
 import type { LeadView } from './leads.schemas.js';
 
 export function parseInfo(text: string): Record<string, unknown> {
@@ -38,4 +39,43 @@ export function toLeadViewOf(row: LeadViewRow): LeadView {
   const raw = typeof row.tags_json === 'string' ? (JSON.parse(row.tags_json) as unknown) : row.tags_json;
   const tags = Array.isArray(raw) ? (raw as TagRow[]) : [];
   return toLeadView(row, tags, row.on_dnc === true || row.on_dnc === 1 || row.on_dnc === '1');
+}
+
+/** A lead in GET /v1/leads: the reference's `deleted` and `deletedAt` beside the lead's fields. */
+export const listedLead = <T extends object>(view: T) => ({ ...view, deleted: false as const, deletedAt: null });
+
+/** An erased lead in GET /v1/leads: its id and the flag, nothing else (its personal data is gone). */
+export const deletedLeadView = (row: DeletedLeadRow) => ({ id: row.id, deleted: true as const, deletedAt: row.deleted_at });
+
+/** Where a change-feed page of GET /v1/leads resumes: the order, the filters, and the last item's timestamp and id. */
+export interface FeedCursor {
+  order: FeedOrder;
+  createdSince?: string;
+  updatedSince?: string;
+  after: { at: string; id: string };
+}
+
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+const ID = /^[0-9a-f-]{36}$/;
+const invalidCursor = () => new BadRequest('nextToken is not a valid cursor', 'invalid_cursor');
+
+/** Opaque to clients (base64url of JSON), self-contained: the next page needs only the token. */
+export function encodeFeedCursor(c: FeedCursor): string {
+  return Buffer.from(JSON.stringify({ o: c.order, t: c.after.at, i: c.after.id, c: c.createdSince, u: c.updatedSince }), 'utf8').toString('base64url');
+}
+
+/** The cursor, or undefined when the token is not a change-feed token (an id cursor of the unfiltered list, or garbage). */
+export function decodeFeedCursor(token: string): FeedCursor | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const { o, t, i, c, u } = value as Record<string, unknown>;
+  const optionalTime = (x: unknown) => x === undefined || (typeof x === 'string' && ISO.test(x));
+  if ((o !== 'created' && o !== 'updated') || typeof t !== 'string' || !ISO.test(t) || typeof i !== 'string' || !ID.test(i)) throw invalidCursor();
+  if (!optionalTime(c) || !optionalTime(u) || (o === 'updated' && u === undefined) || (o === 'created' && c === undefined)) throw invalidCursor();
+  return { order: o, after: { at: t, id: i }, createdSince: c as string | undefined, updatedSince: u as string | undefined };
 }

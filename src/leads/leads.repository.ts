@@ -130,6 +130,69 @@ export async function listLeadViews(db: Db, organizationId: string, f: LeadListF
   return rows as LeadViewRow[];
 }
 
+/** Which timestamp a change-feed page is ordered by: `createdAt`, or `updatedAt` (an erased lead's is its erasure). */
+export type FeedOrder = 'created' | 'updated';
+
+export interface LeadFeedFilter {
+  order: FeedOrder;
+  createdSince?: string;
+  updatedSince?: string;
+  /** The last item of the previous page: its timestamp in `order`, then its id. */
+  after?: { at: string; id: string };
+  limit: number;
+}
+
+/** An erased lead as the list shows it; `at` is its timestamp in the page's order. */
+export interface DeletedLeadRow {
+  id: string;
+  created_at: string;
+  deleted_at: string;
+}
+
+export type FeedItem = { at: string; id: string } & ({ deleted: false; row: LeadViewRow } | { deleted: true; row: DeletedLeadRow });
+
+/**
+ * A page of GET /v1/leads with createdSince/updatedSince: the leads and the
+ * erased leads (deleted_leads), ordered by (timestamp, id) ascending, keyset
+ * after the previous page's last item. Each table gives its own first
+ * limit+1 (each walks its (organization, timestamp, id) index) and the two are
+ * merged: the union's first limit+1 are among them. The live leads are read
+ * first, so a lead erased between the two reads shows up twice (its row, then
+ * its erasure: a removal the client applies after) rather than not at all;
+ * when both fall among this page's candidates, only the erasure is kept.
+ */
+export async function listLeadFeed(db: Db, organizationId: string, f: LeadFeedFilter): Promise<FeedItem[]> {
+  const column = f.order === 'created' ? 'created_at' : 'updated_at';
+  let live = selectLeadViews(db, organizationId);
+  if (f.createdSince) live = live.where('leads.created_at', '>=', f.createdSince);
+  if (f.updatedSince) live = live.where('leads.updated_at', '>=', f.updatedSince);
+  if (f.after) {
+    const { at, id } = f.after;
+    live = live.where((eb) => eb.or([eb(`leads.${column}`, '>', at), eb.and([eb(`leads.${column}`, '=', at), eb('leads.id', '>', id)])]));
+  }
+  const liveRows = (await live.orderBy(`leads.${column}`).orderBy('leads.id').limit(f.limit + 1).execute()) as LeadViewRow[];
+
+  const gone = f.order === 'created' ? 'created_at' : 'deleted_at';
+  let erased = db.selectFrom('deleted_leads').select(['id', 'created_at', 'deleted_at']).where('organization_id', '=', organizationId);
+  if (f.createdSince) erased = erased.where('created_at', '>=', f.createdSince);
+  if (f.updatedSince) erased = erased.where('deleted_at', '>=', f.updatedSince);
+  if (f.after) {
+    const { at, id } = f.after;
+    erased = erased.where((eb) => eb.or([eb(gone, '>', at), eb.and([eb(gone, '=', at), eb('id', '>', id)])]));
+  }
+  const erasedRows = await erased.orderBy(gone).orderBy('id').limit(f.limit + 1).execute();
+
+  const items: FeedItem[] = [
+    ...liveRows.map((row) => ({ at: row[column], id: row.id, deleted: false as const, row })),
+    ...erasedRows.map((row) => ({ at: row[gone], id: row.id, deleted: true as const, row })),
+  ];
+  const erasedIds = new Set(erasedRows.map((r) => r.id));
+  return items
+    .filter((item) => item.deleted || !erasedIds.has(item.id))
+    .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .slice(0, f.limit + 1);
+}
+
 /**
  * Erasure of a lead: what arrived from its addresses before any lead held them
  * (conversation/inbound.ts stores senders normalised as leads hold them: E.164,
@@ -158,7 +221,7 @@ async function deleteUnmatchedInboundFrom(db: Db, organizationId: string, sender
  *   (and a `doNotContact` event the organization caused without a lead keeps its phone);
  * - ids: a lead id is an opaque UUID, not personal data (event stubs, pending jobs).
  */
-export async function deleteLeadData(db: Db, organizationId: string, id: string): Promise<void> {
+export async function deleteLeadData(db: Db, organizationId: string, id: string, deletedAt: string): Promise<void> {
   const lead = await findLead(db, organizationId, id);
   const addresses = [lead?.phone, lead?.email].filter((a): a is string => !!a);
   for (const table of ['messages', 'lead_tags', 'lead_notes', 'agent_turns'] as const) {
@@ -175,6 +238,8 @@ export async function deleteLeadData(db: Db, organizationId: string, id: string)
   await clearJobErrorsMentioning(db, organizationId, addresses);
   await clearDeliveryErrorsMentioning(db, organizationId, addresses);
   await db.deleteFrom('leads').where('organization_id', '=', organizationId).where('id', '=', id).execute();
+  // What GET /v1/leads shows of it from now on: the id and the times, so a client syncing the list removes it.
+  if (lead) await db.insertInto('deleted_leads').values({ organization_id: organizationId, id, created_at: lead.created_at, deleted_at: deletedAt }).execute();
 }
 
 export interface TagRow {
@@ -195,11 +260,56 @@ export async function listTags(db: Db, organizationId: string, leadIds: string[]
     .execute();
 }
 
-export async function insertTag(db: Db, organizationId: string, tag: TagRow & { created_at: string }): Promise<void> {
-  await db.insertInto('lead_tags').values({ ...tag, organization_id: organizationId }).execute();
+/** A tag of the organization: the same id on every lead that carries it. */
+export interface TagDefinition {
+  id: string;
+  name: string;
+  condition: string;
+}
+
+/**
+ * Puts a tag on a lead. The organization's tag of that name is used when there
+ * is one (its id, name and condition), otherwise `tag` becomes it; the id on
+ * the lead is the answer. A tag the lead already carries is left as it is.
+ */
+export async function insertTag(db: Db, organizationId: string, tag: TagRow & { created_at: string }): Promise<string> {
+  await db.insertInto('tags')
+    .values({ organization_id: organizationId, id: tag.id, name: tag.name, condition: tag.condition, created_at: tag.created_at })
+    .onConflict((oc) => oc.columns(['organization_id', 'name']).doNothing())
+    .execute();
+  const known = await db.selectFrom('tags').select(['id', 'name', 'condition'])
+    .where('organization_id', '=', organizationId).where('name', '=', tag.name).executeTakeFirstOrThrow();
+  await db.insertInto('lead_tags')
+    .values({ organization_id: organizationId, lead_id: tag.lead_id, ...known, created_at: tag.created_at })
+    .onConflict((oc) => oc.columns(['organization_id', 'lead_id', 'id']).doNothing())
+    .execute();
+  return known.id;
+}
+
+/** The organization's tags among these ids (an unknown id is simply absent). */
+export async function findTagsByIds(db: Db, organizationId: string, ids: readonly string[]): Promise<TagDefinition[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('tags').select(['id', 'name', 'condition'])
+    .where('organization_id', '=', organizationId).where('id', 'in', [...ids]).orderBy('id').execute();
+}
+
+/** Makes `tags` exactly the lead's tags; true when that changed anything. Call under the lead's lock. */
+export async function replaceLeadTags(db: Db, organizationId: string, leadId: string, tags: readonly TagDefinition[], at: string): Promise<boolean> {
+  const current = new Set((await listTags(db, organizationId, [leadId])).map((t) => t.id));
+  const wanted = new Set(tags.map((t) => t.id));
+  const stale = [...current].filter((id) => !wanted.has(id));
+  const added = tags.filter((t) => !current.has(t.id));
+  if (stale.length > 0) await deleteTags(db, organizationId, leadId, stale);
+  if (added.length > 0) {
+    await db.insertInto('lead_tags')
+      .values(added.map((t) => ({ organization_id: organizationId, lead_id: leadId, id: t.id, name: t.name, condition: t.condition, created_at: at })))
+      .execute();
+  }
+  return stale.length > 0 || added.length > 0;
 }
 
 export async function deleteTags(db: Db, organizationId: string, leadId: string, tagIds: string[]): Promise<number> {
+  if (tagIds.length === 0) return 0;
   const res = await db
     .deleteFrom('lead_tags')
     .where('organization_id', '=', organizationId)

@@ -4,7 +4,7 @@ import type { Deps } from '../platform/deps.js';
 import { MessageBody, withErrors } from '../platform/http/schemas.js';
 import {
   CreateLeadBody, CreateLeadReply, Lead, LeadIdParams, ListLeadsQuery, ListLeadsReply,
-  LookupQuery, LookupReply, RemoveTagsBody, UpdateLeadBody,
+  LookupQuery, LookupReply, RemoveTagsBody, ReplaceTagsBody, ReplaceTagsReply, UpdateLeadBody,
 } from './leads.schemas.js';
 import * as leads from './leads.service.js';
 
@@ -57,6 +57,10 @@ export const leadRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app)
     await leads.setAi(deps, req.auth.organizationId, req.params.leadId, true);
     return { message: 'AI turned on successfully.' };
   });
+
+  app.put('/leads/:leadId/tags', {
+    schema: { tags, summary: "Replace a lead's tags with tags of the organization", params: LeadIdParams, body: ReplaceTagsBody, response: withErrors({ 200: ReplaceTagsReply }) },
+  }, async (req) => ({ tags: await leads.replaceTags(deps, req.auth.organizationId, req.params.leadId, req.body.tagIds) }));
 
   app.post('/leads/:leadId/tags/remove', {
     schema: { tags, summary: 'Remove tags from a lead', params: LeadIdParams, body: RemoveTagsBody, response: withErrors({ 200: Type.Object({ message: Type.String(), removed: Type.Integer() }) }) },

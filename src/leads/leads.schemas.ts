@@ -88,9 +88,27 @@ export const ListLeadsQuery = Type.Object({
 });
 export type ListLeadsInput = Static<typeof ListLeadsQuery>;
 
-export const ListLeadsReply = Type.Object({ leads: Type.Array(Type.Ref(Lead)), nextToken: NextToken });
+/** A lead in the list: the reference's `deleted: false` and `deletedAt: null` beside its fields. */
+const ListedLead = Type.Intersect([Type.Ref(Lead), Type.Object({ deleted: Type.Literal(false), deletedAt: Type.Null() })]);
+
+/** An erased lead in the list (createdSince/updatedSince listings): its id and the flag only; its personal data is gone. */
+const DeletedLead = Type.Object(
+  { id: Type.String(), deleted: Type.Literal(true), deletedAt: Type.String({ format: 'date-time' }) },
+  { description: 'An erased lead: treat it as a removal' },
+);
+
+export const ListLeadsReply = Type.Object({ leads: Type.Array(Type.Union([ListedLead, DeletedLead])), nextToken: NextToken });
 
 export const LookupQuery = Type.Object({ phone: Type.String({ minLength: 1, maxLength: 40 }) });
 export const LookupReply = Type.Object({ id: Type.String() });
 
-export const RemoveTagsBody = Type.Object({ tagIds: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 1000 }) });
+const TagIds = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 1000, description: 'Ids of tags of the organization (an empty list is allowed)' });
+
+/** An empty tagIds removes nothing and succeeds (decisions.md). */
+export const RemoveTagsBody = Type.Object({ tagIds: TagIds });
+
+/** PUT /leads/{leadId}/tags: the lead's tags become exactly these. */
+export const ReplaceTagsBody = Type.Object({ tagIds: TagIds });
+
+/** The reference's answer: the tags now on the lead (`condition` is Parley's addition). */
+export const ReplaceTagsReply = Type.Object({ tags: Type.Array(Tag) });

@@ -14,7 +14,7 @@ import { decodeCursor, page } from '../platform/http/pagination.js';
 import { normalizePhone } from '../platform/phone.js';
 import { checkTimeZone } from '../platform/time-zone.js';
 import { mergeInfo } from './additional-info.js';
-import { parseInfo, toLeadViewOf } from './leads.mapper.js';
+import { decodeFeedCursor, deletedLeadView, encodeFeedCursor, listedLead, parseInfo, toLeadViewOf } from './leads.mapper.js';
 import * as repo from './leads.repository.js';
 import type { CreateLeadInput, LeadView, ListLeadsInput, UpdateLeadInput } from './leads.schemas.js';
 
@@ -85,16 +85,33 @@ export async function getLead(deps: Deps, organizationId: string, id: string): P
   return toLeadViewOf(row);
 }
 
+/**
+ * GET /v1/leads. With createdSince and/or updatedSince (the reference's
+ * incremental listing) it is a change feed: ordered by the chosen timestamp
+ * (updatedAt when updatedSince is given, else createdAt), then id, erased leads
+ * included as removals. Without either (Parley's addition, decisions.md) it is
+ * the organization's current leads in creation (id) order. A nextToken
+ * continues the listing it came from.
+ */
 export async function listLeads(deps: Deps, organizationId: string, q: ListLeadsInput) {
   const limit = q.limit ?? 100;
-  const rows = await repo.listLeadViews(deps.db, organizationId, {
-    createdSince: q.createdSince ? new Date(q.createdSince).toISOString() : undefined,
-    updatedSince: q.updatedSince ? new Date(q.updatedSince).toISOString() : undefined,
-    afterId: decodeCursor(q.nextToken),
-    limit,
-  });
-  const { items, nextToken } = page(rows, limit);
-  return { leads: items.map(toLeadViewOf), nextToken };
+  const iso = (t: string | undefined) => (t ? new Date(t).toISOString() : undefined);
+  const resumed = q.nextToken ? decodeFeedCursor(q.nextToken) : undefined;
+  // A token of the unfiltered listing cannot continue a filtered one.
+  if (q.nextToken && !resumed && (q.createdSince || q.updatedSince)) throw new BadRequest('nextToken is not a valid cursor', 'invalid_cursor');
+  const createdSince = resumed ? resumed.createdSince : iso(q.createdSince);
+  const updatedSince = resumed ? resumed.updatedSince : iso(q.updatedSince);
+  if (!createdSince && !updatedSince) {
+    const rows = await repo.listLeadViews(deps.db, organizationId, { afterId: decodeCursor(q.nextToken), limit });
+    const { items, nextToken } = page(rows, limit);
+    return { leads: items.map((row) => listedLead(toLeadViewOf(row))), nextToken };
+  }
+  const order = resumed?.order ?? (updatedSince ? 'updated' : 'created');
+  const found = await repo.listLeadFeed(deps.db, organizationId, { order, createdSince, updatedSince, after: resumed?.after, limit });
+  const items = found.slice(0, limit);
+  const last = items.at(-1);
+  const nextToken = found.length > limit && last ? encodeFeedCursor({ order, createdSince, updatedSince, after: { at: last.at, id: last.id } }) : null;
+  return { leads: items.map((item) => (item.deleted ? deletedLeadView(item.row) : listedLead(toLeadViewOf(item.row)))), nextToken };
 }
 
 export async function lookupLeadByPhone(deps: Deps, organizationId: string, rawPhone: string): Promise<string> {
@@ -150,7 +167,7 @@ export async function updateLead(deps: Deps, organizationId: string, id: string,
 export async function deleteLead(deps: Deps, organizationId: string, id: string): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     await repo.requireLead(trx, organizationId, id, true);
-    await repo.deleteLeadData(trx, organizationId, id);
+    await repo.deleteLeadData(trx, organizationId, id, isoNow(deps.clock));
   });
 }
 
@@ -161,11 +178,34 @@ export async function setAi(deps: Deps, organizationId: string, id: string, on: 
   });
 }
 
+/** An empty tagIds is a successful no-op (decisions.md); the lead must still exist. */
 export async function removeTags(deps: Deps, organizationId: string, id: string, tagIds: string[]): Promise<number> {
   return deps.db.transaction().execute(async (trx) => {
     await repo.requireLead(trx, organizationId, id, true);
     const removed = await repo.deleteTags(trx, organizationId, id, [...new Set(tagIds)]);
     if (removed > 0) await repo.updateLead(trx, organizationId, id, { updated_at: isoNow(deps.clock) });
     return removed;
+  });
+}
+
+/**
+ * PUT /v1/leads/{leadId}/tags: the lead's tags become exactly these
+ * organization tags (an empty list clears them). Every id must be a tag of
+ * the organization, else 400 and nothing changes. Answers the lead's tags.
+ */
+export async function replaceTags(deps: Deps, organizationId: string, id: string, tagIds: string[]): Promise<repo.TagDefinition[]> {
+  const wanted = [...new Set(tagIds)];
+  return deps.db.transaction().execute(async (trx) => {
+    await repo.requireLead(trx, organizationId, id, true);
+    const tags = await repo.findTagsByIds(trx, organizationId, wanted);
+    if (tags.length < wanted.length) {
+      const known = new Set(tags.map((t) => t.id));
+      const unknown = wanted.filter((t) => !known.has(t));
+      const shown = unknown.slice(0, 5).join(', ') + (unknown.length > 5 ? ` and ${unknown.length - 5} more` : '');
+      throw new BadRequest(`tagIds has ids that are not tags of this organization: ${shown}`, 'unknown_tag');
+    }
+    const at = isoNow(deps.clock);
+    if (await repo.replaceLeadTags(trx, organizationId, id, tags, at)) await repo.updateLead(trx, organizationId, id, { updated_at: at });
+    return tags;
   });
 }

@@ -473,11 +473,15 @@ describeEachDialect('leads', (ctx) => {
       expect((await ts.acme.get(`/leads/${other}`)).body.tags).toEqual([{ id: foreign, name: 'hot', condition: 'hot condition' }]);
     });
 
-    it('400s an empty or missing tagIds and 404s a foreign lead', async () => {
+    it('answers an empty tagIds as a successful no-op (decisions.md), 400s a missing one and 404s a foreign lead', async () => {
       const ts = ctx();
       const id = await createLead(ts.acme);
       const tag = await insertTag(ts, 'acme', id, 'hot');
-      expectError(await ts.acme.post(`/leads/${id}/tags/remove`, { tagIds: [] }), 400, 'tagIds must list at least one tag id');
+      const before = (await ts.acme.get(`/leads/${id}`)).body;
+      const empty = await ts.acme.post(`/leads/${id}/tags/remove`, { tagIds: [] });
+      expect(empty.status).toBe(200);
+      expect(empty.body).toEqual({ message: 'Tags removed successfully.', removed: 0 });
+      expect((await ts.acme.get(`/leads/${id}`)).body).toEqual(before);
       expectError(await ts.acme.post(`/leads/${id}/tags/remove`, {}), 400, 'tagIds is required');
       expectError(await ts.beta.post(`/leads/${id}/tags/remove`, { tagIds: [tag] }), 404, `Resource not found: Lead with id ${id}`);
       expect((await ts.acme.get(`/leads/${id}`)).body.tags).toHaveLength(1);

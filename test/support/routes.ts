@@ -42,6 +42,7 @@ export function sampleBody(method: string, url: string): unknown {
     'PATCH /v1/leads/:leadId': { firstName: 'Changed' },
     'POST /v1/leads/:leadId/addContext': { context: 'Prefers mornings' },
     'POST /v1/leads/:leadId/switchCustomerProfile': { profile: 'default' },
+    'PUT /v1/leads/:leadId/tags': { tagIds: [] },
     'POST /v1/leads/:leadId/tags/remove': { tagIds: ['00000000-0000-7000-8000-00000000000a'] },
     'POST /v1/leads/:leadId/sendMessage': { message: 'Hello' },
     'POST /v1/dnc/register': { phone: uniquePhone() },

@@ -46,6 +46,7 @@ export const routeScopes: Record<string, Scope | 'public'> = {
   'POST /v1/leads/:leadId/turnOnAi': 'leads:write',
   'POST /v1/leads/:leadId/addContext': 'leads:write',
   'POST /v1/leads/:leadId/switchCustomerProfile': 'leads:write',
+  'PUT /v1/leads/:leadId/tags': 'leads:write',
   'POST /v1/leads/:leadId/tags/remove': 'leads:write',
   'GET /v1/leads/:leadId/messages': 'leads:read',
   'POST /v1/leads/:leadId/sendMessage': 'messages:write',

@@ -70,6 +70,7 @@ export interface LeadsTable {
   last_activity_at: string | null;
 }
 
+/** A tag on a lead (0008: keyed by organization, lead and tag id; name and condition copied from `tags`). */
 export interface LeadTagsTable {
   organization_id: string;
   id: string;
@@ -77,6 +78,23 @@ export interface LeadTagsTable {
   name: string;
   condition: string;
   created_at: string;
+}
+
+/** The organization's tags (0008): one id per name, shared by every lead that carries it. */
+export interface TagsTable {
+  organization_id: string;
+  id: string;
+  name: string;
+  condition: string;
+  created_at: string;
+}
+
+/** What GET /v1/leads shows of an erased lead (0008): its id and two times, nothing personal. */
+export interface DeletedLeadsTable {
+  organization_id: string;
+  id: string;
+  created_at: string;
+  deleted_at: string;
 }
 
 export interface LeadNotesTable {
@@ -282,6 +300,8 @@ export interface Database {
   customer_profiles: CustomerProfilesTable;
   leads: LeadsTable;
   lead_tags: LeadTagsTable;
+  tags: TagsTable;
+  deleted_leads: DeletedLeadsTable;
   lead_notes: LeadNotesTable;
   messages: MessagesTable;
   dnc_entries: DncEntriesTable;

@@ -6,6 +6,7 @@ import { findOrganization } from '../organizations/organizations.repository.js';
 import { holdsLease } from '../jobs/jobs.repository.js';
 import type { ClaimedJob, JobOutcome, SendMessagePayload } from '../jobs/names.js';
 import { findLead, updateLead } from '../leads/leads.repository.js';
+import { followUpAfterSend } from '../followups/followups.service.js';
 import { findMessage, setMessageStatus, type MessageRow } from '../messages/messages.repository.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
@@ -90,6 +91,8 @@ export async function sendRecordedMessage(deps: Deps, job: ClaimedJob & { payloa
     const lead = await findLead(trx, organizationId, message.lead_id);
     if (!lead) return;
     await updateLead(trx, organizationId, lead.id, { last_activity_at: at });
+    // The wait for a reply starts again from this message (followups/): the cadence's next step is due its hours from now.
+    await followUpAfterSend(trx, organizationId, message, new Date(at));
     const subject = message.channel === 'email' ? outboundEmailSubject((await findOrganization(trx, organizationId))?.name) : null;
     await emitEvents(trx, organizationId, at, [messageSentEvent(lead, message, subject)]);
   });

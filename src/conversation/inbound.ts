@@ -3,6 +3,7 @@ import { addDncIn } from '../dnc/dnc.service.js';
 import { emitEvents } from '../events/outbox.repository.js';
 import { leadTaggedEvent, messageReceivedEvent } from '../events/payloads.js';
 import { findLeadByAddress, updateLead, type LeadRow } from '../leads/leads.repository.js';
+import { followUpAfterReply } from '../followups/followups.service.js';
 import { insertUnmatched } from './inbound.repository.js';
 import { insertMessage } from '../messages/messages.repository.js';
 import { scheduleSend } from '../messages/send.service.js';
@@ -64,6 +65,8 @@ export async function handleInbound(deps: Deps, organizationId: string, input: I
       purpose: 'conversation', provider_message_id: input.providerMessageId ?? null,
     });
     await updateLead(trx, organizationId, lead.id, { has_replied: 1, last_activity_at: at, updated_at: at });
+    // A reply ends the wait: no follow-up goes out unanswered after it (followups/).
+    await followUpAfterReply(trx, organizationId, lead.id, now);
     // The lead's first reply also tags it `hasReplied`, one of the reference's out-of-the-box leadTagged tags.
     await emitEvents(trx, organizationId, at, [
       messageReceivedEvent(lead, { id: messageId, channel: input.channel, from: address, text: input.text, subject: input.subject }),

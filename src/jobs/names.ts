@@ -26,11 +26,19 @@ export interface AgentOpeningPayload {
   openingId: string;
 }
 
+export interface FollowUpPayload {
+  leadId: string;
+  /** The lead's follow_up_generation when the step was scheduled: a reschedule or stop since then makes the job a no-op. */
+  generation: number;
+}
+
 export interface JobPayloads {
   /** Send one recorded outbound message through the gate and its channel (channels/outbound.ts). */
   'message.send': SendMessagePayload;
   /** One AI agent turn answering one inbound message (agent/turn.ts); retried on a failing model, then recorded as failed. */
   'ai.turn': AgentTurnPayload;
+  /** The lead's due follow-up step: the agent writes it, then it is sent like any message (followups/followup.job.ts). */
+  'followup.send': FollowUpPayload;
   /** The agent writes a profile's opening message when the profile has no template (agent/opening.ts). */
   'ai.opening': AgentOpeningPayload;
 }

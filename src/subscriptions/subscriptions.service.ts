@@ -12,6 +12,7 @@ import { BadRequest, Conflict, leadNotFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { type ChannelName, inChannelOrder, reachableChannels, sourceColumn, statusColumn } from './channels.js';
 import { blockQueuedSendsQuery } from '../messages/messages.repository.js';
+import { stopFollowUpsColumns } from '../followups/followups.service.js';
 import { consentInsert, type NewConsent } from './consent.repository.js';
 import { suppressQuery, unsuppress, type Suppression } from './suppressions.repository.js';
 
@@ -113,6 +114,8 @@ export async function applyUnsubscribe(trx: Db, deps: Deps, organizationId: stri
   }
   const updated = suppressions.map((s) => s.channel);
   if (updated.length === 0) return { applied, changed, updated };
+  // An opt-out ends the lead's follow-ups (followups/): written with the rest of the lead.
+  Object.assign(patch, stopFollowUpsColumns(lead, `stopped: the lead opted out of ${updated.join(' and ')} (${source})`));
   // Five tables, no write reading another's: one round trip on PostgreSQL. Sends still queued on these
   // channels (an AI reply, a HELP answer) are never sent: each is recorded blocked.
   await executeTogether(trx, [

@@ -1,6 +1,7 @@
 import { runAgentTurn } from '../agent/turn.js';
 import { runOpening } from '../agent/opening.js';
 import { sendRecordedMessage } from '../channels/outbound.js';
+import { runFollowUp } from '../followups/followup.job.js';
 import { failJob } from '../jobs/jobs.repository.js';
 import type { ClaimedJob, JobName, JobOutcome, JobPayloads } from '../jobs/names.js';
 import type { JobHandler, JobHandlers } from '../jobs/runner.js';
@@ -48,6 +49,10 @@ export const jobHandlers: JobHandlers = {
   'ai.turn': {
     retryDelaysMs: DEFAULT_JOB_RETRIES,
     run: underConfiguredRetries<'ai.turn'>((deps, job, lastAttempt) => runAgentTurn(deps, job.organizationId, job.payload, lastAttempt)),
+  },
+  'followup.send': {
+    retryDelaysMs: DEFAULT_JOB_RETRIES,
+    run: underConfiguredRetries<'followup.send'>((deps, job, lastAttempt) => runFollowUp(deps, job, lastAttempt)),
   },
   'ai.opening': {
     retryDelaysMs: DEFAULT_JOB_RETRIES,

@@ -105,8 +105,12 @@ describeEachDialect('the OpenAI-compatible agent', (ctx) => {
     const l = await lead(c, id);
     expect(l).toMatchObject({ isHot: true, isQualified: true, summary: 'Wants panels on a tiled roof.', isAiOn: true });
     expect(l.tags).toEqual([{ id: expect.any(String), name: 'solar', condition: 'asked about panels' }]);
+    // docs.apten.ai/webhooks/lead-tagged: the tag by name; hasReplied, isHot and isQualified are tags too.
     expect((await outboxFor(ts, id, 'leadTagged')).map((e) => e.data)).toEqual([
-      { leadId: id, externalLeadId: l.externalLeadId, tag: { id: l.tags[0].id, name: 'solar', condition: 'asked about panels' } },
+      { leadId: id, externalLeadId: l.externalLeadId, phone, channel: 'sms', tag: 'hasReplied' },
+      { leadId: id, externalLeadId: l.externalLeadId, phone, channel: 'sms', tag: 'solar', tagId: l.tags[0].id, condition: 'asked about panels' },
+      { leadId: id, externalLeadId: l.externalLeadId, phone, channel: 'sms', tag: 'isHot' },
+      { leadId: id, externalLeadId: l.externalLeadId, phone, channel: 'sms', tag: 'isQualified' },
     ]);
 
     const ms = await until(() => messages(c, id), (m) => m.some((x) => x.content.text === 'Happy to help, Olga!' && x.status === 'sent'));
@@ -122,7 +126,7 @@ describeEachDialect('the OpenAI-compatible agent', (ctx) => {
     fake.program(phone, tools(call('tagLead', { name: 'Solar', condition: 'again' })));
     expect((await say(c, id, phone, 'and batteries?')).turn).toMatchObject({ status: 'done', actions: ['tagLead'] });
     expect((await lead(c, id)).tags).toHaveLength(1);
-    expect(await outboxFor(ts, id, 'leadTagged')).toHaveLength(1);
+    expect(await outboxFor(ts, id, 'leadTagged')).toHaveLength(4);
   });
 
   it('hands off to a human: the AI is off after its last word, and later replies trigger no turn', async () => {
@@ -152,7 +156,7 @@ describeEachDialect('the OpenAI-compatible agent', (ctx) => {
     expect(l.subscriptions).toEqual({ sms: 'unsubscribed', voice: 'unsubscribed', email: 'unsubscribed' });
     expect(l.isAiOn).toBe(true);
     const events = await outboxFor(ts, id, 'optOut');
-    expect(events.map((e) => [e.data.channel, e.data.source])).toEqual([['email', 'ai'], ['sms', 'ai'], ['voice', 'ai']]);
+    expect(events.map((e) => [e.data.channel, e.data.source])).toEqual([['email', 'ai'], ['sms', 'ai'], ['call', 'ai']]);
   });
 
   it('retries after a 500 and replies exactly once', async () => {

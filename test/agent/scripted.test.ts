@@ -53,7 +53,12 @@ describeEachDialect('the scripted agent', (ctx) => {
     expect(l.tags).toEqual([{ id: expect.any(String), name: 'qualified', condition: 'answered all profile questions' }]);
     expect(l.summary).toBe(`Q: ${Q1}\nA: About 120 square meters\nQ: ${Q2}\nA: Next month`);
     const tagged = await outboxFor(ts, id, 'leadTagged');
-    expect(tagged.map((e) => e.data)).toEqual([{ leadId: id, externalLeadId: null, tag: { id: l.tags[0].id, name: 'qualified', condition: 'answered all profile questions' } }]);
+    // docs.apten.ai/webhooks/lead-tagged: the tag by name; hasReplied and isQualified are tags too.
+    expect(tagged.map((e) => e.data)).toEqual([
+      { leadId: id, externalLeadId: null, phone, channel: 'sms', tag: 'hasReplied' },
+      { leadId: id, externalLeadId: null, phone, channel: 'sms', tag: 'isQualified' },
+      { leadId: id, externalLeadId: null, phone, channel: 'sms', tag: 'qualified', tagId: l.tags[0].id, condition: 'answered all profile questions' },
+    ]);
     expect((await lastAi(c, id))!.content.text).toMatch(/^Thank you, Maya!/);
 
     // Buying words make the lead hot (no further question: the script is done).
@@ -61,7 +66,7 @@ describeEachDialect('the scripted agent', (ctx) => {
     l = await lead(c, id);
     expect(l.isHot).toBe(true);
     expect(l.tags.map((t: { name: string }) => t.name)).toEqual(['qualified', 'hot']);
-    expect((await outboxFor(ts, id, 'leadTagged')).map((e) => (e.data.tag as { name: string }).name)).toEqual(['qualified', 'hot']);
+    expect((await outboxFor(ts, id, 'leadTagged')).map((e) => e.data.tag)).toEqual(['hasReplied', 'isQualified', 'qualified', 'isHot', 'hot']);
 
     // A pending command is honoured on the next turn, then consumed.
     expect((await c.post(`/leads/${id}/addContext`, { command: 'follow up in 1 minutes: Any questions about the quote?' })).status).toBe(200);

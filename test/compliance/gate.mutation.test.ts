@@ -42,6 +42,7 @@ function lead(overrides: Partial<LeadRow> = {}): LeadRow {
     customer_profile: 'default', time_zone: 'America/Los_Angeles', external_lead_id: null, additional_info: '{}', summary: null,
     has_replied: 0, is_hot: 0, is_qualified: 0, is_ai_on: 1, sms_status: 'subscribed', voice_status: 'subscribed', email_status: 'subscribed',
     sms_opt_out_source: null, voice_opt_out_source: null, email_opt_out_source: null, memory_cleared_at: null, created_at: at, updated_at: at, last_activity_at: null,
+    follow_up_config: null, follow_up_step: null, follow_up_due_at: null, follow_up_generation: 0, follow_up_note: null,
     ...overrides,
   };
 }

@@ -90,7 +90,7 @@ describeEachDialect('inbound messages', (ctx) => {
       const { id, phone } = await lead(ts, { email: `all${Math.random().toString(36).slice(2, 8)}@example.com` });
       expect((await inbound(ts.acme, { channel: 'sms', from: phone, text: word })).action).toBe('opted_out');
       expect((await ts.acme.get(`/leads/${id}`)).body.subscriptions).toEqual({ sms: 'unsubscribed', voice: 'unsubscribed', email: 'unsubscribed' });
-      expect((await outboxFor(ts, id, 'optOut')).map((e) => [e.data.channel, e.data.source])).toEqual([['sms', 'keyword'], ['voice', 'keyword'], ['email', 'keyword']]);
+      expect((await outboxFor(ts, id, 'optOut')).map((e) => [e.data.channel, e.data.source])).toEqual([['sms', 'keyword'], ['call', 'keyword'], ['email', 'keyword']]);
     }
   });
 
@@ -147,7 +147,8 @@ describeEachDialect('inbound messages', (ctx) => {
     const r = await inbound(ts.acme, { channel, from: channel === 'email' ? email.toUpperCase() : phone, text });
     expect(r.action).toBe('opted_out');
     const events = await outboxFor(ts, id, 'optOut');
-    expect(events.map((e) => e.data.channel)).toEqual(expected);
+    // Webhooks spell voice `call` (docs.apten.ai/webhooks/opt-out).
+    expect(events.map((e) => e.data.channel)).toEqual(expected.map((c) => (c === 'voice' ? 'call' : c)));
     // "unsubscribe me please" is the revocation word with politeness around it: a keyword, not plain language.
     const source = text.startsWith('unsubscribe') ? 'keyword' : 'message';
     expect(events.every((e) => e.data.source === source && e.data.optOutMessage === text && e.data.isDoNotContact === false)).toBe(true);
@@ -158,7 +159,8 @@ describeEachDialect('inbound messages', (ctx) => {
     const { id, phone } = await lead(ts, { email: `n${Math.random().toString(36).slice(2, 8)}@example.com` });
     expect((await inbound(ts.acme, { channel: 'sms', from: phone, text: 'Never contact me again.' })).action).toBe('do_not_contact');
     const all = await outboxFor(ts, id);
-    const types = all.map((e) => e.type).filter((t) => t !== 'message.received');
+    // (The first reply also tags the lead hasReplied: docs.apten.ai/webhooks/lead-tagged.)
+    const types = all.map((e) => e.type).filter((t) => t !== 'message.received' && t !== 'leadTagged');
     expect(types).toEqual(['doNotContact', 'optOut', 'optOut', 'optOut']);
     expect(all.filter((e) => e.type === 'optOut').every((e) => e.data.isDoNotContact === true)).toBe(true);
     expect((await ts.acme.get(`/dnc/check?phone=${encodeURIComponent(phone)}`)).body.isDoNotContact).toBe(true);

@@ -49,7 +49,7 @@ describeEachDialect('Do Not Contact', (ctx) => {
     const id = await createLead(ts.acme, { phone, externalLeadId: 'crm-7' });
     await ts.acme.post('/dnc/register', { phone });
     const events = (await outboxOfType(ts, 'doNotContact')).filter((e) => e.data.phone === phone);
-    expect(events.map((e) => e.data)).toEqual([{ phone, source: 'api', leadId: id, externalLeadId: 'crm-7' }]);
+    expect(events.map((e) => e.data)).toEqual([{ phone, source: 'api', leadId: id, externalLeadId: 'crm-7', email: null, optOutMessage: null }]);
   });
 
   it('normalises input: "(415) ..." and "+1415..." are one entry, registered once, with one event', async () => {
@@ -68,7 +68,7 @@ describeEachDialect('Do Not Contact', (ctx) => {
     expect(new Date(list.entries[0].createdAt).toISOString()).toBe(list.entries[0].createdAt);
     expect(await check(org, national(phone))).toEqual({ phone, isDoNotContact: true });
     const events = await outboxOfType(ts, 'doNotContact', 'dnc-normalise');
-    expect(events.map((e) => e.data)).toEqual([{ phone, source: 'api', leadId: null, externalLeadId: null }]);
+    expect(events.map((e) => e.data)).toEqual([{ phone, source: 'api', leadId: null, externalLeadId: null, email: null, optOutMessage: null }]);
   });
 
   it('20 concurrent registers of one number give one entry and exactly one event', async () => {
@@ -183,7 +183,7 @@ describeEachDialect('Do Not Contact', (ctx) => {
     // beta's own entry for the same number is separate, and its event names no lead of acme's.
     expect((await ts.beta.post('/dnc/register', { phone })).body).toEqual(ADDED);
     const betaEvents = (await outboxOfType(ts, 'doNotContact', 'beta')).filter((e) => e.data.phone === phone);
-    expect(betaEvents.map((e) => e.data)).toEqual([{ phone, source: 'api', leadId: null, externalLeadId: null }]);
+    expect(betaEvents.map((e) => e.data)).toEqual([{ phone, source: 'api', leadId: null, externalLeadId: null, email: null, optOutMessage: null }]);
     const acmeEvents = (await outboxOfType(ts, 'doNotContact')).filter((e) => e.data.phone === phone);
     expect(acmeEvents.map((e) => e.data.leadId)).toEqual([acmeLead]);
     expect((await ts.beta.post('/dnc/remove', { phone })).status).toBe(200);

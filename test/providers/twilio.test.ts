@@ -315,7 +315,7 @@ describeEachDialect('Twilio SMS and voice', (ctx) => {
       expect(res.body).toContain('<Say>Understood. We will not call you again. Goodbye.</Say><Hangup/>');
       expect((await acme.get(`/leads/${id}`)).body.subscriptions).toMatchObject({ voice: 'unsubscribed', sms: 'subscribed' });
       const [optOut] = await outboxFor(ts, id, 'optOut');
-      expect(optOut!.data).toMatchObject({ channel: 'voice', source: 'voice' });
+      expect(optOut!.data).toMatchObject({ channel: 'call', source: 'voice', optOutMessage: null, isTwilioOptOut: true, optOutReason: null });
       // Recorded in the ledger with the call that carried it; the API cannot lift it.
       const [record] = (await acme.get(`/leads/${id}/consent`)).body.records;
       expect(record).toMatchObject({ channel: 'voice', action: 'optOut', source: 'voice', actor: 'twilio:CAopt' });

@@ -151,7 +151,7 @@ describeEachDialect('POST /leads/{id}/resubscribe', (ctx) => {
     await org.post(`/leads/${id}/unsubscribe`, {});
     const res = await org.post(`/leads/${id}/resubscribe`, { channels: ['sms'] });
     expect(res.body).toEqual({ message: 'Lead resubscribed successfully.', channels: ['sms', 'voice'] });
-    expect((await outboxFor(ts, id, 'resubscribed')).map((e) => e.data.channel)).toEqual(['sms', 'voice']);
+    expect((await outboxFor(ts, id, 'resubscribed')).map((e) => e.data.channel)).toEqual(['sms', 'call']);
     // Coupled, a voice request reaches the keyword-locked sms too: refused.
     const locked = await createLead(org);
     await keywordOptOut(ts, locked, ['sms', 'voice']);

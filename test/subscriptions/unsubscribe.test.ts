@@ -90,10 +90,11 @@ describeEachDialect('POST /leads/{id}/unsubscribe', (ctx) => {
     const third = await ts.acme.post(`/leads/${id}/unsubscribe`, {});
     expect(third.body.channels).toEqual(['sms', 'voice', 'email']);
     const events = await outboxFor(ts, id, 'optOut');
-    expect(events.map((e) => e.data.channel)).toEqual(['sms', 'voice', 'email']);
+    // Webhooks spell voice `call` (docs.apten.ai/webhooks/opt-out).
+    expect(events.map((e) => e.data.channel)).toEqual(['sms', 'call', 'email']);
     expect(events[0]!.data).toEqual({
       leadId: id, externalLeadId: 'crm-1', phone, email: 'd@example.com', channel: 'sms',
-      source: 'api', optOutMessage: null, isDoNotContact: false,
+      source: 'api', optOutMessage: null, isDoNotContact: false, optOutReason: null, isTwilioOptOut: false,
     });
   });
 
@@ -115,7 +116,7 @@ describeEachDialect('POST /leads/{id}/unsubscribe', (ctx) => {
     const id = await createLead(org);
     const res = await org.post(`/leads/${id}/unsubscribe`, { channels: ['voice'] });
     expect(res.body.channels).toEqual(['sms', 'voice']);
-    expect((await outboxFor(ts, id, 'optOut')).map((e) => e.data.channel)).toEqual(['sms', 'voice']);
+    expect((await outboxFor(ts, id, 'optOut')).map((e) => e.data.channel)).toEqual(['sms', 'call']);
     // Uncoupled (acme default): voice alone.
     const other = await createLead(ts.acme);
     expect((await ts.acme.post(`/leads/${other}/unsubscribe`, { channels: ['voice'] })).body.channels).toEqual(['voice']);
@@ -133,6 +134,6 @@ describeEachDialect('POST /leads/{id}/unsubscribe', (ctx) => {
     const results = await Promise.all(Array.from({ length: 50 }, () => ts.acme.post(`/leads/${id}/unsubscribe`, {})));
     expect(results.every((r) => r.status === 200)).toBe(true);
     const events = await outboxFor(ts, id, 'optOut');
-    expect(events.map((e) => e.data.channel).sort()).toEqual(['email', 'sms', 'voice']);
+    expect(events.map((e) => e.data.channel).sort()).toEqual(['call', 'email', 'sms']);
   });
 });

@@ -1,0 +1,21 @@
+import type { Db } from '../platform/db/schema.js';
+
+/**
+ * The follow-up cadence's own queries. Its state lives on the lead's row
+ * (leads.follow_up_*, written through leads.repository.ts with the rest of the
+ * lead, under the lead's lock); what is here touches the lead's messages.
+ */
+
+/** Marks a recorded outbound message as the cadence's, with its step (webhooks and the history read these columns). */
+export async function markFollowUpMessage(db: Db, organizationId: string, messageId: string, step: number): Promise<void> {
+  await db.updateTable('messages').set({ is_follow_up: 1, follow_up_step: step })
+    .where('organization_id', '=', organizationId).where('id', '=', messageId).execute();
+}
+
+/** The lead's most recent message, either direction: what a follow-up follows up on. */
+export async function latestMessageId(db: Db, organizationId: string, leadId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('messages').select('id')
+    .where('organization_id', '=', organizationId).where('lead_id', '=', leadId)
+    .orderBy('id', 'desc').limit(1).executeTakeFirst();
+  return row?.id;
+}

@@ -20,6 +20,7 @@ import { profileRoutes } from './profiles/profiles.routes.js';
 import { switchProfileRoutes } from './profiles/switch.routes.js';
 import { contextRoutes } from './context/context.routes.js';
 import { agentTurnRoutes } from './agent/turns.routes.js';
+import { timelineRoutes } from './timeline/timeline.routes.js';
 import { emailEventRoutes, inboundRoutes } from './conversation/inbound.routes.js';
 import { unsubscribeLinkRoutes } from './channels/unsubscribe.routes.js';
 import { twilioRoutes } from './providers/twilio/twilio.routes.js';
@@ -89,6 +90,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await v1.register(switchProfileRoutes(deps));
     await v1.register(contextRoutes(deps));
     await v1.register(agentTurnRoutes(deps));
+    await v1.register(timelineRoutes(deps));
     await v1.register(dncRoutes(deps));
     await v1.register(messageRoutes(deps));
     await v1.register(sendRoutes(deps));

@@ -56,6 +56,7 @@ export const routeScopes: Record<string, Scope | 'public'> = {
   'GET /v1/consent/export': 'consent:read',
   'GET /v1/leads/:leadId/context': 'leads:read',
   'GET /v1/leads/:leadId/agentTurns': 'leads:read',
+  'GET /v1/leads/:leadId/events': 'leads:read',
 
   'GET /v1/customerProfiles': 'profiles:read',
   'POST /v1/customerProfiles': 'profiles:write',

@@ -135,6 +135,7 @@ describeEachDialect('docs.apten.ai/api-reference/leads/update', (ctx) => {
     expect(res.body.followUpConfig).toEqual(config);
   });
 
+  // The digit keys of followUpConfig are written `followUpConfig.1` or `followUpConfig[1]` by the validator: both name the step.
   it.each([
     ['a step without hours', { followUpConfig: { 1: { channel: 'text' } } }, /^followUpConfig(\.1|\[1\])\.hours is required$/],
     ['a step without channel', { followUpConfig: { 2: { hours: 3 } } }, /^followUpConfig(\.2|\[2\])\.channel is required$/],
@@ -156,7 +157,6 @@ describeEachDialect('docs.apten.ai/api-reference/leads/update', (ctx) => {
     ['a step without any config', { followUpStep: 2 }, 'followUpStep 2 needs a followUpConfig: the lead has none'],
     ['a step the config does not have', { followUpConfig: { 1: { hours: 1, channel: 'text' }, 2: { hours: 2, channel: 'text' } }, followUpStep: 5 },
       'followUpStep 5 is not a step of followUpConfig (steps: 1, 2)'],
-    // The digit keys of followUpConfig are written as `followUpConfig.1` or `followUpConfig[1]`: both name the step.
     ['an unknown field', { nickname: 'Annie' }, 'nickname is not allowed'],
     ['a field a client may not write', { isUnsubscribed: false }, 'isUnsubscribed is not allowed'],
     ['the lead id', { id: '0190a5b2-7c1e-7a3b-8f00-4b1d2c3e4f50' }, 'id is not allowed'],

@@ -1,0 +1,212 @@
+import { expect, it } from 'vitest';
+import { ALWAYS_OPEN, FAST_AGENT_ENV, inbound, lead, messages, say, sleep, until } from '../agent/helpers.js';
+import { createLead, describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
+import { waitForStatus } from '../support/messages.js';
+
+/**
+ * The follow-up cadence behind update lead's followUpConfig / followUpStep,
+ * end to end: real HTTP, the worker, the test clock moved past each step's
+ * hours. A step goes out as the agent's message through the compliance gate;
+ * a reply, an opt-out, the AI off or a reset stop what was scheduled.
+ */
+
+const HOUR = 3_600_000;
+const MINUTE = 60_000;
+const Q1 = 'Which day suits you for a visit?';
+const Q2 = 'Is the morning or the afternoon better?';
+
+let profiles = 0;
+async function profile(c: Client, questions: string[]): Promise<string> {
+  profiles += 1;
+  const name = `followups-${profiles}`;
+  const res = await c.post('/customerProfiles', { name, instructions: 'Book a visit.', questions });
+  expect(res.status).toBe(201);
+  return name;
+}
+
+interface FollowUpRow { id: string; text: string; channel: string; status: string; status_reason: string | null; follow_up_step: number | null; is_ai_generated: number }
+
+async function followUps(ts: TestServer, leadId: string): Promise<FollowUpRow[]> {
+  return ts.server.store.db.selectFrom('messages').select(['id', 'text', 'channel', 'status', 'status_reason', 'follow_up_step', 'is_ai_generated'])
+    .where('lead_id', '=', leadId).where('is_follow_up', '=', 1).orderBy('id').execute() as Promise<FollowUpRow[]>;
+}
+
+/** The follow-up jobs of a lead and their states. */
+async function followUpJobs(ts: TestServer, leadId: string) {
+  return ts.server.store.db.selectFrom('jobs').select(['status', 'payload', 'run_at']).where('name', '=', 'followup.send')
+    .where('payload', 'like', `%${leadId}%`).orderBy('created_at').execute();
+}
+
+const allJobsDone = (ts: TestServer, leadId: string) => until(() => followUpJobs(ts, leadId), (js) => js.length > 0 && js.every((j) => j.status === 'done'));
+
+/** A lead on a profile, with a first message from the organization that went out (a conversation to follow up). */
+async function conversingLead(ts: TestServer, questions: string[], fields: Record<string, unknown> = {}) {
+  const c = ts.acme;
+  expect((await c.patch('/settings', ALWAYS_OPEN)).status).toBe(200);
+  const phone = uniquePhone();
+  const id = await createLead(c, { phone, email: `lead${profiles}-${Date.now()}@example.com`, customerProfile: await profile(c, questions), ...fields });
+  const sent = await c.post(`/leads/${id}/sendMessage`, { message: 'Hello from the team' });
+  expect(sent.status).toBe(200);
+  await waitForStatus(c, id, sent.body.id, (s) => s === 'sent');
+  return { id, phone };
+}
+
+/** The due time lies `hours` after some instant between `from` and now (the server's clock). */
+function dueAbout(ts: TestServer, due: string | null, hours: number, from: number): void {
+  expect(due).not.toBeNull();
+  const at = new Date(due!).getTime();
+  expect(at).toBeGreaterThanOrEqual(from + hours * HOUR);
+  expect(at).toBeLessThanOrEqual(ts.clock.now().getTime() + hours * HOUR);
+}
+
+describeEachDialect('the follow-up cadence', (ctx) => {
+  it('sends each step its hours after the last unanswered message, on its channel, written by the agent, then rests in long-term nurture', async () => {
+    const ts = ctx();
+    const c = ts.acme;
+    const { id } = await conversingLead(ts, [Q1, Q2]);
+    // A human message without scheduleFollowUps arms nothing by itself.
+    expect((await lead(c, id)).followUpStep).toBeNull();
+
+    const config = { 1: { hours: 1, channel: 'text' }, 2: { hours: 24, channel: 'email' } };
+    const t0 = ts.clock.now().getTime();
+    const set = await c.patch(`/leads/${id}`, { followUpConfig: config });
+    expect(set.body).toMatchObject({ followUpStep: 1, followUpConfig: config });
+    dueAbout(ts, set.body.nextFollowUpAt, 1, t0);
+
+    // Not before its hours.
+    ts.clock.advance(59 * MINUTE);
+    await sleep(300);
+    expect(await followUps(ts, id)).toEqual([]);
+
+    ts.clock.advance(2 * MINUTE);
+    const [first] = await until(() => followUps(ts, id), (f) => f[0]?.status === 'sent');
+    expect(first).toMatchObject({ text: Q1, channel: 'sms', follow_up_step: 1, is_ai_generated: 1 });
+    const shown = (await messages(c, id)).find((m) => m.id === first!.id);
+    expect(shown).toMatchObject({ owner: 'user', isAiGenerated: true, direction: 'outbound', status: 'sent' });
+
+    // Step 2 waits its 24 hours from the moment step 1 went out.
+    const l1 = await until(() => lead(c, id), (l) => l.followUpStep === 2);
+    dueAbout(ts, l1.nextFollowUpAt, 24, ts.clock.now().getTime() - 5_000);
+
+    ts.clock.advance(24 * HOUR + MINUTE);
+    const both = await until(() => followUps(ts, id), (f) => f[1]?.status === 'sent');
+    expect(both[1]).toMatchObject({ text: Q2, channel: 'email', follow_up_step: 2 });
+
+    // No step 3: the lead rests in long-term nurture, nothing more is scheduled.
+    const l2 = await until(() => lead(c, id), (l) => l.followUpStep === -2);
+    expect(l2.nextFollowUpAt).toBeNull();
+    expect(l2.followUpNote).toBe('step 2 was the last: long-term nurture');
+    ts.clock.advance(100 * HOUR);
+    await sleep(300);
+    expect(await followUps(ts, id)).toHaveLength(2);
+  });
+
+  it("the AI's own message starts the wait: a reply the agent answers schedules the first step its hours later", async () => {
+    const ts = ctx();
+    const c = ts.acme;
+    const { id, phone } = await conversingLead(ts, [Q1, Q2]);
+    await c.patch(`/leads/${id}`, { followUpConfig: { 1: { hours: 3, channel: 'text' } }, followUpStep: -1 });
+    await c.patch(`/leads/${id}`, { followUpStep: 1 });
+    const t0 = ts.clock.now().getTime();
+    await say(c, id, phone, 'Hi, tell me more');
+    // The reply put the cadence back at step 1, waiting; the agent's answer (Q1) went out and armed it.
+    await until(() => messages(c, id), (ms) => ms.some((m) => m.content.text === Q1 && m.status === 'sent'));
+    const l = await until(() => lead(c, id), (x) => x.nextFollowUpAt !== null && new Date(x.nextFollowUpAt).getTime() >= t0 + 3 * HOUR);
+    expect(l.followUpStep).toBe(1);
+    dueAbout(ts, l.nextFollowUpAt, 3, t0);
+  });
+
+  it('a reply from the lead stops what was scheduled: nothing goes out at the old time', async () => {
+    const ts = ctx();
+    const c = ts.acme;
+    const { id, phone } = await conversingLead(ts, []); // no questions: the agent does not answer, nothing re-arms
+    await c.patch(`/leads/${id}`, { followUpConfig: { 1: { hours: 2, channel: 'text' }, 2: { hours: 2, channel: 'text' } }, followUpStep: 2 });
+    expect((await inbound(c, phone, 'Thanks, I will think about it')).action).toBe('conversation');
+    const l = await lead(c, id);
+    expect(l).toMatchObject({ followUpStep: 1, nextFollowUpAt: null });
+    expect(l.followUpNote).toMatch(/^the lead replied at .*: follow-ups wait for the next message to the lead$/);
+    ts.clock.advance(3 * HOUR);
+    await allJobsDone(ts, id);
+    expect(await followUps(ts, id)).toEqual([]);
+    expect((await lead(c, id)).followUpStep).toBe(1);
+  });
+
+  it('a reset makes the earlier schedule stale: it fires at the new time only, once', async () => {
+    const ts = ctx();
+    const c = ts.acme;
+    const { id } = await conversingLead(ts, [Q1]);
+    await c.patch(`/leads/${id}`, { followUpConfig: { 1: { hours: 1, channel: 'text' } } });
+    await c.patch(`/leads/${id}`, { followUpConfig: { 1: { hours: 5, channel: 'text' } } });
+    ts.clock.advance(HOUR + MINUTE);
+    await until(() => followUpJobs(ts, id), (js) => js[0]?.status === 'done');
+    expect(await followUps(ts, id)).toEqual([]);
+    expect((await lead(c, id)).followUpStep).toBe(1);
+
+    ts.clock.advance(4 * HOUR);
+    await until(() => followUps(ts, id), (f) => f[0]?.status === 'sent');
+    await allJobsDone(ts, id);
+    expect(await followUps(ts, id)).toHaveLength(1);
+  });
+
+  it('followUpStep -1 stops it: the scheduled job finds nothing to do', async () => {
+    const ts = ctx();
+    const c = ts.acme;
+    const { id } = await conversingLead(ts, [Q1]);
+    await c.patch(`/leads/${id}`, { followUpConfig: { 1: { hours: 1, channel: 'text' } } });
+    await c.patch(`/leads/${id}`, { followUpStep: -1 });
+    ts.clock.advance(2 * HOUR);
+    await allJobsDone(ts, id);
+    expect(await followUps(ts, id)).toEqual([]);
+    expect((await lead(c, id)).followUpStep).toBe(-1);
+  });
+
+  it('the AI off stops it when the step comes due, and says so', async () => {
+    const ts = ctx();
+    const c = ts.acme;
+    const { id } = await conversingLead(ts, [Q1]);
+    await c.patch(`/leads/${id}`, { followUpConfig: { 1: { hours: 1, channel: 'text' } } });
+    expect((await c.post(`/leads/${id}/turnOffAi`)).status).toBe(200);
+    ts.clock.advance(2 * HOUR);
+    const l = await until(() => lead(c, id), (x) => x.followUpStep === -1);
+    expect(l.followUpNote).toBe('stopped at step 1: AI is off for this lead');
+    expect(l.nextFollowUpAt).toBeNull();
+    expect(await followUps(ts, id)).toEqual([]);
+  });
+
+  it("an opt-out stops it at once, with the opt-out's channel in the note", async () => {
+    const ts = ctx();
+    const c = ts.acme;
+    const { id, phone } = await conversingLead(ts, [Q1]);
+    await c.patch(`/leads/${id}`, { followUpConfig: { 1: { hours: 1, channel: 'email' } } });
+    expect((await inbound(c, phone, 'STOP')).action).toBe('opted_out');
+    const l = await lead(c, id);
+    expect(l).toMatchObject({ followUpStep: -1, nextFollowUpAt: null });
+    expect(l.followUpNote).toMatch(/^stopped: the lead opted out of sms/);
+    ts.clock.advance(2 * HOUR);
+    await allJobsDone(ts, id);
+    expect(await followUps(ts, id)).toEqual([]);
+  });
+
+  it('goes through the compliance gate like every send: a number on the DNC list blocks the step, recorded with its reason', async () => {
+    const ts = ctx();
+    const c = ts.acme;
+    const { id, phone } = await conversingLead(ts, [Q1]);
+    await c.patch(`/leads/${id}`, { followUpConfig: { 1: { hours: 1, channel: 'call' } } });
+    expect((await c.post('/dnc/register', { phone })).status).toBe(200);
+    ts.clock.advance(2 * HOUR);
+    const [blocked] = await until(() => followUps(ts, id), (f) => f[0]?.status === 'blocked');
+    expect(blocked).toMatchObject({ channel: 'voice', follow_up_step: 1, status_reason: 'phone is on the Do Not Contact list' });
+  });
+
+  it('when the agent has nothing to say, no message goes out and the lead shows why', async () => {
+    const ts = ctx();
+    const c = ts.acme;
+    const { id } = await conversingLead(ts, []); // the scripted agent only asks its profile's questions
+    await c.patch(`/leads/${id}`, { followUpConfig: { 1: { hours: 1, channel: 'text' } } });
+    ts.clock.advance(2 * HOUR);
+    const l = await until(() => lead(c, id), (x) => x.nextFollowUpAt === null);
+    expect(l.followUpStep).toBe(1);
+    expect(l.followUpNote).toBe("step 1 not sent: the scripted agent had nothing to say (the scripted agent only asks its profile's questions)");
+    expect(await followUps(ts, id)).toEqual([]);
+  });
+}, FAST_AGENT_ENV);

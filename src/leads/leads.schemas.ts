@@ -108,7 +108,7 @@ const TagIds = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxIt
 export const RemoveTagsBody = Type.Object({ tagIds: TagIds });
 
 /** PUT /leads/{leadId}/tags: the lead's tags become exactly these. */
-export const ReplaceTagsBody = Type.Object({ tagIds: TagIds });
+export const ReplaceTagsBody = Type.Object({ tagIds: TagIds }, { additionalProperties: false });
 
 /** The reference's answer: the tags now on the lead (`condition` is Parley's addition). */
 export const ReplaceTagsReply = Type.Object({ tags: Type.Array(Tag) });

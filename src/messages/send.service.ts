@@ -39,6 +39,8 @@ export interface ScheduledSend {
   scheduleFollowUps?: boolean;
   /** Recorded blocked at once (the gate already said no): no job is queued. */
   blocked?: { code: string; reason: string };
+  /** Never before this (the time the sender asked for): contact hours changed later release a waiting send no earlier (settings.service.ts). */
+  notBefore?: Date;
   /** Why it waits for `runAt` (outside contact hours), shown on the message. */
   waiting?: { code: string; reason: string };
 }
@@ -69,7 +71,8 @@ export async function scheduleSend(db: Db, s: ScheduledSend): Promise<string> {
     schedule_follow_ups: s.scheduleFollowUps ? 1 : null,
   });
   if (s.blocked) return id;
-  const payload = s.overrideBusinessHours ? { messageId: id, sendWhenOff: s.sendWhenOff, overrideBusinessHours: true } : { messageId: id, sendWhenOff: s.sendWhenOff };
+  const base = s.notBefore ? { messageId: id, sendWhenOff: s.sendWhenOff, notBefore: s.notBefore.toISOString() } : { messageId: id, sendWhenOff: s.sendWhenOff };
+  const payload = s.overrideBusinessHours ? { ...base, overrideBusinessHours: true } : base;
   await enqueueJob(db, s.organizationId, 'message.send', payload, s.runAt, s.now);
   return id;
 }
@@ -102,7 +105,7 @@ export async function sendMessage(deps: Deps, organizationId: string, leadId: st
     const sendAt = decision.kind === 'wait' ? decision.until : runAt;
     const id = await scheduleSend(trx, {
       organizationId, lead, channel, text: input.message, runAt: sendAt, sendWhenOff, isAiGenerated: false, now: now.toISOString(),
-      overrideBusinessHours: input.overrideBusinessHours ?? false, scheduleFollowUps, blocked, waiting,
+      overrideBusinessHours: input.overrideBusinessHours ?? false, scheduleFollowUps, blocked, waiting, notBefore: waiting && runAt > now ? runAt : undefined,
     });
     const status: SendStatus = blocked ? 'blocked' : waiting ? 'waiting' : 'scheduled';
     const note = blocked ?? waiting ?? null;

@@ -32,3 +32,61 @@ export async function findOrganizationIdBySendingNumber(db: Db, sendingNumber: s
   const row = await db.selectFrom('organizations').select('id').where('sending_number', '=', sendingNumber).executeTakeFirst();
   return row?.id;
 }
+
+const CHUNK = 500;
+
+/**
+ * Sends waiting for contact hours (a pending `message.send` job due later,
+ * whose message is `scheduled` with status code CONTACT_HOURS) are made due
+ * now, or at the time their sender asked for if that is later, so the worker
+ * judges them again against the organization's new hours: a message the new
+ * hours allow goes out, one they still forbid waits for the new window's
+ * opening. A job a worker holds at this moment is left to it.
+ */
+export async function releaseWaitingSends(db: Db, organizationId: string, now: string): Promise<number> {
+  const jobs = await db
+    .selectFrom('jobs')
+    .select(['id', 'payload'])
+    .where('organization_id', '=', organizationId)
+    .where('name', '=', 'message.send')
+    .where('status', '=', 'pending')
+    .where('run_at', '>', now)
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
+    .execute();
+  const byMessage = new Map<string, { jobId: string; notBefore: string | undefined }>();
+  for (const job of jobs) {
+    const payload = JSON.parse(job.payload) as { messageId?: unknown; notBefore?: unknown };
+    if (typeof payload.messageId === 'string') byMessage.set(payload.messageId, { jobId: job.id, notBefore: typeof payload.notBefore === 'string' ? payload.notBefore : undefined });
+  }
+  const messageIds = [...byMessage.keys()];
+  const due = new Map<string, string[]>();
+  for (let i = 0; i < messageIds.length; i += CHUNK) {
+    const waiting = await db
+      .selectFrom('messages')
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .where('id', 'in', messageIds.slice(i, i + CHUNK))
+      .where('status', '=', 'scheduled')
+      .where('status_code', '=', 'CONTACT_HOURS')
+      .execute();
+    for (const { id } of waiting) {
+      const job = byMessage.get(id)!;
+      const at = job.notBefore && job.notBefore > now ? job.notBefore : now;
+      due.set(at, [...(due.get(at) ?? []), job.jobId]);
+    }
+  }
+  let released = 0;
+  for (const [at, ids] of due) {
+    for (let i = 0; i < ids.length; i += CHUNK) {
+      const res = await db
+        .updateTable('jobs')
+        .set({ run_at: at, updated_at: now })
+        .where('organization_id', '=', organizationId)
+        .where('id', 'in', ids.slice(i, i + CHUNK))
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      released += Number(res.numUpdatedRows);
+    }
+  }
+  return released;
+}

@@ -5,7 +5,7 @@ import { isUniqueViolation } from '../platform/db/errors.js';
 import { BadRequest, Conflict } from '../platform/errors.js';
 import { normalizePhone } from '../platform/phone.js';
 import { checkTimeZone } from '../platform/time-zone.js';
-import { findSettingsRow, setSendingNumber } from './settings.repository.js';
+import { findSettingsRow, releaseWaitingSends, setSendingNumber } from './settings.repository.js';
 import type { SettingsView, UpdateSettingsInput } from './settings.schemas.js';
 
 export interface ExternalCheckSettings {
@@ -88,6 +88,9 @@ function checkUrl(url: string, allowPrivate: boolean): void {
   }
 }
 
+/** The settings that decide when a lead may be contacted: changing any of them re-judges the sends waiting for contact hours. */
+const HOURS_FIELDS = ['contactHours', 'contactDays', 'holidays', 'timeZone', 'regionalRules'] as const;
+
 /** Trimmed, and each word once (the first spelling wins): matching ignores case anyway. */
 function uniqueWords(words: string[]): string[] {
   const seen = new Map<string, string>();
@@ -111,6 +114,8 @@ export async function updateSettings(deps: Deps, organizationId: string, input: 
       const current = await readRow(trx, organizationId, true);
       const next = { ...current.stored, ...documentFields };
       await updateOrganizationSettings(trx, organizationId, JSON.stringify(next));
+      // New hours judge the sends already waiting for the old ones (in this transaction: a send is released only if the change commits).
+      if (HOURS_FIELDS.some((f) => input[f] !== undefined)) await releaseWaitingSends(trx, organizationId, deps.clock.now().toISOString());
       if (sendingNumber !== undefined && sendingNumber !== current.sendingNumber) await setSendingNumber(trx, organizationId, sendingNumber);
       return toSettingsView({ ...DEFAULT_SETTINGS, ...next, sendingNumber: sendingNumber === undefined ? current.sendingNumber : sendingNumber });
     });

@@ -203,7 +203,7 @@ describeEachDialect('the answer to a send says what the gate decided', (ctx) => 
     const { id } = await lead(ts);
     ts.clock.set(LA_NOON);
     const now = await ts.acme.post(`/leads/${id}/sendMessage`, { message: 'Hi at noon' });
-    expect(now.body).toMatchObject({ message: 'Message queued successfully.', status: 'scheduled', statusCode: null });
+    expect(now.body).toMatchObject({ message: 'Message sent successfully.', status: 'scheduled', statusCode: null });
     ts.clock.set('2026-06-10T10:00:00Z'); // 03:00 in Los Angeles
     const night = await ts.acme.post(`/leads/${id}/sendMessage`, { message: 'Hi at night' });
     expect(night.body).toMatchObject({ status: 'waiting', statusCode: 'CONTACT_HOURS', scheduledTime: '2026-06-10T15:00:00.000Z' });

@@ -27,7 +27,7 @@ describeEachDialect('POST /leads/{id}/sendMessage and the compliance gate', (ctx
     await openedAtMidday(ts);
     const leadId = await createLead(ts.acme);
     const sent = await send(ts, leadId, { message: 'Hello there' });
-    expect(sent.message).toBe('Message queued successfully.');
+    expect(sent.message).toBe('Message sent successfully.');
     expect(sent.channel).toBe('sms');
     const msg = await waitForStatus(ts.acme, leadId, sent.id, (s) => s === 'sent');
     expect(msg).toMatchObject({ content: { text: 'Hello there' }, owner: 'user', isAiGenerated: false, direction: 'outbound', statusReason: null });

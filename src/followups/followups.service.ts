@@ -1,6 +1,7 @@
 import type { Updateable } from 'kysely';
 import { enqueueJob } from '../jobs/jobs.repository.js';
 import { findLead, updateLead, type LeadRow } from '../leads/leads.repository.js';
+import type { MessageRow } from '../messages/messages.repository.js';
 import type { Db, LeadsTable } from '../platform/db/schema.js';
 import { afterReply, afterSent, applyUpdate, stop, type CadenceState } from './cadence.js';
 import type { FollowUpUpdate } from './followups.schemas.js';
@@ -45,14 +46,8 @@ async function transition(trx: Db, organizationId: string, leadId: string, now: 
   await scheduleIfDue(trx, organizationId, leadId, before, after, now);
 }
 
-export interface SentFacts {
-  lead_id: string;
-  direction: string;
-  purpose: string;
-  is_ai_generated: number;
-  is_follow_up: number;
-  follow_up_step: number | null;
-}
+/** What the cadence reads of a message that went out. */
+export type SentFacts = Pick<MessageRow, 'lead_id' | 'direction' | 'purpose' | 'is_ai_generated' | 'is_follow_up' | 'follow_up_step' | 'schedule_follow_ups'>;
 
 /**
  * channels/outbound.ts, in the transaction that records a message as sent:
@@ -60,7 +55,7 @@ export interface SentFacts {
  * for follow-ups (sendMessage `scheduleFollowUps`) arm the current step; a
  * follow-up's own message lets the next step follow it.
  */
-export async function followUpAfterSend(trx: Db, organizationId: string, message: SentFacts & { schedule_follow_ups?: number | null }, sentAt: Date): Promise<void> {
+export async function followUpAfterSend(trx: Db, organizationId: string, message: SentFacts, sentAt: Date): Promise<void> {
   if (message.direction !== 'outbound' || message.purpose !== 'conversation') return;
   const step = message.is_follow_up === 1 && message.follow_up_step !== null ? Number(message.follow_up_step) : null;
   const arms = message.is_ai_generated === 1 || message.schedule_follow_ups === 1;

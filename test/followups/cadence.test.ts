@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { ALWAYS_OPEN, FAST_AGENT_ENV, inbound, lead, messages, say, sleep, until } from '../agent/helpers.js';
 import { createLead, describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
+import { outboxFor } from '../support/events.js';
 import { waitForStatus } from '../support/messages.js';
 
 /**
@@ -99,6 +100,41 @@ describeEachDialect('the follow-up cadence', (ctx) => {
     ts.clock.advance(100 * HOUR);
     await sleep(300);
     expect(await followUps(ts, id)).toHaveLength(2);
+  });
+
+  it('sendMessage with scheduleFollowUps starts the wait from the moment it is sent; without it a human send leaves the schedule alone', async () => {
+    const ts = ctx();
+    const c = ts.acme;
+    const { id } = await conversingLead(ts, [Q1]);
+    await c.patch(`/leads/${id}`, { followUpConfig: { 1: { hours: 6, channel: 'text' } }, followUpStep: -1 });
+    await c.patch(`/leads/${id}`, { followUpConfig: { 1: { hours: 6, channel: 'text' } }, followUpStep: 1 });
+    const scheduled = (await lead(c, id)).nextFollowUpAt;
+    ts.clock.advance(HOUR);
+
+    const plain = await c.post(`/leads/${id}/sendMessage`, { message: 'A note from a person' });
+    await waitForStatus(c, id, plain.body.id, (st) => st === 'sent');
+    expect((await lead(c, id)).nextFollowUpAt).toBe(scheduled);
+
+    const t0 = ts.clock.now().getTime();
+    const arming = await c.post(`/leads/${id}/sendMessage`, { message: 'Shall we book?', scheduleFollowUps: true });
+    expect(arming.status).toBe(200);
+    await waitForStatus(c, id, arming.body.id, (st) => st === 'sent');
+    const l = await lead(c, id);
+    expect(l.followUpStep).toBe(1);
+    dueAbout(ts, l.nextFollowUpAt, 6, t0);
+    expect(new Date(l.nextFollowUpAt).getTime()).toBeGreaterThan(new Date(scheduled).getTime());
+  });
+
+  it("announces a follow-up's message.sent with isFollowUp and its followUpStep", async () => {
+    const ts = ctx();
+    const c = ts.acme;
+    const { id } = await conversingLead(ts, [Q1]);
+    await c.patch(`/leads/${id}`, { followUpConfig: { 1: { hours: 1, channel: 'text' } } });
+    ts.clock.advance(HOUR + MINUTE);
+    const [sent] = await until(() => followUps(ts, id), (f) => f[0]?.status === 'sent');
+    const events = await until(() => outboxFor(ts, id, 'message.sent'), (es) => es.length === 2);
+    expect(events[0]!.data).toMatchObject({ isFollowUp: false, followUpStep: null });
+    expect(events[1]!.data).toMatchObject({ leadId: id, isFollowUp: true, followUpStep: 1, content: { text: sent!.text } });
   });
 
   it("the AI's own message starts the wait: a reply the agent answers schedules the first step its hours later", async () => {

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { ConfigError, loadConfig, type Config } from '../platform/config.js';
+import { ConfigError, describeDatabase, loadConfig, type Config } from '../platform/config.js';
 import { openStore, type Store } from '../platform/db/connect.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
 import { issueKey, keysOf, revokeKey } from '../organizations/api-keys.service.js';
@@ -20,6 +20,11 @@ function config(): Config {
     }
     throw err;
   }
+}
+
+/** The base URL a person on this machine opens: the listen address, with a wildcard host read as localhost. */
+function localBase(address: string): string {
+  return address.replace('//0.0.0.0:', '//localhost:').replace('//[::]:', '//localhost:');
 }
 
 /** Opens the configured store (migrated, unless told not to) for one command, and always closes it. */
@@ -45,7 +50,12 @@ program
     const cfg = config();
     const { startServer, stopOnSignals } = await server();
     const running = await startServer({ ...cfg, runWorker: opts.worker && cfg.runWorker });
-    running.deps.log.info({ address: running.address, dialect: running.store.dialect, worker: !!running.worker }, 'parley listening');
+    const base = localBase(running.address);
+    const database = describeDatabase(cfg.databaseUrl);
+    running.deps.log.info({ address: running.address, dialect: running.store.dialect, worker: !!running.worker, database }, 'parley listening');
+    // What a new user needs next: where to read the API, and how to get a key for this very database.
+    running.deps.log.info({ url: `${base}/docs` }, `API reference: ${base}/docs (the OpenAPI document: ${base}/v1/openapi.json)`);
+    running.deps.log.info({ database }, `API keys: npx parley keys create --org NAME (run with the same DATABASE_URL: ${database}); send the key in the x-api-key header`);
     stopOnSignals(running);
   });
 
@@ -90,6 +100,9 @@ keys
     const issued = await withStore((s) => issueKey(s.db, opts.org, scopes, opts.name ?? null, { timeZone: opts.timeZone }));
     console.log(`organization: ${opts.org} (${issued.organizationId})`);
     console.log(`scopes: ${issued.scopes.join(',')}`);
+    // A key made in one database is unknown to a server on another: say which one this is.
+    console.log(`database: ${describeDatabase(config().databaseUrl)} (the server must run with the same DATABASE_URL)`);
+    console.log('Use it as the x-api-key header: curl -H "x-api-key: $KEY" http://localhost:8080/v1/leads (in a shell: KEY=$(npx parley keys create --org NAME | tail -n 1))');
     console.log('This key is shown once; store it now:');
     console.log(issued.key);
   });
@@ -101,9 +114,10 @@ keys
   .action(async (opts: { org: string }) => {
     const list = await withStore((s) => keysOf(s.db, opts.org));
     if (!list) {
-      console.error(`parley: no organization named "${opts.org}"`);
+      console.error(`parley: no organization named "${opts.org}" in ${describeDatabase(config().databaseUrl)}`);
       process.exit(1);
     }
+    console.log(['PREFIX', 'STATE', 'SCOPES', 'CREATED', 'NAME'].join('\t'));
     for (const k of list) {
       console.log([k.prefix, k.revokedAt ? 'revoked' : 'active', k.scopes.join(','), k.createdAt, k.name ?? ''].join('\t'));
     }
@@ -116,7 +130,7 @@ keys
   .action(async (prefix: string, opts: { org?: string }) => {
     const n = await withStore((s) => revokeKey(s.db, prefix, opts.org));
     if (n === 0) {
-      console.error(`parley: no active key with prefix ${prefix}`);
+      console.error(`parley: no active key with prefix ${prefix} in ${describeDatabase(config().databaseUrl)}`);
       process.exit(1);
     }
     console.log(`revoked ${n} key${n === 1 ? '' : 's'}`);

@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { isSupportedCountry } from 'libphonenumber-js';
 
 /**
@@ -89,9 +92,41 @@ function oneOf(env: Env, name: string, fallback: string, allowed: readonly strin
   return raw;
 }
 
+/** The directory holding Parley's package.json, from src/ or the compiled dist/src/ alike. */
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
+
+/**
+ * The default database does not depend on the directory a command runs from:
+ * `npm start` and `npx parley keys create` run anywhere must meet in one
+ * database, or a key made in one place is unknown to the server.
+ */
+export function defaultDatabaseUrl(env: Env = {}): string {
+  const dir = env.PARLEY_DATA_DIR ? resolve(env.PARLEY_DATA_DIR) : join(packageRoot(), 'data');
+  return `sqlite:${join(dir, 'parley.db')}`;
+}
+
+/** Where the data is, for people: an absolute SQLite path, or the PostgreSQL URL without its password. */
+export function describeDatabase(url: string): string {
+  if (url.startsWith('sqlite:')) {
+    const path = url.slice('sqlite:'.length);
+    return path === ':memory:' ? 'SQLite in memory' : `SQLite at ${resolve(path)}`;
+  }
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return `PostgreSQL at ${u.toString()}`;
+  } catch {
+    return 'PostgreSQL';
+  }
+}
+
 function databaseUrl(env: Env): string {
   const raw = env.DATABASE_URL;
-  if (raw === undefined || raw === '') return 'sqlite:./data/parley.db';
+  if (raw === undefined || raw === '') return defaultDatabaseUrl(env);
   if (/^sqlite:.+/.test(raw) || /^postgres(ql)?:\/\/.+/.test(raw)) return raw;
   throw new ConfigError(`DATABASE_URL must be sqlite:<path> or postgres://... (got "${raw}")`);
 }

@@ -1,4 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/platform/config.js';
@@ -16,13 +19,13 @@ interface Run {
   stderr: string;
 }
 
-/** Runs the compiled `parley` command with only the environment given (plus PATH). */
-function parley(args: string[], env: Record<string, string>): Promise<Run> {
+/** Runs the compiled `parley` command with only the environment given (plus PATH), from the package or another directory. */
+function parley(args: string[], env: Record<string, string>, cwd = root): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['bin/parley.js', ...args],
-      { cwd: root, env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env }, timeout: 60_000 },
+      [join(root, 'bin/parley.js'), ...args],
+      { cwd, env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env }, timeout: 60_000 },
       (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
     );
   });
@@ -139,7 +142,46 @@ describe('parley CLI, revocation, serve and input errors [sqlite]', () => {
     expect(lines((await parley(['keys', 'list', '--org', 'listed'], env)).stdout).find((l) => l.startsWith(prefix))).toContain('\trevoked\t');
     const twice = await parley(['keys', 'revoke', prefix], env);
     expect(twice.code).not.toBe(0);
-    expect(twice.stderr).toBe(`parley: no active key with prefix ${prefix}\n`);
+    expect(twice.stderr).toBe(`parley: no active key with prefix ${prefix} in SQLite at ${database.url.slice('sqlite:'.length)}\n`);
+  });
+
+  it('keys list starts with a header line naming its columns', async () => {
+    await parley(['keys', 'create', '--org', 'headed', '--name', 'laptop'], env);
+    const list = await parley(['keys', 'list', '--org', 'headed'], env);
+    expect(list.code).toBe(0);
+    const [header, row, ...rest] = lines(list.stdout);
+    expect(header).toBe('PREFIX\tSTATE\tSCOPES\tCREATED\tNAME');
+    expect(row!.split('\t')).toHaveLength(5);
+    expect(row).toMatch(/^pk_live_\S+\tactive\t.+\tlaptop$/);
+    expect(rest).toEqual([]);
+  });
+
+  it('keys create says which database the key is in and how to use it, the key still the last line', async () => {
+    const run = await parley(['keys', 'create', '--org', 'told'], env);
+    expect(run.code).toBe(0);
+    expect(lines(run.stdout)).toContain(`database: SQLite at ${database.url.slice('sqlite:'.length)} (the server must run with the same DATABASE_URL)`);
+    expect(run.stdout).toMatch(/x-api-key/);
+    expect(lastLine(run.stdout)).toMatch(KEY_LINE);
+    expect(lines(run.stdout).filter((l) => l.includes('pk_live_'))).toHaveLength(1);
+  });
+
+  it('the default database does not depend on the directory a command runs from', async () => {
+    // Without DATABASE_URL every command uses the package's data/ directory (PARLEY_DATA_DIR moves it), from anywhere.
+    const elsewhere = mkdtempSync(join(tmpdir(), 'parley-cwd-'));
+    const dataDir = mkdtempSync(join(tmpdir(), 'parley-data-'));
+    try {
+      const packageDefault = await parley(['keys', 'list', '--org', `nobody-${process.pid}`], {}, elsewhere);
+      expect(packageDefault.stderr).toBe(`parley: no organization named "nobody-${process.pid}" in SQLite at ${join(root, 'data', 'parley.db')}\n`);
+      const made = await parley(['keys', 'create', '--org', 'roaming'], { PARLEY_DATA_DIR: dataDir }, elsewhere);
+      expect(made.code).toBe(0);
+      expect(made.stdout).toContain(`database: SQLite at ${join(dataDir, 'parley.db')}`);
+      const listed = await parley(['keys', 'list', '--org', 'roaming'], { PARLEY_DATA_DIR: dataDir }, root);
+      expect(listed.code).toBe(0);
+      expect(lines(listed.stdout).some((l) => l.startsWith(lastLine(made.stdout).slice(0, 16)))).toBe(true);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('refuses an unknown scope with a non-zero exit and a message, creating nothing', async () => {
@@ -149,7 +191,7 @@ describe('parley CLI, revocation, serve and input errors [sqlite]', () => {
     expect(run.stderr).toContain('unknown scope(s): leads:destroy');
     const list = await parley(['keys', 'list', '--org', 'nobody'], env);
     expect(list.code).not.toBe(0);
-    expect(list.stderr).toBe('parley: no organization named "nobody"\n');
+    expect(list.stderr).toBe(`parley: no organization named "nobody" in SQLite at ${database.url.slice('sqlite:'.length)}\n`);
   });
 
   it('serve listens, answers with a key made by the CLI, and exits 0 on SIGTERM', async () => {
@@ -173,6 +215,14 @@ describe('parley CLI, revocation, serve and input errors [sqlite]', () => {
         });
       });
       expect((await fetch(`${address}/healthz`)).status).toBe(200);
+      // The start-up lines say where the API reference is and how to make a key for this database.
+      const logged = out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string; url?: string; database?: string });
+      const reference = logged.find((l) => l.msg.startsWith('API reference: '));
+      expect(reference?.url).toBe(`${address}/docs`);
+      expect((await fetch(reference!.url!)).status).toBe(200);
+      const keyHint = logged.find((l) => l.msg.includes('npx parley keys create --org NAME'));
+      expect(keyHint?.msg).toContain(`SQLite at ${database.url.slice('sqlite:'.length)}`);
+      expect(logged.find((l) => l.msg === 'parley listening')?.database).toBe(`SQLite at ${database.url.slice('sqlite:'.length)}`);
       expect((await clientFor(address, key).get('/leads')).body).toEqual({ leads: [], nextToken: null });
       expect(out).not.toContain(key);
       child.kill('SIGTERM');

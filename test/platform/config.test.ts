@@ -1,5 +1,10 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/platform/config.js';
+import { ConfigError, describeDatabase, loadConfig } from '../../src/platform/config.js';
+
+/** The default database is in the package's data/ directory, whatever the directory a command runs from. */
+const PACKAGE_DB = `sqlite:${join(fileURLToPath(new URL('../..', import.meta.url)), 'data', 'parley.db')}`;
 
 function failure(env: Record<string, string>): string {
   try {
@@ -21,7 +26,7 @@ describe('loadConfig', () => {
     expect(loadConfig({})).toMatchObject({
       port: 8080,
       host: '0.0.0.0',
-      databaseUrl: 'sqlite:./data/parley.db',
+      databaseUrl: PACKAGE_DB,
       dbPoolSize: 10,
       logLevel: 'info',
       rateLimitPerMinute: 1200,
@@ -42,7 +47,26 @@ describe('loadConfig', () => {
     process.env.PORT = '1234';
     process.env.DATABASE_URL = 'postgres://elsewhere/db';
     expect(loadConfig({}).port).toBe(8080);
-    expect(loadConfig({}).databaseUrl).toBe('sqlite:./data/parley.db');
+    expect(loadConfig({}).databaseUrl).toBe(PACKAGE_DB);
+  });
+
+  it('puts the default database under the package, not the current directory; PARLEY_DATA_DIR moves it', () => {
+    const cwd = process.cwd();
+    try {
+      process.chdir('/tmp');
+      expect(loadConfig({}).databaseUrl).toBe(PACKAGE_DB);
+    } finally {
+      process.chdir(cwd);
+    }
+    expect(loadConfig({ PARLEY_DATA_DIR: '/var/lib/parley' }).databaseUrl).toBe('sqlite:/var/lib/parley/parley.db');
+    expect(loadConfig({ PARLEY_DATA_DIR: '/var/lib/parley', DATABASE_URL: 'sqlite:/x.db' }).databaseUrl).toBe('sqlite:/x.db');
+  });
+
+  it('says where the data is without a password', () => {
+    expect(describeDatabase('sqlite:/var/lib/parley/parley.db')).toBe('SQLite at /var/lib/parley/parley.db');
+    expect(describeDatabase('sqlite:./x.db')).toBe(`SQLite at ${join(process.cwd(), 'x.db')}`);
+    expect(describeDatabase('postgres://parley:hunter2@db:5432/parley')).toBe('PostgreSQL at postgres://parley:***@db:5432/parley');
+    expect(describeDatabase('postgres://parley:hunter2@db:5432/parley')).not.toContain('hunter2');
   });
 
   it('parses the values it is given', () => {

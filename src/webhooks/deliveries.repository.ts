@@ -81,6 +81,8 @@ export async function holdDeliveries(db: Db, keys: readonly RowKey[], now: strin
       .where((eb) => eb(eb.refTuple('organization_id', 'id'), 'in', endpointKeys.map((k) => eb.tuple(k.organization_id, k.endpoint_id))))
       .where('enabled', '=', 0);
     const disabled = await withLock(db, q, 'share').execute();
+    // Rows whose endpoint was enabled meanwhile are due as they were: give up the lease so they go out now.
+    await db.updateTable('webhook_deliveries').set({ lease_until: null }).where(byKeys([...chunk])).execute();
     if (disabled.length === 0) continue;
     await db
       .updateTable('webhook_deliveries')

@@ -128,7 +128,11 @@ export function messageSentEvent(
   };
 }
 
-/** `message.received` (docs.apten.ai/webhooks/message-received); `messageId`, `from`, `text` stay as additions. */
+/**
+ * `message.received` (docs.apten.ai/webhooks/message-received). Its page, unlike
+ * message-sent's, does not document `externalLeadId`: Parley sends it among its
+ * additions, after the documented fields, with `messageId`, `from` and `text`.
+ */
 export function messageReceivedEvent(
   lead: LeadFacts & Pick<LeadsTable, 'customer_profile'>, m: { id: string; channel: Channel; from: string; text: string; subject?: string | null },
 ): OutboxEvent {
@@ -136,11 +140,11 @@ export function messageReceivedEvent(
     type: 'message.received',
     data: {
       leadId: lead.id,
-      externalLeadId: lead.external_lead_id,
       phone: lead.phone,
       channel: webhookChannel(m.channel),
       profile: lead.customer_profile,
       content: content(m.channel, m.text, m.subject),
+      externalLeadId: lead.external_lead_id,
       messageId: m.id,
       email: lead.email,
       from: m.from,

@@ -94,8 +94,8 @@ const MESSAGE_SENT: Documented = {
 
 const MESSAGE_RECEIVED: Documented = {
   event: 'message.received',
-  data: { leadId: S, externalLeadId: S, phone: S, channel: OneOf('sms', 'email'), profile: S, content: Content },
-  additions: ['messageId', 'email', 'from', 'text'],
+  data: { leadId: S, phone: S, channel: OneOf('sms', 'email'), profile: S, content: Content },
+  additions: ['externalLeadId', 'messageId', 'email', 'from', 'text'],
 };
 
 const LEAD_TAGGED: Documented = {
@@ -286,7 +286,7 @@ describeEachDialect('webhook payloads in the documented shapes', (ctx) => {
       expect((await client.post('/inbound', { channel: 'email', from: address, subject: 'Re: Information about your services', text: 'Tell me more.' })).status).toBe(200);
       const got = await waitFor(receiver, 'message.received', lead.id, 2);
       const sms = expectDocumented(got.find((d) => d.json.data.channel === 'sms')!, MESSAGE_RECEIVED);
-      expect(sms).toMatchObject({ leadId: lead.id, phone: lead.phone, profile: 'default', content: { text: 'hello, are you available?' } });
+      expect(sms).toMatchObject({ leadId: lead.id, phone: lead.phone, profile: 'default', content: { text: 'hello, are you available?' }, externalLeadId: lead.externalLeadId });
       expect(Object.keys(sms.content)).toEqual(['text']);
       const email = expectDocumented(got.find((d) => d.json.data.channel === 'email')!, MESSAGE_RECEIVED);
       expect(email.content).toEqual({ subject: 'Re: Information about your services', text: 'Tell me more.' });

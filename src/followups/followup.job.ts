@@ -1,4 +1,4 @@
-import { loadTurnContext } from '../agent/context.js';
+import { loadAgentInput } from '../agent/context.js';
 import { checkActions } from '../agent/provider.js';
 import { agentFor } from '../agent/registry.js';
 import { holdsLease } from '../jobs/jobs.repository.js';
@@ -9,7 +9,7 @@ import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { channelOf, isDue, stepHandled, stop, type CadenceState } from './cadence.js';
 import { cadenceOf, columnsOf } from './followups.mapper.js';
-import { latestMessageId, markFollowUpMessage } from './followups.repository.js';
+import { markFollowUpMessage } from './followups.repository.js';
 
 /**
  * The `followup.send` job: the lead's due follow-up step. It sits where the
@@ -20,8 +20,8 @@ import { latestMessageId, markFollowUpMessage } from './followups.repository.js'
  *    generation this job was made for? A reset, a reply, a stop since then
  *    makes the job a no-op. The AI off stops the cadence (a follow-up is an
  *    automated send; the gate would block it anyway).
- * 2. outside any lock: the agent writes the step's message from the
- *    conversation so far (the lead's most recent message is the context).
+ * 2. outside any lock: the agent writes the step's message from what it
+ *    knows of the lead and the conversation so far; only its `reply` is used.
  * 3. under the fence and the lock again, the generation unchanged: the message
  *    is recorded as the step's (is_follow_up, follow_up_step) and its send
  *    scheduled like any other, so the compliance gate judges it when it goes
@@ -75,15 +75,9 @@ export async function runFollowUp(deps: Deps, job: ClaimedJob & { payload: Follo
 
   let text: string | undefined;
   try {
-    const messageId = await latestMessageId(deps.db, job.organizationId, lead.id);
-    if (!messageId) {
-      await record(deps, job, (s) => `step ${s.step} not sent: the lead has no conversation to follow up yet`);
-      return done;
-    }
-    const ctx = await loadTurnContext(deps.db, job.organizationId, lead.id, messageId, deps.clock.now());
-    if (!ctx) return done; // erased meanwhile
-    const input = { ...ctx.input, commands: [instruction(step, channel, stepConfig.hours)] };
-    const actions = checkActions(await agentFor(deps.config).decide(input));
+    const { input } = await loadAgentInput(deps.db, job.organizationId, lead, deps.clock.now());
+    // The step's instruction is the turn's only command: the organization's pending addContext commands wait for a real turn.
+    const actions = checkActions(await agentFor(deps.config).decide({ ...input, commands: [instruction(step, channel, stepConfig.hours)] }));
     text = actions.find((a) => a.type === 'reply')?.text;
   } catch (err) {
     if (!lastAttempt) throw err;

@@ -11,11 +11,3 @@ export async function markFollowUpMessage(db: Db, organizationId: string, messag
   await db.updateTable('messages').set({ is_follow_up: 1, follow_up_step: step })
     .where('organization_id', '=', organizationId).where('id', '=', messageId).execute();
 }
-
-/** The lead's most recent message, either direction: what a follow-up follows up on. */
-export async function latestMessageId(db: Db, organizationId: string, leadId: string): Promise<string | undefined> {
-  const row = await db.selectFrom('messages').select('id')
-    .where('organization_id', '=', organizationId).where('lead_id', '=', leadId)
-    .orderBy('id', 'desc').limit(1).executeTakeFirst();
-  return row?.id;
-}

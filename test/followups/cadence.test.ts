@@ -152,6 +152,18 @@ describeEachDialect('the follow-up cadence', (ctx) => {
     dueAbout(ts, l.nextFollowUpAt, 3, t0);
   });
 
+  it('a step scheduled on a lead never written to goes out too: the agent writes it from what it knows of the lead', async () => {
+    const ts = ctx();
+    const c = ts.acme;
+    expect((await c.patch('/settings', ALWAYS_OPEN)).status).toBe(200);
+    const id = await createLead(c, { customerProfile: await profile(c, [Q2]) });
+    await c.patch(`/leads/${id}`, { followUpConfig: { 1: { hours: 1, channel: 'text' }, 2: { hours: 2, channel: 'text' } }, followUpStep: 2 });
+    ts.clock.advance(2 * HOUR + MINUTE);
+    const [only] = await until(() => followUps(ts, id), (f) => f[0]?.status === 'sent');
+    expect(only).toMatchObject({ text: Q2, follow_up_step: 2 });
+    expect(await until(() => lead(c, id), (l) => l.followUpStep === -2)).toMatchObject({ nextFollowUpAt: null });
+  });
+
   it('a reply from the lead stops what was scheduled: nothing goes out at the old time', async () => {
     const ts = ctx();
     const c = ts.acme;

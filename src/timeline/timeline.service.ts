@@ -130,6 +130,8 @@ const byTimeThenId = (a: Stamped, b: Stamped) => (a.at < b.at ? -1 : a.at > b.at
  * merged: a page costs the same on the first day and after years of history.
  */
 export async function listLeadEvents(deps: Deps, organizationId: string, leadId: string, q: ListEventsInput) {
+  // A lead that does not exist (or is another organization's) is a 404 whatever the query says, as on every lead route.
+  await requireLead(deps.db, organizationId, leadId);
   const since = parseSince(q.since);
   const types = parseTypes(q.types);
   const after = decodeTimelineCursor(q.nextToken);
@@ -141,7 +143,6 @@ export async function listLeadEvents(deps: Deps, organizationId: string, leadId:
   // One snapshot for every source (repeatable read on PostgreSQL; SQLite's transaction is one already):
   // an agent turn and the reply it recorded, committed together, are never half on a page.
   const { messages, turns, openings, notes, checks } = await deps.db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
-    await requireLead(trx, organizationId, leadId);
     const messages = channels.length > 0 || blocked ? await repo.messagesPage(trx, s, { channels, blocked }) : [];
     const turns = toolCalls ? await repo.turnsPage(trx, s) : [];
     const openings = toolCalls ? await repo.composedOpeningsPage(trx, s) : [];

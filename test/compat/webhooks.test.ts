@@ -153,7 +153,7 @@ describeEachDialect('webhook payloads in the documented shapes', (ctx) => {
     await Promise.all(receivers.map((r) => r.stop()));
   });
 
-  /** A new organization (its own sending number, contact hours always open) with a receiver for every event. */
+  /** A new organization (its own sending number, contact hours always open) and a receiver registered for `events`. */
   async function setUp(events?: string[]) {
     const ts = ctx();
     const client = await freshOrg(ts, 'compat');

@@ -1,6 +1,7 @@
 import type { Db } from '../platform/db/schema.js';
 import { skipLocked } from '../platform/db/locks.js';
 import { newId } from '../platform/ids.js';
+import { keysIn } from '../platform/db/keys.js';
 
 export type EventType =
   | 'optOut'
@@ -58,19 +59,10 @@ export async function markDispatched(trx: Db, events: readonly PendingEvent[], a
   await trx
     .updateTable('events')
     .set({ dispatched_at: at })
-    .where((eb) => eb(eb.refTuple('organization_id', 'id'), 'in', events.map((e) => eb.tuple(e.organization_id, e.id))))
+    .where(keysIn(events))
     .execute();
 }
 
-/** Events by their keys, for delivery. */
-export async function findEvents(db: Db, keys: readonly { organization_id: string; id: string }[]) {
-  if (keys.length === 0) return [];
-  return db
-    .selectFrom('events')
-    .selectAll()
-    .where((eb) => eb(eb.refTuple('organization_id', 'id'), 'in', keys.map((k) => eb.tuple(k.organization_id, k.id))))
-    .execute();
-}
 
 /**
  * Erasure of a lead (leads/leads.repository.ts `deleteLeadData`): every event

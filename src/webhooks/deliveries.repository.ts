@@ -3,6 +3,7 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import { byKeys, claimDue, type ClaimSpread, type RowKey } from '../platform/db/claim.js';
 import type { Db, WebhookDeliveriesTable } from '../platform/db/schema.js';
 import { withLock } from '../platform/db/locks.js';
+import { keysIn } from '../platform/db/keys.js';
 
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 
@@ -29,11 +30,34 @@ export async function listDeliveries(db: Db, organizationId: string, endpointId:
   return q.orderBy('id', 'desc').limit(limit + 1).execute();
 }
 
-/** Leases due deliveries to this worker (platform/db/claim.ts), spread over endpoints. */
-export async function claimDueDeliveries(db: Db, now: string, leaseUntil: string, limit: number, spread: ClaimSpread): Promise<DeliveryRow[]> {
+/** A claimed delivery with what its attempt needs: its event (null if gone) and its endpoint (null if deleted). */
+export interface DeliveryWork extends DeliveryRow {
+  event: { id: string; type: string; payload: string; created_at: string } | null;
+  endpoint: { id: string; url: string; secret: string; enabled: number } | null;
+}
+
+/**
+ * Leases due deliveries to this worker (platform/db/claim.ts), spread over
+ * endpoints, and reads them with their events and endpoints in one statement
+ * (one round trip, not three: on PostgreSQL round trips are most of a batch's cost).
+ */
+export async function claimDueDeliveries(db: Db, now: string, leaseUntil: string, limit: number, spread: ClaimSpread): Promise<DeliveryWork[]> {
   const keys = await claimDue(db, 'webhook_deliveries', 'next_attempt_at', now, leaseUntil, limit, spread);
   if (keys.length === 0) return [];
-  return db.selectFrom('webhook_deliveries').selectAll().where(byKeys(keys)).execute();
+  const rows = await db
+    .selectFrom('webhook_deliveries as d')
+    .leftJoin('events as e', (j) => j.onRef('e.organization_id', '=', 'd.organization_id').onRef('e.id', '=', 'd.event_id'))
+    .leftJoin('webhook_endpoints as w', (j) => j.onRef('w.organization_id', '=', 'd.organization_id').onRef('w.id', '=', 'd.endpoint_id'))
+    .selectAll('d')
+    .select(['e.id as e_id', 'e.type as e_type', 'e.payload as e_payload', 'e.created_at as e_created_at'])
+    .select(['w.id as w_id', 'w.url as w_url', 'w.secret as w_secret', 'w.enabled as w_enabled'])
+    .where(keysIn(keys, 'id', 'd'))
+    .execute();
+  return rows.map(({ e_id, e_type, e_payload, e_created_at, w_id, w_url, w_secret, w_enabled, ...d }) => ({
+    ...d,
+    event: e_id === null ? null : { id: e_id, type: e_type!, payload: e_payload!, created_at: e_created_at! },
+    endpoint: w_id === null ? null : { id: w_id, url: w_url!, secret: w_secret!, enabled: Number(w_enabled) },
+  }));
 }
 
 /** Delivery outcomes, many rows per statement: one round trip per kind of outcome, not per delivery. */

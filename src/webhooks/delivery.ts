@@ -1,9 +1,8 @@
 import type { Updateable } from 'kysely';
-import { findEvents } from '../events/outbox.repository.js';
 import type { WebhookDeliveriesTable } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { claimDueDeliveries, holdDeliveries, updateDeliveries } from './deliveries.repository.js';
-import { findEndpoints, updateEndpoint } from './endpoints.repository.js';
+import { updateEndpoint } from './endpoints.repository.js';
 import { signDelivery } from './signing.js';
 import type { SendResult, WebhookSender } from './sender.js';
 import { retryDelayMs } from './retry.js';
@@ -60,13 +59,8 @@ export class DeliveryPipeline {
     const rows = await claimDueDeliveries(db, now.toISOString(), new Date(now.getTime() + leaseMs).toISOString(), free, perEndpoint);
     // Claimed rows can vanish before they are read (their endpoint was deleted).
     if (rows.length === 0) return 0;
-    const events = await findEvents(db, rows.map((r) => ({ organization_id: r.organization_id, id: r.event_id })));
-    const endpoints = await findEndpoints(db, rows.map((r) => ({ organization_id: r.organization_id, id: r.endpoint_id })));
-    const eventById = new Map(events.map((e) => [e.id, e]));
-    const endpointById = new Map(endpoints.map((e) => [e.id, e]));
     for (const row of rows) {
-      const event = eventById.get(row.event_id);
-      const endpoint = endpointById.get(row.endpoint_id);
+      const { event, endpoint } = row;
       if (event && endpoint && Number(endpoint.enabled) !== 1) {
         this.hold(row);
         continue;

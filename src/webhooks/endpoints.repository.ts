@@ -2,6 +2,7 @@ import { NotFound } from '../platform/errors.js';
 import { withLock } from '../platform/db/locks.js';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db, WebhookEndpointsTable } from '../platform/db/schema.js';
+import { keysIn } from '../platform/db/keys.js';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 
@@ -43,7 +44,7 @@ export async function lockDisabled(db: Db, endpoints: readonly Pick<EndpointRow,
   const q = db
     .selectFrom('webhook_endpoints')
     .select('id')
-    .where((eb) => eb(eb.refTuple('organization_id', 'id'), 'in', endpoints.map((e) => eb.tuple(e.organization_id, e.id))))
+    .where(keysIn(endpoints))
     .where('enabled', '=', 0);
   return new Set((await withLock(db, q, 'share').execute()).map((r) => r.id));
 }
@@ -72,12 +73,3 @@ export async function requireEndpoint(db: Db, organizationId: string, id: string
   return row;
 }
 
-/** Endpoints by their keys, for delivery. */
-export async function findEndpoints(db: Db, keys: readonly { organization_id: string; id: string }[]): Promise<EndpointRow[]> {
-  if (keys.length === 0) return [];
-  return db
-    .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where((eb) => eb(eb.refTuple('organization_id', 'id'), 'in', keys.map((k) => eb.tuple(k.organization_id, k.id))))
-    .execute();
-}

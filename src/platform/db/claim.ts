@@ -1,18 +1,15 @@
-import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import { keysIn, type RowKey } from './keys.js';
 import type { Database } from './schema.js';
 import { skipLocked } from './locks.js';
 
 type QueueTable = 'webhook_deliveries' | 'jobs';
 
-export interface RowKey {
-  organization_id: string;
-  id: string;
-}
+export type { RowKey };
 
-/** `(organization_id, id) IN (...)`: matches the tables' primary keys, so the lookup is an index probe. */
-export function byKeys(keys: RowKey[]) {
-  return (eb: ExpressionBuilder<Database, QueueTable>) =>
-    eb(eb.refTuple('organization_id', 'id'), 'in', keys.map((k) => eb.tuple(k.organization_id, k.id)));
+/** The rows of a batch by primary key (platform/db/keys.ts: an index probe on both dialects). */
+export function byKeys(keys: readonly RowKey[]) {
+  return keysIn(keys) as (eb: ExpressionBuilder<Database, QueueTable>) => Expression<SqlBool>;
 }
 
 /**

@@ -54,6 +54,19 @@ describeEachDialect('switchCustomerProfile with sendMessage to a profile without
     expect(await openingsOf(ts, leadId)).toHaveLength(1);
   });
 
+  it('concurrent switches to the same profile make one opening', async () => {
+    const ts = ctx();
+    await ts.acme.patch('/settings', ALWAYS_OPEN);
+    await ts.acme.post('/customerProfiles', { name: 'racy', openingMessage: 'Hi {{firstName}} from racy' });
+    const leadId = await createLead(ts.acme, { firstName: 'Rae' });
+    const all = await Promise.all(Array.from({ length: 6 }, () => ts.acme.post(`/leads/${leadId}/switchCustomerProfile`, { profile: 'racy', sendMessage: true })));
+    expect(all.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(all.filter((r) => r.body.opening.status === 'scheduled')).toHaveLength(1);
+    expect(all.filter((r) => r.body.opening.status === 'not_sent')).toHaveLength(5);
+    expect(await openingsOf(ts, leadId)).toHaveLength(1);
+    expect((await messages(ts.acme, leadId)).map((m) => m.content.text)).toEqual(['Hi Rae from racy']);
+  });
+
   it('a switch to another profile and back is a new opening', async () => {
     const ts = ctx();
     await ts.acme.patch('/settings', ALWAYS_OPEN);

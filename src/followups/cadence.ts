@@ -105,8 +105,10 @@ export function afterSent(state: CadenceState, msg: SentMessage, sentAt: Date): 
   if (!config || state.step === STOPPED || state.step === LONG_TERM) return state;
   const generation = state.generation + 1;
   if (msg.followUpStep !== null) {
-    // Only the step the cadence is waiting on moves it on; a step reset by the API since then keeps the reset.
-    if (state.step !== msg.followUpStep || state.dueAt !== null) return state;
+    // Only the step the cadence is at moves it on (the API may have moved it elsewhere meanwhile). The step is
+    // still this one even when another message re-armed it while its own was in flight: it went out, so the
+    // next step follows, and the lead never gets the same step twice.
+    if (state.step !== msg.followUpStep) return state;
     const next = nextStep(config, msg.followUpStep);
     if (next === undefined) {
       return { config, step: LONG_TERM, dueAt: null, generation, note: `step ${msg.followUpStep} was the last: long-term nurture` };

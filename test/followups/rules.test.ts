@@ -174,3 +174,25 @@ describe('followups/cadence.ts: invariants over any history', () => {
     }));
   });
 });
+
+describe('followups/cadence.ts: a step in flight', () => {
+  const c: FollowUpConfigInput = { 1: { hours: 2, channel: 'text' }, 2: { hours: 5, channel: 'email' } };
+
+  it("a step's message sent after another message re-armed the same step moves on: the step never goes out twice", () => {
+    let s = applyUpdate(EMPTY, { followUpConfig: c }, NOW);
+    s = stepHandled(s, 'written');
+    const later = new Date(NOW.getTime() + HOUR);
+    s = afterSent(s, { followUpStep: null, arms: true }, later); // the AI said something meanwhile: step 1 re-armed
+    expect(s).toMatchObject({ step: 1, dueAt: dueFrom(later, 2) });
+    const sent = new Date(later.getTime() + 60_000);
+    s = afterSent(s, { followUpStep: 1, arms: true }, sent);
+    expect(s).toMatchObject({ step: 2, dueAt: dueFrom(sent, 5) });
+  });
+
+  it("a step's message sent after the API moved the cadence to another step leaves the API's choice", () => {
+    let s = applyUpdate(EMPTY, { followUpConfig: c }, NOW);
+    s = stepHandled(s, 'written');
+    s = applyUpdate(s, { followUpStep: 2 }, NOW);
+    expect(afterSent(s, { followUpStep: 1, arms: true }, NOW)).toBe(s);
+  });
+});

@@ -48,6 +48,18 @@ describeEachDialect('switchCustomerProfile with sendMessage', (ctx) => {
     expect((await ts.acme.get(`/leads/${leadId}/messages`)).body.messages).toHaveLength(0);
   });
 
+  it('a lead greeted on creation by its profile is not greeted again by a switch to that same profile', async () => {
+    const ts = ctx();
+    await ts.acme.patch('/settings', ALWAYS_OPEN);
+    await ts.acme.post('/customerProfiles', { name: 'welcome-once', openingMessage: 'Welcome {{firstName}}' });
+    const leadId = await createLead(ts.acme, { firstName: 'Dee', customerProfile: 'welcome-once' });
+    const [greeting] = (await ts.acme.get(`/leads/${leadId}/messages`)).body.messages;
+    expect(greeting.content.text).toBe('Welcome Dee');
+    const res = await ts.acme.post(`/leads/${leadId}/switchCustomerProfile`, { profile: 'welcome-once', sendMessage: true });
+    expect(res.body.opening).toEqual({ status: 'not_sent', messageId: greeting.id, reason: 'the opening of customer profile welcome-once was already sent to this lead' });
+    expect((await ts.acme.get(`/leads/${leadId}/messages`)).body.messages).toHaveLength(1);
+  });
+
   it('does not send the same template opening twice when the lead is switched to the same profile again', async () => {
     const ts = ctx();
     await ts.acme.patch('/settings', ALWAYS_OPEN);

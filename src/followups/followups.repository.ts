@@ -11,3 +11,17 @@ export async function markFollowUpMessage(db: Db, organizationId: string, messag
   await db.updateTable('messages').set({ is_follow_up: 1, follow_up_step: step })
     .where('organization_id', '=', organizationId).where('id', '=', messageId).execute();
 }
+
+/**
+ * The cadence's messages still waiting to go out (e.g. for contact hours) when
+ * it stops: recorded blocked with why, so they never follow a reply or a stop.
+ * Answers how many.
+ */
+export async function blockQueuedFollowUps(db: Db, organizationId: string, leadId: string, reason: string, at: string): Promise<number> {
+  const res = await db.updateTable('messages')
+    .set({ status: 'blocked', status_code: 'FOLLOW_UP_STOPPED', status_reason: reason, updated_at: at })
+    .where('organization_id', '=', organizationId).where('lead_id', '=', leadId)
+    .where('direction', '=', 'outbound').where('is_follow_up', '=', 1).where('status', '=', 'scheduled')
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
+}

@@ -4,7 +4,8 @@ import { findLead, updateLead, type LeadRow } from '../leads/leads.repository.js
 import type { MessageRow } from '../messages/messages.repository.js';
 import type { Db, LeadsTable } from '../platform/db/schema.js';
 import { afterReply, afterSent, applyUpdate, stop, type CadenceState } from './cadence.js';
-import type { FollowUpUpdate } from './followups.schemas.js';
+import { LONG_TERM, STOPPED, type FollowUpUpdate } from './followups.schemas.js';
+import { blockQueuedFollowUps } from './followups.repository.js';
 import { cadenceOf, columnsOf, type CadenceColumns } from './followups.mapper.js';
 
 /**
@@ -33,6 +34,9 @@ export async function planFollowUpUpdate(trx: Db, lead: LeadRow, update: FollowU
   const before = cadenceOf(lead);
   const after = applyUpdate(before, update, now);
   await scheduleIfDue(trx, lead.organization_id, lead.id, before, after, now);
+  if (after.step === STOPPED || after.step === LONG_TERM) {
+    await blockQueuedFollowUps(trx, lead.organization_id, lead.id, 'follow-ups were stopped before it was sent', now.toISOString());
+  }
   return columnsOf(after);
 }
 
@@ -65,6 +69,8 @@ export async function followUpAfterSend(trx: Db, organizationId: string, message
 /** conversation/inbound.ts, in the transaction that stores the lead's message: nothing more goes out unanswered. */
 export async function followUpAfterReply(trx: Db, organizationId: string, leadId: string, at: Date): Promise<void> {
   await transition(trx, organizationId, leadId, at, (s) => afterReply(s, at));
+  // A step still waiting to go out (e.g. for contact hours) would now follow up on an answered message.
+  await blockQueuedFollowUps(trx, organizationId, leadId, 'the lead replied before it was sent', at.toISOString());
 }
 
 /** The columns that stop the lead's cadence, for a caller that writes the lead itself (an opt-out); {} when there is nothing to stop. */

@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { ALWAYS_OPEN, FAST_AGENT_ENV, inbound, lead, messages, say, sleep, until } from '../agent/helpers.js';
 import { createLead, describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
+import { LATE_NIGHT, useRealisticHours } from '../support/clock-hours.js';
 import { outboxFor } from '../support/events.js';
 import { waitForStatus } from '../support/messages.js';
 
@@ -256,5 +257,28 @@ describeEachDialect('the follow-up cadence', (ctx) => {
     expect(l.followUpStep).toBe(1);
     expect(l.followUpNote).toBe("step 1 not sent: the scripted agent had nothing to say (the scripted agent only asks its profile's questions)");
     expect(await followUps(ts, id)).toEqual([]);
+  });
+
+  // Last in the suite: it puts the clock back to a night in July and the organization on realistic hours.
+  it('a step that waits for contact hours is never sent after a reply or a stop: it is recorded blocked, saying why', async () => {
+    const ts = ctx();
+    const c = ts.acme;
+    ts.clock.set(LATE_NIGHT); // 23:00 in Los Angeles, where the leads' numbers are
+    const a = await conversingLead(ts, [Q1]);
+    const b = await conversingLead(ts, [Q1]);
+    for (const { id } of [a, b]) await c.patch(`/leads/${id}`, { followUpConfig: { 1: { hours: 1, channel: 'text' } } });
+    await useRealisticHours(c);
+    ts.clock.advance(HOUR + MINUTE);
+    for (const { id } of [a, b]) {
+      const [waiting] = await until(() => followUps(ts, id), (f) => f[0]?.status === 'scheduled' && f[0]?.status_reason !== null);
+      expect(waiting!.text).toBe(Q1);
+    }
+    expect((await inbound(c, a.phone, 'Sorry, who is this?')).action).toBe('conversation');
+    expect((await c.patch(`/leads/${b.id}`, { followUpStep: -1 })).status).toBe(200);
+    expect((await followUps(ts, a.id))[0]).toMatchObject({ status: 'blocked', status_reason: 'the lead replied before it was sent' });
+    expect((await followUps(ts, b.id))[0]).toMatchObject({ status: 'blocked', status_reason: 'follow-ups were stopped before it was sent' });
+    const shown = (await messages(c, a.id)).find((m) => m.content.text === Q1 && m.status === 'blocked') as unknown as { statusCode: string };
+    expect(shown.statusCode).toBe('FOLLOW_UP_STOPPED');
+    expect((await c.patch('/settings', ALWAYS_OPEN)).status).toBe(200);
   });
 }, FAST_AGENT_ENV);

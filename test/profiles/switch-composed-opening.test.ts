@@ -142,6 +142,22 @@ describeEachDialect('the opening written by an OpenAI-compatible model', (ctx) =
     expect((await ts.acme.get(`/leads/${leadId}`)).body.isHot).toBe(false);
   });
 
+  it('an opening whose lead moved to another profile while the model was writing is skipped, not sent', async () => {
+    const ts = ctx();
+    await ts.acme.patch('/settings', ALWAYS_OPEN);
+    await ts.acme.post('/customerProfiles', { name: 'elsewhere' });
+    const phone = uniquePhone();
+    const leadId = await createLead(ts.acme, { firstName: 'Ike', phone });
+    fake.program(phone, { kind: 'tools', calls: [call('reply', { text: 'Too late' })], delayMs: 700 });
+    await ts.acme.post(`/leads/${leadId}/switchCustomerProfile`, { profile: 'default', sendMessage: true });
+    await until(async () => fake.requestsFor(phone).length, (n) => n === 1);
+    await ts.acme.post(`/leads/${leadId}/switchCustomerProfile`, { profile: 'elsewhere' });
+    const [skipped] = await until(() => openingsOf(ts, leadId), (os) => os[0]?.status === 'skipped');
+    expect(skipped!.error).toBe('the lead was switched to another customer profile before its opening was written');
+    await sleep(150);
+    expect(await messages(ts.acme, leadId)).toHaveLength(0);
+  });
+
   it('a model that keeps failing leaves the opening recorded as failed with the reason, and nothing sent', async () => {
     const ts = ctx();
     await ts.acme.patch('/settings', ALWAYS_OPEN);

@@ -24,7 +24,11 @@ async function runOne(deps: Deps, handlers: JobHandlers, job: ClaimedJob): Promi
   try {
     const outcome = await handler.run(deps, job as ClaimedJob & { payload: never });
     if (outcome.kind === 'done') await finishJob(deps.db, job, isoNow(deps.clock));
-    else await deferJob(deps.db, job, outcome.until, isoNow(deps.clock));
+    else {
+      await deferJob(deps.db, job, outcome.until, isoNow(deps.clock));
+      // A send waiting for contact hours is not a silent one: the log says until when, and why.
+      deps.log.info({ job: job.name, jobId: job.id, until: outcome.until.toISOString(), reason: outcome.reason }, `${job.name} waits until ${outcome.until.toISOString()}: ${outcome.reason}`);
+    }
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     const result = await failJob(deps.db, job, message, handler.retryDelaysMs, deps.clock.now());

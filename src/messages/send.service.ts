@@ -108,6 +108,7 @@ export async function sendMessage(deps: Deps, organizationId: string, leadId: st
       overrideBusinessHours: input.overrideBusinessHours ?? false, scheduleFollowUps, blocked, waiting, notBefore: waiting && runAt > now ? runAt : undefined,
     });
     const status: SendStatus = blocked ? 'blocked' : waiting ? 'waiting' : 'scheduled';
+    if (waiting) deps.log.info({ messageId: id, leadId, until: sendAt.toISOString(), reason: waiting.reason }, `message waits until ${sendAt.toISOString()}: ${waiting.reason}`);
     const note = blocked ?? waiting ?? null;
     return { id, channel, status, statusCode: note?.code ?? null, statusReason: note?.reason ?? null, scheduledTime: sendAt.toISOString(), scheduleFollowUps };
   });

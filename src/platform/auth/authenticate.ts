@@ -80,8 +80,14 @@ export function registerAuthentication(app: FastifyInstance, deps: Deps): void {
     const needed = scopeFor(method, url);
     if (needed === 'public') return done();
     const header = request.headers['x-api-key'];
-    if (typeof header !== 'string' || header.length === 0 || header.length > 200) return done(new Forbidden());
+    if (typeof header !== 'string' || header.length === 0 || header.length > 200) {
+      request.log.info({ status: 403 }, 'refused: no x-api-key header');
+      return done(new Forbidden());
+    }
     const admit = (ctx: AuthContext | undefined) => {
+      // The answer is one 403 for every case (decisions.md); the log tells the operator which, and where to look.
+      if (!ctx) request.log.info({ status: 403 }, 'refused: not an active key in this database (parley keys list --org NAME shows the keys it holds)');
+      else if (!needed || !ctx.scopes.includes(needed as Scope)) request.log.info({ status: 403, needed }, `refused: the key lacks the scope ${needed}`);
       if (!ctx || !needed || !ctx.scopes.includes(needed as Scope)) return done(new Forbidden());
       const wait = limiter.take(ctx.keyId);
       if (wait > 0) return done(new TooManyRequests(wait));

@@ -23,7 +23,7 @@ async function org(ts: TestServer, name: string, settings: Record<string, unknow
 async function send(c: Client, leadId: string, body: Record<string, unknown>) {
   const res = await c.post(`/leads/${leadId}/sendMessage`, body);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body as { id: string; message: string; status: string; statusCode: string | null; statusReason: string | null; scheduledTime: string };
+  return res.body as { id: string; message: string; status: string; statusCode: string | null; statusReason: string | null; scheduledTime: string; scheduleFollowUps: boolean };
 }
 
 function localMinutes(at: Date, zone: string): number {

@@ -214,7 +214,14 @@ export function describeValidationError(errors: ErrorObject[], part: string | un
   const params = e.params as Record<string, unknown>;
   if (e.keyword === 'required') return `${prefix}${String(params.missingProperty)} is required`;
   if (e.keyword === 'additionalProperties') return `${prefix}${String(params.additionalProperty)} is not allowed`;
-  if (e.keyword === 'propertyNames') return `${path || partName(part)} has a key that is not allowed: ${JSON.stringify(String(params.propertyName))}`;
+  const names = (errors as Failure[]).find((x) => x.keyword === 'propertyNames');
+  if (names) {
+    // ajv reports the key's own failure first (a pattern, a length): the key is what to name, with the form keys must take.
+    const where = fieldPath(names.instancePath) || partName(part);
+    const key = JSON.stringify(String((names.params as Record<string, unknown>).propertyName));
+    const form = (names.parentSchema?.propertyNames as Schema | undefined)?.description;
+    return `${where} has a key that is not allowed: ${key}${form ? ` (keys must be ${lowerFirst(form)})` : ''}`;
+  }
   if (e.keyword === 'dependentRequired' || e.keyword === 'dependencies') {
     return `${prefix}${String(params.missingProperty)} is required when ${prefix}${String(params.property)} is set`;
   }

@@ -34,20 +34,22 @@ export async function planFollowUpUpdate(trx: Db, lead: LeadRow, update: FollowU
   const before = cadenceOf(lead);
   const after = applyUpdate(before, update, now);
   await scheduleIfDue(trx, lead.organization_id, lead.id, before, after, now);
-  if (after.step === STOPPED || after.step === LONG_TERM) {
+  if (after.step === STOPPED || after.step === LONG_TERM || (after.config === null && before.config !== null)) {
     await blockQueuedFollowUps(trx, lead.organization_id, lead.id, 'follow-ups were stopped before it was sent', now.toISOString());
   }
   return columnsOf(after);
 }
 
-async function transition(trx: Db, organizationId: string, leadId: string, now: Date, rule: (s: CadenceState) => CadenceState): Promise<void> {
+/** Applies a rule to the lead's cadence under its lock; answers the state before (undefined: no lead), so callers can skip work for leads without one. */
+async function transition(trx: Db, organizationId: string, leadId: string, now: Date, rule: (s: CadenceState) => CadenceState): Promise<CadenceState | undefined> {
   const lead = await findLead(trx, organizationId, leadId, true);
-  if (!lead) return;
+  if (!lead) return undefined;
   const before = cadenceOf(lead);
   const after = rule(before);
-  if (after === before) return;
+  if (after === before) return before;
   await updateLead(trx, organizationId, leadId, columnsOf(after));
   await scheduleIfDue(trx, organizationId, leadId, before, after, now);
+  return before;
 }
 
 /** What the cadence reads of a message that went out. */
@@ -68,7 +70,8 @@ export async function followUpAfterSend(trx: Db, organizationId: string, message
 
 /** conversation/inbound.ts, in the transaction that stores the lead's message: nothing more goes out unanswered. */
 export async function followUpAfterReply(trx: Db, organizationId: string, leadId: string, at: Date): Promise<void> {
-  await transition(trx, organizationId, leadId, at, (s) => afterReply(s, at));
+  const before = await transition(trx, organizationId, leadId, at, (s) => afterReply(s, at));
+  if (!before || (before.config === null && before.step === null)) return; // never had a cadence: no follow-up can be queued
   // A step still waiting to go out (e.g. for contact hours) would now follow up on an answered message.
   await blockQueuedFollowUps(trx, organizationId, leadId, 'the lead replied before it was sent', at.toISOString());
 }

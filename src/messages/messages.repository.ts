@@ -30,6 +30,12 @@ export async function listMessages(db: Db, organizationId: string, leadId: strin
   return messagePageQuery(db, organizationId, leadId, afterId ?? '', limit + 1);
 }
 
+/** The same page, of one channel only (the same index range, the channel filtered on it). */
+export async function listMessagesOnChannel(db: Db, organizationId: string, leadId: string, channel: MessageRow['channel'], afterId: string | undefined, limit: number): Promise<MessageRow[]> {
+  return db.selectFrom('messages').selectAll().where('organization_id', '=', organizationId).where('lead_id', '=', leadId)
+    .where('id', '>', afterId ?? '').where('channel', '=', channel).orderBy('id').limit(limit + 1).execute();
+}
+
 export async function findMessage(db: Db, organizationId: string, id: string): Promise<MessageRow | undefined> {
   return db.selectFrom('messages').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
 }

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Channel, NextToken, PageQuery } from '../platform/http/schemas.js';
+import { ChannelInput } from '../subscriptions/subscriptions.schemas.js';
 
 export const Message = Type.Object(
   {
@@ -19,7 +20,10 @@ export const Message = Type.Object(
 );
 export type MessageView = Static<typeof Message>;
 
-export const ListMessagesQuery = Type.Object({ ...PageQuery });
+export const ListMessagesQuery = Type.Object({
+  ...PageQuery,
+  channel: Type.Optional(Type.Union(ChannelInput.anyOf, { description: 'Only messages of this channel (sms, voice or email; call is voice). An addition: the reference lists every message.' })),
+});
 export type ListMessagesInput = Static<typeof ListMessagesQuery>;
 
 export const ListMessagesReply = Type.Object({ messages: Type.Array(Type.Ref(Message)), nextToken: NextToken });

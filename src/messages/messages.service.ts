@@ -1,6 +1,7 @@
 import { requireLead } from '../leads/leads.repository.js';
 import type { Deps } from '../platform/deps.js';
 import { decodeCursor, page } from '../platform/http/pagination.js';
+import { toChannel } from '../subscriptions/channels.js';
 import * as repo from './messages.repository.js';
 import type { ListMessagesInput, MessageView } from './messages.schemas.js';
 
@@ -28,7 +29,9 @@ export async function listMessages(deps: Deps, organizationId: string, leadId: s
   const limit = q.limit ?? DEFAULT_PAGE;
   const afterId = decodeCursor(q.nextToken);
   await requireLead(deps.db, organizationId, leadId);
-  const rows = await repo.listMessages(deps.db, organizationId, leadId, afterId, limit);
+  const rows = q.channel === undefined
+    ? await repo.listMessages(deps.db, organizationId, leadId, afterId, limit)
+    : await repo.listMessagesOnChannel(deps.db, organizationId, leadId, toChannel(q.channel), afterId, limit);
   const { items, nextToken } = page(rows, limit);
   return { messages: items.map(toMessageView), nextToken };
 }

@@ -197,6 +197,26 @@ describeEachDialect('the follow-up cadence', (ctx) => {
     expect(await followUps(ts, id)).toHaveLength(1);
   });
 
+  it('ten concurrent updates of one lead leave one schedule: only the last one written fires, once', async () => {
+    const ts = ctx();
+    const c = ts.acme;
+    const { id } = await conversingLead(ts, [Q1, Q2]);
+    const config = { 1: { hours: 1, channel: 'text' }, 2: { hours: 1, channel: 'text' }, 3: { hours: 1, channel: 'text' }, 4: { hours: 1, channel: 'text' } };
+    expect((await c.patch(`/leads/${id}`, { followUpConfig: config })).status).toBe(200);
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => c.patch(`/leads/${id}`, { followUpStep: (i % 3) + 1 })));
+    expect(answers.map((r) => r.status)).toEqual(Array(10).fill(200));
+    const final = await lead(c, id);
+    ts.clock.advance(HOUR + MINUTE);
+    const [only] = await until(() => followUps(ts, id), (f) => f[0]?.status === 'sent');
+    // Every job of the updates has run; the one left is the next step's, due an hour after the one sent.
+    const jobs = await until(() => followUpJobs(ts, id), (js) => js.length === 12 && js.filter((j) => j.status === 'pending').length === 1);
+    expect(await followUps(ts, id)).toHaveLength(1);
+    expect(only!.follow_up_step).toBe(final.followUpStep);
+    // The updates were applied one after the other under the lead's lock: each made its own generation.
+    const generations = jobs.map((j) => (JSON.parse(j.payload) as { generation: number }).generation);
+    expect(new Set(generations).size).toBe(12);
+  });
+
   it('followUpStep -1 stops it: the scheduled job finds nothing to do', async () => {
     const ts = ctx();
     const c = ts.acme;

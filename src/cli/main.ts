@@ -55,7 +55,7 @@ program
     running.deps.log.info({ address: running.address, dialect: running.store.dialect, worker: !!running.worker, database }, 'parley listening');
     // What a new user needs next: where to read the API, and how to get a key for this very database.
     running.deps.log.info({ url: `${base}/docs` }, `API reference: ${base}/docs (the OpenAPI document: ${base}/v1/openapi.json)`);
-    running.deps.log.info({ database }, `API keys: npx parley keys create --org NAME (run with the same DATABASE_URL: ${database}); send the key in the x-api-key header`);
+    running.deps.log.info({ database }, `API keys: npx parley keys create --org NAME, against this same database (${database}); send the key in the x-api-key header`);
     stopOnSignals(running);
   });
 
@@ -101,7 +101,7 @@ keys
     console.log(`organization: ${opts.org} (${issued.organizationId})`);
     console.log(`scopes: ${issued.scopes.join(',')}`);
     // A key made in one database is unknown to a server on another: say which one this is.
-    console.log(`database: ${describeDatabase(config().databaseUrl)} (the server must run with the same DATABASE_URL)`);
+    console.log(`database: ${describeDatabase(config().databaseUrl)} (the server must use this same database)`);
     console.log('Use it as the x-api-key header: curl -H "x-api-key: $KEY" http://localhost:8080/v1/leads (in a shell: KEY=$(npx parley keys create --org NAME | tail -n 1))');
     console.log('This key is shown once; store it now:');
     console.log(issued.key);

@@ -159,7 +159,7 @@ describe('parley CLI, revocation, serve and input errors [sqlite]', () => {
   it('keys create says which database the key is in and how to use it, the key still the last line', async () => {
     const run = await parley(['keys', 'create', '--org', 'told'], env);
     expect(run.code).toBe(0);
-    expect(lines(run.stdout)).toContain(`database: SQLite at ${database.url.slice('sqlite:'.length)} (the server must run with the same DATABASE_URL)`);
+    expect(lines(run.stdout)).toContain(`database: SQLite at ${database.url.slice('sqlite:'.length)} (the server must use this same database)`);
     expect(run.stdout).toMatch(/x-api-key/);
     expect(lastLine(run.stdout)).toMatch(KEY_LINE);
     expect(lines(run.stdout).filter((l) => l.includes('pk_live_'))).toHaveLength(1);

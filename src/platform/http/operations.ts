@@ -26,7 +26,7 @@ const OPERATIONS: Record<string, [operationId: string, origin: Origin]> = {
   'POST /leads/:leadId/tags/remove': ['removeTags', 'hosted'],
   'PUT /leads/:leadId/tags': ['replaceTags', 'hosted'],
   'GET /leads/:leadId/messages': ['getMessages', 'hosted'],
-  'GET /leads/:leadId/events': ['getLeadEvents', 'hosted'],
+  'GET /leads/:leadId/events': ['listLeadEvents', 'hosted'],
   'POST /leads/:leadId/sendMessage': ['sendMessage', 'hosted'],
   'POST /dnc/register': ['registerDnc', 'hosted'],
   'GET /dnc': ['listDnc', 'parley'],

@@ -93,40 +93,23 @@ export async function findLeadIdByPhone(db: Db, organizationId: string, phone: s
 }
 
 export interface LeadListFilter {
-  createdSince?: string;
-  updatedSince?: string;
   afterId?: string;
   limit: number;
 }
 
-type LeadListArgs = [organizationId: string, createdSince: string, updatedSince: string, afterId: string, limit: number];
+const firstLeadPageQuery = prepared((db: Db, organizationId: string, limit: number) =>
+  selectLeadViews(db, organizationId).orderBy('leads.id').limit(limit));
+const nextLeadPageQuery = prepared((db: Db, organizationId: string, afterId: string, limit: number) =>
+  selectLeadViews(db, organizationId).where('leads.id', '>', afterId).orderBy('leads.id').limit(limit));
 
 /**
- * One prepared statement per combination of filters (at most eight): a filter
- * that is absent is left out of the SQL, not passed as a neutral value, so the
- * planner keeps walking the (organization_id, id) key instead of a range.
+ * GET /v1/leads without filters: a keyset page in id (= creation) order,
+ * prepared (the first page and the next ones are two statements, so the
+ * planner walks the (organization_id, id) key); fetches limit+1 to know
+ * whether more exist.
  */
-const leadPageQueries = new Map<string, (db: Db, ...args: LeadListArgs) => Promise<unknown[]>>();
-
-function leadPageQuery(f: LeadListFilter) {
-  const key = `${f.createdSince ? 'c' : ''}${f.updatedSince ? 'u' : ''}${f.afterId ? 'a' : ''}`;
-  let query = leadPageQueries.get(key);
-  if (!query) {
-    query = prepared((db: Db, organizationId: string, createdSince: string, updatedSince: string, afterId: string, limit: number) => {
-      let q = selectLeadViews(db, organizationId);
-      if (key.includes('c')) q = q.where('leads.created_at', '>=', createdSince);
-      if (key.includes('u')) q = q.where('leads.updated_at', '>=', updatedSince);
-      if (key.includes('a')) q = q.where('leads.id', '>', afterId);
-      return q.orderBy('leads.id').limit(limit);
-    });
-    leadPageQueries.set(key, query);
-  }
-  return query;
-}
-
-/** Keyset page in id (= creation) order; fetches limit+1 to know whether more exist. */
 export async function listLeadViews(db: Db, organizationId: string, f: LeadListFilter): Promise<LeadViewRow[]> {
-  const rows = await leadPageQuery(f)(db, organizationId, f.createdSince ?? '', f.updatedSince ?? '', f.afterId ?? '', f.limit + 1);
+  const rows = f.afterId ? await nextLeadPageQuery(db, organizationId, f.afterId, f.limit + 1) : await firstLeadPageQuery(db, organizationId, f.limit + 1);
   return rows as LeadViewRow[];
 }
 
@@ -166,9 +149,10 @@ export async function listLeadFeed(db: Db, organizationId: string, f: LeadFeedFi
   let live = selectLeadViews(db, organizationId);
   if (f.createdSince) live = live.where('leads.created_at', '>=', f.createdSince);
   if (f.updatedSince) live = live.where('leads.updated_at', '>=', f.updatedSince);
+  // A row-value comparison: both dialects walk the (organization_id, timestamp, id) index from the position.
   if (f.after) {
     const { at, id } = f.after;
-    live = live.where((eb) => eb.or([eb(`leads.${column}`, '>', at), eb.and([eb(`leads.${column}`, '=', at), eb('leads.id', '>', id)])]));
+    live = live.where((eb) => eb(eb.refTuple(`leads.${column}`, 'leads.id'), '>', eb.tuple(at, id)));
   }
   const liveRows = (await live.orderBy(`leads.${column}`).orderBy('leads.id').limit(f.limit + 1).execute()) as LeadViewRow[];
 
@@ -178,7 +162,7 @@ export async function listLeadFeed(db: Db, organizationId: string, f: LeadFeedFi
   if (f.updatedSince) erased = erased.where('deleted_at', '>=', f.updatedSince);
   if (f.after) {
     const { at, id } = f.after;
-    erased = erased.where((eb) => eb.or([eb(gone, '>', at), eb.and([eb(gone, '=', at), eb('id', '>', id)])]));
+    erased = erased.where((eb) => eb(eb.refTuple(gone, 'id'), '>', eb.tuple(at, id)));
   }
   const erasedRows = await erased.orderBy(gone).orderBy('id').limit(f.limit + 1).execute();
 

@@ -53,7 +53,8 @@ export async function loadAgentInput(db: Db, organizationId: string, lead: LeadR
     conversation(db, organizationId, lead),
   ]);
   const questions: unknown = profile ? JSON.parse(profile.questions) : [];
-  const commands = notes.filter((n) => n.kind === 'command' && n.consumed_at === null);
+  // An opening only greets: pending commands wait for the turn that answers the lead (which consumes them).
+  const commands = task === 'opening' ? [] : notes.filter((n) => n.kind === 'command' && n.consumed_at === null);
   const input: AgentInput = {
     profile: {
       name: lead.customer_profile,

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { NextToken, PageQuery } from '../platform/http/schemas.js';
+import { FollowUpUpdateFields, FollowUpViewFields } from '../followups/followups.schemas.js';
 
 export const LeadIdParams = Type.Object({ leadId: Type.String({ minLength: 1, maxLength: 200 }) });
 
@@ -34,6 +35,7 @@ export const Lead = Type.Object(
     timeZone: Type.Union([Type.String(), Type.Null()]),
     externalLeadId: Type.Union([Type.String(), Type.Null()]),
     subscriptions: Type.Object({ sms: SubscriptionState, voice: SubscriptionState, email: SubscriptionState }),
+    ...FollowUpViewFields,
   },
   { $id: 'Lead' },
 );
@@ -76,10 +78,14 @@ export const UpdateLeadBody = Type.Object(
     summary: Type.Optional(Type.Union([Type.String({ maxLength: 20_000 }), Type.Null()])),
     isHot: Type.Optional(Type.Boolean()),
     isQualified: Type.Optional(Type.Boolean()),
+    ...FollowUpUpdateFields,
   },
   { additionalProperties: false, minProperties: 1 },
 );
 export type UpdateLeadInput = Static<typeof UpdateLeadBody>;
+
+/** The reference's answer, `{"message": "Lead updated successfully."}`, with the updated lead's fields beside it (Parley's addition). */
+export const UpdateLeadReply = Type.Object({ message: Type.String(), ...Lead.properties });
 
 export const ListLeadsQuery = Type.Object({
   createdSince: Type.Optional(Type.String({ format: 'date-time' })),

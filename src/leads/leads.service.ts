@@ -16,6 +16,7 @@ import { checkTimeZone } from '../platform/time-zone.js';
 import { mergeInfo } from './additional-info.js';
 import { decodeFeedCursor, deletedLeadView, encodeFeedCursor, listedLead, parseInfo, toLeadViewOf } from './leads.mapper.js';
 import * as repo from './leads.repository.js';
+import { planFollowUpUpdate } from '../followups/followups.service.js';
 import type { CreateLeadInput, LeadView, ListLeadsInput, UpdateLeadInput } from './leads.schemas.js';
 
 const noChannel = () => new BadRequest('A lead needs a phone or an email', 'no_channel');
@@ -147,6 +148,8 @@ export async function updateLead(deps: Deps, organizationId: string, id: string,
         const channels = CHANNELS.filter((c) => (c === 'email' ? emailChanged : phoneChanged));
         Object.assign(patch, { phone: nextPhone, email: nextEmail }, subscriptionColumns(suppressed, channels));
       }
+      // followUpConfig / followUpStep: the timer resets to now + hours, as the reference describes (followups/cadence.ts).
+      Object.assign(patch, await planFollowUpUpdate(trx, lead, input, new Date(at)));
       if (input.additionalInfo !== undefined) {
         const { merged, changes } = mergeInfo(parseInfo(lead.additional_info), input.additionalInfo);
         patch.additional_info = JSON.stringify(merged);

@@ -126,7 +126,7 @@ describeEachDialect('the opening written by an OpenAI-compatible model', (ctx) =
     await ts.acme.post('/customerProfiles', { name: 'solar', instructions: 'You sell rooftop solar panels for Sunny Co.' });
     const phone = uniquePhone();
     const leadId = await createLead(ts.acme, { firstName: 'Gus', phone, additionalInfo: { roof: 'south-facing' } });
-    await ts.acme.post(`/leads/${leadId}/addContext`, { context: 'Asked about financing at the fair' });
+    await ts.acme.post(`/leads/${leadId}/addContext`, { context: 'Asked about financing at the fair', command: 'follow up in 2 days' });
     fake.program(phone, tools(call('reply', { text: 'Hi Gus, Sunny Co here: happy to talk financing for your south-facing roof!' }), call('markHot')));
     await ts.acme.post(`/leads/${leadId}/switchCustomerProfile`, { profile: 'solar', sendMessage: true });
     const sent = await aiMessage(ts.acme, leadId, (m) => m.status === 'sent');
@@ -138,6 +138,10 @@ describeEachDialect('the opening written by an OpenAI-compatible model', (ctx) =
     expect(system).toContain('south-facing');
     expect(system).toContain('Asked about financing at the fair');
     expect(system).toContain('## Task: the opening message');
+    // A pending command is not the opening's business: it is not shown, and stays pending for the next turn.
+    expect(system).not.toContain('follow up in 2 days');
+    const notes = await ts.server.store.db.selectFrom('lead_notes').select(['kind', 'consumed_at']).where('lead_id', '=', leadId).where('kind', '=', 'command').execute();
+    expect(notes).toEqual([{ kind: 'command', consumed_at: null }]);
     // An opening only speaks: the markHot it also answered is not applied.
     expect((await ts.acme.get(`/leads/${leadId}`)).body.isHot).toBe(false);
   });

@@ -8,6 +8,7 @@ import * as instanceSecrets from './migrations/0005_instance_secrets.js';
 import * as agentTurns from './migrations/0006_agent_turns.js';
 import * as compliance from './migrations/0007_compliance.js';
 import * as leadListing from './migrations/0008_lead_listing.js';
+import * as followUps from './migrations/0009_follow_ups.js';
 import * as timeline from './migrations/0011_timeline.js';
 import * as leadEmailOrder from './migrations/0013_lead_email_order.js';
 
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '0006_agent_turns': agentTurns,
   '0007_compliance': compliance,
   '0008_lead_listing': leadListing,
+  '0009_follow_ups': followUps,
   '0011_timeline': timeline,
   '0013_lead_email_order': leadEmailOrder,
 };

@@ -68,6 +68,16 @@ export interface LeadsTable {
   created_at: string;
   updated_at: string;
   last_activity_at: string | null;
+  /** The follow-up cadence (0009, src/followups/): JSON text of step number to {hours, channel, ...}; null when none. */
+  follow_up_config: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The step the cadence is at (the next to go out); -1 stopped, -2 long-term nurture; null none. */
+  follow_up_step: ColumnType<number | null, number | null | undefined, number | null>;
+  /** When that step fires; null when nothing is scheduled. */
+  follow_up_due_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Raised by every reschedule and stop: a job made for an older generation does nothing. */
+  follow_up_generation: ColumnType<number, number | undefined, number>;
+  /** What last happened to the cadence (why a step did not go out). */
+  follow_up_note: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A tag on a lead (0008: keyed by organization, lead and tag id; name and condition copied from `tags`). */
@@ -125,6 +135,9 @@ export interface MessagesTable {
   provider_message_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** Why the send is blocked or waiting, as a code (compliance/reasons.ts); null once it went out. */
   status_code: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Sent by the follow-up cadence (0009), and the step it was. */
+  is_follow_up: ColumnType<Flag, Flag | undefined, Flag>;
+  follow_up_step: ColumnType<number | null, number | null | undefined, number | null>;
   /** When the message last changed (0011); the lead timeline pages by it. */
   updated_at: ColumnType<string | null, string | null | undefined, string | null>;
   /** sendMessage `scheduleFollowUps` (0011): 1 when the organization asked for follow-ups after this send. */

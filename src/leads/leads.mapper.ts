@@ -1,5 +1,6 @@
 import { BadRequest } from '../platform/errors.js';
 import { channelStatus, isUnsubscribed } from '../subscriptions/channels.js';
+import { followUpView } from '../followups/followups.mapper.js';
 import type { DeletedLeadRow, FeedOrder, LeadRow, LeadViewRow, TagRow } from './leads.repository.js';
 import type { LeadView } from './leads.schemas.js';
 
@@ -31,6 +32,7 @@ export function toLeadView(row: LeadRow, tags: TagRow[], onDnc: boolean): LeadVi
     timeZone: row.time_zone,
     externalLeadId: row.external_lead_id,
     subscriptions: { sms: channelStatus(row, 'sms'), voice: channelStatus(row, 'voice'), email: channelStatus(row, 'email') },
+    ...followUpView(row),
   };
 }
 

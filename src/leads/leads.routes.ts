@@ -4,7 +4,7 @@ import type { Deps } from '../platform/deps.js';
 import { MessageBody, withErrors } from '../platform/http/schemas.js';
 import {
   CreateLeadBody, CreateLeadReply, Lead, LeadIdParams, ListLeadsQuery, ListLeadsReply,
-  LookupQuery, LookupReply, RemoveTagsBody, ReplaceTagsBody, ReplaceTagsReply, UpdateLeadBody,
+  LookupQuery, LookupReply, RemoveTagsBody, ReplaceTagsBody, ReplaceTagsReply, UpdateLeadBody, UpdateLeadReply,
 } from './leads.schemas.js';
 import * as leads from './leads.service.js';
 
@@ -31,10 +31,14 @@ export const leadRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app)
   }, async (req) => leads.getLead(deps, req.auth.organizationId, req.params.leadId));
 
   app.patch('/leads/:leadId', {
-    schema: { tags, summary: 'Update a lead; additionalInfo is merged, a null key deleted', params: LeadIdParams, body: UpdateLeadBody, response: withErrors({ 200: Type.Ref(Lead) }, 409) },
+    schema: {
+      tags, summary: 'Update a lead; additionalInfo is merged, a null key deleted; followUpConfig / followUpStep reset the follow-up timer',
+      params: LeadIdParams, body: UpdateLeadBody, response: withErrors({ 200: UpdateLeadReply }, 409),
+    },
   }, async (req) => {
     await leads.updateLead(deps, req.auth.organizationId, req.params.leadId, req.body);
-    return leads.getLead(deps, req.auth.organizationId, req.params.leadId);
+    // The reference's answer, with the lead as it now is beside it (Parley's addition).
+    return { message: 'Lead updated successfully.', ...(await leads.getLead(deps, req.auth.organizationId, req.params.leadId)) };
   });
 
   app.delete('/leads/:leadId', {

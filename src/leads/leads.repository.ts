@@ -65,23 +65,30 @@ export function updateLeadQuery(db: Db, organizationId: string, id: string, patc
   return db.updateTable('leads').set(patch).where('organization_id', '=', organizationId).where('id', '=', id);
 }
 
-export type LeadForChange = LeadRow & { org_settings: string };
+export type LeadForChange = LeadRow & { org_settings: string; email_shared: boolean };
 
 /**
  * The lead, row-locked on PostgreSQL, with its organization's settings
- * document (opt-outs need the coupling setting): one round trip where there
- * were two, while concurrent changes of the lead wait on the lock.
+ * document (opt-outs need the coupling setting) and whether another lead
+ * holds its email (an email opt-out follows the address): one round trip
+ * where there were three, while concurrent changes of the lead wait on the lock.
  */
 const leadForChangeQuery = prepared((db: Db, organizationId: string, id: string) => {
   const q = db.selectFrom('leads').innerJoin('organizations', 'organizations.id', 'leads.organization_id')
     .selectAll('leads').select('organizations.settings as org_settings')
+    .select((eb) => eb.exists(
+      eb.selectFrom('leads as other').select('other.id')
+        .whereRef('other.organization_id', '=', 'leads.organization_id').whereRef('other.email', '=', 'leads.email').whereRef('other.id', '!=', 'leads.id'),
+    ).as('email_shared'))
     .where('leads.organization_id', '=', organizationId).where('leads.id', '=', id);
   return withLock(db, q, 'update', 'leads');
 });
 
 export async function findLeadForChange(db: Db, organizationId: string, id: string): Promise<LeadForChange | undefined> {
   const rows = await leadForChangeQuery(db, organizationId, id);
-  return rows[0] as LeadForChange | undefined;
+  const row = rows[0] as (Omit<LeadForChange, 'email_shared'> & { email_shared: unknown }) | undefined;
+  // PostgreSQL answers a boolean, SQLite 0 or 1.
+  return row && { ...row, email_shared: row.email_shared === true || Number(row.email_shared) === 1 };
 }
 
 const leadIdByPhoneQuery = prepared((db: Db, organizationId: string, phone: string) =>

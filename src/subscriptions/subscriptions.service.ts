@@ -126,7 +126,7 @@ export async function applyUnsubscribe(trx: Db, deps: Deps, organizationId: stri
     ...(events.length > 0 ? [eventsInsert(trx, organizationId, at, events).query] : []),
   ]);
   // A phone is unique in an organization; an email is not: the other holders are suppressed too.
-  if (updated.includes('email') && lead.email) await followAddress(trx, deps, organizationId, lead, 'email', 'opt_out', source, opts, at);
+  if (updated.includes('email') && lead.email && lead.email_shared) await followAddress(trx, deps, organizationId, lead, 'email', 'opt_out', source, opts, at);
   return { applied, changed, updated };
 }
 
@@ -192,7 +192,7 @@ export async function applyResubscribe(trx: Db, deps: Deps, organizationId: stri
   await updateLead(trx, organizationId, leadId, patch);
   await executeTogether(trx, [consentInsert(trx, organizationId, changed.map((c) => consentRow(deps, lead, c, 'opt_in', source, opts, at)))]);
   await emitEvents(trx, organizationId, at, changed.map((c) => resubscribedEvent(lead, c, source)));
-  if (changed.includes('email') && lead.email) await followAddress(trx, deps, organizationId, lead, 'email', 'opt_in', source, opts, at);
+  if (changed.includes('email') && lead.email && lead.email_shared) await followAddress(trx, deps, organizationId, lead, 'email', 'opt_in', source, opts, at);
   return { applied, changed, updated: changed };
 }
 

@@ -37,7 +37,10 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       info: {
         title: 'Parley API',
         version: '1.0.0',
-        description: 'Lead engagement: leads, conversations, opt-outs, Do Not Contact and signed webhooks. Every error body is {"message": string}.',
+        description:
+          'Lead engagement: leads, conversations, opt-outs, Do Not Contact and signed webhooks. Every error body is {"message": string}; '
+          + 'a validation error names the field and what it accepts. Each operation\'s x-parley-origin says whether it is the hosted '
+          + 'service\'s (public reference: docs.apten.ai; same request and answer, Parley may add fields) or Parley\'s own.',
       },
       servers: [{ url: '/v1' }],
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },

@@ -100,7 +100,7 @@ const ListedLead = Type.Intersect([Type.Ref(Lead), Type.Object({ deleted: Type.L
 /** An erased lead in the list (createdSince/updatedSince listings): its id and the flag only; its personal data is gone. */
 const DeletedLead = Type.Object(
   { id: Type.String(), deleted: Type.Literal(true), deletedAt: Type.String({ format: 'date-time' }) },
-  { description: 'An erased lead: treat it as a removal' },
+  { description: 'An erased lead: treat it as a removal', additionalProperties: false },
 );
 
 export const ListLeadsReply = Type.Object({ leads: Type.Array(Type.Union([ListedLead, DeletedLead])), nextToken: NextToken });

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import sjson from 'secure-json-parse';
 import { BadRequest } from '../errors.js';
 
@@ -53,7 +53,15 @@ export function registerJsonParser(app: FastifyInstance): void {
  * fields reports the first missing one by name.
  */
 export function registerEmptyBodyDefault(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
+  // Only on routes that take a body: a hook on every route costs every GET a hook run.
+  const defaultBody = (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
     if (request.body === undefined && request.method !== 'GET' && request.method !== 'HEAD') request.body = {};
+    done();
+  };
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (methods.every((m) => m === 'GET' || m === 'HEAD' || m === 'OPTIONS')) return;
+    const own = route.preValidation === undefined ? [] : Array.isArray(route.preValidation) ? route.preValidation : [route.preValidation];
+    route.preValidation = [defaultBody as never, ...own];
   });
 }

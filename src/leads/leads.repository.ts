@@ -61,8 +61,15 @@ export async function updateLead(db: Db, organizationId: string, id: string, pat
   await updateLeadQuery(db, organizationId, id, patch).execute();
 }
 
+/**
+ * New activity is a change of the lead: a patch that moves `last_activity_at`
+ * without saying `updated_at` moves that too, so `GET /v1/leads?updatedSince=`
+ * finds every lead whose activity changed (the reference's incremental sync:
+ * poll the list, then read the events of leads whose lastActivityAt moved).
+ */
 export function updateLeadQuery(db: Db, organizationId: string, id: string, patch: Updateable<LeadsTable>) {
-  return db.updateTable('leads').set(patch).where('organization_id', '=', organizationId).where('id', '=', id);
+  const set = patch.last_activity_at && patch.updated_at === undefined ? { ...patch, updated_at: patch.last_activity_at } : patch;
+  return db.updateTable('leads').set(set).where('organization_id', '=', organizationId).where('id', '=', id);
 }
 
 export type LeadForChange = LeadRow & { org_settings: string; email_shared: boolean };

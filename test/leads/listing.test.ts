@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { updateLead } from '../../src/leads/leads.repository.js';
 import { SCOPES } from '../../src/platform/auth/scopes.js';
 import { expectError } from '../support/assert.js';
 import { createLead, describeEachDialect, type Client, type TestServer } from '../support/harness.js';
@@ -91,6 +92,20 @@ describeEachDialect('GET /v1/leads (createdSince / updatedSince)', (ctx) => {
       const rest = await client.get<Page>(`/leads?limit=10&nextToken=${encodeURIComponent(first.body.nextToken!)}`);
       expect(ids(rest.body.leads)).toEqual([...made.slice(3), made[0], late].filter((x): x is string => !!x));
       expect(rest.body.nextToken).toBeNull();
+    });
+
+    it('finds a lead whose activity moved (an outbound send records it) with updatedSince, at its lastActivityAt', async () => {
+      const ts = ctx();
+      const { client, org } = await freshOrg(ts);
+      const [quiet, active] = [await createLead(client), await createLead(client)];
+      for (const id of [quiet, active]) await stamp(ts, id, { created_at: '2026-07-01T00:00:00.000Z', updated_at: '2026-07-01T00:00:00.000Z' });
+      // What channels/outbound.ts writes when a message goes out: the activity time alone.
+      await updateLead(ts.server.store.db, org, active, { last_activity_at: '2026-07-02T00:00:00.000Z' });
+      const listed = (await client.get<Page>('/leads?updatedSince=2026-07-01T12:00:00Z')).body.leads;
+      expect(listed.map((l) => [l.id, l.updatedAt, l.lastActivityAt])).toEqual([[active, '2026-07-02T00:00:00.000Z', '2026-07-02T00:00:00.000Z']]);
+      // A write that says its own updated_at keeps it.
+      await updateLead(ts.server.store.db, org, quiet, { last_activity_at: '2026-07-03T00:00:00.000Z', updated_at: '2026-07-01T00:00:00.000Z' });
+      expect((await client.get(`/leads/${quiet}`)).body.updatedAt).toBe('2026-07-01T00:00:00.000Z');
     });
 
     it('gives each lead deleted: false and deletedAt: null beside its fields', async () => {

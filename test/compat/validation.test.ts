@@ -100,6 +100,14 @@ describeEachDialect('every operation of the served reference (docs.apten.ai page
       for (const [method, op] of Object.entries(methods)) {
         const route = `${method.toUpperCase()} ${path}`;
         const url = concrete(path, leadId);
+        // Path parameters: a NUL, and one longer than the router takes (414 URI Too Long, also a sentence).
+        for (const p of op.parameters ?? []) {
+          if (p.in !== 'path') continue;
+          for (const v of ['a%00b', 'x'.repeat(250)]) {
+            const bad = path.replace(`{${p.name}}`, v).replace('{leadId}', leadId).replace(/\{[^}]+\}/g, 'zz');
+            judge(route, `{${p.name}}=${v.slice(0, 12)}`, await client.call(method.toUpperCase(), bad, method === 'get' || method === 'delete' ? undefined : sampleBody(method.toUpperCase(), registered(path)) ?? {}));
+          }
+        }
         for (const p of op.parameters ?? []) {
           if (p.in !== 'query') continue;
           for (const v of WRONG_QUERY) {

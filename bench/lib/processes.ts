@@ -60,8 +60,8 @@ export async function startProcess(cmd: string, args: string[], env: Record<stri
 }
 
 /** `parley serve` from the compiled tree (the `npm start` path). */
-export function startParley(databaseUrl: string, port: number, extraEnv: Record<string, string> = {}) {
-  return startProcess('node', ['bin/parley.js', 'serve'], {
+export function startParley(databaseUrl: string, port: number, extraEnv: Record<string, string> = {}, nodeArgs: string[] = []) {
+  return startProcess('node', [...nodeArgs, 'bin/parley.js', 'serve'], {
     DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', PARLEY_RATE_LIMIT: '0', ...extraEnv,
   }, port, '/readyz');
 }

@@ -8,6 +8,7 @@ import { insertEndpoint } from '../../src/webhooks/endpoints.repository.js';
 import { generateSecret } from '../../src/webhooks/signing.js';
 import { load } from '../lib/load.js';
 import { freePort, startProcess } from '../lib/processes.js';
+import { profilingArgs } from '../lib/profile.js';
 import type { Row } from '../lib/table.js';
 
 export async function prepare(databaseUrl: string, receiverUrl: string, events: number): Promise<void> {
@@ -35,10 +36,10 @@ async function count(receiver: string): Promise<number> {
 }
 
 /** Runs `workers` worker processes until the receiver has acknowledged `events` more deliveries; answers deliveries/s. */
-async function drain(databaseUrl: string, receiver: string, events: number, workers: number): Promise<number> {
+async function drain(databaseUrl: string, receiver: string, events: number, workers: number, nodeArgs: string[] = []): Promise<number> {
   const base = await count(receiver);
   const env = { ...process.env, DATABASE_URL: databaseUrl, PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS: 'true', LOG_LEVEL: 'warn', PARLEY_WORKER_POLL_MS: '20' };
-  const procs = Array.from({ length: workers }, () => spawn('node', ['bin/parley.js', 'worker'], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
+  const procs = Array.from({ length: workers }, () => spawn('node', [...nodeArgs, 'bin/parley.js', 'worker'], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
   try {
     let t0 = 0;
     let first = 0;
@@ -69,15 +70,23 @@ export async function deliverySection(dialect: 'sqlite' | 'postgres', databaseUr
     await prepare(databaseUrl, hookUrl, events);
     const one = await drain(databaseUrl, receiver.url, events, 1);
     const s = `delivery-${dialect}`;
+    // Target (issue 14): 2,000 deliveries/s with one worker; on PostgreSQL two workers at least 1.7x one.
     const rows: Row[] = [
       { section: s, measure: 'bare POSTs to receiver/s (64 conns)', value: String(ceiling.requestsPerSec), reference: '-', ratio: '-', target: 'reference', met: null },
-      { section: s, measure: 'deliveries/s, one worker', value: String(one), reference: String(ceiling.requestsPerSec), ratio: `${Math.round((one / ceiling.requestsPerSec) * 100)}%`, target: dialect === 'sqlite' ? '>= 2000/s' : 'report', met: dialect === 'sqlite' ? one >= 2000 : null },
+      { section: s, measure: 'deliveries/s, one worker', value: String(one), reference: String(ceiling.requestsPerSec), ratio: `${Math.round((one / ceiling.requestsPerSec) * 100)}%`, target: '>= 2000/s', met: one >= 2000 },
     ];
     let two: number | undefined;
     if (dialect === 'postgres') {
       await prepare(databaseUrl, hookUrl, events);
       two = await drain(databaseUrl, receiver.url, events, 2);
-      rows.push({ section: s, measure: 'deliveries/s, two workers vs one', value: String(two), reference: String(one), ratio: `${(two / one).toFixed(2)}x`, target: '>= 1.6x', met: two / one >= 1.6 });
+      rows.push({ section: s, measure: 'deliveries/s, two workers vs one', value: String(two), reference: String(one), ratio: `${(two / one).toFixed(2)}x`, target: '>= 1.7x', met: two / one >= 1.7 });
+    }
+    if (one < 2000) {
+      // Where one worker's time goes: the same drain again under a profiler (slower, so never measured).
+      const prof = profilingArgs(`${s}-worker`);
+      await prepare(databaseUrl, hookUrl, Math.min(events, 4000));
+      await drain(databaseUrl, receiver.url, Math.min(events, 4000), 1, prof.nodeArgs);
+      rows.push({ section: s, measure: 'one worker CPU profile (target missed)', value: prof.collect(), reference: '-', ratio: '-', target: 'report', met: null });
     }
     return { rows, raw: { ceiling, one, two, events } };
   } finally {

@@ -1,6 +1,7 @@
 import { cpuMeter } from '../lib/cpu.js';
 import { leadIds } from '../lib/ids.js';
 import { load, rotating, type LoadResult } from '../lib/load.js';
+import { profilingArgs } from '../lib/profile.js';
 import { freePort, startParley, startProcess } from '../lib/processes.js';
 import type { Row } from '../lib/table.js';
 import type { SeedResult } from '../seed.js';
@@ -45,22 +46,44 @@ export async function httpSection(dialect: 'sqlite' | 'postgres', databaseUrl: s
   const { static: st, refGet, get, refUnsub, unsub } = results as Record<string, LoadResult>;
   const s = `http-${dialect}`;
   const cpuLabel = dialect === 'postgres' ? 'server / PostgreSQL' : 'server (SQLite in process)';
-  // The issue's targets are for SQLite; PostgreSQL reports the same table with one target of its own (GET lead >= 70 % of the bare lookup).
-  const sqliteTarget = (target: string) => (dialect === 'sqlite' ? target : 'report');
+  // Targets (issue 14): GET lead at 80 % of the bare lookup with p99 at most 1.5x its p99, on both
+  // dialects; unsubscribe at 70 % of the bare transaction on SQLite (the earlier target), 75 % on PostgreSQL.
+  const getRatio = get!.requestsPerSec / refGet!.requestsPerSec;
+  const p99Ratio = get!.p99 / Math.max(1, refGet!.p99);
+  const unsubRatio = unsub!.requestsPerSec / refUnsub!.requestsPerSec;
+  const unsubTarget = dialect === 'postgres' ? 0.75 : 0.7;
+  const getMet = getRatio >= 0.8 && p99Ratio <= 1.5;
+  const unsubMet = unsubRatio >= unsubTarget;
   const rows: Row[] = [
     { section: s, measure: 'bare static route req/s', value: String(st!.requestsPerSec), reference: '-', ratio: '-', target: 'reference', met: null },
     { section: s, measure: 'bare static route CPU us/request', value: String(st!.serverUs), reference: '-', ratio: '-', target: 'reference', met: null },
-    { section: s, measure: 'GET lead req/s vs static', value: String(get!.requestsPerSec), reference: String(st!.requestsPerSec), ratio: pct(get!.requestsPerSec / st!.requestsPerSec), target: dialect === 'sqlite' ? '>= 60%' : 'report', met: dialect === 'sqlite' ? get!.requestsPerSec / st!.requestsPerSec >= 0.6 : null },
     // The storage ceiling against the HTTP ceiling: no route that reads the database can do better than this.
     { section: s, measure: 'bare lookup req/s vs static (storage ceiling)', value: String(refGet!.requestsPerSec), reference: String(st!.requestsPerSec), ratio: pct(refGet!.requestsPerSec / st!.requestsPerSec), target: 'report', met: null },
-    { section: s, measure: 'GET lead req/s vs bare lookup', value: String(get!.requestsPerSec), reference: String(refGet!.requestsPerSec), ratio: pct(get!.requestsPerSec / refGet!.requestsPerSec), target: dialect === 'postgres' ? '>= 70%' : 'report', met: dialect === 'postgres' ? get!.requestsPerSec / refGet!.requestsPerSec >= 0.7 : null },
-    { section: s, measure: 'GET lead p50 / p99 ms', value: `${get!.p50} / ${get!.p99}`, reference: `${refGet!.p50} / ${refGet!.p99}`, ratio: '-', target: sqliteTarget('p99 < 15 ms'), met: dialect === 'sqlite' ? get!.p99 < 15 : null },
-    { section: s, measure: 'unsubscribe req/s vs bare tx', value: String(unsub!.requestsPerSec), reference: String(refUnsub!.requestsPerSec), ratio: pct(unsub!.requestsPerSec / refUnsub!.requestsPerSec), target: sqliteTarget('>= 70%'), met: dialect === 'sqlite' ? unsub!.requestsPerSec / refUnsub!.requestsPerSec >= 0.7 : null },
+    { section: s, measure: 'GET lead req/s vs static', value: String(get!.requestsPerSec), reference: String(st!.requestsPerSec), ratio: pct(get!.requestsPerSec / st!.requestsPerSec), target: 'report', met: null },
+    { section: s, measure: 'GET lead req/s vs bare lookup', value: String(get!.requestsPerSec), reference: String(refGet!.requestsPerSec), ratio: pct(getRatio), target: '>= 80%', met: getRatio >= 0.8 },
+    { section: s, measure: 'GET lead p50 / p99 ms vs bare lookup', value: `${get!.p50} / ${get!.p99}`, reference: `${refGet!.p50} / ${refGet!.p99}`, ratio: `${p99Ratio.toFixed(2)}x`, target: 'p99 <= 1.5x', met: p99Ratio <= 1.5 },
+    { section: s, measure: 'unsubscribe req/s vs bare tx', value: String(unsub!.requestsPerSec), reference: String(refUnsub!.requestsPerSec), ratio: pct(unsubRatio), target: `>= ${Math.round(unsubTarget * 100)}%`, met: unsubMet },
     { section: s, measure: 'unsubscribe p50 / p99 ms', value: `${unsub!.p50} / ${unsub!.p99}`, reference: `${refUnsub!.p50} / ${refUnsub!.p99}`, ratio: '-', target: 'report', met: null },
     { section: s, measure: `GET lead CPU us/request: ${cpuLabel}`, value: cpuOf(get!), reference: cpuOf(refGet!), ratio: '-', target: 'report', met: null },
     { section: s, measure: `unsubscribe CPU us/request: ${cpuLabel}`, value: cpuOf(unsub!), reference: cpuOf(refUnsub!), ratio: '-', target: 'report', met: null },
     { section: s, measure: 'errors / non-2xx', value: `${get!.errors + unsub!.errors} / ${get!.non2xx + unsub!.non2xx}`, reference: '-', ratio: '-', target: '0 / 0', met: get!.errors + unsub!.errors + get!.non2xx + unsub!.non2xx === 0 },
     { section: s, measure: 'peak RSS MB (server)', value: String(results.rss!.requestsPerSec), reference: '-', ratio: '-', target: 'report', met: null },
   ];
+  // A target missed: where the time goes, from a second, profiled server under the same load
+  // (profiling slows the process, so it never serves the measured runs).
+  for (const [missed, name, o] of [
+    [!getMet, 'get', { name: 'GET /v1/leads/{id} (profiled)', path: () => `/v1/leads/${getIds()}` }],
+    [!unsubMet, 'unsubscribe', { name: 'POST unsubscribe (profiled)', method: 'POST' as const, body: '{}', path: () => `/v1/leads/${poolParley()}/unsubscribe` }],
+  ] as const) {
+    if (!missed) continue;
+    const prof = profilingArgs(`${s}-${name}`);
+    const server = await startParley(databaseUrl, await freePort(), { PARLEY_WORKER: 'false' }, prof.nodeArgs);
+    try {
+      await load({ ...o, url: server.url, headers, connections, seconds });
+    } finally {
+      await server.stop();
+    }
+    rows.push({ section: s, measure: `${name} CPU profile (target missed)`, value: prof.collect(), reference: '-', ratio: '-', target: 'report', met: null });
+  }
   return { rows, raw: results };
 }

@@ -87,6 +87,18 @@ export async function getLead(deps: Deps, organizationId: string, id: string): P
 }
 
 /**
+ * A filter's time as stored (UTC, milliseconds). The schema's date-time
+ * format admits a leap second (`23:59:60Z`), which JavaScript dates cannot
+ * hold: that is the client's 400, not a 500.
+ */
+function sinceTime(field: string, value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  const at = new Date(value);
+  if (Number.isNaN(at.getTime())) throw new BadRequest(`${field} must be a date and time in ISO 8601 with its offset, like 2026-01-31T09:00:00Z`, 'invalid_time');
+  return at.toISOString();
+}
+
+/**
  * GET /v1/leads. With createdSince and/or updatedSince (the reference's
  * incremental listing) it is a change feed: ordered by the chosen timestamp
  * (updatedAt when updatedSince is given, else createdAt), then id, erased leads
@@ -96,12 +108,11 @@ export async function getLead(deps: Deps, organizationId: string, id: string): P
  */
 export async function listLeads(deps: Deps, organizationId: string, q: ListLeadsInput) {
   const limit = q.limit ?? 100;
-  const iso = (t: string | undefined) => (t ? new Date(t).toISOString() : undefined);
   const resumed = q.nextToken ? decodeFeedCursor(q.nextToken) : undefined;
   // A token of the unfiltered listing cannot continue a filtered one.
   if (q.nextToken && !resumed && (q.createdSince || q.updatedSince)) throw new BadRequest('nextToken is not a valid cursor', 'invalid_cursor');
-  const createdSince = resumed ? resumed.createdSince : iso(q.createdSince);
-  const updatedSince = resumed ? resumed.updatedSince : iso(q.updatedSince);
+  const createdSince = resumed ? resumed.createdSince : sinceTime('createdSince', q.createdSince);
+  const updatedSince = resumed ? resumed.updatedSince : sinceTime('updatedSince', q.updatedSince);
   if (!createdSince && !updatedSince) {
     const rows = await repo.listLeadViews(deps.db, organizationId, { afterId: decodeCursor(q.nextToken), limit });
     const { items, nextToken } = page(rows, limit);

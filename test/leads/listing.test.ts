@@ -205,6 +205,10 @@ describeEachDialect('GET /v1/leads (createdSince / updatedSince)', (ctx) => {
       const bad = await client.get('/leads?updatedSince=last%20week');
       expect(bad.status).toBe(400);
       expect(bad.body.message).toMatch(/^updatedSince /);
+      // A leap second passes the date-time format but is no JavaScript date: still the client's 400, never a 500.
+      for (const field of ['createdSince', 'updatedSince']) {
+        expectError(await client.get(`/leads?${field}=2026-06-30T23:59:60Z`), 400, `${field} must be a date and time in ISO 8601 with its offset, like 2026-01-31T09:00:00Z`);
+      }
     });
   });
 });

@@ -104,18 +104,44 @@ describe('docs.apten.ai/api-reference/leads/create, send-message and messages: t
     expect(await page.text()).toContain('Parley API reference');
   });
 
+  it('the README\'s commands, run as written (bash, curl, npx from inside the clone), end with the conversation on screen', async () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const block = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes('export KEY='));
+    expect(block).toBeDefined();
+    const script = `set -e\n${block!.replaceAll('localhost:8080', base.replace('http://', ''))}`;
+    const res = await run('bash', ['-c', script], join(root, 'src'), env);
+    expect(res.code, res.stderr).toBe(0);
+    const [leadId, ...rest] = res.stdout.split('\n').filter((l) => l.trim() !== '');
+    expect(leadId).toMatch(/^[0-9a-f-]{36}$/);
+    // curl prints each answer without a newline: the two JSON documents follow each other.
+    const joined = rest.join('');
+    const cut = [...joined.matchAll(/\}\{/g)].map((m) => m.index! + 1).find((i) => {
+      try {
+        JSON.parse(joined.slice(0, i));
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    expect(cut).toBeDefined();
+    const [answer, history] = [joined.slice(0, cut), joined.slice(cut)];
+    expect(JSON.parse(answer)).toMatchObject({ id: expect.any(String), channel: 'sms', status: expect.stringMatching(/^(scheduled|waiting)$/) });
+    const messages = JSON.parse(history).messages as { content: { text: string } }[];
+    expect(messages.map((m) => m.content.text)).toEqual(['Hi Ann, this is Acme.']);
+  }, 120_000);
+
   it('a key made from another directory works; a missing or foreign key is 403, and the log says why', async () => {
-    const { key, stdout } = await createKey('acme', env);
+    const { key, stdout } = await createKey('second', env);
     expect(stdout).toContain(`database: SQLite at ${join(dataDir, 'parley.db')}`);
-    const created = await api('/leads/create', key, 'POST', { firstName: 'Ann', phone: '+14155550100' });
+    const created = await api('/leads/create', key, 'POST', { firstName: 'Ann', phone: '+14155550122' });
     expect(created).toMatchObject({ status: 200, body: { message: 'Lead created successfully.' } });
 
-    const none = await api('/leads/lookup?phone=%2B14155550100', undefined);
+    const none = await api('/leads/lookup?phone=%2B14155550122', undefined);
     expect(none).toEqual({ status: 403, body: { message: 'Forbidden', code: 'forbidden' } });
     await logged((l) => l.msg === 'refused: no x-api-key header');
 
     const foreign = await createKey('acme', { PARLEY_DATA_DIR: otherDir });
-    const refused = await api('/leads/lookup?phone=%2B14155550100', foreign.key);
+    const refused = await api('/leads/lookup?phone=%2B14155550122', foreign.key);
     expect(refused.status).toBe(403);
     expect(refused.body.message).toBe('Forbidden');
     const line = await logged((l) => l.msg.startsWith('refused: not an active key in this database'));

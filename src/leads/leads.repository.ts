@@ -139,13 +139,14 @@ export interface LeadFeedFilter {
   limit: number;
 }
 
-/** An erased lead as the list shows it; `at` is its timestamp in the page's order. */
+/** An erased lead (deleted_leads): when it was created and when it was erased. */
 export interface DeletedLeadRow {
   id: string;
   created_at: string;
   deleted_at: string;
 }
 
+/** One item of a feed page; `at` is its timestamp in the page's order (an erased lead's updatedAt is its erasure). */
 export type FeedItem = { at: string; id: string } & ({ deleted: false; row: LeadViewRow } | { deleted: true; row: DeletedLeadRow });
 
 /**

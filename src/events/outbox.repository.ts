@@ -49,6 +49,16 @@ export interface PendingEvent {
   type: string;
 }
 
+/**
+ * Whether any event waits to be dispatched: one indexed probe outside a
+ * transaction, so an idle worker's poll costs one round trip, not three
+ * (BEGIN, the locking claim, COMMIT).
+ */
+export async function hasUndispatched(db: Db): Promise<boolean> {
+  const row = await db.selectFrom('events').select('id').where('dispatched_at', 'is', null).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Undispatched events, oldest first, claimed for this worker's transaction (others skip them). */
 export async function claimUndispatched(trx: Db, limit: number): Promise<PendingEvent[]> {
   const q = trx.selectFrom('events').select(['organization_id', 'id', 'type']).where('dispatched_at', 'is', null).orderBy('id').limit(limit);

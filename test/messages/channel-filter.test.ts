@@ -7,11 +7,11 @@ describeEachDialect('GET /leads/{id}/messages?channel= (call is voice)', (ctx) =
     const ts = ctx();
     await ts.acme.patch('/settings', ALWAYS_OPEN);
     const leadId = await createLead(ts.acme, { email: `cf-${Date.now()}@example.com` });
-    const sent: Record<string, string[]> = { sms: [], voice: [], email: [] };
+    const sent: { sms: string[]; voice: string[]; email: string[] } = { sms: [], voice: [], email: [] };
     for (const [i, channel] of ['sms', 'call', 'email', 'voice', 'sms', 'call'].entries()) {
       const res = await ts.acme.post(`/leads/${leadId}/sendMessage`, { message: `m${i}`, channel });
       expect(res.status).toBe(200);
-      sent[res.body.channel as string]!.push(res.body.id);
+      sent[res.body.channel as keyof typeof sent].push(res.body.id);
     }
     const voice = await ts.acme.get(`/leads/${leadId}/messages?channel=call`);
     expect(voice.status).toBe(200);

@@ -47,9 +47,10 @@ export async function applyActions(trx: Db, deps: Deps, t: ApplyTarget, actions:
         // A tag the lead already has is not added again (nor announced twice).
         if (tagNames.has(action.name.toLowerCase())) break;
         tagNames.add(action.name.toLowerCase());
-        const tag = { id: newId(), name: action.name, condition: action.condition };
-        await insertTag(trx, organizationId, { ...tag, lead_id: lead.id, created_at: at });
-        await emitEvents(trx, organizationId, at, [leadTaggedEvent(lead, channel, tag)]);
+        // A name the organization already has keeps its tag id: the event names the id GET lead shows.
+        const fresh = { id: newId(), name: action.name, condition: action.condition };
+        const id = await insertTag(trx, organizationId, { ...fresh, lead_id: lead.id, created_at: at });
+        await emitEvents(trx, organizationId, at, [leadTaggedEvent(lead, channel, { ...fresh, id })]);
         break;
       }
       // isHot and isQualified are also leadTagged tags out of the box: announced when they become true.

@@ -296,6 +296,11 @@ describeEachDialect('webhook payloads in the documented shapes', (ctx) => {
   describe('docs.apten.ai/webhooks/lead-tagged', () => {
     it('tag is a string: hasReplied on the first reply, isHot and isQualified when the agent marks them, and the agent\'s own tags, each once', async () => {
       const { client, receiver } = await setUp(['leadTagged']);
+      // The organization knows "solar" already (another lead's): the event must name that tag's id.
+      const earlier = await newLead(client);
+      openai.program(earlier.phone, tools(call('tagLead', { name: 'solar', condition: 'asked about panels' })));
+      expect((await client.post('/inbound', { channel: 'sms', from: earlier.phone, text: 'Panels?' })).status).toBe(200);
+      await waitFor(receiver, 'leadTagged', earlier.id, 2);
       const lead = await newLead(client);
       openai.program(lead.phone, tools(call('markHot'), call('markQualified'), call('tagLead', { name: 'solar', condition: 'asked about panels' })), tools(call('markHot')));
       expect((await client.post('/inbound', { channel: 'sms', from: lead.phone, text: 'Tell me about panels' })).status).toBe(200);
@@ -308,7 +313,10 @@ describeEachDialect('webhook payloads in the documented shapes', (ctx) => {
       for (const d of tagged) {
         expect(expectDocumented(d, LEAD_TAGGED)).toMatchObject({ leadId: lead.id, externalLeadId: lead.externalLeadId, phone: lead.phone, channel: 'sms' });
       }
-      expect(tagged[3]!.json.data).toMatchObject({ tag: 'solar', tagId: expect.any(String), condition: 'asked about panels' });
+      const shown = (await client.get(`/leads/${lead.id}`)).body.tags as { id: string; name: string }[];
+      const solarId = shown.find((t) => t.name === 'solar')!.id;
+      expect(tagged[3]!.json.data).toMatchObject({ tag: 'solar', tagId: solarId, condition: 'asked about panels' });
+      expect(ofType(receiver, 'leadTagged', earlier.id).find((d) => d.json.data.tag === 'solar')!.json.data.tagId).toBe(solarId);
     });
   });
 

@@ -4,6 +4,7 @@ import type { Deps } from '../platform/deps.js';
 import { DeliveryPipeline } from '../webhooks/delivery.js';
 import { dispatchEvents } from '../webhooks/dispatcher.js';
 import { WebhookSender } from '../webhooks/sender.js';
+import { refreshStatistics } from '../platform/db/statistics.js';
 
 /**
  * The background worker: fans outbox events out to endpoints, delivers them,
@@ -31,11 +32,26 @@ export class Worker {
   }
 
   private async tick(): Promise<number> {
-    let work = await dispatchEvents(this.deps, 500);
-    work += await this.deliveries.fill();
-    await this.deliveries.flush();
-    work += await this.jobs.fill();
-    return work;
+    // Independent rows, so one round trip's wait instead of four: fanning out new events, claiming
+    // due deliveries, recording finished ones (rows this worker holds, never the ones being claimed)
+    // and claiming jobs. On SQLite the statements still run one at a time.
+    const [dispatched, delivering, , jobs] = await Promise.all([
+      dispatchEvents(this.deps, 500), this.deliveries.fill(), this.deliveries.flush(), this.jobs.fill(),
+    ]);
+    await this.keepStatisticsFresh(dispatched);
+    return dispatched + delivering + jobs;
+  }
+
+  private fannedOut = 0;
+  private analysedAt = 0;
+
+  /** After a burst of fan-out, the deliveries table's statistics are refreshed (platform/db/statistics.ts), at most twice a minute. */
+  private async keepStatisticsFresh(dispatched: number): Promise<void> {
+    this.fannedOut += dispatched;
+    if (this.fannedOut < 1000 || Date.now() - this.analysedAt < 30_000) return;
+    this.fannedOut = 0;
+    this.analysedAt = Date.now();
+    await refreshStatistics(this.deps.db, 'webhook_deliveries');
   }
 
   private async run(): Promise<void> {

@@ -1,7 +1,7 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import { sql, type AliasedRawBuilder, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import { keysIn, type RowKey } from './keys.js';
 import type { Database } from './schema.js';
-import { skipLocked } from './locks.js';
+import { skipLocked, takesRowLocks } from './locks.js';
 
 type QueueTable = 'webhook_deliveries' | 'jobs';
 
@@ -22,6 +22,24 @@ export interface ClaimSpread {
   column: 'endpoint_id';
   max: number;
   inFlight: ReadonlyMap<string, number>;
+}
+
+/**
+ * The claimed rows are matched by their physical identity (PostgreSQL's ctid,
+ * SQLite's rowid), not by key: `(organization_id, id) IN (subquery)` left the
+ * join to the planner, which on a queue table with lagging statistics chose a
+ * hash join over a sequential scan of the whole table, a cost that grows with
+ * the delivery history. `ctid = ANY(ARRAY(...))` is a TID scan whatever the
+ * statistics say. The ctid is read under the row lock taken by the same
+ * statement, so it still names the locked row version.
+ */
+function rowIdentity(db: Kysely<Database>): string {
+  return takesRowLocks(db) ? 'ctid' : 'rowid';
+}
+
+function byRowIdentity(db: Kysely<Database>, due: { compile(): unknown }) {
+  const sub = due as never;
+  return takesRowLocks(db) ? sql<SqlBool>`ctid = any(array(${sub}))` : sql<SqlBool>`rowid in (${sub})`;
 }
 
 /**
@@ -48,11 +66,13 @@ export async function claimDue(
   spread?: ClaimSpread,
   /** Jobs only: the claim's fence token (jobs.lease_token), so a later claim of the same row can tell the two holders apart. */
   fence?: string,
-): Promise<{ organization_id: string; id: string }[]> {
+  /** More to return with each claimed row (its whole row and aliased scalar subqueries), read by the claiming statement itself. */
+  also: AliasedRawBuilder<unknown, string>[] = [],
+): Promise<(RowKey & Record<string, unknown>)[]> {
   const full = spread ? [...spread.inFlight].filter(([, n]) => n >= spread.max).map(([value]) => value) : [];
   const due = db
     .selectFrom(table)
-    .select(['organization_id', 'id'])
+    .select(sql.raw<string>(rowIdentity(db)).as('row_identity'))
     .where('status', '=', 'pending')
     .where(dueColumn, '<=', now)
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
@@ -63,12 +83,14 @@ export async function claimDue(
   const claimed = await db
     .updateTable(table)
     .set(lease as { lease_until: string })
-    .where((eb) => eb(eb.refTuple('organization_id', 'id'), 'in', skipLocked(db, due) as never))
+    .where(byRowIdentity(db, skipLocked(db, due)))
+    .$if(also.length > 0, (qb) => qb.returningAll().returning(also as never))
     .returning(['organization_id', 'id', sql.ref<string | null>(spread ? spread.column : 'organization_id').as('spread_key')])
-    .execute();
-  if (!spread) return claimed.map((r) => ({ organization_id: r.organization_id, id: r.id }));
+    .execute() as (RowKey & { spread_key: string | null } & Record<string, unknown>)[];
+  const strip = ({ spread_key: _, ...row }: (typeof claimed)[number]) => row as RowKey & Record<string, unknown>;
+  if (!spread) return claimed.map(strip);
   const taken = new Map(spread.inFlight);
-  const kept: RowKey[] = [];
+  const kept: (RowKey & Record<string, unknown>)[] = [];
   const over: RowKey[] = [];
   for (const r of claimed) {
     const n = taken.get(r.spread_key!) ?? 0;
@@ -77,7 +99,7 @@ export async function claimDue(
       continue;
     }
     taken.set(r.spread_key!, n + 1);
-    kept.push({ organization_id: r.organization_id, id: r.id });
+    kept.push(strip(r));
   }
   if (over.length > 0) await db.updateTable(table).set({ lease_until: null }).where(byKeys(over)).execute();
   return kept;

@@ -47,6 +47,10 @@ export function csvField(value: string | null): string {
 export function exportConsent(deps: Deps, organizationId: string, fromIso: string, toIso: string): Readable {
   const from = new Date(fromIso);
   const to = new Date(toIso);
+  // A value the schema's date-time format admits but no JavaScript date holds (a leap second, 23:59:60).
+  for (const [name, d] of [['from', from], ['to', to]] as const) {
+    if (Number.isNaN(d.getTime())) throw new BadRequest(`${name} must be an ISO 8601 timestamp such as 2026-05-14T15:00:00Z`, 'invalid_date');
+  }
   if (!(to.getTime() > from.getTime())) throw new BadRequest('to must be later than from', 'invalid_range');
   async function* lines(): AsyncGenerator<string> {
     yield `${COLUMNS.join(',')}\r\n`;

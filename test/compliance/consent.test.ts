@@ -108,6 +108,9 @@ describeEachDialect('the consent ledger', (ctx) => {
     expect(mine.map((l) => l.split(',').slice(2, 5).join(','))).toEqual(['sms,optOut,api', 'voice,optOut,api']);
     const empty = await ts.acme.get(`/consent/export?from=${encodeURIComponent(after)}&to=${encodeURIComponent(before)}`);
     expectError(empty, 400, 'to must be later than from');
+    // A leap second passes the date-time format but is no JavaScript date: named, not read as an empty range.
+    const leap = await ts.acme.get(`/consent/export?from=${encodeURIComponent('2016-12-31T23:59:60Z')}&to=${encodeURIComponent(after)}`);
+    expectError(leap, 400, 'from must be an ISO 8601 timestamp such as 2026-05-14T15:00:00Z');
   });
 
   it('is another organization-proof: a lead of acme has no ledger for beta', async () => {

@@ -6,6 +6,7 @@ import { updateEndpoint } from './endpoints.repository.js';
 import { signDelivery } from './signing.js';
 import type { SendResult, WebhookSender } from './sender.js';
 import { retryDelayMs } from './retry.js';
+import { singleStatement } from '../platform/db/together.js';
 
 interface Outcome {
   organizationId: string;
@@ -138,7 +139,7 @@ export class DeliveryPipeline {
       // The common flush (a batch of successes) is one UPDATE: on its own it is atomic, and a
       // transaction around it would add two round trips (BEGIN, COMMIT) to every batch.
       if (single) {
-        await updateDeliveries(this.deps.db, only!.keys, only!.patch);
+        await singleStatement(this.deps.db, (db) => updateDeliveries(db, only!.keys, only!.patch));
         return batch.length;
       }
       await this.deps.db.transaction().execute(async (trx) => {

@@ -2,6 +2,7 @@ import { sql, type AliasedRawBuilder, type Expression, type ExpressionBuilder, t
 import { keysIn, type RowKey } from './keys.js';
 import type { Database } from './schema.js';
 import { skipLocked, takesRowLocks } from './locks.js';
+import { singleStatement } from './together.js';
 
 type QueueTable = 'webhook_deliveries' | 'jobs';
 
@@ -80,13 +81,13 @@ export async function claimDue(
     .orderBy(dueColumn)
     .limit(limit);
   const lease = fence === undefined ? { lease_until: leaseUntil } : { lease_until: leaseUntil, lease_token: fence };
-  const claimed = await db
+  const claimed = await singleStatement(db, (db) => db
     .updateTable(table)
     .set(lease as { lease_until: string })
     .where(byRowIdentity(db, skipLocked(db, due)))
     .$if(also.length > 0, (qb) => qb.returningAll().returning(also as never))
     .returning(['organization_id', 'id', sql.ref<string | null>(spread ? spread.column : 'organization_id').as('spread_key')])
-    .execute() as (RowKey & { spread_key: string | null } & Record<string, unknown>)[];
+    .execute()) as (RowKey & { spread_key: string | null } & Record<string, unknown>)[];
   const strip = ({ spread_key: _, ...row }: (typeof claimed)[number]) => row as RowKey & Record<string, unknown>;
   if (!spread) return claimed.map(strip);
   const taken = new Map(spread.inFlight);

@@ -38,3 +38,16 @@ export async function executeTogether(db: Db, queries: Compilable<unknown>[]): P
   nameStatement(text);
   await db.executeQuery(CompiledQuery.raw(text, parameters));
 }
+
+/**
+ * Runs work that is a single statement where it costs least. On PostgreSQL a
+ * statement is atomic by itself, and a transaction around it would add two
+ * round trips (BEGIN, COMMIT). On SQLite a statement outside a transaction
+ * commits (and waits for its fsync) on its own, while a transaction joins
+ * the open group commit (sqlite-group-commit.ts) and shares its fsync with
+ * whatever else commits then: the worker's concurrent claim and outcome writes.
+ */
+export async function singleStatement<T>(db: Db, work: (db: Db) => Promise<T>): Promise<T> {
+  if (dialectOf(db) === 'postgres') return work(db);
+  return db.transaction().execute((trx) => work(trx));
+}

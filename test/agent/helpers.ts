@@ -6,6 +6,19 @@ export const ALWAYS_OPEN = { contactHours: { start: '00:00', end: '00:00' } };
 /** Worker polling fast and retries short, so a whole conversation runs in seconds. */
 export const FAST_AGENT_ENV = { PARLEY_WORKER_POLL_MS: '20', PARLEY_JOB_RETRY_SCHEDULE: '50ms,50ms' };
 
+/** The server's settings for the OpenAI-compatible agent talking to a fake model server (test/support/fake-openai.ts). */
+export function openAiAgentEnv(fake: { url: string; key: string }) {
+  return {
+    ...FAST_AGENT_ENV,
+    PARLEY_AI_PROVIDER: 'openai',
+    OPENAI_BASE_URL: fake.url,
+    OPENAI_API_KEY: fake.key,
+    PARLEY_AI_MODEL: 'fake-model-1',
+    // Long enough that a loaded CI machine never times out a fake that answers at once.
+    PARLEY_AI_TIMEOUT_MS: '1500',
+  };
+}
+
 export interface MessageView {
   id: string;
   content: { text: string };

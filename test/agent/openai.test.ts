@@ -2,20 +2,12 @@ import { afterAll, expect, it } from 'vitest';
 import { outboxFor } from '../support/events.js';
 import { call, startFakeOpenAi, tools, type FakeBehaviour } from '../support/fake-openai.js';
 import { createLead, describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
-import { ALWAYS_OPEN, FAST_AGENT_ENV, aiMessages, finished, inbound, lead, messages, say, sleep, turns, until } from './helpers.js';
+import { ALWAYS_OPEN, aiMessages, openAiAgentEnv, finished, inbound, lead, messages, say, sleep, turns, until } from './helpers.js';
 
 const fake = await startFakeOpenAi('sk-test-parley-0123456789');
 afterAll(() => fake.close());
 
-const ENV = {
-  ...FAST_AGENT_ENV,
-  PARLEY_AI_PROVIDER: 'openai',
-  OPENAI_BASE_URL: fake.url,
-  OPENAI_API_KEY: fake.key,
-  PARLEY_AI_MODEL: 'fake-model-1',
-  // Long enough that a loaded CI machine never times out a fake that answers at once.
-  PARLEY_AI_TIMEOUT_MS: '1500',
-};
+const ENV = openAiAgentEnv(fake);
 
 const TOOL_NAMES = ['handOff', 'markHot', 'markQualified', 'optOut', 'reply', 'scheduleFollowUp', 'tagLead', 'updateSummary'];
 

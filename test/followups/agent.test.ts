@@ -1,5 +1,5 @@
 import { afterAll, expect, it } from 'vitest';
-import { ALWAYS_OPEN, FAST_AGENT_ENV, lead, until } from '../agent/helpers.js';
+import { ALWAYS_OPEN, lead, openAiAgentEnv, until } from '../agent/helpers.js';
 import { call, startFakeOpenAi, tools } from '../support/fake-openai.js';
 import { createLead, describeEachDialect, uniquePhone, type TestServer } from '../support/harness.js';
 
@@ -13,14 +13,7 @@ import { createLead, describeEachDialect, uniquePhone, type TestServer } from '.
 const fake = await startFakeOpenAi('sk-test-parley-followups-0123');
 afterAll(() => fake.close());
 
-const ENV = {
-  ...FAST_AGENT_ENV,
-  PARLEY_AI_PROVIDER: 'openai',
-  OPENAI_BASE_URL: fake.url,
-  OPENAI_API_KEY: fake.key,
-  PARLEY_AI_MODEL: 'fake-model-1',
-  PARLEY_AI_TIMEOUT_MS: '1500',
-};
+const ENV = openAiAgentEnv(fake);
 
 const HOUR = 3_600_000;
 

@@ -1,5 +1,5 @@
 import { afterAll, expect, it } from 'vitest';
-import { ALWAYS_OPEN, FAST_AGENT_ENV, aiMessages, messages, say, sleep, until, type MessageView } from '../agent/helpers.js';
+import { ALWAYS_OPEN, FAST_AGENT_ENV, aiMessages, openAiAgentEnv, messages, say, sleep, until, type MessageView } from '../agent/helpers.js';
 import { call, startFakeOpenAi, tools } from '../support/fake-openai.js';
 import { createLead, describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
 
@@ -180,11 +180,4 @@ describeEachDialect('the opening written by an OpenAI-compatible model', (ctx) =
     expect(retry.body.opening.status).toBe('composing');
     expect((await aiMessage(ts.acme, leadId, (m) => m.status === 'sent')).content.text).toBe('Hello Hal!');
   });
-}, {
-  ...FAST_AGENT_ENV,
-  PARLEY_AI_PROVIDER: 'openai',
-  OPENAI_BASE_URL: fake.url,
-  OPENAI_API_KEY: fake.key,
-  PARLEY_AI_MODEL: 'fake-model-1',
-  PARLEY_AI_TIMEOUT_MS: '1500',
-});
+}, openAiAgentEnv(fake));

@@ -1,7 +1,8 @@
 import { SCOPES } from '../../src/platform/auth/scopes.js';
 import { sleep } from './assert.js';
 import { createLead, type Client, type TestServer } from './harness.js';
-import type { Receiver } from './receiver.js';
+import { afterAll } from 'vitest';
+import { Receiver, type Behaviour } from './receiver.js';
 
 /**
  * Retries quick enough for a test: eight attempts (the production schedule's
@@ -94,4 +95,21 @@ export async function quietFor(receiver: Receiver, ms: number): Promise<void> {
   const before = receiver.received.length;
   await sleep(ms);
   if (receiver.received.length !== before) throw new Error(`receiver got ${receiver.received.length - before} unexpected deliveries`);
+}
+
+/**
+ * Receivers on 127.0.0.1 made on demand by a suite's tests, all stopped when
+ * the suite ends. Call it in the describe body.
+ */
+export function receiverPool(): (behaviour?: Behaviour) => Promise<Receiver> {
+  const receivers: Receiver[] = [];
+  afterAll(async () => {
+    await Promise.all(receivers.map((r) => r.stop()));
+  });
+  return async (behaviour?: Behaviour) => {
+    const r = await new Receiver().start();
+    if (behaviour) r.behaviour = behaviour;
+    receivers.push(r);
+    return r;
+  };
 }

@@ -1,9 +1,9 @@
-import { afterAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { outboxFor } from '../support/events.js';
 import { createLead, describeEachDialect } from '../support/harness.js';
-import { Receiver, respond, verifyLegacy, verifyStandard, type Behaviour } from '../support/receiver.js';
+import { respond, verifyLegacy, verifyStandard } from '../support/receiver.js';
 import {
-  FAST_SCHEDULE_LENGTH, FAST_WEBHOOKS, deliveriesOf, eventually, freshOrg, optOutLead, quietFor, registerEndpoint,
+  FAST_SCHEDULE_LENGTH, FAST_WEBHOOKS, deliveriesOf, receiverPool, eventually, freshOrg, optOutLead, quietFor, registerEndpoint,
 } from '../support/webhooks.js';
 
 /**
@@ -13,16 +13,7 @@ import {
  * its own organization and receivers, so they run concurrently.
  */
 describeEachDialect('webhook delivery', (ctx) => {
-  const receivers: Receiver[] = [];
-  const receiver = async (behaviour?: Behaviour) => {
-    const r = await new Receiver().start();
-    if (behaviour) r.behaviour = behaviour;
-    receivers.push(r);
-    return r;
-  };
-  afterAll(async () => {
-    await Promise.all(receivers.map((r) => r.stop()));
-  });
+  const receiver = receiverPool();
 
   it.concurrent('signs every delivery both ways and carries the envelope, with the event id as webhook-id', async () => {
     const ts = ctx();

@@ -1,8 +1,7 @@
-import { afterAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { outboxFor } from '../support/events.js';
 import { createLead, describeEachDialect } from '../support/harness.js';
-import { Receiver, type Behaviour } from '../support/receiver.js';
-import { FAST_WEBHOOKS, deliveriesOf, eventually, freshOrg, optOutLead, quietFor, registerEndpoint } from '../support/webhooks.js';
+import { FAST_WEBHOOKS, deliveriesOf, receiverPool, eventually, freshOrg, optOutLead, quietFor, registerEndpoint } from '../support/webhooks.js';
 
 /**
  * decisions.md, Events: "Events of a disabled endpoint are kept and delivered
@@ -11,16 +10,7 @@ import { FAST_WEBHOOKS, deliveriesOf, eventually, freshOrg, optOutLead, quietFor
  * receivers on 127.0.0.1, both dialects.
  */
 describeEachDialect('webhook deliveries held for a disabled endpoint, and Retry-After bounded', (ctx) => {
-  const receivers: Receiver[] = [];
-  const receiver = async (behaviour?: Behaviour) => {
-    const r = await new Receiver().start();
-    if (behaviour) r.behaviour = behaviour;
-    receivers.push(r);
-    return r;
-  };
-  afterAll(async () => {
-    await Promise.all(receivers.map((r) => r.stop()));
-  });
+  const receiver = receiverPool();
 
   it.concurrent('events that happen while the endpoint is disabled are kept, sent nothing, and delivered once it is enabled', async () => {
     const ts = ctx();

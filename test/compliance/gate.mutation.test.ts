@@ -1,16 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkOutbound, type GateDecision } from '../../src/compliance/gate.js';
+import { describe, expect, it } from 'vitest';
 import { addToDnc } from '../../src/dnc/dnc.repository.js';
-import type { LeadRow } from '../../src/leads/leads.repository.js';
-import { insertMessage } from '../../src/messages/messages.repository.js';
-import { addressDigests } from '../../src/platform/address-digest.js';
-import { openStore, type Store } from '../../src/platform/db/connect.js';
-import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import type { MessagePurpose } from '../../src/platform/db/schema.js';
-import { newId } from '../../src/platform/ids.js';
-import { createOrganization } from '../../src/organizations/organizations.repository.js';
-import { DEFAULT_SETTINGS, type OrganizationSettings } from '../../src/settings/settings.service.js';
-import { suppressQuery } from '../../src/subscriptions/suppressions.repository.js';
+import { NIGHT_LA, NOON_LA, gateFixture, settings } from './gate-fixture.js';
 
 /**
  * The gate's edges, case by case, with exact decisions: which opt-out sources
@@ -20,64 +11,8 @@ import { suppressQuery } from '../../src/subscriptions/suppressions.repository.j
  * SQLite, fast).
  */
 
-const digests = addressDigests('mutation-test-key');
-const NOON_LA = new Date('2026-06-10T19:00:00Z'); // Wednesday 12:00 in Los Angeles
-const NIGHT_LA = new Date('2026-06-10T10:00:00Z'); // 03:00 in Los Angeles
-let store: Store;
-let org: string;
-let seq = 0;
-
-beforeAll(async () => {
-  store = openStore('sqlite::memory:');
-  await migrateToLatest(store);
-  org = (await createOrganization(store.db, 'gate-mutation', new Date().toISOString(), 'America/New_York')).id;
-});
-afterAll(async () => store.close());
-
-function lead(overrides: Partial<LeadRow> = {}): LeadRow {
-  seq += 1;
-  const at = new Date().toISOString();
-  return {
-    organization_id: org, id: newId(), first_name: 'Ann', last_name: 'Lee', phone: `+1415556${String(1000 + seq).slice(-4)}`, email: `m${seq}@example.com`,
-    customer_profile: 'default', time_zone: 'America/Los_Angeles', external_lead_id: null, additional_info: '{}', summary: null,
-    has_replied: 0, is_hot: 0, is_qualified: 0, is_ai_on: 1, sms_status: 'subscribed', voice_status: 'subscribed', email_status: 'subscribed',
-    sms_opt_out_source: null, voice_opt_out_source: null, email_opt_out_source: null, memory_cleared_at: null, created_at: at, updated_at: at, last_activity_at: null,
-    follow_up_config: null, follow_up_step: null, follow_up_due_at: null, follow_up_generation: 0, follow_up_note: null,
-    ...overrides,
-  };
-}
-
-const settings = (s: Partial<OrganizationSettings> = {}): OrganizationSettings => ({ ...DEFAULT_SETTINGS, ...s });
-
-interface Ask {
-  lead: LeadRow;
-  channel?: 'sms' | 'voice' | 'email';
-  purpose?: MessagePurpose;
-  sendWhenOff?: boolean;
-  automated?: boolean;
-  settings?: OrganizationSettings;
-  now?: Date;
-  overrideBusinessHours?: boolean;
-  external?: { allowed: boolean; reason: string };
-}
-
-const ask = (a: Ask): Promise<GateDecision> =>
-  checkOutbound(store.db, digests, org, {
-    lead: a.lead, channel: a.channel ?? 'sms', purpose: a.purpose ?? 'conversation', sendWhenOff: a.sendWhenOff ?? false, automated: a.automated ?? false,
-    settings: a.settings ?? settings(), now: a.now ?? NOON_LA, overrideBusinessHours: a.overrideBusinessHours, external: a.external,
-  });
-
-const suppress = (channel: 'sms' | 'voice' | 'email', address: string, source = 'keyword') =>
-  suppressQuery(store.db, org, [{ channel, digest: digests.keyed(address), source }], new Date().toISOString()).execute();
-
-async function sentAutomated(l: LeadRow, count: number, at: Date): Promise<void> {
-  for (let i = 0; i < count; i++) {
-    await insertMessage(store.db, org, {
-      id: newId(), lead_id: l.id, channel: 'sms', direction: 'outbound', owner: 'user', text: 'auto', is_ai_generated: 1, status: 'sent',
-      status_reason: null, scheduled_at: at.toISOString(), created_at: at.toISOString(), purpose: 'conversation',
-    });
-  }
-}
+const g = gateFixture('gate-mutation', '+1415556', 'm');
+const { lead, ask, suppress, sentAutomated } = g;
 
 const OPTED_OUT = (channel: string) => ({ kind: 'blocked', code: 'OPTED_OUT', reason: `lead is unsubscribed from ${channel}` });
 
@@ -150,14 +85,14 @@ describe('addresses, suppressions and DNC', () => {
 
   it('checks DNC for the lead\'s own number on sms and voice, even for a compliance reply, and never for email', async () => {
     const l = lead();
-    await addToDnc(store.db, org, { phone: l.phone!, source: 'api', created_at: new Date().toISOString() });
+    await addToDnc(g.db, g.org, { phone: l.phone!, source: 'api', created_at: new Date().toISOString() });
     const dnc = { kind: 'blocked', code: 'DNC', reason: 'phone is on the Do Not Contact list' };
     expect(await ask({ lead: l, channel: 'sms', purpose: 'compliance' })).toEqual(dnc);
     expect(await ask({ lead: l, channel: 'voice', purpose: 'conversation' })).toEqual(dnc);
     expect(await ask({ lead: l, channel: 'email' })).toEqual({ kind: 'allowed' });
     // The DNC list is a list of numbers: email is never looked up in it, whatever it holds.
     const e = lead();
-    await addToDnc(store.db, org, { phone: e.email!, source: 'api', created_at: new Date().toISOString() });
+    await addToDnc(g.db, g.org, { phone: e.email!, source: 'api', created_at: new Date().toISOString() });
     expect(await ask({ lead: e, channel: 'email' })).toEqual({ kind: 'allowed' });
     expect(await ask({ lead: e, channel: 'sms' })).toEqual({ kind: 'allowed' });
   });

@@ -1,17 +1,9 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkOutbound, type GateDecision } from '../../src/compliance/gate.js';
+import { describe, expect, it } from 'vitest';
 import { addToDnc } from '../../src/dnc/dnc.repository.js';
-import type { LeadRow } from '../../src/leads/leads.repository.js';
-import { insertMessage } from '../../src/messages/messages.repository.js';
-import { addressDigests } from '../../src/platform/address-digest.js';
-import { openStore, type Store } from '../../src/platform/db/connect.js';
-import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import type { MessagePurpose } from '../../src/platform/db/schema.js';
-import { newId } from '../../src/platform/ids.js';
-import { createOrganization } from '../../src/organizations/organizations.repository.js';
-import { DEFAULT_SETTINGS, type OrganizationSettings } from '../../src/settings/settings.service.js';
 import { suppressQuery } from '../../src/subscriptions/suppressions.repository.js';
+import { NIGHT_LA, NOON_LA, gateFixture, settings } from './gate-fixture.js';
 
 /**
  * The gate's rules, one by one and in combination, against an in-memory
@@ -20,61 +12,8 @@ import { suppressQuery } from '../../src/subscriptions/suppressions.repository.j
  * gate is what every send passes through.
  */
 
-const digests = addressDigests('unit-test-key');
-const NOON_LA = new Date('2026-06-10T19:00:00Z'); // Wednesday 12:00 in Los Angeles
-const NIGHT_LA = new Date('2026-06-10T10:00:00Z'); // 03:00 in Los Angeles
-let store: Store;
-let org: string;
-let seq = 0;
-
-beforeAll(async () => {
-  store = openStore('sqlite::memory:');
-  await migrateToLatest(store);
-  org = (await createOrganization(store.db, 'gate-unit', new Date().toISOString(), 'America/New_York')).id;
-});
-afterAll(async () => store.close());
-
-function lead(overrides: Partial<LeadRow> = {}): LeadRow {
-  seq += 1;
-  const at = new Date().toISOString();
-  return {
-    organization_id: org, id: newId(), first_name: 'Ann', last_name: 'Lee', phone: `+1415555${String(1000 + seq).slice(-4)}`, email: `u${seq}@example.com`,
-    customer_profile: 'default', time_zone: 'America/Los_Angeles', external_lead_id: null, additional_info: '{}', summary: null,
-    has_replied: 0, is_hot: 0, is_qualified: 0, is_ai_on: 1, sms_status: 'subscribed', voice_status: 'subscribed', email_status: 'subscribed',
-    sms_opt_out_source: null, voice_opt_out_source: null, email_opt_out_source: null, memory_cleared_at: null, created_at: at, updated_at: at, last_activity_at: null,
-    follow_up_config: null, follow_up_step: null, follow_up_due_at: null, follow_up_generation: 0, follow_up_note: null,
-    ...overrides,
-  };
-}
-
-const settings = (s: Partial<OrganizationSettings> = {}): OrganizationSettings => ({ ...DEFAULT_SETTINGS, ...s });
-
-interface Ask {
-  lead: LeadRow;
-  channel?: 'sms' | 'voice' | 'email';
-  purpose?: MessagePurpose;
-  sendWhenOff?: boolean;
-  automated?: boolean;
-  settings?: OrganizationSettings;
-  now?: Date;
-  overrideBusinessHours?: boolean;
-  external?: { allowed: boolean; reason: string };
-}
-
-const ask = (a: Ask): Promise<GateDecision> =>
-  checkOutbound(store.db, digests, org, {
-    lead: a.lead, channel: a.channel ?? 'sms', purpose: a.purpose ?? 'conversation', sendWhenOff: a.sendWhenOff ?? false, automated: a.automated ?? false,
-    settings: a.settings ?? settings(), now: a.now ?? NOON_LA, overrideBusinessHours: a.overrideBusinessHours, external: a.external,
-  });
-
-async function sentAutomated(l: LeadRow, count: number, at: Date): Promise<void> {
-  for (let i = 0; i < count; i++) {
-    await insertMessage(store.db, org, {
-      id: newId(), lead_id: l.id, channel: 'sms', direction: 'outbound', owner: 'user', text: 'auto', is_ai_generated: 1, status: 'sent',
-      status_reason: null, scheduled_at: at.toISOString(), created_at: at.toISOString(), purpose: 'conversation',
-    });
-  }
-}
+const g = gateFixture('gate-unit', '+1415555', 'u');
+const { lead, ask, sentAutomated, digests } = g;
 
 describe('the compliance gate, rule by rule', () => {
   it('allows an ordinary send inside the hours', async () => {
@@ -91,18 +30,18 @@ describe('the compliance gate, rule by rule', () => {
     expect(await ask({ lead: out, channel: 'voice', sendWhenOff: true, overrideBusinessHours: true })).toEqual({ kind: 'blocked', code: 'OPTED_OUT', reason: 'lead is unsubscribed from voice' });
     expect(await ask({ lead: out, channel: 'sms' })).toEqual({ kind: 'allowed' });
     const byAddress = lead();
-    await suppressQuery(store.db, org, [{ channel: 'email', digest: digests.keyed(byAddress.email!), source: 'link' }], new Date().toISOString()).execute();
+    await suppressQuery(g.db, g.org, [{ channel: 'email', digest: digests.keyed(byAddress.email!), source: 'link' }], new Date().toISOString()).execute();
     expect(await ask({ lead: byAddress, channel: 'email' })).toEqual({ kind: 'blocked', code: 'OPTED_OUT', reason: 'the address opted out of email' });
     expect(await ask({ lead: byAddress, channel: 'sms' })).toEqual({ kind: 'allowed' });
     const byNumber = lead();
-    await suppressQuery(store.db, org, [{ channel: 'sms', digest: digests.keyed(byNumber.phone!), source: 'keyword' }], new Date().toISOString()).execute();
+    await suppressQuery(g.db, g.org, [{ channel: 'sms', digest: digests.keyed(byNumber.phone!), source: 'keyword' }], new Date().toISOString()).execute();
     expect(await ask({ lead: byNumber, channel: 'sms' })).toEqual({ kind: 'blocked', code: 'OPTED_OUT', reason: 'the number opted out of sms' });
     expect(await ask({ lead: byNumber, channel: 'voice' })).toEqual({ kind: 'allowed' });
   });
 
   it('a legacy (unkeyed) suppression of an address still holds', async () => {
     const l = lead();
-    await store.db.insertInto('suppressions').values({ organization_id: org, channel: 'sms', address_digest: digests.legacy(l.phone!), source: 'api', created_at: new Date().toISOString(), digest_kind: 'sha256' }).execute();
+    await g.db.insertInto('suppressions').values({ organization_id: g.org, channel: 'sms', address_digest: digests.legacy(l.phone!), source: 'api', created_at: new Date().toISOString(), digest_kind: 'sha256' }).execute();
     expect(await ask({ lead: l })).toMatchObject({ kind: 'blocked', code: 'OPTED_OUT' });
   });
 
@@ -113,13 +52,13 @@ describe('the compliance gate, rule by rule', () => {
     expect(await ask({ lead: stopped, purpose: 'compliance' })).toMatchObject({ kind: 'blocked', code: 'OPTED_OUT' });
     expect(await ask({ lead: lead({ sms_status: 'unsubscribed', sms_opt_out_source: 'api' }), purpose: 'stop_confirmation' })).toMatchObject({ kind: 'blocked', code: 'OPTED_OUT' });
     expect(await ask({ lead: lead({ sms_status: 'unsubscribed', sms_opt_out_source: 'dnc' }), purpose: 'stop_confirmation' })).toMatchObject({ kind: 'blocked', code: 'OPTED_OUT' });
-    await addToDnc(store.db, org, { phone: stopped.phone!, source: 'api', created_at: new Date().toISOString() });
+    await addToDnc(g.db, g.org, { phone: stopped.phone!, source: 'api', created_at: new Date().toISOString() });
     expect(await ask({ lead: stopped, purpose: 'stop_confirmation' })).toMatchObject({ kind: 'blocked', code: 'DNC' });
   });
 
   it('refuses sms and voice to a number on DNC, not email', async () => {
     const l = lead();
-    await addToDnc(store.db, org, { phone: l.phone!, source: 'api', created_at: new Date().toISOString() });
+    await addToDnc(g.db, g.org, { phone: l.phone!, source: 'api', created_at: new Date().toISOString() });
     for (const channel of ['sms', 'voice'] as const) {
       expect(await ask({ lead: l, channel, sendWhenOff: true, purpose: 'compliance' })).toEqual({ kind: 'blocked', code: 'DNC', reason: 'phone is on the Do Not Contact list' });
     }
@@ -196,7 +135,7 @@ describe('the compliance gate against an oracle', () => {
       });
       if (!c.hasPhone) l.phone = null;
       if (!c.hasEmail) l.email = null;
-      if (c.dnc && l.phone) await addToDnc(store.db, org, { phone: l.phone, source: 'api', created_at: new Date().toISOString() });
+      if (c.dnc && l.phone) await addToDnc(g.db, g.org, { phone: l.phone, source: 'api', created_at: new Date().toISOString() });
       const got = await ask({ lead: l, channel: c.channel, purpose: c.purpose, sendWhenOff: c.sendWhenOff, now: c.night ? NIGHT_LA : NOON_LA });
       const state = c[c.channel];
       const reachable = c.channel === 'email' ? c.hasEmail : c.hasPhone;

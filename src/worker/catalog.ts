@@ -41,21 +41,15 @@ function underConfiguredRetries<N extends JobName>(
   };
 }
 
+/** Every job runs under the default retry schedule (or the configured one). */
+const withRetries = <N extends JobName>(run: Parameters<typeof underConfiguredRetries<N>>[0]) => ({
+  retryDelaysMs: DEFAULT_JOB_RETRIES,
+  run: underConfiguredRetries<N>(run),
+});
+
 export const jobHandlers: JobHandlers = {
-  'message.send': {
-    retryDelaysMs: DEFAULT_JOB_RETRIES,
-    run: underConfiguredRetries<'message.send'>((deps, job, lastAttempt) => sendRecordedMessage(deps, job, lastAttempt)),
-  },
-  'ai.turn': {
-    retryDelaysMs: DEFAULT_JOB_RETRIES,
-    run: underConfiguredRetries<'ai.turn'>((deps, job, lastAttempt) => runAgentTurn(deps, job.organizationId, job.payload, lastAttempt)),
-  },
-  'followup.send': {
-    retryDelaysMs: DEFAULT_JOB_RETRIES,
-    run: underConfiguredRetries<'followup.send'>((deps, job, lastAttempt) => runFollowUp(deps, job, lastAttempt)),
-  },
-  'ai.opening': {
-    retryDelaysMs: DEFAULT_JOB_RETRIES,
-    run: underConfiguredRetries<'ai.opening'>((deps, job, lastAttempt) => runOpening(deps, job.organizationId, job.payload, lastAttempt)),
-  },
+  'message.send': withRetries<'message.send'>((deps, job, lastAttempt) => sendRecordedMessage(deps, job, lastAttempt)),
+  'ai.turn': withRetries<'ai.turn'>((deps, job, lastAttempt) => runAgentTurn(deps, job.organizationId, job.payload, lastAttempt)),
+  'followup.send': withRetries<'followup.send'>((deps, job, lastAttempt) => runFollowUp(deps, job, lastAttempt)),
+  'ai.opening': withRetries<'ai.opening'>((deps, job, lastAttempt) => runOpening(deps, job.organizationId, job.payload, lastAttempt)),
 };

@@ -6,6 +6,7 @@ import type { Config } from '../platform/config.js';
 import type { Database } from '../platform/db/schema.js';
 import type { ChannelAdapter, OutboundMessage } from './channel.js';
 import { issueUnsubscribeToken, unsubscribeKey, unsubscribeUrl } from './unsubscribe-token.js';
+import { outboundEmailSubject } from '../events/payloads.js';
 
 /** The domain of the From address, for Message-IDs (`Parley <no-reply@example.com>` -> example.com). */
 function fromDomain(from: string): string {
@@ -50,7 +51,7 @@ export function createEmailAdapter(config: Config & { smtpUrl: string }, db: Kys
       const info = await transport.sendMail({
         from: config.emailFrom,
         to: m.to,
-        subject: `Message from ${organization?.name ?? 'Parley'}`,
+        subject: outboundEmailSubject(organization?.name),
         text: emailBody(m.text, link),
         textEncoding: 'quoted-printable',
         // Stable across retries: a copy sent twice (accepted, but the answer lost) is recognisable as one.

@@ -1,8 +1,8 @@
 import { mentions } from '../platform/db/text.js';
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { lockDisabled } from './endpoints.repository.js';
 import { byKeys, claimDue, type ClaimSpread, type RowKey } from '../platform/db/claim.js';
 import type { Db, WebhookDeliveriesTable } from '../platform/db/schema.js';
-import { withLock } from '../platform/db/locks.js';
 
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 
@@ -99,27 +99,18 @@ export async function clearDeliveryErrorsMentioning(db: Db, organizationId: stri
  * for this and then resumes it: a delivery is never held behind an enabled
  * endpoint. (SQLite serialises writers anyway.)
  */
-export async function holdDeliveries(db: Db, keys: readonly RowKey[], now: string): Promise<void> {
-  for (let i = 0; i < keys.length; i += 200) {
-    const chunk = keys.slice(i, i + 200);
-    const rows = await db.selectFrom('webhook_deliveries').select(['organization_id', 'endpoint_id']).where(byKeys([...chunk])).execute();
-    const endpointKeys = [...new Map(rows.map((r) => [`${r.organization_id}/${r.endpoint_id}`, r])).values()];
-    if (endpointKeys.length === 0) continue;
-    const q = db
-      .selectFrom('webhook_endpoints')
-      .select(['organization_id', 'id'])
-      .where((eb) => eb(eb.refTuple('organization_id', 'id'), 'in', endpointKeys.map((k) => eb.tuple(k.organization_id, k.endpoint_id))))
-      .where('enabled', '=', 0);
-    const disabled = await withLock(db, q, 'share').execute();
-    // Rows whose endpoint was enabled meanwhile are due as they were: give up the lease so they go out now.
-    await db.updateTable('webhook_deliveries').set({ lease_until: null }).where(byKeys([...chunk])).execute();
-    if (disabled.length === 0) continue;
-    await db
-      .updateTable('webhook_deliveries')
-      .set({ lease_until: null, next_attempt_at: null, updated_at: now })
-      .where(byKeys([...chunk]))
-      .where((eb) => eb(eb.refTuple('organization_id', 'endpoint_id'), 'in', disabled.map((d) => eb.tuple(d.organization_id, d.id))))
-      .execute();
+export async function holdDeliveries(db: Db, held: readonly (RowKey & { endpoint_id: string })[], now: string): Promise<void> {
+  const endpoints = [...new Map(held.map((h) => [h.endpoint_id, { organization_id: h.organization_id, id: h.endpoint_id }])).values()];
+  const disabled = await lockDisabled(db, endpoints);
+  const keys = (rows: typeof held) => rows.map((h) => ({ organization_id: h.organization_id, id: h.id }));
+  const hold = keys(held.filter((h) => disabled.has(h.endpoint_id)));
+  // Rows whose endpoint was enabled meanwhile are due as they were: give up the lease so they go out now.
+  const release = keys(held.filter((h) => !disabled.has(h.endpoint_id)));
+  for (let i = 0; i < hold.length; i += 200) {
+    await db.updateTable('webhook_deliveries').set({ lease_until: null, next_attempt_at: null, updated_at: now }).where(byKeys(hold.slice(i, i + 200))).execute();
+  }
+  for (let i = 0; i < release.length; i += 200) {
+    await db.updateTable('webhook_deliveries').set({ lease_until: null }).where(byKeys(release.slice(i, i + 200))).execute();
   }
 }
 

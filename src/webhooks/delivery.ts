@@ -125,7 +125,7 @@ export class DeliveryPipeline {
       // Outcomes with the same patch (a batch of successes, typically) share one UPDATE:
       // one round trip per kind of outcome, not per delivery. Times are the flush time.
       const groups = new Map<string, { patch: Outcome['patch']; keys: { organization_id: string; id: string }[] }>();
-      const held = batch.filter((o) => o.hold).map((o) => ({ organization_id: o.organizationId, id: o.id }));
+      const held = batch.filter((o) => o.hold).map((o) => ({ organization_id: o.organizationId, id: o.id, endpoint_id: o.endpointId }));
       for (const o of batch) {
         if (o.hold) continue;
         const patch = { ...o.patch, updated_at: now, ...(o.patch.delivered_at ? { delivered_at: now } : {}) };

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { takesRowLocks } from './locks.js';
+import { dialectOf } from './connect.js';
 import type { Database } from './schema.js';
 
 /**
@@ -13,6 +13,6 @@ import type { Database } from './schema.js';
  * needs no statistics for these queries: nothing to do there.
  */
 export async function refreshStatistics(db: Kysely<Database>, table: 'webhook_deliveries' | 'events' | 'jobs'): Promise<void> {
-  if (!takesRowLocks(db)) return;
+  if (dialectOf(db) !== 'postgres') return;
   await sql`analyze ${sql.table(table)}`.execute(db);
 }

@@ -13,6 +13,11 @@ import type { Deps } from '../platform/deps.js';
 import { readSettings } from '../settings/settings.service.js';
 import { askExternalCheck } from './external.js';
 import { adapterFor } from './registry.js';
+import { chooseSender } from '../sending-numbers/sender.js';
+
+/** A send waiting for its pool number's pacing slot (status scheduled), and one that could not get a slot within the maximum wait (failed). */
+const PACING = 'PACING';
+const PACING_TIMEOUT = 'PACING_TIMEOUT';
 
 type Step =
   | { kind: 'skip' }
@@ -43,17 +48,35 @@ async function judge(deps: Deps, job: ClaimedJob, payload: SendMessagePayload, e
       settings, now, overrideBusinessHours: payload.overrideBusinessHours ?? false, external,
     });
     if (decision.kind === 'ask_external') return { kind: 'ask_external', message };
-    await record(trx, organizationId, message.id, decision);
-    if (decision.kind === 'blocked') return { kind: 'blocked' };
-    if (decision.kind === 'wait') return decision;
-    return { kind: 'send', message, to: message.channel === 'email' ? lead.email! : lead.phone!, from: message.channel === 'email' ? null : settings.sendingNumber };
+    if (decision.kind !== 'allowed' || message.channel === 'email') {
+      await record(trx, organizationId, message.id, decision);
+      if (decision.kind === 'blocked') return { kind: 'blocked' };
+      if (decision.kind === 'wait') return decision;
+      return { kind: 'send', message, to: lead.email!, from: null };
+    }
+    // Pacing only delays (or, past the maximum wait, fails) what the gate allowed; the gate judges again when the slot comes.
+    const sender = await chooseSender(trx, organizationId, lead, message, settings.sendingNumber, now, deps.config.pacingMaxWaitMs);
+    const { segments } = sender;
+    if (sender.kind === 'too_late') {
+      await setMessageStatus(trx, organizationId, message.id, { status: 'failed', code: PACING_TIMEOUT, reason: `not sent: ${sender.reason}`.slice(0, 500), segments, pacedUntil: null });
+      return { kind: 'blocked' };
+    }
+    if (sender.kind === 'later') {
+      const reason = `waiting for a sending slot on ${sender.number} (paced to its rate)`;
+      const until = sender.until.toISOString();
+      await setMessageStatus(trx, organizationId, message.id, { status: 'scheduled', code: PACING, reason, scheduledAt: until, segments, sendingNumberId: sender.numberId, pacedUntil: until });
+      return { kind: 'wait', until: sender.until, reason };
+    }
+    await setMessageStatus(trx, organizationId, message.id, { status: 'sending', reason: null, segments, sendingNumberId: sender.kind === 'now' ? sender.numberId : null, pacedUntil: null });
+    return { kind: 'send', message, to: lead.phone!, from: sender.from };
   });
 }
 
 async function record(trx: Db, organizationId: string, messageId: string, decision: Exclude<GateDecision, { kind: 'ask_external' }>): Promise<void> {
   if (decision.kind === 'blocked') await setMessageStatus(trx, organizationId, messageId, { status: 'blocked', code: decision.code, reason: decision.reason });
   else if (decision.kind === 'wait') {
-    await setMessageStatus(trx, organizationId, messageId, { status: 'scheduled', code: decision.code, reason: decision.reason, scheduledAt: decision.until.toISOString() });
+    // A pacing slot is not kept across a wait for contact hours: the send reserves anew when the window opens.
+    await setMessageStatus(trx, organizationId, messageId, { status: 'scheduled', code: decision.code, reason: decision.reason, scheduledAt: decision.until.toISOString(), pacedUntil: null });
   } else await setMessageStatus(trx, organizationId, messageId, { status: 'sending', reason: null });
 }
 

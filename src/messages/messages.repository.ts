@@ -50,12 +50,19 @@ export interface StatusChange {
   scheduledAt?: string;
   /** When the change happened (the timeline's updatedAt); the wall clock when absent. */
   at?: string;
+  /** Pacing of a pool number (src/sending-numbers/): the segments, the number and the slot it waits for. */
+  segments?: number | null;
+  sendingNumberId?: string | null;
+  pacedUntil?: string | null;
 }
 
 export async function setMessageStatus(db: Db, organizationId: string, id: string, change: StatusChange): Promise<void> {
   const patch: Updateable<MessagesTable> = { status: change.status, status_reason: change.reason, status_code: change.code ?? null, updated_at: changedAt(change.at) };
   if (change.providerMessageId !== undefined) patch.provider_message_id = change.providerMessageId;
   if (change.scheduledAt !== undefined) patch.scheduled_at = change.scheduledAt;
+  if (change.segments !== undefined) patch.segments = change.segments;
+  if (change.sendingNumberId !== undefined) patch.sending_number_id = change.sendingNumberId;
+  if (change.pacedUntil !== undefined) patch.paced_until = change.pacedUntil;
   await db.updateTable('messages').set(patch).where('organization_id', '=', organizationId).where('id', '=', id).execute();
 }
 

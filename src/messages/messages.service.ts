@@ -21,6 +21,7 @@ export function toMessageView(row: repo.MessageRow): MessageView {
     statusReason: row.status_reason,
     statusCode: row.status_code,
     scheduledTime: row.scheduled_at,
+    segments: row.segments === null ? null : Number(row.segments),
   };
 }
 

@@ -51,6 +51,8 @@ export interface Config {
   signingSecret: string | null;
   /** Who decides the AI agent's turns: `scripted` (deterministic, no network) or any OpenAI-compatible endpoint. */
   ai: AiConfig;
+  /** A send a pool number's pace (or daily cap) would hold longer than this fails (PACING_TIMEOUT) instead of going out late. */
+  pacingMaxWaitMs: number;
 }
 
 export interface AiConfig {
@@ -273,5 +275,17 @@ export function loadConfig(env: Env = process.env): Config {
     emailFrom: emailFrom(env),
     signingSecret: signingSecret(env),
     ai: ai(env),
+    pacingMaxWaitMs: pacingMaxWait(env),
   };
+}
+
+/** PARLEY_PACING_MAX_WAIT_HOURS: hours, decimals allowed (0.01 is 36 s), default 10. */
+function pacingMaxWait(env: Env): number {
+  const raw = env.PARLEY_PACING_MAX_WAIT_HOURS;
+  if (raw === undefined || raw === '') return 10 * 3_600_000;
+  const hours = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw.trim()) || hours <= 0 || hours > 720) {
+    throw new ConfigError(`PARLEY_PACING_MAX_WAIT_HOURS must be a number of hours above 0 and at most 720, like 10 or 0.5 (got "${raw}")`);
+  }
+  return Math.round(hours * 3_600_000);
 }

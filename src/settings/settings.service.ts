@@ -6,6 +6,7 @@ import { BadRequest, Conflict } from '../platform/errors.js';
 import { normalizePhone } from '../platform/phone.js';
 import { checkTimeZone } from '../platform/time-zone.js';
 import { findSettingsRow, releaseWaitingSends, setSendingNumber } from './settings.repository.js';
+import { findOrganizationIdByPoolNumber } from '../sending-numbers/sending-numbers.repository.js';
 import type { SettingsView, UpdateSettingsInput } from './settings.schemas.js';
 
 export interface ExternalCheckSettings {
@@ -116,7 +117,12 @@ export async function updateSettings(deps: Deps, organizationId: string, input: 
       await updateOrganizationSettings(trx, organizationId, JSON.stringify(next));
       // New hours judge the sends already waiting for the old ones (in this transaction: a send is released only if the change commits).
       if (HOURS_FIELDS.some((f) => input[f] !== undefined)) await releaseWaitingSends(trx, organizationId, deps.clock.now().toISOString());
-      if (sendingNumber !== undefined && sendingNumber !== current.sendingNumber) await setSendingNumber(trx, organizationId, sendingNumber);
+      if (sendingNumber !== undefined && sendingNumber !== current.sendingNumber) {
+        // Another organization's pool number is taken too (inbound webhooks are routed by either); the organization's own may be both.
+        const poolOwner = sendingNumber === null ? undefined : await findOrganizationIdByPoolNumber(trx, sendingNumber);
+        if (poolOwner !== undefined && poolOwner !== organizationId) throw new Conflict(`Sending number ${sendingNumber} is already used by another organization`, 'sending_number_taken');
+        await setSendingNumber(trx, organizationId, sendingNumber);
+      }
       return toSettingsView({ ...DEFAULT_SETTINGS, ...next, sendingNumber: sendingNumber === undefined ? current.sendingNumber : sendingNumber });
     });
   } catch (err) {

@@ -71,6 +71,11 @@ export const routeScopes: Record<string, Scope | 'public'> = {
 
   'GET /v1/settings': 'settings:read',
   'PATCH /v1/settings': 'settings:write',
+  'POST /v1/sendingNumbers': 'settings:write',
+  'GET /v1/sendingNumbers': 'settings:read',
+  'GET /v1/sendingNumbers/:id': 'settings:read',
+  'PATCH /v1/sendingNumbers/:id': 'settings:write',
+  'DELETE /v1/sendingNumbers/:id': 'settings:write',
 
   'POST /v1/webhooks': 'webhooks:manage',
   'GET /v1/webhooks': 'webhooks:manage',

@@ -78,6 +78,9 @@ export interface LeadsTable {
   follow_up_generation: ColumnType<number, number | undefined, number>;
   /** What last happened to the cadence (why a step did not go out). */
   follow_up_note: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The sticky pool number of each channel (0015, src/sending-numbers/); null until first contact, or a deleted number's id until the next send. */
+  sms_sending_number_id: ColumnType<string | null, string | null | undefined, string | null>;
+  voice_sending_number_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A tag on a lead (0008: keyed by organization, lead and tag id; name and condition copied from `tags`). */
@@ -142,6 +145,12 @@ export interface MessagesTable {
   updated_at: ColumnType<string | null, string | null | undefined, string | null>;
   /** sendMessage `scheduleFollowUps` (0011): 1 when the organization asked for follow-ups after this send. */
   schedule_follow_ups: ColumnType<Flag | null, Flag | null | undefined, Flag | null>;
+  /** SMS segments it went out as (0015); null for other channels and before it is handed over. */
+  segments: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The pool number it is reserved on or went out from (0015); null for an organization without a pool. */
+  sending_number_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The pacing slot it waits for (0015); set only while it waits. */
+  paced_until: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface UnmatchedInboundTable {
@@ -330,6 +339,29 @@ export interface Database {
   instance_secrets: InstanceSecretsTable;
   agent_turns: AgentTurnsTable;
   lead_openings: LeadOpeningsTable;
+  sending_numbers: SendingNumbersTable;
+}
+
+export type SendingNumberKind = 'longCode' | 'tollFree' | 'shortCode';
+
+/** A pool number of an organization (0015, src/sending-numbers/), and its pacing bucket. */
+export interface SendingNumbersTable {
+  organization_id: string;
+  id: string;
+  /** E.164; unique across the instance (inbound webhooks are routed by it). */
+  number: string;
+  kind: SendingNumberKind;
+  channel: 'sms' | 'voice';
+  rate_per_second: number;
+  daily_cap: number | null;
+  /** Epoch ms (fractional): the earliest start of the next reservation. */
+  next_slot_ms: ColumnType<number, number | undefined, number>;
+  /** The UTC date (YYYY-MM-DD) day_segments counts. */
+  day: ColumnType<string | null, string | null | undefined, string | null>;
+  day_segments: ColumnType<number, number | undefined, number>;
+  assigned_leads: ColumnType<number, number | undefined, number>;
+  created_at: string;
+  updated_at: string;
 }
 
 /** composing: the agent is writing it; scheduled: recorded as a message; skipped: nothing to send; failed: the agent could not write it. */

@@ -59,6 +59,11 @@ const OPERATIONS: Record<string, [operationId: string, origin: Origin]> = {
   'POST /providers/twilio/sms': ['twilioIncomingSms', 'parley'],
   'POST /providers/twilio/voice/gather': ['twilioVoiceGather', 'parley'],
   'POST /providers/twilio/status': ['twilioStatusCallback', 'parley'],
+  'POST /sendingNumbers': ['createSendingNumber', 'parley'],
+  'GET /sendingNumbers': ['listSendingNumbers', 'parley'],
+  'GET /sendingNumbers/:id': ['getSendingNumber', 'parley'],
+  'PATCH /sendingNumbers/:id': ['updateSendingNumber', 'parley'],
+  'DELETE /sendingNumbers/:id': ['deleteSendingNumber', 'parley'],
 };
 
 const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

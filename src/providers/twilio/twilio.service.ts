@@ -4,6 +4,7 @@ import type { Deps } from '../../platform/deps.js';
 import { DomainError } from '../../platform/errors.js';
 import { normalizePhone } from '../../platform/phone.js';
 import { findOrganizationIdBySendingNumber } from '../../settings/settings.repository.js';
+import { findOrganizationIdByPoolNumber } from '../../sending-numbers/sending-numbers.repository.js';
 
 export class UnknownNumber extends DomainError {
   constructor(number: string) {
@@ -20,7 +21,8 @@ export async function organizationOf(deps: Deps, number: string | undefined): Pr
   } catch {
     return undefined;
   }
-  return findOrganizationIdBySendingNumber(deps.db, e164);
+  // The settings number, else a pool number (sending-numbers/): a number belongs to one organization at most.
+  return (await findOrganizationIdBySendingNumber(deps.db, e164)) ?? findOrganizationIdByPoolNumber(deps.db, e164);
 }
 
 async function requireOrganization(deps: Deps, number: string): Promise<string> {

@@ -1,0 +1,71 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import { withLock } from '../platform/db/locks.js';
+import type { Db, SendingNumbersTable } from '../platform/db/schema.js';
+import { NotFound } from '../platform/errors.js';
+import type { Bucket } from './pacing.js';
+
+export type SendingNumberRow = Selectable<SendingNumbersTable>;
+export type PoolChannel = 'sms' | 'voice';
+
+export async function insertSendingNumber(db: Db, organizationId: string, row: Omit<Insertable<SendingNumbersTable>, 'organization_id'>): Promise<void> {
+  await db.insertInto('sending_numbers').values({ ...row, organization_id: organizationId }).execute();
+}
+
+export async function findSendingNumber(db: Db, organizationId: string, id: string, lock = false): Promise<SendingNumberRow | undefined> {
+  const q = db.selectFrom('sending_numbers').selectAll().where('organization_id', '=', organizationId).where('id', '=', id);
+  return withLock(db, q, lock ? 'update' : false).executeTakeFirst();
+}
+
+/** Another organization's number is as unknown as a missing one: the same 404. */
+export async function requireSendingNumber(db: Db, organizationId: string, id: string, lock = false): Promise<SendingNumberRow> {
+  const row = await findSendingNumber(db, organizationId, id, lock);
+  if (!row) throw new NotFound('SendingNumber', 'id', id);
+  return row;
+}
+
+export async function listSendingNumbers(db: Db, organizationId: string, channel?: PoolChannel): Promise<SendingNumberRow[]> {
+  let q = db.selectFrom('sending_numbers').selectAll().where('organization_id', '=', organizationId);
+  if (channel) q = q.where('channel', '=', channel);
+  return q.orderBy('id').execute();
+}
+
+export async function updateSendingNumber(db: Db, organizationId: string, id: string, patch: Updateable<SendingNumbersTable>): Promise<void> {
+  await db.updateTable('sending_numbers').set(patch).where('organization_id', '=', organizationId).where('id', '=', id).execute();
+}
+
+/** Leads stuck to it keep its id; their next send finds it gone and picks another (sending-numbers/sender.ts). */
+export async function deleteSendingNumber(db: Db, organizationId: string, id: string): Promise<void> {
+  await db.deleteFrom('sending_numbers').where('organization_id', '=', organizationId).where('id', '=', id).execute();
+}
+
+/**
+ * The organization a pool number belongs to. Deliberately not tenant-scoped:
+ * inbound provider webhooks name the organization only by the number the lead
+ * wrote to, and the unique index makes the answer at most one.
+ */
+export async function findOrganizationIdByPoolNumber(db: Db, number: string): Promise<string | undefined> {
+  const row = await db.selectFrom('sending_numbers').select('organization_id').where('number', '=', number).executeTakeFirst();
+  return row?.organization_id;
+}
+
+/** Sticks the lead to a number (the caller holds the lead's lock) and counts the lead on the number. */
+export async function assignLead(db: Db, organizationId: string, leadId: string, channel: PoolChannel, numberId: string): Promise<void> {
+  const column = channel === 'sms' ? 'sms_sending_number_id' : 'voice_sending_number_id';
+  await db.updateTable('leads').set({ [column]: numberId }).where('organization_id', '=', organizationId).where('id', '=', leadId).execute();
+  await db.updateTable('sending_numbers').set((eb) => ({ assigned_leads: eb('assigned_leads', '+', 1) }))
+    .where('organization_id', '=', organizationId).where('id', '=', numberId).execute();
+}
+
+/**
+ * The number's bucket under its row lock (PostgreSQL; SQLite's write lock
+ * already serialises every writer): the reservation read-modify-write that
+ * follows cannot interleave with another worker's, in this process or another.
+ */
+export async function lockBucket(db: Db, organizationId: string, id: string): Promise<SendingNumberRow | undefined> {
+  return findSendingNumber(db, organizationId, id, true);
+}
+
+export async function saveBucket(db: Db, organizationId: string, id: string, bucket: Bucket): Promise<void> {
+  await db.updateTable('sending_numbers').set({ next_slot_ms: bucket.nextSlotMs, day: bucket.day, day_segments: bucket.daySegments })
+    .where('organization_id', '=', organizationId).where('id', '=', id).execute();
+}

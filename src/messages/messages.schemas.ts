@@ -15,7 +15,7 @@ export const Message = Type.Object(
     statusReason: Type.Union([Type.String(), Type.Null()], { description: 'Why a send is blocked or waiting (e.g. lead is unsubscribed from sms)' }),
     statusCode: Type.Union([Type.String(), Type.Null()], { description: 'The same as a code: OPTED_OUT, OPTED_OUT_BEFORE_SEND, DNC, AI_OFF, FREQUENCY_CAP, EXTERNAL_CHECK, NO_ADDRESS (blocked) or CONTACT_HOURS (waiting)' }),
     scheduledTime: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-    segments: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: 'SMS segments (GSM-7: 160 or 153 characters each, UCS-2: 70 or 67) it was paced and sent as; null for other channels and before it is handed over' })),
+    segments: Type.Optional(Type.Integer({ description: 'SMS segments (GSM-7: 160 or 153 characters each, UCS-2: 70 or 67) it was paced and sent as; absent for other channels and before it is handed over' })),
   },
   { $id: 'Message' },
 );

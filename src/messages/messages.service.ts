@@ -21,7 +21,8 @@ export function toMessageView(row: repo.MessageRow): MessageView {
     statusReason: row.status_reason,
     statusCode: row.status_code,
     scheduledTime: row.scheduled_at,
-    segments: row.segments === null ? null : Number(row.segments),
+    // Shown once recorded (an SMS handed to the provider or waiting for a pacing slot): an addition to the reference's shape.
+    ...(row.segments === null ? {} : { segments: Number(row.segments) }),
   };
 }
 

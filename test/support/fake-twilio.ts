@@ -9,6 +9,8 @@ export interface TwilioRequest {
   status: number;
   /** The sid answered on success. */
   sid: string | null;
+  /** When it arrived (epoch ms, this process's wall clock): pacing suites measure rates by it. */
+  at: number;
 }
 
 interface Failure {
@@ -48,6 +50,7 @@ export async function startFakeTwilio(accountSid: string, authToken: string): Pr
   const failures: Failure[] = [];
 
   const handle = (req: IncomingMessage, res: ServerResponse, raw: string) => {
+    const arrived = Date.now();
     const m = /^\/2010-04-01\/Accounts\/([^/]+)\/(Messages|Calls)\.json$/.exec(req.url ?? '');
     if (req.method !== 'POST' || !m) return error(res, 404, 20404, 'The requested resource was not found');
     const [, pathSid, resource] = m as unknown as [string, string, 'Messages' | 'Calls'];
@@ -55,7 +58,7 @@ export async function startFakeTwilio(accountSid: string, authToken: string): Pr
     if (req.headers.authorization !== expected || pathSid !== accountSid) return error(res, 401, 20003, 'Authenticate');
     if (!(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return error(res, 400, 20001, 'Parameters must be form-encoded');
     const params = Object.fromEntries(new URLSearchParams(raw));
-    const record = (status: number, answered: string | null) => requests.push({ resource, params, status, sid: answered });
+    const record = (status: number, answered: string | null) => requests.push({ resource, params, status, sid: answered, at: arrived });
 
     const failure = failures.find((f) => f.left > 0 && f.match({ resource, params }));
     if (failure) {

@@ -67,7 +67,7 @@ async function judge(deps: Deps, job: ClaimedJob, payload: SendMessagePayload, e
       await setMessageStatus(trx, organizationId, message.id, { status: 'scheduled', code: PACING, reason, scheduledAt: until, segments, sendingNumberId: sender.numberId, pacedUntil: until });
       return { kind: 'wait', until: sender.until, reason };
     }
-    await setMessageStatus(trx, organizationId, message.id, { status: 'sending', reason: null, segments, sendingNumberId: sender.kind === 'now' ? sender.numberId : null, pacedUntil: null });
+    await setMessageStatus(trx, organizationId, message.id, { status: 'sending', reason: null, segments, sendingNumberId: sender.kind === 'now' ? sender.numberId : null, pacedUntil: sender.kind === 'now' ? sender.slot.toISOString() : null });
     return { kind: 'send', message, to: lead.phone!, from: sender.from };
   });
 }

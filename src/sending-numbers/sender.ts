@@ -11,13 +11,14 @@ import * as repo from './sending-numbers.repository.js';
  * - settings: the organization has no pool number of the channel: today's
  *   behaviour exactly (settings `sendingNumber`, unpaced).
  * - now / later: a pool number, with a slot reserved on its bucket (now, or a
- *   slot the job waits for); `later` records the reservation on the message,
- *   and the send that runs at the slot uses it without reserving again.
+ *   slot the job waits for). The slot is recorded on the message (paced_until),
+ *   and a later run of the job (at the slot, or a retry) uses it without
+ *   reserving again.
  * - too_late: no slot within the maximum wait; nothing was reserved.
  */
 export type SenderChoice =
   | { kind: 'settings'; from: string | null; segments: number | null }
-  | { kind: 'now'; from: string; numberId: string; segments: number | null }
+  | { kind: 'now'; from: string; numberId: string; slot: Date; segments: number | null }
   | { kind: 'later'; until: Date; number: string; numberId: string; segments: number | null }
   | { kind: 'too_late'; reason: string; segments: number | null };
 
@@ -52,12 +53,12 @@ export async function chooseSender(trx: Db, organizationId: string, lead: LeadRo
   const pool = await repo.listSendingNumbers(trx, organizationId, channel);
   if (pool.length === 0) return { kind: 'settings', from: settingsNumber, segments };
 
-  // A slot reserved by an earlier run of this job is used as it is: reserving again would pay twice.
+  // A slot given to an earlier run of this job is used as it is: reserving again would pay twice.
   const reserved = message.paced_until !== null ? pool.find((n) => n.id === message.sending_number_id) : undefined;
   if (reserved && message.paced_until !== null) {
     const until = new Date(message.paced_until);
     return until.getTime() <= now.getTime()
-      ? { kind: 'now', from: reserved.number, numberId: reserved.id, segments }
+      ? { kind: 'now', from: reserved.number, numberId: reserved.id, slot: until, segments }
       : { kind: 'later', until, number: reserved.number, numberId: reserved.id, segments };
   }
 
@@ -77,6 +78,6 @@ export async function chooseSender(trx: Db, organizationId: string, lead: LeadRo
   if (r.kind === 'too_late') return { kind: 'too_late', reason: `${r.reason} (from ${number.number})`, segments };
   await repo.saveBucket(trx, organizationId, number.id, r.bucket);
   return r.slotMs <= now.getTime()
-    ? { kind: 'now', from: number.number, numberId: number.id, segments }
+    ? { kind: 'now', from: number.number, numberId: number.id, slot: new Date(r.slotMs), segments }
     : { kind: 'later', until: new Date(r.slotMs), number: number.number, numberId: number.id, segments };
 }

@@ -149,7 +149,7 @@ export interface MessagesTable {
   segments: ColumnType<number | null, number | null | undefined, number | null>;
   /** The pool number it is reserved on or went out from (0015); null for an organization without a pool. */
   sending_number_id: ColumnType<string | null, string | null | undefined, string | null>;
-  /** The pacing slot it waits for (0015); set only while it waits. */
+  /** The pacing slot it was given on that number (0015): it waits for it, or went at it; null without one. */
   paced_until: ColumnType<string | null, string | null | undefined, string | null>;
 }
 

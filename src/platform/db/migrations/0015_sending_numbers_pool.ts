@@ -10,7 +10,7 @@ import type { Kysely } from 'kysely';
 // - leads.sms_sending_number_id / voice_sending_number_id: the sticky sender of each
 //   channel, on the lead's own row so it is set under the lead's lock and erased with it.
 // - messages.segments: the SMS segments the message went out as; sending_number_id and
-//   paced_until: the pool number it was reserved on and the slot it waits for.
+//   paced_until: the pool number and the pacing slot it was given (it waits for it, or went at it).
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('sending_numbers')

@@ -16,6 +16,7 @@ import { printTable, type Row } from './lib/table.js';
 import { deliverySection } from './sections/delivery.js';
 import { httpSection } from './sections/http.js';
 import { scaleSection } from './sections/scale.js';
+import { pacingSection } from './sections/pacing.js';
 import { seed, type SeedResult } from './seed.js';
 import { runStamp } from './lib/profile.js';
 
@@ -106,6 +107,15 @@ if (pgHttp) {
   }
 } else if (want('pg')) {
   console.log('PostgreSQL not reachable (or --no-pg): PostgreSQL rows skipped.');
+}
+if (want('pacing')) {
+  // Pacing across processes needs PostgreSQL (SQLite runs one worker).
+  const pgPacing = await pgDatabase('parley_bench_pacing');
+  if (pgPacing) {
+    const r = await pacingSection(pgPacing, quick);
+    rows.push(...r.rows);
+    raw.pacingPostgres = r.raw;
+  } else console.log('PostgreSQL not reachable (or --no-pg): pacing rows skipped.');
 }
 
 const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version };

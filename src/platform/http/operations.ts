@@ -59,6 +59,12 @@ const OPERATIONS: Record<string, [operationId: string, origin: Origin]> = {
   'POST /providers/twilio/sms': ['twilioIncomingSms', 'parley'],
   'POST /providers/twilio/voice/gather': ['twilioVoiceGather', 'parley'],
   'POST /providers/twilio/status': ['twilioStatusCallback', 'parley'],
+  'POST /campaigns': ['createCampaign', 'parley'],
+  'GET /campaigns': ['listCampaigns', 'parley'],
+  'GET /campaigns/:id': ['getCampaign', 'parley'],
+  'POST /campaigns/:id/pause': ['pauseCampaign', 'parley'],
+  'POST /campaigns/:id/resume': ['resumeCampaign', 'parley'],
+  'POST /campaigns/:id/cancel': ['cancelCampaign', 'parley'],
 };
 
 const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

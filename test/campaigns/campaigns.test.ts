@@ -62,6 +62,17 @@ describeEachDialect('campaigns: the snapshot, the API and its errors', (ctx) => 
     expect(enrolled.get(onDnc)).toEqual({ status: 'blocked', reason_code: 'DNC' });
   });
 
+  it('enrolls across batch boundaries without losing or repeating a lead', async () => {
+    const ts = ctx();
+    const { client } = await freshOrg(ts);
+    const made: string[] = [];
+    for (let i = 0; i < 1050; i += 25) made.push(...(await Promise.all(Array.from({ length: Math.min(25, 1050 - i) }, () => createLead(client, { additionalInfo: { wave: 'big' } })))));
+    await createLead(client, { additionalInfo: { wave: 'small' } });
+    const campaign = await createCampaign(client, { filter: { additionalInfo: { wave: 'big' } }, startAt: LATER() });
+    expect(campaign.counts).toMatchObject({ enrolled: 1050, pending: 1050 });
+    expect([...(await enrolledLeads(ts, campaign.id)).keys()].sort()).toEqual(made.sort());
+  }, 120_000);
+
   it('lists campaigns, pages them, and reports one with its state and counts', async () => {
     const ts = ctx();
     const { client } = await freshOrg(ts);

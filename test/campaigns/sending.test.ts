@@ -3,6 +3,7 @@ import { startFakeTwilio } from '../support/fake-twilio.js';
 import { createLead, describeEachDialect, type Client, type TestServer } from '../support/harness.js';
 import { eventually, FAST_WEBHOOKS, receiverPool, registerEndpoint } from '../support/webhooks.js';
 import { sleep } from '../support/assert.js';
+import { enqueueJob } from '../../src/jobs/jobs.repository.js';
 import { createCampaign, enrolledLeads, freshOrg } from './helpers.js';
 
 const SID = 'ACcampaigns';
@@ -105,6 +106,7 @@ describeEachDialect('campaigns: sending through the send path', (ctx) => {
     expect(paused.body).toMatchObject({ status: 'paused', counts: { queued: 0, pending: 3 } });
     ts.clock.set('2026-08-18T16:00:00Z'); // morning: the taken-back opening must not go out
     await sleep(500);
+    if (sentTo(phones).length > 0) console.log('DIAG', ts.dialect, JSON.stringify(await ts.server.store.db.selectFrom('messages').selectAll().where('campaign_id', '=', campaign.id).execute()), JSON.stringify(await ts.server.store.db.selectFrom('campaign_enrollments').selectAll().where('campaign_id', '=', campaign.id).execute()), JSON.stringify(await ts.server.store.db.selectFrom('jobs').select(['name','status','run_at','payload','attempts','last_error']).where('payload', 'like', `%${campaign.id}%`).execute()));
     expect(sentTo(phones)).toHaveLength(0);
     const resumed = await client.post(`/campaigns/${campaign.id}/resume`);
     expect(resumed.body.status).toBe('running');
@@ -154,5 +156,38 @@ describeEachDialect('campaigns: sending through the send path', (ctx) => {
     expect((await client.post(`/leads/${ids[0]}/sendMessage`, { message: 'plain' })).status).toBe(200);
     const plain = await eventually('plain message.sent', () => r.received.find((d) => d.json.event === 'message.sent' && d.json.data.text === 'plain'));
     expect('campaignId' in plain.json.data).toBe(false);
+  });
+
+  it('a profile without a template: the agent writes the opening, which carries the campaign id and is counted', async () => {
+    const ts = ctx();
+    ts.clock.set('2026-09-08T12:00:00Z');
+    const { client } = await org(ts, ALWAYS_OPEN);
+    const { ids, phones } = await leads(client, 1, 'composed');
+    const campaign = await createCampaign(client, { customerProfile: 'default', filter: { additionalInfo: { list: 'composed' } }, dailyCap: 10 });
+    await eventually('sent', async () => sentTo(phones).length === 1);
+    const row = await ts.server.store.db.selectFrom('messages').select(['campaign_id', 'is_ai_generated']).where('lead_id', '=', ids[0]!).where('direction', '=', 'outbound').executeTakeFirstOrThrow();
+    expect(row).toEqual({ campaign_id: campaign.id, is_ai_generated: 1 });
+    await eventually('counted', async () => (await counts(client, campaign.id)).sent === 1);
+    await eventually('completed', async () => (await state(client, campaign.id)) === 'completed');
+  });
+
+  it('several runs of one campaign at once never open a lead twice nor pass the cap', async () => {
+    const ts = ctx();
+    ts.clock.set('2026-09-15T12:00:00Z');
+    const { client, org: orgId } = await org(ts, ALWAYS_OPEN);
+    const { phones } = await leads(client, 12, 'race');
+    const startAt = '2026-09-15T13:00:00.000Z';
+    const campaign = await createCampaign(client, { customerProfile: 'promo', filter: { additionalInfo: { list: 'race' } }, dailyCap: 7, startAt });
+    // Four more jobs of the same generation, due together with the campaign's own: the worker runs them side by side.
+    const db = ts.server.store.db;
+    for (let i = 0; i < 4; i += 1) await enqueueJob(db, orgId, 'campaign.run', { campaignId: campaign.id, generation: 0 }, new Date(startAt), new Date().toISOString());
+    ts.clock.set('2026-09-15T13:00:05Z');
+    await eventually('the cap reached', async () => sentTo(phones).length >= 7);
+    await sleep(500);
+    expect(sentTo(phones)).toHaveLength(7);
+    expect(new Set(sentTo(phones).map((r) => r.params.To)).size).toBe(7);
+    const rows = await db.selectFrom('messages').select('lead_id').where('organization_id', '=', orgId).where('campaign_id', '=', campaign.id).execute();
+    expect(rows).toHaveLength(7);
+    expect(await counts(client, campaign.id)).toMatchObject({ enrolled: 12, sent: 7, pending: 5 });
   });
 }, ENV);

@@ -28,6 +28,7 @@ import { Settings } from './settings/settings.schemas.js';
 import { settingsRoutes } from './settings/settings.routes.js';
 import { consentRoutes } from './subscriptions/consent.routes.js';
 import { subscriptionRoutes } from './subscriptions/subscriptions.routes.js';
+import { campaignRoutes } from './campaigns/campaigns.routes.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
 import { sendingNumberRoutes } from './sending-numbers/sending-numbers.routes.js';
 import { ping } from './platform/db/ping.js';
@@ -100,6 +101,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await v1.register(unsubscribeLinkRoutes(deps));
     await v1.register(twilioRoutes(deps));
     await v1.register(sendingNumberRoutes(deps));
+    await v1.register(campaignRoutes(deps));
   }, { prefix: '/v1' });
 
   return app;

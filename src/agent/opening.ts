@@ -50,7 +50,7 @@ export async function runOpening(deps: Deps, organizationId: string, p: AgentOpe
       }
       const sendAt = new Date(Math.max(new Date(opening.send_at).getTime(), now.getTime()));
       const messageId = await scheduleSend(trx, {
-        organizationId, lead: locked, channel: defaultChannel(locked), text, runAt: sendAt, sendWhenOff: false, isAiGenerated: true, now: now.toISOString(),
+        organizationId, lead: locked, channel: defaultChannel(locked), text, runAt: sendAt, sendWhenOff: false, isAiGenerated: true, now: now.toISOString(), campaignId: opening.campaign_id,
       });
       await finishOpening(trx, organizationId, opening.id, { status: 'scheduled', messageId, at: now.toISOString() });
     });

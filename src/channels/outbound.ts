@@ -38,10 +38,13 @@ async function judge(deps: Deps, job: ClaimedJob, payload: SendMessagePayload, e
   return deps.db.transaction().execute(async (trx): Promise<Step> => {
     // Fenced: a worker whose lease lapsed while it waited (here, or on the external check) sends nothing.
     if (!(await holdsLease(trx, job, now.toISOString()))) return { kind: 'skip' };
+    const found = await findMessage(trx, organizationId, payload.messageId);
+    if (!found || (found.status !== 'scheduled' && found.status !== 'sending')) return { kind: 'skip' };
+    const lead = await findLead(trx, organizationId, found.lead_id, true);
+    if (!lead) return { kind: 'skip' };
+    // Read again under the lead's lock: a reply, a stop or a campaign's pause may have blocked it while this waited for the lock.
     const message = await findMessage(trx, organizationId, payload.messageId);
     if (!message || (message.status !== 'scheduled' && message.status !== 'sending')) return { kind: 'skip' };
-    const lead = await findLead(trx, organizationId, message.lead_id, true);
-    if (!lead) return { kind: 'skip' };
     const settings = await readSettings(trx, organizationId);
     const decision = await checkOutbound(trx, deps.digests, organizationId, {
       lead, channel: message.channel, purpose: message.purpose, sendWhenOff: payload.sendWhenOff, automated: message.is_ai_generated === 1,

@@ -4,6 +4,7 @@ import { emitEvents } from '../events/outbox.repository.js';
 import { leadTaggedEvent, messageReceivedEvent } from '../events/payloads.js';
 import { findLeadByAddress, updateLead, type LeadRow } from '../leads/leads.repository.js';
 import { followUpAfterReply } from '../followups/followups.service.js';
+import { campaignsAfterInbound } from '../campaigns/campaigns.service.js';
 import { insertUnmatched } from './inbound.repository.js';
 import { insertMessage } from '../messages/messages.repository.js';
 import { scheduleSend } from '../messages/send.service.js';
@@ -73,6 +74,8 @@ export async function handleInbound(deps: Deps, organizationId: string, input: I
       ...(lead.has_replied === 1 ? [] : [leadTaggedEvent(lead, input.channel, 'hasReplied')]),
     ]);
     const action = await actOn(trx, deps, organizationId, lead, input, messageId, now);
+    // The lead wrote: no campaign opening still waiting goes out to it (campaigns/).
+    await campaignsAfterInbound(trx, organizationId, lead.id, action === 'opted_out' || action === 'do_not_contact', now);
     // The AI's turn is a durable job committed with the message (agent/turn.ts); it is skipped when the AI is off.
     if (action === 'conversation') await enqueueAgentTurn(trx, deps, lead, messageId, now);
     return { leadId: lead.id, messageId, action };

@@ -94,6 +94,8 @@ type MessageFacts = Pick<MessagesTable, 'id' | 'channel' | 'text' | 'is_ai_gener
   /** Follow-ups (when messages record them): whether this send is one, and its step. */
   is_follow_up?: number | boolean | null;
   follow_up_step?: number | null;
+  /** The campaign whose opening this is (campaigns/); message.sent names it only then. */
+  campaign_id?: string | null;
 };
 
 /** `content` as documented: `subject` only for email, then `text`. */
@@ -124,6 +126,7 @@ export function messageSentEvent(
       email: lead.email,
       text: message.text,
       isAiGenerated: message.is_ai_generated === 1,
+      ...(message.campaign_id ? { campaignId: message.campaign_id } : {}),
     },
   };
 }

@@ -32,6 +32,12 @@ export interface FollowUpPayload {
   generation: number;
 }
 
+export interface CampaignRunPayload {
+  campaignId: string;
+  /** The campaign's run_generation when the job was made: a pause, resume or cancel since then makes it a no-op. */
+  generation: number;
+}
+
 export interface JobPayloads {
   /** Send one recorded outbound message through the gate and its channel (channels/outbound.ts). */
   'message.send': SendMessagePayload;
@@ -41,6 +47,8 @@ export interface JobPayloads {
   'followup.send': FollowUpPayload;
   /** The agent writes a profile's opening message when the profile has no template (agent/opening.ts). */
   'ai.opening': AgentOpeningPayload;
+  /** A running campaign's next batch of openings, within its daily cap (campaigns/campaign.job.ts). */
+  'campaign.run': CampaignRunPayload;
 }
 
 export type JobName = keyof JobPayloads;

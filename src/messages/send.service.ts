@@ -1,7 +1,8 @@
 import { enqueueJob } from '../jobs/jobs.repository.js';
 import { checkOutbound } from '../compliance/gate.js';
 import { requireLead } from '../leads/leads.repository.js';
-import { readSettings } from '../settings/settings.service.js';
+import { readSettings, type OrganizationSettings } from '../settings/settings.service.js';
+import type { AddressDigests } from '../platform/address-digest.js';
 import type { LeadRow } from '../leads/leads.repository.js';
 import type { Db, MessagePurpose } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
@@ -43,6 +44,8 @@ export interface ScheduledSend {
   notBefore?: Date;
   /** Why it waits for `runAt` (outside contact hours), shown on the message. */
   waiting?: { code: string; reason: string };
+  /** The campaign whose opening this is (campaigns/): message.sent carries it. */
+  campaignId?: string | null;
 }
 
 /**
@@ -69,6 +72,7 @@ export async function scheduleSend(db: Db, s: ScheduledSend): Promise<string> {
     created_at: s.now,
     purpose: s.purpose ?? 'conversation',
     schedule_follow_ups: s.scheduleFollowUps ? 1 : null,
+    campaign_id: s.campaignId ?? null,
   });
   if (s.blocked) return id;
   const base = s.notBefore ? { messageId: id, sendWhenOff: s.sendWhenOff, notBefore: s.notBefore.toISOString() } : { messageId: id, sendWhenOff: s.sendWhenOff };
@@ -112,4 +116,19 @@ export async function sendMessage(deps: Deps, organizationId: string, leadId: st
     const note = blocked ?? waiting ?? null;
     return { id, channel, status, statusCode: note?.code ?? null, statusReason: note?.reason ?? null, scheduledTime: sendAt.toISOString(), scheduleFollowUps };
   });
+}
+
+/**
+ * What stands between the lead and any message on its default channel until
+ * the lead (or the organization) changes it: no address, an opt-out of the
+ * lead or of its address, the Do Not Contact list. The gate's own first three
+ * steps (a `compliance` purpose stops there), asked ahead of time by campaign
+ * enrollment so a lead is never left out silently; the gate at send time stays
+ * the judge.
+ */
+export async function standingBlock(db: Db, digests: AddressDigests, organizationId: string, lead: LeadRow, settings: OrganizationSettings, now: Date): Promise<{ code: string; reason: string } | undefined> {
+  const decision = await checkOutbound(db, digests, organizationId, {
+    lead, channel: defaultChannel(lead), purpose: 'compliance', sendWhenOff: true, automated: false, settings, now,
+  });
+  return decision.kind === 'blocked' ? { code: decision.code, reason: decision.reason } : undefined;
 }

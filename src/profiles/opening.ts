@@ -28,17 +28,17 @@ export type OpeningResult =
  * before is blocked, and recorded so). Answers undefined when the template
  * renders to nothing.
  */
-export async function scheduleOpening(trx: Db, organizationId: string, lead: LeadRow, profile: ProfileRow, runAt: Date, now: Date): Promise<string | undefined> {
+export async function scheduleOpening(trx: Db, organizationId: string, lead: LeadRow, profile: ProfileRow, runAt: Date, now: Date, campaignId: string | null = null): Promise<string | undefined> {
   if (!profile.opening_message) return undefined;
   const text = renderTemplate(profile.opening_message, lead);
   if (text === '') return undefined;
   const at = now.toISOString();
   const messageId = await scheduleSend(trx, {
-    organizationId, lead, channel: defaultChannel(lead), text, runAt, sendWhenOff: false, isAiGenerated: true, now: at,
+    organizationId, lead, channel: defaultChannel(lead), text, runAt, sendWhenOff: false, isAiGenerated: true, now: at, campaignId,
   });
   await insertOpening(trx, organizationId, {
     id: newId(), lead_id: lead.id, profile: profile.name, kind: 'template', status: 'scheduled', message_id: messageId,
-    send_at: runAt.toISOString(), error: null, created_at: at, updated_at: at,
+    send_at: runAt.toISOString(), error: null, created_at: at, updated_at: at, campaign_id: campaignId,
   });
   return messageId;
 }
@@ -68,19 +68,19 @@ async function openingAlreadyMade(trx: Db, organizationId: string, lead: LeadRow
  * (job `ai.opening`), then it is scheduled for `runAt` through the gate like
  * any send. The same profile's opening is never made twice in a row.
  */
-export async function requestOpening(trx: Db, organizationId: string, lead: LeadRow, profile: ProfileRow, runAt: Date, now: Date): Promise<OpeningResult> {
+export async function requestOpening(trx: Db, organizationId: string, lead: LeadRow, profile: ProfileRow, runAt: Date, now: Date, campaignId: string | null = null): Promise<OpeningResult> {
   const made = await openingAlreadyMade(trx, organizationId, lead, profile.name);
   if (made) return { status: 'not_sent', messageId: made.messageId, reason: `the opening of customer profile ${profile.name} was already sent to this lead` };
   const switched = { ...lead, customer_profile: profile.name };
   if (profile.opening_message) {
-    const messageId = await scheduleOpening(trx, organizationId, switched, profile, runAt, now);
+    const messageId = await scheduleOpening(trx, organizationId, switched, profile, runAt, now, campaignId);
     if (messageId) return { status: 'scheduled', messageId, reason: null };
   }
   const at = now.toISOString();
   const id = newId();
   await insertOpening(trx, organizationId, {
     id, lead_id: lead.id, profile: profile.name, kind: 'composed', status: 'composing', message_id: null,
-    send_at: runAt.toISOString(), error: null, created_at: at, updated_at: at,
+    send_at: runAt.toISOString(), error: null, created_at: at, updated_at: at, campaign_id: campaignId,
   });
   // Written now (the message is visible on the lead as soon as the agent is done), sent at runAt.
   await enqueueJob(trx, organizationId, 'ai.opening', { leadId: lead.id, openingId: id }, now, at);

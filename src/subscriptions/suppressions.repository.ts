@@ -63,3 +63,11 @@ export async function suppressionOf(db: Db, organizationId: string, digests: Add
     .executeTakeFirst();
   return row?.source;
 }
+
+/** Which of these address digests (keyed or legacy) are suppressed on any channel: a batch's pre-screen, one statement. */
+export async function suppressedDigests(db: Db, organizationId: string, addressDigests: readonly string[]): Promise<Set<string>> {
+  if (addressDigests.length === 0) return new Set();
+  const rows = await db.selectFrom('suppressions').select('address_digest')
+    .where('organization_id', '=', organizationId).where('address_digest', 'in', [...addressDigests]).execute();
+  return new Set(rows.map((r) => r.address_digest));
+}

@@ -2,6 +2,7 @@ import { runAgentTurn } from '../agent/turn.js';
 import { runOpening } from '../agent/opening.js';
 import { sendRecordedMessage } from '../channels/outbound.js';
 import { runFollowUp } from '../followups/followup.job.js';
+import { runCampaign } from '../campaigns/campaign.job.js';
 import { failJob } from '../jobs/jobs.repository.js';
 import type { ClaimedJob, JobName, JobOutcome, JobPayloads } from '../jobs/names.js';
 import type { JobHandler, JobHandlers } from '../jobs/runner.js';
@@ -52,4 +53,5 @@ export const jobHandlers: JobHandlers = {
   'ai.turn': withRetries<'ai.turn'>((deps, job, lastAttempt) => runAgentTurn(deps, job.organizationId, job.payload, lastAttempt)),
   'followup.send': withRetries<'followup.send'>((deps, job, lastAttempt) => runFollowUp(deps, job, lastAttempt)),
   'ai.opening': withRetries<'ai.opening'>((deps, job, lastAttempt) => runOpening(deps, job.organizationId, job.payload, lastAttempt)),
+  'campaign.run': withRetries<'campaign.run'>((deps, job) => runCampaign(deps, job)),
 };

@@ -89,7 +89,7 @@ const MESSAGE_SENT: Documented = {
     followUpStep: Nullable(Type.Number()),
     content: Content,
   },
-  additions: ['messageId', 'email', 'text', 'isAiGenerated'],
+  additions: ['messageId', 'email', 'text', 'isAiGenerated', 'campaignId'],
 };
 
 const MESSAGE_RECEIVED: Documented = {

@@ -69,6 +69,13 @@ export const routeScopes: Record<string, Scope | 'public'> = {
   'GET /v1/dnc/check': 'dnc:read',
   'POST /v1/dnc/remove': 'dnc:write',
 
+  'POST /v1/campaigns': 'leads:write',
+  'GET /v1/campaigns': 'leads:read',
+  'GET /v1/campaigns/:id': 'leads:read',
+  'POST /v1/campaigns/:id/pause': 'leads:write',
+  'POST /v1/campaigns/:id/resume': 'leads:write',
+  'POST /v1/campaigns/:id/cancel': 'leads:write',
+
   'GET /v1/settings': 'settings:read',
   'PATCH /v1/settings': 'settings:write',
   'POST /v1/sendingNumbers': 'settings:write',

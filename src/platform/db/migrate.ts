@@ -12,6 +12,7 @@ import * as followUps from './migrations/0009_follow_ups.js';
 import * as timeline from './migrations/0011_timeline.js';
 import * as leadEmailOrder from './migrations/0013_lead_email_order.js';
 import * as sendingNumbersPool from './migrations/0015_sending_numbers_pool.js';
+import * as campaigns from './migrations/0016_campaigns.js';
 
 /** Migrations are listed here in order (no directory scan: works from src and dist alike). */
 const migrations: Record<string, Migration> = {
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '0011_timeline': timeline,
   '0013_lead_email_order': leadEmailOrder,
   '0015_sending_numbers_pool': sendingNumbersPool,
+  '0016_campaigns': campaigns,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -151,6 +151,8 @@ export interface MessagesTable {
   sending_number_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** The pacing slot it was given on that number (0015): it waits for it, or went at it; null without one. */
   paced_until: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The campaign whose opening this is (0016); null for every other message. */
+  campaign_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface UnmatchedInboundTable {
@@ -340,6 +342,8 @@ export interface Database {
   agent_turns: AgentTurnsTable;
   lead_openings: LeadOpeningsTable;
   sending_numbers: SendingNumbersTable;
+  campaigns: CampaignsTable;
+  campaign_enrollments: CampaignEnrollmentsTable;
 }
 
 export type SendingNumberKind = 'longCode' | 'tollFree' | 'shortCode';
@@ -378,6 +382,50 @@ export interface LeadOpeningsTable {
   message_id: string | null;
   send_at: string;
   error: string | null;
+  created_at: string;
+  updated_at: string;
+  /** The campaign that asked for it (0016); null otherwise. */
+  campaign_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** enrolling: its snapshot is being written (invisible to the API); the rest are docs/campaigns.md's states. */
+export type CampaignStatus = 'enrolling' | 'scheduled' | 'running' | 'paused' | 'completed' | 'cancelled';
+
+/** A campaign (0016): a profile's opening sent to a filtered snapshot of leads, at most daily_cap a day. */
+export interface CampaignsTable {
+  organization_id: string;
+  id: string;
+  name: string;
+  customer_profile: string;
+  /** The filter as the client wrote it (JSON text). */
+  filter: string;
+  start_at: string;
+  daily_cap: number;
+  status: CampaignStatus;
+  /** Raised by pause, resume and cancel: a campaign.run job of an older generation does nothing. */
+  run_generation: ColumnType<number, number | undefined, number>;
+  created_at: string;
+  updated_at: string;
+  completed_at: ColumnType<string | null, string | null | undefined, string | null>;
+  cancelled_at: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** pending: not yet handed to the send path; queued: its opening was (the message tells the rest). */
+export type EnrollmentStatus = 'pending' | 'queued' | 'blocked' | 'replied' | 'opted_out' | 'failed' | 'cancelled';
+
+/** One lead of a campaign's snapshot (0016). */
+export interface CampaignEnrollmentsTable {
+  organization_id: string;
+  campaign_id: string;
+  lead_id: string;
+  status: EnrollmentStatus;
+  /** Why it is blocked, failed or stopped, as a code (the gate's, or the campaign's own) and a sentence. */
+  reason_code: string | null;
+  reason: string | null;
+  message_id: string | null;
+  opening_id: string | null;
+  /** The organization's local date (YYYY-MM-DD) its opening was queued on: the daily cap counts these. */
+  queued_day: string | null;
   created_at: string;
   updated_at: string;
 }

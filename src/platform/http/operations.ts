@@ -64,6 +64,12 @@ const OPERATIONS: Record<string, [operationId: string, origin: Origin]> = {
   'GET /sendingNumbers/:id': ['getSendingNumber', 'parley'],
   'PATCH /sendingNumbers/:id': ['updateSendingNumber', 'parley'],
   'DELETE /sendingNumbers/:id': ['deleteSendingNumber', 'parley'],
+  'POST /campaigns': ['createCampaign', 'parley'],
+  'GET /campaigns': ['listCampaigns', 'parley'],
+  'GET /campaigns/:id': ['getCampaign', 'parley'],
+  'POST /campaigns/:id/pause': ['pauseCampaign', 'parley'],
+  'POST /campaigns/:id/resume': ['resumeCampaign', 'parley'],
+  'POST /campaigns/:id/cancel': ['cancelCampaign', 'parley'],
 };
 
 const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

@@ -53,6 +53,8 @@ export function sampleBody(method: string, url: string): unknown {
     'PATCH /v1/settings': { smsVoiceOptOutCoupled: false },
     'POST /v1/webhooks': { url: 'https://example.com/hook' },
     'PATCH /v1/webhooks/:id': { description: 'x' },
+    'POST /v1/sendingNumbers': { number: uniquePhone(), kind: 'longCode' },
+    'PATCH /v1/sendingNumbers/:id': { ratePerSecond: 2 },
   };
   return bodies[`${method} ${url}`] ?? {};
 }

@@ -34,6 +34,7 @@ describe('campaign counts (pure)', () => {
     expect(toCounts([q('blocked', 'AI_OFF')])).toMatchObject({ blocked: 1, blockedByReason: { AI_OFF: 1 } });
     expect(toCounts([q(null, null, 'composing')])).toMatchObject({ queued: 1 });
     expect(toCounts([q(null, null, 'failed')])).toMatchObject({ failed: 1 });
+    expect(toCounts([q(null)])).toMatchObject({ failed: 1, queued: 0 }); // its message was erased with the lead
     expect(toCounts([{ ...q('sent'), status: 'replied' }])).toMatchObject({ replied: 1, sent: 0, messagesSent: 1 });
   });
 });

@@ -171,6 +171,24 @@ describeEachDialect('campaigns: sending through the send path', (ctx) => {
     await eventually('completed', async () => (await state(client, campaign.id)) === 'completed');
   });
 
+  it('a lead erased after enrollment is counted failed and never contacted; the others go out at startAt', async () => {
+    const ts = ctx();
+    ts.clock.set('2026-09-22T12:00:00Z');
+    const { client } = await org(ts, ALWAYS_OPEN);
+    const { ids, phones } = await leads(client, 2, 'erased');
+    const campaign = await createCampaign(client, { customerProfile: 'promo', filter: { additionalInfo: { list: 'erased' } }, dailyCap: 10, startAt: '2026-09-22T14:00:00Z' });
+    expect(campaign.status).toBe('scheduled');
+    expect((await client.del(`/leads/${ids[0]}`)).status).toBe(200);
+    await sleep(300);
+    expect(sentTo(phones)).toHaveLength(0);
+    ts.clock.set('2026-09-22T14:00:05Z');
+    await eventually('completed', async () => (await state(client, campaign.id)) === 'completed');
+    await eventually('the other sent', async () => sentTo([phones[1]!]).length === 1);
+    expect(sentTo([phones[0]!])).toHaveLength(0);
+    await eventually('counted', async () => (await counts(client, campaign.id)).sent === 1);
+    expect(await counts(client, campaign.id)).toMatchObject({ enrolled: 2, failed: 1, sent: 1 });
+  });
+
   it('several runs of one campaign at once never open a lead twice nor pass the cap', async () => {
     const ts = ctx();
     ts.clock.set('2026-09-15T12:00:00Z');

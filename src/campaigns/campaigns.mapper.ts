@@ -36,7 +36,8 @@ function bucketOf(g: CountGroup): { bucket: Bucket; code?: string } {
     case 'queued': break;
   }
   if (g.message_status === null) {
-    if (g.opening_status === 'failed') return { bucket: 'failed' };
+    // Neither a message nor an opening being written: the message went with its lead's erasure.
+    if (g.opening_status === null || g.opening_status === 'failed') return { bucket: 'failed' };
     if (g.opening_status === 'skipped') return { bucket: 'blocked', code: 'OPENING_SKIPPED' };
     return { bucket: 'queued' };
   }

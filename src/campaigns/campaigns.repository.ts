@@ -52,14 +52,25 @@ export async function staleEnrollingCampaigns(db: Db, organizationId: string, be
   return rows.map((r) => r.id);
 }
 
+/** Where a snapshot's reading stands: the last lead read, in (created_at, id) order. */
+export interface SnapshotPosition {
+  at: string;
+  id: string;
+}
+
 /**
- * The next leads of a snapshot in id order after `afterId`, created no later
- * than `cutoff`, that the filter's SQL-side criteria select (tags, profile,
- * creation range). additionalInfo equality is judged by the caller on each
- * row (JSON text is read the same way on both dialects there).
+ * The next leads of a snapshot after `after`, in (created_at, id) order,
+ * created no later than `cutoff`, that the filter's SQL-side criteria select
+ * (tags, profile, creation range). The order is the leads_created_idx key, so
+ * each batch starts where the last one ended and the cutoff and the creation
+ * range bound the same index walk: a batch costs the same at the first lead
+ * and at the 100,000th (in id order with a created_at bound, SQLite walked
+ * the index from the start for every batch). additionalInfo equality is
+ * judged by the caller on each row.
  */
-export async function leadsMatching(db: Db, organizationId: string, f: CampaignFilterInput, cutoff: string, afterId: string, limit: number): Promise<LeadRow[]> {
-  let q = db.selectFrom('leads').selectAll().where('organization_id', '=', organizationId).where('created_at', '<=', cutoff).where('id', '>', afterId);
+export async function leadsMatching(db: Db, organizationId: string, f: CampaignFilterInput, cutoff: string, after: SnapshotPosition | undefined, limit: number): Promise<LeadRow[]> {
+  let q = db.selectFrom('leads').selectAll().where('organization_id', '=', organizationId).where('created_at', '<=', cutoff);
+  if (after) q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)));
   if (f.customerProfile !== undefined) q = q.where('customer_profile', '=', f.customerProfile);
   if (f.createdAfter !== undefined) q = q.where('created_at', '>=', new Date(f.createdAfter).toISOString());
   if (f.createdBefore !== undefined) q = q.where('created_at', '<', new Date(f.createdBefore).toISOString());
@@ -72,7 +83,7 @@ export async function leadsMatching(db: Db, organizationId: string, f: CampaignF
     q = q.where((eb) => eb.exists(eb.selectFrom('lead_tags as t').select('t.id')
       .whereRef('t.organization_id', '=', 'leads.organization_id').whereRef('t.lead_id', '=', 'leads.id').where('t.name', 'in', names)));
   }
-  return q.orderBy('id').limit(limit).execute();
+  return q.orderBy('created_at').orderBy('id').limit(limit).execute();
 }
 
 /** Leads' row locks in id order (one order everywhere, so two lockers never deadlock), before changing their queued messages. */

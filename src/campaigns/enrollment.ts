@@ -8,7 +8,7 @@ import type { Deps } from '../platform/deps.js';
 import { readSettings } from '../settings/settings.service.js';
 import { channelStatus, CHANNELS } from '../subscriptions/channels.js';
 import { suppressedDigests } from '../subscriptions/suppressions.repository.js';
-import { leadsMatching } from './campaigns.repository.js';
+import { leadsMatching, type SnapshotPosition } from './campaigns.repository.js';
 import type { CampaignFilterInput } from './campaigns.schemas.js';
 import { insertEnrollments } from './enrollments.repository.js';
 
@@ -49,13 +49,13 @@ export interface EnrollCounts {
 
 /**
  * Writes the campaign's snapshot: every lead of the organization created no
- * later than `cutoff` that the filter selects, in id order, one transaction per
+ * later than `cutoff` that the filter selects, in creation order, one transaction per
  * batch. A lead something stands against is enrolled `blocked` with the gate's
  * code and reason (never skipped silently); the others `pending`.
  */
 export async function enrollSnapshot(deps: Deps, organizationId: string, campaignId: string, filter: CampaignFilterInput, cutoff: string): Promise<EnrollCounts> {
   const counts: EnrollCounts = { enrolled: 0, blocked: 0 };
-  let after = '';
+  let after: SnapshotPosition | undefined;
   for (;;) {
     const last = await deps.db.transaction().execute(async (trx) => {
       const rows = await leadsMatching(trx, organizationId, filter, cutoff, after, ENROLL_BATCH);
@@ -76,7 +76,8 @@ export async function enrollSnapshot(deps: Deps, organizationId: string, campaig
       }
       await insertEnrollments(trx, organizationId, enrollments);
       counts.enrolled += enrollments.length;
-      return rows[rows.length - 1]!.id;
+      const end = rows[rows.length - 1]!;
+      return { at: end.created_at, id: end.id };
     });
     if (last === undefined) return counts;
     after = last;

@@ -52,8 +52,9 @@ export interface CountGroup {
 export async function countGroups(db: Db, organizationId: string, campaignId: string): Promise<CountGroup[]> {
   const rows = await db.selectFrom('campaign_enrollments as e')
     .leftJoin('lead_openings as o', (j) => j.onRef('o.organization_id', '=', 'e.organization_id').onRef('o.id', '=', 'e.opening_id'))
+    // A template opening's message is on the enrollment, a composed one's on its opening row.
     .leftJoin('messages as m', (j) => j.onRef('m.organization_id', '=', 'e.organization_id')
-      .on((eb) => eb.or([eb('m.id', '=', eb.ref('e.message_id')), eb('m.id', '=', eb.ref('o.message_id'))])))
+      .on((eb) => eb('m.id', '=', eb.fn.coalesce('e.message_id', 'o.message_id'))))
     .select(['e.status', 'e.reason_code', 'o.status as opening_status', 'm.status as message_status', 'm.status_code as message_code'])
     .select((eb) => eb.fn.countAll<number | string>().as('n'))
     .where('e.organization_id', '=', organizationId).where('e.campaign_id', '=', campaignId)

@@ -73,6 +73,28 @@ describeEachDialect('campaigns: the snapshot, the API and its errors', (ctx) => 
     expect([...(await enrolledLeads(ts, campaign.id)).keys()].sort()).toEqual(made.sort());
   }, 120_000);
 
+  it('never shows a snapshot still being written, and clears one a dead process left behind', async () => {
+    const ts = ctx();
+    const { client, org } = await freshOrg(ts);
+    await createLead(client);
+    const db = ts.server.store.db;
+    const old = new Date(Date.now() - 2 * 3_600_000).toISOString();
+    const row = (id: string, created_at: string) => ({
+      organization_id: org, id, name: 'half', customer_profile: 'default', filter: '{}', start_at: created_at, daily_cap: 1, status: 'enrolling' as const, created_at, updated_at: created_at,
+    });
+    const stale = '01000000-0000-7000-8000-00000000a001';
+    const fresh = '01000000-0000-7000-8000-00000000a002';
+    await db.insertInto('campaigns').values([row(stale, old), row(fresh, new Date().toISOString())]).execute();
+    await db.insertInto('campaign_enrollments').values({ organization_id: org, campaign_id: stale, lead_id: '01000000-0000-7000-8000-00000000b001', status: 'pending', created_at: old, updated_at: old, reason_code: null, reason: null, message_id: null, opening_id: null, queued_day: null }).execute();
+    expect((await client.get('/campaigns')).body.campaigns).toEqual([]);
+    expectError(await client.get(`/campaigns/${stale}`), 404, `Resource not found: Campaign with id ${stale}`);
+    expectError(await client.post(`/campaigns/${fresh}/cancel`), 404, `Resource not found: Campaign with id ${fresh}`);
+    const made = await createCampaign(client, { filter: {}, startAt: LATER() });
+    const left = await db.selectFrom('campaigns').select('id').where('organization_id', '=', org).orderBy('id').execute();
+    expect(left.map((r) => r.id)).toEqual([stale, fresh, made.id].filter((id) => id !== stale).sort());
+    expect(await db.selectFrom('campaign_enrollments').select('lead_id').where('campaign_id', '=', stale).execute()).toEqual([]);
+  });
+
   it('lists campaigns, pages them, and reports one with its state and counts', async () => {
     const ts = ctx();
     const { client } = await freshOrg(ts);

@@ -60,6 +60,7 @@ describeEachDialect('campaigns: sending through the send path', (ctx) => {
     await eventually('two sent on day one', async () => sentTo(phones).length === 2);
     await sleep(300);
     expect(sentTo(phones)).toHaveLength(2);
+    await eventually('recorded sent', async () => (await counts(client, campaign.id)).sent === 2);
     expect(await counts(client, campaign.id)).toMatchObject({ enrolled: 6, pending: 3, sent: 2, messagesSent: 2, blocked: 1, blockedByReason: { OPTED_OUT: 1 } });
     // The first two leads in creation order, switched to the campaign's profile.
     expect(sentTo(phones).map((r) => r.params.To).sort()).toEqual(phones.slice(0, 2).sort());
@@ -72,6 +73,8 @@ describeEachDialect('campaigns: sending through the send path', (ctx) => {
     expect(sentTo(phones)).toHaveLength(4);
     ts.clock.set('2026-08-05T00:00:30Z');
     await eventually('the last one on day three, and completed', async () => sentTo(phones).length === 5 && (await state(client, campaign.id)) === 'completed');
+    // The provider has it; the send path records it sent just after.
+    await eventually('recorded sent', async () => (await counts(client, campaign.id)).sent === 5);
     expect(await counts(client, campaign.id)).toMatchObject({ enrolled: 6, pending: 0, queued: 0, sent: 5, blocked: 1 });
     expect(new Set(sentTo(phones).map((r) => r.params.To)).size).toBe(5);
     expect(sentTo([blockedPhone])).toHaveLength(0);
@@ -113,6 +116,7 @@ describeEachDialect('campaigns: sending through the send path', (ctx) => {
     await eventually('one sent after resume', async () => sentTo(phones).length === 1);
     await sleep(300);
     expect(sentTo(phones)).toHaveLength(1); // the cap: one a day
+    await eventually('recorded sent', async () => (await counts(client, campaign.id)).sent === 1);
     const cancelled = await client.post(`/campaigns/${campaign.id}/cancel`);
     expect(cancelled.body).toMatchObject({ status: 'cancelled', counts: { sent: 1, pending: 0, cancelled: 2 } });
     ts.clock.set('2026-08-19T16:00:00Z');
@@ -171,6 +175,24 @@ describeEachDialect('campaigns: sending through the send path', (ctx) => {
     await eventually('completed', async () => (await state(client, campaign.id)) === 'completed');
   });
 
+  it('a lead erased after enrollment is counted failed and never contacted; the others go out at startAt', async () => {
+    const ts = ctx();
+    ts.clock.set('2026-09-22T12:00:00Z');
+    const { client } = await org(ts, ALWAYS_OPEN);
+    const { ids, phones } = await leads(client, 2, 'erased');
+    const campaign = await createCampaign(client, { customerProfile: 'promo', filter: { additionalInfo: { list: 'erased' } }, dailyCap: 10, startAt: '2026-09-22T14:00:00Z' });
+    expect(campaign.status).toBe('scheduled');
+    expect((await client.del(`/leads/${ids[0]}`)).status).toBe(200);
+    await sleep(300);
+    expect(sentTo(phones)).toHaveLength(0);
+    ts.clock.set('2026-09-22T14:00:05Z');
+    await eventually('completed', async () => (await state(client, campaign.id)) === 'completed');
+    await eventually('the other sent', async () => sentTo([phones[1]!]).length === 1);
+    expect(sentTo([phones[0]!])).toHaveLength(0);
+    await eventually('counted', async () => (await counts(client, campaign.id)).sent === 1);
+    expect(await counts(client, campaign.id)).toMatchObject({ enrolled: 2, failed: 1, sent: 1 });
+  });
+
   it('several runs of one campaign at once never open a lead twice nor pass the cap', async () => {
     const ts = ctx();
     ts.clock.set('2026-09-15T12:00:00Z');
@@ -188,6 +210,7 @@ describeEachDialect('campaigns: sending through the send path', (ctx) => {
     expect(new Set(sentTo(phones).map((r) => r.params.To)).size).toBe(7);
     const rows = await db.selectFrom('messages').select('lead_id').where('organization_id', '=', orgId).where('campaign_id', '=', campaign.id).execute();
     expect(rows).toHaveLength(7);
+    await eventually('recorded sent', async () => (await counts(client, campaign.id)).sent === 7);
     expect(await counts(client, campaign.id)).toMatchObject({ enrolled: 12, sent: 7, pending: 5 });
   });
 }, ENV);

@@ -53,6 +53,10 @@ export function sampleBody(method: string, url: string): unknown {
     'PATCH /v1/settings': { smsVoiceOptOutCoupled: false },
     'POST /v1/webhooks': { url: 'https://example.com/hook' },
     'PATCH /v1/webhooks/:id': { description: 'x' },
+    'POST /v1/sendingNumbers': { number: uniquePhone(), kind: 'longCode' },
+    'PATCH /v1/sendingNumbers/:id': { ratePerSecond: 2 },
+    // A tag nobody carries: the campaign enrolls no lead and sends nothing.
+    'POST /v1/campaigns': { name: 'sample', customerProfile: 'default', dailyCap: 1, filter: { tags: ['sample-tag-nobody-has'] } },
   };
   return bodies[`${method} ${url}`] ?? {};
 }

@@ -12,7 +12,7 @@ import type { Database } from './schema.js';
  * the table and takes no lock that blocks reads or writes. SQLite's planner
  * needs no statistics for these queries: nothing to do there.
  */
-export async function refreshStatistics(db: Kysely<Database>, table: 'webhook_deliveries' | 'events' | 'jobs'): Promise<void> {
+export async function refreshStatistics(db: Kysely<Database>, table: 'webhook_deliveries' | 'events' | 'jobs' | 'leads' | 'campaign_enrollments'): Promise<void> {
   if (dialectOf(db) !== 'postgres') return;
   await sql`analyze ${sql.table(table)}`.execute(db);
 }

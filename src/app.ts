@@ -30,6 +30,7 @@ import { consentRoutes } from './subscriptions/consent.routes.js';
 import { subscriptionRoutes } from './subscriptions/subscriptions.routes.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
 import { ping } from './platform/db/ping.js';
+import { importRoutes } from './imports/imports.routes.js';
 
 /** Builds the HTTP app without listening (tests and server.ts both use it). */
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
@@ -98,6 +99,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await v1.register(emailEventRoutes(deps));
     await v1.register(unsubscribeLinkRoutes(deps));
     await v1.register(twilioRoutes(deps));
+    await v1.register(importRoutes(deps));
   }, { prefix: '/v1' });
 
   return app;

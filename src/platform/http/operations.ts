@@ -59,6 +59,9 @@ const OPERATIONS: Record<string, [operationId: string, origin: Origin]> = {
   'POST /providers/twilio/sms': ['twilioIncomingSms', 'parley'],
   'POST /providers/twilio/voice/gather': ['twilioVoiceGather', 'parley'],
   'POST /providers/twilio/status': ['twilioStatusCallback', 'parley'],
+  'POST /imports': ['startImport', 'parley'],
+  'GET /imports/:id': ['getImport', 'parley'],
+  'GET /imports/:id/rejects': ['getImportRejects', 'parley'],
 };
 
 const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

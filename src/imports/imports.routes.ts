@@ -27,8 +27,13 @@ export const importRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (ap
     },
   }, async (req, reply) => {
     if (!(req.body instanceof Readable)) throw new NotCsv();
-    const view = await startImport(deps, req.auth.organizationId, req.body, req.query);
-    return reply.code(202).send(view);
+    try {
+      return reply.code(202).send(await startImport(deps, req.auth.organizationId, req.body, req.query));
+    } catch (err) {
+      // Refused mid-upload: the rest of the body is never read, so the connection cannot carry another request.
+      if (err instanceof DomainError && err.status === 413) reply.header('connection', 'close');
+      throw err;
+    }
   });
 
   app.get('/imports/:id', {

@@ -7,7 +7,7 @@ import type { Db, LeadsTable } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { requestOpening } from '../profiles/opening.js';
 import { findProfileByName, type ProfileRow } from '../profiles/profiles.repository.js';
-import { CHANNELS, sourceColumn, statusColumn, type ChannelName } from '../subscriptions/channels.js';
+import { CHANNELS, sourceColumn, statusColumn } from '../subscriptions/channels.js';
 import * as repo from './imports.repository.js';
 import { resolveBatch, type Entry, type OnDuplicate } from './resolve.js';
 import type { ImportedLead } from './rows.js';
@@ -33,31 +33,38 @@ export interface BatchResult extends repo.CountDeltas {
 /** A unique violation means another writer took an address between our read and our write: read again and retry. */
 const ATTEMPTS = 3;
 
-/** Sets the subscription columns of the channels of an address from the opt-outs recorded for it (as leads.service.ts does on create). */
-function applySuppressions(deps: Deps, entries: Entry[], found: Map<string, string>): void {
-  const sourceOf = (channel: ChannelName, address: string) => found.get(`${channel}:${deps.digests.keyed(address)}`) ?? found.get(`${channel}:${deps.digests.legacy(address)}`);
+/** Whether a batch entry gets its subscription state read from the opt-outs: a new lead, or an address filled in. */
+const readsSuppressions = (e: Entry) => e.isNew || e.filled.phone || e.filled.email;
+
+/**
+ * Sets the subscription columns of the channels of each new address from the
+ * opt-outs recorded for it (as leads.service.ts does on create): one lookup
+ * for the batch, by digest. A new lead starts subscribed, so with no opt-out
+ * among the batch's addresses (the usual case) nothing is left to do.
+ */
+async function applySuppressions(deps: Deps, db: Db, organizationId: string, entries: Entry[]): Promise<void> {
+  const digestsOf = new Map<string, [string, string]>();
   for (const e of entries) {
-    if (!e.isNew && !e.filled.phone && !e.filled.email) continue;
+    if (!readsSuppressions(e)) continue;
+    for (const address of [e.lead.phone, e.lead.email]) {
+      if (address && !digestsOf.has(address)) digestsOf.set(address, [deps.digests.keyed(address), deps.digests.legacy(address)]);
+    }
+  }
+  if (digestsOf.size === 0) return;
+  const found = new Map<string, string>();
+  for (const r of await repo.suppressionsAmong(db, organizationId, [...digestsOf.values()].flat())) found.set(`${r.channel}:${r.address_digest}`, r.source);
+  if (found.size === 0) return;
+  for (const e of entries) {
+    if (!readsSuppressions(e)) continue;
     for (const c of CHANNELS) {
       const address = c === 'email' ? e.lead.email : e.lead.phone;
       if (!address || (!e.isNew && !(c === 'email' ? e.filled.email : e.filled.phone))) continue;
-      const source = sourceOf(c, address);
+      const [keyed, legacy] = digestsOf.get(address)!;
+      const source = found.get(`${c}:${keyed}`) ?? found.get(`${c}:${legacy}`);
       (e.lead as Record<string, unknown>)[statusColumn(c)] = source ? 'unsubscribed' : 'subscribed';
       (e.lead as Record<string, unknown>)[sourceColumn(c)] = source ?? null;
     }
   }
-}
-
-async function suppressionsOf(deps: Deps, db: Db, organizationId: string, entries: Entry[]): Promise<Map<string, string>> {
-  const digests: string[] = [];
-  for (const e of entries) {
-    if (!e.isNew && !e.filled.phone && !e.filled.email) continue;
-    for (const address of [e.lead.phone, e.lead.email]) if (address) digests.push(deps.digests.keyed(address), deps.digests.legacy(address));
-  }
-  const found = new Map<string, string>();
-  if (digests.length === 0) return found;
-  for (const r of await repo.suppressionsAmong(db, organizationId, digests)) found.set(`${r.channel}:${r.address_digest}`, r.source);
-  return found;
 }
 
 const UPDATABLE = ['first_name', 'last_name', 'time_zone', 'external_lead_id', 'phone', 'email', 'sms_status', 'voice_status', 'email_status', 'sms_opt_out_source', 'voice_opt_out_source', 'email_opt_out_source'] as const;
@@ -118,7 +125,7 @@ async function writeBatch(deps: Deps, trx: Db, organizationId: string, input: Ba
   const counts: BatchResult = { total: input.valid.length + input.rejects.length, created: 0, updated: 0, skipped: 0, rejected: input.rejects.length, openings: 0 };
   for (const outcome of outcomes) counts[outcome] += 1;
   if (o.dryRun) return counts;
-  applySuppressions(deps, entries, await suppressionsOf(deps, trx, organizationId, entries));
+  await applySuppressions(deps, trx, organizationId, entries);
   const created = entries.filter((e) => e.isNew);
   for (const e of created) e.lead.additional_info = JSON.stringify(mergeInfo({}, e.infoPatch).merged);
   await repo.insertLeads(trx, organizationId, created.map((e) => { const { organization_id: _, ...row } = e.lead; return row; }));

@@ -37,8 +37,8 @@ export interface ImportHooks {
 
 export class ImportFileError extends Error {}
 
-/** 1000 rows per transaction: large enough that a durable commit costs little per row, small enough to hold in memory many times over. */
-export const DEFAULT_BATCH_SIZE = 1000;
+/** 2000 rows per transaction: large enough that a durable commit costs little per row, small enough to hold in memory many times over. */
+export const DEFAULT_BATCH_SIZE = 2000;
 
 export const zeroCounts = (): ImportCounts => ({ total: 0, created: 0, updated: 0, skipped: 0, rejected: 0, openings: 0 });
 

@@ -37,13 +37,19 @@ export function fieldOf(header: string): LeadField | undefined {
 
 export class MappingError extends Error {}
 
+/** A --map entry: the header as the user spelled it, and what it becomes. Keyed by the normalised header. */
+export interface MapEntry {
+  header: string;
+  target: ColumnTarget;
+}
+
 /**
  * `--map "Mobile=phone,First Name=firstName"`: CSV header = lead field, or
  * `Header=info:key` / `Header=-` (ignore). Fields are matched normalised too
  * (`first_name`, `FirstName`). Errors name the bad part.
  */
-export function parseMap(text: string | undefined): Map<string, ColumnTarget> {
-  const out = new Map<string, ColumnTarget>();
+export function parseMap(text: string | undefined): Map<string, MapEntry> {
+  const out = new Map<string, MapEntry>();
   if (text === undefined || text.trim() === '') return out;
   for (const part of text.split(',')) {
     const at = part.lastIndexOf('=');
@@ -51,12 +57,12 @@ export function parseMap(text: string | undefined): Map<string, ColumnTarget> {
     const header = part.slice(0, at).trim();
     const target = part.slice(at + 1).trim();
     if (header === '') throw new MappingError(`map entry "${part.trim()}" has no CSV header before =`);
-    if (target === '-') out.set(normaliseHeader(header), { ignore: true });
-    else if (target.startsWith('info:') && target.length > 5) out.set(normaliseHeader(header), { info: target.slice(5) });
+    if (target === '-') out.set(normaliseHeader(header), { header, target: { ignore: true } });
+    else if (target.startsWith('info:') && target.length > 5) out.set(normaliseHeader(header), { header, target: { info: target.slice(5) } });
     else {
       const field = LEAD_FIELDS.find((f) => normaliseHeader(f) === normaliseHeader(target));
       if (!field) throw new MappingError(`map entry "${part.trim()}": "${target}" is not a lead field (one of ${LEAD_FIELDS.join(', ')}, info:KEY or -)`);
-      out.set(normaliseHeader(header), { field });
+      out.set(normaliseHeader(header), { header, target: { field } });
     }
   }
   return out;
@@ -73,14 +79,14 @@ export interface ColumnPlan {
  * additionalInfo. Two columns filling one field is an error (which would win
  * is not something to guess), and so is a --map header the file does not have.
  */
-export function planColumns(headers: string[], map: Map<string, ColumnTarget>): ColumnPlan {
+export function planColumns(headers: string[], map: Map<string, MapEntry>): ColumnPlan {
   const normalised = headers.map(normaliseHeader);
-  const missing = [...map.keys()].filter((h) => !normalised.includes(h));
+  const missing = [...map].filter(([key]) => !normalised.includes(key)).map(([, e]) => e.header);
   if (missing.length > 0) throw new MappingError(`--map names columns the file does not have: ${missing.join(', ')} (its columns: ${headers.join(', ')})`);
   const taken = new Map<LeadField, string>();
   const targets = headers.map((header, i): ColumnTarget => {
     const key = normalised[i]!;
-    const target: ColumnTarget = map.get(key) ?? (key === '' ? { ignore: true } : fieldOf(header) ? { field: fieldOf(header)! } : { info: header.trim() });
+    const target: ColumnTarget = map.get(key)?.target ?? (key === '' ? { ignore: true } : fieldOf(header) ? { field: fieldOf(header)! } : { info: header.trim() });
     if ('field' in target) {
       const other = taken.get(target.field);
       if (other !== undefined) throw new MappingError(`columns "${other}" and "${header}" both fill ${target.field}; choose one with --map (e.g. "${header}=-")`);

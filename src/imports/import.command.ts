@@ -5,6 +5,7 @@ import { findOrganizationByName } from '../organizations/organizations.repositor
 import { addressDigests } from '../platform/address-digest.js';
 import { systemClock } from '../platform/clock.js';
 import { describeDatabase, type Config } from '../platform/config.js';
+import { cacheForBulkWrites } from '../platform/db/bulk.js';
 import { openStore } from '../platform/db/connect.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
 import { ADDRESS_DIGEST_SECRET } from '../platform/db/migrations/0007_compliance.js';
@@ -16,7 +17,7 @@ import { instanceSecret } from '../platform/secrets.repository.js';
 import { MappingError } from './columns.js';
 import { ImportFileError, runImport, zeroCounts, type ImportCounts } from './importer.js';
 import * as repo from './imports.repository.js';
-import { csvCell, importOptions } from './imports.service.js';
+import { checkHeader, csvCell, importOptions } from './imports.service.js';
 
 export interface ImportCommandOptions {
   org: string;
@@ -93,12 +94,15 @@ export async function importLeadsCommand(file: string, opts: ImportCommandOption
   let rejectsOut: WriteStream | undefined;
   try {
     await migrateToLatest(store);
+    await cacheForBulkWrites(store.db, 32);
     const digests = addressDigests(await instanceSecret(store.db, ADDRESS_DIGEST_SECRET));
     const deps: Deps = { db: store.db, dialect: store.dialect, config: cfg, clock: systemClock, log: createLogger(cfg.logLevel), digests };
     const org = await findOrganizationByName(store.db, opts.org);
     if (!org) throw new UsageError(`no organization named "${opts.org}" in ${describeDatabase(cfg.databaseUrl)}`);
     const q = { profile: opts.profile, map: opts.map, onDuplicate: opts.onDuplicate as 'skip' | 'update' | undefined, startConversations: !!opts.startConversations, dryRun: !!opts.dryRun };
     const options = { ...(await importOptions(deps, org.id, q)), batchSize: args.batchSize };
+    // The header against the map before anything is recorded: a mistake there writes nothing.
+    await checkHeader(args.path, options);
     const importId = options.dryRun ? null : newId();
     const started = Date.now();
     if (importId) {

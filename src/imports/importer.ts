@@ -1,6 +1,6 @@
 import type { Deps } from '../platform/deps.js';
 import { runBatch, type BatchOptions } from './batch.js';
-import { planColumns, type ColumnTarget } from './columns.js';
+import { planColumns, type MapEntry } from './columns.js';
 import { csvRecords } from './csv-source.js';
 import type { RejectRow } from './imports.repository.js';
 import { setImportHeaders } from './imports.repository.js';
@@ -12,7 +12,7 @@ export interface ImportOptions {
   onDuplicate: OnDuplicate;
   startConversations: boolean;
   dryRun: boolean;
-  map: Map<string, ColumnTarget>;
+  map: Map<string, MapEntry>;
   /** Rows per transaction. */
   batchSize?: number;
 }

@@ -74,7 +74,7 @@ async function spool(body: Readable, limit: number): Promise<{ dir: string; file
 }
 
 /** The header line of a spooled file, mapped: a map naming a missing column is the client's 400 before the import starts. */
-async function checkHeader(file: string, options: ImportOptions): Promise<void> {
+export async function checkHeader(file: string, options: ImportOptions): Promise<void> {
   const records = csvRecords(createReadStream(file));
   const first = await records.next();
   await records.return(undefined);

@@ -72,6 +72,8 @@ export async function* csvRecords(source: AsyncIterable<Buffer | string>, onByte
     delimiter,
     bom: true,
     relax_column_count: true,
+    // A quote inside an unquoted field (`5" screen`) is kept as a character, as spreadsheets write it.
+    relax_quotes: true,
     skip_empty_lines: true,
     max_record_size: MAX_RECORD_BYTES,
   });

@@ -65,10 +65,11 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 /**
  * Applies a row to a lead it matched (policy `update`): given fields are set;
  * phone, email and externalLeadId only fill a blank (an import never moves an
- * address or an identity from one lead to another); additionalInfo keys are
- * merged. Answers whether anything changed.
+ * address or an identity from one lead to another), and an email or external
+ * id only when no other lead holds it (else which lead it finds would change);
+ * additionalInfo keys are merged. Answers whether anything changed.
  */
-function applyRow(e: Entry, r: ImportedLead): { changed: boolean; phone: boolean; email: boolean } {
+function applyRow(e: Entry, r: ImportedLead, mayFill: { email: boolean; external: boolean }): { changed: boolean; phone: boolean; email: boolean } {
   const lead = e.lead;
   let changed = false;
   const set = <K extends 'first_name' | 'last_name' | 'time_zone' | 'external_lead_id' | 'phone' | 'email'>(k: K, v: LeadRow[K]) => {
@@ -80,9 +81,9 @@ function applyRow(e: Entry, r: ImportedLead): { changed: boolean; phone: boolean
   set('first_name', r.firstName);
   if (r.lastName !== undefined) set('last_name', r.lastName);
   if (r.timeZone !== undefined) set('time_zone', r.timeZone);
-  if (r.externalLeadId !== undefined && lead.external_lead_id === null) set('external_lead_id', r.externalLeadId);
+  if (r.externalLeadId !== undefined && lead.external_lead_id === null && mayFill.external) set('external_lead_id', r.externalLeadId);
   const phone = r.phone !== null && lead.phone === null;
-  const email = r.email !== null && lead.email === null;
+  const email = r.email !== null && lead.email === null && mayFill.email;
   if (phone) set('phone', r.phone);
   if (email) set('email', r.email);
   for (const [key, value] of Object.entries(r.info)) {
@@ -101,7 +102,15 @@ function applyRow(e: Entry, r: ImportedLead): { changed: boolean; phone: boolean
  * email, then externalLeadId; the first key that finds a lead decides, so a
  * row whose phone is lead A's and whose email is lead B's updates A (a phone
  * is unique in an organization, an email is not). Among several leads with
- * one email or external id, the oldest. Answers the outcome of each row.
+ * one email or external id, the oldest.
+ *
+ * A row joins a lead found by a later key only when it agrees with it: a
+ * lead found by email that has another phone, or by external id that has
+ * another phone or email, is someone else (a shared family email), and the
+ * row becomes a new lead. That keeps a re-run stable: every row finds again
+ * the lead it went to (by its phone, which that lead then holds), whichever
+ * leads later rows created, so a file imported twice, or cut off and run
+ * again, ends as one clean run. Answers the outcome of each row.
  */
 export function resolveBatch(
   organizationId: string,
@@ -125,9 +134,11 @@ export function resolveBatch(
     remember(e);
   }
   const outcomes = rows.map((r): Outcome => {
+    const agrees = (e: Entry | undefined, email: boolean) =>
+      e && (r.phone === null || e.lead.phone === null) && (!email || r.email === null || e.lead.email === null) ? e : undefined;
     const match = (r.phone !== null ? byPhone.get(r.phone) : undefined)
-      ?? (r.email !== null ? byEmail.get(r.email) : undefined)
-      ?? (r.externalLeadId !== undefined ? byExternal.get(r.externalLeadId) : undefined);
+      ?? agrees(r.email !== null ? byEmail.get(r.email) : undefined, false)
+      ?? agrees(r.externalLeadId !== undefined ? byExternal.get(r.externalLeadId) : undefined, true);
     if (!match) {
       const e: Entry = { lead: newLeadRow(organizationId, r, opts.profile, opts.at), isNew: true, infoBase: {}, infoPatch: { ...r.info }, changed: false, filled: { phone: false, email: false }, untouched: false };
       entries.push(e);
@@ -136,7 +147,10 @@ export function resolveBatch(
     }
     if (opts.onDuplicate === 'skip') return 'skipped';
     match.untouched = false;
-    const applied = applyRow(match, r);
+    const applied = applyRow(match, r, {
+      email: r.email === null || !byEmail.has(r.email),
+      external: r.externalLeadId === undefined || !byExternal.has(r.externalLeadId),
+    });
     if (!applied.changed) return 'skipped';
     if (!match.isNew) {
       match.changed = true;

@@ -97,28 +97,33 @@ describeEachDialect('POST /v1/imports', (ctx) => {
   describe('dedupe', () => {
     it('merges rows within the file and against existing leads by phone, email and external id', async () => {
       const { acme } = ctx();
-      const [p1, p2, p3, p4] = [importPhone(), importPhone(), importPhone(), importPhone()];
+      const [p1, p2, p3, p4, p5] = [importPhone(), importPhone(), importPhone(), importPhone(), importPhone()];
       const existing = await acme.post('/leads/create', { firstName: 'Old', phone: p3, email: 'old.dedupe@example.com', externalLeadId: 'ext-dd-1', additionalInfo: { keep: 'me', stage: 'cold' } });
-      expect(existing.status).toBe(200);
+      const noPhone = await acme.post('/leads/create', { firstName: 'Mail', email: 'mail.dedupe@example.com', externalLeadId: 'ext-dd-2' });
+      expect([existing.status, noPhone.status]).toEqual([200, 200]);
       const csv = [
         'First Name,Phone,Email,External Id,Stage',
         `A,${p1},a.dedupe@example.com,,new`,
         `A2,,a.dedupe@example.com,,warm`, // same email as the row above: merged into it
         `B,${p2},,,`,
         `B2,${p2.replace('+1', '')},,,hot`, // same phone, national format
-        `Old2,${p4},,ext-dd-1,warm`, // external id of the existing lead (which keeps its own phone)
-        `Old3,,OLD.DEDUPE@example.com,,`, // its email, other case
+        `Old3,,OLD.DEDUPE@example.com,,warm`, // the existing lead's email, other case
+        `Mail2,${p4},,ext-dd-2,`, // external id of a lead without a phone: the phone fills the blank
+        `Other,${p5},,ext-dd-1,`, // external id of a lead with another phone: someone else, a new lead
       ].join('\n');
       const done = await importCsv(acme, csv);
-      expect(done).toMatchObject({ total: 6, created: 2, updated: 4, skipped: 0, rejected: 0 });
-      const [a, b, old] = await byPhone(acme, [p1, p2, p3]);
+      expect(done).toMatchObject({ total: 7, created: 3, updated: 4, skipped: 0, rejected: 0 });
+      const [a, b, old, mail, other] = await byPhone(acme, [p1, p2, p3, p4, p5]);
       expect(a).toMatchObject({ firstName: 'A2', email: 'a.dedupe@example.com', additionalInfo: { Stage: 'warm' } });
       expect(b).toMatchObject({ firstName: 'B2', additionalInfo: { Stage: 'hot' } });
       expect(old).toMatchObject({ id: existing.body.id, phone: p3, firstName: 'Old3', additionalInfo: { keep: 'me', stage: 'cold', Stage: 'warm' } });
-      expect((await allLeads(acme)).filter((l) => l.email === 'a.dedupe@example.com' || l.phone === p4)).toHaveLength(1);
+      expect(mail).toMatchObject({ id: noPhone.body.id, firstName: 'Mail2', email: 'mail.dedupe@example.com' });
+      expect(other).toMatchObject({ firstName: 'Other', externalLeadId: 'ext-dd-1' });
+      expect(other.id).not.toBe(existing.body.id);
+      expect((await allLeads(acme)).filter((l) => l.email === 'a.dedupe@example.com')).toHaveLength(1);
     });
 
-    it('a row whose phone is lead A and whose email is lead B updates A (phone wins) and moves no address', async () => {
+    it('a row whose phone is lead A and whose email is lead B updates A (phone wins) and moves or copies no address', async () => {
       const { acme } = ctx();
       const [pa, pb] = [importPhone(), importPhone()];
       const a = (await acme.post('/leads/create', { firstName: 'A', phone: pa })).body.id;
@@ -126,8 +131,8 @@ describeEachDialect('POST /v1/imports', (ctx) => {
       const done = await importCsv(acme, `firstName,phone,email\nAnna,${pa},b.wins@example.com\n`);
       expect(done).toMatchObject({ created: 0, updated: 1 });
       const [la, lb] = [(await acme.get(`/leads/${a}`)).body, (await acme.get(`/leads/${b}`)).body];
-      // A had no email: the blank is filled; B keeps its own.
-      expect(la).toMatchObject({ firstName: 'Anna', phone: pa, email: 'b.wins@example.com' });
+      // A had no email, but B holds that one: giving it to A too would change which lead the email finds.
+      expect(la).toMatchObject({ firstName: 'Anna', phone: pa, email: null });
       expect(lb).toMatchObject({ firstName: 'B', phone: pb, email: 'b.wins@example.com' });
     });
 

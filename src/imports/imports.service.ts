@@ -14,6 +14,8 @@ import { ImportFileError, runImport, type ImportOptions } from './importer.js';
 import * as repo from './imports.repository.js';
 import type { ImportViewType, StartImportInput } from './imports.schemas.js';
 
+const API_BATCH_SIZE = 500;
+
 export const importNotFound = (id: string) => new NotFound('Import', 'id', id);
 
 class PayloadTooLarge extends DomainError {
@@ -108,7 +110,8 @@ export async function startImport(deps: Deps, organizationId: string, body: Read
   await repo.insertImport(deps.db, organizationId, { id, status: 'running', source: 'api', options: JSON.stringify(stored), headers: null, error: null, started_at: at, finished_at: null });
   const work = (async () => {
     try {
-      await runImport(deps, organizationId, id, createReadStream(file), options);
+      // Smaller batches than the command's: each holds SQLite's write lock, which the server's requests share.
+      await runImport(deps, organizationId, id, createReadStream(file), { ...options, batchSize: API_BATCH_SIZE });
       await repo.finishImport(deps.db, organizationId, id, 'completed', null, deps.clock.now().toISOString());
     } catch (err) {
       const message = err instanceof ImportFileError || err instanceof MappingError || err instanceof Error ? err.message : String(err);

@@ -17,6 +17,7 @@ import { deliverySection } from './sections/delivery.js';
 import { httpSection } from './sections/http.js';
 import { scaleSection } from './sections/scale.js';
 import { pacingSection } from './sections/pacing.js';
+import { importSection } from './sections/import.js';
 import { seed, type SeedResult } from './seed.js';
 import { runStamp } from './lib/profile.js';
 
@@ -116,6 +117,15 @@ if (want('pacing')) {
     rows.push(...r.rows);
     raw.pacingPostgres = r.raw;
   } else console.log('PostgreSQL not reachable (or --no-pg): pacing rows skipped.');
+}
+
+if (want('import')) {
+  // BENCH_IMPORT_ROWS overrides the size (a smoke run: BENCH_IMPORT_ROWS=20000 npm run bench -- --only import).
+  const cli = await pgDatabase('parley_bench_import');
+  const reference = cli ? await pgDatabase('parley_bench_import_ref') : undefined;
+  const r = await importSection(quick, cli && reference ? { cli, reference } : undefined, process.env.BENCH_IMPORT_ROWS ? Number(process.env.BENCH_IMPORT_ROWS) : undefined);
+  rows.push(...r.rows);
+  raw.import = r.raw;
 }
 
 const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version };

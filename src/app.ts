@@ -32,6 +32,7 @@ import { campaignRoutes } from './campaigns/campaigns.routes.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
 import { sendingNumberRoutes } from './sending-numbers/sending-numbers.routes.js';
 import { ping } from './platform/db/ping.js';
+import { importRoutes } from './imports/imports.routes.js';
 
 /** Builds the HTTP app without listening (tests and server.ts both use it). */
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
@@ -102,6 +103,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await v1.register(twilioRoutes(deps));
     await v1.register(sendingNumberRoutes(deps));
     await v1.register(campaignRoutes(deps));
+    await v1.register(importRoutes(deps));
   }, { prefix: '/v1' });
 
   return app;

@@ -136,6 +136,24 @@ keys
     console.log(`revoked ${n} key${n === 1 ? '' : 's'}`);
   });
 
+const imports = program.command('import').description('import data from files');
+
+imports
+  .command('leads <file>')
+  .description('import leads from a CSV file (streamed; re-running the same file creates nothing new)')
+  .requiredOption('--org <name>', 'organization name')
+  .option('--profile <name>', 'customer profile of the new leads', 'default')
+  .option('--map <pairs>', 'header=field pairs, e.g. "Mobile=phone,First Name=firstName" (field, info:KEY, or - to ignore)')
+  .option('--on-duplicate <policy>', 'a row matching an existing lead: update (set given fields, merge additionalInfo) or skip', 'update')
+  .option('--start-conversations', "schedule each new (or never-greeted) lead's opening message, through the compliance gate")
+  .option('--dry-run', 'check and count only; write nothing')
+  .option('--rejects <file>', 'write the rejected rows (with a reason column) to this CSV file')
+  .addOption(new Option('--batch-size <rows>', 'rows per transaction').hideHelp())
+  .action(async (file: string, opts: import('../imports/import.command.js').ImportCommandOptions) => {
+    const { importLeadsCommand } = await import('../imports/import.command.js');
+    process.exitCode = await importLeadsCommand(file, opts, config());
+  });
+
 program.parseAsync(process.argv).catch((err: unknown) => {
   console.error(`parley: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);

@@ -23,6 +23,8 @@ export interface Config {
   /** Country assumed for phone numbers written without a leading `+`. */
   defaultCountry: string;
   bodyLimitBytes: number;
+  /** POST /v1/imports: the largest CSV upload, in bytes (spooled to a temporary file, never held in memory). */
+  importBodyLimitBytes: number;
   /** How long a resolved API key may be served from memory (revocation latency). */
   keyCacheMs: number;
   /** Lets webhooks target http://, private, loopback and link-local addresses (tests, self-hosted networks). */
@@ -260,6 +262,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: integer(env, 'PARLEY_RATE_LIMIT', 1200, 0, 10_000_000),
     defaultCountry: country,
     bodyLimitBytes: 1024 * 1024,
+    importBodyLimitBytes: integer(env, 'PARLEY_IMPORT_BODY_LIMIT_BYTES', 100 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024),
     keyCacheMs: integer(env, 'PARLEY_KEY_CACHE_MS', 1000, 0, 1000),
     allowPrivateWebhookUrls: flag(env, 'PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS', false),
     webhookRetryScheduleMs: retrySchedule(env),

@@ -93,6 +93,10 @@ export const routeScopes: Record<string, Scope | 'public'> = {
   'GET /v1/webhooks/:id/deliveries': 'webhooks:manage',
   'POST /v1/webhooks/:id/deliveries/:deliveryId/replay': 'webhooks:manage',
 
+  'POST /v1/imports': 'leads:write',
+  'GET /v1/imports/:id': 'leads:read',
+  'GET /v1/imports/:id/rejects': 'leads:read',
+
   // Provider webhooks carry no key: each request is verified by the provider's signature instead.
   'POST /v1/providers/twilio/sms': 'public',
   'POST /v1/providers/twilio/voice/gather': 'public',

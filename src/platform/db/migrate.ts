@@ -11,6 +11,7 @@ import * as leadListing from './migrations/0008_lead_listing.js';
 import * as followUps from './migrations/0009_follow_ups.js';
 import * as timeline from './migrations/0011_timeline.js';
 import * as leadEmailOrder from './migrations/0013_lead_email_order.js';
+import * as imports from './migrations/0014_imports.js';
 import * as sendingNumbersPool from './migrations/0015_sending_numbers_pool.js';
 import * as campaigns from './migrations/0016_campaigns.js';
 
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '0009_follow_ups': followUps,
   '0011_timeline': timeline,
   '0013_lead_email_order': leadEmailOrder,
+  '0014_imports': imports,
   '0015_sending_numbers_pool': sendingNumbersPool,
   '0016_campaigns': campaigns,
 };

@@ -344,6 +344,8 @@ export interface Database {
   sending_numbers: SendingNumbersTable;
   campaigns: CampaignsTable;
   campaign_enrollments: CampaignEnrollmentsTable;
+  imports: ImportsTable;
+  import_rejects: ImportRejectsTable;
 }
 
 export type SendingNumberKind = 'longCode' | 'tollFree' | 'shortCode';
@@ -432,3 +434,33 @@ export interface CampaignEnrollmentsTable {
 
 /** A connection or an open transaction: repositories accept either. */
 export type Db = Kysely<Database> | Transaction<Database>;
+
+/** A CSV import of leads (0014, src/imports/): its state and counts, advanced with each committed batch. */
+export interface ImportsTable {
+  organization_id: string;
+  id: string;
+  status: 'running' | 'completed' | 'failed';
+  /** `api` (POST /v1/imports) or `cli` (parley import leads). */
+  source: string;
+  /** JSON of the options it ran with (profile, onDuplicate, startConversations, dryRun, map). */
+  options: string;
+  /** JSON array of the file's header line, as written; null until read. */
+  headers: string | null;
+  total: ColumnType<number, number | undefined, number>;
+  created: ColumnType<number, number | undefined, number>;
+  updated: ColumnType<number, number | undefined, number>;
+  skipped: ColumnType<number, number | undefined, number>;
+  rejected: ColumnType<number, number | undefined, number>;
+  error: string | null;
+  started_at: string;
+  finished_at: string | null;
+}
+
+/** A row an import rejected (0014): its spreadsheet row number, the row as read (JSON) and why. */
+export interface ImportRejectsTable {
+  organization_id: string;
+  import_id: string;
+  row_number: number;
+  raw: string;
+  reason: string;
+}

@@ -70,6 +70,9 @@ const OPERATIONS: Record<string, [operationId: string, origin: Origin]> = {
   'POST /campaigns/:id/pause': ['pauseCampaign', 'parley'],
   'POST /campaigns/:id/resume': ['resumeCampaign', 'parley'],
   'POST /campaigns/:id/cancel': ['cancelCampaign', 'parley'],
+  'POST /imports': ['startImport', 'parley'],
+  'GET /imports/:id': ['getImport', 'parley'],
+  'GET /imports/:id/rejects': ['getImportRejects', 'parley'],
 };
 
 const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

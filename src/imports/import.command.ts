@@ -1,0 +1,154 @@
+import { createReadStream, createWriteStream, statSync, type WriteStream } from 'node:fs';
+import { resolve } from 'node:path';
+import cliProgress from 'cli-progress';
+import { findOrganizationByName } from '../organizations/organizations.repository.js';
+import { addressDigests } from '../platform/address-digest.js';
+import { systemClock } from '../platform/clock.js';
+import { describeDatabase, type Config } from '../platform/config.js';
+import { cacheForBulkWrites } from '../platform/db/bulk.js';
+import { openStore } from '../platform/db/connect.js';
+import { migrateToLatest } from '../platform/db/migrate.js';
+import { ADDRESS_DIGEST_SECRET } from '../platform/db/migrations/0007_compliance.js';
+import type { Deps } from '../platform/deps.js';
+import { DomainError } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import { createLogger } from '../platform/logger.js';
+import { instanceSecret } from '../platform/secrets.repository.js';
+import { MappingError } from './columns.js';
+import { ImportFileError, runImport, zeroCounts, type ImportCounts } from './importer.js';
+import * as repo from './imports.repository.js';
+import { checkHeader, csvCell, importOptions } from './imports.service.js';
+
+export interface ImportCommandOptions {
+  org: string;
+  profile?: string;
+  map?: string;
+  onDuplicate?: string;
+  startConversations?: boolean;
+  dryRun?: boolean;
+  rejects?: string;
+  batchSize?: string;
+}
+
+/** A mistake in the command line or its inputs: one line on stderr, exit 2, nothing written. */
+class UsageError extends Error {}
+
+const rate = (rows: number, ms: number) => Math.round(rows / Math.max(ms / 1000, 0.001));
+
+function progressReporter(size: number, started: number) {
+  let bytes = 0;
+  let counts: ImportCounts = zeroCounts();
+  const payload = () => ({ rows: counts.total, rate: rate(counts.total, Date.now() - started), rejected: counts.rejected });
+  if (process.stdout.isTTY) {
+    const bar = new cliProgress.SingleBar({
+      format: '{bar} {percentage}% | {rows} rows | {rate} rows/s | ETA {eta_formatted} | rejected {rejected}',
+      stream: process.stdout, hideCursor: true, etaBuffer: 50,
+    }, cliProgress.Presets.shades_classic);
+    bar.start(Math.max(size, 1), 0, payload());
+    return {
+      bytes: (n: number) => { bytes += n; },
+      batch: (c: ImportCounts) => { counts = c; bar.update(Math.min(bytes, size), payload()); },
+      stop: () => { bar.update(Math.min(bytes, size), payload()); bar.stop(); },
+    };
+  }
+  // Not a terminal (a log, CI): a plain line every 2 s instead of a redrawn bar.
+  const line = () => {
+    const p = payload();
+    const eta = bytes > 0 ? Math.round(((Date.now() - started) / bytes) * (size - bytes) / 1000) : 0;
+    console.log(`progress: ${p.rows} rows, ${p.rate} rows/s, ${size ? Math.floor((bytes / size) * 100) : 100}% of the file, ETA ${eta} s, rejected ${p.rejected}`);
+  };
+  const timer = setInterval(line, 2000);
+  timer.unref();
+  return { bytes: (n: number) => { bytes += n; }, batch: (c: ImportCounts) => { counts = c; }, stop: () => clearInterval(timer) };
+}
+
+function checkArgs(file: string, opts: ImportCommandOptions): { path: string; size: number; batchSize: number | undefined } {
+  const path = resolve(file);
+  let size: number;
+  try {
+    const st = statSync(path);
+    if (!st.isFile()) throw new UsageError(`${file} is not a file`);
+    size = st.size;
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`cannot read ${file}: no such file`);
+  }
+  if (opts.onDuplicate !== undefined && opts.onDuplicate !== 'skip' && opts.onDuplicate !== 'update') {
+    throw new UsageError(`--on-duplicate must be skip or update (got "${opts.onDuplicate}")`);
+  }
+  const batchSize = opts.batchSize === undefined ? undefined : Number(opts.batchSize);
+  if (batchSize !== undefined && (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000)) throw new UsageError('--batch-size must be an integer from 1 to 10000');
+  return { path, size, batchSize };
+}
+
+/** `parley import leads FILE --org NAME ...`: answers the exit code (0 when the import ran, rejects or not). */
+export async function importLeadsCommand(file: string, opts: ImportCommandOptions, cfg: Config): Promise<number> {
+  let args;
+  try {
+    args = checkArgs(file, opts);
+  } catch (err) {
+    console.error(`parley: ${(err as Error).message}`);
+    return 2;
+  }
+  const store = openStore(cfg.databaseUrl, 2, { busyTimeoutMs: 60_000 });
+  let rejectsOut: WriteStream | undefined;
+  try {
+    await migrateToLatest(store);
+    await cacheForBulkWrites(store.db, 32);
+    const digests = addressDigests(await instanceSecret(store.db, ADDRESS_DIGEST_SECRET));
+    const deps: Deps = { db: store.db, dialect: store.dialect, config: cfg, clock: systemClock, log: createLogger(cfg.logLevel), digests };
+    const org = await findOrganizationByName(store.db, opts.org);
+    if (!org) throw new UsageError(`no organization named "${opts.org}" in ${describeDatabase(cfg.databaseUrl)}`);
+    const q = { profile: opts.profile, map: opts.map, onDuplicate: opts.onDuplicate as 'skip' | 'update' | undefined, startConversations: !!opts.startConversations, dryRun: !!opts.dryRun };
+    const options = { ...(await importOptions(deps, org.id, q)), batchSize: args.batchSize };
+    // The header against the map before anything is recorded: a mistake there writes nothing.
+    await checkHeader(args.path, options);
+    const importId = options.dryRun ? null : newId();
+    const started = Date.now();
+    if (importId) {
+      const stored = { profile: options.profile, onDuplicate: options.onDuplicate, startConversations: options.startConversations, dryRun: false, map: opts.map ?? null };
+      await repo.insertImport(store.db, org.id, { id: importId, status: 'running', source: 'cli', options: JSON.stringify(stored), headers: null, error: null, started_at: new Date(started).toISOString(), finished_at: null });
+    }
+    const progress = progressReporter(args.size, started);
+    let counts: ImportCounts;
+    try {
+      counts = await runImport(deps, org.id, importId, createReadStream(args.path, { highWaterMark: 256 * 1024 }), options, {
+        onBytes: progress.bytes,
+        onHeaders: (headers) => {
+          if (!opts.rejects) return;
+          rejectsOut = createWriteStream(resolve(opts.rejects));
+          rejectsOut.write(`${[...headers, 'reason'].map(csvCell).join(',')}\r\n`);
+        },
+        onBatch: async (c, rejects) => {
+          progress.batch(c);
+          if (!rejectsOut || rejects.length === 0) return;
+          const text = rejects.map((r) => `${[...(JSON.parse(r.raw) as string[]), r.reason].map(csvCell).join(',')}\r\n`).join('');
+          if (!rejectsOut.write(text)) await new Promise<void>((ok) => rejectsOut!.once('drain', () => ok()));
+        },
+      });
+    } catch (err) {
+      progress.stop();
+      if (importId) await repo.finishImport(store.db, org.id, importId, 'failed', (err as Error).message, new Date().toISOString()).catch(() => {});
+      if (err instanceof MappingError || err instanceof ImportFileError) throw new UsageError(err.message);
+      throw err;
+    }
+    progress.stop();
+    if (importId) await repo.finishImport(store.db, org.id, importId, 'completed', null, new Date().toISOString());
+    const ms = Date.now() - started;
+    console.log(`${options.dryRun ? 'dry run (nothing written)' : 'import completed'}: ${counts.total} rows in ${(ms / 1000).toFixed(1)} s (${rate(counts.total, ms)} rows/s)`);
+    console.log(`created ${counts.created}, updated ${counts.updated}, skipped ${counts.skipped}, rejected ${counts.rejected}`);
+    if (options.startConversations) console.log(`openings scheduled: ${counts.openings} (each sent through the compliance gate)`);
+    if (counts.rejected > 0) console.log(opts.rejects ? `rejected rows: ${resolve(opts.rejects)}` : importId ? `rejected rows: GET /v1/imports/${importId}/rejects (or run again with --rejects FILE)` : 'rejected rows: run again with --rejects FILE to see them');
+    if (importId) console.log(`import id: ${importId}`);
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof DomainError) {
+      console.error(`parley: ${err.message}`);
+      return 2;
+    }
+    throw err;
+  } finally {
+    if (rejectsOut) await new Promise<void>((ok) => rejectsOut!.end(() => ok()));
+    await store.close();
+  }
+}

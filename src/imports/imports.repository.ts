@@ -1,0 +1,149 @@
+import { sql, type Insertable, type Selectable } from 'kysely';
+import type { LeadRow } from '../leads/leads.repository.js';
+import { withLock } from '../platform/db/locks.js';
+import type { Db, ImportRejectsTable, ImportsTable, LeadsTable } from '../platform/db/schema.js';
+
+export type ImportRow = Selectable<ImportsTable>;
+export type RejectRow = Omit<Selectable<ImportRejectsTable>, 'organization_id' | 'import_id'>;
+export interface CountDeltas {
+  total: number;
+  created: number;
+  updated: number;
+  skipped: number;
+  rejected: number;
+}
+
+/**
+ * Values per IN list and rows per multi-row INSERT: well inside SQLite's
+ * 32766 bound parameters (a lead row binds about 30) and PostgreSQL's 65535.
+ */
+const IN_CHUNK = 900;
+const INSERT_CHUNK = 500;
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+export async function insertImport(db: Db, organizationId: string, row: Omit<Insertable<ImportsTable>, 'organization_id'>): Promise<void> {
+  await db.insertInto('imports').values({ ...row, organization_id: organizationId }).execute();
+}
+
+export async function findImport(db: Db, organizationId: string, id: string): Promise<ImportRow | undefined> {
+  return db.selectFrom('imports').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function setImportHeaders(db: Db, organizationId: string, id: string, headers: string[]): Promise<void> {
+  await db.updateTable('imports').set({ headers: JSON.stringify(headers) }).where('organization_id', '=', organizationId).where('id', '=', id).execute();
+}
+
+/** Adds a batch's counts; in the batch's transaction, so the counts never run ahead of (or behind) what committed. */
+export async function addImportCounts(db: Db, organizationId: string, id: string, d: CountDeltas): Promise<void> {
+  await db
+    .updateTable('imports')
+    .set((eb) => ({
+      total: eb('total', '+', d.total),
+      created: eb('created', '+', d.created),
+      updated: eb('updated', '+', d.updated),
+      skipped: eb('skipped', '+', d.skipped),
+      rejected: eb('rejected', '+', d.rejected),
+    }))
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Ends a running import once (a second finish changes nothing). */
+export async function finishImport(db: Db, organizationId: string, id: string, status: 'completed' | 'failed', error: string | null, at: string): Promise<void> {
+  await db
+    .updateTable('imports')
+    .set({ status, error: error ? error.slice(0, 1000) : null, finished_at: at })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .where('status', '=', 'running')
+    .execute();
+}
+
+export async function insertRejects(db: Db, organizationId: string, importId: string, rows: readonly RejectRow[]): Promise<void> {
+  for (const part of chunks(rows, INSERT_CHUNK)) {
+    // A re-read row number (never within one import) is left as first recorded.
+    await db.insertInto('import_rejects')
+      .values(part.map((r) => ({ organization_id: organizationId, import_id: importId, ...r })))
+      .onConflict((oc) => oc.columns(['organization_id', 'import_id', 'row_number']).doNothing())
+      .execute();
+  }
+}
+
+/** A page of an import's rejects in row order, after `afterRow`. */
+export async function listRejects(db: Db, organizationId: string, importId: string, afterRow: number, limit: number): Promise<RejectRow[]> {
+  return db
+    .selectFrom('import_rejects')
+    .select(['row_number', 'raw', 'reason'])
+    .where('organization_id', '=', organizationId)
+    .where('import_id', '=', importId)
+    .where('row_number', '>', afterRow)
+    .orderBy('row_number')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * The leads holding any of these phones, emails or external ids, in id
+ * (creation) order: three IN lookups on the indexed columns
+ * (organization_id, phone | email | external_lead_id), chunked.
+ */
+export async function findLeadsByKeys(
+  db: Db,
+  organizationId: string,
+  keys: { phones: readonly string[]; emails: readonly string[]; externalIds: readonly string[] },
+  lock: boolean,
+): Promise<LeadRow[]> {
+  const found = new Map<string, LeadRow>();
+  const lookups: [keyof LeadsTable & ('phone' | 'email' | 'external_lead_id'), readonly string[]][] = [
+    ['phone', keys.phones],
+    ['email', keys.emails],
+    ['external_lead_id', keys.externalIds],
+  ];
+  for (const [column, values] of lookups) {
+    for (const part of chunks([...new Set(values)], IN_CHUNK)) {
+      const q = db.selectFrom('leads').selectAll().where('organization_id', '=', organizationId).where(column, 'in', part);
+      // PostgreSQL: the matched leads stay as read until the batch commits (an API update waits).
+      for (const row of await withLock(db, q, lock ? 'update' : false).execute()) found.set(row.id, row);
+    }
+  }
+  return [...found.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+export async function insertLeads(db: Db, organizationId: string, rows: readonly Omit<Insertable<LeadsTable>, 'organization_id'>[]): Promise<void> {
+  for (const part of chunks(rows, INSERT_CHUNK)) {
+    await db.insertInto('leads').values(part.map((r) => ({ ...r, organization_id: organizationId }))).execute();
+  }
+}
+
+/** Channel and source of the opt-outs among these address digests (keyed or legacy). */
+export async function suppressionsAmong(db: Db, organizationId: string, digests: readonly string[]): Promise<{ channel: string; address_digest: string; source: string }[]> {
+  const out: { channel: string; address_digest: string; source: string }[] = [];
+  for (const part of chunks([...new Set(digests)], IN_CHUNK)) {
+    out.push(...(await db.selectFrom('suppressions').select(['channel', 'address_digest', 'source'])
+      .where('organization_id', '=', organizationId).where('address_digest', 'in', part).execute()));
+  }
+  return out;
+}
+
+/** Which of these leads ever had an opening made (any profile, any outcome): the import greets a lead at most once. */
+export async function leadsWithOpenings(db: Db, organizationId: string, leadIds: readonly string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const part of chunks(leadIds, IN_CHUNK)) {
+    const rows = await db.selectFrom('lead_openings').select('lead_id').distinct()
+      .where('organization_id', '=', organizationId).where('lead_id', 'in', part).execute();
+    for (const r of rows) out.add(r.lead_id);
+  }
+  return out;
+}
+
+/** Leads of the organization (a test and benchmark check; never used on a request path). */
+export async function countLeads(db: Db, organizationId: string): Promise<number> {
+  const row = await db.selectFrom('leads').select(sql<number>`count(*)`.as('n')).where('organization_id', '=', organizationId).executeTakeFirstOrThrow();
+  return Number(row.n);
+}

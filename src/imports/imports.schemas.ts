@@ -1,0 +1,45 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+export const ImportIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+export const StartImportQuery = Type.Object(
+  {
+    profile: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Customer profile of the new leads (default: default)' })),
+    onDuplicate: Type.Optional(Type.Union([Type.Literal('skip'), Type.Literal('update')], { description: 'A row matching an existing lead: update it (default) or leave it' })),
+    startConversations: Type.Optional(Type.Boolean({ description: "Schedule each new (or never-greeted) lead's opening message, through the compliance gate" })),
+    dryRun: Type.Optional(Type.Boolean({ description: 'Check and count only: no lead, message or event is written' })),
+    map: Type.Optional(Type.String({ minLength: 1, maxLength: 4000, description: 'Header=field pairs, e.g. "Mobile=phone,First Name=firstName" (field, info:KEY or - to ignore)' })),
+  },
+  { additionalProperties: false },
+);
+export type StartImportInput = Static<typeof StartImportQuery>;
+
+export const ImportView = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    status: Type.Union([Type.Literal('running'), Type.Literal('completed'), Type.Literal('failed')]),
+    source: Type.String({ description: 'api or cli' }),
+    options: Type.Object({
+      profile: Type.String(),
+      onDuplicate: Type.String(),
+      startConversations: Type.Boolean(),
+      dryRun: Type.Boolean(),
+      map: Type.Union([Type.String(), Type.Null()]),
+    }),
+    total: Type.Integer({ description: 'Rows read and committed so far (header excluded)' }),
+    created: Type.Integer(),
+    updated: Type.Integer(),
+    skipped: Type.Integer({ description: 'Rows matching a lead that were left as they were (policy skip, or nothing to change)' }),
+    rejected: Type.Integer(),
+    error: Type.Union([Type.String(), Type.Null()], { description: 'Why a failed import stopped' }),
+    startedAt: Type.String({ format: 'date-time' }),
+    finishedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  },
+);
+export type ImportViewType = Static<typeof ImportView>;
+
+/** The rejects answer is text/csv (streamed); errors stay JSON like everywhere else. */
+export const REJECTS_CSV_ANSWER = {
+  description: "CSV: the file's own header plus a reason column, then each rejected row as read with why it was rejected",
+  content: { 'text/csv': { schema: Type.String() } },
+};

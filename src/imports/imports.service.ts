@@ -1,0 +1,160 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Deps } from '../platform/deps.js';
+import { BadRequest, DomainError, NotFound } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import { requireProfile } from '../profiles/profiles.service.js';
+import { MappingError, parseMap, planColumns } from './columns.js';
+import { csvRecords } from './csv-source.js';
+import { ImportFileError, runImport, type ImportOptions } from './importer.js';
+import * as repo from './imports.repository.js';
+import type { ImportViewType, StartImportInput } from './imports.schemas.js';
+
+const API_BATCH_SIZE = 500;
+
+export const importNotFound = (id: string) => new NotFound('Import', 'id', id);
+
+class PayloadTooLarge extends DomainError {
+  constructor(limit: number) {
+    super(413, `The CSV file is larger than the import limit of ${limit} bytes (PARLEY_IMPORT_BODY_LIMIT_BYTES)`, 'body_too_large');
+  }
+}
+
+/** Imports this process is running, so a caller (a test, a shutdown) can wait for them. */
+const running = new Set<Promise<void>>();
+export const settleImports = async (): Promise<void> => {
+  await Promise.allSettled([...running]);
+};
+
+export function toImportView(row: repo.ImportRow): ImportViewType {
+  const o = JSON.parse(row.options) as ImportViewType['options'];
+  return {
+    id: row.id, status: row.status, source: row.source,
+    options: { profile: o.profile, onDuplicate: o.onDuplicate, startConversations: o.startConversations, dryRun: o.dryRun, map: o.map ?? null },
+    total: Number(row.total), created: Number(row.created), updated: Number(row.updated), skipped: Number(row.skipped), rejected: Number(row.rejected),
+    error: row.error, startedAt: row.started_at, finishedAt: row.finished_at,
+  };
+}
+
+/** Checks the options of an import (profile, map) into what runImport takes; a client's mistake is a 400/404 naming it. */
+export async function importOptions(deps: Deps, organizationId: string, q: StartImportInput): Promise<ImportOptions> {
+  const profile = q.profile ?? 'default';
+  await requireProfile(deps.db, organizationId, profile);
+  let map;
+  try {
+    map = parseMap(q.map);
+  } catch (err) {
+    if (err instanceof MappingError) throw new BadRequest(err.message, 'invalid_map');
+    throw err;
+  }
+  return { profile, onDuplicate: q.onDuplicate ?? 'update', startConversations: q.startConversations ?? false, dryRun: q.dryRun ?? false, map };
+}
+
+/** Writes the upload to a temporary file as it arrives (never whole in memory), refusing it past `limit` bytes. */
+async function spool(body: Readable, limit: number): Promise<{ dir: string; file: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'parley-import-'));
+  const file = join(dir, 'upload.csv');
+  let seen = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      seen += chunk.length;
+      done(seen > limit ? new PayloadTooLarge(limit) : null, chunk);
+    },
+  });
+  try {
+    await pipeline(body, counter, createWriteStream(file));
+    return { dir, file };
+  } catch (err) {
+    await rm(dir, { recursive: true, force: true });
+    body.resume();
+    throw err;
+  }
+}
+
+/** The header line of a spooled file, mapped: a map naming a missing column is the client's 400 before the import starts. */
+export async function checkHeader(file: string, options: ImportOptions): Promise<void> {
+  const records = csvRecords(createReadStream(file));
+  const first = await records.next();
+  await records.return(undefined);
+  if (first.done) throw new BadRequest('The CSV file is empty: it needs a header line naming its columns', 'empty_file');
+  try {
+    planColumns(first.value.values.map((h) => h.trim()), options.map);
+  } catch (err) {
+    if (err instanceof MappingError) throw new BadRequest(err.message, 'invalid_map');
+    throw err;
+  }
+}
+
+/**
+ * POST /v1/imports: the body is spooled to a temporary file, its header
+ * checked, the import recorded as running and answered at once; the rows are
+ * imported in the background of this process, and GET /v1/imports/{id} shows
+ * the counts as each batch commits.
+ */
+export async function startImport(deps: Deps, organizationId: string, body: Readable, q: StartImportInput): Promise<ImportViewType> {
+  const options = await importOptions(deps, organizationId, q);
+  const { dir, file } = await spool(body, deps.config.importBodyLimitBytes);
+  try {
+    await checkHeader(file, options);
+  } catch (err) {
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+  const id = newId();
+  const at = deps.clock.now().toISOString();
+  const stored = { profile: options.profile, onDuplicate: options.onDuplicate, startConversations: options.startConversations, dryRun: options.dryRun, map: q.map ?? null };
+  await repo.insertImport(deps.db, organizationId, { id, status: 'running', source: 'api', options: JSON.stringify(stored), headers: null, error: null, started_at: at, finished_at: null });
+  const work = (async () => {
+    try {
+      // Smaller batches than the command's: each holds SQLite's write lock, which the server's requests share.
+      await runImport(deps, organizationId, id, createReadStream(file), { ...options, batchSize: API_BATCH_SIZE });
+      await repo.finishImport(deps.db, organizationId, id, 'completed', null, deps.clock.now().toISOString());
+    } catch (err) {
+      const message = err instanceof ImportFileError || err instanceof MappingError || err instanceof Error ? err.message : String(err);
+      deps.log.error({ err, importId: id }, 'import failed');
+      await repo.finishImport(deps.db, organizationId, id, 'failed', message, deps.clock.now().toISOString()).catch(() => {});
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  })();
+  running.add(work);
+  void work.finally(() => running.delete(work));
+  return toImportView((await repo.findImport(deps.db, organizationId, id))!);
+}
+
+export async function getImport(deps: Deps, organizationId: string, id: string): Promise<ImportViewType> {
+  const row = await repo.findImport(deps.db, organizationId, id);
+  if (!row) throw importNotFound(id);
+  return toImportView(row);
+}
+
+/** RFC 4180 quoting. Values go back exactly as read (no spreadsheet defusing): the file is for fixing and importing again. */
+export function csvCell(value: string): string {
+  return /[",\r\n;\t]/.test(value) || value !== value.trim() ? `"${value.replaceAll('"', '""')}"` : value;
+}
+
+/** GET /v1/imports/{id}/rejects: the file's header plus `reason`, then each rejected row, streamed a page at a time. */
+export async function rejectsCsv(deps: Deps, organizationId: string, id: string): Promise<Readable> {
+  const row = await repo.findImport(deps.db, organizationId, id);
+  if (!row) throw importNotFound(id);
+  const headers = row.headers ? (JSON.parse(row.headers) as string[]) : [];
+  async function* lines(): AsyncGenerator<string> {
+    yield `${[...headers, 'reason'].map(csvCell).join(',')}\r\n`;
+    let after = 0;
+    for (;;) {
+      const page = await repo.listRejects(deps.db, organizationId, id, after, 500);
+      for (const r of page) {
+        const values = JSON.parse(r.raw) as string[];
+        const cells = headers.map((_h, i) => values[i] ?? '');
+        yield `${[...cells, r.reason].map(csvCell).join(',')}\r\n`;
+      }
+      if (page.length < 500) return;
+      after = page[page.length - 1]!.row_number;
+    }
+  }
+  return Readable.from(lines());
+}

@@ -1,0 +1,94 @@
+import { DomainError } from '../platform/errors.js';
+import { normalizePhone } from '../platform/phone.js';
+import { checkTimeZone } from '../platform/time-zone.js';
+import type { ColumnPlan } from './columns.js';
+
+/** A valid row, normalised as POST /v1/leads/create would store it. */
+export interface ImportedLead {
+  firstName: string;
+  lastName: string | undefined;
+  phone: string | null;
+  email: string | null;
+  timeZone: string | undefined;
+  externalLeadId: string | undefined;
+  /** Columns without a lead field, keyed by header; empty cells left out. */
+  info: Record<string, string>;
+}
+
+export type RowOutcome = { ok: true; lead: ImportedLead } | { ok: false; reason: string };
+
+// The `email` format of ajv-formats (full mode), the one CreateLeadBody's schema checks.
+const EMAIL = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
+
+/** The limits of CreateLeadBody (leads.schemas.ts), applied to a cell. */
+const MAX = { firstName: 200, lastName: 200, phone: 40, email: 320, timeZone: 64, externalLeadId: 200 } as const;
+/** One cell of additionalInfo; a row's whole text is already bounded by the parser's record size. */
+const MAX_INFO_VALUE = 10_000;
+
+const fail = (reason: string): RowOutcome => ({ ok: false, reason });
+
+/**
+ * Zones already judged: checking one builds an Intl.DateTimeFormat (about
+ * 0.3 ms, more than the rest of a row), and a file names a handful of zones
+ * in a million rows. Bounded, so a file of junk zones cannot grow it.
+ */
+const zoneVerdicts = new Map<string, boolean>();
+function knownZone(zone: string): boolean {
+  const known = zoneVerdicts.get(zone);
+  if (known !== undefined) return known;
+  let ok = true;
+  try {
+    checkTimeZone(zone);
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err;
+    ok = false;
+  }
+  if (zoneVerdicts.size < 1000) zoneVerdicts.set(zone, ok);
+  return ok;
+}
+
+/**
+ * Validates one record against the column plan, as the API validates a
+ * create: a first name, a phone or an email, each well formed. Empty cells
+ * are "not given". The reason is a sentence for the rejects file.
+ */
+export function readRow(plan: ColumnPlan, record: readonly string[], defaultCountry: string): RowOutcome {
+  const given: Partial<Record<keyof typeof MAX, string>> = {};
+  const info: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (let i = 0; i < plan.targets.length; i++) {
+    const value = (record[i] ?? '').trim();
+    if (value === '') continue;
+    const target = plan.targets[i]!;
+    if ('field' in target) given[target.field] = value;
+    else if ('info' in target) {
+      if (value.length > MAX_INFO_VALUE) return fail(`column ${target.info} is longer than ${MAX_INFO_VALUE} characters`);
+      info[target.info] = value;
+    }
+  }
+  if (record.length > plan.targets.length && record.slice(plan.targets.length).some((v) => v.trim() !== '')) {
+    return fail(`the row has ${record.length} values but the header has ${plan.targets.length} columns`);
+  }
+  for (const field of Object.keys(MAX) as (keyof typeof MAX)[]) {
+    const v = given[field];
+    if (v !== undefined && v.length > MAX[field]) return fail(`${field} is longer than ${MAX[field]} characters`);
+  }
+  if (!given.firstName) return fail('firstName is missing (every lead needs a first name)');
+  if (!given.phone && !given.email) return fail('the row has neither a phone nor an email (a lead needs one of them)');
+  let phone: string | null = null;
+  if (given.phone) {
+    try {
+      phone = normalizePhone(given.phone, defaultCountry);
+    } catch (err) {
+      if (err instanceof DomainError) return fail(`phone "${given.phone}" is not a valid phone number`);
+      throw err;
+    }
+  }
+  // Lower case: inbound email is matched by equality (leads.service.ts does the same).
+  const email = given.email ? given.email.toLowerCase() : null;
+  if (email !== null && !EMAIL.test(email)) return fail(`email "${given.email}" is not a valid email address`);
+  if (given.timeZone && !knownZone(given.timeZone)) return fail(`timeZone "${given.timeZone}" is not a known IANA time zone (like America/Chicago)`);
+  return {
+    ok: true,
+    lead: { firstName: given.firstName, lastName: given.lastName, phone, email, timeZone: given.timeZone, externalLeadId: given.externalLeadId, info: { ...info } },
+  };
+}

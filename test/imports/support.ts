@@ -1,0 +1,53 @@
+import { expect } from 'vitest';
+import type { ApiResponse, Client } from '../support/harness.js';
+
+/** POST /v1/imports with a CSV body and query options. */
+export function postCsv(client: Client, csv: string | Buffer, query: Record<string, string> = {}, contentType = 'text/csv'): Promise<ApiResponse> {
+  const qs = new URLSearchParams(query).toString();
+  return client.call('POST', `/imports${qs ? `?${qs}` : ''}`, csv as string, { 'content-type': contentType });
+}
+
+/** Polls GET /v1/imports/{id} until it is no longer running. */
+export async function settled(client: Client, id: string, ms = 20_000): Promise<any> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const res = await client.get(`/imports/${id}`);
+    expect(res.status).toBe(200);
+    if (res.body.status !== 'running') return res.body;
+    if (Date.now() > end) throw new Error(`import ${id} still running: ${JSON.stringify(res.body)}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Uploads and waits: the finished import's view. */
+export async function importCsv(client: Client, csv: string | Buffer, query: Record<string, string> = {}): Promise<any> {
+  const res = await postCsv(client, csv, query);
+  if (res.status !== 202) throw new Error(`POST /imports: ${res.status} ${JSON.stringify(res.body)}`);
+  expect(res.body).toMatchObject({ id: expect.any(String), status: 'running' });
+  return settled(client, res.body.id);
+}
+
+/** Every lead of the organization (all pages). */
+export async function allLeads(client: Client): Promise<any[]> {
+  const out: any[] = [];
+  let token: string | null = null;
+  do {
+    const res: ApiResponse = await client.get(`/leads?limit=1000${token ? `&nextToken=${encodeURIComponent(token)}` : ''}`);
+    expect(res.status).toBe(200);
+    out.push(...res.body.leads);
+    token = res.body.nextToken;
+  } while (token);
+  return out;
+}
+
+let counter = 0;
+/** A distinct possible US phone per call, in a range the harness's uniquePhone does not use (+1 628). */
+export function importPhone(): string {
+  counter += 1;
+  const n = (process.pid % 500) * 10000 + counter;
+  return `+1628${String(2000000 + (n % 7000000)).padStart(7, '0')}`;
+}
+
+/** A CSV line (RFC 4180 quoting where needed). */
+export const csvLine = (values: readonly string[], sep = ',') =>
+  values.map((v) => (/[",;\t\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v)).join(sep);

@@ -11,6 +11,7 @@ import * as leadListing from './migrations/0008_lead_listing.js';
 import * as followUps from './migrations/0009_follow_ups.js';
 import * as timeline from './migrations/0011_timeline.js';
 import * as leadEmailOrder from './migrations/0013_lead_email_order.js';
+import * as consoleUsers from './migrations/0017_console_users.js';
 
 /** Migrations are listed here in order (no directory scan: works from src and dist alike). */
 const migrations: Record<string, Migration> = {
@@ -25,6 +26,7 @@ const migrations: Record<string, Migration> = {
   '0009_follow_ups': followUps,
   '0011_timeline': timeline,
   '0013_lead_email_order': leadEmailOrder,
+  '0017_console_users': consoleUsers,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -62,7 +62,7 @@ function ReplyBox({ lead, onSent }: { lead: Lead; onSent: () => void }) {
   };
 
   return (
-    <form class="reply" onSubmit={send} aria-label="Reply">
+    <form class="reply" onSubmit={send} aria-label="Send a reply">
       <div class="reply-row">
         <label for="reply-channel">Channel</label>
         <select id="reply-channel" value={channel} onChange={(e) => setChannel(e.currentTarget.value as Channel)}>

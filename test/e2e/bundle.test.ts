@@ -1,0 +1,41 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CONSOLE_DIST, ensureConsoleBuilt } from './support.js';
+
+const BUDGET = 150 * 1024;
+
+/** The JavaScript a first visit loads: every module script and modulepreload index.html names. */
+function firstLoadScripts(html: string): string[] {
+  const scripts = [...html.matchAll(/<script\b[^>]*\bsrc="([^"]+)"/g)].map((m) => m[1]!);
+  const preloads = [...html.matchAll(/<link\b[^>]*rel="modulepreload"[^>]*href="([^"]+)"/g)].map((m) => m[1]!);
+  return [...new Set([...scripts, ...preloads])];
+}
+
+const fileOf = (src: string) => join(CONSOLE_DIST, src.replace(/^\/console\//, ''));
+
+describe('console bundle', () => {
+  let html = '';
+  beforeAll(async () => {
+    await ensureConsoleBuilt();
+    html = readFileSync(join(CONSOLE_DIST, 'index.html'), 'utf8');
+  });
+
+  it(`loads at most ${BUDGET / 1024} KB of gzipped JavaScript on first load`, () => {
+    const scripts = firstLoadScripts(html);
+    expect(scripts.length).toBeGreaterThan(0);
+    const sizes = scripts.map((src) => gzipSync(readFileSync(fileOf(src))).length);
+    const total = sizes.reduce((a, b) => a + b, 0);
+    console.log(`console first-load JS: ${scripts.length} file(s), ${(total / 1024).toFixed(1)} KB gzipped`);
+    expect(total).toBeLessThanOrEqual(BUDGET);
+  });
+
+  it('has nothing inline that the CSP would block: no inline script or style, no style attribute, no outside origin', () => {
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    expect(html).not.toMatch(/<style\b/);
+    expect(html).not.toMatch(/\sstyle=/);
+    expect(html).not.toMatch(/(?:src|href)="(?:https?:)?\/\//);
+    for (const src of firstLoadScripts(html)) expect(src.startsWith('/console/')).toBe(true);
+  });
+});

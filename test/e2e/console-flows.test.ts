@@ -1,0 +1,161 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createLead, uniquePhone } from '../support/harness.js';
+import { Receiver } from '../support/receiver.js';
+import { registerEndpoint } from '../support/webhooks.js';
+import { describeWithBrowser, launchChromium, signedIn, startConsoleServer, type ConsoleServer } from './support.js';
+
+const waitFor = async <T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 8000): Promise<T> => {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (ok(v) || Date.now() > end) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+describeWithBrowser('console in the browser: an operator works a conversation', () => {
+  let server: ConsoleServer;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startConsoleServer(), launchChromium()]);
+    ({ page } = await signedIn(browser, server, server.users.admin));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.ts.close();
+  });
+
+  const inbound = async (phone: string, text: string) => {
+    const res = await server.ts.acme.post('/inbound', { channel: 'sms', from: phone, text });
+    expect(res.status).toBe(200);
+    return res.body.leadId as string;
+  };
+  const aiState = () => page.locator('.ai-state strong').textContent();
+  const lead = async (id: string) => (await server.ts.acme.get(`/leads/${id}`)).body;
+
+  it('logs in through the form, and a wrong password is refused with the server\'s message', async () => {
+    const { context, page: p } = await (async () => {
+      const context = await browser.newContext({ baseURL: server.ts.url });
+      return { context, page: await context.newPage() };
+    })();
+    await p.goto('/console/');
+    await p.getByLabel('Email').fill(server.users.agent.email);
+    await p.getByLabel('Password').fill('not the password at all');
+    await p.getByRole('button', { name: 'Log in' }).click();
+    await expect.poll(() => p.getByRole('alert').textContent()).toContain('Invalid email or password');
+    await p.getByLabel('Password').fill(server.users.agent.password);
+    await p.getByRole('button', { name: 'Log in' }).click();
+    await p.getByRole('heading', { name: 'Inbox' }).waitFor();
+    expect(await p.getByText(server.users.agent.email).count()).toBe(1);
+    await context.close();
+  });
+
+  it('shows an inbound message live on the lead page, without a reload', async () => {
+    const phone = uniquePhone();
+    const id = await createLead(server.ts.acme, { firstName: 'Leo', lastName: 'Live', phone });
+    await page.goto(`/console/leads/${id}`);
+    await page.getByRole('heading', { name: 'Leo Live' }).waitFor();
+    await page.waitForTimeout(300); // the event stream is open
+    await inbound(phone, 'Also, do you deliver on Saturdays?');
+    await page.locator('.thread').getByText('Also, do you deliver on Saturdays?').waitFor({ timeout: 8000 });
+  });
+
+  it('shows an inbound message live in the inbox, newest activity first, then opens the lead', async () => {
+    const phone = uniquePhone();
+    const id = await createLead(server.ts.acme, { firstName: 'Livia', lastName: 'Stream', phone });
+    await page.goto('/console/');
+    await page.getByRole('heading', { name: 'Inbox' }).waitFor();
+    await page.getByText('Livia Stream').waitFor();
+    await page.waitForTimeout(300); // the event stream is open
+    await inbound(phone, 'Is the blue one still available?');
+    await page.getByText('Is the blue one still available?').waitFor({ timeout: 8000 });
+    expect(await page.locator('.inbox li').first().textContent()).toContain('Livia Stream');
+    expect(await page.locator('.inbox li').first().textContent()).toContain('unread');
+
+    await page.getByRole('link', { name: /Livia Stream/ }).click();
+    await page.getByRole('heading', { name: 'Livia Stream' }).waitFor();
+    expect(page.url()).toContain(`/console/leads/${id}`);
+  });
+
+  it('a human reply pauses the AI, and the AI can be turned back on', async () => {
+    const phone = uniquePhone();
+    const id = await createLead(server.ts.acme, { firstName: 'Rhea', lastName: 'Reply', phone, isAiOn: true });
+    await page.goto(`/console/leads/${id}`);
+    await expect.poll(() => aiState()).toBe('on');
+    await page.getByLabel('Reply', { exact: true }).fill('Hi Rhea, this is Sam from the team.');
+    await page.getByRole('button', { name: 'Send reply' }).click();
+    await expect.poll(() => aiState()).toBe('off');
+    await page.locator('.thread').getByText('Hi Rhea, this is Sam from the team.').waitFor();
+    expect((await lead(id)).isAiOn).toBe(false);
+    const sent = (await server.ts.acme.get(`/leads/${id}/messages`)).body.messages as { content: { text: string }; isAiGenerated: boolean }[];
+    expect(sent.some((m) => m.content.text === 'Hi Rhea, this is Sam from the team.' && !m.isAiGenerated)).toBe(true);
+
+    await page.getByRole('button', { name: 'Turn AI on' }).click();
+    await expect.poll(() => aiState()).toBe('on');
+    expect((await lead(id)).isAiOn).toBe(true);
+    await page.getByRole('button', { name: 'Turn AI off' }).click();
+    await expect.poll(() => aiState()).toBe('off');
+    expect((await lead(id)).isAiOn).toBe(false);
+  });
+
+  it('after unsubscribing sms the reply box refuses, with the reason', async () => {
+    const id = await createLead(server.ts.acme, { firstName: 'Uma', lastName: 'Unsub', phone: uniquePhone() });
+    await page.goto(`/console/leads/${id}`);
+    const box = page.getByLabel('Reply', { exact: true });
+    expect(await box.isEnabled()).toBe(true);
+    await page.getByRole('button', { name: 'Unsubscribe sms' }).click();
+    await page.getByText(/unsubscribed from SMS/).waitFor();
+    expect(await box.isDisabled()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Send reply' }).isDisabled()).toBe(true);
+    expect((await lead(id)).subscriptions.sms).toBe('unsubscribed');
+  });
+
+  it('renders a lead\'s <script> as text: nothing runs', async () => {
+    const phone = uniquePhone();
+    const id = await createLead(server.ts.acme, { firstName: '<b>Bold</b>', lastName: 'Mallory', phone });
+    const evil = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">';
+    await inbound(phone, evil);
+    await page.goto(`/console/leads/${id}`);
+    await page.locator('.thread').getByText(evil).waitFor();
+    expect(await page.getByRole('heading', { name: '<b>Bold</b> Mallory' }).count()).toBe(1);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.locator('.thread script, .thread img, h1 b').count()).toBe(0);
+  });
+
+  it('edits a profile', async () => {
+    const name = `Spring-${process.pid}`;
+    expect((await server.ts.acme.post('/customerProfiles', { name, description: 'Old words' })).status).toBe(201);
+    await page.goto('/console/profiles');
+    await page.getByRole('button', { name: `Edit profile ${name}` }).click();
+    await page.getByLabel('Description').fill('Spring campaign, new words');
+    await page.getByRole('button', { name: 'Save profile' }).click();
+    await page.getByText('Spring campaign, new words').waitFor();
+    expect((await server.ts.acme.get(`/customerProfiles/${name}`)).body.description).toBe('Spring campaign, new words');
+  });
+
+  it('replays a webhook delivery', async () => {
+    const receiver = await new Receiver().start();
+    try {
+      const endpoint = await registerEndpoint(server.ts.acme, receiver, ['optOut']);
+      const id = await createLead(server.ts.acme, { phone: uniquePhone() });
+      expect((await server.ts.acme.post(`/leads/${id}/unsubscribe`, { channels: ['sms'] })).status).toBe(200);
+      await waitFor(async () => receiver.received.length, (n) => n >= 1);
+      const before = receiver.received.length;
+      expect(before).toBeGreaterThanOrEqual(1);
+
+      await page.goto('/console/webhooks');
+      const section = page.getByRole('region', { name: `Endpoint ${receiver.url}` });
+      await section.getByRole('button', { name: /^Replay optOut/ }).first().click();
+      await page.getByText('Replay of optOut queued.').waitFor();
+      const after = await waitFor(async () => receiver.received.length, (n) => n > before);
+      expect(after).toBeGreaterThan(before);
+      const deliveries = (await server.ts.acme.get(`/webhooks/${endpoint.id}/deliveries`)).body.deliveries as unknown[];
+      expect(deliveries.length).toBeGreaterThan(1);
+    } finally {
+      await receiver.stop();
+    }
+  });
+});

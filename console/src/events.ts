@@ -29,6 +29,12 @@ export function useLiveEvents(onEvent: (e: LiveEvent) => void): void {
       }
     };
     for (const t of TYPES) source.addEventListener(t, listener as EventListener);
+    // The server does not replay what was missed while disconnected: after a reconnect, refetch.
+    let opened = 0;
+    source.addEventListener('open', () => {
+      opened += 1;
+      if (opened > 1) handler.current({ type: 'reconnected' });
+    });
     return () => source.close();
   }, []);
 }

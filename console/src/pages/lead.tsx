@@ -53,7 +53,7 @@ export function LeadPage({ id }: { id: string }) {
 
   // A new message, a delivery update or an opt-out for this lead: show it without a reload, and keep it read.
   useLiveEvents((e) => {
-    if (e.leadId !== id) return;
+    if (e.leadId !== id && e.type !== 'reconnected') return;
     window.clearTimeout(pending.current);
     pending.current = window.setTimeout(() => {
       data.reload();

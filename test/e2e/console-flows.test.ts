@@ -158,4 +158,22 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
       await receiver.stop();
     }
   });
+
+  // Last: it narrows the organization's contact hours.
+  it("shows each message's state with its reason: blocked, and waiting for contact hours", async () => {
+    const id = await createLead(server.ts.acme, { firstName: 'Stella', lastName: 'States', phone: uniquePhone(), email: `stella-${process.pid}@example.com`, timeZone: 'UTC' });
+    expect((await server.ts.acme.post(`/leads/${id}/unsubscribe`, { channels: ['sms'] })).status).toBe(200);
+    const blocked = await server.ts.acme.post(`/leads/${id}/sendMessage`, { message: 'One more thing', channel: 'sms', sendWhenOff: true });
+    expect(blocked.body.status).toBe('blocked');
+    const hour = new Date().getUTCHours();
+    const hh = (h: number) => `${String(h % 24).padStart(2, '0')}:00`;
+    expect((await server.ts.acme.patch('/settings', { timeZone: 'UTC', contactHours: { start: hh(hour + 2), end: hh(hour + 3) } })).status).toBe(200);
+    const waiting = await server.ts.acme.post(`/leads/${id}/sendMessage`, { message: 'See you tomorrow', channel: 'email', sendWhenOff: true });
+    expect(waiting.body.status).toBe('waiting');
+
+    await page.goto(`/console/leads/${id}`);
+    const item = (text: string) => page.locator('.msg', { hasText: text }).locator('.msg-state');
+    await expect.poll(() => item('One more thing').textContent()).toMatch(/^blocked — .+/);
+    await expect.poll(() => item('See you tomorrow').textContent()).toMatch(/^waiting for contact hours — .+ until /);
+  });
 });

@@ -1,0 +1,100 @@
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import type { Db } from '../platform/db/schema.js';
+import { lowerStartsWith, prefixEnd } from '../platform/db/prefix.js';
+import { selectLeadViews, type LeadViewRow } from './leads.repository.js';
+
+/** What `search` was read as (lead-search.service.ts); the alternatives are ORed. */
+export interface SearchTerm {
+  phonePrefixes: string[];
+  emailPrefix?: string;
+  /** A first-name prefix alone, or with a last-name prefix (both must match). */
+  names: { first: string; last?: string }[];
+  lastNamePrefix?: string;
+  externalLeadId?: string;
+}
+
+export interface LeadSearchFilter {
+  search?: SearchTerm;
+  aiOn?: boolean;
+  tag?: string;
+  profile?: string;
+  needsAttention?: boolean;
+}
+
+/** Where a page starts: after a lead in id order, or (newest activity first) after a lead with activity, or among those without. */
+export type SearchPosition =
+  | { sort: 'created'; afterId?: string }
+  | { sort: 'lastActivity'; after?: { phase: 'active'; at: string; id: string } | { phase: 'idle'; id: string } };
+
+export type LeadSearchRow = LeadViewRow & {
+  lm_text: string | null;
+  lm_direction: 'inbound' | 'outbound' | null;
+  lm_channel: 'sms' | 'voice' | 'email' | null;
+  lm_at: string | null;
+  lm_ai: number | null;
+  needs_attention: number;
+};
+
+/** One column of the lead's latest message (messages_lead_idx: organization, lead, id). */
+const latest = (column: string) =>
+  sql.raw(`(select ${column} from messages m where m.organization_id = leads.organization_id and m.lead_id = leads.id order by m.id desc limit 1)`);
+
+/** The last word is the lead's (unanswered), or the AI's after a handoff turned it off (nobody has answered): 1, else 0. */
+const needsAttention = sql<number>`(case when ${latest('m.direction')} = 'inbound' or (leads.is_ai_on = 0 and ${latest('m.is_ai_generated')} = 1) then 1 else 0 end)`;
+
+function matches(db: Db, term: SearchTerm): RawBuilder<SqlBool> {
+  const alternatives: RawBuilder<SqlBool>[] = [];
+  for (const p of term.phonePrefixes) alternatives.push(sql<SqlBool>`(leads.phone >= ${p} and leads.phone < ${prefixEnd(p)})`);
+  if (term.emailPrefix) alternatives.push(lowerStartsWith(db, 'email', term.emailPrefix));
+  for (const n of term.names) {
+    alternatives.push(n.last ? sql<SqlBool>`(${lowerStartsWith(db, 'first_name', n.first)} and ${lowerStartsWith(db, 'last_name', n.last)})` : lowerStartsWith(db, 'first_name', n.first));
+  }
+  if (term.lastNamePrefix) alternatives.push(lowerStartsWith(db, 'last_name', term.lastNamePrefix));
+  if (term.externalLeadId) alternatives.push(sql<SqlBool>`leads.external_lead_id = ${term.externalLeadId}`);
+  if (alternatives.length === 0) return sql<SqlBool>`1 = 0`;
+  return sql<SqlBool>`(${sql.join(alternatives, sql` or `)})`;
+}
+
+/**
+ * A page (limit+1 rows) of GET /v1/leads with the console's filters. Every
+ * filter is a WHERE on the lead row or an indexed probe of its tags and
+ * messages; the search alternatives are index ranges (migration 0017).
+ */
+export async function searchLeadViews(db: Db, organizationId: string, f: LeadSearchFilter, at: SearchPosition, limit: number): Promise<LeadSearchRow[]> {
+  let q = selectLeadViews(db, organizationId).select([
+    latest('substr(m.text, 1, 200)').as('lm_text'),
+    latest('m.direction').as('lm_direction'),
+    latest('m.channel').as('lm_channel'),
+    latest('m.created_at').as('lm_at'),
+    latest('m.is_ai_generated').as('lm_ai'),
+    needsAttention.as('needs_attention'),
+  ]);
+  if (f.search) q = q.where(matches(db, f.search));
+  if (f.aiOn !== undefined) q = q.where('leads.is_ai_on', '=', f.aiOn ? 1 : 0);
+  if (f.profile !== undefined) q = q.where('leads.customer_profile', '=', f.profile);
+  if (f.tag !== undefined) {
+    const tag = f.tag;
+    q = q.where(sql<SqlBool>`exists(select 1 from lead_tags t where t.organization_id = leads.organization_id and t.lead_id = leads.id and t.name = ${tag})`);
+  }
+  if (f.needsAttention !== undefined) q = q.where(sql<SqlBool>`${needsAttention} = ${f.needsAttention ? 1 : 0}`);
+
+  if (at.sort === 'created') {
+    if (at.afterId) q = q.where('leads.id', '>', at.afterId);
+    return (await q.orderBy('leads.id').limit(limit + 1).execute()) as LeadSearchRow[];
+  }
+  const rows: LeadSearchRow[] = [];
+  if (!at.after || at.after.phase === 'active') {
+    let active = q.where('leads.last_activity_at', 'is not', null);
+    if (at.after) {
+      const { at: time, id } = at.after;
+      active = active.where((eb) => eb.or([eb('leads.last_activity_at', '<', time), eb.and([eb('leads.last_activity_at', '=', time), eb('leads.id', '<', id)])]));
+    }
+    rows.push(...((await active.orderBy('leads.last_activity_at', 'desc').orderBy('leads.id', 'desc').limit(limit + 1).execute()) as LeadSearchRow[]));
+    if (rows.length > limit) return rows;
+  }
+  // Leads without any activity come after all others, newest first.
+  let idle = q.where('leads.last_activity_at', 'is', null);
+  if (at.after?.phase === 'idle') idle = idle.where('leads.id', '<', at.after.id);
+  rows.push(...((await idle.orderBy('leads.id', 'desc').limit(limit + 1 - rows.length).execute()) as LeadSearchRow[]));
+  return rows;
+}

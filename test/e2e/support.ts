@@ -17,7 +17,10 @@ const CHROMIUM = '/usr/bin/chromium';
  * loudly; under CI=true a missing chromium is a failure, not a skip.
  */
 export function describeWithBrowser(title: string, suite: () => void): void {
-  if (existsSync(CHROMIUM)) return describe(title, suite);
+  if (existsSync(CHROMIUM)) {
+    describe(title, suite);
+    return;
+  }
   if (process.env.CI === 'true') throw new Error(`${CHROMIUM} is required in CI for the console's browser tests (apt-get install chromium)`);
   console.warn(`\n*** ${CHROMIUM} not found: the console browser tests "${title}" are SKIPPED (apt-get install chromium to run them). ***\n`);
   describe.skip(title, suite);

@@ -55,9 +55,11 @@ export async function createUserInOrganization(
   db: Kysely<Database>, orgName: string, input: { email: string; role: UserRole; password?: string },
 ): Promise<{ user: UserView; password: string }> {
   const at = new Date().toISOString();
-  const org = (await findOrganizationByName(db, orgName))
-    ?? (await db.transaction().execute((trx) => createOrganization(trx, orgName, at, FALLBACK_TIME_ZONE)));
-  return createUser(db, org.id, input, at);
+  // One transaction: a refused user (a taken email) leaves no new organization behind.
+  return db.transaction().execute(async (trx) => {
+    const org = (await findOrganizationByName(trx, orgName)) ?? (await createOrganization(trx, orgName, at, FALLBACK_TIME_ZONE));
+    return createUser(trx, org.id, input, at);
+  });
 }
 
 /** The user behind an email and password, or undefined; an unknown email costs a hash too, so timing tells nothing. */

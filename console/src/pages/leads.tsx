@@ -14,7 +14,7 @@ export function LeadsPage() {
   const [error, setError] = useState<string | null>(null);
 
   const load = (token?: string) =>
-    get<Listing>(`/v1/leads${query({ limit: 50, nextToken: token, ...filterQuery(filters) })}`).then(
+    get<Listing>(`/v1/leads${query({ sort: 'created', limit: 50, nextToken: token, ...filterQuery(filters) })}`).then(
       (page) => {
         const leads = page.leads.filter((l) => !filters.channel || l.lastMessage?.channel === filters.channel);
         setList((prev) => ({ leads: token && prev ? [...prev.leads, ...leads] : leads, nextToken: page.nextToken }));

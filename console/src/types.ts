@@ -28,6 +28,7 @@ export interface LastMessage {
   direction: 'inbound' | 'outbound';
   channel: Channel;
   at: string;
+  isAiGenerated?: boolean;
 }
 
 export interface Lead {

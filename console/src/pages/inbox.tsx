@@ -59,7 +59,7 @@ export function InboxPage() {
                       <time dateTime={l.lastActivityAt ?? undefined}>{when(l.lastActivityAt)}</time>
                     </span>
                     <span class="preview">
-                      {l.lastMessage ? `${l.lastMessage.direction === 'inbound' ? '' : 'You: '}${l.lastMessage.text}` : 'No messages yet'}
+                      {l.lastMessage ? `${l.lastMessage.direction === 'inbound' ? '' : l.lastMessage.isAiGenerated ? 'AI: ' : 'Team: '}${l.lastMessage.text}` : 'No messages yet'}
                     </span>
                     <span class="badges">
                       {isNew && <span class="badge accent">unread</span>}
@@ -67,6 +67,7 @@ export function InboxPage() {
                       {l.lastMessage && <span class="badge">{l.lastMessage.channel}</span>}
                       <span class="badge">{l.customerProfile}</span>
                       <span class={l.isAiOn ? 'badge' : 'badge off'}>AI {l.isAiOn ? 'on' : 'off'}</span>
+                      {l.isDoNotContact ? <span class="badge off">do not contact</span> : l.isUnsubscribed && <span class="badge off">unsubscribed</span>}
                     </span>
                   </Link>
                 </li>

@@ -159,6 +159,35 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     }
   });
 
+  it('filters the inbox (needs attention, AI on) and searches leads by name', async () => {
+    const tag = `${process.pid}${Date.now() % 100000}`;
+    const waiting = uniquePhone();
+    const answered = uniquePhone();
+    await createLead(server.ts.acme, { firstName: 'Wanda', lastName: `Waiting${tag}`, phone: waiting, isAiOn: false });
+    const doneId = await createLead(server.ts.acme, { firstName: 'Arno', lastName: `Answered${tag}`, phone: answered, isAiOn: true });
+    await inbound(waiting, 'Hello? Anyone there?');
+    await inbound(answered, 'Thanks, that is all.');
+    expect((await server.ts.acme.post(`/leads/${doneId}/sendMessage`, { message: 'Glad to help!', channel: 'sms', sendWhenOff: true })).status).toBe(200);
+
+    await page.goto('/console/');
+    await page.getByText(`Wanda Waiting${tag}`).waitFor();
+    await page.getByText(`Arno Answered${tag}`).waitFor();
+    await page.getByLabel('Needs attention').check();
+    await page.getByText(`Arno Answered${tag}`).waitFor({ state: 'detached' });
+    expect(await page.getByText(`Wanda Waiting${tag}`).count()).toBe(1);
+    await page.getByLabel('Needs attention').uncheck();
+    await page.getByLabel('AI', { exact: true }).selectOption('true');
+    await page.getByText(`Wanda Waiting${tag}`).waitFor({ state: 'detached' });
+    expect(await page.getByText(`Arno Answered${tag}`).count()).toBe(1);
+
+    await page.goto('/console/leads');
+    await page.getByLabel('Search').fill('Wanda');
+    await page.getByRole('link', { name: `Wanda Waiting${tag}` }).waitFor();
+    await page.getByLabel('Search').fill(`Arno`);
+    await page.getByRole('link', { name: `Wanda Waiting${tag}` }).waitFor({ state: 'detached' });
+    expect(await page.getByRole('link', { name: `Arno Answered${tag}` }).count()).toBe(1);
+  });
+
   // Last: it narrows the organization's contact hours.
   it("shows each message's state with its reason: blocked, and waiting for contact hours", async () => {
     const id = await createLead(server.ts.acme, { firstName: 'Stella', lastName: 'States', phone: uniquePhone(), email: `stella-${process.pid}@example.com`, timeZone: 'UTC' });

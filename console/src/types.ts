@@ -139,3 +139,11 @@ export interface ConsoleUser {
   role: Role;
   createdAt?: string;
 }
+
+export interface LeadNote {
+  id: string;
+  kind: 'context' | 'command';
+  text: string;
+  createdAt: string;
+  consumedAt: string | null;
+}

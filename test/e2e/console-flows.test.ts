@@ -188,6 +188,42 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     expect(await page.getByRole('link', { name: `Arno Answered${tag}` }).count()).toBe(1);
   });
 
+  it('adds context for the AI, switches the profile and puts the lead on do-not-contact', async () => {
+    const profile = `Winter-${process.pid}`;
+    expect((await server.ts.acme.post('/customerProfiles', { name: profile })).status).toBe(201);
+    const phone = uniquePhone();
+    const id = await createLead(server.ts.acme, { firstName: 'Cora', lastName: 'Context', phone });
+    await page.goto(`/console/leads/${id}`);
+    await page.getByLabel('Add context for the AI').fill('Has two dogs; prefers mornings.');
+    await page.getByRole('button', { name: 'Add context' }).click();
+    await page.locator('section', { has: page.getByRole('heading', { name: 'Context for the AI' }) }).getByText('Has two dogs; prefers mornings.').waitFor();
+    const notes = (await server.ts.acme.get(`/leads/${id}/context`)).body.notes as { text: string }[];
+    expect(notes.map((n) => n.text)).toContain('Has two dogs; prefers mornings.');
+
+    await page.getByLabel('Profile', { exact: true }).selectOption(profile);
+    await page.getByRole('button', { name: 'Switch' }).click();
+    await page.getByText('Profile switched.').waitFor();
+    expect((await lead(id)).customerProfile).toBe(profile);
+
+    await page.getByRole('button', { name: 'Add to do-not-contact' }).click();
+    await page.getByText('This lead is on the do-not-contact list').waitFor();
+    expect(await page.getByLabel('Reply', { exact: true }).isDisabled()).toBe(true);
+    expect((await server.ts.acme.get(`/dnc/check?phone=${encodeURIComponent(phone)}`)).body.isDoNotContact).toBe(true);
+  });
+
+  it('saves settings: contact hours and coupling', async () => {
+    await page.goto('/console/settings');
+    await page.getByLabel('From').fill('09:30');
+    await page.getByLabel('to', { exact: true }).fill('18:45');
+    const coupled = (await server.ts.acme.get('/settings')).body.smsVoiceOptOutCoupled as boolean;
+    await page.getByLabel('An SMS or voice opt-out unsubscribes both').setChecked(!coupled);
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText('Settings saved.').waitFor();
+    const after = (await server.ts.acme.get('/settings')).body;
+    expect(after.contactHours).toEqual({ start: '09:30', end: '18:45' });
+    expect(after.smsVoiceOptOutCoupled).toBe(!coupled);
+  });
+
   // Last: it narrows the organization's contact hours.
   it("shows each message's state with its reason: blocked, and waiting for contact hours", async () => {
     const id = await createLead(server.ts.acme, { firstName: 'Stella', lastName: 'States', phone: uniquePhone(), email: `stella-${process.pid}@example.com`, timeZone: 'UTC' });

@@ -66,4 +66,23 @@ describeWithBrowser('console in the browser: what each role sees and may do', ()
     expect(await page.locator('.secret-value').count()).toBe(0);
     await context.close();
   });
+
+  it('an admin adds a user; the one-time password is shown once and signs them in', async () => {
+    const { context, page } = await signedIn(browser, server, server.users.admin);
+    const email = `new-agent-${process.pid}@example.com`;
+    await page.goto('/console/users');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Role', { exact: true }).selectOption('viewer');
+    await page.getByRole('button', { name: 'Add user' }).click();
+    const password = (await page.locator('.secret-value').textContent()) ?? '';
+    expect(password.length).toBeGreaterThanOrEqual(12);
+    await page.locator('.user-row', { hasText: email }).waitFor();
+    const login = await fetch(`${server.ts.url}/console/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+    expect(login.status).toBe(200);
+    expect((await login.json()).user.role).toBe('viewer');
+    await page.reload();
+    await page.locator('.user-row', { hasText: email }).waitFor();
+    expect(await page.locator('.secret-value').count()).toBe(0);
+    await context.close();
+  });
 });

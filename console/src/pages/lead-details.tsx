@@ -1,9 +1,9 @@
 import { when } from '../format';
-import type { ConsentRecord, Lead } from '../types';
+import type { ConsentRecord, Lead, LeadNote } from '../types';
 
 const show = (v: unknown): string => (v === null || v === undefined || v === '' ? '—' : typeof v === 'string' ? v : JSON.stringify(v));
 
-export function LeadDetails({ lead, consent }: { lead: Lead; consent: ConsentRecord[] }) {
+export function LeadDetails({ lead, consent, notes }: { lead: Lead; consent: ConsentRecord[]; notes: LeadNote[] }) {
   const fields: [string, unknown][] = [
     ['Phone', lead.phone],
     ['Email', lead.email],
@@ -46,6 +46,20 @@ export function LeadDetails({ lead, consent }: { lead: Lead; consent: ConsentRec
               </li>
             ))}
           </ul>
+        )}
+      </section>
+      <section class="card" aria-labelledby="notes-title">
+        <h2 id="notes-title">Context for the AI</h2>
+        {notes.length === 0 ? (
+          <p class="muted">No context added.</p>
+        ) : (
+          <ol class="plain consent">
+            {notes.map((n) => (
+              <li key={n.id}>
+                <time dateTime={n.createdAt}>{when(n.createdAt)}</time> {n.kind === 'command' ? `(command${n.consumedAt ? ', done' : ', pending'})` : ''}: <span class="wrap">{n.text}</span>
+              </li>
+            ))}
+          </ol>
         )}
       </section>
       <section class="card" aria-labelledby="consent-title">

@@ -3,7 +3,7 @@ import { get, put, query } from '../api';
 import { useLiveEvents } from '../events';
 import { leadName } from '../format';
 import { Link } from '../router';
-import type { ConsentRecord, Lead, Message } from '../types';
+import type { ConsentRecord, Lead, LeadNote, Message } from '../types';
 import { ErrorNote, Loading, Page, useLoad } from '../ui';
 import { LeadActions } from './lead-actions';
 import { LeadDetails } from './lead-details';
@@ -13,6 +13,7 @@ interface LeadData {
   lead: Lead;
   messages: Message[];
   consent: ConsentRecord[];
+  notes: LeadNote[];
 }
 
 /** Every message, oldest first (the API pages by id, which follows time). A few pages at most for a console view. */
@@ -30,15 +31,16 @@ async function allMessages(id: string): Promise<Message[]> {
 
 async function loadLead(id: string): Promise<LeadData> {
   const path = `/v1/leads/${encodeURIComponent(id)}`;
-  const [lead, messages, consent] = await Promise.all([
+  const [lead, messages, consent, notes] = await Promise.all([
     get<Lead>(path),
     allMessages(id),
     get<{ records: ConsentRecord[] }>(`${path}/consent${query({ limit: 100 })}`).then(
       (r) => r.records,
       () => [] as ConsentRecord[],
     ),
+    get<{ notes: LeadNote[] }>(`${path}/context`).then((r) => r.notes),
   ]);
-  return { lead, messages, consent };
+  return { lead, messages, consent, notes };
 }
 
 const markRead = (id: string) => put(`/console/api/reads/${encodeURIComponent(id)}`).catch(() => undefined);
@@ -73,7 +75,7 @@ export function LeadPage({ id }: { id: string }) {
           </div>
           <aside class="lead-side" aria-label="Lead details and actions">
             <LeadActions lead={data.data.lead} onChange={data.reload} />
-            <LeadDetails lead={data.data.lead} consent={data.data.consent} />
+            <LeadDetails lead={data.data.lead} consent={data.data.consent} notes={data.data.notes} />
           </aside>
         </div>
       )}

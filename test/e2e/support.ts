@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { describe } from 'vitest';
 import { createUserInOrganization } from '../../src/users/users.service.js';
-import { startTestServer, type TestServer } from '../support/harness.js';
+import { startTestServer, type Dialect, type TestServer } from '../support/harness.js';
 import { FAST_WEBHOOKS } from '../support/webhooks.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -85,10 +85,10 @@ export interface ConsoleServer {
   users: Record<Role, ConsoleUser>;
 }
 
-/** The real server on SQLite with the built console, and one user of each role in organization acme (the harness's `ts.acme` key). */
-export async function startConsoleServer(): Promise<ConsoleServer> {
+/** The real server (SQLite unless told) with the built console, and one user of each role in organization acme (the harness's `ts.acme` key). */
+export async function startConsoleServer(dialect: Dialect = 'sqlite'): Promise<ConsoleServer> {
   await ensureConsoleBuilt();
-  const ts = await startTestServer('sqlite', { ...FAST_WEBHOOKS });
+  const ts = await startTestServer(dialect, { ...FAST_WEBHOOKS });
   const users = {} as Record<Role, ConsoleUser>;
   for (const role of ['admin', 'agent', 'viewer'] as const) {
     const email = `${role}-${process.pid}@example.com`;

@@ -42,17 +42,47 @@ const latest = (column: string) =>
 /** The last word is the lead's (unanswered), or the AI's after a handoff turned it off (nobody has answered): 1, else 0. */
 const needsAttention = sql<number>`(case when ${latest('m.direction')} = 'inbound' or (leads.is_ai_on = 0 and ${latest('m.is_ai_generated')} = 1) then 1 else 0 end)`;
 
-function matches(db: Db, term: SearchTerm): RawBuilder<SqlBool> {
-  const alternatives: RawBuilder<SqlBool>[] = [];
-  for (const p of term.phonePrefixes) alternatives.push(sql<SqlBool>`(leads.phone >= ${p} and leads.phone < ${prefixEnd(p)})`);
-  if (term.emailPrefix) alternatives.push(lowerStartsWith(db, 'email', term.emailPrefix));
+/** Each way `term` may match a lead, as a condition on the `leads` row. */
+function alternatives(db: Db, term: SearchTerm): RawBuilder<SqlBool>[] {
+  const all: RawBuilder<SqlBool>[] = [];
+  for (const p of term.phonePrefixes) all.push(sql<SqlBool>`leads.phone >= ${p} and leads.phone < ${prefixEnd(p)}`);
+  if (term.emailPrefix) all.push(lowerStartsWith(db, 'email', term.emailPrefix));
   for (const n of term.names) {
-    alternatives.push(n.last ? sql<SqlBool>`(${lowerStartsWith(db, 'first_name', n.first)} and ${lowerStartsWith(db, 'last_name', n.last)})` : lowerStartsWith(db, 'first_name', n.first));
+    // The last name is checked on the rows the first name finds, never as an index range of its own:
+    // a common last name would otherwise let the planner (without statistics) walk all of its leads.
+    all.push(n.last ? sql<SqlBool>`${lowerStartsWith(db, 'first_name', n.first)} and substr(lower(leads.last_name), 1, ${n.last.length}) = ${n.last}` : lowerStartsWith(db, 'first_name', n.first));
   }
-  if (term.lastNamePrefix) alternatives.push(lowerStartsWith(db, 'last_name', term.lastNamePrefix));
-  if (term.externalLeadId) alternatives.push(sql<SqlBool>`leads.external_lead_id = ${term.externalLeadId}`);
-  if (alternatives.length === 0) return sql<SqlBool>`1 = 0`;
-  return sql<SqlBool>`(${sql.join(alternatives, sql` or `)})`;
+  if (term.lastNamePrefix) all.push(lowerStartsWith(db, 'last_name', term.lastNamePrefix));
+  if (term.externalLeadId) all.push(sql<SqlBool>`leads.external_lead_id = ${term.externalLeadId}`);
+  return all;
+}
+
+/** One index range per alternative, joined by UNION ALL (names and emails: migration 0017; phone: leads_phone_uq; externalLeadId: leads_external_idx). */
+function matchingIds(organizationId: string, conditions: RawBuilder<SqlBool>[]): RawBuilder<unknown> {
+  const arms = conditions.map((c) => sql`select leads.id from leads where leads.organization_id = ${organizationId} and ${c}`);
+  return sql.join(arms, sql` union all `);
+}
+
+/** Above this many matches a search is "dense": walking the page order and testing each lead finds a page sooner. */
+const DENSE = 2000;
+
+/**
+ * The search as a WHERE. A rare term (a name, a number) is `id IN (the union
+ * of index ranges)`: a few index probes, then the page is sorted. Written as
+ * one OR instead, SQLite without statistics walked the whole organization in
+ * page order testing each row (1.5 s at a million leads). A common term (a
+ * letter or two) is that OR: at more than DENSE matches a page of them turns
+ * up within a few thousand leads of the page order, where the union would
+ * collect and sort hundreds of thousands of ids (4 s for a prefix every lead
+ * has). One bounded count (at most DENSE index entries) decides.
+ */
+async function searchCondition(db: Db, organizationId: string, term: SearchTerm): Promise<RawBuilder<SqlBool>> {
+  const conditions = alternatives(db, term);
+  if (conditions.length === 0) return sql<SqlBool>`1 = 0`;
+  const ids = matchingIds(organizationId, conditions);
+  const { rows } = await sql<{ n: number | string }>`select count(*) as n from (select id from (${ids}) as matched limit ${DENSE}) as capped`.execute(db);
+  if (Number(rows[0]?.n ?? 0) < DENSE) return sql<SqlBool>`leads.id in (${ids})`;
+  return sql<SqlBool>`(${sql.join(conditions.map((c) => sql`(${c})`), sql` or `)})`;
 }
 
 /**
@@ -69,7 +99,7 @@ export async function searchLeadViews(db: Db, organizationId: string, f: LeadSea
     latest('m.is_ai_generated').as('lm_ai'),
     needsAttention.as('needs_attention'),
   ]);
-  if (f.search) q = q.where(matches(db, f.search));
+  if (f.search) q = q.where(await searchCondition(db, organizationId, f.search));
   if (f.aiOn !== undefined) q = q.where('leads.is_ai_on', '=', f.aiOn ? 1 : 0);
   if (f.profile !== undefined) q = q.where('leads.customer_profile', '=', f.profile);
   if (f.tag !== undefined) {
@@ -92,7 +122,9 @@ export async function searchLeadViews(db: Db, organizationId: string, f: LeadSea
     rows.push(...((await active.orderBy('leads.last_activity_at', 'desc').orderBy('leads.id', 'desc').limit(limit + 1).execute()) as LeadSearchRow[]));
     if (rows.length > limit) return rows;
   }
-  // Leads without any activity come after all others, newest first.
+  // Leads without any activity come after all others, newest first. None of them needs attention: an
+  // inbound message, and a sent one, set last_activity_at (conversation/inbound.ts, channels/outbound.ts).
+  if (f.needsAttention === true) return rows;
   let idle = q.where('leads.last_activity_at', 'is', null);
   if (at.after?.phase === 'idle') idle = idle.where('leads.id', '<', at.after.id);
   rows.push(...((await idle.orderBy('leads.id', 'desc').limit(limit + 1 - rows.length).execute()) as LeadSearchRow[]));

@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { CONSOLE_DIST, ensureConsoleBuilt } from './support.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consoleSnapshot } from './support.js';
 
 const BUDGET = 150 * 1024;
 
@@ -13,14 +13,16 @@ function firstLoadScripts(html: string): string[] {
   return [...new Set([...scripts, ...preloads])];
 }
 
-const fileOf = (src: string) => join(CONSOLE_DIST, src.replace(/^\/console\//, ''));
-
-describe('console bundle', () => {
+describe('console bundle (dist/console)', () => {
   let html = '';
+  // A whole copy of dist/console: other suites may rebuild it meanwhile.
+  let dir = '';
+  const fileOf = (src: string) => join(dir, src.replace(/^\/console\//, ''));
   beforeAll(async () => {
-    await ensureConsoleBuilt();
-    html = readFileSync(join(CONSOLE_DIST, 'index.html'), 'utf8');
+    dir = await consoleSnapshot();
+    html = readFileSync(join(dir, 'index.html'), 'utf8');
   });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it(`loads at most ${BUDGET / 1024} KB of gzipped JavaScript on first load`, () => {
     const scripts = firstLoadScripts(html);

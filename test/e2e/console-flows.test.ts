@@ -5,7 +5,7 @@ import { Receiver } from '../support/receiver.js';
 import { registerEndpoint } from '../support/webhooks.js';
 import { describeWithBrowser, launchChromium, signedIn, startConsoleServer, type ConsoleServer } from './support.js';
 
-const waitFor = async <T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 8000): Promise<T> => {
+const waitFor = async <T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> => {
   const end = Date.now() + ms;
   for (;;) {
     const v = await fn();
@@ -25,7 +25,7 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
   });
   afterAll(async () => {
     await browser?.close();
-    await server?.ts.close();
+    await server?.close();
   });
 
   const inbound = async (phone: string, text: string) => {
@@ -45,7 +45,7 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     await p.getByLabel('Email').fill(server.users.agent.email);
     await p.getByLabel('Password').fill('not the password at all');
     await p.getByRole('button', { name: 'Log in' }).click();
-    await expect.poll(() => p.getByRole('alert').textContent()).toContain('Invalid email or password');
+    await expect.poll(() => p.getByRole('alert').textContent(), { timeout: 15_000 }).toContain('Invalid email or password');
     await p.getByLabel('Password').fill(server.users.agent.password);
     await p.getByRole('button', { name: 'Log in' }).click();
     await p.getByRole('heading', { name: 'Inbox' }).waitFor();
@@ -60,7 +60,7 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     await page.getByRole('heading', { name: 'Leo Live' }).waitFor();
     await page.waitForTimeout(300); // the event stream is open
     await inbound(phone, 'Also, do you deliver on Saturdays?');
-    await page.locator('.thread').getByText('Also, do you deliver on Saturdays?').waitFor({ timeout: 8000 });
+    await page.locator('.thread').getByText('Also, do you deliver on Saturdays?').waitFor({ timeout: 20_000 });
   });
 
   it('shows an inbound message live in the inbox, newest activity first, then opens the lead', async () => {
@@ -71,7 +71,7 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     await page.getByText('Livia Stream').waitFor();
     await page.waitForTimeout(300); // the event stream is open
     await inbound(phone, 'Is the blue one still available?');
-    await page.getByText('Is the blue one still available?').waitFor({ timeout: 8000 });
+    await page.getByText('Is the blue one still available?').waitFor({ timeout: 20_000 });
     expect(await page.locator('.inbox li').first().textContent()).toContain('Livia Stream');
     expect(await page.locator('.inbox li').first().textContent()).toContain('unread');
 
@@ -84,20 +84,20 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     const phone = uniquePhone();
     const id = await createLead(server.ts.acme, { firstName: 'Rhea', lastName: 'Reply', phone, isAiOn: true });
     await page.goto(`/console/leads/${id}`);
-    await expect.poll(() => aiState()).toBe('on');
+    await expect.poll(() => aiState(), { timeout: 15_000 }).toBe('on');
     await page.getByLabel('Reply', { exact: true }).fill('Hi Rhea, this is Sam from the team.');
     await page.getByRole('button', { name: 'Send reply' }).click();
-    await expect.poll(() => aiState()).toBe('off');
+    await expect.poll(() => aiState(), { timeout: 15_000 }).toBe('off');
     await page.locator('.thread').getByText('Hi Rhea, this is Sam from the team.').waitFor();
     expect((await lead(id)).isAiOn).toBe(false);
     const sent = (await server.ts.acme.get(`/leads/${id}/messages`)).body.messages as { content: { text: string }; isAiGenerated: boolean }[];
     expect(sent.some((m) => m.content.text === 'Hi Rhea, this is Sam from the team.' && !m.isAiGenerated)).toBe(true);
 
     await page.getByRole('button', { name: 'Turn AI on' }).click();
-    await expect.poll(() => aiState()).toBe('on');
+    await expect.poll(() => aiState(), { timeout: 15_000 }).toBe('on');
     expect((await lead(id)).isAiOn).toBe(true);
     await page.getByRole('button', { name: 'Turn AI off' }).click();
-    await expect.poll(() => aiState()).toBe('off');
+    await expect.poll(() => aiState(), { timeout: 15_000 }).toBe('off');
     expect((await lead(id)).isAiOn).toBe(false);
   });
 
@@ -238,7 +238,7 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
 
     await page.goto(`/console/leads/${id}`);
     const item = (text: string) => page.locator('.msg', { hasText: text }).locator('.msg-state');
-    await expect.poll(() => item('One more thing').textContent()).toMatch(/^blocked — .+/);
-    await expect.poll(() => item('See you tomorrow').textContent()).toMatch(/^waiting for contact hours — .+ until /);
+    await expect.poll(() => item('One more thing').textContent(), { timeout: 15_000 }).toMatch(/^blocked — .+/);
+    await expect.poll(() => item('See you tomorrow').textContent(), { timeout: 15_000 }).toMatch(/^waiting for contact hours — .+ until /);
   });
 });

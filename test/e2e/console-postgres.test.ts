@@ -18,7 +18,7 @@ describeWithBrowser('console in the browser on PostgreSQL: live conversation', (
   });
   afterAll(async () => {
     await browser?.close();
-    await server?.ts.close();
+    await server?.close();
   });
 
   it.skipIf(!pg)('an inbound message shows live in the inbox and the thread; a reply pauses the AI; a viewer cannot write', async () => {
@@ -30,17 +30,17 @@ describeWithBrowser('console in the browser on PostgreSQL: live conversation', (
     await page.getByText('Petra Postgres').waitFor();
     await page.waitForTimeout(300);
     expect((await s.ts.acme.post('/inbound', { channel: 'sms', from: phone, text: 'Any news on my quote?' })).status).toBe(200);
-    await page.getByText('Any news on my quote?').waitFor({ timeout: 8000 });
+    await page.getByText('Any news on my quote?').waitFor({ timeout: 20_000 });
 
     await page.getByRole('link', { name: /Petra Postgres/ }).click();
     await page.locator('.thread').getByText('Any news on my quote?').waitFor();
     await page.waitForTimeout(300);
     expect((await s.ts.acme.post('/inbound', { channel: 'sms', from: phone, text: 'Hello again' })).status).toBe(200);
-    await page.locator('.thread').getByText('Hello again').waitFor({ timeout: 8000 });
+    await page.locator('.thread').getByText('Hello again').waitFor({ timeout: 20_000 });
 
     await page.getByLabel('Reply', { exact: true }).fill('On its way today.');
     await page.getByRole('button', { name: 'Send reply' }).click();
-    await expect.poll(() => page.locator('.ai-state strong').textContent()).toBe('off');
+    await expect.poll(() => page.locator('.ai-state strong').textContent(), { timeout: 15_000 }).toBe('off');
     expect((await s.ts.acme.get(`/leads/${id}`)).body.isAiOn).toBe(false);
     await context.close();
 

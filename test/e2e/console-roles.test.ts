@@ -12,7 +12,7 @@ describeWithBrowser('console in the browser: what each role sees and may do', ()
   });
   afterAll(async () => {
     await browser?.close();
-    await server?.ts.close();
+    await server?.close();
   });
 
   it('a viewer reads the conversation but has no reply box or actions, and a forced write is refused', async () => {

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -17,8 +18,9 @@ const CHROMIUM = '/usr/bin/chromium';
  * loudly; under CI=true a missing chromium is a failure, not a skip.
  */
 export function describeWithBrowser(title: string, suite: () => void): void {
+  // Generous limits: the browser, the server and its worker share the machine with other suites.
   if (existsSync(CHROMIUM)) {
-    describe(title, suite);
+    describe(title, { timeout: 90_000 }, suite);
     return;
   }
   if (process.env.CI === 'true') throw new Error(`${CHROMIUM} is required in CI for the console's browser tests (apt-get install chromium)`);
@@ -83,12 +85,37 @@ export interface ConsoleUser {
 export interface ConsoleServer {
   ts: TestServer;
   users: Record<Role, ConsoleUser>;
+  close(): Promise<void>;
+}
+
+/**
+ * A private copy of the built console for one server. Other suites run
+ * `npm run build` (which empties and rewrites dist/console) while the browser
+ * tests are running; a copy taken whole, with every file index.html names,
+ * keeps those tests from ever seeing a half-written build.
+ */
+export async function consoleSnapshot(): Promise<string> {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    await ensureConsoleBuilt();
+    const dir = mkdtempSync(join(tmpdir(), 'parley-console-'));
+    try {
+      cpSync(CONSOLE_DIST, dir, { recursive: true });
+      const html = readFileSync(join(dir, 'index.html'), 'utf8');
+      const files = [...html.matchAll(/(?:src|href)="\/console\/([^"]+)"/g)].map((m) => m[1]!);
+      if (files.length > 0 && files.every((f) => existsSync(join(dir, f)))) return dir;
+    } catch {
+      /* caught mid-rebuild: try again */
+    }
+    rmSync(dir, { recursive: true, force: true });
+    await sleep(200);
+  }
+  throw new Error('could not take a whole copy of dist/console');
 }
 
 /** The real server (SQLite unless told) with the built console, and one user of each role in organization acme (the harness's `ts.acme` key). */
 export async function startConsoleServer(dialect: Dialect = 'sqlite'): Promise<ConsoleServer> {
-  await ensureConsoleBuilt();
-  const ts = await startTestServer(dialect, { ...FAST_WEBHOOKS });
+  const dir = await consoleSnapshot();
+  const ts = await startTestServer(dialect, { ...FAST_WEBHOOKS, PARLEY_CONSOLE_DIR: dir });
   const users = {} as Record<Role, ConsoleUser>;
   for (const role of ['admin', 'agent', 'viewer'] as const) {
     const email = `${role}-${process.pid}@example.com`;
@@ -96,7 +123,11 @@ export async function startConsoleServer(dialect: Dialect = 'sqlite'): Promise<C
     await createUserInOrganization(ts.server.store.db, 'acme', { email, role, password });
     users[role] = { email, password, role };
   }
-  return { ts, users };
+  const close = async () => {
+    await ts.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { ts, users, close };
 }
 
 /** A fresh browser context already signed in as `user` (through the real login endpoint, so the session cookie is the server's). */

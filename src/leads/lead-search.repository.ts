@@ -21,10 +21,11 @@ export interface LeadSearchFilter {
   needsAttention?: boolean;
 }
 
-/** Where a page starts: after a lead in id order, or (newest activity first) after a lead with activity, or among those without. */
+/** Where a page starts: after a lead in id order, or in newest-activity-first order. */
 export type SearchPosition =
   | { sort: 'created'; afterId?: string }
-  | { sort: 'lastActivity'; after?: { phase: 'active'; at: string; id: string } | { phase: 'idle'; id: string } };
+  /** `at`: the last lead's last_activity_at, or '' when it has none. */
+  | { sort: 'lastActivity'; after?: { at: string; id: string } };
 
 export type LeadSearchRow = LeadViewRow & {
   lm_text: string | null;
@@ -112,21 +113,13 @@ export async function searchLeadViews(db: Db, organizationId: string, f: LeadSea
     if (at.afterId) q = q.where('leads.id', '>', at.afterId);
     return (await q.orderBy('leads.id').limit(limit + 1).execute()) as LeadSearchRow[];
   }
-  const rows: LeadSearchRow[] = [];
-  if (!at.after || at.after.phase === 'active') {
-    let active = q.where('leads.last_activity_at', 'is not', null);
-    if (at.after) {
-      const { at: time, id } = at.after;
-      active = active.where((eb) => eb.or([eb('leads.last_activity_at', '<', time), eb.and([eb('leads.last_activity_at', '=', time), eb('leads.id', '<', id)])]));
-    }
-    rows.push(...((await active.orderBy('leads.last_activity_at', 'desc').orderBy('leads.id', 'desc').limit(limit + 1).execute()) as LeadSearchRow[]));
-    if (rows.length > limit) return rows;
-  }
-  // Leads without any activity come after all others, newest first. None of them needs attention: an
-  // inbound message, and a sent one, set last_activity_at (conversation/inbound.ts, channels/outbound.ts).
-  if (f.needsAttention === true) return rows;
-  let idle = q.where('leads.last_activity_at', 'is', null);
-  if (at.after?.phase === 'idle') idle = idle.where('leads.id', '<', at.after.id);
-  rows.push(...((await idle.orderBy('leads.id', 'desc').limit(limit + 1 - rows.length).execute()) as LeadSearchRow[]));
-  return rows;
+  // One keyset over coalesce(last_activity_at, ''): the expression migration 0017 indexes. Leads without
+  // activity ('') sort after every timestamp. (Two passes, with activity and then IS NULL, cost PostgreSQL a
+  // sort of every lead without activity: it cannot take the index's id order under an IS NULL.)
+  const activity = sql<string>`coalesce(leads.last_activity_at, '')`;
+  if (at.after) q = q.where(sql<SqlBool>`(${activity}, leads.id) < (${at.after.at}, ${at.after.id})`);
+  // None of the leads without activity needs attention: an inbound message, and a sent one, set
+  // last_activity_at (conversation/inbound.ts, channels/outbound.ts).
+  if (f.needsAttention === true) q = q.where(sql<SqlBool>`${activity} > ''`);
+  return (await q.orderBy(activity, 'desc').orderBy('leads.id', 'desc').limit(limit + 1).execute()) as LeadSearchRow[];
 }

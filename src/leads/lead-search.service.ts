@@ -53,13 +53,12 @@ function decodePosition(sort: 'created' | 'lastActivity', token: string | undefi
   }
   if (!v || typeof v !== 'object' || typeof v.i !== 'string' || !ID.test(v.i)) throw invalidCursor();
   if (sort === 'created' && v.s === 'c') return { sort, afterId: v.i };
-  if (sort === 'lastActivity' && v.s === 'n') return { sort, after: { phase: 'idle', id: v.i } };
-  if (sort === 'lastActivity' && v.s === 'a' && typeof v.t === 'string' && ISO.test(v.t)) return { sort, after: { phase: 'active', at: v.t, id: v.i } };
+  if (sort === 'lastActivity' && v.s === 'a' && typeof v.t === 'string' && (v.t === '' || ISO.test(v.t))) return { sort, after: { at: v.t, id: v.i } };
   throw invalidCursor();
 }
 
 function encodePosition(sort: 'created' | 'lastActivity', last: LeadSearchRow): string {
-  const value = sort === 'created' ? { s: 'c', i: last.id } : last.last_activity_at ? { s: 'a', t: last.last_activity_at, i: last.id } : { s: 'n', i: last.id };
+  const value = sort === 'created' ? { s: 'c', i: last.id } : { s: 'a', t: last.last_activity_at ?? '', i: last.id };
   return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
 }
 

@@ -52,8 +52,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create index leads_last_name_lower_idx on leads (organization_id, (lower(last_name))${collate})`.execute(db);
   // Email prefix search: emails are matched lowercased (a person types them in any case).
   await sql`create index leads_email_lower_idx on leads (organization_id, (lower(email))${collate})`.execute(db);
-  // Newest activity first (the console's inbox order): keyset on (last_activity_at, id).
-  await db.schema.createIndex('leads_activity_idx').on('leads').columns(['organization_id', 'last_activity_at', 'id']).execute();
+  // Newest activity first (the console's inbox order), leads without activity last: one keyset on
+  // (coalesce(last_activity_at, ''), id), so the order is the index's on both dialects.
+  await sql`create index leads_activity_idx on leads (organization_id, (coalesce(last_activity_at, '')), id)`.execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, get, post, setCsrfToken, whenUnauthorized } from './api';
+import { get, post, setCsrfToken, whenUnauthorized } from './api';
 import { Link, navigate, usePath } from './router';
 import { SessionContext, canAdmin } from './session';
 import type { SessionReply, User } from './types';
@@ -58,9 +58,10 @@ export function App() {
 
   useEffect(() => {
     whenUnauthorized(() => setUser(null));
+    // Signed in already (the cookie), or not: then the login page.
     get<SessionReply>('/console/api/session').then(
       (s) => (setCsrfToken(s.csrfToken), setUser(s.user)),
-      (e: unknown) => setUser(e instanceof ApiError && e.status === 401 ? null : null),
+      () => setUser(null),
     );
   }, []);
 

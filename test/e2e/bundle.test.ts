@@ -1,8 +1,8 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consoleSnapshot } from './support.js';
+import { ROOT, consoleSnapshot } from './support.js';
 
 const BUDGET = 150 * 1024;
 
@@ -39,5 +39,16 @@ describe('console bundle (dist/console)', () => {
     expect(html).not.toMatch(/\sstyle=/);
     expect(html).not.toMatch(/(?:src|href)="(?:https?:)?\/\//);
     for (const src of firstLoadScripts(html)) expect(src.startsWith('/console/')).toBe(true);
+  });
+
+  it('has no inline style and no raw HTML in its source: lead text is only ever rendered as text', () => {
+    const src = join(ROOT, 'console', 'src');
+    const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) => /\.tsx?$/.test(f));
+    expect(files.length).toBeGreaterThan(5);
+    for (const f of files) {
+      const code = readFileSync(join(src, f), 'utf8');
+      expect(code, f).not.toMatch(/dangerouslySetInnerHTML|innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
+      expect(code, f).not.toMatch(/\sstyle=\{|\.style\.|setAttribute\(\s*'style'/);
+    }
   });
 });

@@ -61,12 +61,18 @@ describeWithBrowser('console in the browser: accessible, keyboard usable, fits a
   });
 
   // One test per page: on a busy machine eight pages with axe and two screenshots each take a while.
-  it.each(PAGES)('$name: no serious or critical axe violation, no horizontal overflow at 390 px, a screenshot', async (p) => {
+  it.each(PAGES)('$name: no serious or critical axe violation, no CSP or script error, no horizontal overflow at 390 px, a screenshot', async (p) => {
     const { context, page } = await signedIn(browser, server, server.users.admin);
+    // The server's CSP forbids inline script and style: the browser reports any attempt on the console.
+    const errors: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('response', (r) => r.status() >= 400 && errors.push(`${r.status()} ${r.url()}`));
     try {
       await page.goto(p.path.replace(':lead', leadId));
       await page.locator(p.ready).first().waitFor();
       expect(await seriousViolations(page)).toEqual([]);
+      expect(errors).toEqual([]);
       await screenshot(page, p.name);
       await page.setViewportSize({ width: 390, height: 844 });
       await page.waitForTimeout(50);

@@ -63,7 +63,7 @@ export function KeysPage() {
                     <code>{k.prefix}</code>
                   </td>
                   <td>{k.name ?? '—'}</td>
-                  <td class="wrap">{k.scopes?.join(', ') ?? '—'}</td>
+                  <td class="scopes">{k.scopes?.join(", ") ?? "—"}</td>
                   <td>{when(k.createdAt)}</td>
                   <td>
                     {k.revokedAt ? (

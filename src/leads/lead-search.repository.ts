@@ -77,12 +77,12 @@ const DENSE = 2000;
  * collect and sort hundreds of thousands of ids (4 s for a prefix every lead
  * has). One bounded count (at most DENSE index entries) decides.
  */
-async function searchCondition(db: Db, organizationId: string, term: SearchTerm): Promise<RawBuilder<SqlBool>> {
+async function searchCondition(db: Db, organizationId: string, term: SearchTerm, denseAbove: number): Promise<RawBuilder<SqlBool>> {
   const conditions = alternatives(db, term);
   if (conditions.length === 0) return sql<SqlBool>`1 = 0`;
   const ids = matchingIds(organizationId, conditions);
-  const { rows } = await sql<{ n: number | string }>`select count(*) as n from (select id from (${ids}) as matched limit ${DENSE}) as capped`.execute(db);
-  if (Number(rows[0]?.n ?? 0) < DENSE) return sql<SqlBool>`leads.id in (${ids})`;
+  const { rows } = await sql<{ n: number | string }>`select count(*) as n from (select id from (${ids}) as matched limit ${denseAbove}) as capped`.execute(db);
+  if (Number(rows[0]?.n ?? 0) < denseAbove) return sql<SqlBool>`leads.id in (${ids})`;
   return sql<SqlBool>`(${sql.join(conditions.map((c) => sql`(${c})`), sql` or `)})`;
 }
 
@@ -91,7 +91,14 @@ async function searchCondition(db: Db, organizationId: string, term: SearchTerm)
  * filter is a WHERE on the lead row or an indexed probe of its tags and
  * messages; the search alternatives are index ranges (migration 0017).
  */
-export async function searchLeadViews(db: Db, organizationId: string, f: LeadSearchFilter, at: SearchPosition, limit: number): Promise<LeadSearchRow[]> {
+export interface SearchOptions {
+  /** Tests set it to reach both ways of searching with a few leads. */
+  denseAbove?: number;
+}
+
+export async function searchLeadViews(
+  db: Db, organizationId: string, f: LeadSearchFilter, at: SearchPosition, limit: number, options: SearchOptions = {},
+): Promise<LeadSearchRow[]> {
   let q = selectLeadViews(db, organizationId).select([
     latest('substr(m.text, 1, 200)').as('lm_text'),
     latest('m.direction').as('lm_direction'),
@@ -100,7 +107,7 @@ export async function searchLeadViews(db: Db, organizationId: string, f: LeadSea
     latest('m.is_ai_generated').as('lm_ai'),
     needsAttention.as('needs_attention'),
   ]);
-  if (f.search) q = q.where(await searchCondition(db, organizationId, f.search));
+  if (f.search) q = q.where(await searchCondition(db, organizationId, f.search, options.denseAbove ?? DENSE));
   if (f.aiOn !== undefined) q = q.where('leads.is_ai_on', '=', f.aiOn ? 1 : 0);
   if (f.profile !== undefined) q = q.where('leads.customer_profile', '=', f.profile);
   if (f.tag !== undefined) {

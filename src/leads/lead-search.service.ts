@@ -3,7 +3,7 @@ import type { Deps } from '../platform/deps.js';
 import { BadRequest } from '../platform/errors.js';
 import { normalizePhone } from '../platform/phone.js';
 import { listedLead, toLeadViewOf } from './leads.mapper.js';
-import { searchLeadViews, type LeadSearchRow, type SearchPosition, type SearchTerm } from './lead-search.repository.js';
+import { searchLeadViews, type LeadSearchRow, type SearchOptions, type SearchPosition, type SearchTerm } from './lead-search.repository.js';
 import type { LeadSearchInput } from './lead-search.schemas.js';
 
 const PHONE_LIKE = /^\+?[\d\s().-]+$/;
@@ -74,7 +74,10 @@ function toSearchView(row: LeadSearchRow) {
  * search, oldest first or newest activity first. A nextToken continues the
  * same query (send the same parameters again).
  */
-export async function searchLeads(deps: Deps, organizationId: string, q: LeadSearchInput & { limit?: number; nextToken?: string; createdSince?: string; updatedSince?: string }) {
+export async function searchLeads(
+  deps: Pick<Deps, 'db' | 'config'>, organizationId: string,
+  q: LeadSearchInput & { limit?: number; nextToken?: string; createdSince?: string; updatedSince?: string }, options: SearchOptions = {},
+) {
   if (q.createdSince || q.updatedSince) {
     throw new BadRequest('createdSince and updatedSince cannot be combined with sort, search, aiOn, tag, profile or needsAttention', 'invalid_combination');
   }
@@ -82,7 +85,7 @@ export async function searchLeads(deps: Deps, organizationId: string, q: LeadSea
   const sort = q.sort ?? 'created';
   const search = q.search === undefined ? undefined : readSearch(q.search, deps.config.defaultCountry);
   if (q.search !== undefined && q.search.trim() === '') throw new BadRequest('search must not be blank', 'invalid_search');
-  const rows = await searchLeadViews(deps.db, organizationId, { search, aiOn: q.aiOn, tag: q.tag, profile: q.profile, needsAttention: q.needsAttention }, decodePosition(sort, q.nextToken), limit);
+  const rows = await searchLeadViews(deps.db, organizationId, { search, aiOn: q.aiOn, tag: q.tag, profile: q.profile, needsAttention: q.needsAttention }, decodePosition(sort, q.nextToken), limit, options);
   const items = rows.slice(0, limit);
   const last = items.at(-1);
   return { leads: items.map(toSearchView), nextToken: rows.length > limit && last ? encodePosition(sort, last) : null };

@@ -33,6 +33,15 @@ import { webhookRoutes } from './webhooks/webhooks.routes.js';
 import { sendingNumberRoutes } from './sending-numbers/sending-numbers.routes.js';
 import { ping } from './platform/db/ping.js';
 import { importRoutes } from './imports/imports.routes.js';
+import { resolveSession } from './users/sessions.service.js';
+import { registerSessionGuard } from './console/guard.js';
+import { registerConsoleHeaders } from './console/headers.js';
+import { consoleSessionRoutes } from './console/session.routes.js';
+import { consoleUserRoutes } from './console/users.routes.js';
+import { consoleKeyRoutes } from './console/keys.routes.js';
+import { consoleReadRoutes } from './console/reads.routes.js';
+import { consoleEventRoutes } from './console/events.routes.js';
+import { consoleStaticRoutes } from './console/static.routes.js';
 
 /** Builds the HTTP app without listening (tests and server.ts both use it). */
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
@@ -49,6 +58,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     // Unsubscribe tokens bound to their address are 139 characters (channels/unsubscribe-token.ts); Fastify's default is 100.
     routerOptions: { maxParamLength: 200 },
     frameworkErrors: answerFrameworkError,
+    // Behind a reverse proxy that sets X-Forwarded-Proto/-For (PARLEY_TRUST_PROXY): the console's cookie gets Secure over https, throttling sees the client.
+    trustProxy: deps.config.console.trustProxy,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -59,7 +70,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   registerJsonParser(app);
   registerEmptyBodyDefault(app);
   registerErrorHandling(app);
-  registerAuthentication(app, deps);
+  registerAuthentication(app, deps, (token) => resolveSession(deps, token));
   registerIdempotency(app, deps);
   await registerOpenApi(app);
   for (const schema of [ErrorBody, Lead, Message, CustomerProfile, Settings]) app.addSchema(schema);
@@ -105,6 +116,18 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await v1.register(campaignRoutes(deps));
     await v1.register(importRoutes(deps));
   }, { prefix: '/v1' });
+
+  // The operator console (docs/console.md): its session API, and the built single-page app.
+  registerConsoleHeaders(app);
+  await app.register(async (consoleApi) => {
+    registerSessionGuard(consoleApi, deps);
+    await consoleApi.register(consoleSessionRoutes(deps));
+    await consoleApi.register(consoleUserRoutes(deps));
+    await consoleApi.register(consoleKeyRoutes(deps));
+    await consoleApi.register(consoleReadRoutes(deps));
+    await consoleApi.register(consoleEventRoutes(deps));
+  }, { prefix: '/console/api' });
+  await app.register(consoleStaticRoutes(deps));
 
   return app;
 }

@@ -6,6 +6,7 @@ import { issueKey, keysOf, revokeKey } from '../organizations/api-keys.service.j
 import { DEFAULT_SCOPES, parseScopes, SCOPES } from '../platform/auth/scopes.js';
 import { checkTimeZone } from '../platform/time-zone.js';
 import { FALLBACK_TIME_ZONE } from '../settings/settings.service.js';
+import { registerUserCommands } from '../users/users.cli.js';
 
 /** The HTTP stack and the worker load only for the commands that run them: key commands start twice as fast. */
 const server = () => import('../server.js');
@@ -153,6 +154,8 @@ imports
     const { importLeadsCommand } = await import('../imports/import.command.js');
     process.exitCode = await importLeadsCommand(file, opts, config());
   });
+
+registerUserCommands(program, withStore, () => describeDatabase(config().databaseUrl));
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   console.error(`parley: ${err instanceof Error ? err.message : String(err)}`);

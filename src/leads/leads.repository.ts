@@ -42,7 +42,7 @@ export type LeadViewRow = LeadRow & { tags_json: unknown; on_dnc: unknown };
  */
 const TAG_FIELDS = [['id', 't.id'], ['name', 't.name'], ['condition', 't.condition']] as const;
 
-function selectLeadViews(db: Db, organizationId: string) {
+export function selectLeadViews(db: Db, organizationId: string) {
   const tags = jsonObjects(db, TAG_FIELDS, sql`from lead_tags t where t.organization_id = leads.organization_id and t.lead_id = leads.id`, 't.id');
   const onDnc = sql<unknown>`exists(select 1 from dnc_entries d where d.organization_id = leads.organization_id and d.phone = leads.phone)`;
   return db.selectFrom('leads').selectAll('leads').select([tags.as('tags_json'), onDnc.as('on_dnc')]).where('leads.organization_id', '=', organizationId);

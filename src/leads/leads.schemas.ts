@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { NextToken, PageQuery } from '../platform/http/schemas.js';
 import { FollowUpUpdateFields, FollowUpViewFields } from '../followups/followups.schemas.js';
+import { LeadSearchQuery, LeadSearchViewFields } from './lead-search.schemas.js';
 
 export const LeadIdParams = Type.Object({ leadId: Type.String({ minLength: 1, maxLength: 200 }) });
 
@@ -91,11 +92,12 @@ export const ListLeadsQuery = Type.Object({
   createdSince: Type.Optional(Type.String({ format: 'date-time' })),
   updatedSince: Type.Optional(Type.String({ format: 'date-time' })),
   ...PageQuery,
+  ...LeadSearchQuery,
 });
 export type ListLeadsInput = Static<typeof ListLeadsQuery>;
 
 /** A lead in the list: the reference's `deleted: false` and `deletedAt: null` beside its fields. */
-const ListedLead = Type.Intersect([Type.Ref(Lead), Type.Object({ deleted: Type.Literal(false), deletedAt: Type.Null() })]);
+const ListedLead = Type.Intersect([Type.Ref(Lead), Type.Object({ deleted: Type.Literal(false), deletedAt: Type.Null(), ...LeadSearchViewFields })]);
 
 /** An erased lead in the list (createdSince/updatedSince listings): its id and the flag only; its personal data is gone. */
 const DeletedLead = Type.Object(

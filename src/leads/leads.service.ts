@@ -16,6 +16,7 @@ import { checkTimeZone } from '../platform/time-zone.js';
 import { mergeInfo } from './additional-info.js';
 import { decodeFeedCursor, deletedLeadView, encodeFeedCursor, listedLead, parseInfo, toLeadViewOf } from './leads.mapper.js';
 import * as repo from './leads.repository.js';
+import { isLeadSearch, searchLeads } from './lead-search.service.js';
 import { planFollowUpUpdate } from '../followups/followups.service.js';
 import type { CreateLeadInput, LeadView, ListLeadsInput, UpdateLeadInput } from './leads.schemas.js';
 
@@ -107,6 +108,8 @@ function sinceTime(field: string, value: string | undefined): string | undefined
  * continues the listing it came from.
  */
 export async function listLeads(deps: Deps, organizationId: string, q: ListLeadsInput) {
+  // The console's filters and orders (lead-search.service.ts); without them the listing below is unchanged.
+  if (isLeadSearch(q)) return searchLeads(deps, organizationId, q);
   const limit = q.limit ?? 100;
   const resumed = q.nextToken ? decodeFeedCursor(q.nextToken) : undefined;
   // A token of the unfiltered listing cannot continue a filtered one.

@@ -55,6 +55,24 @@ export interface Config {
   ai: AiConfig;
   /** A send a pool number's pace (or daily cap) would hold longer than this fails (PACING_TIMEOUT) instead of going out late. */
   pacingMaxWaitMs: number;
+  /** The operator console (src/console/, src/users/). */
+  console: ConsoleConfig;
+}
+
+export interface ConsoleConfig {
+  /** A session unused this long ends (PARLEY_SESSION_IDLE, default 12h). */
+  sessionIdleMs: number;
+  /** A session ends this long after sign-in, used or not (PARLEY_SESSION_MAX_AGE, default 168h = 7 days). */
+  sessionMaxAgeMs: number;
+  /** Failed sign-ins allowed per account, and per client address, in 15 minutes (in this process's memory). */
+  loginFailuresPerAccount: number;
+  loginFailuresPerAddress: number;
+  /** Believe X-Forwarded-Proto / X-Forwarded-For from a reverse proxy (PARLEY_TRUST_PROXY): cookies get Secure behind https. */
+  trustProxy: boolean;
+  /** Where the built console is served from (PARLEY_CONSOLE_DIR, default <package>/dist/console). */
+  dir: string;
+  /** How often the event stream reads new events of an organization that someone watches. */
+  eventsPollMs: number;
 }
 
 export interface AiConfig {
@@ -279,6 +297,26 @@ export function loadConfig(env: Env = process.env): Config {
     signingSecret: signingSecret(env),
     ai: ai(env),
     pacingMaxWaitMs: pacingMaxWait(env),
+    console: consoleConfig(env),
+  };
+}
+
+function duration(env: Env, name: string, fallback: string, minMs: number): number {
+  const raw = env[name] === undefined || env[name] === '' ? fallback : env[name]!;
+  const ms = durationMs(raw);
+  if (ms === undefined || ms < minMs) throw new ConfigError(`${name} must be a duration like 30m or 12h, at least ${minMs / 1000} s (got "${raw}")`);
+  return ms;
+}
+
+function consoleConfig(env: Env): ConsoleConfig {
+  return {
+    sessionIdleMs: duration(env, 'PARLEY_SESSION_IDLE', '12h', 60_000),
+    sessionMaxAgeMs: duration(env, 'PARLEY_SESSION_MAX_AGE', '168h', 60_000),
+    loginFailuresPerAccount: integer(env, 'PARLEY_LOGIN_FAILURES_PER_ACCOUNT', 10, 1, 1_000_000),
+    loginFailuresPerAddress: integer(env, 'PARLEY_LOGIN_FAILURES_PER_ADDRESS', 50, 1, 1_000_000),
+    trustProxy: flag(env, 'PARLEY_TRUST_PROXY', false),
+    dir: env.PARLEY_CONSOLE_DIR ? resolve(env.PARLEY_CONSOLE_DIR) : join(packageRoot(), 'dist', 'console'),
+    eventsPollMs: integer(env, 'PARLEY_CONSOLE_EVENTS_POLL_MS', 750, 50, 60_000),
   };
 }
 

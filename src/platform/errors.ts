@@ -4,7 +4,7 @@
  * that interface.md fixes are built here and nowhere else.
  */
 export class DomainError extends Error {
-  readonly status: 400 | 403 | 404 | 409 | 413 | 415 | 422 | 429;
+  readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429;
   readonly code: string;
   constructor(status: DomainError['status'], message: string, code: string) {
     // A client's mistake is answered, not debugged: capturing a stack trace here was 7 % of a 404's CPU.
@@ -52,5 +52,19 @@ export class TooManyRequests extends DomainError {
 export class UnprocessableEntity extends DomainError {
   constructor(message: string, code = 'unprocessable') {
     super(422, message, code);
+  }
+}
+
+/** The console's session layer: no session, or one that ended (the /v1 API answers 403 for keys, as before). */
+export class Unauthorized extends DomainError {
+  constructor(message = 'Not signed in.', code = 'unauthorized') {
+    super(401, message, code);
+  }
+}
+
+/** A 403 that says why (a CSRF token, a role): the API-key 403 stays the one bare "Forbidden". */
+export class ForbiddenBecause extends DomainError {
+  constructor(message: string, code = 'forbidden') {
+    super(403, message, code);
   }
 }

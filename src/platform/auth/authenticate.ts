@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.js';
-import { Forbidden, TooManyRequests } from '../errors.js';
+import { Forbidden, ForbiddenBecause, TooManyRequests } from '../errors.js';
 import { findActiveKeyByDigest } from './api-keys.repository.js';
 import { digestKey, sameDigest } from './keys.js';
 import { RateLimiter } from './rate-limit.js';
 import { scopeFor, type Scope } from './scopes.js';
+import { changesState, CSRF_MESSAGE, csrfMatches, sessionToken, type SessionResolver } from './session-cookie.js';
 
 export interface AuthContext {
   organizationId: string;
@@ -57,7 +58,7 @@ async function resolveKey(deps: Deps, cache: KeyCache, digest: string): Promise<
  * Every /v1 route is authenticated and scope-checked here, before the body is
  * read. Missing, unknown, revoked and out-of-scope keys all get the same 403.
  */
-export function registerAuthentication(app: FastifyInstance, deps: Deps): void {
+export function registerAuthentication(app: FastifyInstance, deps: Deps, sessions?: SessionResolver): void {
   const cache = new KeyCache(deps.config.keyCacheMs);
   const limiter = new RateLimiter(deps.config.rateLimitPerMinute);
 
@@ -80,10 +81,6 @@ export function registerAuthentication(app: FastifyInstance, deps: Deps): void {
     const needed = scopeFor(method, url);
     if (needed === 'public') return done();
     const header = request.headers['x-api-key'];
-    if (typeof header !== 'string' || header.length === 0 || header.length > 200) {
-      request.log.info({ status: 403 }, 'refused: no x-api-key header');
-      return done(new Forbidden());
-    }
     const admit = (ctx: AuthContext | undefined) => {
       // The answer is one 403 for every case (decisions.md); the log tells the operator which, and where to look.
       if (!ctx) request.log.info({ status: 403 }, 'refused: not an active key in this database (parley keys list --org NAME shows the keys it holds)');
@@ -94,6 +91,23 @@ export function registerAuthentication(app: FastifyInstance, deps: Deps): void {
       request.auth = ctx;
       done();
     };
+    // No key but a console session cookie: the user's organization, with the scopes of the user's role.
+    const token = header === undefined && sessions ? sessionToken(request.headers.cookie) : undefined;
+    if (token && sessions) {
+      sessions(token).then((session) => {
+        if (!session) request.log.info({ status: 403 }, 'refused: the console session is unknown, ended or revoked');
+        else if (changesState(method) && !csrfMatches(session.csrfToken, request.headers['x-csrf-token'])) {
+          request.log.info({ status: 403 }, 'refused: a session request without its CSRF token');
+          return done(new ForbiddenBecause(CSRF_MESSAGE, 'csrf'));
+        }
+        admit(session && { organizationId: session.organizationId, keyId: `session:${session.userId}`, scopes: session.scopes });
+      }, done);
+      return;
+    }
+    if (typeof header !== 'string' || header.length === 0 || header.length > 200) {
+      request.log.info({ status: 403 }, 'refused: no x-api-key header');
+      return done(new Forbidden());
+    }
     const digest = digestKey(header);
     const cached = cachedKey(cache, digest);
     if (cached) return admit(cached);

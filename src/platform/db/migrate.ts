@@ -14,6 +14,7 @@ import * as leadEmailOrder from './migrations/0013_lead_email_order.js';
 import * as imports from './migrations/0014_imports.js';
 import * as sendingNumbersPool from './migrations/0015_sending_numbers_pool.js';
 import * as campaigns from './migrations/0016_campaigns.js';
+import * as consoleUsers from './migrations/0017_console_users.js';
 
 /** Migrations are listed here in order (no directory scan: works from src and dist alike). */
 const migrations: Record<string, Migration> = {
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '0014_imports': imports,
   '0015_sending_numbers_pool': sendingNumbersPool,
   '0016_campaigns': campaigns,
+  '0017_console_users': consoleUsers,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -346,6 +346,9 @@ export interface Database {
   campaign_enrollments: CampaignEnrollmentsTable;
   imports: ImportsTable;
   import_rejects: ImportRejectsTable;
+  users: UsersTable;
+  console_sessions: ConsoleSessionsTable;
+  console_reads: ConsoleReadsTable;
 }
 
 export type SendingNumberKind = 'longCode' | 'tollFree' | 'shortCode';
@@ -430,6 +433,41 @@ export interface CampaignEnrollmentsTable {
   queued_day: string | null;
   created_at: string;
   updated_at: string;
+}
+
+export type UserRole = 'viewer' | 'agent' | 'admin';
+
+/** A person who signs in to the console (0017); email is unique in the instance, lowercased. */
+export interface UsersTable {
+  organization_id: string;
+  id: string;
+  email: string;
+  role: UserRole;
+  /** `scrypt$N$r$p$salt$hash` (base64url salt and hash): parameters travel with the hash. */
+  password_hash: string;
+  created_at: string;
+  disabled_at: string | null;
+}
+
+/** A console sign-in (0017): id is the SHA-256 digest of the cookie's token, never the token. */
+export interface ConsoleSessionsTable {
+  id: string;
+  organization_id: string;
+  user_id: string;
+  csrf_token: string;
+  created_at: string;
+  last_seen_at: string;
+  /** The absolute end; the idle end is last_seen_at plus the configured idle time. */
+  expires_at: string;
+  revoked_at: string | null;
+}
+
+/** When a user last read a lead's conversation (0017). */
+export interface ConsoleReadsTable {
+  organization_id: string;
+  user_id: string;
+  lead_id: string;
+  last_read_at: string;
 }
 
 /** A connection or an open transaction: repositories accept either. */

@@ -1,0 +1,85 @@
+import { useState } from 'preact/hooks';
+import { del, get, post } from '../api';
+import { when } from '../format';
+import type { ApiKey } from '../types';
+import { ErrorNote, Loading, OneTimeSecret, Page, useAction, useLoad } from '../ui';
+
+export function KeysPage() {
+  const list = useLoad(() => get<{ keys: ApiKey[] }>('/console/api/keys'), []);
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState('');
+  const [created, setCreated] = useState<string | null>(null);
+  const action = useAction();
+
+  const create = async (e: Event) => {
+    e.preventDefault();
+    setCreated(null);
+    await action.run(async () => {
+      const wanted = scopes.split(',').map((s) => s.trim()).filter(Boolean);
+      const r = await post<{ key: string }>('/console/api/keys', wanted.length ? { name, scopes: wanted } : { name });
+      setCreated(r.key);
+      setName('');
+      setScopes('');
+    });
+    list.reload();
+  };
+  const revoke = (k: ApiKey) => async () => {
+    if (!window.confirm(`Revoke the key ${k.prefix}? Clients using it stop working at once.`)) return;
+    await action.run(() => del(`/console/api/keys/${encodeURIComponent(k.prefix)}`));
+    list.reload();
+  };
+
+  return (
+    <Page title="API keys">
+      <form class="card stack" onSubmit={create} aria-label="New API key">
+        <label for="key-name">Name</label>
+        <input id="key-name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        <label for="key-scopes">Scopes (comma separated; empty for the default set)</label>
+        <input id="key-scopes" placeholder="leads:read, leads:write" value={scopes} onInput={(e) => setScopes(e.currentTarget.value)} />
+        <button type="submit" disabled={action.busy}>
+          Create key
+        </button>
+        {created && <OneTimeSecret label="New API key" value={created} />}
+      </form>
+      <ErrorNote error={action.error ?? list.error} />
+      {!list.data && !list.error && <Loading what="keys" />}
+      {list.data && (
+        <div class="table-wrap">
+          <table>
+            <caption class="sr-only">API keys</caption>
+            <thead>
+              <tr>
+                <th scope="col">Prefix</th>
+                <th scope="col">Name</th>
+                <th scope="col">Scopes</th>
+                <th scope="col">Created</th>
+                <th scope="col">State</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.keys.map((k) => (
+                <tr key={k.prefix}>
+                  <td>
+                    <code>{k.prefix}</code>
+                  </td>
+                  <td>{k.name ?? '—'}</td>
+                  <td class="scopes">{k.scopes?.join(", ") ?? "—"}</td>
+                  <td>{when(k.createdAt)}</td>
+                  <td>
+                    {k.revokedAt ? (
+                      `revoked ${when(k.revokedAt)}`
+                    ) : (
+                      <button type="button" class="danger" onClick={revoke(k)} aria-label={`Revoke key ${k.prefix}`}>
+                        Revoke
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </Page>
+  );
+}

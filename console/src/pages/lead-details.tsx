@@ -1,0 +1,83 @@
+import { when } from '../format';
+import type { ConsentRecord, Lead, LeadNote } from '../types';
+
+const show = (v: unknown): string => (v === null || v === undefined || v === '' ? '—' : typeof v === 'string' ? v : JSON.stringify(v));
+
+export function LeadDetails({ lead, consent, notes }: { lead: Lead; consent: ConsentRecord[]; notes: LeadNote[] }) {
+  const fields: [string, unknown][] = [
+    ['Phone', lead.phone],
+    ['Email', lead.email],
+    ['Profile', lead.customerProfile],
+    ['AI', lead.isAiOn ? 'on' : 'off'],
+    ['Do not contact', lead.isDoNotContact ? 'yes' : 'no'],
+    ['Time zone', lead.timeZone],
+    ['External id', lead.externalLeadId],
+    ['Hot / qualified', `${lead.isHot ? 'hot' : 'not hot'}, ${lead.isQualified ? 'qualified' : 'not qualified'}`],
+    ['Created', when(lead.createdAt)],
+    ['Summary', lead.summary],
+    ...Object.entries(lead.additionalInfo ?? {}),
+  ];
+  return (
+    <>
+      <section class="card" aria-labelledby="fields-title">
+        <h2 id="fields-title">Lead</h2>
+        <dl class="fields">
+          {fields.map(([k, v]) => (
+            <div key={k}>
+              <dt>{k}</dt>
+              <dd>{show(v)}</dd>
+            </div>
+          ))}
+          <div>
+            <dt>Subscriptions</dt>
+            <dd>
+              sms {lead.subscriptions.sms}, voice {lead.subscriptions.voice}, email {lead.subscriptions.email}
+            </dd>
+          </div>
+        </dl>
+        <h3>Tags</h3>
+        {lead.tags.length === 0 ? (
+          <p class="muted">No tags.</p>
+        ) : (
+          <ul class="tags">
+            {lead.tags.map((t) => (
+              <li key={t.id} class="badge">
+                {t.name}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section class="card" aria-labelledby="notes-title">
+        <h2 id="notes-title">Context for the AI</h2>
+        {notes.length === 0 ? (
+          <p class="muted">No context added.</p>
+        ) : (
+          <ol class="plain consent">
+            {notes.map((n) => (
+              <li key={n.id}>
+                <time dateTime={n.createdAt}>{when(n.createdAt)}</time> {n.kind === 'command' ? `(command${n.consumedAt ? ', done' : ', pending'})` : ''}: <span class="wrap">{n.text}</span>
+              </li>
+            ))}
+          </ol>
+        )}
+      </section>
+      <section class="card" aria-labelledby="consent-title">
+        <h2 id="consent-title">Consent history</h2>
+        {consent.length === 0 ? (
+          <p class="muted">No opt-outs or opt-ins recorded.</p>
+        ) : (
+          <ol class="plain consent">
+            {consent.map((c) => (
+              <li key={c.id}>
+                <time dateTime={c.createdAt}>{when(c.createdAt)}</time>: {c.action === 'optOut' ? 'opted out of' : 'opted in to'} {c.channel} ({c.source}
+                {c.reason ? `, ${c.reason}` : ''}
+                {c.actor ? `, by ${c.actor}` : ''})
+              </li>
+            ))}
+          </ol>
+        )}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,77 @@
+import { useEffect, useState } from 'preact/hooks';
+import { errorText, get, query } from '../api';
+import { leadName, when } from '../format';
+import { Link } from '../router';
+import type { Lead } from '../types';
+import { ErrorNote, Loading, Page } from '../ui';
+import { FilterForm, NO_FILTERS, filterQuery, type Filters } from './lead-filters';
+
+type Listing = { leads: Lead[]; nextToken: string | null };
+
+export function LeadsPage() {
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const [list, setList] = useState<Listing | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const load = (token?: string) =>
+    get<Listing>(`/v1/leads${query({ sort: 'created', limit: 50, nextToken: token, ...filterQuery(filters) })}`).then(
+      (page) => {
+        const leads = page.leads.filter((l) => !filters.channel || l.lastMessage?.channel === filters.channel);
+        setList((prev) => ({ leads: token && prev ? [...prev.leads, ...leads] : leads, nextToken: page.nextToken }));
+        setError(null);
+      },
+      (e: unknown) => setError(errorText(e)),
+    );
+
+  useEffect(() => {
+    // Typing in the search box: wait for a pause before asking the server.
+    const t = window.setTimeout(() => void load(), 200);
+    return () => window.clearTimeout(t);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [JSON.stringify(filters)]);
+
+  return (
+    <Page title="Leads">
+      <FilterForm value={filters} onChange={setFilters} withSearch />
+      <ErrorNote error={error} />
+      {!list && !error && <Loading what="leads" />}
+      {list && (
+        <div class="table-wrap">
+          <table>
+            <caption class="sr-only">Leads</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Phone</th>
+                <th scope="col">Email</th>
+                <th scope="col">Profile</th>
+                <th scope="col">AI</th>
+                <th scope="col">Last activity</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.leads.map((l) => (
+                <tr key={l.id}>
+                  <td>
+                    <Link href={`/leads/${encodeURIComponent(l.id)}`}>{leadName(l)}</Link>
+                  </td>
+                  <td>{l.phone ?? '—'}</td>
+                  <td class="wrap">{l.email ?? '—'}</td>
+                  <td>{l.customerProfile}</td>
+                  <td>{l.isAiOn ? 'on' : 'off'}</td>
+                  <td>{when(l.lastActivityAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {list.leads.length === 0 && <p>No leads match.</p>}
+          {list.nextToken && (
+            <button type="button" onClick={() => void load(list.nextToken ?? undefined)}>
+              Load more
+            </button>
+          )}
+        </div>
+      )}
+    </Page>
+  );
+}

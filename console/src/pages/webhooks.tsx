@@ -1,0 +1,106 @@
+import { useState } from 'preact/hooks';
+import { get, post } from '../api';
+import { when } from '../format';
+import type { WebhookDelivery, WebhookEndpoint } from '../types';
+import { ErrorNote, Loading, OneTimeSecret, Page, useAction, useLoad } from '../ui';
+
+function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
+  const base = `/v1/webhooks/${encodeURIComponent(endpoint.id)}`;
+  const list = useLoad(() => get<{ deliveries: WebhookDelivery[] }>(`${base}/deliveries?limit=50`), [endpoint.id]);
+  const action = useAction();
+  const [done, setDone] = useState<string | null>(null);
+  const replay = (d: WebhookDelivery) => async () => {
+    setDone(null);
+    if (await action.run(() => post(`${base}/deliveries/${encodeURIComponent(d.id)}/replay`))) setDone(`Replay of ${d.eventType} queued.`);
+    list.reload();
+  };
+  if (list.error) return <ErrorNote error={list.error} />;
+  if (!list.data) return <Loading what="deliveries" />;
+  if (list.data.deliveries.length === 0) return <p class="muted">No deliveries yet.</p>;
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption>Deliveries to {endpoint.url}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Event</th>
+            <th scope="col">Status</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Last answer</th>
+            <th scope="col">Created</th>
+            <th scope="col">Replay</th>
+          </tr>
+        </thead>
+        <tbody>
+          {list.data.deliveries.map((d) => (
+            <tr key={d.id}>
+              <td>{d.eventType}</td>
+              <td>{d.status}</td>
+              <td>{d.attempts}</td>
+              <td class="wrap">{d.lastStatusCode ?? d.lastError ?? '—'}</td>
+              <td>{when(d.createdAt)}</td>
+              <td>
+                <button type="button" onClick={replay(d)} disabled={action.busy} aria-label={`Replay ${d.eventType} delivery from ${when(d.createdAt)}`}>
+                  Replay
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <ErrorNote error={action.error} />
+      {done && (
+        <p class="muted" role="status">
+          {done}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function NewEndpoint({ onCreated }: { onCreated: () => void }) {
+  const [url, setUrl] = useState('');
+  const [secret, setSecret] = useState<string | null>(null);
+  const action = useAction();
+  const create = async (e: Event) => {
+    e.preventDefault();
+    await action.run(async () => {
+      const r = await post<{ secret: string }>('/v1/webhooks', { url });
+      setSecret(r.secret);
+      setUrl('');
+      onCreated();
+    });
+  };
+  return (
+    <form class="card inline" onSubmit={create} aria-label="New webhook endpoint">
+      <label for="wh-url">Endpoint URL</label>
+      <input id="wh-url" type="url" required placeholder="https://example.com/parley" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
+      <button type="submit" disabled={action.busy}>
+        Add endpoint
+      </button>
+      <ErrorNote error={action.error} />
+      {secret && <OneTimeSecret label="Signing secret" value={secret} />}
+    </form>
+  );
+}
+
+export function WebhooksPage() {
+  const list = useLoad(() => get<{ webhooks: WebhookEndpoint[] }>('/v1/webhooks'), []);
+  return (
+    <Page title="Webhooks">
+      <NewEndpoint onCreated={list.reload} />
+      <ErrorNote error={list.error} />
+      {!list.data && !list.error && <Loading what="endpoints" />}
+      {list.data?.webhooks.length === 0 && <p>No endpoints yet.</p>}
+      {list.data?.webhooks.map((w) => (
+        <section key={w.id} class="card" aria-label={`Endpoint ${w.url}`}>
+          <h2 class="wrap">{w.url}</h2>
+          <p class="muted">
+            {w.enabled ? 'Enabled' : `Disabled${w.disabledReason ? `: ${w.disabledReason}` : ''}`} · events: {w.events?.join(', ') ?? 'all'}
+          </p>
+          <Deliveries endpoint={w} />
+        </section>
+      ))}
+    </Page>
+  );
+}

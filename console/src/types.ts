@@ -1,0 +1,149 @@
+/** The shapes the console reads, as the API documents them (src/*\/*.schemas.ts). */
+
+export type Role = 'admin' | 'agent' | 'viewer';
+export type Channel = 'sms' | 'voice' | 'email';
+export const CHANNELS: Channel[] = ['sms', 'voice', 'email'];
+
+export interface User {
+  id: string;
+  email: string;
+  role: Role;
+  organizationId: string;
+  organizationName: string;
+}
+
+export interface SessionReply {
+  user: User;
+  csrfToken: string;
+}
+
+export interface Tag {
+  id: string;
+  name: string;
+  condition: string;
+}
+
+export interface LastMessage {
+  text: string;
+  direction: 'inbound' | 'outbound';
+  channel: Channel;
+  at: string;
+  isAiGenerated?: boolean;
+}
+
+export interface Lead {
+  id: string;
+  firstName: string;
+  lastName: string;
+  phone: string | null;
+  email: string | null;
+  customerProfile: string;
+  additionalInfo: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+  lastActivityAt: string | null;
+  lastMessage?: LastMessage | null;
+  needsAttention?: boolean;
+  hasReplied: boolean;
+  isHot: boolean;
+  isQualified: boolean;
+  isUnsubscribed: boolean;
+  isAiOn: boolean;
+  isDoNotContact: boolean;
+  tags: Tag[];
+  summary: string | null;
+  timeZone: string | null;
+  externalLeadId: string | null;
+  subscriptions: Record<Channel, 'subscribed' | 'unsubscribed' | 'unavailable'>;
+}
+
+export interface Message {
+  id: string;
+  content: { text: string };
+  createdAt: string;
+  owner: 'user' | 'lead';
+  isAiGenerated: boolean;
+  channel: Channel;
+  direction: 'outbound' | 'inbound';
+  status: string;
+  statusReason: string | null;
+  statusCode: string | null;
+  scheduledTime: string | null;
+}
+
+export interface ConsentRecord {
+  id: string;
+  channel: string;
+  action: 'optOut' | 'optIn';
+  source: string;
+  reason: string | null;
+  actor: string | null;
+  createdAt: string;
+}
+
+export interface Profile {
+  id: string;
+  name: string;
+  description: string | null;
+  instructions: string | null;
+  openingMessage: string | null;
+  questions: string[];
+}
+
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  description: string | null;
+  events: string[] | null;
+  enabled: boolean;
+  disabledReason: string | null;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  eventId: string;
+  eventType: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  deliveredAt: string | null;
+}
+
+export interface Settings {
+  smsVoiceOptOutCoupled: boolean;
+  timeZone: string;
+  contactHours: { start: string; end: string };
+  contactDays: string[];
+  holidays: string[];
+  regionalRules: boolean;
+  optOutKeywords: string[];
+  optInKeywords: string[];
+  helpText: string;
+}
+
+export interface ApiKey {
+  prefix: string;
+  name?: string | null;
+  scopes?: string[];
+  createdAt?: string;
+  revokedAt?: string | null;
+  lastUsedAt?: string | null;
+}
+
+export interface ConsoleUser {
+  id: string;
+  email: string;
+  role: Role;
+  createdAt?: string;
+}
+
+export interface LeadNote {
+  id: string;
+  kind: 'context' | 'command';
+  text: string;
+  createdAt: string;
+  consumedAt: string | null;
+}

@@ -1,0 +1,38 @@
+import type { FastifyInstance } from 'fastify';
+import type { Deps } from '../platform/deps.js';
+import { ForbiddenBecause, Unauthorized } from '../platform/errors.js';
+import { changesState, CSRF_MESSAGE, csrfMatches, sessionToken } from '../platform/auth/session-cookie.js';
+import { resolveSession, type ConsoleSession } from '../users/sessions.service.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    consoleSession: ConsoleSession;
+  }
+  interface FastifyContextConfig {
+    /** /console/api/login: the one console route reachable without a session. */
+    signIn?: boolean;
+    /** Users and API keys: admins only. */
+    adminOnly?: boolean;
+  }
+}
+
+/**
+ * Every /console/api route but login needs a live session (401 otherwise); a
+ * state change also needs the session's CSRF token (403), and admin routes an
+ * admin (403). Registered inside the /console/api scope only.
+ */
+export function registerSessionGuard(app: FastifyInstance, deps: Deps): void {
+  app.decorateRequest('consoleSession', null as unknown as ConsoleSession);
+  app.addHook('onRequest', async (request) => {
+    const config = request.routeOptions.config;
+    if (config?.signIn) return;
+    const token = sessionToken(request.headers.cookie);
+    const session = token ? await resolveSession(deps, token) : undefined;
+    if (!session) throw new Unauthorized('Not signed in, or the session has ended: sign in again.');
+    if (changesState(request.method) && !csrfMatches(session.csrfToken, request.headers['x-csrf-token'])) {
+      throw new ForbiddenBecause(CSRF_MESSAGE, 'csrf');
+    }
+    if (config?.adminOnly && session.role !== 'admin') throw new ForbiddenBecause('Only an admin may do this.', 'admin_only');
+    request.consoleSession = session;
+  });
+}

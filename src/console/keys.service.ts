@@ -1,0 +1,34 @@
+import type { Deps } from '../platform/deps.js';
+import { NotFound } from '../platform/errors.js';
+import { isoNow } from '../platform/clock.js';
+import { newId } from '../platform/ids.js';
+import { insertKey, listKeys, revokeByPrefix, type ApiKeyRecord } from '../platform/auth/api-keys.repository.js';
+import { digestKey, displayPrefix, generateApiKey } from '../platform/auth/keys.js';
+import { DEFAULT_SCOPES, type Scope } from '../platform/auth/scopes.js';
+
+export interface KeyView {
+  prefix: string;
+  name: string | null;
+  scopes: string[];
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+const toView = (k: ApiKeyRecord): KeyView => ({ prefix: k.prefix, name: k.name, scopes: k.scopes, createdAt: k.createdAt, revokedAt: k.revokedAt });
+
+export async function keysOfOrganization(deps: Deps, organizationId: string): Promise<KeyView[]> {
+  return (await listKeys(deps.db, organizationId)).map(toView);
+}
+
+/** The plaintext is in the answer once and never stored; without scopes the key gets the default set (as `parley keys create`). */
+export async function createKey(deps: Deps, organizationId: string, name: string, scopes?: Scope[]): Promise<KeyView & { key: string }> {
+  const key = generateApiKey();
+  const record = { id: newId(), prefix: displayPrefix(key), digest: digestKey(key), scopes: [...new Set(scopes ?? DEFAULT_SCOPES)], name, createdAt: isoNow(deps.clock) };
+  await insertKey(deps.db, organizationId, record);
+  return { key, ...toView({ ...record, organizationId, revokedAt: null }) };
+}
+
+export async function revokeKeyOf(deps: Deps, organizationId: string, prefix: string): Promise<void> {
+  const n = await revokeByPrefix(deps.db, organizationId, prefix, isoNow(deps.clock));
+  if (n === 0) throw new NotFound('API key', 'name', prefix);
+}

@@ -1,0 +1,50 @@
+import { TooManyRequests, Unauthorized } from '../platform/errors.js';
+import type { Deps } from '../platform/deps.js';
+import { findOrganization } from '../organizations/organizations.repository.js';
+import { LoginThrottle } from '../users/login-throttle.js';
+import { openSession, type ConsoleSession } from '../users/sessions.service.js';
+import { authenticateUser, normalizeEmail } from '../users/users.service.js';
+import type { SessionUserView } from './console.schemas.js';
+
+export const INVALID_LOGIN = 'Invalid email or password.';
+
+class LoginThrottled extends TooManyRequests {
+  constructor(seconds: number) {
+    super(seconds);
+    this.message = `Too many failed sign-ins: try again in ${seconds} seconds.`;
+  }
+}
+
+export const newLoginThrottle = (deps: Deps) =>
+  new LoginThrottle(deps.config.console.loginFailuresPerAccount, deps.config.console.loginFailuresPerAddress, () => deps.clock.now().getTime());
+
+export interface LoggedIn {
+  user: SessionUserView;
+  csrfToken: string;
+  token: string;
+}
+
+/** Checks the throttle, then the password; a failure counts against the account and the address. */
+export async function login(deps: Deps, throttle: LoginThrottle, email: string, password: string, address: string): Promise<LoggedIn> {
+  const account = normalizeEmail(email);
+  const wait = throttle.wait(account, address);
+  if (wait > 0) throw new LoginThrottled(wait);
+  const user = await authenticateUser(deps, account, password);
+  if (!user) {
+    throttle.failed(account, address);
+    throw new Unauthorized(INVALID_LOGIN, 'invalid_login');
+  }
+  throttle.succeeded(account);
+  const org = await findOrganization(deps.db, user.organization_id);
+  const { token, csrfToken } = await openSession(deps, user);
+  return {
+    user: { id: user.id, email: user.email, role: user.role, organizationId: user.organization_id, organizationName: org?.name ?? '' },
+    csrfToken,
+    token,
+  };
+}
+
+export const sessionView = (s: ConsoleSession): { user: SessionUserView; csrfToken: string } => ({
+  user: { id: s.userId, email: s.email, role: s.role, organizationId: s.organizationId, organizationName: s.organizationName },
+  csrfToken: s.csrfToken,
+});

@@ -1,0 +1,132 @@
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import type { Db } from '../platform/db/schema.js';
+import { lowerStartsWith, prefixEnd } from '../platform/db/prefix.js';
+import { selectLeadViews, type LeadViewRow } from './leads.repository.js';
+
+/** What `search` was read as (lead-search.service.ts); the alternatives are ORed. */
+export interface SearchTerm {
+  phonePrefixes: string[];
+  emailPrefix?: string;
+  /** A first-name prefix alone, or with a last-name prefix (both must match). */
+  names: { first: string; last?: string }[];
+  lastNamePrefix?: string;
+  externalLeadId?: string;
+}
+
+export interface LeadSearchFilter {
+  search?: SearchTerm;
+  aiOn?: boolean;
+  tag?: string;
+  profile?: string;
+  needsAttention?: boolean;
+}
+
+/** Where a page starts: after a lead in id order, or in newest-activity-first order. */
+export type SearchPosition =
+  | { sort: 'created'; afterId?: string }
+  /** `at`: the last lead's last_activity_at, or '' when it has none. */
+  | { sort: 'lastActivity'; after?: { at: string; id: string } };
+
+export type LeadSearchRow = LeadViewRow & {
+  lm_text: string | null;
+  lm_direction: 'inbound' | 'outbound' | null;
+  lm_channel: 'sms' | 'voice' | 'email' | null;
+  lm_at: string | null;
+  lm_ai: number | null;
+  needs_attention: number;
+};
+
+/** One column of the lead's latest message (messages_lead_idx: organization, lead, id). */
+const latest = (column: string) =>
+  sql.raw(`(select ${column} from messages m where m.organization_id = leads.organization_id and m.lead_id = leads.id order by m.id desc limit 1)`);
+
+/** The last word is the lead's (unanswered), or the AI's after a handoff turned it off (nobody has answered): 1, else 0. */
+const needsAttention = sql<number>`(case when ${latest('m.direction')} = 'inbound' or (leads.is_ai_on = 0 and ${latest('m.is_ai_generated')} = 1) then 1 else 0 end)`;
+
+/** Each way `term` may match a lead, as a condition on the `leads` row. */
+function alternatives(db: Db, term: SearchTerm): RawBuilder<SqlBool>[] {
+  const all: RawBuilder<SqlBool>[] = [];
+  for (const p of term.phonePrefixes) all.push(sql<SqlBool>`leads.phone >= ${p} and leads.phone < ${prefixEnd(p)}`);
+  if (term.emailPrefix) all.push(lowerStartsWith(db, 'email', term.emailPrefix));
+  for (const n of term.names) {
+    // The last name is checked on the rows the first name finds, never as an index range of its own:
+    // a common last name would otherwise let the planner (without statistics) walk all of its leads.
+    all.push(n.last ? sql<SqlBool>`${lowerStartsWith(db, 'first_name', n.first)} and substr(lower(leads.last_name), 1, ${n.last.length}) = ${n.last}` : lowerStartsWith(db, 'first_name', n.first));
+  }
+  if (term.lastNamePrefix) all.push(lowerStartsWith(db, 'last_name', term.lastNamePrefix));
+  if (term.externalLeadId) all.push(sql<SqlBool>`leads.external_lead_id = ${term.externalLeadId}`);
+  return all;
+}
+
+/** One index range per alternative, joined by UNION ALL (names and emails: migration 0017; phone: leads_phone_uq; externalLeadId: leads_external_idx). */
+function matchingIds(organizationId: string, conditions: RawBuilder<SqlBool>[]): RawBuilder<unknown> {
+  const arms = conditions.map((c) => sql`select leads.id from leads where leads.organization_id = ${organizationId} and ${c}`);
+  return sql.join(arms, sql` union all `);
+}
+
+/** Above this many matches a search is "dense": walking the page order and testing each lead finds a page sooner. */
+const DENSE = 2000;
+
+/**
+ * The search as a WHERE. A rare term (a name, a number) is `id IN (the union
+ * of index ranges)`: a few index probes, then the page is sorted. Written as
+ * one OR instead, SQLite without statistics walked the whole organization in
+ * page order testing each row (1.5 s at a million leads). A common term (a
+ * letter or two) is that OR: at more than DENSE matches a page of them turns
+ * up within a few thousand leads of the page order, where the union would
+ * collect and sort hundreds of thousands of ids (4 s for a prefix every lead
+ * has). One bounded count (at most DENSE index entries) decides.
+ */
+async function searchCondition(db: Db, organizationId: string, term: SearchTerm, denseAbove: number): Promise<RawBuilder<SqlBool>> {
+  const conditions = alternatives(db, term);
+  if (conditions.length === 0) return sql<SqlBool>`1 = 0`;
+  const ids = matchingIds(organizationId, conditions);
+  const { rows } = await sql<{ n: number | string }>`select count(*) as n from (select id from (${ids}) as matched limit ${denseAbove}) as capped`.execute(db);
+  if (Number(rows[0]?.n ?? 0) < denseAbove) return sql<SqlBool>`leads.id in (${ids})`;
+  return sql<SqlBool>`(${sql.join(conditions.map((c) => sql`(${c})`), sql` or `)})`;
+}
+
+/**
+ * A page (limit+1 rows) of GET /v1/leads with the console's filters. Every
+ * filter is a WHERE on the lead row or an indexed probe of its tags and
+ * messages; the search alternatives are index ranges (migration 0017).
+ */
+export interface SearchOptions {
+  /** Tests set it to reach both ways of searching with a few leads. */
+  denseAbove?: number;
+}
+
+export async function searchLeadViews(
+  db: Db, organizationId: string, f: LeadSearchFilter, at: SearchPosition, limit: number, options: SearchOptions = {},
+): Promise<LeadSearchRow[]> {
+  let q = selectLeadViews(db, organizationId).select([
+    latest('substr(m.text, 1, 200)').as('lm_text'),
+    latest('m.direction').as('lm_direction'),
+    latest('m.channel').as('lm_channel'),
+    latest('m.created_at').as('lm_at'),
+    latest('m.is_ai_generated').as('lm_ai'),
+    needsAttention.as('needs_attention'),
+  ]);
+  if (f.search) q = q.where(await searchCondition(db, organizationId, f.search, options.denseAbove ?? DENSE));
+  if (f.aiOn !== undefined) q = q.where('leads.is_ai_on', '=', f.aiOn ? 1 : 0);
+  if (f.profile !== undefined) q = q.where('leads.customer_profile', '=', f.profile);
+  if (f.tag !== undefined) {
+    const tag = f.tag;
+    q = q.where(sql<SqlBool>`exists(select 1 from lead_tags t where t.organization_id = leads.organization_id and t.lead_id = leads.id and t.name = ${tag})`);
+  }
+  if (f.needsAttention !== undefined) q = q.where(sql<SqlBool>`${needsAttention} = ${f.needsAttention ? 1 : 0}`);
+
+  if (at.sort === 'created') {
+    if (at.afterId) q = q.where('leads.id', '>', at.afterId);
+    return (await q.orderBy('leads.id').limit(limit + 1).execute()) as LeadSearchRow[];
+  }
+  // One keyset over coalesce(last_activity_at, ''): the expression migration 0017 indexes. Leads without
+  // activity ('') sort after every timestamp. (Two passes, with activity and then IS NULL, cost PostgreSQL a
+  // sort of every lead without activity: it cannot take the index's id order under an IS NULL.)
+  const activity = sql<string>`coalesce(leads.last_activity_at, '')`;
+  if (at.after) q = q.where(sql<SqlBool>`(${activity}, leads.id) < (${at.after.at}, ${at.after.id})`);
+  // None of the leads without activity needs attention: an inbound message, and a sent one, set
+  // last_activity_at (conversation/inbound.ts, channels/outbound.ts).
+  if (f.needsAttention === true) q = q.where(sql<SqlBool>`${activity} > ''`);
+  return (await q.orderBy(activity, 'desc').orderBy('leads.id', 'desc').limit(limit + 1).execute()) as LeadSearchRow[];
+}

@@ -1,0 +1,30 @@
+import type { Db, UserRole, UsersTable } from '../platform/db/schema.js';
+
+export type UserRow = UsersTable;
+
+export async function insertUser(db: Db, organizationId: string, user: Omit<UserRow, 'organization_id' | 'disabled_at'>): Promise<void> {
+  await db.insertInto('users').values({ ...user, organization_id: organizationId, disabled_at: null }).execute();
+}
+
+/** The one lookup not scoped by organization: at sign-in the email is what tells us the organization. */
+export async function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+}
+
+export async function findUser(db: Db, organizationId: string, id: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function listUsers(db: Db, organizationId: string): Promise<UserRow[]> {
+  return db.selectFrom('users').selectAll().where('organization_id', '=', organizationId).orderBy('created_at').orderBy('id').execute();
+}
+
+export async function setRole(db: Db, organizationId: string, id: string, role: UserRole): Promise<void> {
+  await db.updateTable('users').set({ role }).where('organization_id', '=', organizationId).where('id', '=', id).execute();
+}
+
+export async function deleteUserRow(db: Db, organizationId: string, id: string): Promise<number> {
+  await db.deleteFrom('console_reads').where('organization_id', '=', organizationId).where('user_id', '=', id).execute();
+  const res = await db.deleteFrom('users').where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  return Number(res.numDeletedRows);
+}

@@ -1,0 +1,63 @@
+import { createUserInOrganization } from '../../src/users/users.service.js';
+import type { UserRole } from '../../src/platform/db/schema.js';
+import type { ApiResponse, TestServer } from '../support/harness.js';
+
+export interface ConsoleClient {
+  email: string;
+  password: string;
+  userId: string;
+  cookie: string;
+  csrf: string;
+  /** A request with the session cookie, and the CSRF token unless `csrf: null`. */
+  call<T = any>(method: string, path: string, body?: unknown, options?: { csrf?: string | null; headers?: Record<string, string> }): Promise<ApiResponse<T>>;
+}
+
+let counter = 0;
+export const uniqueEmail = (label = 'user') => `${label}.${process.pid}.${++counter}@example.com`;
+
+async function toResponse(res: Response): Promise<ApiResponse> {
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    /* keep text */
+  }
+  return { status: res.status, body, headers: res.headers };
+}
+
+export async function request(ts: TestServer, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> {
+  const init: RequestInit = { method, headers: { ...headers } };
+  if (body !== undefined) {
+    init.body = JSON.stringify(body);
+    (init.headers as Record<string, string>)['content-type'] = 'application/json';
+  }
+  return toResponse(await fetch(`${ts.url}${path}`, init));
+}
+
+export async function makeUser(ts: TestServer, role: UserRole, org = 'acme', email = uniqueEmail(role)) {
+  const created = await createUserInOrganization(ts.server.store.db, org, { email, role });
+  return { email, password: created.password, userId: created.user.id };
+}
+
+export const cookieOf = (res: ApiResponse): string => (res.headers.get('set-cookie') ?? '').split(';')[0]!;
+
+export async function signIn(ts: TestServer, user: { email: string; password: string; userId: string }, headers: Record<string, string> = {}): Promise<ConsoleClient> {
+  const res = await request(ts, 'POST', '/console/api/login', { email: user.email, password: user.password }, headers);
+  if (res.status !== 200) throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
+  const cookie = cookieOf(res);
+  const csrf = res.body.csrfToken as string;
+  return {
+    ...user,
+    cookie,
+    csrf,
+    call: (method, path, body, options = {}) => {
+      const token = options.csrf === undefined ? csrf : options.csrf;
+      return request(ts, method, path, body, { cookie, ...(token === null ? {} : { 'x-csrf-token': token }), ...options.headers });
+    },
+  };
+}
+
+export async function consoleClient(ts: TestServer, role: UserRole, org = 'acme'): Promise<ConsoleClient> {
+  return signIn(ts, await makeUser(ts, role, org));
+}

@@ -1,0 +1,244 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createLead, uniquePhone } from '../support/harness.js';
+import { Receiver } from '../support/receiver.js';
+import { registerEndpoint } from '../support/webhooks.js';
+import { describeWithBrowser, launchChromium, signedIn, startConsoleServer, type ConsoleServer } from './support.js';
+
+const waitFor = async <T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> => {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (ok(v) || Date.now() > end) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+describeWithBrowser('console in the browser: an operator works a conversation', () => {
+  let server: ConsoleServer;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startConsoleServer(), launchChromium()]);
+    ({ page } = await signedIn(browser, server, server.users.admin));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  const inbound = async (phone: string, text: string) => {
+    const res = await server.ts.acme.post('/inbound', { channel: 'sms', from: phone, text });
+    expect(res.status).toBe(200);
+    return res.body.leadId as string;
+  };
+  const aiState = () => page.locator('.ai-state strong').textContent();
+  const lead = async (id: string) => (await server.ts.acme.get(`/leads/${id}`)).body;
+
+  it('logs in through the form, and a wrong password is refused with the server\'s message', async () => {
+    const { context, page: p } = await (async () => {
+      const context = await browser.newContext({ baseURL: server.ts.url });
+      return { context, page: await context.newPage() };
+    })();
+    await p.goto('/console/');
+    await p.getByLabel('Email').fill(server.users.agent.email);
+    await p.getByLabel('Password').fill('not the password at all');
+    await p.getByRole('button', { name: 'Log in' }).click();
+    await expect.poll(() => p.getByRole('alert').textContent(), { timeout: 15_000 }).toContain('Invalid email or password');
+    await p.getByLabel('Password').fill(server.users.agent.password);
+    await p.getByRole('button', { name: 'Log in' }).click();
+    await p.getByRole('heading', { name: 'Inbox' }).waitFor();
+    expect(await p.getByText(server.users.agent.email).count()).toBe(1);
+    await context.close();
+  });
+
+  it('shows an inbound message live on the lead page, without a reload', async () => {
+    const phone = uniquePhone();
+    const id = await createLead(server.ts.acme, { firstName: 'Leo', lastName: 'Live', phone });
+    await page.goto(`/console/leads/${id}`);
+    await page.getByRole('heading', { name: 'Leo Live' }).waitFor();
+    await page.waitForTimeout(300); // the event stream is open
+    await inbound(phone, 'Also, do you deliver on Saturdays?');
+    await page.locator('.thread').getByText('Also, do you deliver on Saturdays?').waitFor({ timeout: 20_000 });
+  });
+
+  it('shows an inbound message live in the inbox, newest activity first, then opens the lead', async () => {
+    const phone = uniquePhone();
+    const id = await createLead(server.ts.acme, { firstName: 'Livia', lastName: 'Stream', phone });
+    await page.goto('/console/');
+    await page.getByRole('heading', { name: 'Inbox' }).waitFor();
+    await page.getByText('Livia Stream').waitFor();
+    await page.waitForTimeout(300); // the event stream is open
+    await inbound(phone, 'Is the blue one still available?');
+    await page.getByText('Is the blue one still available?').waitFor({ timeout: 20_000 });
+    expect(await page.locator('.inbox li').first().textContent()).toContain('Livia Stream');
+    expect(await page.locator('.inbox li').first().textContent()).toContain('unread');
+
+    await page.getByRole('link', { name: /Livia Stream/ }).click();
+    await page.getByRole('heading', { name: 'Livia Stream' }).waitFor();
+    expect(page.url()).toContain(`/console/leads/${id}`);
+  });
+
+  it('a human reply pauses the AI, and the AI can be turned back on', async () => {
+    const phone = uniquePhone();
+    const id = await createLead(server.ts.acme, { firstName: 'Rhea', lastName: 'Reply', phone, isAiOn: true });
+    await page.goto(`/console/leads/${id}`);
+    await expect.poll(() => aiState(), { timeout: 15_000 }).toBe('on');
+    await page.getByLabel('Reply', { exact: true }).fill('Hi Rhea, this is Sam from the team.');
+    await page.getByRole('button', { name: 'Send reply' }).click();
+    await expect.poll(() => aiState(), { timeout: 15_000 }).toBe('off');
+    await page.locator('.thread').getByText('Hi Rhea, this is Sam from the team.').waitFor();
+    expect((await lead(id)).isAiOn).toBe(false);
+    const sent = (await server.ts.acme.get(`/leads/${id}/messages`)).body.messages as { content: { text: string }; isAiGenerated: boolean }[];
+    expect(sent.some((m) => m.content.text === 'Hi Rhea, this is Sam from the team.' && !m.isAiGenerated)).toBe(true);
+
+    await page.getByRole('button', { name: 'Turn AI on' }).click();
+    await expect.poll(() => aiState(), { timeout: 15_000 }).toBe('on');
+    expect((await lead(id)).isAiOn).toBe(true);
+    await page.getByRole('button', { name: 'Turn AI off' }).click();
+    await expect.poll(() => aiState(), { timeout: 15_000 }).toBe('off');
+    expect((await lead(id)).isAiOn).toBe(false);
+  });
+
+  it('after unsubscribing sms the reply box refuses, with the reason', async () => {
+    const id = await createLead(server.ts.acme, { firstName: 'Uma', lastName: 'Unsub', phone: uniquePhone() });
+    await page.goto(`/console/leads/${id}`);
+    const box = page.getByLabel('Reply', { exact: true });
+    expect(await box.isEnabled()).toBe(true);
+    await page.getByRole('button', { name: 'Unsubscribe sms' }).click();
+    await page.getByText(/unsubscribed from SMS/).waitFor();
+    expect(await box.isDisabled()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Send reply' }).isDisabled()).toBe(true);
+    expect((await lead(id)).subscriptions.sms).toBe('unsubscribed');
+  });
+
+  it('renders a lead\'s <script> as text: nothing runs', async () => {
+    const phone = uniquePhone();
+    const id = await createLead(server.ts.acme, { firstName: '<b>Bold</b>', lastName: 'Mallory', phone });
+    const evil = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">';
+    await inbound(phone, evil);
+    await page.goto(`/console/leads/${id}`);
+    await page.locator('.thread').getByText(evil).waitFor();
+    expect(await page.getByRole('heading', { name: '<b>Bold</b> Mallory' }).count()).toBe(1);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.locator('.thread script, .thread img, h1 b').count()).toBe(0);
+  });
+
+  it('edits a profile', async () => {
+    const name = `Spring-${process.pid}`;
+    expect((await server.ts.acme.post('/customerProfiles', { name, description: 'Old words' })).status).toBe(201);
+    await page.goto('/console/profiles');
+    await page.getByRole('button', { name: `Edit profile ${name}` }).click();
+    await page.getByLabel('Description').fill('Spring campaign, new words');
+    await page.getByRole('button', { name: 'Save profile' }).click();
+    await page.getByText('Spring campaign, new words').waitFor();
+    expect((await server.ts.acme.get(`/customerProfiles/${name}`)).body.description).toBe('Spring campaign, new words');
+  });
+
+  it('replays a webhook delivery', async () => {
+    const receiver = await new Receiver().start();
+    try {
+      const endpoint = await registerEndpoint(server.ts.acme, receiver, ['optOut']);
+      const id = await createLead(server.ts.acme, { phone: uniquePhone() });
+      expect((await server.ts.acme.post(`/leads/${id}/unsubscribe`, { channels: ['sms'] })).status).toBe(200);
+      await waitFor(async () => receiver.received.length, (n) => n >= 1);
+      const before = receiver.received.length;
+      expect(before).toBeGreaterThanOrEqual(1);
+
+      await page.goto('/console/webhooks');
+      const section = page.getByRole('region', { name: `Endpoint ${receiver.url}` });
+      await section.getByRole('button', { name: /^Replay optOut/ }).first().click();
+      await page.getByText('Replay of optOut queued.').waitFor();
+      const after = await waitFor(async () => receiver.received.length, (n) => n > before);
+      expect(after).toBeGreaterThan(before);
+      const deliveries = (await server.ts.acme.get(`/webhooks/${endpoint.id}/deliveries`)).body.deliveries as unknown[];
+      expect(deliveries.length).toBeGreaterThan(1);
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  it('filters the inbox (needs attention, AI on) and searches leads by name', async () => {
+    const tag = `${process.pid}${Date.now() % 100000}`;
+    const waiting = uniquePhone();
+    const answered = uniquePhone();
+    await createLead(server.ts.acme, { firstName: 'Wanda', lastName: `Waiting${tag}`, phone: waiting, isAiOn: false });
+    const doneId = await createLead(server.ts.acme, { firstName: 'Arno', lastName: `Answered${tag}`, phone: answered, isAiOn: true });
+    await inbound(waiting, 'Hello? Anyone there?');
+    await inbound(answered, 'Thanks, that is all.');
+    expect((await server.ts.acme.post(`/leads/${doneId}/sendMessage`, { message: 'Glad to help!', channel: 'sms', sendWhenOff: true })).status).toBe(200);
+
+    await page.goto('/console/');
+    await page.getByText(`Wanda Waiting${tag}`).waitFor();
+    await page.getByText(`Arno Answered${tag}`).waitFor();
+    await page.getByLabel('Needs attention').check();
+    await page.getByText(`Arno Answered${tag}`).waitFor({ state: 'detached' });
+    expect(await page.getByText(`Wanda Waiting${tag}`).count()).toBe(1);
+    await page.getByLabel('Needs attention').uncheck();
+    await page.getByLabel('AI', { exact: true }).selectOption('true');
+    await page.getByText(`Wanda Waiting${tag}`).waitFor({ state: 'detached' });
+    expect(await page.getByText(`Arno Answered${tag}`).count()).toBe(1);
+
+    await page.goto('/console/leads');
+    await page.getByLabel('Search').fill('Wanda');
+    await page.getByRole('link', { name: `Wanda Waiting${tag}` }).waitFor();
+    await page.getByLabel('Search').fill(`Arno`);
+    await page.getByRole('link', { name: `Wanda Waiting${tag}` }).waitFor({ state: 'detached' });
+    expect(await page.getByRole('link', { name: `Arno Answered${tag}` }).count()).toBe(1);
+  });
+
+  it('adds context for the AI, switches the profile and puts the lead on do-not-contact', async () => {
+    const profile = `Winter-${process.pid}`;
+    expect((await server.ts.acme.post('/customerProfiles', { name: profile })).status).toBe(201);
+    const phone = uniquePhone();
+    const id = await createLead(server.ts.acme, { firstName: 'Cora', lastName: 'Context', phone });
+    await page.goto(`/console/leads/${id}`);
+    await page.getByLabel('Add context for the AI').fill('Has two dogs; prefers mornings.');
+    await page.getByRole('button', { name: 'Add context' }).click();
+    await page.locator('section', { has: page.getByRole('heading', { name: 'Context for the AI' }) }).getByText('Has two dogs; prefers mornings.').waitFor();
+    const notes = (await server.ts.acme.get(`/leads/${id}/context`)).body.notes as { text: string }[];
+    expect(notes.map((n) => n.text)).toContain('Has two dogs; prefers mornings.');
+
+    await page.getByLabel('Profile', { exact: true }).selectOption(profile);
+    await page.getByRole('button', { name: 'Switch' }).click();
+    await page.getByText('Profile switched.').waitFor();
+    expect((await lead(id)).customerProfile).toBe(profile);
+
+    await page.getByRole('button', { name: 'Add to do-not-contact' }).click();
+    await page.getByText('This lead is on the do-not-contact list').waitFor();
+    expect(await page.getByLabel('Reply', { exact: true }).isDisabled()).toBe(true);
+    expect((await server.ts.acme.get(`/dnc/check?phone=${encodeURIComponent(phone)}`)).body.isDoNotContact).toBe(true);
+  });
+
+  it('saves settings: contact hours and coupling', async () => {
+    await page.goto('/console/settings');
+    await page.getByLabel('From').fill('09:30');
+    await page.getByLabel('to', { exact: true }).fill('18:45');
+    const coupled = (await server.ts.acme.get('/settings')).body.smsVoiceOptOutCoupled as boolean;
+    await page.getByLabel('An SMS or voice opt-out unsubscribes both').setChecked(!coupled);
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText('Settings saved.').waitFor();
+    const after = (await server.ts.acme.get('/settings')).body;
+    expect(after.contactHours).toEqual({ start: '09:30', end: '18:45' });
+    expect(after.smsVoiceOptOutCoupled).toBe(!coupled);
+  });
+
+  // Last: it narrows the organization's contact hours.
+  it("shows each message's state with its reason: blocked, and waiting for contact hours", async () => {
+    const id = await createLead(server.ts.acme, { firstName: 'Stella', lastName: 'States', phone: uniquePhone(), email: `stella-${process.pid}@example.com`, timeZone: 'UTC' });
+    expect((await server.ts.acme.post(`/leads/${id}/unsubscribe`, { channels: ['sms'] })).status).toBe(200);
+    const blocked = await server.ts.acme.post(`/leads/${id}/sendMessage`, { message: 'One more thing', channel: 'sms', sendWhenOff: true });
+    expect(blocked.body.status).toBe('blocked');
+    const hour = new Date().getUTCHours();
+    const hh = (h: number) => `${String(h % 24).padStart(2, '0')}:00`;
+    expect((await server.ts.acme.patch('/settings', { timeZone: 'UTC', contactHours: { start: hh(hour + 2), end: hh(hour + 3) } })).status).toBe(200);
+    const waiting = await server.ts.acme.post(`/leads/${id}/sendMessage`, { message: 'See you tomorrow', channel: 'email', sendWhenOff: true });
+    expect(waiting.body.status).toBe('waiting');
+
+    await page.goto(`/console/leads/${id}`);
+    const item = (text: string) => page.locator('.msg', { hasText: text }).locator('.msg-state');
+    await expect.poll(() => item('One more thing').textContent(), { timeout: 15_000 }).toMatch(/^blocked — .+/);
+    await expect.poll(() => item('See you tomorrow').textContent(), { timeout: 15_000 }).toMatch(/^waiting for contact hours — .+ until /);
+  });
+});

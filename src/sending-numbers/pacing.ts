@@ -33,7 +33,9 @@ const DAY_MS = 86_400_000;
 export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 const nextUtcMidnight = (ms: number): number => (Math.floor(ms / DAY_MS) + 1) * DAY_MS;
 
-const hours = (ms: number): string => `${Math.round((ms / 3_600_000) * 10) / 10} h`;
+/** A wait for people: hours to one decimal, or minutes, or seconds when shorter. */
+const hours = (ms: number): string =>
+  ms >= 3_600_000 ? `${Math.round((ms / 3_600_000) * 10) / 10} h` : ms >= 60_000 ? `${Math.round(ms / 60_000)} min` : `${Math.ceil(ms / 1000)} s`;
 
 /**
  * Where a send of `segments` goes in the bucket, or why it cannot go within

@@ -90,19 +90,18 @@ describeEachDialect('/v1/sendingNumbers', (ctx) => {
     const ts = ctx();
     const before = (await ts.acme.get('/sendingNumbers')).body.sendingNumbers.length;
     expectError(await create(ts.acme, { number: 'not a phone', kind: 'longCode' }), 400, 'number is not a valid phone number');
-    expect((await create(ts.acme, { number: aNumber(), kind: 'vanity' })).status).toBe(400);
-    expect((await create(ts.acme, { number: aNumber() })).status).toBe(400);
-    expect((await create(ts.acme, { number: aNumber(), kind: 'longCode', ratePerSecond: 0 })).status).toBe(400);
-    expect((await create(ts.acme, { number: aNumber(), kind: 'longCode', dailyCap: 0 })).status).toBe(400);
-    expect((await create(ts.acme, { number: aNumber(), kind: 'longCode', channel: 'email' })).status).toBe(400);
-    expect((await create(ts.acme, { number: aNumber(), kind: 'longCode', extra: 1 })).status).toBe(400);
+    expectError(await create(ts.acme, { number: aNumber(), kind: 'vanity' }), 400, 'kind must be one of: longCode, tollFree, shortCode');
+    expectError(await create(ts.acme, { number: aNumber() }), 400, 'kind is required');
+    expectError(await create(ts.acme, { number: 5, kind: 'longCode' }), 400, 'number must be a string');
+    expectError(await create(ts.acme, { number: aNumber(), kind: 'longCode', ratePerSecond: 0 }), 400, 'ratePerSecond must be at least 0.01');
+    expectError(await create(ts.acme, { number: aNumber(), kind: 'longCode', dailyCap: 0 }), 400, 'dailyCap must be at least 1');
+    expectError(await create(ts.acme, { number: aNumber(), kind: 'longCode', channel: 'email' }), 400, 'channel must be one of: sms, voice');
+    expectError(await create(ts.acme, { number: aNumber(), kind: 'longCode', extra: 1 }), 400, 'extra is not allowed');
     const a = (await create(ts.acme, { number: aNumber(), kind: 'longCode' })).body;
-    expect((await ts.acme.patch(`/sendingNumbers/${a.id}`, {})).status).toBe(400);
-    expect((await ts.acme.patch(`/sendingNumbers/${a.id}`, { number: aNumber() })).status).toBe(400);
-    for (const res of [await create(ts.acme, { number: aNumber(), kind: 'x' }), await ts.acme.patch(`/sendingNumbers/${a.id}`, { ratePerSecond: 'fast' })]) {
-      expect(Object.keys(res.body)).toEqual(expect.arrayContaining(['message']));
-      expect(res.body.message).not.toMatch(/must match|must be equal to one of|anyOf/);
-    }
+    expectError(await ts.acme.patch(`/sendingNumbers/${a.id}`, {}), 400, 'body must set at least one of: kind, ratePerSecond, dailyCap');
+    expectError(await ts.acme.patch(`/sendingNumbers/${a.id}`, { number: aNumber() }), 400, 'number is not allowed');
+    expectError(await ts.acme.patch(`/sendingNumbers/${a.id}`, { ratePerSecond: 'fast' }), 400, 'ratePerSecond must be a number');
+    expect((await ts.acme.get(`/sendingNumbers/${a.id}`)).body.ratePerSecond).toBe(1);
     expect((await ts.acme.get('/sendingNumbers')).body.sendingNumbers.length).toBe(before + 1);
   });
 

@@ -45,21 +45,21 @@ async function openFor(c: Context, e: EnrollmentRow): Promise<void> {
   const org = campaign.organization_id;
   const at = c.now.toISOString();
   const settle = (patch: Parameters<typeof settlePending>[4]) => settlePending(trx, org, campaign.id, e.lead_id, { ...patch, updated_at: at });
+  const set = (patch: Parameters<typeof setEnrollment>[4]) => setEnrollment(trx, org, campaign.id, e.lead_id, { ...patch, updated_at: at });
   const lead = await findLead(trx, org, e.lead_id, true);
-  if (!lead) return void (await settle({ status: 'failed', reason_code: 'LEAD_ERASED', reason: 'the lead was erased' }));
-  if (!c.profile) return void (await settle({ status: 'failed', reason_code: 'PROFILE_GONE', reason: `customer profile ${campaign.customer_profile} no longer exists` }));
-  const block = await standingBlock(trx, c.deps.digests, org, lead, c.settings, c.now);
-  if (block) return void (await settle({ status: STOPS.has(block.code) ? 'opted_out' : 'blocked', reason_code: block.code, reason: block.reason }));
+  const block = lead ? await standingBlock(trx, c.deps.digests, org, lead, c.settings, c.now) : undefined;
+  if (!lead || !c.profile || block) {
+    await settle(!lead ? { status: 'failed', reason_code: 'LEAD_ERASED', reason: 'the lead was erased' }
+      : !c.profile ? { status: 'failed', reason_code: 'PROFILE_GONE', reason: `customer profile ${campaign.customer_profile} no longer exists` }
+      : { status: STOPS.has(block!.code) ? 'opted_out' : 'blocked', reason_code: block!.code, reason: block!.reason });
+    return;
+  }
   if (!(await settle({ status: 'queued', queued_day: c.day }))) return;
   await updateLead(trx, org, lead.id, { customer_profile: campaign.customer_profile, updated_at: at });
   const opening = await requestOpening(trx, org, lead, c.profile, c.now, c.now, campaign.id);
-  if (opening.status === 'scheduled') await setQueued(c, e, { message_id: opening.messageId });
-  else if (opening.status === 'composing') await setQueued(c, e, { opening_id: (await latestOpening(trx, org, lead.id))?.id ?? null });
-  else await setQueued(c, e, { status: 'blocked', reason_code: 'ALREADY_OPENED', reason: opening.reason, queued_day: null });
-}
-
-async function setQueued(c: Context, e: EnrollmentRow, patch: Parameters<typeof setEnrollment>[4]): Promise<void> {
-  await setEnrollment(c.trx, c.campaign.organization_id, c.campaign.id, e.lead_id, patch);
+  if (opening.status === 'scheduled') await set({ message_id: opening.messageId });
+  else if (opening.status === 'composing') await set({ opening_id: (await latestOpening(trx, org, lead.id))?.id ?? null });
+  else await set({ status: 'blocked', reason_code: 'ALREADY_OPENED', reason: opening.reason, queued_day: null });
 }
 
 /**

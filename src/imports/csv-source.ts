@@ -81,10 +81,16 @@ export async function* csvRecords(source: AsyncIterable<Buffer | string>, onByte
   stream.on('error', (err) => parser.destroy(err));
   stream.pipe(parser);
   let row = 0;
-  for await (const values of parser as AsyncIterable<string[]>) {
-    row += 1;
-    // A line of only delimiters (Excel pads trailing rows) is as empty as a blank line.
-    if (values.every((v) => v.trim() === '')) continue;
-    yield { row, values };
+  try {
+    for await (const values of parser as AsyncIterable<string[]>) {
+      row += 1;
+      // A line of only delimiters (Excel pads trailing rows) is as empty as a blank line.
+      if (values.every((v) => v.trim() === '')) continue;
+      yield { row, values };
+    }
+  } finally {
+    // A reader that stops early (only the header was wanted) must not leave the source open.
+    stream.destroy();
+    await input.return?.();
   }
 }

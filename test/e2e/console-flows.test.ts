@@ -125,7 +125,7 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     expect(await page.locator('.thread script, .thread img, h1 b').count()).toBe(0);
   });
 
-  it('edits a profile', async () => {
+  it('edits a profile and creates one', async () => {
     const name = `Spring-${process.pid}`;
     expect((await server.ts.acme.post('/customerProfiles', { name, description: 'Old words' })).status).toBe(201);
     await page.goto('/console/profiles');
@@ -134,6 +134,13 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     await page.getByRole('button', { name: 'Save profile' }).click();
     await page.getByText('Spring campaign, new words').waitFor();
     expect((await server.ts.acme.get(`/customerProfiles/${name}`)).body.description).toBe('Spring campaign, new words');
+
+    await page.getByRole('button', { name: 'New profile' }).click();
+    await page.getByLabel('Name', { exact: true }).fill(`Summer-${process.pid}`);
+    await page.getByLabel('Questions (one a line)').fill('Own or rent?\nRoof facing?');
+    await page.getByRole('button', { name: 'Save profile' }).click();
+    await page.getByRole('heading', { name: `Summer-${process.pid}` }).waitFor();
+    expect((await server.ts.acme.get(`/customerProfiles/Summer-${process.pid}`)).body.questions).toEqual(['Own or rent?', 'Roof facing?']);
   });
 
   it('replays a webhook delivery', async () => {

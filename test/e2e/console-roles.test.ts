@@ -47,6 +47,9 @@ describeWithBrowser('console in the browser: what each role sees and may do', ()
     await page.goto('/console/settings');
     await page.getByText('Only an admin can change settings.').waitFor();
     expect(await page.getByRole('button', { name: 'Save settings' }).count()).toBe(0);
+    await page.goto('/console/profiles');
+    await page.locator('.card h2').first().waitFor();
+    expect(await page.getByRole('button', { name: /^(New profile|Edit)/ }).count()).toBe(0);
     await page.goto('/console/users');
     await page.getByRole('heading', { name: 'Not found' }).waitFor();
     await context.close();

@@ -1,0 +1,184 @@
+import { execFile } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { sleep } from '../support/assert.js';
+import { useRealisticHours } from '../support/clock-hours.js';
+import { startFakeTwilio } from '../support/fake-twilio.js';
+import { createLead, describeEachDialect, type Client, type TestServer } from '../support/harness.js';
+import { busiestWindow, twilioEnv, until } from '../sending-numbers/helpers.js';
+
+/**
+ * Issue 15's "done when", end to end on each dialect: a CSV of ROWS leads with
+ * dirty rows and duplicates imports through the real CLI (compiled, as users
+ * run it) into the database a running server uses, with a rejects file; the
+ * same file again creates nothing; then a campaign over a slice of it sends
+ * only in contact hours where the leads are, from the organization's paced
+ * pool number, and never to the opted-out or Do-Not-Contact leads among them.
+ */
+const ROWS = Number(process.env.PARLEY_VOLUME_ROWS ?? 100_000);
+const RATE = 10;
+// Instants after the import (a campaign's snapshot takes the leads created before its creation), in
+// any season: 07:30 UTC is 23:30 or 00:30 in California, 16:30 UTC is 08:30 or 09:30 there.
+const day = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
+const LATE_NIGHT = new Date(`${day}T07:30:00Z`);
+const NEXT_MORNING = new Date(`${day}T16:30:00Z`);
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const fake = await startFakeTwilio('ACpool', 'pool-secret');
+const dir = mkdtempSync(join(tmpdir(), 'parley-volume-'));
+afterAll(async () => {
+  await fake.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+beforeAll(async () => {
+  await run('npm', ['run', 'build', '--silent'], {});
+}, 300_000);
+
+function run(cmd: string, args: string[], env: Record<string, string>): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(cmd, args, { cwd: root, env: { ...process.env, LOG_LEVEL: 'silent', ...env }, timeout: 240_000, maxBuffer: 64 << 20 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`${cmd} ${args.join(' ')} failed: ${err.message}\n${stdout}\n${stderr}`)) : resolve({ stdout, stderr }));
+  });
+}
+
+/** Numbers of San Francisco's 628 area code, one per row index (valid NANP ranges). */
+const phoneOf = (i: number) => `+1628${String(2_000_000 + i).padStart(7, '0')}`;
+
+interface Written {
+  /** Distinct valid phones in the file: the leads one clean import makes (or updates). */
+  phones: Set<string>;
+  rejected: number;
+  /** Clean rows tagged `expo`: the campaign's slice. */
+  expo: Set<string>;
+}
+
+/** Writes the CSV as an Excel export would (BOM, CRLF, quoted fields), with one dirty row in about 33. */
+async function writeCsv(path: string, stopped: string, dnc: string): Promise<Written> {
+  const out = createWriteStream(path);
+  const w = (line: string) => (out.write(`${line}\r\n`) ? undefined : new Promise((r) => out.once('drain', r)));
+  out.write('\uFEFF');
+  await w('First Name,Last Name,Mobile,E-mail,Time Zone,External ID,Source,Company');
+  const phones = new Set<string>();
+  const expo = new Set<string>();
+  let rejected = 0;
+  let last = '';
+  for (let i = 0; i < ROWS; i += 1) {
+    // An exact copy of the last clean row: the same lead again, which changes nothing.
+    if (i % 89 === 11 && last) {
+      await w(last);
+      continue;
+    }
+    const isExpo = i % 2000 === 0;
+    let phone = i === 1 ? stopped : i === 2 ? dnc : phoneOf(i);
+    let email = `lead${i}@example.com`;
+    let zone = '';
+    let dirty = false;
+    if (i % 97 === 5) (phone = 'not-a-phone'), (dirty = true);
+    else if (i % 101 === 7) (phone = ''), (email = ''), (dirty = true);
+    else if (i % 103 === 9) (zone = 'Mars/Olympus_Mons'), (dirty = true);
+    const source = isExpo || i <= 2 ? 'expo' : 'web';
+    const line = `Ann${i},"Lee, ${i}",${phone},${email},${zone},ext-${i},${source},"Acme ""North""\nBranch"`;
+    await w(line);
+    if (dirty) rejected += 1;
+    else {
+      phones.add(phone);
+      if (source === 'expo') expo.add(phone);
+      last = line;
+    }
+  }
+  await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+  return { phones, rejected, expo };
+}
+
+async function leadCount(ts: TestServer, org = 'acme'): Promise<number> {
+  const row = await ts.server.store.db.selectFrom('leads').innerJoin('organizations', 'organizations.id', 'leads.organization_id')
+    .select((eb) => eb.fn.countAll<number>().as('n')).where('organizations.name', '=', org).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+describeEachDialect('volume: a dirty CSV imported twice, then a paced campaign in contact hours [issue 15]', (ctx) => {
+  let client: Client;
+  let stoppedLead: string;
+  let stoppedPhone: string;
+  let dncPhone: string;
+  let written: Written;
+  const csv = () => join(dir, `leads-${ctx().dialect}.csv`);
+  const rejects = () => join(dir, `rejects-${ctx().dialect}.csv`);
+  const importOnce = () => run(process.execPath, ['bin/parley.js', 'import', 'leads', csv(), '--org', 'acme', '--rejects', rejects()], { DATABASE_URL: ctx().config.databaseUrl });
+
+  beforeAll(async () => {
+    client = ctx().acme;
+    await useRealisticHours(client);
+    stoppedPhone = '+16282999001';
+    dncPhone = '+16282999002';
+    stoppedLead = await createLead(client, { phone: stoppedPhone });
+    expect((await client.post(`/leads/${stoppedLead}/unsubscribe`, { channels: ['sms'] })).status).toBe(200);
+    expect((await client.post('/dnc/register', { phone: dncPhone })).status).toBe(200);
+    written = await writeCsv(csv(), stoppedPhone, dncPhone);
+    sentBefore = fake.accepted('Messages', (p) => written.phones.has(p.To!)).length;
+  }, 120_000);
+
+  // The fake provider serves both dialects' suites, which use the same phones: count what each one adds.
+  let sentBefore = 0;
+  const number = () => (ctx().dialect === 'sqlite' ? '+16282999100' : '+16282999101');
+  const fromPool = () => fake.accepted('Messages', (p) => p.From === number());
+
+  it(`imports ${ROWS} rows from the CLI with a summary and a rejects file, and a second run creates nothing`, async () => {
+    const ts = ctx();
+    const before = await leadCount(ts);
+    const first = await importOnce();
+    // The stopped lead existed: its row updates it. Every other distinct valid phone is a new lead.
+    const created = written.phones.size - 1;
+    expect(first.stdout).toMatch(new RegExp(`created ${created}, updated \\d+, skipped \\d+, rejected ${written.rejected}`));
+    expect(await leadCount(ts)).toBe(before + created);
+    const rejected = parse(readFileSync(rejects()), { columns: true, bom: true }) as Record<string, string>[];
+    expect(rejected).toHaveLength(written.rejected);
+    expect(rejected.every((r) => r.reason && r.reason.length > 10)).toBe(true);
+    expect(rejected.find((r) => r.Mobile === 'not-a-phone')?.reason).toMatch(/phone/i);
+    expect(rejected.find((r) => r['Time Zone'] === 'Mars/Olympus_Mons')?.reason).toMatch(/zone/i);
+
+    const second = await importOnce();
+    expect(second.stdout).toMatch(new RegExp(`created 0, updated 0, skipped \\d+, rejected ${written.rejected}`));
+    expect(await leadCount(ts)).toBe(before + created);
+    // No opening was asked for: importing alone contacts nobody.
+    expect(fake.accepted('Messages', (p) => written.phones.has(p.To!))).toHaveLength(sentBefore);
+  }, 600_000);
+
+  it('a campaign over the expo slice waits for contact hours, sends paced from the pool number, and skips the stopped and DNC leads', async () => {
+    const ts = ctx();
+    expect((await client.post('/customerProfiles', { name: 'expo', openingMessage: 'Hi {{firstName}}, thanks for visiting our stand.' })).status).toBe(201);
+    const pool = (await client.post('/sendingNumbers', { number: number(), kind: 'tollFree', ratePerSecond: RATE })).body;
+    expect(pool.number).toBe(number());
+
+    ts.clock.set(LATE_NIGHT);
+    const created = await client.post('/campaigns', { name: 'Expo follow-up', customerProfile: 'expo', filter: { additionalInfo: { Source: 'expo' } }, dailyCap: 10_000 });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.id as string;
+    expect(created.body.counts).toMatchObject({ enrolled: written.expo.size, blocked: 2 });
+    expect(created.body.counts.blockedByReason).toMatchObject({ OPTED_OUT: 1, DNC: 1 });
+    const reachable = written.expo.size - 2;
+
+    // Night where the leads are (628: California): the openings are made and wait for the window.
+    await until(() => ts.server.store.db.selectFrom('messages').select('status_code').where('campaign_id', '=', id).execute(),
+      (rows) => rows.length === reachable && rows.every((r) => r.status_code === 'CONTACT_HOURS'), 60_000);
+    await sleep(500);
+    expect(fromPool()).toHaveLength(0);
+
+    ts.clock.set(NEXT_MORNING);
+    const done = await until(() => client.get(`/campaigns/${id}`), (r) => r.body.counts.sent === reachable, 120_000);
+    expect(done.body.counts).toMatchObject({ enrolled: written.expo.size, sent: reachable, blocked: 2 });
+    const sends = fromPool();
+    expect(sends).toHaveLength(reachable);
+    expect(new Set(sends.map((s) => s.params.From))).toEqual(new Set([pool.number]));
+    const to = new Set(sends.map((s) => s.params.To));
+    expect(to.has(stoppedPhone) || to.has(dncPhone)).toBe(false);
+    expect(to).toEqual(new Set([...written.expo].filter((p) => p !== stoppedPhone && p !== dncPhone)));
+    // The slots the database handed out keep the number's rate, whatever the workers' timing.
+    const slots = (await ts.server.store.db.selectFrom('messages').select('paced_until').where('campaign_id', '=', id).execute()).map((r) => Date.parse(r.paced_until!));
+    expect(busiestWindow(slots, 1000)).toBeLessThanOrEqual(RATE);
+  }, 300_000);
+}, twilioEnv(fake));

@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { TString } from '@sinclair/typebox';
 import { Readable } from 'node:stream';
 import type { Deps } from '../platform/deps.js';
-import { DomainError } from '../platform/errors.js';
+import { BadRequest, DomainError } from '../platform/errors.js';
+import { IDEMPOTENCY_HEADER } from '../platform/http/idempotency.js';
 import { withErrors } from '../platform/http/schemas.js';
 import { ImportIdParams, ImportView, REJECTS_CSV_ANSWER, StartImportQuery } from './imports.schemas.js';
 import { getImport, rejectsCsv, startImport } from './imports.service.js';
@@ -24,6 +25,10 @@ export const importRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (ap
       summary: 'Import leads from a CSV file (the body, Content-Type text/csv); runs in the background, see GET /v1/imports/{id}',
       querystring: StartImportQuery,
       response: withErrors({ 202: ImportView }),
+    },
+    // Idempotency keys hash the request body, and this body is a stream read once. Re-sending a file is safe by itself.
+    preValidation: async (req) => {
+      if (req.headers[IDEMPOTENCY_HEADER] !== undefined) throw new BadRequest('Idempotency-Key is not supported on POST /v1/imports: sending the same file again creates nothing new', 'idempotency_not_supported');
     },
   }, async (req, reply) => {
     if (!(req.body instanceof Readable)) throw new NotCsv();

@@ -81,6 +81,7 @@ describeEachDialect('POST /v1/imports', (ctx) => {
       expectError(await postCsv(acme, 'a,b\n1,2\n', {}, 'text/plain'), 415, /Unsupported Media Type/);
       expectError(await postCsv(acme, 'First Name,Phone\nA,+14155550100\n', { profile: 'nope' }), 404, 'Resource not found: CustomerProfile with name nope');
       expectError(await postCsv(acme, 'a\n', { onDuplicate: 'merge' }), 400, /onDuplicate/);
+      expectError(await acme.call('POST', '/imports', 'First Name,Phone\nA,+14155550100\n', { 'content-type': 'text/csv', 'idempotency-key': 'imp-1' }), 400, /Idempotency-Key is not supported/);
     });
 
     it('--map renames columns, sends one to additionalInfo under a chosen key and ignores another', async () => {

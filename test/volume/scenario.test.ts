@@ -59,7 +59,7 @@ interface Written {
 /** Writes the CSV as an Excel export would (BOM, CRLF, quoted fields), with one dirty row in about 33. */
 async function writeCsv(path: string, stopped: string, dnc: string): Promise<Written> {
   const out = createWriteStream(path);
-  const w = (line: string) => (out.write(`${line}\r\n`) ? undefined : new Promise((r) => out.once('drain', r)));
+  const w = (line: string) => (out.write(`${line}\r\n`) ? undefined : new Promise<void>((r) => out.once('drain', () => r())));
   out.write('\uFEFF');
   await w('First Name,Last Name,Mobile,E-mail,Time Zone,External ID,Source,Company');
   const phones = new Set<string>();

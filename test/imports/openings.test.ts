@@ -113,7 +113,8 @@ describeEachDialect('imports and openings', (ctx) => {
     const csv = Buffer.from(`${lines.join('\n')}\n`);
     const options: ImportOptions = { profile: 'greeter', onDuplicate: 'update', startConversations: true, dryRun: false, map: new Map(), batchSize: 10 };
     async function* cutOff(at: number) {
-      // Slowly, as from a disk or a network: the batches read so far commit before the failure.
+      // Slowly, as from a disk or a network: the batches read so far commit before the failure. A cut
+      // at 30 % of the bytes falls inside the first 60 rows (the distinct leads), so the partial run made some of them.
       for (let i = 0; i < at; i += 256) {
         yield csv.subarray(i, Math.min(i + 256, at));
         await new Promise((r) => setTimeout(r, 15));
@@ -123,7 +124,7 @@ describeEachDialect('imports and openings', (ctx) => {
     async function* whole() {
       yield csv;
     }
-    await expect(runImport(ts.server.deps, crashed.organizationId, null, cutOff(Math.floor(csv.length * 0.6)), options)).rejects.toThrow('simulated crash');
+    await expect(runImport(ts.server.deps, crashed.organizationId, null, cutOff(Math.floor(csv.length * 0.3)), options)).rejects.toThrow('simulated crash');
     const partial = (await allLeads(crashed.client)).length;
     expect(partial).toBeGreaterThan(0);
     expect(partial).toBeLessThan(60);

@@ -3,6 +3,7 @@ import type { Deps } from '../platform/deps.js';
 import { ErrorBody } from '../platform/http/schemas.js';
 import { clearedSessionCookie, sessionCookie } from '../platform/auth/session-cookie.js';
 import { closeSession } from '../users/sessions.service.js';
+import { decoyHash } from '../users/passwords.js';
 import { LoginBody, SessionReply } from './console.schemas.js';
 import { login, newLoginThrottle, sessionView } from './login.service.js';
 
@@ -11,6 +12,8 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody 
 /** Sign in, who am I, sign out (docs/console.md). */
 export const consoleSessionRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app) => {
   const throttle = newLoginThrottle(deps);
+  // The hash an unknown email is checked against, made now: the first such sign-in is not the one slower answer.
+  void decoyHash();
 
   app.post('/login', {
     config: { signIn: true },

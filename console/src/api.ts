@@ -25,11 +25,15 @@ export function whenUnauthorized(fn: () => void): void {
   onUnauthorized = fn;
 }
 
-export async function request<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+/** `contentType` sends `body` as it is (a file, for an upload) instead of as JSON. */
+export async function request<T = unknown>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (method !== 'GET' && method !== 'HEAD') headers['x-csrf-token'] = csrfToken;
   const init: RequestInit = { method, headers, credentials: 'same-origin' };
-  if (body !== undefined) {
+  if (contentType !== undefined) {
+    headers['content-type'] = contentType;
+    init.body = body as BodyInit;
+  } else if (body !== undefined) {
     headers['content-type'] = 'application/json';
     init.body = JSON.stringify(body);
   }
@@ -56,6 +60,8 @@ export const post = <T>(path: string, body?: unknown) => request<T>('POST', path
 export const patch = <T>(path: string, body: unknown) => request<T>('PATCH', path, body);
 export const put = <T>(path: string, body?: unknown) => request<T>('PUT', path, body);
 export const del = <T>(path: string) => request<T>('DELETE', path);
+/** POSTs a file as the raw request body (the browser streams it; nothing is read into memory here). */
+export const upload = <T>(path: string, file: Blob, contentType: string) => request<T>('POST', path, file, contentType);
 
 /** A query string from the defined, non-empty values only. */
 export function query(params: Record<string, string | number | boolean | undefined | null>): string {

@@ -5,6 +5,7 @@ import { Link } from '../router';
 import type { Lead } from '../types';
 import { ErrorNote, Loading, Page } from '../ui';
 import { FilterForm, NO_FILTERS, filterQuery, type Filters } from './lead-filters';
+import { ImportPanel } from './leads-import';
 
 type Listing = { leads: Lead[]; nextToken: string | null };
 
@@ -32,6 +33,7 @@ export function LeadsPage() {
 
   return (
     <Page title="Leads">
+      <ImportPanel onFinished={() => void load()} />
       <FilterForm value={filters} onChange={setFilters} withSearch />
       <ErrorNote error={error} />
       {!list && !error && <Loading what="leads" />}

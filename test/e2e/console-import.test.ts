@@ -1,10 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLead, uniquePhone } from '../support/harness.js';
-import { describeWithBrowser, launchChromium, signedIn, startConsoleServer, type ConsoleServer } from './support.js';
+import { describeWithBrowser, launchChromium, screenshot, signedIn, startConsoleServer, type ConsoleServer } from './support.js';
 
 describeWithBrowser('console in the browser: an agent imports leads from a CSV file', () => {
   let server: ConsoleServer;
@@ -78,6 +79,14 @@ describeWithBrowser('console in the browser: an agent imports leads from a CSV f
       for (const name of ['Ivo Importa', 'Ines Importa', 'Dora Dupe']) expect(text).toContain(name);
       expect(text).not.toContain('Dora Changed');
       expect(text).not.toContain('Nobody');
+
+      // The finished panel (summary, counts, link) passes axe and fits a 390 px phone.
+      const axe = await new AxeBuilder({ page }).include('.import').analyze();
+      expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.waitForTimeout(50);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await screenshot(page, 'leads-import-390');
       expect(errors).toEqual([]);
     } finally {
       await context.close();

@@ -108,6 +108,37 @@ describeWithBrowser('console in the browser: an agent imports leads from a CSV f
     }
   });
 
+  it('works from the keyboard: Tab reaches each control with a visible focus, Space ticks, Enter imports', async () => {
+    const file = join(dir, 'one.csv');
+    writeFileSync(file, `firstname,phone\nKeya,${uniquePhone()}\n`);
+    const { context, page } = await signedIn(browser, server, server.users.agent);
+    const focused = () =>
+      page.evaluate(() => {
+        const el = document.activeElement as HTMLElement;
+        const style = getComputedStyle(el);
+        return { id: el.id, text: el.textContent?.trim() ?? '', outline: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0 };
+      });
+    try {
+      await page.goto('/console/leads');
+      await page.getByLabel('CSV file').setInputFiles(file);
+      await page.getByLabel('CSV file').focus();
+      await page.keyboard.press('Tab');
+      expect(await focused()).toEqual({ id: 'import-duplicate', text: expect.any(String), outline: true });
+      await page.keyboard.press('Tab');
+      expect(await focused()).toMatchObject({ id: 'import-start', outline: true });
+      await page.keyboard.press('Space');
+      expect(await page.getByLabel('Start conversations').isChecked()).toBe(true);
+      await page.keyboard.press('Tab');
+      expect(await focused()).toMatchObject({ text: 'Import', outline: true });
+      await page.keyboard.press('Enter');
+      const live = page.locator('.import-progress');
+      await expect.poll(() => live.textContent(), { timeout: 30_000 }).toContain('Import completed: 1 row, 1 created');
+      await expect.poll(() => page.locator('tbody').textContent(), { timeout: 10_000 }).toContain('Keya');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('a viewer sees the leads but no import form', async () => {
     await createLead(server.ts.acme, { firstName: 'Vera', lastName: 'Viewed', phone: uniquePhone() });
     const { context, page } = await signedIn(browser, server, server.users.viewer);

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { errorText, get, query, upload } from '../api';
+import { ApiError, errorText, get, query, upload } from '../api';
 import { canWrite, useSession } from '../session';
 import { ErrorNote, useAction } from '../ui';
 
@@ -29,6 +29,7 @@ export function ImportPanel({ onFinished }: { onFinished: () => void }) {
   const [startConversations, setStartConversations] = useState(false);
   const [job, setJob] = useState<ImportView | null>(null);
   const [pollError, setPollError] = useState<string | null>(null);
+  const [retry, setRetry] = useState(0);
   const action = useAction();
   const running = job?.status === 'running';
 
@@ -38,15 +39,20 @@ export function ImportPanel({ onFinished }: { onFinished: () => void }) {
     const t = window.setTimeout(() => {
       get<ImportView>(`/v1/imports/${encodeURIComponent(job.id)}`).then(
         (next) => {
+          setPollError(null);
           setJob(next);
           if (next.status !== 'running') onFinished();
         },
-        (e: unknown) => setPollError(errorText(e)),
+        (e: unknown) => {
+          setPollError(errorText(e));
+          // A lost connection or a busy server: ask again. A 4xx (the import is gone, the session ended) will not change.
+          if (!(e instanceof ApiError && e.status < 500)) setRetry((n) => n + 1);
+        },
       );
     }, POLL_MS);
     return () => window.clearTimeout(t);
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [job]);
+  }, [job, retry]);
 
   if (!canWrite(user.role)) return null;
 
@@ -110,7 +116,7 @@ function ImportCounts({ job }: { job: ImportView }) {
     <>
       <p class="import-state">
         {job.status === 'running' && 'Importing…'}
-        {job.status === 'completed' && `Import completed: ${job.total} rows, ${job.created} created, ${job.updated} updated, ${job.skipped} skipped, ${job.rejected} rejected.`}
+        {job.status === 'completed' && `Import completed: ${job.total} ${job.total === 1 ? 'row' : 'rows'}, ${job.created} created, ${job.updated} updated, ${job.skipped} skipped, ${job.rejected} rejected.`}
         {job.status === 'failed' && `Import failed: ${job.error ?? 'unknown error'}. The batches before the error are saved; importing the file again is safe.`}
       </p>
       <dl class="import-counts" data-status={job.status}>
@@ -124,7 +130,7 @@ function ImportCounts({ job }: { job: ImportView }) {
       {job.status !== 'running' && job.rejected > 0 && (
         <p>
           <a href={`/v1/imports/${encodeURIComponent(job.id)}/rejects`} download={`rejected-rows-${job.id}.csv`}>
-            Download the {job.rejected} rejected rows (CSV with a reason column)
+            Download the {job.rejected === 1 ? 'rejected row' : `${job.rejected} rejected rows`} (CSV with a reason column)
           </a>
         </p>
       )}

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { CONSOLE_CSP } from '../../src/console/headers.js';
+import { expectError } from '../support/assert.js';
 import { describeEachDialect } from '../support/harness.js';
 import { makeUser, request, uniqueEmail } from './support.js';
 
@@ -87,6 +88,14 @@ describeEachDialect('console login throttling, https behind a trusted proxy, sta
     }
     // Not on the API.
     expect((await request(ts, 'GET', '/healthz')).headers.get('content-security-policy')).toBeNull();
+  });
+
+  it('is an exception only for /console itself: neighbouring paths outside /v1 stay 404 {"message":"Not Found"} (decisions.md)', async () => {
+    const ts = ctx();
+    for (const path of ['/consoles', '/console-admin', '/consoleapi/session', '/api/session', '/login']) {
+      expectError(await request(ts, 'GET', path), 404, 'Not Found');
+    }
+    expectError(await request(ts, 'POST', '/console-api/login', { email: 'a@example.com', password: 'x' }), 404, 'Not Found');
   });
 }, { PARLEY_LOGIN_FAILURES_PER_ACCOUNT: '3', PARLEY_LOGIN_FAILURES_PER_ADDRESS: '6', PARLEY_TRUST_PROXY: 'true', PARLEY_CONSOLE_DIR: site });
 

@@ -11,6 +11,7 @@ import { toCampaignView, toCounts } from './campaigns.mapper.js';
 import type { CampaignWithCountsView, CreateCampaignInput, ListCampaignsInput } from './campaigns.schemas.js';
 import { enrollSnapshot } from './enrollment.js';
 import { blockQueuedCampaignMessagesOfLead, countGroups, stopEnrollmentsOfLead } from './enrollments.repository.js';
+import { instantOf } from '../platform/instant.js';
 import { takeBackQueued } from './take-back.js';
 
 const MAX_AHEAD_MS = 366 * 24 * 3_600_000;
@@ -18,9 +19,12 @@ const MAX_AHEAD_MS = 366 * 24 * 3_600_000;
 const STALE_ENROLLING_MS = 3_600_000;
 
 function checkFilter(input: CreateCampaignInput, now: Date): Date {
-  const { createdAfter, createdBefore } = input.filter;
-  if (createdAfter && createdBefore && new Date(createdAfter) >= new Date(createdBefore)) throw new BadRequest('filter.createdAfter must be before filter.createdBefore', 'invalid_filter');
-  const startAt = input.startAt ? new Date(input.startAt) : now;
+  // Checked here, where the client's 400 belongs: a leap second would otherwise throw in the snapshot's query (a 500).
+  const instant = (field: string, value: string) => instantOf(value, () => new BadRequest(`${field} must be an ISO 8601 timestamp such as 2026-05-14T15:00:00Z`, 'invalid_date'));
+  const createdAfter = input.filter.createdAfter === undefined ? undefined : instant('filter.createdAfter', input.filter.createdAfter);
+  const createdBefore = input.filter.createdBefore === undefined ? undefined : instant('filter.createdBefore', input.filter.createdBefore);
+  if (createdAfter && createdBefore && createdAfter >= createdBefore) throw new BadRequest('filter.createdAfter must be before filter.createdBefore', 'invalid_filter');
+  const startAt = input.startAt ? instant('startAt', input.startAt) : now;
   if (startAt.getTime() - now.getTime() > MAX_AHEAD_MS) throw new BadRequest('startAt must be within a year', 'invalid_schedule');
   return startAt < now ? now : startAt;
 }

@@ -18,6 +18,7 @@ import { decodeFeedCursor, deletedLeadView, encodeFeedCursor, listedLead, parseI
 import * as repo from './leads.repository.js';
 import { isLeadSearch, searchLeads } from './lead-search.service.js';
 import { planFollowUpUpdate } from '../followups/followups.service.js';
+import { instantOf } from '../platform/instant.js';
 import type { CreateLeadInput, LeadView, ListLeadsInput, UpdateLeadInput } from './leads.schemas.js';
 
 const noChannel = () => new BadRequest('A lead needs a phone or an email', 'no_channel');
@@ -94,9 +95,7 @@ export async function getLead(deps: Deps, organizationId: string, id: string): P
  */
 function sinceTime(field: string, value: string | undefined): string | undefined {
   if (!value) return undefined;
-  const at = new Date(value);
-  if (Number.isNaN(at.getTime())) throw new BadRequest(`${field} must be a date and time in ISO 8601 with its offset, like 2026-01-31T09:00:00Z`, 'invalid_time');
-  return at.toISOString();
+  return instantOf(value, () => new BadRequest(`${field} must be a date and time in ISO 8601 with its offset, like 2026-01-31T09:00:00Z`, 'invalid_time')).toISOString();
 }
 
 /**

@@ -3,6 +3,7 @@ import { requireLead } from '../leads/leads.repository.js';
 import type { Deps } from '../platform/deps.js';
 import { BadRequest } from '../platform/errors.js';
 import { decodeCursor, page } from '../platform/http/pagination.js';
+import { instantOf } from '../platform/instant.js';
 import { consentBetween, listConsent, type ConsentRow } from './consent.repository.js';
 
 export interface ConsentView {
@@ -45,12 +46,9 @@ export function csvField(value: string | null): string {
  * streamed a page at a time: memory stays flat whatever the range holds.
  */
 export function exportConsent(deps: Deps, organizationId: string, fromIso: string, toIso: string): Readable {
-  const from = new Date(fromIso);
-  const to = new Date(toIso);
-  // A value the schema's date-time format admits but no JavaScript date holds (a leap second, 23:59:60).
-  for (const [name, d] of [['from', from], ['to', to]] as const) {
-    if (Number.isNaN(d.getTime())) throw new BadRequest(`${name} must be an ISO 8601 timestamp such as 2026-05-14T15:00:00Z`, 'invalid_date');
-  }
+  const invalid = (name: string) => () => new BadRequest(`${name} must be an ISO 8601 timestamp such as 2026-05-14T15:00:00Z`, 'invalid_date');
+  const from = instantOf(fromIso, invalid('from'));
+  const to = instantOf(toIso, invalid('to'));
   if (!(to.getTime() > from.getTime())) throw new BadRequest('to must be later than from', 'invalid_range');
   async function* lines(): AsyncGenerator<string> {
     yield `${COLUMNS.join(',')}\r\n`;

@@ -125,6 +125,10 @@ describeEachDialect('campaigns: the snapshot, the API and its errors', (ctx) => 
       [{ ...base, filter: { additionalInfo: { source: { nested: true } } } }, /additionalInfo/],
       [{ ...base, filter: { createdAfter: '2026-02-01T00:00:00Z', createdBefore: '2026-01-01T00:00:00Z' } }, /createdAfter must be before filter.createdBefore/],
       [{ ...base, startAt: new Date(Date.now() + 400 * 24 * 3_600_000).toISOString() }, /startAt must be within a year/],
+      // A leap second passes the date-time format but no JavaScript date holds it: a 400, not a 500.
+      [{ ...base, startAt: '2026-12-31T23:59:60Z' }, /^startAt must be an ISO 8601 timestamp/],
+      [{ ...base, filter: { createdAfter: '2026-06-30T23:59:60Z' } }, /^filter.createdAfter must be an ISO 8601 timestamp/],
+      [{ ...base, filter: { createdBefore: '2026-06-30T23:59:60Z' } }, /^filter.createdBefore must be an ISO 8601 timestamp/],
       [{ name: 'x', dailyCap: 10, filter: {} }, /customerProfile/],
     ];
     for (const [body, message] of bad) {

@@ -15,24 +15,13 @@ export interface ConsoleClient {
 let counter = 0;
 export const uniqueEmail = (label = 'user') => `${label}.${process.pid}.${++counter}@example.com`;
 
-async function toResponse(res: Response): Promise<ApiResponse> {
-  const text = await res.text();
-  let body: unknown = text;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    /* keep text */
-  }
-  return { status: res.status, body, headers: res.headers };
-}
-
 export async function request(ts: TestServer, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> {
   const init: RequestInit = { method, headers: { ...headers } };
   if (body !== undefined) {
     init.body = JSON.stringify(body);
     (init.headers as Record<string, string>)['content-type'] = 'application/json';
   }
-  return toResponse(await fetch(`${ts.url}${path}`, init));
+  return ts.raw(path, init);
 }
 
 export async function makeUser(ts: TestServer, role: UserRole, org = 'acme', email = uniqueEmail(role)) {

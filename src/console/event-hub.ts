@@ -23,7 +23,7 @@ function idFloor(ms: number): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-0000-0000-000000000000`;
 }
 
-export function toStreamEvent(row: StoredEvent): StreamEvent {
+function toStreamEvent(row: StoredEvent): StreamEvent {
   let payload: Record<string, unknown> = {};
   try {
     const parsed: unknown = JSON.parse(row.payload);
@@ -111,7 +111,4 @@ export class EventHub {
     this.feeds.clear();
   }
 
-  get watchedOrganizations(): number {
-    return this.feeds.size;
-  }
 }

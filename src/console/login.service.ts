@@ -6,7 +6,7 @@ import { openSession, type ConsoleSession } from '../users/sessions.service.js';
 import { authenticateUser, normalizeEmail } from '../users/users.service.js';
 import type { SessionUserView } from './console.schemas.js';
 
-export const INVALID_LOGIN = 'Invalid email or password.';
+const INVALID_LOGIN = 'Invalid email or password.';
 
 class LoginThrottled extends TooManyRequests {
   constructor(seconds: number) {

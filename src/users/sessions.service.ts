@@ -21,7 +21,7 @@ export interface ConsoleSession {
 /** last_seen_at is written at most this often: a busy console costs one write a minute, not one per request. */
 const TOUCH_EVERY_MS = 60_000;
 
-export const sessionDigest = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
+const sessionDigest = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
 
 /** Opens a session; the token goes into the cookie and is never stored. */
 export async function openSession(deps: Deps, user: { organization_id: string; id: string }): Promise<{ token: string; csrfToken: string }> {

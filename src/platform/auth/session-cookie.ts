@@ -5,7 +5,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
  * one attribute set: no cookie library needed). The token is opaque; the
  * server keeps only its SHA-256 digest (users/sessions.service.ts).
  */
-export const SESSION_COOKIE = 'parley_session';
+const SESSION_COOKIE = 'parley_session';
 
 /** What /v1 needs of a console session; users/ resolves it, app.ts passes the resolver in. */
 export interface SessionGrant {

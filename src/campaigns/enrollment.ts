@@ -42,19 +42,15 @@ async function flagged(db: Db, digests: AddressDigests, organizationId: string, 
   return out;
 }
 
-export interface EnrollCounts {
-  enrolled: number;
-  blocked: number;
-}
-
 /**
  * Writes the campaign's snapshot: every lead of the organization created no
  * later than `cutoff` that the filter selects, in creation order, one transaction per
  * batch. A lead something stands against is enrolled `blocked` with the gate's
  * code and reason (never skipped silently); the others `pending`.
  */
-export async function enrollSnapshot(deps: Deps, organizationId: string, campaignId: string, filter: CampaignFilterInput, cutoff: string): Promise<EnrollCounts> {
-  const counts: EnrollCounts = { enrolled: 0, blocked: 0 };
+export async function enrollSnapshot(deps: Deps, organizationId: string, campaignId: string, filter: CampaignFilterInput, cutoff: string): Promise<void> {
+  // Read once: with purpose 'compliance' the gate's standing checks never look at them, whatever the batch.
+  const settings = await readSettings(deps.db, organizationId);
   let after: SnapshotPosition | undefined;
   for (;;) {
     const last = await deps.db.transaction().execute(async (trx) => {
@@ -62,7 +58,6 @@ export async function enrollSnapshot(deps: Deps, organizationId: string, campaig
       if (rows.length === 0) return undefined;
       const leads = rows.filter((l) => infoMatches(l, filter.additionalInfo));
       const suspects = await flagged(trx, deps.digests, organizationId, leads);
-      const settings = await readSettings(trx, organizationId);
       const now = deps.clock.now();
       const at = now.toISOString();
       const enrollments = [];
@@ -72,14 +67,12 @@ export async function enrollSnapshot(deps: Deps, organizationId: string, campaig
           campaign_id: campaignId, lead_id: lead.id, status: block ? ('blocked' as const) : ('pending' as const),
           reason_code: block?.code ?? null, reason: block?.reason ?? null, message_id: null, opening_id: null, queued_day: null, created_at: at, updated_at: at,
         });
-        if (block) counts.blocked += 1;
       }
       await insertEnrollments(trx, organizationId, enrollments);
-      counts.enrolled += enrollments.length;
       const end = rows[rows.length - 1]!;
       return { at: end.created_at, id: end.id };
     });
-    if (last === undefined) return counts;
+    if (last === undefined) return;
     after = last;
   }
 }

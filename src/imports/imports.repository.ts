@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { type Insertable, type Selectable } from 'kysely';
 import type { LeadRow } from '../leads/leads.repository.js';
 import { withLock } from '../platform/db/locks.js';
 import type { Db, ImportRejectsTable, ImportsTable, LeadsTable } from '../platform/db/schema.js';
@@ -140,10 +140,4 @@ export async function leadsWithOpenings(db: Db, organizationId: string, leadIds:
     for (const r of rows) out.add(r.lead_id);
   }
   return out;
-}
-
-/** Leads of the organization (a test and benchmark check; never used on a request path). */
-export async function countLeads(db: Db, organizationId: string): Promise<number> {
-  const row = await db.selectFrom('leads').select(sql<number>`count(*)`.as('n')).where('organization_id', '=', organizationId).executeTakeFirstOrThrow();
-  return Number(row.n);
 }

@@ -109,7 +109,6 @@ describeEachDialect('campaigns: sending through the send path', (ctx) => {
     expect(paused.body).toMatchObject({ status: 'paused', counts: { queued: 0, pending: 3 } });
     ts.clock.set('2026-08-18T16:00:00Z'); // morning: the taken-back opening must not go out
     await sleep(500);
-    if (sentTo(phones).length > 0) console.log('DIAG', ts.dialect, JSON.stringify(await ts.server.store.db.selectFrom('messages').selectAll().where('campaign_id', '=', campaign.id).execute()), JSON.stringify(await ts.server.store.db.selectFrom('campaign_enrollments').selectAll().where('campaign_id', '=', campaign.id).execute()), JSON.stringify(await ts.server.store.db.selectFrom('jobs').select(['name','status','run_at','payload','attempts','last_error']).where('payload', 'like', `%${campaign.id}%`).execute()));
     expect(sentTo(phones)).toHaveLength(0);
     const resumed = await client.post(`/campaigns/${campaign.id}/resume`);
     expect(resumed.body.status).toBe('running');

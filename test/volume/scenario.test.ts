@@ -2,7 +2,6 @@ import { execFile } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sleep } from '../support/assert.js';
@@ -10,6 +9,7 @@ import { useRealisticHours } from '../support/clock-hours.js';
 import { startFakeTwilio } from '../support/fake-twilio.js';
 import { createLead, describeEachDialect, type Client, type TestServer } from '../support/harness.js';
 import { busiestWindow, twilioEnv, until } from '../sending-numbers/helpers.js';
+import { buildCli, root } from '../support/processes.js';
 
 /**
  * Issue 15's "done when", end to end on each dialect: a CSV of ROWS leads with
@@ -26,7 +26,6 @@ const RATE = 10;
 const day = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
 const LATE_NIGHT = new Date(`${day}T07:30:00Z`);
 const NEXT_MORNING = new Date(`${day}T16:30:00Z`);
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const fake = await startFakeTwilio('ACpool', 'pool-secret');
 const dir = mkdtempSync(join(tmpdir(), 'parley-volume-'));
 afterAll(async () => {
@@ -34,9 +33,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-beforeAll(async () => {
-  await run('npm', ['run', 'build', '--silent'], {});
-}, 300_000);
+// The CLI runs compiled, as users run it; buildCli locks against other suites building at the same time.
+beforeAll(() => buildCli(), 300_000);
 
 function run(cmd: string, args: string[], env: Record<string, string>): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {

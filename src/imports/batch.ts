@@ -1,13 +1,15 @@
 import type { Updateable } from 'kysely';
 import { eventsInsert, type OutboxEvent } from '../events/outbox.repository.js';
 import { mergeInfo } from '../leads/additional-info.js';
+import { subscriptionColumns } from '../leads/new-lead.js';
 import { updateLead } from '../leads/leads.repository.js';
 import { isUniqueViolation } from '../platform/db/errors.js';
 import type { Db, LeadsTable } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { requestOpening } from '../profiles/opening.js';
 import { findProfileByName, type ProfileRow } from '../profiles/profiles.repository.js';
-import { CHANNELS, sourceColumn, statusColumn } from '../subscriptions/channels.js';
+import { CHANNELS } from '../subscriptions/channels.js';
+import { suppressionsForMany } from '../subscriptions/suppressions.repository.js';
 import * as repo from './imports.repository.js';
 import { resolveBatch, type Entry, type OnDuplicate } from './resolve.js';
 import type { ImportedLead } from './rows.js';
@@ -38,33 +40,21 @@ const readsSuppressions = (e: Entry) => e.isNew || e.filled.phone || e.filled.em
 
 /**
  * Sets the subscription columns of the channels of each new address from the
- * opt-outs recorded for it (as leads.service.ts does on create): one lookup
- * for the batch, by digest. A new lead starts subscribed, so with no opt-out
- * among the batch's addresses (the usual case) nothing is left to do.
+ * opt-outs recorded for it, as the API's create does (leads/new-lead.ts): one
+ * lookup for the batch. A new lead starts subscribed, so with no opt-out among
+ * the batch's addresses (the usual case) nothing changes.
  */
 async function applySuppressions(deps: Deps, db: Db, organizationId: string, entries: Entry[]): Promise<void> {
-  const digestsOf = new Map<string, [string, string]>();
-  for (const e of entries) {
-    if (!readsSuppressions(e)) continue;
-    for (const address of [e.lead.phone, e.lead.email]) {
-      if (address && !digestsOf.has(address)) digestsOf.set(address, [deps.digests.keyed(address), deps.digests.legacy(address)]);
-    }
-  }
-  if (digestsOf.size === 0) return;
-  const found = new Map<string, string>();
-  for (const r of await repo.suppressionsAmong(db, organizationId, [...digestsOf.values()].flat())) found.set(`${r.channel}:${r.address_digest}`, r.source);
-  if (found.size === 0) return;
-  for (const e of entries) {
-    if (!readsSuppressions(e)) continue;
-    for (const c of CHANNELS) {
-      const address = c === 'email' ? e.lead.email : e.lead.phone;
-      if (!address || (!e.isNew && !(c === 'email' ? e.filled.email : e.filled.phone))) continue;
-      const [keyed, legacy] = digestsOf.get(address)!;
-      const source = found.get(`${c}:${keyed}`) ?? found.get(`${c}:${legacy}`);
-      (e.lead as Record<string, unknown>)[statusColumn(c)] = source ? 'unsubscribed' : 'subscribed';
-      (e.lead as Record<string, unknown>)[sourceColumn(c)] = source ?? null;
-    }
-  }
+  const reading = entries.filter(readsSuppressions);
+  if (reading.length === 0) return;
+  const suppressed = await suppressionsForMany(db, organizationId, deps.digests, reading.map((e) => e.lead));
+  reading.forEach((e, i) => {
+    const found = suppressed[i]!;
+    // A new lead was built subscribed; an address filled in takes its channels' state anew, as PATCH /v1/leads/{id} does.
+    if (found.size === 0 && e.isNew) return;
+    const channels = e.isNew ? CHANNELS : CHANNELS.filter((c) => (c === 'email' ? e.filled.email : e.filled.phone));
+    Object.assign(e.lead, subscriptionColumns(found, channels));
+  });
 }
 
 const UPDATABLE = ['first_name', 'last_name', 'time_zone', 'external_lead_id', 'phone', 'email', 'sms_status', 'voice_status', 'email_status', 'sms_opt_out_source', 'voice_opt_out_source', 'email_opt_out_source'] as const;
@@ -145,10 +135,11 @@ export async function runBatch(deps: Deps, organizationId: string, input: BatchI
   for (let attempt = 1; ; attempt++) {
     try {
       return await deps.db.transaction().execute(async (trx) => {
-        const result = await writeBatch(deps, trx, organizationId, input, o, deps.clock.now());
+        const now = deps.clock.now();
+        const result = await writeBatch(deps, trx, organizationId, input, o, now);
         if (o.importId) {
           await repo.insertRejects(trx, organizationId, o.importId, input.rejects);
-          await repo.addImportCounts(trx, organizationId, o.importId, result);
+          await repo.addImportCounts(trx, organizationId, o.importId, result, now.toISOString());
         }
         return result;
       });

@@ -5,7 +5,7 @@ import { findOrganizationByName } from '../organizations/organizations.repositor
 import { addressDigests } from '../platform/address-digest.js';
 import { systemClock } from '../platform/clock.js';
 import { describeDatabase, type Config } from '../platform/config.js';
-import { cacheForBulkWrites } from '../platform/db/bulk.js';
+import { tuneForBulkWrites } from '../platform/db/bulk.js';
 import { openStore } from '../platform/db/connect.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
 import { ADDRESS_DIGEST_SECRET } from '../platform/db/migrations/0007_compliance.js';
@@ -94,7 +94,7 @@ export async function importLeadsCommand(file: string, opts: ImportCommandOption
   let rejectsOut: WriteStream | undefined;
   try {
     await migrateToLatest(store);
-    await cacheForBulkWrites(store.db, 32);
+    await tuneForBulkWrites(store.db);
     const digests = addressDigests(await instanceSecret(store.db, ADDRESS_DIGEST_SECRET));
     const deps: Deps = { db: store.db, dialect: store.dialect, config: cfg, clock: systemClock, log: createLogger(cfg.logLevel), digests };
     const org = await findOrganizationByName(store.db, opts.org);
@@ -107,7 +107,7 @@ export async function importLeadsCommand(file: string, opts: ImportCommandOption
     const started = Date.now();
     if (importId) {
       const stored = { profile: options.profile, onDuplicate: options.onDuplicate, startConversations: options.startConversations, dryRun: false, map: opts.map ?? null };
-      await repo.insertImport(store.db, org.id, { id: importId, status: 'running', source: 'cli', options: JSON.stringify(stored), headers: null, error: null, started_at: new Date(started).toISOString(), finished_at: null });
+      await repo.insertImport(store.db, org.id, { id: importId, status: 'running', source: 'cli', options: JSON.stringify(stored), headers: null, error: null, started_at: new Date(started).toISOString(), finished_at: null, heartbeat_at: new Date(started).toISOString() });
     }
     const progress = progressReporter(args.size, started);
     let counts: ImportCounts;

@@ -1,5 +1,6 @@
 import { type Insertable, type Selectable } from 'kysely';
 import type { LeadRow } from '../leads/leads.repository.js';
+import { inArray, insertRows } from '../platform/db/arrays.js';
 import { withLock } from '../platform/db/locks.js';
 import type { Db, ImportRejectsTable, ImportsTable, LeadsTable } from '../platform/db/schema.js';
 
@@ -13,11 +14,7 @@ export interface CountDeltas {
   rejected: number;
 }
 
-/**
- * Values per IN list and rows per multi-row INSERT: well inside SQLite's
- * 32766 bound parameters (a lead row binds about 30) and PostgreSQL's 65535.
- */
-const IN_CHUNK = 900;
+/** Rows per multi-row INSERT of rejects: well inside SQLite's 32766 bound parameters and PostgreSQL's 65535. */
 const INSERT_CHUNK = 500;
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
@@ -39,10 +36,11 @@ export async function setImportHeaders(db: Db, organizationId: string, id: strin
 }
 
 /** Adds a batch's counts; in the batch's transaction, so the counts never run ahead of (or behind) what committed. */
-export async function addImportCounts(db: Db, organizationId: string, id: string, d: CountDeltas): Promise<void> {
+export async function addImportCounts(db: Db, organizationId: string, id: string, d: CountDeltas, at: string): Promise<void> {
   await db
     .updateTable('imports')
     .set((eb) => ({
+      heartbeat_at: at,
       total: eb('total', '+', d.total),
       created: eb('created', '+', d.created),
       updated: eb('updated', '+', d.updated),
@@ -52,6 +50,12 @@ export async function addImportCounts(db: Db, organizationId: string, id: string
     .where('organization_id', '=', organizationId)
     .where('id', '=', id)
     .execute();
+}
+
+/** The running process's sign of life, between batches (a batch may wait long for SQLite's lock). */
+export async function beatImport(db: Db, organizationId: string, id: string, at: string): Promise<void> {
+  await db.updateTable('imports').set({ heartbeat_at: at })
+    .where('organization_id', '=', organizationId).where('id', '=', id).where('status', '=', 'running').execute();
 }
 
 /** Ends a running import once (a second finish changes nothing). */
@@ -90,8 +94,11 @@ export async function listRejects(db: Db, organizationId: string, importId: stri
 
 /**
  * The leads holding any of these phones, emails or external ids, in id
- * (creation) order: three IN lookups on the indexed columns
- * (organization_id, phone | email | external_lead_id), chunked.
+ * (creation) order: a statement per kind of key, its values bound as one
+ * array (platform/db/arrays.ts) and probed on its index (organization_id,
+ * phone | email | external_lead_id). One statement OR-ing the three would
+ * save two round trips on PostgreSQL, but SQLite's planner then walks every
+ * lead of the organization.
  */
 export async function findLeadsByKeys(
   db: Db,
@@ -100,44 +107,23 @@ export async function findLeadsByKeys(
   lock: boolean,
 ): Promise<LeadRow[]> {
   const found = new Map<string, LeadRow>();
-  const lookups: [keyof LeadsTable & ('phone' | 'email' | 'external_lead_id'), readonly string[]][] = [
-    ['phone', keys.phones],
-    ['email', keys.emails],
-    ['external_lead_id', keys.externalIds],
-  ];
-  for (const [column, values] of lookups) {
-    for (const part of chunks([...new Set(values)], IN_CHUNK)) {
-      const q = db.selectFrom('leads').selectAll().where('organization_id', '=', organizationId).where(column, 'in', part);
-      // PostgreSQL: the matched leads stay as read until the batch commits (an API update waits).
-      for (const row of await withLock(db, q, lock ? 'update' : false).execute()) found.set(row.id, row);
-    }
+  for (const [column, values] of [['phone', keys.phones], ['email', keys.emails], ['external_lead_id', keys.externalIds]] as const) {
+    if (values.length === 0) continue;
+    const q = db.selectFrom('leads').selectAll().where('organization_id', '=', organizationId).where(inArray(db, column, [...new Set(values)]));
+    // PostgreSQL: the matched leads stay as read until the batch commits (an API update waits).
+    for (const row of await withLock(db, q, lock ? 'update' : false).execute()) found.set(row.id, row);
   }
   return [...found.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 export async function insertLeads(db: Db, organizationId: string, rows: readonly Omit<Insertable<LeadsTable>, 'organization_id'>[]): Promise<void> {
-  for (const part of chunks(rows, INSERT_CHUNK)) {
-    await db.insertInto('leads').values(part.map((r) => ({ ...r, organization_id: organizationId }))).execute();
-  }
-}
-
-/** Channel and source of the opt-outs among these address digests (keyed or legacy). */
-export async function suppressionsAmong(db: Db, organizationId: string, digests: readonly string[]): Promise<{ channel: string; address_digest: string; source: string }[]> {
-  const out: { channel: string; address_digest: string; source: string }[] = [];
-  for (const part of chunks([...new Set(digests)], IN_CHUNK)) {
-    out.push(...(await db.selectFrom('suppressions').select(['channel', 'address_digest', 'source'])
-      .where('organization_id', '=', organizationId).where('address_digest', 'in', part).execute()));
-  }
-  return out;
+  await insertRows(db, 'leads', rows.map((r) => ({ ...r, organization_id: organizationId })));
 }
 
 /** Which of these leads ever had an opening made (any profile, any outcome): the import greets a lead at most once. */
 export async function leadsWithOpenings(db: Db, organizationId: string, leadIds: readonly string[]): Promise<Set<string>> {
-  const out = new Set<string>();
-  for (const part of chunks(leadIds, IN_CHUNK)) {
-    const rows = await db.selectFrom('lead_openings').select('lead_id').distinct()
-      .where('organization_id', '=', organizationId).where('lead_id', 'in', part).execute();
-    for (const r of rows) out.add(r.lead_id);
-  }
-  return out;
+  if (leadIds.length === 0) return new Set();
+  const rows = await db.selectFrom('lead_openings').select('lead_id').distinct()
+    .where('organization_id', '=', organizationId).where(inArray(db, 'lead_id', leadIds)).execute();
+  return new Set(rows.map((r) => r.lead_id));
 }

@@ -101,7 +101,7 @@ export async function startImport(deps: Deps, organizationId: string, body: Read
   const id = newId();
   const at = deps.clock.now().toISOString();
   const stored = { profile: options.profile, onDuplicate: options.onDuplicate, startConversations: options.startConversations, dryRun: options.dryRun, map: q.map ?? null };
-  const row = { id, status: 'running' as const, source: 'api', options: JSON.stringify(stored), headers: null, error: null, started_at: at, finished_at: null };
+  const row = { id, status: 'running' as const, source: 'api', options: JSON.stringify(stored), headers: null, error: null, started_at: at, finished_at: null, heartbeat_at: at };
   await repo.insertImport(deps.db, organizationId, row);
   const work = (async () => {
     try {
@@ -121,9 +121,22 @@ export async function startImport(deps: Deps, organizationId: string, body: Read
   return toImportView({ ...row, organization_id: organizationId, total: 0, created: 0, updated: 0, skipped: 0, rejected: 0 });
 }
 
+/** A running import without a beat for this long lost its process (it beats every HEARTBEAT_MS, importer.ts). */
+const STALE_AFTER_MS = 2 * 60_000;
+
+export const INTERRUPTED = 'The import stopped before the end of the file: the process running it ended (a restart or a crash). '
+  + 'The counts are the rows committed before it stopped. Import the same file again to finish: rows already imported are matched, not duplicated.';
+
 export async function getImport(deps: Deps, organizationId: string, id: string): Promise<ImportViewType> {
-  const row = await repo.findImport(deps.db, organizationId, id);
+  let row = await repo.findImport(deps.db, organizationId, id);
   if (!row) throw importNotFound(id);
+  const now = deps.clock.now();
+  const beat = row.heartbeat_at ?? row.started_at;
+  if (row.status === 'running' && now.getTime() - Date.parse(beat) > STALE_AFTER_MS) {
+    // Ended once, by whichever reader comes first; a beat that arrives meanwhile cannot revive it (finishImport needs `running`).
+    await repo.finishImport(deps.db, organizationId, id, 'failed', INTERRUPTED, now.toISOString());
+    row = (await repo.findImport(deps.db, organizationId, id))!;
+  }
   return toImportView(row);
 }
 

@@ -1,8 +1,6 @@
-import type { Insertable } from 'kysely';
 import type { LeadRow } from '../leads/leads.repository.js';
 import { parseInfo } from '../leads/leads.mapper.js';
-import type { LeadsTable } from '../platform/db/schema.js';
-import { newId } from '../platform/ids.js';
+import { newLeadRow } from '../leads/new-lead.js';
 import type { ImportedLead } from './rows.js';
 
 export type OnDuplicate = 'skip' | 'update';
@@ -24,41 +22,16 @@ export interface Entry {
   untouched: boolean;
 }
 
-/** A new lead's row, with every column the API's create writes (leads.service.ts createLead). */
-function newLeadRow(organizationId: string, r: ImportedLead, profile: string, at: string): LeadRow {
-  const row: Omit<Insertable<LeadsTable>, 'organization_id'> = {
-    id: newId(),
-    first_name: r.firstName,
-    last_name: r.lastName ?? '',
-    phone: r.phone,
-    email: r.email,
-    customer_profile: profile,
-    time_zone: r.timeZone ?? null,
-    external_lead_id: r.externalLeadId ?? null,
-    additional_info: '{}',
-    summary: null,
-    has_replied: 0,
-    is_hot: 0,
-    is_qualified: 0,
-    is_ai_on: 1,
-    sms_status: 'subscribed',
-    voice_status: 'subscribed',
-    email_status: 'subscribed',
-    sms_opt_out_source: null,
-    voice_opt_out_source: null,
-    email_opt_out_source: null,
-    memory_cleared_at: null,
-    created_at: at,
-    updated_at: at,
-    last_activity_at: null,
-    follow_up_config: null,
-    follow_up_step: null,
-    follow_up_due_at: null,
-    follow_up_generation: 0,
-    follow_up_note: null,
-  };
+/** A new lead's row as the API's create writes it (leads/new-lead.ts); its subscriptions are read from the opt-outs before it is written (batch.ts). */
+function newLead(organizationId: string, r: ImportedLead, profile: string, at: string): LeadRow {
+  const row = newLeadRow({
+    firstName: r.firstName, lastName: r.lastName, phone: r.phone, email: r.email, customerProfile: profile,
+    timeZone: r.timeZone, externalLeadId: r.externalLeadId, additionalInfo: {}, isAiOn: true,
+  }, NONE, at);
   return { ...row, organization_id: organizationId } as LeadRow;
 }
+
+const NONE = new Map<never, string>();
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -140,7 +113,7 @@ export function resolveBatch(
       ?? agrees(r.email !== null ? byEmail.get(r.email) : undefined, false)
       ?? agrees(r.externalLeadId !== undefined ? byExternal.get(r.externalLeadId) : undefined, true);
     if (!match) {
-      const e: Entry = { lead: newLeadRow(organizationId, r, opts.profile, opts.at), isNew: true, infoBase: {}, infoPatch: { ...r.info }, changed: false, filled: { phone: false, email: false }, untouched: false };
+      const e: Entry = { lead: newLead(organizationId, r, opts.profile, opts.at), isNew: true, infoBase: {}, infoPatch: { ...r.info }, changed: false, filled: { phone: false, email: false }, untouched: false };
       entries.push(e);
       remember(e);
       return 'created';

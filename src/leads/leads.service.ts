@@ -2,7 +2,7 @@ import type { Updateable } from 'kysely';
 import { emitEvents } from '../events/outbox.repository.js';
 import { scheduleOpeningMessage } from '../profiles/opening.js';
 import { requireProfile } from '../profiles/profiles.service.js';
-import { CHANNELS, sourceColumn, statusColumn } from '../subscriptions/channels.js';
+import { CHANNELS } from '../subscriptions/channels.js';
 import { suppressionsFor } from '../subscriptions/suppressions.repository.js';
 import { isoNow } from '../platform/clock.js';
 import { isUniqueViolation } from '../platform/db/errors.js';
@@ -14,6 +14,7 @@ import { decodeCursor, page } from '../platform/http/pagination.js';
 import { normalizePhone } from '../platform/phone.js';
 import { checkTimeZone } from '../platform/time-zone.js';
 import { mergeInfo } from './additional-info.js';
+import { newLeadRow, subscriptionColumns } from './new-lead.js';
 import { decodeFeedCursor, deletedLeadView, encodeFeedCursor, listedLead, parseInfo, toLeadViewOf } from './leads.mapper.js';
 import * as repo from './leads.repository.js';
 import { isLeadSearch, searchLeads } from './lead-search.service.js';
@@ -23,17 +24,6 @@ import type { CreateLeadInput, LeadView, ListLeadsInput, UpdateLeadInput } from 
 
 const noChannel = () => new BadRequest('A lead needs a phone or an email', 'no_channel');
 const duplicatePhone = (phone: string) => new Conflict(`A lead with phone ${phone} already exists`, 'duplicate_phone');
-
-/** Subscription columns for a (new) address: subscribed unless that address opted out before. */
-function subscriptionColumns(suppressed: Map<string, string>, channels: readonly (typeof CHANNELS)[number][]) {
-  const cols: Partial<Record<string, string | null>> = {};
-  for (const c of channels) {
-    const source = suppressed.get(c);
-    cols[statusColumn(c)] = source ? 'unsubscribed' : 'subscribed';
-    cols[sourceColumn(c)] = source ?? null;
-  }
-  return cols as Updateable<LeadsTable>;
-}
 
 export async function createLead(deps: Deps, organizationId: string, input: CreateLeadInput): Promise<string> {
   const phone = input.phone !== undefined ? normalizePhone(input.phone, deps.config.defaultCountry) : null;
@@ -48,30 +38,10 @@ export async function createLead(deps: Deps, organizationId: string, input: Crea
       // A share lock keeps a concurrent delete of the profile from passing its "no lead uses it" check.
       await requireProfile(trx, organizationId, profile, 'share');
       const suppressed = await suppressionsFor(trx, organizationId, deps.digests, phone, email);
-      await repo.insertLead(trx, organizationId, {
-        id,
-        first_name: input.firstName,
-        last_name: input.lastName ?? '',
-        phone,
-        email,
-        customer_profile: profile,
-        time_zone: input.timeZone ?? null,
-        external_lead_id: input.externalLeadId ?? null,
-        additional_info: JSON.stringify(input.additionalInfo ?? {}),
-        summary: null,
-        has_replied: 0,
-        is_hot: 0,
-        is_qualified: 0,
-        is_ai_on: input.isAiOn === false ? 0 : 1,
-        sms_status: 'subscribed',
-        voice_status: 'subscribed',
-        email_status: 'subscribed',
-        ...subscriptionColumns(suppressed, CHANNELS),
-        memory_cleared_at: null,
-        created_at: at,
-        updated_at: at,
-        last_activity_at: null,
-      } as Parameters<typeof repo.insertLead>[2]);
+      await repo.insertLead(trx, organizationId, newLeadRow({
+        firstName: input.firstName, lastName: input.lastName, phone, email, customerProfile: profile, timeZone: input.timeZone,
+        externalLeadId: input.externalLeadId, additionalInfo: input.additionalInfo ?? {}, isAiOn: input.isAiOn !== false,
+      }, suppressed, at, id));
       // The profile's opening message, if any, commits with the lead (the gate decides at send time).
       await scheduleOpeningMessage(trx, organizationId, id, new Date(at));
     });

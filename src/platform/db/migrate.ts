@@ -15,6 +15,8 @@ import * as imports from './migrations/0014_imports.js';
 import * as sendingNumbersPool from './migrations/0015_sending_numbers_pool.js';
 import * as campaigns from './migrations/0016_campaigns.js';
 import * as consoleUsers from './migrations/0017_console_users.js';
+import * as legacySuppressions from './migrations/0018_legacy_suppressions.js';
+import * as importHeartbeat from './migrations/0019_import_heartbeat.js';
 
 /** Migrations are listed here in order (no directory scan: works from src and dist alike). */
 const migrations: Record<string, Migration> = {
@@ -33,6 +35,8 @@ const migrations: Record<string, Migration> = {
   '0015_sending_numbers_pool': sendingNumbersPool,
   '0016_campaigns': campaigns,
   '0017_console_users': consoleUsers,
+  '0018_legacy_suppressions': legacySuppressions,
+  '0019_import_heartbeat': importHeartbeat,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

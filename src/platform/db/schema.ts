@@ -492,6 +492,8 @@ export interface ImportsTable {
   error: string | null;
   started_at: string;
   finished_at: string | null;
+  /** Last sign of life of the process running it (0019): a running import whose beat is old was cut off. */
+  heartbeat_at: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A row an import rejected (0014): its spreadsheet row number, the row as read (JSON) and why. */

@@ -149,6 +149,7 @@ imports
   .option('--start-conversations', "schedule each new (or never-greeted) lead's opening message, through the compliance gate")
   .option('--dry-run', 'check and count only; write nothing')
   .option('--rejects <file>', 'write the rejected rows (with a reason column) to this CSV file')
+  .option('--encoding <name>', 'the file\'s text encoding when it has no byte order mark: utf-8, windows-1252, utf-16le, utf-16be (default: utf-8, or windows-1252 when the start of the file is not UTF-8)')
   .addOption(new Option('--batch-size <rows>', 'rows per transaction').hideHelp())
   .action(async (file: string, opts: import('../imports/import.command.js').ImportCommandOptions) => {
     const { importLeadsCommand } = await import('../imports/import.command.js');

@@ -31,14 +31,52 @@ export function detectDelimiter(head: string): string {
   return best;
 }
 
+/** The text encodings an import reads. */
+export const CSV_ENCODINGS = ['utf-8', 'utf-16le', 'utf-16be', 'windows-1252'] as const;
+export type CsvEncoding = (typeof CSV_ENCODINGS)[number];
+
+/** A file that is not in the encoding it is read in: the import stops with this (the rows before it stay committed). */
+export class CsvEncodingError extends Error {}
+
+const BOMS: [number[], CsvEncoding][] = [
+  [[0xef, 0xbb, 0xbf], 'utf-8'],
+  [[0xff, 0xfe], 'utf-16le'],
+  [[0xfe, 0xff], 'utf-16be'],
+];
+
+/**
+ * The encoding of a file from its first bytes: a byte order mark decides
+ * (Excel's "CSV UTF-8" has one; its "Unicode text" is UTF-16 LE with one);
+ * else the one asked for; else UTF-8 when the first bytes are valid UTF-8,
+ * and Windows-1252 when they are not (Excel's plain "CSV" on Windows, where
+ * an accented name is one byte that UTF-8 cannot read).
+ */
+export function detectEncoding(head: Buffer, requested?: CsvEncoding): { encoding: CsvEncoding; bom: number } {
+  for (const [bytes, encoding] of BOMS) {
+    if (head.length >= bytes.length && bytes.every((b, i) => head[i] === b)) return { encoding, bom: bytes.length };
+  }
+  if (requested) return { encoding: requested, bom: 0 };
+  try {
+    // stream: a character cut at the end of the head is not an error.
+    new TextDecoder('utf-8', { fatal: true }).decode(head, { stream: true });
+    return { encoding: 'utf-8', bom: 0 };
+  } catch {
+    return { encoding: 'windows-1252', bom: 0 };
+  }
+}
+
 /**
  * Records of a CSV stream, read as it arrives (never the whole file): the
  * first chunks up to the end of the header line are held to choose the
- * delimiter, then everything flows through csv-parse with backpressure.
- * UTF-8, with or without a BOM; CRLF or LF; blank lines skipped; rows with
- * fewer or more values than the header are kept (the row check decides).
+ * encoding and the delimiter, then everything is decoded and flows through
+ * csv-parse with backpressure. UTF-8 (with or without a BOM), UTF-16 with a
+ * BOM, Windows-1252 (detected, or asked for); a byte UTF-8 cannot read later
+ * in a file read as UTF-8 stops the import with CsvEncodingError, naming the
+ * way out (it is never replaced by a question mark in a lead's name). CRLF
+ * or LF; blank lines skipped; rows with fewer or more values than the header
+ * are kept (the row check decides).
  */
-export async function* csvRecords(source: AsyncIterable<Buffer | string>, onBytes: (n: number) => void = () => {}): AsyncGenerator<CsvRecord> {
+export async function* csvRecords(source: AsyncIterable<Buffer | string>, onBytes: (n: number) => void = () => {}, requested?: CsvEncoding): AsyncGenerator<CsvRecord> {
   const input = source[Symbol.asyncIterator]();
   const head: Buffer[] = [];
   let headBytes = 0;
@@ -56,28 +94,45 @@ export async function* csvRecords(source: AsyncIterable<Buffer | string>, onByte
     if (chunk.includes(0x0a) || chunk.includes(0x0d)) break;
   }
   const firstChunks = Buffer.concat(head);
-  const delimiter = detectDelimiter(firstChunks.toString('utf8').replace(/^\uFEFF/, ''));
-  async function* all() {
-    if (firstChunks.length > 0) yield firstChunks;
-    if (ended) return;
-    for (;;) {
-      const next = await input.next();
-      if (next.done) return;
-      const chunk = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
-      onBytes(chunk.length);
-      yield chunk;
+  const { encoding, bom } = detectEncoding(firstChunks, requested);
+  const decoder = new TextDecoder(encoding, { fatal: true, ignoreBOM: true });
+  let offset = 0;
+  const decode = (chunk: Buffer, last = false): string => {
+    try {
+      const text = decoder.decode(chunk, { stream: !last });
+      offset += chunk.length;
+      return text;
+    } catch {
+      throw new CsvEncodingError(`the file is not valid ${encoding} (within bytes ${offset + 1}-${offset + chunk.length}): `
+        + 'save it as "CSV UTF-8" or give its encoding (--encoding / encoding=windows-1252, utf-16le, utf-16be); the rows before it are imported, and importing the file again is safe');
     }
+  };
+  const firstText = decode(firstChunks.subarray(bom));
+  const delimiter = detectDelimiter(firstText);
+  async function* all() {
+    if (firstText.length > 0) yield firstText;
+    if (!ended) {
+      for (;;) {
+        const next = await input.next();
+        if (next.done) break;
+        const chunk = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
+        onBytes(chunk.length);
+        const text = decode(chunk);
+        if (text.length > 0) yield text;
+      }
+    }
+    const rest = decode(Buffer.alloc(0), true);
+    if (rest.length > 0) yield rest;
   }
   const parser: Parser = parse({
     delimiter,
-    bom: true,
     relax_column_count: true,
     // A quote inside an unquoted field (`5" screen`) is kept as a character, as spreadsheets write it.
     relax_quotes: true,
     skip_empty_lines: true,
     max_record_size: MAX_RECORD_BYTES,
   });
-  const stream = Readable.from(all());
+  const stream = Readable.from(all(), { objectMode: false, encoding: 'utf8' });
   stream.on('error', (err) => parser.destroy(err));
   stream.pipe(parser);
   let row = 0;

@@ -15,6 +15,7 @@ import { newId } from '../platform/ids.js';
 import { createLogger } from '../platform/logger.js';
 import { instanceSecret } from '../platform/secrets.repository.js';
 import { MappingError } from './columns.js';
+import { CSV_ENCODINGS, type CsvEncoding } from './csv-source.js';
 import { ImportFileError, runImport, zeroCounts, type ImportCounts } from './importer.js';
 import * as repo from './imports.repository.js';
 import { checkHeader, csvCell, importOptions } from './imports.service.js';
@@ -28,6 +29,7 @@ export interface ImportCommandOptions {
   dryRun?: boolean;
   rejects?: string;
   batchSize?: string;
+  encoding?: string;
 }
 
 /** A mistake in the command line or its inputs: one line on stderr, exit 2, nothing written. */
@@ -77,6 +79,9 @@ function checkArgs(file: string, opts: ImportCommandOptions): { path: string; si
     throw new UsageError(`--on-duplicate must be skip or update (got "${opts.onDuplicate}")`);
   }
   const batchSize = opts.batchSize === undefined ? undefined : Number(opts.batchSize);
+  if (opts.encoding !== undefined && !(CSV_ENCODINGS as readonly string[]).includes(opts.encoding)) {
+    throw new UsageError(`--encoding must be one of ${CSV_ENCODINGS.join(', ')} (got "${opts.encoding}")`);
+  }
   if (batchSize !== undefined && (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000)) throw new UsageError('--batch-size must be an integer from 1 to 10000');
   return { path, size, batchSize };
 }
@@ -99,14 +104,14 @@ export async function importLeadsCommand(file: string, opts: ImportCommandOption
     const deps: Deps = { db: store.db, dialect: store.dialect, config: cfg, clock: systemClock, log: createLogger(cfg.logLevel), digests };
     const org = await findOrganizationByName(store.db, opts.org);
     if (!org) throw new UsageError(`no organization named "${opts.org}" in ${describeDatabase(cfg.databaseUrl)}`);
-    const q = { profile: opts.profile, map: opts.map, onDuplicate: opts.onDuplicate as 'skip' | 'update' | undefined, startConversations: !!opts.startConversations, dryRun: !!opts.dryRun };
+    const q = { profile: opts.profile, map: opts.map, onDuplicate: opts.onDuplicate as 'skip' | 'update' | undefined, startConversations: !!opts.startConversations, dryRun: !!opts.dryRun, encoding: opts.encoding as CsvEncoding | undefined };
     const options = { ...(await importOptions(deps, org.id, q)), batchSize: args.batchSize };
     // The header against the map before anything is recorded: a mistake there writes nothing.
     await checkHeader(args.path, options);
     const importId = options.dryRun ? null : newId();
     const started = Date.now();
     if (importId) {
-      const stored = { profile: options.profile, onDuplicate: options.onDuplicate, startConversations: options.startConversations, dryRun: false, map: opts.map ?? null };
+      const stored = { profile: options.profile, onDuplicate: options.onDuplicate, startConversations: options.startConversations, dryRun: false, map: opts.map ?? null, encoding: opts.encoding ?? null };
       await repo.insertImport(store.db, org.id, { id: importId, status: 'running', source: 'cli', options: JSON.stringify(stored), headers: null, error: null, started_at: new Date(started).toISOString(), finished_at: null, heartbeat_at: new Date(started).toISOString() });
     }
     const progress = progressReporter(args.size, started);

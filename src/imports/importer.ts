@@ -2,7 +2,7 @@ import type { Deps } from '../platform/deps.js';
 import { refreshStatistics } from '../platform/db/statistics.js';
 import { runBatch, type BatchInput, type BatchOptions } from './batch.js';
 import { planColumns, type MapEntry } from './columns.js';
-import { csvRecords } from './csv-source.js';
+import { csvRecords, type CsvEncoding } from './csv-source.js';
 import type { RejectRow } from './imports.repository.js';
 import * as repo from './imports.repository.js';
 import type { OnDuplicate } from './resolve.js';
@@ -14,6 +14,8 @@ export interface ImportOptions {
   startConversations: boolean;
   dryRun: boolean;
   map: Map<string, MapEntry>;
+  /** The file's encoding when it has no byte order mark (csv-source.ts detects it otherwise). */
+  encoding?: CsvEncoding;
   /** Rows per transaction. */
   batchSize?: number;
 }
@@ -65,7 +67,7 @@ export async function runImport(
   hooks: ImportHooks = {},
 ): Promise<ImportCounts> {
   const counts = zeroCounts();
-  const records = csvRecords(source, hooks.onBytes);
+  const records = csvRecords(source, hooks.onBytes, options.encoding);
   const first = await records.next();
   if (first.done) throw new ImportFileError('the file is empty: a CSV import needs a header line naming its columns');
   const headers = first.value.values.map((h) => h.trim());

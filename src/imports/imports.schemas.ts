@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { CSV_ENCODINGS } from './csv-source.js';
 
 export const ImportIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 
@@ -9,6 +10,9 @@ export const StartImportQuery = Type.Object(
     startConversations: Type.Optional(Type.Boolean({ description: "Schedule each new (or never-greeted) lead's opening message, through the compliance gate" })),
     dryRun: Type.Optional(Type.Boolean({ description: 'Check and count only: no lead, message or event is written' })),
     map: Type.Optional(Type.String({ minLength: 1, maxLength: 4000, description: 'Header=field pairs, e.g. "Mobile=phone,First Name=firstName" (field, info:KEY or - to ignore)' })),
+    encoding: Type.Optional(Type.Union(CSV_ENCODINGS.map((e) => Type.Literal(e)), {
+      description: 'Text encoding of a file without a byte order mark (default: utf-8, or windows-1252 when the start of the file is not UTF-8)',
+    })),
   },
   { additionalProperties: false },
 );
@@ -25,6 +29,7 @@ export const ImportView = Type.Object(
       startConversations: Type.Boolean(),
       dryRun: Type.Boolean(),
       map: Type.Union([Type.String(), Type.Null()]),
+      encoding: Type.Union([Type.String(), Type.Null()], { description: 'The encoding asked for, if any' }),
     }),
     total: Type.Integer({ description: 'Rows read and committed so far (header excluded)' }),
     created: Type.Integer(),

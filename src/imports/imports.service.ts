@@ -9,7 +9,7 @@ import { BadRequest, DomainError, NotFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { requireProfile } from '../profiles/profiles.service.js';
 import { MappingError, parseMap, planColumns } from './columns.js';
-import { csvRecords } from './csv-source.js';
+import { csvRecords, CsvEncodingError } from './csv-source.js';
 import { runImport, type ImportOptions } from './importer.js';
 import * as repo from './imports.repository.js';
 import type { ImportViewType, StartImportInput } from './imports.schemas.js';
@@ -28,7 +28,7 @@ export function toImportView(row: repo.ImportRow): ImportViewType {
   const o = JSON.parse(row.options) as ImportViewType['options'];
   return {
     id: row.id, status: row.status, source: row.source,
-    options: { profile: o.profile, onDuplicate: o.onDuplicate, startConversations: o.startConversations, dryRun: o.dryRun, map: o.map ?? null },
+    options: { profile: o.profile, onDuplicate: o.onDuplicate, startConversations: o.startConversations, dryRun: o.dryRun, map: o.map ?? null, encoding: o.encoding ?? null },
     total: Number(row.total), created: Number(row.created), updated: Number(row.updated), skipped: Number(row.skipped), rejected: Number(row.rejected),
     error: row.error, startedAt: row.started_at, finishedAt: row.finished_at,
   };
@@ -45,7 +45,7 @@ export async function importOptions(deps: Deps, organizationId: string, q: Start
     if (err instanceof MappingError) throw new BadRequest(err.message, 'invalid_map');
     throw err;
   }
-  return { profile, onDuplicate: q.onDuplicate ?? 'update', startConversations: q.startConversations ?? false, dryRun: q.dryRun ?? false, map };
+  return { profile, onDuplicate: q.onDuplicate ?? 'update', startConversations: q.startConversations ?? false, dryRun: q.dryRun ?? false, map, encoding: q.encoding };
 }
 
 /** Writes the upload to a temporary file as it arrives (never whole in memory), refusing it past `limit` bytes. */
@@ -71,8 +71,14 @@ async function spool(body: Readable, limit: number): Promise<{ dir: string; file
 
 /** The header line of a spooled file, mapped: a map naming a missing column is the client's 400 before the import starts. */
 export async function checkHeader(file: string, options: ImportOptions): Promise<void> {
-  const records = csvRecords(createReadStream(file));
-  const first = await records.next();
+  const records = csvRecords(createReadStream(file), undefined, options.encoding);
+  let first;
+  try {
+    first = await records.next();
+  } catch (err) {
+    if (err instanceof CsvEncodingError) throw new BadRequest(`The CSV file's header cannot be read: ${err.message}`, 'invalid_encoding');
+    throw err;
+  }
   await records.return(undefined);
   if (first.done) throw new BadRequest('The CSV file is empty: it needs a header line naming its columns', 'empty_file');
   try {
@@ -100,7 +106,7 @@ export async function startImport(deps: Deps, organizationId: string, body: Read
   }
   const id = newId();
   const at = deps.clock.now().toISOString();
-  const stored = { profile: options.profile, onDuplicate: options.onDuplicate, startConversations: options.startConversations, dryRun: options.dryRun, map: q.map ?? null };
+  const stored = { profile: options.profile, onDuplicate: options.onDuplicate, startConversations: options.startConversations, dryRun: options.dryRun, map: q.map ?? null, encoding: q.encoding ?? null };
   const row = { id, status: 'running' as const, source: 'api', options: JSON.stringify(stored), headers: null, error: null, started_at: at, finished_at: null, heartbeat_at: at };
   await repo.insertImport(deps.db, organizationId, row);
   const work = (async () => {

@@ -92,6 +92,7 @@ for (const dialect of dialects()) {
       [['import', 'leads', 'FILE', '--org', 'cli-a', '--map', 'Mobile=shoe'], /"shoe" is not a lead field/],
       [['import', 'leads', 'FILE', '--org', 'cli-a', '--map', 'Cell=phone'], /--map names columns the file does not have: Cell/],
       [['import', 'leads', 'FILE', '--org', 'cli-a', '--on-duplicate', 'merge'], /--on-duplicate must be skip or update/],
+      [['import', 'leads', 'FILE', '--org', 'cli-a', '--encoding', 'ebcdic'], /--encoding must be one of utf-8, utf-16le, utf-16be, windows-1252/],
     ])('%j fails with exit 2 and a clear message, writing nothing', async (args, message) => {
       const path = file('ok.csv', `First Name,Mobile\nZed,${importPhone()}\n`);
       const before = await store.db.selectFrom('imports').select('id').execute();

@@ -88,7 +88,8 @@ export function clientFor(baseUrl: string, key: string): Client {
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const init: RequestInit = { method, headers: { 'x-api-key': key, ...headers } };
     if (body !== undefined) {
-      init.body = typeof body === 'string' ? body : JSON.stringify(body);
+      // Bytes go as they are (a CSV upload in another encoding); anything else but text is JSON.
+      init.body = typeof body === 'string' || body instanceof Uint8Array ? (body as string) : JSON.stringify(body);
       (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
     }
     return toResponse(await fetch(`${baseUrl}/v1${path}`, init));

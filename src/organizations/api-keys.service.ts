@@ -1,7 +1,6 @@
-import { FALLBACK_TIME_ZONE } from '../settings/settings.service.js';
 import type { Kysely } from 'kysely';
-import { createOrganization, findOrganizationByName } from './organizations.repository.js';
-import { isUniqueViolation } from '../platform/db/errors.js';
+import { inOrganizationNamed, type NewOrganizationOptions } from './organizations.service.js';
+import { findOrganizationByName } from './organizations.repository.js';
 import type { Database } from '../platform/db/schema.js';
 import { newId } from '../platform/ids.js';
 import { insertKey, listKeys, revokeByPrefix, type ApiKeyRecord } from '../platform/auth/api-keys.repository.js';
@@ -16,29 +15,15 @@ export interface IssuedKey {
 }
 
 /** Creates the organization when it does not exist yet, then a key; the plaintext is returned once and never stored. */
-export interface NewOrganizationOptions {
-  /** IANA zone a new organization's contact hours are judged in when a lead's own zone is unknown. */
-  timeZone?: string;
-}
-
 export async function issueKey(
   db: Kysely<Database>, orgName: string, scopes: readonly Scope[] = DEFAULT_SCOPES, name: string | null = null, options: NewOrganizationOptions = {},
 ): Promise<IssuedKey> {
   const at = new Date().toISOString();
   const key = generateApiKey();
-  const attempt = () =>
-    db.transaction().execute(async (trx) => {
-      const org = (await findOrganizationByName(trx, orgName)) ?? (await createOrganization(trx, orgName, at, options.timeZone ?? FALLBACK_TIME_ZONE));
-      await insertKey(trx, org.id, { id: newId(), prefix: displayPrefix(key), digest: digestKey(key), scopes: [...scopes], name, createdAt: at });
-      return { key, prefix: displayPrefix(key), organizationId: org.id, scopes: [...scopes] };
-    });
-  try {
-    return await attempt();
-  } catch (err) {
-    // Another caller created the organization between our lookup and insert (PostgreSQL): it exists now, so use it.
-    if (isUniqueViolation(err)) return attempt();
-    throw err;
-  }
+  return inOrganizationNamed(db, orgName, at, async (trx, organizationId) => {
+    await insertKey(trx, organizationId, { id: newId(), prefix: displayPrefix(key), digest: digestKey(key), scopes: [...scopes], name, createdAt: at });
+    return { key, prefix: displayPrefix(key), organizationId, scopes: [...scopes] };
+  }, options);
 }
 
 export async function keysOf(db: Kysely<Database>, orgName: string): Promise<ApiKeyRecord[] | undefined> {

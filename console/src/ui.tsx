@@ -51,8 +51,45 @@ export function ErrorNote({ error }: { error: string | null | undefined }) {
   );
 }
 
-export function Loading({ what }: { what: string }) {
-  return <p class="muted" aria-live="polite">Loading {what}…</p>;
+/**
+ * Where a load stands until its data is there: its error, or a loading line.
+ * `error` is an action's error shown in the same place (it goes first).
+ */
+export function LoadStatus({ load, what, error }: { load: { data: unknown; error: string | null }; what: string; error?: string | null }) {
+  return (
+    <>
+      <ErrorNote error={error ?? load.error} />
+      {!load.data && !load.error && (
+        <p class="muted" aria-live="polite">
+          Loading {what}…
+        </p>
+      )}
+    </>
+  );
+}
+
+/** A table in its scrolling wrapper: the caption (for screen readers only unless `showCaption`), one header row, the rows; `below` sits under the table. */
+export function Table({ caption, showCaption, columns, children, below }: {
+  caption: ComponentChildren; showCaption?: boolean; columns: string[]; children: ComponentChildren; below?: ComponentChildren;
+}) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption class={showCaption ? undefined : 'sr-only'}>{caption}</caption>
+        <thead>
+          <tr>
+            {columns.map((c) => (
+              <th key={c} scope="col">
+                {c}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+      {below}
+    </div>
+  );
 }
 
 export function Page({ title, children, actions }: { title: string; children: ComponentChildren; actions?: ComponentChildren }) {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../platform/deps.js';
 import { ForbiddenBecause, Unauthorized } from '../platform/errors.js';
-import { changesState, CSRF_MESSAGE, csrfMatches, sessionToken } from '../platform/auth/session-cookie.js';
+import { checkSession, csrfRefused, sessionToken } from '../platform/auth/session-cookie.js';
 import { resolveSession, type ConsoleSession } from '../users/sessions.service.js';
 
 declare module 'fastify' {
@@ -26,12 +26,9 @@ export function registerSessionGuard(app: FastifyInstance, deps: Deps): void {
   app.addHook('onRequest', async (request) => {
     const config = request.routeOptions.config;
     if (config?.signIn) return;
-    const token = sessionToken(request.headers.cookie);
-    const session = token ? await resolveSession(deps, token) : undefined;
+    const { session, refused } = await checkSession((token) => resolveSession(deps, token), sessionToken(request.headers.cookie), request.method, request.headers['x-csrf-token']);
+    if (refused === 'csrf') throw csrfRefused();
     if (!session) throw new Unauthorized('Not signed in, or the session has ended: sign in again.');
-    if (changesState(request.method) && !csrfMatches(session.csrfToken, request.headers['x-csrf-token'])) {
-      throw new ForbiddenBecause(CSRF_MESSAGE, 'csrf');
-    }
     if (config?.adminOnly && session.role !== 'admin') throw new ForbiddenBecause('Only an admin may do this.', 'admin_only');
     request.consoleSession = session;
   });

@@ -1,10 +1,9 @@
 import type { Deps } from '../platform/deps.js';
 import { NotFound } from '../platform/errors.js';
 import { isoNow } from '../platform/clock.js';
-import { newId } from '../platform/ids.js';
-import { insertKey, listKeys, revokeByPrefix, type ApiKeyRecord } from '../platform/auth/api-keys.repository.js';
-import { digestKey, displayPrefix, generateApiKey } from '../platform/auth/keys.js';
+import { listKeys, revokeByPrefix, type ApiKeyRecord } from '../platform/auth/api-keys.repository.js';
 import { DEFAULT_SCOPES, type Scope } from '../platform/auth/scopes.js';
+import { addKey } from '../organizations/api-keys.service.js';
 
 export interface KeyView {
   prefix: string;
@@ -22,10 +21,8 @@ export async function keysOfOrganization(deps: Deps, organizationId: string): Pr
 
 /** The plaintext is in the answer once and never stored; without scopes the key gets the default set (as `parley keys create`). */
 export async function createKey(deps: Deps, organizationId: string, name: string, scopes?: Scope[]): Promise<KeyView & { key: string }> {
-  const key = generateApiKey();
-  const record = { id: newId(), prefix: displayPrefix(key), digest: digestKey(key), scopes: [...new Set(scopes ?? DEFAULT_SCOPES)], name, createdAt: isoNow(deps.clock) };
-  await insertKey(deps.db, organizationId, record);
-  return { key, ...toView({ ...record, organizationId, revokedAt: null }) };
+  const { key, record } = await addKey(deps.db, organizationId, scopes ?? DEFAULT_SCOPES, name, isoNow(deps.clock));
+  return { key, ...toView(record) };
 }
 
 export async function revokeKeyOf(deps: Deps, organizationId: string, prefix: string): Promise<void> {

@@ -36,12 +36,22 @@ export type LeadSearchRow = LeadViewRow & {
   needs_attention: number;
 };
 
-/** One column of the lead's latest message (messages_lead_idx: organization, lead, id). */
-const latest = (column: string) =>
-  sql.raw(`(select ${column} from messages m where m.organization_id = leads.organization_id and m.lead_id = leads.id order by m.id desc limit 1)`);
+/**
+ * The lead's latest message, joined once per lead: one probe of
+ * messages_lead_idx (organization, lead, id) for the greatest id (ids are
+ * time-ordered), then its row by primary key. Both dialects plan it as a
+ * nested loop along the page order.
+ */
+const latestMessageId = sql<string>`(select max(m.id) from messages m where m.organization_id = leads.organization_id and m.lead_id = leads.id)`;
 
-/** The last word is the lead's (unanswered), or the AI's after a handoff turned it off (nobody has answered): 1, else 0. */
-const needsAttention = sql<number>`(case when ${latest('m.direction')} = 'inbound' or (leads.is_ai_on = 0 and ${latest('m.is_ai_generated')} = 1) then 1 else 0 end)`;
+/**
+ * The last word is the lead's (unanswered), or the AI's after a handoff turned
+ * it off (nobody has answered). A plain condition, not `case ... = 1`: the
+ * planner then estimates how many leads pass and walks the page order, where
+ * an opaque expression made PostgreSQL read and sort every lead with activity.
+ * NULL (not false) for a lead without messages.
+ */
+const needsAttention = sql<SqlBool>`(lm.direction = 'inbound' or (leads.is_ai_on = 0 and lm.is_ai_generated = 1))`;
 
 /** Each way `term` may match a lead, as a condition on the `leads` row. */
 function alternatives(db: Db, term: SearchTerm): RawBuilder<SqlBool>[] {
@@ -99,14 +109,16 @@ export interface SearchOptions {
 export async function searchLeadViews(
   db: Db, organizationId: string, f: LeadSearchFilter, at: SearchPosition, limit: number, options: SearchOptions = {},
 ): Promise<LeadSearchRow[]> {
-  let q = selectLeadViews(db, organizationId).select([
-    latest('substr(m.text, 1, 200)').as('lm_text'),
-    latest('m.direction').as('lm_direction'),
-    latest('m.channel').as('lm_channel'),
-    latest('m.created_at').as('lm_at'),
-    latest('m.is_ai_generated').as('lm_ai'),
-    needsAttention.as('needs_attention'),
-  ]);
+  let q = selectLeadViews(db, organizationId)
+    .leftJoin('messages as lm', (j) => j.onRef('lm.organization_id', '=', 'leads.organization_id').on('lm.id', '=', latestMessageId))
+    .select([
+      sql<string | null>`substr(lm.text, 1, 200)`.as('lm_text'),
+      'lm.direction as lm_direction',
+      'lm.channel as lm_channel',
+      'lm.created_at as lm_at',
+      'lm.is_ai_generated as lm_ai',
+      sql<number>`(case when ${needsAttention} then 1 else 0 end)`.as('needs_attention'),
+    ]);
   if (f.search) q = q.where(await searchCondition(db, organizationId, f.search, options.denseAbove ?? DENSE));
   if (f.aiOn !== undefined) q = q.where('leads.is_ai_on', '=', f.aiOn ? 1 : 0);
   if (f.profile !== undefined) q = q.where('leads.customer_profile', '=', f.profile);
@@ -114,7 +126,8 @@ export async function searchLeadViews(
     const tag = f.tag;
     q = q.where(sql<SqlBool>`exists(select 1 from lead_tags t where t.organization_id = leads.organization_id and t.lead_id = leads.id and t.name = ${tag})`);
   }
-  if (f.needsAttention !== undefined) q = q.where(sql<SqlBool>`${needsAttention} = ${f.needsAttention ? 1 : 0}`);
+  if (f.needsAttention === true) q = q.where(needsAttention);
+  if (f.needsAttention === false) q = q.where(sql<SqlBool>`(lm.id is null or not ${needsAttention})`);
 
   if (at.sort === 'created') {
     if (at.afterId) q = q.where('leads.id', '>', at.afterId);

@@ -2,14 +2,11 @@ import { getCountryCallingCode, type CountryCode } from 'libphonenumber-js';
 import type { Deps } from '../platform/deps.js';
 import { BadRequest } from '../platform/errors.js';
 import { normalizePhone } from '../platform/phone.js';
-import { listedLead, toLeadViewOf } from './leads.mapper.js';
-import { searchLeadViews, type LeadSearchRow, type SearchOptions, type SearchPosition, type SearchTerm } from './lead-search.repository.js';
+import { decodeSearchCursor, encodeSearchCursor, listedLead, toLeadViewOf } from './leads.mapper.js';
+import { searchLeadViews, type LeadSearchRow, type SearchOptions, type SearchTerm } from './lead-search.repository.js';
 import type { LeadSearchInput } from './lead-search.schemas.js';
 
 const PHONE_LIKE = /^\+?[\d\s().-]+$/;
-const invalidCursor = () => new BadRequest('nextToken is not a valid cursor', 'invalid_cursor');
-const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-const ID = /^[0-9a-f-]{36}$/;
 
 /** Whether a GET /v1/leads query uses any of the console's parameters (else the listing is exactly the original one). */
 export const isLeadSearch = (q: LeadSearchInput): boolean =>
@@ -43,25 +40,6 @@ export function readSearch(text: string, defaultCountry: string): SearchTerm {
   return term;
 }
 
-function decodePosition(sort: 'created' | 'lastActivity', token: string | undefined): SearchPosition {
-  if (!token) return { sort };
-  let v: Record<string, unknown>;
-  try {
-    v = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as Record<string, unknown>;
-  } catch {
-    throw invalidCursor();
-  }
-  if (!v || typeof v !== 'object' || typeof v.i !== 'string' || !ID.test(v.i)) throw invalidCursor();
-  if (sort === 'created' && v.s === 'c') return { sort, afterId: v.i };
-  if (sort === 'lastActivity' && v.s === 'a' && typeof v.t === 'string' && (v.t === '' || ISO.test(v.t))) return { sort, after: { at: v.t, id: v.i } };
-  throw invalidCursor();
-}
-
-function encodePosition(sort: 'created' | 'lastActivity', last: LeadSearchRow): string {
-  const value = sort === 'created' ? { s: 'c', i: last.id } : { s: 'a', t: last.last_activity_at ?? '', i: last.id };
-  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
-}
-
 function toSearchView(row: LeadSearchRow) {
   const lastMessage = row.lm_at
     ? { text: row.lm_text ?? '', direction: row.lm_direction!, channel: row.lm_channel!, at: row.lm_at, isAiGenerated: Number(row.lm_ai) === 1 }
@@ -85,8 +63,8 @@ export async function searchLeads(
   const sort = q.sort ?? 'created';
   const search = q.search === undefined ? undefined : readSearch(q.search, deps.config.defaultCountry);
   if (q.search !== undefined && q.search.trim() === '') throw new BadRequest('search must not be blank', 'invalid_search');
-  const rows = await searchLeadViews(deps.db, organizationId, { search, aiOn: q.aiOn, tag: q.tag, profile: q.profile, needsAttention: q.needsAttention }, decodePosition(sort, q.nextToken), limit, options);
+  const rows = await searchLeadViews(deps.db, organizationId, { search, aiOn: q.aiOn, tag: q.tag, profile: q.profile, needsAttention: q.needsAttention }, decodeSearchCursor(sort, q.nextToken), limit, options);
   const items = rows.slice(0, limit);
   const last = items.at(-1);
-  return { leads: items.map(toSearchView), nextToken: rows.length > limit && last ? encodePosition(sort, last) : null };
+  return { leads: items.map(toSearchView), nextToken: rows.length > limit && last ? encodeSearchCursor(sort, { id: last.id, activityAt: last.last_activity_at }) : null };
 }

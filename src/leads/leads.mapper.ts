@@ -3,6 +3,7 @@ import { channelStatus, isUnsubscribed } from '../subscriptions/channels.js';
 import { followUpView } from '../followups/followups.mapper.js';
 import type { DeletedLeadRow, FeedOrder, LeadRow, LeadViewRow, TagRow } from './leads.repository.js';
 import type { LeadView } from './leads.schemas.js';
+import type { SearchPosition } from './lead-search.repository.js';
 
 export function parseInfo(text: string): Record<string, unknown> {
   const value: unknown = JSON.parse(text);
@@ -59,25 +60,51 @@ export interface FeedCursor {
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const ID = /^[0-9a-f-]{36}$/;
+
+const isCursorId = (x: unknown): x is string => typeof x === 'string' && ID.test(x);
+const isCursorTime = (x: unknown): x is string => typeof x === 'string' && ISO.test(x);
 const invalidCursor = () => new BadRequest('nextToken is not a valid cursor', 'invalid_cursor');
 
 /** Opaque to clients (base64url of JSON), self-contained: the next page needs only the token. */
-export function encodeFeedCursor(c: FeedCursor): string {
-  return Buffer.from(JSON.stringify({ o: c.order, t: c.after.at, i: c.after.id, c: c.createdSince, u: c.updatedSince }), 'utf8').toString('base64url');
-}
+const encodeToken = (value: Record<string, unknown>): string => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
 
-/** The cursor, or undefined when the token is not a change-feed token (an id cursor of the unfiltered list, or garbage). */
-export function decodeFeedCursor(token: string): FeedCursor | undefined {
+/** The JSON object a token carries, or undefined when it carries none. */
+function decodeToken(token: string): Record<string, unknown> | undefined {
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
   } catch {
     return undefined;
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  const { o, t, i, c, u } = value as Record<string, unknown>;
-  const optionalTime = (x: unknown) => x === undefined || (typeof x === 'string' && ISO.test(x));
-  if ((o !== 'created' && o !== 'updated') || typeof t !== 'string' || !ISO.test(t) || typeof i !== 'string' || !ID.test(i)) throw invalidCursor();
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+export function encodeFeedCursor(c: FeedCursor): string {
+  return encodeToken({ o: c.order, t: c.after.at, i: c.after.id, c: c.createdSince, u: c.updatedSince });
+}
+
+/** The cursor, or undefined when the token is not a change-feed token (an id cursor of the unfiltered list, or garbage). */
+export function decodeFeedCursor(token: string): FeedCursor | undefined {
+  const value = decodeToken(token);
+  if (!value) return undefined;
+  const { o, t, i, c, u } = value;
+  const optionalTime = (x: unknown) => x === undefined || isCursorTime(x);
+  if ((o !== 'created' && o !== 'updated') || !isCursorTime(t) || !isCursorId(i)) throw invalidCursor();
   if (!optionalTime(c) || !optionalTime(u) || (o === 'updated' && u === undefined) || (o === 'created' && c === undefined)) throw invalidCursor();
   return { order: o, after: { at: t, id: i }, createdSince: c as string | undefined, updatedSince: u as string | undefined };
+}
+
+/** Where a page of the console's search resumes (lead-search.service.ts): `s` the order, `i` the last lead, `t` its last activity ('' for none). */
+export function encodeSearchCursor(sort: SearchPosition['sort'], last: { id: string; activityAt: string | null }): string {
+  return encodeToken(sort === 'created' ? { s: 'c', i: last.id } : { s: 'a', t: last.activityAt ?? '', i: last.id });
+}
+
+/** The position a search token names; it must be a token of the same order. */
+export function decodeSearchCursor(sort: SearchPosition['sort'], token: string | undefined): SearchPosition {
+  if (!token) return { sort };
+  const v = decodeToken(token);
+  if (!v || !isCursorId(v.i)) throw invalidCursor();
+  if (sort === 'created' && v.s === 'c') return { sort, afterId: v.i };
+  if (sort === 'lastActivity' && v.s === 'a' && (v.t === '' || isCursorTime(v.t))) return { sort, after: { at: v.t, id: v.i } };
+  throw invalidCursor();
 }

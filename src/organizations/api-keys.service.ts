@@ -1,8 +1,7 @@
-import { FALLBACK_TIME_ZONE } from '../settings/settings.service.js';
 import type { Kysely } from 'kysely';
-import { createOrganization, findOrganizationByName } from './organizations.repository.js';
-import { isUniqueViolation } from '../platform/db/errors.js';
-import type { Database } from '../platform/db/schema.js';
+import { inOrganizationNamed, type NewOrganizationOptions } from './organizations.service.js';
+import { findOrganizationByName } from './organizations.repository.js';
+import type { Database, Db } from '../platform/db/schema.js';
 import { newId } from '../platform/ids.js';
 import { insertKey, listKeys, revokeByPrefix, type ApiKeyRecord } from '../platform/auth/api-keys.repository.js';
 import { digestKey, displayPrefix, generateApiKey } from '../platform/auth/keys.js';
@@ -15,30 +14,29 @@ export interface IssuedKey {
   scopes: Scope[];
 }
 
-/** Creates the organization when it does not exist yet, then a key; the plaintext is returned once and never stored. */
-export interface NewOrganizationOptions {
-  /** IANA zone a new organization's contact hours are judged in when a lead's own zone is unknown. */
-  timeZone?: string;
+/**
+ * A new key of the organization, each scope once: the plaintext is returned
+ * once and never stored (only its SHA-256 digest). `parley keys create` and
+ * the console's key page both come here.
+ */
+export async function addKey(
+  db: Db, organizationId: string, scopes: readonly Scope[], name: string | null, at: string,
+): Promise<{ key: string; record: ApiKeyRecord }> {
+  const key = generateApiKey();
+  const record = { id: newId(), prefix: displayPrefix(key), digest: digestKey(key), scopes: [...new Set(scopes)], name, createdAt: at };
+  await insertKey(db, organizationId, record);
+  return { key, record: { ...record, organizationId, revokedAt: null } };
 }
 
+/** Creates the organization when it does not exist yet, then a key. */
 export async function issueKey(
   db: Kysely<Database>, orgName: string, scopes: readonly Scope[] = DEFAULT_SCOPES, name: string | null = null, options: NewOrganizationOptions = {},
 ): Promise<IssuedKey> {
   const at = new Date().toISOString();
-  const key = generateApiKey();
-  const attempt = () =>
-    db.transaction().execute(async (trx) => {
-      const org = (await findOrganizationByName(trx, orgName)) ?? (await createOrganization(trx, orgName, at, options.timeZone ?? FALLBACK_TIME_ZONE));
-      await insertKey(trx, org.id, { id: newId(), prefix: displayPrefix(key), digest: digestKey(key), scopes: [...scopes], name, createdAt: at });
-      return { key, prefix: displayPrefix(key), organizationId: org.id, scopes: [...scopes] };
-    });
-  try {
-    return await attempt();
-  } catch (err) {
-    // Another caller created the organization between our lookup and insert (PostgreSQL): it exists now, so use it.
-    if (isUniqueViolation(err)) return attempt();
-    throw err;
-  }
+  return inOrganizationNamed(db, orgName, at, async (trx, organizationId) => {
+    const { key, record } = await addKey(trx, organizationId, scopes, name, at);
+    return { key, prefix: record.prefix, organizationId, scopes: record.scopes as Scope[] };
+  }, options);
 }
 
 export async function keysOf(db: Kysely<Database>, orgName: string): Promise<ApiKeyRecord[] | undefined> {

@@ -5,8 +5,7 @@ import type { Deps } from '../platform/deps.js';
 import { isUniqueViolation } from '../platform/db/errors.js';
 import type { Database, Db, UserRole } from '../platform/db/schema.js';
 import { newId } from '../platform/ids.js';
-import { createOrganization, findOrganizationByName } from '../organizations/organizations.repository.js';
-import { FALLBACK_TIME_ZONE } from '../settings/settings.service.js';
+import { inOrganizationNamed } from '../organizations/organizations.service.js';
 import { decoyHash, generatePassword, hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
 import { deleteUserRow, findUser, findUserByEmail, insertUser, listUsers, setRole, type UserRow } from './users.repository.js';
 import { revokeUserSessions } from './sessions.repository.js';
@@ -55,11 +54,8 @@ export async function createUserInOrganization(
   db: Kysely<Database>, orgName: string, input: { email: string; role: UserRole; password?: string },
 ): Promise<{ user: UserView; password: string }> {
   const at = new Date().toISOString();
-  // One transaction: a refused user (a taken email) leaves no new organization behind.
-  return db.transaction().execute(async (trx) => {
-    const org = (await findOrganizationByName(trx, orgName)) ?? (await createOrganization(trx, orgName, at, FALLBACK_TIME_ZONE));
-    return createUser(trx, org.id, input, at);
-  });
+  // A refused user (a taken email) leaves no new organization behind.
+  return inOrganizationNamed(db, orgName, at, (trx, organizationId) => createUser(trx, organizationId, input, at));
 }
 
 /** The user behind an email and password, or undefined; an unknown email costs a hash too, so timing tells nothing. */

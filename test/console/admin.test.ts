@@ -1,5 +1,7 @@
 import { expect, it } from 'vitest';
 import { clientFor, createLead, describeEachDialect } from '../support/harness.js';
+import { randomUUID } from 'node:crypto';
+import { createUserInOrganization } from '../../src/users/users.service.js';
 import { consoleClient, request, signIn, uniqueEmail } from './support.js';
 
 describeEachDialect('console admin: users, API keys, read state', (ctx) => {
@@ -20,6 +22,15 @@ describeEachDialect('console admin: users, API keys, read state', (ctx) => {
       expect(users.role).toBe(role);
       expect(await ts.server.store.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst()).toBeUndefined();
     }
+  });
+
+  it('users created at once for a new organization (parley users create, twice) all succeed, into one organization', async () => {
+    const ts = ctx();
+    const name = `new-org-${randomUUID().slice(0, 8)}`;
+    const created = await Promise.all(Array.from({ length: 5 }, () => createUserInOrganization(ts.server.store.db, name, { email: uniqueEmail('first'), role: 'admin' })));
+    const orgs = await ts.server.store.db.selectFrom('organizations').select('id').where('name', '=', name).execute();
+    expect(orgs).toHaveLength(1);
+    expect(new Set(created.map((c) => c.user.organizationId))).toEqual(new Set([orgs[0]!.id]));
   });
 
   it('an admin creates a user (one-time password that signs in), changes the role, deletes; never themselves', async () => {

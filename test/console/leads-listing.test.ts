@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { insertTag } from '../../src/leads/leads.repository.js';
+import { insertMessage } from '../../src/messages/messages.repository.js';
 import { SCOPES } from '../../src/platform/auth/scopes.js';
 import { newId } from '../../src/platform/ids.js';
 import { describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
@@ -107,6 +108,35 @@ describeEachDialect('GET /v1/leads: search, filters and newest activity first', 
     expect(seen.length).toBe(3);
     expect(new Set(seen)).toEqual(new Set([first, second, quiet]));
     expect(seen.at(-1)).toBe(quiet);
+  });
+
+  it('needsAttention: a handoff (AI off, its message last) needs it; a lead a person answered, one whose AI still talks, one without messages do not', async () => {
+    const ts = ctx();
+    const c = await freshOrg(ts);
+    const handedOff = await lead(c, { firstName: 'Handed' });
+    const talking = await lead(c, { firstName: 'Talking', isAiOn: true });
+    const answered = await lead(c, { firstName: 'Answered' });
+    const quiet = await lead(c, { firstName: 'Quiet' });
+    const db = ts.server.store.db;
+    const org = (await db.selectFrom('leads').select('organization_id').where('id', '=', quiet).executeTakeFirstOrThrow()).organization_id;
+    const say = (leadId: string, direction: 'inbound' | 'outbound', ai: 0 | 1, text: string) => insertMessage(db, org, {
+      id: newId(), lead_id: leadId, channel: 'sms', direction, owner: direction === 'inbound' ? 'lead' : 'user', text, is_ai_generated: ai,
+      status: direction === 'inbound' ? 'received' : 'sent', status_reason: null, scheduled_at: null, created_at: new Date().toISOString(),
+    });
+    await say(handedOff, 'outbound', 1, 'let me get a person for you');
+    await say(talking, 'outbound', 1, 'how can I help?');
+    await say(answered, 'inbound', 0, 'hello?');
+    await say(answered, 'outbound', 0, 'a person here');
+
+    expect(ids(await c.get('/leads?needsAttention=true'))).toEqual([handedOff]);
+    expect(ids(await c.get('/leads?needsAttention=false'))).toEqual([talking, answered, quiet]);
+    const listed = (await c.get('/leads?sort=created')).body.leads as { id: string; needsAttention: boolean; lastMessage: { text: string; isAiGenerated: boolean } | null }[];
+    expect(listed.map((l) => [l.id, l.needsAttention, l.lastMessage && [l.lastMessage.text, l.lastMessage.isAiGenerated]])).toEqual([
+      [handedOff, true, ['let me get a person for you', true]],
+      [talking, false, ['how can I help?', true]],
+      [answered, false, ['a person here', false]],
+      [quiet, false, null],
+    ]);
   });
 
   it('refuses mixed listings, bad cursors and bad values with clean 400s', async () => {

@@ -4,7 +4,7 @@ import { useLiveEvents } from '../events';
 import { leadName, when } from '../format';
 import { Link } from '../router';
 import type { Lead } from '../types';
-import { ErrorNote, Loading, Page, useLoad } from '../ui';
+import { LoadStatus, Page, useLoad } from '../ui';
 import { FilterForm, NO_FILTERS, filterQuery, type Filters } from './lead-filters';
 
 interface InboxData {
@@ -41,8 +41,7 @@ export function InboxPage() {
   return (
     <Page title="Inbox">
       <FilterForm value={filters} onChange={setFilters} />
-      <ErrorNote error={inbox.error} />
-      {!inbox.data && !inbox.error && <Loading what="conversations" />}
+      <LoadStatus load={inbox} what="conversations" />
       {inbox.data && (
         <>
           <p class="muted" aria-live="polite">

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { del, get, post } from '../api';
 import { when } from '../format';
 import type { ApiKey } from '../types';
-import { ErrorNote, Loading, OneTimeSecret, Page, useAction, useLoad } from '../ui';
+import { LoadStatus, OneTimeSecret, Page, Table, useAction, useLoad } from '../ui';
 
 export function KeysPage() {
   const list = useLoad(() => get<{ keys: ApiKey[] }>('/console/api/keys'), []);
@@ -41,44 +41,29 @@ export function KeysPage() {
         </button>
         {created && <OneTimeSecret label="New API key" value={created} />}
       </form>
-      <ErrorNote error={action.error ?? list.error} />
-      {!list.data && !list.error && <Loading what="keys" />}
+      <LoadStatus load={list} what="keys" error={action.error} />
       {list.data && (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">API keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Prefix</th>
-                <th scope="col">Name</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Created</th>
-                <th scope="col">State</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.keys.map((k) => (
-                <tr key={k.prefix}>
-                  <td>
-                    <code>{k.prefix}</code>
-                  </td>
-                  <td>{k.name ?? '—'}</td>
-                  <td class="scopes">{k.scopes?.join(", ") ?? "—"}</td>
-                  <td>{when(k.createdAt)}</td>
-                  <td>
-                    {k.revokedAt ? (
-                      `revoked ${when(k.revokedAt)}`
-                    ) : (
-                      <button type="button" class="danger" onClick={revoke(k)} aria-label={`Revoke key ${k.prefix}`}>
-                        Revoke
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption="API keys" columns={['Prefix', 'Name', 'Scopes', 'Created', 'State']}>
+          {list.data.keys.map((k) => (
+            <tr key={k.prefix}>
+              <td>
+                <code>{k.prefix}</code>
+              </td>
+              <td>{k.name ?? '—'}</td>
+              <td class="scopes">{k.scopes?.join(", ") ?? "—"}</td>
+              <td>{when(k.createdAt)}</td>
+              <td>
+                {k.revokedAt ? (
+                  `revoked ${when(k.revokedAt)}`
+                ) : (
+                  <button type="button" class="danger" onClick={revoke(k)} aria-label={`Revoke key ${k.prefix}`}>
+                    Revoke
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
     </Page>
   );

@@ -4,7 +4,7 @@ import { useLiveEvents } from '../events';
 import { leadName } from '../format';
 import { Link } from '../router';
 import type { ConsentRecord, Lead, LeadNote, Message } from '../types';
-import { ErrorNote, Loading, Page, useLoad } from '../ui';
+import { LoadStatus, Page, useLoad } from '../ui';
 import { LeadActions } from './lead-actions';
 import { LeadDetails } from './lead-details';
 import { Thread } from './lead-thread';
@@ -66,8 +66,7 @@ export function LeadPage({ id }: { id: string }) {
   const title = data.data ? leadName(data.data.lead) : 'Lead';
   return (
     <Page title={title} actions={<Link href="/">← Inbox</Link>}>
-      <ErrorNote error={data.error} />
-      {!data.data && !data.error && <Loading what="the lead" />}
+      <LoadStatus load={data} what="the lead" />
       {data.data && (
         <div class="lead-layout">
           <div class="lead-main">

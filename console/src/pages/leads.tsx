@@ -3,7 +3,7 @@ import { errorText, get, query } from '../api';
 import { leadName, when } from '../format';
 import { Link } from '../router';
 import type { Lead } from '../types';
-import { ErrorNote, Loading, Page } from '../ui';
+import { LoadStatus, Page, Table } from '../ui';
 import { FilterForm, NO_FILTERS, filterQuery, type Filters } from './lead-filters';
 import { ImportPanel } from './leads-import';
 
@@ -36,44 +36,35 @@ export function LeadsPage() {
     <Page title="Leads">
       <ImportPanel onFinished={() => void load()} />
       <FilterForm value={filters} onChange={setFilters} withSearch />
-      <ErrorNote error={error} />
-      {!list && !error && <Loading what="leads" />}
+      <LoadStatus load={{ data: list, error }} what="leads" />
       {list && (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Leads</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Phone</th>
-                <th scope="col">Email</th>
-                <th scope="col">Profile</th>
-                <th scope="col">AI</th>
-                <th scope="col">Last activity</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.leads.map((l) => (
-                <tr key={l.id}>
-                  <td>
-                    <Link href={`/leads/${encodeURIComponent(l.id)}`}>{leadName(l)}</Link>
-                  </td>
-                  <td>{l.phone ?? '—'}</td>
-                  <td class="wrap">{l.email ?? '—'}</td>
-                  <td>{l.customerProfile}</td>
-                  <td>{l.isAiOn ? 'on' : 'off'}</td>
-                  <td>{when(l.lastActivityAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {list.leads.length === 0 && <p>No leads match.</p>}
-          {list.nextToken && (
-            <button type="button" onClick={() => void load(list.nextToken ?? undefined)}>
-              Load more
-            </button>
-          )}
-        </div>
+        <Table
+          caption="Leads"
+          columns={['Name', 'Phone', 'Email', 'Profile', 'AI', 'Last activity']}
+          below={
+            <>
+              {list.leads.length === 0 && <p>No leads match.</p>}
+              {list.nextToken && (
+                <button type="button" onClick={() => void load(list.nextToken ?? undefined)}>
+                  Load more
+                </button>
+              )}
+            </>
+          }
+        >
+          {list.leads.map((l) => (
+            <tr key={l.id}>
+              <td>
+                <Link href={`/leads/${encodeURIComponent(l.id)}`}>{leadName(l)}</Link>
+              </td>
+              <td>{l.phone ?? '—'}</td>
+              <td class="wrap">{l.email ?? '—'}</td>
+              <td>{l.customerProfile}</td>
+              <td>{l.isAiOn ? 'on' : 'off'}</td>
+              <td>{when(l.lastActivityAt)}</td>
+            </tr>
+          ))}
+        </Table>
       )}
     </Page>
   );

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { get, patch, post } from '../api';
 import { canAdmin, useSession } from '../session';
 import type { Profile } from '../types';
-import { ErrorNote, Loading, Page, useAction, useLoad } from '../ui';
+import { ErrorNote, LoadStatus, Page, useAction, useLoad } from '../ui';
 
 type Draft = { name: string; description: string; instructions: string; openingMessage: string; questions: string };
 
@@ -80,8 +80,7 @@ export function ProfilesPage() {
       }
     >
       {editing === 'new' && <ProfileForm onSaved={saved} onCancel={() => setEditing(null)} />}
-      <ErrorNote error={list.error} />
-      {!list.data && !list.error && <Loading what="profiles" />}
+      <LoadStatus load={list} what="profiles" />
       <ul class="plain stack">
         {list.data?.profiles.map((p) => (
           <li key={p.id} class="card">

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { get, patch } from '../api';
 import { canAdmin, useSession } from '../session';
 import type { Settings } from '../types';
-import { ErrorNote, Loading, Page, useAction, useLoad } from '../ui';
+import { ErrorNote, LoadStatus, Page, useAction, useLoad } from '../ui';
 
 const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
 const words = (s: string) => s.split(',').map((w) => w.trim()).filter(Boolean);
@@ -93,8 +93,7 @@ export function SettingsPage() {
   const settings = useLoad(() => get<Settings>('/v1/settings'), []);
   return (
     <Page title="Settings">
-      <ErrorNote error={settings.error} />
-      {!settings.data && !settings.error && <Loading what="settings" />}
+      <LoadStatus load={settings} what="settings" />
       {settings.data && <SettingsForm settings={settings.data} editable={canAdmin(user.role)} onSaved={settings.reload} />}
     </Page>
   );

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { del, get, patch, post } from '../api';
 import { useSession } from '../session';
 import type { ConsoleUser, Role } from '../types';
-import { ErrorNote, Loading, OneTimeSecret, Page, useAction, useLoad } from '../ui';
+import { LoadStatus, OneTimeSecret, Page, useAction, useLoad } from '../ui';
 
 const ROLES: Role[] = ['admin', 'agent', 'viewer'];
 
@@ -49,8 +49,7 @@ export function UsersPage() {
         </button>
         {created && <OneTimeSecret label={`Password for ${created.email}`} value={created.password} />}
       </form>
-      <ErrorNote error={action.error ?? list.error} />
-      {!list.data && !list.error && <Loading what="users" />}
+      <LoadStatus load={list} what="users" error={action.error} />
       <ul class="plain stack">
         {list.data?.users.map((u) => (
           <li key={u.id} class="card user-row">

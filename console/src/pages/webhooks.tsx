@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { get, post } from '../api';
 import { when } from '../format';
 import type { WebhookDelivery, WebhookEndpoint } from '../types';
-import { ErrorNote, Loading, OneTimeSecret, Page, useAction, useLoad } from '../ui';
+import { ErrorNote, LoadStatus, OneTimeSecret, Page, Table, useAction, useLoad } from '../ui';
 
 function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
   const base = `/v1/webhooks/${encodeURIComponent(endpoint.id)}`;
@@ -14,47 +14,39 @@ function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
     if (await action.run(() => post(`${base}/deliveries/${encodeURIComponent(d.id)}/replay`))) setDone(`Replay of ${d.eventType} queued.`);
     list.reload();
   };
-  if (list.error) return <ErrorNote error={list.error} />;
-  if (!list.data) return <Loading what="deliveries" />;
+  if (!list.data || list.error) return <LoadStatus load={list} what="deliveries" />;
   if (list.data.deliveries.length === 0) return <p class="muted">No deliveries yet.</p>;
   return (
-    <div class="table-wrap">
-      <table>
-        <caption>Deliveries to {endpoint.url}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Event</th>
-            <th scope="col">Status</th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Last answer</th>
-            <th scope="col">Created</th>
-            <th scope="col">Replay</th>
-          </tr>
-        </thead>
-        <tbody>
-          {list.data.deliveries.map((d) => (
-            <tr key={d.id}>
-              <td>{d.eventType}</td>
-              <td>{d.status}</td>
-              <td>{d.attempts}</td>
-              <td class="wrap">{d.lastStatusCode ?? d.lastError ?? '—'}</td>
-              <td>{when(d.createdAt)}</td>
-              <td>
-                <button type="button" onClick={replay(d)} disabled={action.busy} aria-label={`Replay ${d.eventType} delivery from ${when(d.createdAt)}`}>
-                  Replay
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <ErrorNote error={action.error} />
-      {done && (
-        <p class="muted" role="status">
-          {done}
-        </p>
-      )}
-    </div>
+    <Table
+      caption={`Deliveries to ${endpoint.url}`}
+      showCaption
+      columns={['Event', 'Status', 'Attempts', 'Last answer', 'Created', 'Replay']}
+      below={
+        <>
+          <ErrorNote error={action.error} />
+          {done && (
+            <p class="muted" role="status">
+              {done}
+            </p>
+          )}
+        </>
+      }
+    >
+      {list.data.deliveries.map((d) => (
+        <tr key={d.id}>
+          <td>{d.eventType}</td>
+          <td>{d.status}</td>
+          <td>{d.attempts}</td>
+          <td class="wrap">{d.lastStatusCode ?? d.lastError ?? '—'}</td>
+          <td>{when(d.createdAt)}</td>
+          <td>
+            <button type="button" onClick={replay(d)} disabled={action.busy} aria-label={`Replay ${d.eventType} delivery from ${when(d.createdAt)}`}>
+              Replay
+            </button>
+          </td>
+        </tr>
+      ))}
+    </Table>
   );
 }
 
@@ -89,8 +81,7 @@ export function WebhooksPage() {
   return (
     <Page title="Webhooks">
       <NewEndpoint onCreated={list.reload} />
-      <ErrorNote error={list.error} />
-      {!list.data && !list.error && <Loading what="endpoints" />}
+      <LoadStatus load={list} what="endpoints" />
       {list.data?.webhooks.length === 0 && <p>No endpoints yet.</p>}
       {list.data?.webhooks.map((w) => (
         <section key={w.id} class="card" aria-label={`Endpoint ${w.url}`}>

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.js';
-import { Forbidden, ForbiddenBecause, TooManyRequests } from '../errors.js';
+import { Forbidden, TooManyRequests } from '../errors.js';
 import { findActiveKeyByDigest } from './api-keys.repository.js';
 import { digestKey, sameDigest } from './keys.js';
 import { RateLimiter } from './rate-limit.js';
 import { scopeFor, type Scope } from './scopes.js';
-import { changesState, CSRF_MESSAGE, csrfMatches, sessionToken, type SessionResolver } from './session-cookie.js';
+import { checkSession, csrfRefused, sessionToken, type SessionResolver } from './session-cookie.js';
 
 export interface AuthContext {
   organizationId: string;
@@ -94,12 +94,12 @@ export function registerAuthentication(app: FastifyInstance, deps: Deps, session
     // No key but a console session cookie: the user's organization, with the scopes of the user's role.
     const token = header === undefined && sessions ? sessionToken(request.headers.cookie) : undefined;
     if (token && sessions) {
-      sessions(token).then((session) => {
-        if (!session) request.log.info({ status: 403 }, 'refused: the console session is unknown, ended or revoked');
-        else if (changesState(method) && !csrfMatches(session.csrfToken, request.headers['x-csrf-token'])) {
+      checkSession(sessions, token, method, request.headers['x-csrf-token']).then(({ session, refused }) => {
+        if (refused === 'csrf') {
           request.log.info({ status: 403 }, 'refused: a session request without its CSRF token');
-          return done(new ForbiddenBecause(CSRF_MESSAGE, 'csrf'));
+          return done(csrfRefused());
         }
+        if (!session) request.log.info({ status: 403 }, 'refused: the console session is unknown, ended or revoked');
         admit(session && { organizationId: session.organizationId, keyId: `session:${session.userId}`, scopes: session.scopes });
       }, done);
       return;

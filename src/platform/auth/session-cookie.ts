@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { ForbiddenBecause } from '../errors.js';
 
 /**
  * The console's session cookie, read and written here by hand (one cookie,
@@ -38,14 +39,33 @@ export function clearedSessionCookie(secure: boolean): string {
 }
 
 /** Constant-time comparison of an x-csrf-token header with the session's token (digests first: equal lengths). */
-export function csrfMatches(expected: string, header: unknown): boolean {
+function csrfMatches(expected: string, header: unknown): boolean {
   if (typeof header !== 'string' || header.length === 0 || header.length > 200) return false;
   const a = createHash('sha256').update(header).digest();
   const b = createHash('sha256').update(expected).digest();
   return timingSafeEqual(a, b);
 }
 
-export const CSRF_MESSAGE = 'Missing or wrong x-csrf-token header: send the csrfToken from /console/api/session.';
+/** The 403 of a session's state change without its CSRF token, on /v1 and /console/api alike. */
+export const csrfRefused = () => new ForbiddenBecause('Missing or wrong x-csrf-token header: send the csrfToken from /console/api/session.', 'csrf');
 
 /** Methods that change state and so need the CSRF token when the caller is a session. */
-export const changesState = (method: string): boolean => method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
+const changesState = (method: string): boolean => method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
+
+/** A request's console session, or why it has none it may use: no live session, or a state change without the CSRF token. */
+export type SessionCheck<S> = { session: S; refused?: undefined } | { session?: undefined; refused: 'session' | 'csrf' };
+
+/**
+ * The one session check, behind /v1 (authenticate.ts) and /console/api
+ * (console/guard.ts): the live session the cookie's token names and, for a
+ * state change, its CSRF token. Each caller answers a refusal its own way
+ * (no session: 403 on /v1, 401 on the console's API).
+ */
+export async function checkSession<S extends { csrfToken: string }>(
+  resolve: (token: string) => Promise<S | undefined>, token: string | undefined, method: string, csrfHeader: unknown,
+): Promise<SessionCheck<S>> {
+  const session = token ? await resolve(token) : undefined;
+  if (!session) return { refused: 'session' };
+  if (changesState(method) && !csrfMatches(session.csrfToken, csrfHeader)) return { refused: 'csrf' };
+  return { session };
+}

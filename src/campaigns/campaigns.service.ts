@@ -10,7 +10,7 @@ import * as repo from './campaigns.repository.js';
 import { toCampaignView, toCounts } from './campaigns.mapper.js';
 import type { CampaignWithCountsView, CreateCampaignInput, ListCampaignsInput } from './campaigns.schemas.js';
 import { enrollSnapshot } from './enrollment.js';
-import { blockQueuedCampaignMessagesOfLead, countGroups, stopEnrollmentsOfLead } from './enrollments.repository.js';
+import { blockQueuedOpenings, countGroups, stopEnrollmentsOfLead } from './enrollments.repository.js';
 import { instantOf } from '../platform/instant.js';
 import { takeBackQueued } from './take-back.js';
 
@@ -132,5 +132,5 @@ export async function campaignsAfterInbound(trx: Db, organizationId: string, lea
   const when = at.toISOString();
   const reason = optedOut ? 'the lead opted out' : 'the lead replied';
   const touched = await stopEnrollmentsOfLead(trx, organizationId, leadId, optedOut ? 'opted_out' : 'replied', reason, when);
-  if (touched > 0) await blockQueuedCampaignMessagesOfLead(trx, organizationId, leadId, 'CAMPAIGN_STOPPED', `${reason} before the campaign message was sent`, when);
+  if (touched > 0) await blockQueuedOpenings(trx, organizationId, { leadId }, 'CAMPAIGN_STOPPED', `${reason} before the campaign message was sent`, when);
 }

@@ -145,6 +145,23 @@ describeEachDialect('campaigns: sending through the send path', (ctx) => {
     expect(enrolled.get(ids[0]!)?.status).toBe('replied');
   });
 
+  it('pause takes back an opening the agent wrote that waits for contact hours; it is not sent in the morning', async () => {
+    const ts = ctx();
+    ts.clock.set('2026-08-19T06:00:00Z'); // night in Los Angeles
+    const { client } = await org(ts, LA_HOURS);
+    const { ids, phones } = await leads(client, 2, 'composed-pause');
+    // The default profile has no template: the agent writes the opening, then it waits for the window.
+    // A cap of one keeps the campaign running (the second lead waits for tomorrow), so it can be paused.
+    const campaign = await createCampaign(client, { customerProfile: 'default', filter: { additionalInfo: { list: 'composed-pause' } }, dailyCap: 1 });
+    await eventually('written and waiting', async () => (await client.get(`/leads/${ids[0]}/messages`)).body.messages[0]?.statusCode === 'CONTACT_HOURS');
+    const paused = await client.post(`/campaigns/${campaign.id}/pause`);
+    expect(paused.body).toMatchObject({ status: 'paused', counts: { queued: 0, pending: 2 } });
+    expect((await client.get(`/leads/${ids[0]}/messages`)).body.messages[0]).toMatchObject({ status: 'blocked', statusCode: 'CAMPAIGN_PAUSED' });
+    ts.clock.set('2026-08-19T16:00:00Z'); // morning
+    await sleep(500);
+    expect(sentTo(phones)).toHaveLength(0);
+  });
+
   it('message.sent carries the campaign id', async () => {
     const ts = ctx();
     ts.clock.set('2026-09-01T12:00:00Z');

@@ -1,5 +1,4 @@
 import { enqueueJob } from '../jobs/jobs.repository.js';
-import { refreshStatistics } from '../platform/db/statistics.js';
 import type { CampaignStatus, Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { BadRequest, Conflict } from '../platform/errors.js';
@@ -55,11 +54,7 @@ export async function createCampaign(deps: Deps, organizationId: string, input: 
     daily_cap: input.dailyCap, status: 'enrolling', run_generation: 0, created_at: at, updated_at: at,
   });
   try {
-    // A bulk import can leave PostgreSQL believing the leads table tiny: each batch was then planned as a
-    // sort of every remaining lead (300 ms a batch at 100k) instead of an ordered index walk.
-    await refreshStatistics(deps.db, 'leads');
     await enrollSnapshot(deps, organizationId, id, input.filter, at);
-    await refreshStatistics(deps.db, 'campaign_enrollments');
   } catch (err) {
     await deps.db.transaction().execute((trx) => repo.deleteCampaign(trx, organizationId, id))
       .catch((e: unknown) => deps.log.error({ err: e, campaignId: id }, 'could not remove a half-written campaign snapshot'));

@@ -162,6 +162,24 @@ describeEachDialect('campaigns: sending through the send path', (ctx) => {
     expect(sentTo(phones)).toHaveLength(0);
   });
 
+  it('a pending lead whose phone is now on DNC is screened by the run: opted out with the code, no message made', async () => {
+    const ts = ctx();
+    ts.clock.set('2026-08-26T12:00:00Z');
+    const { client } = await org(ts, ALWAYS_OPEN);
+    const { ids, phones } = await leads(client, 2, 'screened');
+    const listed = `+1628555${String(1000 + (process.pid % 9000)).padStart(4, '0')}`;
+    expect((await client.post('/dnc/register', { phone: listed })).status).toBe(200);
+    const campaign = await createCampaign(client, { customerProfile: 'promo', filter: { additionalInfo: { list: 'screened' } }, dailyCap: 10, startAt: '2026-08-26T13:00:00Z' });
+    // After enrollment, a new number that is already listed: only the run's screen can see it.
+    expect((await client.patch(`/leads/${ids[0]}`, { phone: listed })).status).toBe(200);
+    ts.clock.set('2026-08-26T13:00:05Z');
+    await eventually('completed', async () => (await state(client, campaign.id)) === 'completed');
+    await eventually('the other sent', async () => sentTo([phones[1]!]).length === 1);
+    expect((await enrolledLeads(ts, campaign.id)).get(ids[0]!)).toEqual({ status: 'opted_out', reason_code: 'DNC' });
+    expect((await client.get(`/leads/${ids[0]}/messages`)).body.messages).toEqual([]);
+    expect(sentTo([listed])).toHaveLength(0);
+  });
+
   it('message.sent carries the campaign id', async () => {
     const ts = ctx();
     ts.clock.set('2026-09-01T12:00:00Z');

@@ -180,6 +180,24 @@ describeEachDialect('campaigns: sending through the send path', (ctx) => {
     expect(sentTo([listed])).toHaveLength(0);
   });
 
+  it('an opt-out through the API after the opening went out counts the lead opted out, not sent: unsubscribe and DNC alike', async () => {
+    const ts = ctx();
+    ts.clock.set('2026-09-29T12:00:00Z');
+    const { client } = await org(ts, ALWAYS_OPEN);
+    const { ids, phones } = await leads(client, 4, 'after-sent');
+    const campaign = await createCampaign(client, { customerProfile: 'promo', filter: { additionalInfo: { list: 'after-sent' } }, dailyCap: 10 });
+    await eventually('all sent', async () => (await counts(client, campaign.id)).sent === 4);
+    expect((await client.post(`/leads/${ids[0]}/unsubscribe`, {})).status).toBe(200);
+    expect((await client.post(`/leads/${ids[1]}/unsubscribe`, { channels: ['sms'] })).status).toBe(200);
+    expect((await client.post('/dnc/register', { phone: phones[2] })).status).toBe(200);
+    // Email only: the campaign's channel (sms) is still open, the lead still counts as reached.
+    expect((await client.patch(`/leads/${ids[3]}`, { email: `after-sent-${process.pid}@example.com` })).status).toBe(200);
+    expect((await client.post(`/leads/${ids[3]}/unsubscribe`, { channels: ['email'] })).status).toBe(200);
+    expect(await counts(client, campaign.id)).toMatchObject({ enrolled: 4, sent: 1, optedOut: 3, messagesSent: 4 });
+    const enrolled = await enrolledLeads(ts, campaign.id);
+    expect([0, 1, 2, 3].map((i) => enrolled.get(ids[i]!)?.status)).toEqual(['opted_out', 'opted_out', 'opted_out', 'queued']);
+  });
+
   it('message.sent carries the campaign id', async () => {
     const ts = ctx();
     ts.clock.set('2026-09-01T12:00:00Z');

@@ -2,15 +2,15 @@ import { localTime, nextLocalClock } from '../compliance/contact-window.js';
 import { holdsLease } from '../jobs/jobs.repository.js';
 import type { CampaignRunPayload, ClaimedJob, JobOutcome } from '../jobs/names.js';
 import { latestOpening } from '../profiles/openings.repository.js';
-import { findLead, updateLead } from '../leads/leads.repository.js';
-import { standingBlock } from '../messages/send.service.js';
+import { updateLead, type LeadRow } from '../leads/leads.repository.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { requestOpening } from '../profiles/opening.js';
 import { findProfileByName, type ProfileRow } from '../profiles/profiles.repository.js';
-import { readSettings, type OrganizationSettings } from '../settings/settings.service.js';
-import { findCampaign, updateCampaign, type CampaignRow } from './campaigns.repository.js';
+import { readSettings } from '../settings/settings.service.js';
+import { findCampaign, leadsByIds, updateCampaign, type CampaignRow } from './campaigns.repository.js';
 import { countQueuedOn, nextPending, setEnrollment, settlePending, type EnrollmentRow } from './enrollments.repository.js';
+import { standingBlocks, type StandingBlock } from './screen.js';
 
 /** Openings per transaction: the campaign row is locked while they are made. */
 const BATCH = 50;
@@ -23,10 +23,8 @@ const STOPS = new Set(['OPTED_OUT', 'DNC']);
 
 interface Context {
   trx: Db;
-  deps: Deps;
   campaign: CampaignRow;
   profile: ProfileRow | undefined;
-  settings: OrganizationSettings;
   now: Date;
   day: string;
 }
@@ -34,20 +32,19 @@ interface Context {
 /**
  * One lead's turn, claimed from `pending` (settlePending) under the lead's
  * lock: what stands against it now (it may have opted out since it was
- * enrolled) ends it; otherwise it is switched to the campaign's profile and
- * the profile's opening is asked for, carrying the campaign's id, through the
- * same path a switch with sendMessage takes. The message is then judged by
- * the gate when its message.send job runs (contact hours where the lead is,
- * opt-outs, the number's pacing).
+ * enrolled: `block`, from the batch's pre-screen) ends it; otherwise it is
+ * switched to the campaign's profile and the profile's opening is asked for,
+ * carrying the campaign's id, through the same path a switch with
+ * sendMessage takes. The message is then judged by the gate when its
+ * message.send job runs (contact hours where the lead is, opt-outs, the
+ * number's pacing).
  */
-async function openFor(c: Context, e: EnrollmentRow): Promise<void> {
+async function openFor(c: Context, e: EnrollmentRow, lead: LeadRow | undefined, block: StandingBlock | undefined): Promise<void> {
   const { trx, campaign } = c;
   const org = campaign.organization_id;
   const at = c.now.toISOString();
   const settle = (patch: Parameters<typeof settlePending>[4]) => settlePending(trx, org, campaign.id, e.lead_id, { ...patch, updated_at: at });
   const set = (patch: Parameters<typeof setEnrollment>[4]) => setEnrollment(trx, org, campaign.id, e.lead_id, { ...patch, updated_at: at });
-  const lead = await findLead(trx, org, e.lead_id, true);
-  const block = lead ? await standingBlock(trx, c.deps.digests, org, lead, c.settings, c.now) : undefined;
   if (!lead || !c.profile || block) {
     await settle(!lead ? { status: 'failed', reason_code: 'LEAD_ERASED', reason: 'the lead was erased' }
       : !c.profile ? { status: 'failed', reason_code: 'PROFILE_GONE', reason: `customer profile ${campaign.customer_profile} no longer exists` }
@@ -85,8 +82,11 @@ async function runBatch(deps: Deps, job: ClaimedJob, p: CampaignRunPayload): Pro
       return { kind: 'completed' };
     }
     const profile = await findProfileByName(trx, org, campaign.customer_profile, 'share');
-    const c: Context = { trx, deps, campaign, profile, settings, now, day };
-    for (const e of pending) await openFor(c, e);
+    const c: Context = { trx, campaign, profile, now, day };
+    // The batch's leads locked in one statement (id order, as nextPending reads them), pre-screened in two more.
+    const leads = new Map((await leadsByIds(trx, org, pending.map((e) => e.lead_id), true)).map((l) => [l.id, l]));
+    const blocks = await standingBlocks(trx, deps.digests, org, [...leads.values()], settings, now, async (ids) => ids.map((id) => leads.get(id)!));
+    for (const e of pending) await openFor(c, e, leads.get(e.lead_id), blocks.get(e.lead_id));
     return { kind: 'more' };
   });
 }

@@ -1,5 +1,4 @@
 import { enqueueJob } from '../jobs/jobs.repository.js';
-import { refreshStatistics } from '../platform/db/statistics.js';
 import type { CampaignStatus, Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { BadRequest, Conflict } from '../platform/errors.js';
@@ -10,7 +9,7 @@ import * as repo from './campaigns.repository.js';
 import { toCampaignView, toCounts } from './campaigns.mapper.js';
 import type { CampaignWithCountsView, CreateCampaignInput, ListCampaignsInput } from './campaigns.schemas.js';
 import { enrollSnapshot } from './enrollment.js';
-import { blockQueuedCampaignMessagesOfLead, countGroups, stopEnrollmentsOfLead } from './enrollments.repository.js';
+import { blockQueuedOpenings, countGroups, stopEnrollmentsOfLead } from './enrollments.repository.js';
 import { instantOf } from '../platform/instant.js';
 import { takeBackQueued } from './take-back.js';
 
@@ -55,11 +54,7 @@ export async function createCampaign(deps: Deps, organizationId: string, input: 
     daily_cap: input.dailyCap, status: 'enrolling', run_generation: 0, created_at: at, updated_at: at,
   });
   try {
-    // A bulk import can leave PostgreSQL believing the leads table tiny: each batch was then planned as a
-    // sort of every remaining lead (300 ms a batch at 100k) instead of an ordered index walk.
-    await refreshStatistics(deps.db, 'leads');
     await enrollSnapshot(deps, organizationId, id, input.filter, at);
-    await refreshStatistics(deps.db, 'campaign_enrollments');
   } catch (err) {
     await deps.db.transaction().execute((trx) => repo.deleteCampaign(trx, organizationId, id))
       .catch((e: unknown) => deps.log.error({ err: e, campaignId: id }, 'could not remove a half-written campaign snapshot'));
@@ -132,5 +127,5 @@ export async function campaignsAfterInbound(trx: Db, organizationId: string, lea
   const when = at.toISOString();
   const reason = optedOut ? 'the lead opted out' : 'the lead replied';
   const touched = await stopEnrollmentsOfLead(trx, organizationId, leadId, optedOut ? 'opted_out' : 'replied', reason, when);
-  if (touched > 0) await blockQueuedCampaignMessagesOfLead(trx, organizationId, leadId, 'CAMPAIGN_STOPPED', `${reason} before the campaign message was sent`, when);
+  if (touched > 0) await blockQueuedOpenings(trx, organizationId, { leadId }, 'CAMPAIGN_STOPPED', `${reason} before the campaign message was sent`, when);
 }

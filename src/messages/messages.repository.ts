@@ -67,18 +67,27 @@ export async function setMessageStatus(db: Db, organizationId: string, id: strin
 }
 
 /**
+ * Outbound sends not out yet (`scheduled`), recorded blocked with the reason:
+ * never sent. The one way a queued send is stopped; callers narrow it to
+ * what they stop (a lead's channels, a campaign's openings).
+ */
+export function blockScheduledQuery(db: Db, organizationId: string, code: string, reason: string, at?: string) {
+  return db
+    .updateTable('messages')
+    .set({ status: 'blocked', status_code: code, status_reason: reason, updated_at: changedAt(at) })
+    .where('organization_id', '=', organizationId)
+    .where('direction', '=', 'outbound')
+    .where('status', '=', 'scheduled');
+}
+
+/**
  * Sends queued for a lead on channels it just opted out of are never sent:
  * each is recorded blocked with the reason (a HELP answer or an AI reply queued
  * before a STOP must not follow it). Answers how many.
  */
 export function blockQueuedSendsQuery(db: Db, organizationId: string, leadId: string, channels: readonly string[], code: string, reason: string, at?: string) {
-  return db
-    .updateTable('messages')
-    .set({ status: 'blocked', status_code: code, status_reason: reason, updated_at: changedAt(at) })
-    .where('organization_id', '=', organizationId)
+  return blockScheduledQuery(db, organizationId, code, reason, at)
     .where('lead_id', '=', leadId)
-    .where('direction', '=', 'outbound')
-    .where('status', '=', 'scheduled')
     .where('channel', 'in', channels as MessageRow['channel'][]);
 }
 

@@ -26,7 +26,7 @@ export function reachableChannels(lead: Pick<LeadRow, 'phone' | 'email'>): Chann
 export const statusColumn = (c: ChannelName) => `${c}_status` as const;
 export const sourceColumn = (c: ChannelName) => `${c}_opt_out_source` as const;
 
-export function channelStatus(lead: LeadRow, c: ChannelName): 'subscribed' | 'unsubscribed' | 'unavailable' {
+export function channelStatus(lead: Pick<LeadRow, 'phone' | 'email' | 'sms_status' | 'voice_status' | 'email_status'>, c: ChannelName): 'subscribed' | 'unsubscribed' | 'unavailable' {
   if (!reachableChannels(lead).includes(c)) return 'unavailable';
   return lead[statusColumn(c)];
 }

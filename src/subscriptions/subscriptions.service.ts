@@ -13,6 +13,7 @@ import { newId } from '../platform/ids.js';
 import { type ChannelName, inChannelOrder, reachableChannels, sourceColumn, statusColumn } from './channels.js';
 import { blockQueuedSendsQuery } from '../messages/messages.repository.js';
 import { stopFollowUpsColumns } from '../followups/followups.service.js';
+import { campaignOptOutQueries } from '../campaigns/opt-outs.js';
 import { consentInsert, type NewConsent } from './consent.repository.js';
 import { suppressQuery, unsuppress, type Suppression } from './suppressions.repository.js';
 
@@ -116,14 +117,16 @@ export async function applyUnsubscribe(trx: Db, deps: Deps, organizationId: stri
   if (updated.length === 0) return { applied, changed, updated };
   // An opt-out ends the lead's follow-ups (followups/): written with the rest of the lead.
   Object.assign(patch, stopFollowUpsColumns(lead, `stopped: the lead opted out of ${updated.join(' and ')} (${source})`));
-  // Five tables, no write reading another's: one round trip on PostgreSQL. Sends still queued on these
-  // channels (an AI reply, a HELP answer) are never sent: each is recorded blocked.
+  // Up to six tables, no write reading another's: one round trip on PostgreSQL. Sends still queued on these
+  // channels (an AI reply, a HELP answer, a campaign's opening) are never sent: each is recorded blocked.
+  // The lead's campaigns count it opted out (campaigns/).
   await executeTogether(trx, [
     suppressQuery(trx, organizationId, suppressions, at),
     updateLeadQuery(trx, organizationId, leadId, patch),
     consentInsert(trx, organizationId, consent),
     blockQueuedSendsQuery(trx, organizationId, leadId, suppressions.map((s) => s.channel), 'OPTED_OUT_BEFORE_SEND', 'the lead opted out before it was sent'),
     ...(events.length > 0 ? [eventsInsert(trx, organizationId, at, events).query] : []),
+    ...campaignOptOutQueries(trx, organizationId, lead, updated, at),
   ]);
   // A phone is unique in an organization; an email is not: the other holders are suppressed too.
   if (updated.includes('email') && lead.email && lead.email_shared) await followAddress(trx, deps, organizationId, lead, 'email', 'opt_out', source, opts, at);
@@ -137,7 +140,10 @@ async function followAddress(trx: Db, deps: Deps, organizationId: string, lead: 
     if (action === 'opt_out' ? status === 'unsubscribed' : status === 'subscribed') continue;
     const nextSource = action === 'opt_out' ? source : null;
     await updateLead(trx, organizationId, other.id, { [statusColumn(channel)]: action === 'opt_out' ? 'unsubscribed' : 'subscribed', [sourceColumn(channel)]: nextSource, updated_at: at });
-    await executeTogether(trx, [consentInsert(trx, organizationId, [consentRow(deps, other, channel, action, source, opts, at)])]);
+    await executeTogether(trx, [
+      consentInsert(trx, organizationId, [consentRow(deps, other, channel, action, source, opts, at)]),
+      ...(action === 'opt_out' ? campaignOptOutQueries(trx, organizationId, other, [channel], at) : []),
+    ]);
     await emitEvents(trx, organizationId, at, [
       action === 'opt_out' ? optOutOf(other, channel, source, opts) : resubscribedEvent(other, channel, source),
     ]);

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { toCounts } from '../../src/campaigns/campaigns.mapper.js';
-import { infoMatches } from '../../src/campaigns/enrollment.js';
 import type { CountGroup } from '../../src/campaigns/enrollments.repository.js';
 
 const group: fc.Arbitrary<CountGroup> = fc.record({
@@ -36,19 +35,5 @@ describe('campaign counts (pure)', () => {
     expect(toCounts([q(null, null, 'failed')])).toMatchObject({ failed: 1 });
     expect(toCounts([q(null)])).toMatchObject({ failed: 1, queued: 0 }); // its message was erased with the lead
     expect(toCounts([{ ...q('sent'), status: 'replied' }])).toMatchObject({ replied: 1, sent: 0, messagesSent: 1 });
-  });
-});
-
-describe('additionalInfo equality (pure)', () => {
-  const scalar = fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.boolean());
-  it('matches exactly when every wanted key holds the same value of the same JSON type', () => {
-    fc.assert(fc.property(fc.dictionary(fc.string({ minLength: 1, maxLength: 5 }), scalar), fc.dictionary(fc.string({ minLength: 1, maxLength: 5 }), scalar), (info, wanted) => {
-      const expected = Object.entries(wanted).every(([k, v]) => Object.prototype.hasOwnProperty.call(info, k) && info[k] === v);
-      expect(infoMatches({ additional_info: JSON.stringify(info) }, wanted)).toBe(expected);
-      // Whatever the lead holds, asking for a subset of it matches.
-      expect(infoMatches({ additional_info: JSON.stringify({ ...wanted, ...info }) }, Object.fromEntries(Object.entries(info).slice(0, 2)))).toBe(true);
-    }));
-    expect(infoMatches({ additional_info: '{"visits":3}' }, { visits: '3' })).toBe(false);
-    expect(infoMatches({ additional_info: '{}' }, { toString: 'x' })).toBe(false);
   });
 });

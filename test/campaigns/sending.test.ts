@@ -145,6 +145,59 @@ describeEachDialect('campaigns: sending through the send path', (ctx) => {
     expect(enrolled.get(ids[0]!)?.status).toBe('replied');
   });
 
+  it('pause takes back an opening the agent wrote that waits for contact hours; it is not sent in the morning', async () => {
+    const ts = ctx();
+    ts.clock.set('2026-08-19T06:00:00Z'); // night in Los Angeles
+    const { client } = await org(ts, LA_HOURS);
+    const { ids, phones } = await leads(client, 2, 'composed-pause');
+    // The default profile has no template: the agent writes the opening, then it waits for the window.
+    // A cap of one keeps the campaign running (the second lead waits for tomorrow), so it can be paused.
+    const campaign = await createCampaign(client, { customerProfile: 'default', filter: { additionalInfo: { list: 'composed-pause' } }, dailyCap: 1 });
+    await eventually('written and waiting', async () => (await client.get(`/leads/${ids[0]}/messages`)).body.messages[0]?.statusCode === 'CONTACT_HOURS');
+    const paused = await client.post(`/campaigns/${campaign.id}/pause`);
+    expect(paused.body).toMatchObject({ status: 'paused', counts: { queued: 0, pending: 2 } });
+    expect((await client.get(`/leads/${ids[0]}/messages`)).body.messages[0]).toMatchObject({ status: 'blocked', statusCode: 'CAMPAIGN_PAUSED' });
+    ts.clock.set('2026-08-19T16:00:00Z'); // morning
+    await sleep(500);
+    expect(sentTo(phones)).toHaveLength(0);
+  });
+
+  it('a pending lead whose phone is now on DNC is screened by the run: opted out with the code, no message made', async () => {
+    const ts = ctx();
+    ts.clock.set('2026-08-26T12:00:00Z');
+    const { client } = await org(ts, ALWAYS_OPEN);
+    const { ids, phones } = await leads(client, 2, 'screened');
+    const listed = `+1628555${String(1000 + (process.pid % 9000)).padStart(4, '0')}`;
+    expect((await client.post('/dnc/register', { phone: listed })).status).toBe(200);
+    const campaign = await createCampaign(client, { customerProfile: 'promo', filter: { additionalInfo: { list: 'screened' } }, dailyCap: 10, startAt: '2026-08-26T13:00:00Z' });
+    // After enrollment, a new number that is already listed: only the run's screen can see it.
+    expect((await client.patch(`/leads/${ids[0]}`, { phone: listed })).status).toBe(200);
+    ts.clock.set('2026-08-26T13:00:05Z');
+    await eventually('completed', async () => (await state(client, campaign.id)) === 'completed');
+    await eventually('the other sent', async () => sentTo([phones[1]!]).length === 1);
+    expect((await enrolledLeads(ts, campaign.id)).get(ids[0]!)).toEqual({ status: 'opted_out', reason_code: 'DNC' });
+    expect((await client.get(`/leads/${ids[0]}/messages`)).body.messages).toEqual([]);
+    expect(sentTo([listed])).toHaveLength(0);
+  });
+
+  it('an opt-out through the API after the opening went out counts the lead opted out, not sent: unsubscribe and DNC alike', async () => {
+    const ts = ctx();
+    ts.clock.set('2026-09-29T12:00:00Z');
+    const { client } = await org(ts, ALWAYS_OPEN);
+    const { ids, phones } = await leads(client, 4, 'after-sent');
+    const campaign = await createCampaign(client, { customerProfile: 'promo', filter: { additionalInfo: { list: 'after-sent' } }, dailyCap: 10 });
+    await eventually('all sent', async () => (await counts(client, campaign.id)).sent === 4);
+    expect((await client.post(`/leads/${ids[0]}/unsubscribe`, {})).status).toBe(200);
+    expect((await client.post(`/leads/${ids[1]}/unsubscribe`, { channels: ['sms'] })).status).toBe(200);
+    expect((await client.post('/dnc/register', { phone: phones[2] })).status).toBe(200);
+    // Email only: the campaign's channel (sms) is still open, the lead still counts as reached.
+    expect((await client.patch(`/leads/${ids[3]}`, { email: `after-sent-${process.pid}@example.com` })).status).toBe(200);
+    expect((await client.post(`/leads/${ids[3]}/unsubscribe`, { channels: ['email'] })).status).toBe(200);
+    expect(await counts(client, campaign.id)).toMatchObject({ enrolled: 4, sent: 1, optedOut: 3, messagesSent: 4 });
+    const enrolled = await enrolledLeads(ts, campaign.id);
+    expect([0, 1, 2, 3].map((i) => enrolled.get(ids[i]!)?.status)).toEqual(['opted_out', 'opted_out', 'opted_out', 'queued']);
+  });
+
   it('message.sent carries the campaign id', async () => {
     const ts = ctx();
     ts.clock.set('2026-09-01T12:00:00Z');

@@ -1,5 +1,6 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { withLock } from '../platform/db/locks.js';
+import { prepared } from '../platform/db/prepared.js';
 import type { Db, SendingNumbersTable } from '../platform/db/schema.js';
 import { NotFound } from '../platform/errors.js';
 import type { Bucket } from './pacing.js';
@@ -38,14 +39,21 @@ export async function deleteSendingNumber(db: Db, organizationId: string, id: st
   await db.deleteFrom('sending_numbers').where('organization_id', '=', organizationId).where('id', '=', id).execute();
 }
 
+const holdersQuery = prepared((db: Db, number: string) =>
+  db.selectFrom('organizations').select(['id as organization_id', sql<string>`'settings'`.as('held_as')]).where('sending_number', '=', number)
+    .unionAll(db.selectFrom('sending_numbers').select(['organization_id', sql<string>`'pool'`.as('held_as')]).where('number', '=', number)));
+
 /**
- * The organization a pool number belongs to. Deliberately not tenant-scoped:
- * inbound provider webhooks name the organization only by the number the lead
- * wrote to, and the unique index makes the answer at most one.
+ * The organizations holding a number as their settings number and in their
+ * pool, in one statement. Deliberately not tenant-scoped: inbound provider
+ * webhooks name the organization only by the number the lead wrote to, and
+ * each unique index makes each answer at most one (ownership.ts keeps the two
+ * the same organization).
  */
-export async function findOrganizationIdByPoolNumber(db: Db, number: string): Promise<string | undefined> {
-  const row = await db.selectFrom('sending_numbers').select('organization_id').where('number', '=', number).executeTakeFirst();
-  return row?.organization_id;
+export async function findNumberHolders(db: Db, number: string): Promise<{ settings?: string; pool?: string }> {
+  const holders: { settings?: string; pool?: string } = {};
+  for (const row of await holdersQuery(db, number)) holders[row.held_as as 'settings' | 'pool'] = row.organization_id;
+  return holders;
 }
 
 /** Sticks the lead to a number (the caller holds the lead's lock) and counts the lead on the number. */

@@ -12,9 +12,20 @@ export async function insertSendingNumber(db: Db, organizationId: string, row: O
   await db.insertInto('sending_numbers').values({ ...row, organization_id: organizationId }).execute();
 }
 
+const numberById = (db: Db, organizationId: string, id: string) =>
+  db.selectFrom('sending_numbers').selectAll().where('organization_id', '=', organizationId).where('id', '=', id);
+// The send path reads a lead's number on every paced send: prepared, the locked form too (a dialect without row locks compiles it without).
+const numberQuery = prepared(numberById);
+const lockedNumberQuery = prepared((db: Db, organizationId: string, id: string) => withLock(db, numberById(db, organizationId, id), 'update'));
+
+/**
+ * `lock` takes the number's row lock (PostgreSQL; SQLite's write lock already
+ * serialises every writer): the bucket read-modify-write that follows cannot
+ * interleave with another worker's, in this process or another.
+ */
 export async function findSendingNumber(db: Db, organizationId: string, id: string, lock = false): Promise<SendingNumberRow | undefined> {
-  const q = db.selectFrom('sending_numbers').selectAll().where('organization_id', '=', organizationId).where('id', '=', id);
-  return withLock(db, q, lock ? 'update' : false).executeTakeFirst();
+  const rows = await (lock ? lockedNumberQuery : numberQuery)(db, organizationId, id);
+  return rows[0];
 }
 
 /** Another organization's number is as unknown as a missing one: the same 404. */
@@ -24,10 +35,17 @@ export async function requireSendingNumber(db: Db, organizationId: string, id: s
   return row;
 }
 
-export async function listSendingNumbers(db: Db, organizationId: string, channel?: PoolChannel): Promise<SendingNumberRow[]> {
-  let q = db.selectFrom('sending_numbers').selectAll().where('organization_id', '=', organizationId);
-  if (channel) q = q.where('channel', '=', channel);
-  return q.orderBy('id').execute();
+export async function listSendingNumbers(db: Db, organizationId: string): Promise<SendingNumberRow[]> {
+  return db.selectFrom('sending_numbers').selectAll().where('organization_id', '=', organizationId).orderBy('id').execute();
+}
+
+// Asked by every send of a lead without a number yet, which is every send of an organization without a pool: prepared.
+const poolQuery = prepared((db: Db, organizationId: string, channel: PoolChannel) =>
+  db.selectFrom('sending_numbers').selectAll().where('organization_id', '=', organizationId).where('channel', '=', channel).orderBy('id'));
+
+/** The organization's numbers of one channel, oldest first (empty without a pool). */
+export async function listPool(db: Db, organizationId: string, channel: PoolChannel): Promise<SendingNumberRow[]> {
+  return poolQuery(db, organizationId, channel);
 }
 
 export async function updateSendingNumber(db: Db, organizationId: string, id: string, patch: Updateable<SendingNumbersTable>): Promise<void> {
@@ -56,24 +74,22 @@ export async function findNumberHolders(db: Db, number: string): Promise<{ setti
   return holders;
 }
 
-/** Sticks the lead to a number (the caller holds the lead's lock) and counts the lead on the number. */
-export async function assignLead(db: Db, organizationId: string, leadId: string, channel: PoolChannel, numberId: string): Promise<void> {
+/**
+ * Sticks the lead to a number (the caller holds the lead's lock) and counts
+ * the lead on the number; answers the number's row as that update left it,
+ * under its row lock: the bucket the caller reserves on, without reading it again.
+ */
+export async function assignLead(db: Db, organizationId: string, leadId: string, channel: PoolChannel, numberId: string): Promise<SendingNumberRow | undefined> {
   const column = channel === 'sms' ? 'sms_sending_number_id' : 'voice_sending_number_id';
   await db.updateTable('leads').set({ [column]: numberId }).where('organization_id', '=', organizationId).where('id', '=', leadId).execute();
-  await db.updateTable('sending_numbers').set((eb) => ({ assigned_leads: eb('assigned_leads', '+', 1) }))
-    .where('organization_id', '=', organizationId).where('id', '=', numberId).execute();
+  return db.updateTable('sending_numbers').set((eb) => ({ assigned_leads: eb('assigned_leads', '+', 1) }))
+    .where('organization_id', '=', organizationId).where('id', '=', numberId).returningAll().executeTakeFirst();
 }
 
-/**
- * The number's bucket under its row lock (PostgreSQL; SQLite's write lock
- * already serialises every writer): the reservation read-modify-write that
- * follows cannot interleave with another worker's, in this process or another.
- */
-export async function lockBucket(db: Db, organizationId: string, id: string): Promise<SendingNumberRow | undefined> {
-  return findSendingNumber(db, organizationId, id, true);
-}
+const saveBucketQuery = prepared((db: Db, organizationId: string, id: string, nextSlotMs: number, day: string | null, daySegments: number, departureMs: number) =>
+  db.updateTable('sending_numbers').set({ next_slot_ms: nextSlotMs, day, day_segments: daySegments, departure_ms: departureMs })
+    .where('organization_id', '=', organizationId).where('id', '=', id));
 
 export async function saveBucket(db: Db, organizationId: string, id: string, bucket: Bucket): Promise<void> {
-  await db.updateTable('sending_numbers').set({ next_slot_ms: bucket.nextSlotMs, day: bucket.day, day_segments: bucket.daySegments })
-    .where('organization_id', '=', organizationId).where('id', '=', id).execute();
+  await saveBucketQuery(db, organizationId, id, bucket.nextSlotMs, bucket.day, bucket.daySegments, bucket.departureMs);
 }

@@ -15,6 +15,7 @@ import * as imports from './migrations/0014_imports.js';
 import * as sendingNumbersPool from './migrations/0015_sending_numbers_pool.js';
 import * as campaigns from './migrations/0016_campaigns.js';
 import * as consoleUsers from './migrations/0017_console_users.js';
+import * as pacingDepartures from './migrations/0018_pacing_departures.js';
 
 /** Migrations are listed here in order (no directory scan: works from src and dist alike). */
 const migrations: Record<string, Migration> = {
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '0015_sending_numbers_pool': sendingNumbersPool,
   '0016_campaigns': campaigns,
   '0017_console_users': consoleUsers,
+  '0018_pacing_departures': pacingDepartures,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

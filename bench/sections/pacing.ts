@@ -11,7 +11,10 @@ import type { Row } from '../lib/table.js';
  * Pacing across processes (issue 15): two worker processes on one PostgreSQL
  * drain a backlog through one pool number at a configured rate, against a
  * small fake Twilio in this process that stamps each request; the achieved
- * rate is reported as a ratio to the configured one. Then the cost of the
+ * rate is reported as a ratio to the configured one, and the busiest second
+ * the provider saw against the rate (the workers fall behind their slots
+ * while they take the first claims of the backlog: what leaves then must
+ * not leave as a burst). Then the cost of the
  * pool on the send path: messages/s through the same two workers for a pool
  * number with a rate too high to bind, against an organization without a
  * pool (settings sendingNumber, unpaced), alternated and best of two rounds.
@@ -127,6 +130,12 @@ export async function pacingSection(databaseUrl: string, quick: boolean) {
     await stopAll(workers);
     const achieved = (times.length - 1) / ((times.at(-1)! - times[0]!) / 1000);
     const worstSecond = Math.max(...times.map((t) => times.filter((u) => u >= t && u < t + 1000).length));
+    // Arrivals per second from the first, for the shape of a run (a start-up gap, a burst) in the raw results.
+    const perSecond: number[] = [];
+    for (const t of times) {
+      const second = Math.floor((t - times[0]!) / 1000);
+      perSecond[second] = (perSecond[second] ?? 0) + 1;
+    }
 
     // 2. The send path's overhead: messages/s with a pool number whose rate never binds, against a pool-less organization.
     await addNumber(pooled.organizationId, unbound, 1_000_000);
@@ -148,10 +157,10 @@ export async function pacingSection(databaseUrl: string, quick: boolean) {
     const ratio = achieved / rate;
     const rows: Row[] = [
       { section: 'pacing-postgres', measure: `achieved rate, 2 workers, one number (${backlog} sends)`, value: `${achieved.toFixed(2)}/s`, reference: `${rate}/s`, ratio: `${(ratio * 100).toFixed(1)}%`, target: 'within 5%', met: Math.abs(ratio - 1) <= 0.05 },
-      { section: 'pacing-postgres', measure: 'busiest second at the provider', value: String(worstSecond), reference: String(rate), ratio: '-', target: 'report', met: null },
+      { section: 'pacing-postgres', measure: 'busiest second at the provider vs rate', value: String(worstSecond), reference: `${rate}/s`, ratio: `${((worstSecond / rate) * 100).toFixed(0)}%`, target: '<= rate x 1.1', met: worstSecond <= rate * 1.1 },
       { section: 'pacing-postgres', measure: 'messages/s, 2 workers: pool (rate unbound) vs no pool', value: `${best.pool}/s`, reference: `${best.plain}/s`, ratio: `${Math.round((best.pool / best.plain) * 100)}%`, target: 'report', met: null },
     ];
-    return { rows, raw: { rate, seconds, backlog, achieved, worstSecond, best, perRound } };
+    return { rows, raw: { rate, seconds, backlog, achieved, worstSecond, perSecond: Array.from(perSecond, (n) => n ?? 0), best, perRound } };
   } finally {
     await api.stop();
     await fake.close();

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { checkOutbound, type GateDecision } from '../compliance/gate.js';
 import type { ExternalVerdict } from '../compliance/external-verdict.js';
 import { emitEvents } from '../events/outbox.repository.js';
@@ -5,7 +6,7 @@ import { messageSentEvent, outboundEmailSubject } from '../events/payloads.js';
 import { findOrganization } from '../organizations/organizations.repository.js';
 import { holdsLease } from '../jobs/jobs.repository.js';
 import type { ClaimedJob, JobOutcome, SendMessagePayload } from '../jobs/names.js';
-import { findLead, updateLead } from '../leads/leads.repository.js';
+import { findLead, lockLeadOfMessage, updateLead } from '../leads/leads.repository.js';
 import { followUpAfterSend } from '../followups/followups.service.js';
 import { findMessage, setMessageStatus, type MessageRow } from '../messages/messages.repository.js';
 import type { Db } from '../platform/db/schema.js';
@@ -24,7 +25,7 @@ type Step =
   | { kind: 'blocked' }
   | { kind: 'wait'; until: Date; reason: string }
   | { kind: 'ask_external'; message: MessageRow }
-  | { kind: 'send'; message: MessageRow; to: string; from: string | null };
+  | { kind: 'send'; message: MessageRow; to: string; from: string | null; departAt?: Date };
 
 /**
  * Asks the gate about one recorded message, in one transaction under the
@@ -38,11 +39,9 @@ async function judge(deps: Deps, job: ClaimedJob, payload: SendMessagePayload, e
   return deps.db.transaction().execute(async (trx): Promise<Step> => {
     // Fenced: a worker whose lease lapsed while it waited (here, or on the external check) sends nothing.
     if (!(await holdsLease(trx, job, now.toISOString()))) return { kind: 'skip' };
-    const found = await findMessage(trx, organizationId, payload.messageId);
-    if (!found || (found.status !== 'scheduled' && found.status !== 'sending')) return { kind: 'skip' };
-    const lead = await findLead(trx, organizationId, found.lead_id, true);
+    const lead = await lockLeadOfMessage(trx, organizationId, payload.messageId);
     if (!lead) return { kind: 'skip' };
-    // Read again under the lead's lock: a reply, a stop or a campaign's pause may have blocked it while this waited for the lock.
+    // Read only under the lead's lock: a reply, a stop or a campaign's pause may have blocked it while this waited for the lock.
     const message = await findMessage(trx, organizationId, payload.messageId);
     if (!message || (message.status !== 'scheduled' && message.status !== 'sending')) return { kind: 'skip' };
     const settings = await readSettings(trx, organizationId);
@@ -58,20 +57,28 @@ async function judge(deps: Deps, job: ClaimedJob, payload: SendMessagePayload, e
       return { kind: 'send', message, to: lead.email!, from: null };
     }
     // Pacing only delays (or, past the maximum wait, fails) what the gate allowed; the gate judges again when the slot comes.
-    const sender = await chooseSender(trx, organizationId, lead, message, settings.sendingNumber, now, deps.config.pacingMaxWaitMs);
+    const sender = await chooseSender(trx, organizationId, lead, message, settings.sendingNumber, deps.clock, deps.config.pacingMaxWaitMs);
     const { segments } = sender;
     if (sender.kind === 'too_late') {
-      await setMessageStatus(trx, organizationId, message.id, { status: 'failed', code: PACING_TIMEOUT, reason: `not sent: ${sender.reason}`.slice(0, 500), segments, pacedUntil: null });
+      await setMessageStatus(trx, organizationId, message.id, { status: 'failed', code: PACING_TIMEOUT, reason: `not sent: ${sender.reason}`.slice(0, 500), segments, pacedUntil: null, pacedSince: null });
       return { kind: 'blocked' };
     }
     if (sender.kind === 'later') {
       const reason = `waiting for a sending slot on ${sender.number} (paced to its rate)`;
       const until = sender.until.toISOString();
-      await setMessageStatus(trx, organizationId, message.id, { status: 'scheduled', code: PACING, reason, scheduledAt: until, segments, sendingNumberId: sender.numberId, pacedUntil: until });
+      await setMessageStatus(trx, organizationId, message.id, {
+        status: 'scheduled', code: PACING, reason, scheduledAt: until, segments, sendingNumberId: sender.numberId, pacedUntil: until, pacedSince: sender.since.toISOString(),
+      });
       return { kind: 'wait', until: sender.until, reason };
     }
-    await setMessageStatus(trx, organizationId, message.id, { status: 'sending', reason: null, segments, sendingNumberId: sender.kind === 'now' ? sender.numberId : null, pacedUntil: sender.kind === 'now' ? sender.slot.toISOString() : null });
-    return { kind: 'send', message, to: lead.phone!, from: sender.from };
+    if (sender.kind === 'settings') {
+      await setMessageStatus(trx, organizationId, message.id, { status: 'sending', reason: null, segments, sendingNumberId: null, pacedUntil: null });
+      return { kind: 'send', message, to: lead.phone!, from: sender.from };
+    }
+    await setMessageStatus(trx, organizationId, message.id, {
+      status: 'sending', reason: null, segments, sendingNumberId: sender.numberId, pacedUntil: sender.slot.toISOString(), pacedSince: sender.since.toISOString(),
+    });
+    return { kind: 'send', message, to: lead.phone!, from: sender.from, departAt: sender.departAt };
   });
 }
 
@@ -79,7 +86,7 @@ async function record(trx: Db, organizationId: string, messageId: string, decisi
   if (decision.kind === 'blocked') await setMessageStatus(trx, organizationId, messageId, { status: 'blocked', code: decision.code, reason: decision.reason });
   else if (decision.kind === 'wait') {
     // A pacing slot is not kept across a wait for contact hours: the send reserves anew when the window opens.
-    await setMessageStatus(trx, organizationId, messageId, { status: 'scheduled', code: decision.code, reason: decision.reason, scheduledAt: decision.until.toISOString(), pacedUntil: null });
+    await setMessageStatus(trx, organizationId, messageId, { status: 'scheduled', code: decision.code, reason: decision.reason, scheduledAt: decision.until.toISOString(), pacedUntil: null, pacedSince: null });
   } else await setMessageStatus(trx, organizationId, messageId, { status: 'sending', reason: null });
 }
 
@@ -103,6 +110,13 @@ export async function sendRecordedMessage(deps: Deps, job: ClaimedJob & { payloa
   if (step.kind === 'wait') return { kind: 'defer', until: step.until, reason: step.reason };
 
   const { message } = step;
+  // A pool number's send leaves at its departure (its slot a moment away, or behind the number's previous
+  // departure: at most a second, sending-numbers/pacing.ts), held here after the commit: no lock is held meanwhile.
+  const hold = step.departAt ? step.departAt.getTime() - deps.clock.now().getTime() : 0;
+  if (hold > 0) {
+    deps.log.debug({ messageId: message.id, holdMs: Math.round(hold) }, 'message.send held for its departure');
+    await sleep(hold);
+  }
   let providerMessageId: string | null = null;
   try {
     ({ providerMessageId } = await adapterFor(deps, message.channel).send({ organizationId, messageId: message.id, leadId: message.lead_id, channel: message.channel, to: step.to, from: step.from, text: message.text }));

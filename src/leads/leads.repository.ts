@@ -26,6 +26,23 @@ export async function findLead(db: Db, organizationId: string, id: string, lock 
   return rows[0];
 }
 
+const leadOfMessageQuery = prepared((db: Db, organizationId: string, messageId: string) => withLock(db,
+  db.selectFrom('leads').selectAll().where('organization_id', '=', organizationId)
+    .where('id', '=', (eb) => eb.selectFrom('messages').select('messages.lead_id').where('messages.organization_id', '=', organizationId).where('messages.id', '=', messageId)),
+  'update'));
+
+/**
+ * The lead a message is to or from, row-locked, found through the message in
+ * one statement (the send path's first read). A message read after it sees
+ * whatever a concurrent change of the lead did to the message before
+ * releasing the lock; a message's lead never changes, so finding it by the
+ * statement's snapshot is safe.
+ */
+export async function lockLeadOfMessage(db: Db, organizationId: string, messageId: string): Promise<LeadRow | undefined> {
+  const rows = await leadOfMessageQuery(db, organizationId, messageId);
+  return rows[0];
+}
+
 /** The lead, or the contract's 404 (`Resource not found: Lead with id <id>`). */
 export async function requireLead(db: Db, organizationId: string, id: string, lock = false): Promise<LeadRow> {
   const lead = await findLead(db, organizationId, id, lock);

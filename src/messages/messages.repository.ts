@@ -36,8 +36,13 @@ export async function listMessagesOnChannel(db: Db, organizationId: string, lead
     .where('id', '>', afterId ?? '').where('channel', '=', channel).orderBy('id').limit(limit + 1).execute();
 }
 
+// Read by every send (channels/outbound.ts): prepared.
+const messageQuery = prepared((db: Db, organizationId: string, id: string) =>
+  db.selectFrom('messages').selectAll().where('organization_id', '=', organizationId).where('id', '=', id));
+
 export async function findMessage(db: Db, organizationId: string, id: string): Promise<MessageRow | undefined> {
-  return db.selectFrom('messages').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  const rows = await messageQuery(db, organizationId, id);
+  return rows[0];
 }
 
 export interface StatusChange {
@@ -54,6 +59,8 @@ export interface StatusChange {
   segments?: number | null;
   sendingNumberId?: string | null;
   pacedUntil?: string | null;
+  /** When it first asked for that slot: kept while it takes fresh ones, null when it gives its slot up. */
+  pacedSince?: string | null;
 }
 
 export async function setMessageStatus(db: Db, organizationId: string, id: string, change: StatusChange): Promise<void> {
@@ -63,6 +70,7 @@ export async function setMessageStatus(db: Db, organizationId: string, id: strin
   if (change.segments !== undefined) patch.segments = change.segments;
   if (change.sendingNumberId !== undefined) patch.sending_number_id = change.sendingNumberId;
   if (change.pacedUntil !== undefined) patch.paced_until = change.pacedUntil;
+  if (change.pacedSince !== undefined) patch.paced_since = change.pacedSince;
   await db.updateTable('messages').set(patch).where('organization_id', '=', organizationId).where('id', '=', id).execute();
 }
 

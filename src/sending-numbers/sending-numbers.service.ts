@@ -3,29 +3,12 @@ import { isoNow } from '../platform/clock.js';
 import { isUniqueViolation } from '../platform/db/errors.js';
 import type { Db, SendingNumbersTable } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
-import { Conflict } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { normalizePhone } from '../platform/phone.js';
-import { findOrganizationIdBySendingNumber } from '../settings/settings.repository.js';
+import { checkNumberFree, numberTaken } from './ownership.js';
 import * as repo from './sending-numbers.repository.js';
 import { toSendingNumberView } from './sending-numbers.mapper.js';
 import { DEFAULT_RATE, type CreateSendingNumberInput, type SendingNumberView, type UpdateSendingNumberInput } from './sending-numbers.schemas.js';
-
-const taken = (number: string) => new Conflict(`Sending number ${number} is already used by another organization`, 'sending_number_taken');
-
-/**
- * A number belongs to at most one organization across the instance, pool and
- * settings alike, because inbound webhooks find the organization by it. The
- * pool's unique index is the arbiter between pools; an organization's own
- * settings number may join its pool.
- */
-async function checkFree(db: Db, organizationId: string, number: string): Promise<void> {
-  const settingsOwner = await findOrganizationIdBySendingNumber(db, number);
-  if (settingsOwner !== undefined && settingsOwner !== organizationId) throw taken(number);
-  const poolOwner = await repo.findOrganizationIdByPoolNumber(db, number);
-  if (poolOwner === organizationId) throw new Conflict(`Sending number ${number} is already in this organization's pool`, 'sending_number_exists');
-  if (poolOwner !== undefined) throw taken(number);
-}
 
 export async function createSendingNumber(deps: Deps, organizationId: string, input: CreateSendingNumberInput): Promise<SendingNumberView> {
   const number = normalizePhone(input.number, deps.config.defaultCountry, 'number');
@@ -33,7 +16,7 @@ export async function createSendingNumber(deps: Deps, organizationId: string, in
   const id = newId();
   try {
     await deps.db.transaction().execute(async (trx) => {
-      await checkFree(trx, organizationId, number);
+      await checkNumberFree(trx, organizationId, number, 'pool');
       await repo.insertSendingNumber(trx, organizationId, {
         id, number, kind: input.kind, channel: input.channel ?? 'sms',
         rate_per_second: input.ratePerSecond ?? DEFAULT_RATE[input.kind], daily_cap: input.dailyCap ?? null,
@@ -42,7 +25,7 @@ export async function createSendingNumber(deps: Deps, organizationId: string, in
     });
   } catch (err) {
     // Two organizations adding one number at once: the unique index lets one win.
-    if (isUniqueViolation(err)) throw taken(number);
+    if (isUniqueViolation(err)) throw numberTaken(number);
     throw err;
   }
   return toSendingNumberView(await repo.requireSendingNumber(deps.db, organizationId, id));

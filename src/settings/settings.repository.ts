@@ -23,16 +23,6 @@ export async function setSendingNumber(db: Db, organizationId: string, sendingNu
   await db.updateTable('organizations').set({ sending_number: sendingNumber }).where('id', '=', organizationId).execute();
 }
 
-/**
- * The organization a number belongs to. Deliberately not tenant-scoped: a
- * provider webhook arrives without a key and names the organization only by
- * the number it was sent to (unique, so the answer is at most one).
- */
-export async function findOrganizationIdBySendingNumber(db: Db, sendingNumber: string): Promise<string | undefined> {
-  const row = await db.selectFrom('organizations').select('id').where('sending_number', '=', sendingNumber).executeTakeFirst();
-  return row?.id;
-}
-
 const CHUNK = 500;
 
 /**

@@ -2,11 +2,11 @@ import type { Deps } from '../platform/deps.js';
 import type { Db } from '../platform/db/schema.js';
 import { updateOrganizationSettings } from '../organizations/organizations.repository.js';
 import { isUniqueViolation } from '../platform/db/errors.js';
-import { BadRequest, Conflict } from '../platform/errors.js';
+import { BadRequest } from '../platform/errors.js';
 import { normalizePhone } from '../platform/phone.js';
 import { checkTimeZone } from '../platform/time-zone.js';
 import { findSettingsRow, releaseWaitingSends, setSendingNumber } from './settings.repository.js';
-import { findOrganizationIdByPoolNumber } from '../sending-numbers/sending-numbers.repository.js';
+import { checkNumberFree, numberTaken } from '../sending-numbers/ownership.js';
 import type { SettingsView, UpdateSettingsInput } from './settings.schemas.js';
 
 export interface ExternalCheckSettings {
@@ -119,15 +119,14 @@ export async function updateSettings(deps: Deps, organizationId: string, input: 
       if (HOURS_FIELDS.some((f) => input[f] !== undefined)) await releaseWaitingSends(trx, organizationId, deps.clock.now().toISOString());
       if (sendingNumber !== undefined && sendingNumber !== current.sendingNumber) {
         // Another organization's pool number is taken too (inbound webhooks are routed by either); the organization's own may be both.
-        const poolOwner = sendingNumber === null ? undefined : await findOrganizationIdByPoolNumber(trx, sendingNumber);
-        if (poolOwner !== undefined && poolOwner !== organizationId) throw new Conflict(`Sending number ${sendingNumber} is already used by another organization`, 'sending_number_taken');
+        if (sendingNumber !== null) await checkNumberFree(trx, organizationId, sendingNumber, 'settings');
         await setSendingNumber(trx, organizationId, sendingNumber);
       }
       return toSettingsView({ ...DEFAULT_SETTINGS, ...next, sendingNumber: sendingNumber === undefined ? current.sendingNumber : sendingNumber });
     });
   } catch (err) {
     // The unique index is the arbiter, so two organizations claiming one number at once cannot both win.
-    if (isUniqueViolation(err)) throw new Conflict(`Sending number ${sendingNumber} is already used by another organization`, 'sending_number_taken');
+    if (isUniqueViolation(err)) throw numberTaken(String(sendingNumber));
     throw err;
   }
 }

@@ -43,6 +43,31 @@ describeEachDialect('pacing of pool numbers', (ctx) => {
     expect(busiestWindow(requests.map((r) => r.at), 1000)).toBeLessThanOrEqual(10 + 1 + Math.ceil((spread * 10) / 1000));
   });
 
+  it('when the worker falls seconds behind its slots, the provider still never sees more than the rate: late sends leave spaced or take a fresh slot, and all go', async () => {
+    const ts = ctx();
+    const client = await freshOrg(ts);
+    const rate = 2;
+    const pool = await addNumber(client, { number: numberIn('415'), kind: 'longCode', ratePerSecond: rate });
+    const leads = await Promise.all(Array.from({ length: 16 }, () => createLead(client, { phone: numberIn('415') })));
+    const sent = await Promise.all(leads.map(async (lead) => ({ lead, id: await send(client, lead, text('lagged')) })));
+    // Every send holds a slot (8 s of them at 2/s) before the worker "stalls".
+    await until(() => Promise.all(sent.map(({ lead, id }) => messageOf(client, lead, id))), (ms) => ms.every((m) => m?.status === 'sent' || m?.statusCode === 'PACING'), 15_000);
+    const slotsBefore = new Map((await ts.server.store.db.selectFrom('messages').select(['id', 'paced_until']).where('sending_number_id', '=', pool.id).execute()).map((r) => [r.id, r.paced_until]));
+    // The worker wakes 5 s late: ten slots have passed at once.
+    ts.clock.advance(5000);
+    for (const { lead, id } of sent) expect((await settled(client, lead, id, 30_000)).status).toBe('sent');
+    const arrivals = fake.accepted('Messages', (p) => p.From === pool.number).map((r) => r.at);
+    expect(arrivals).toHaveLength(16);
+    // Departures are 500 ms apart: two in any second. The fake provider stamps arrivals in this process, whose
+    // event loop is shared with the server on a loaded machine: one more for that jitter (the burst was 10 or more).
+    expect(busiestWindow(arrivals, 1000)).toBeLessThanOrEqual(rate + 2);
+    // Some took a fresh slot instead of adding to a burst, and kept the time they first asked for one.
+    const after = await ts.server.store.db.selectFrom('messages').select(['id', 'paced_until', 'paced_since']).where('sending_number_id', '=', pool.id).execute();
+    const moved = after.filter((r) => r.paced_until !== slotsBefore.get(r.id));
+    expect(moved.length).toBeGreaterThan(0);
+    for (const r of moved) expect(Date.parse(r.paced_since!)).toBeLessThan(Date.parse(slotsBefore.get(r.id)!) + 1);
+  });
+
   it('a message waiting for its slot shows PACING and when it goes; a lead who opts out meanwhile is never sent to', async () => {
     const ts = ctx();
     const client = await freshOrg(ts);

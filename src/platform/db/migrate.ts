@@ -17,6 +17,7 @@ import * as campaigns from './migrations/0016_campaigns.js';
 import * as consoleUsers from './migrations/0017_console_users.js';
 import * as legacySuppressions from './migrations/0018_legacy_suppressions.js';
 import * as importHeartbeat from './migrations/0019_import_heartbeat.js';
+import * as pacingDepartures from './migrations/0020_pacing_departures.js';
 
 /** Migrations are listed here in order (no directory scan: works from src and dist alike). */
 const migrations: Record<string, Migration> = {
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '0017_console_users': consoleUsers,
   '0018_legacy_suppressions': legacySuppressions,
   '0019_import_heartbeat': importHeartbeat,
+  '0020_pacing_departures': pacingDepartures,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -151,6 +151,8 @@ export interface MessagesTable {
   sending_number_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** The pacing slot it was given on that number (0015): it waits for it, or went at it; null without one. */
   paced_until: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When it first asked for a slot (0020): a fresh slot after a lag keeps it, and the maximum wait counts from it. */
+  paced_since: ColumnType<string | null, string | null | undefined, string | null>;
   /** The campaign whose opening this is (0016); null for every other message. */
   campaign_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
@@ -365,6 +367,8 @@ export interface SendingNumbersTable {
   daily_cap: number | null;
   /** Epoch ms (fractional): the earliest start of the next reservation. */
   next_slot_ms: ColumnType<number, number | undefined, number>;
+  /** Epoch ms (fractional, 0020): the earliest instant the next segment may actually leave. */
+  departure_ms: ColumnType<number, number | undefined, number>;
   /** The UTC date (YYYY-MM-DD) day_segments counts. */
   day: ColumnType<string | null, string | null | undefined, string | null>;
   day_segments: ColumnType<number, number | undefined, number>;

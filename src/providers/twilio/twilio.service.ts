@@ -3,8 +3,7 @@ import { handleInbound, type InboundResult } from '../../conversation/inbound.js
 import type { Deps } from '../../platform/deps.js';
 import { DomainError } from '../../platform/errors.js';
 import { normalizePhone } from '../../platform/phone.js';
-import { findOrganizationIdBySendingNumber } from '../../settings/settings.repository.js';
-import { findOrganizationIdByPoolNumber } from '../../sending-numbers/sending-numbers.repository.js';
+import { organizationOfNumber } from '../../sending-numbers/ownership.js';
 
 export class UnknownNumber extends DomainError {
   constructor(number: string) {
@@ -21,8 +20,8 @@ export async function organizationOf(deps: Deps, number: string | undefined): Pr
   } catch {
     return undefined;
   }
-  // The settings number, else a pool number (sending-numbers/): a number belongs to one organization at most.
-  return (await findOrganizationIdBySendingNumber(deps.db, e164)) ?? findOrganizationIdByPoolNumber(deps.db, e164);
+  // The settings number, else a pool number: one statement (sending-numbers/ownership.ts).
+  return organizationOfNumber(deps.db, e164);
 }
 
 async function requireOrganization(deps: Deps, number: string): Promise<string> {

@@ -1,0 +1,31 @@
+import type { Db } from '../platform/db/schema.js';
+import { Conflict } from '../platform/errors.js';
+import { findNumberHolders } from './sending-numbers.repository.js';
+
+/**
+ * A number belongs to at most one organization across the instance, as its
+ * settings `sendingNumber`, in its pool, or both, because inbound provider
+ * webhooks find the organization by the number alone. This file is the one
+ * place that rule is asked (settings, the pool, inbound routing).
+ */
+
+export const numberTaken = (number: string) => new Conflict(`Sending number ${number} is already used by another organization`, 'sending_number_taken');
+
+/** The organization an inbound message to `number` belongs to (its settings number first, then its pool), or none. */
+export async function organizationOfNumber(db: Db, number: string): Promise<string | undefined> {
+  const holders = await findNumberHolders(db, number);
+  return holders.settings ?? holders.pool;
+}
+
+/**
+ * Refuses a number another organization holds (409 sending_number_taken), and,
+ * for the pool, one already in this organization's pool (409
+ * sending_number_exists). The organization's own settings number may join its
+ * pool and a pool number may become its settings number. The unique indexes
+ * arbitrate two organizations claiming one number at the same instant.
+ */
+export async function checkNumberFree(db: Db, organizationId: string, number: string, as: 'settings' | 'pool'): Promise<void> {
+  const { settings, pool } = await findNumberHolders(db, number);
+  if ((settings !== undefined && settings !== organizationId) || (pool !== undefined && pool !== organizationId)) throw numberTaken(number);
+  if (as === 'pool' && pool === organizationId) throw new Conflict(`Sending number ${number} is already in this organization's pool`, 'sending_number_exists');
+}

@@ -82,6 +82,32 @@ async function judge(deps: Deps, job: ClaimedJob, payload: SendMessagePayload, e
   });
 }
 
+/**
+ * The gate once more, for a send held for its departure, under the lead's
+ * lock: still `sending` (nothing took it back) and still allowed, with the
+ * external verdict already given. Blocked or waiting is recorded as the first
+ * judgement would have; the slot it held is simply spent.
+ */
+async function judgeAgain(deps: Deps, job: ClaimedJob & { payload: SendMessagePayload }, external: ExternalVerdict | undefined): Promise<Step> {
+  const organizationId = job.organizationId;
+  const now = deps.clock.now();
+  return deps.db.transaction().execute(async (trx): Promise<Step> => {
+    const lead = await lockLeadOfMessage(trx, organizationId, job.payload.messageId);
+    if (!lead) return { kind: 'skip' };
+    const message = await findMessage(trx, organizationId, job.payload.messageId);
+    if (!message || message.status !== 'sending') return { kind: 'skip' };
+    const decision = await checkOutbound(trx, deps.digests, organizationId, {
+      lead, channel: message.channel, purpose: message.purpose, sendWhenOff: job.payload.sendWhenOff, automated: message.is_ai_generated === 1,
+      settings: await readSettings(trx, organizationId), now, overrideBusinessHours: job.payload.overrideBusinessHours ?? false, external,
+    });
+    if (decision.kind === 'allowed') return { kind: 'send', message, to: lead.phone!, from: null };
+    // An External Compliance Check turned on during the hold: the send goes back to be judged with it.
+    if (decision.kind === 'ask_external') return { kind: 'wait', until: now, reason: 'asking the external compliance check' };
+    await record(trx, organizationId, message.id, decision);
+    return decision.kind === 'blocked' ? { kind: 'blocked' } : decision;
+  });
+}
+
 async function record(trx: Db, organizationId: string, messageId: string, decision: Exclude<GateDecision, { kind: 'ask_external' }>): Promise<void> {
   if (decision.kind === 'blocked') await setMessageStatus(trx, organizationId, messageId, { status: 'blocked', code: decision.code, reason: decision.reason });
   else if (decision.kind === 'wait') {
@@ -101,8 +127,10 @@ async function record(trx: Db, organizationId: string, messageId: string, decisi
 export async function sendRecordedMessage(deps: Deps, job: ClaimedJob & { payload: SendMessagePayload }, lastAttempt: boolean): Promise<JobOutcome> {
   const organizationId = job.organizationId;
   let step = await judge(deps, job, job.payload);
+  let external: ExternalVerdict | undefined;
   if (step.kind === 'ask_external') {
     const verdict = await askExternalCheck(deps, organizationId, step.message);
+    external = verdict;
     step = await judge(deps, job, job.payload, verdict);
     if (step.kind === 'ask_external') throw new Error('external compliance check was not consulted');
   }
@@ -116,6 +144,10 @@ export async function sendRecordedMessage(deps: Deps, job: ClaimedJob & { payloa
   if (hold > 0) {
     deps.log.debug({ messageId: message.id, holdMs: Math.round(hold) }, 'message.send held for its departure');
     await sleep(hold);
+    // The gate judged before the hold: a STOP, a DNC entry or the end of contact hours that came meanwhile is heard now.
+    const after = await judgeAgain(deps, job, external);
+    if (after.kind === 'skip' || after.kind === 'blocked') return { kind: 'done' };
+    if (after.kind === 'wait') return { kind: 'defer', until: after.until, reason: after.reason };
   }
   let providerMessageId: string | null = null;
   try {

@@ -6,12 +6,12 @@ import { messageSentEvent, outboundEmailSubject } from '../events/payloads.js';
 import { findOrganization } from '../organizations/organizations.repository.js';
 import { holdsLease } from '../jobs/jobs.repository.js';
 import type { ClaimedJob, JobOutcome, SendMessagePayload } from '../jobs/names.js';
-import { findLead, lockLeadOfMessage, updateLead } from '../leads/leads.repository.js';
+import { findLead, lockLeadOfMessage, updateLead, type LeadRow } from '../leads/leads.repository.js';
 import { followUpAfterSend } from '../followups/followups.service.js';
 import { findMessage, setMessageStatus, type MessageRow } from '../messages/messages.repository.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
-import { readSettings } from '../settings/settings.service.js';
+import { readSettings, type OrganizationSettings } from '../settings/settings.service.js';
 import { askExternalCheck } from './external.js';
 import { adapterFor } from './registry.js';
 import { chooseSender } from '../sending-numbers/sender.js';
@@ -26,6 +26,14 @@ type Step =
   | { kind: 'wait'; until: Date; reason: string }
   | { kind: 'ask_external'; message: MessageRow }
   | { kind: 'send'; message: MessageRow; to: string; from: string | null; departAt?: Date };
+
+/** The gate's question for a recorded message, asked the same way at first and again after a departure's hold. */
+function askGate(trx: Db, deps: Deps, organizationId: string, lead: LeadRow, message: MessageRow, payload: SendMessagePayload, settings: OrganizationSettings, now: Date, external: ExternalVerdict | undefined) {
+  return checkOutbound(trx, deps.digests, organizationId, {
+    lead, channel: message.channel, purpose: message.purpose, sendWhenOff: payload.sendWhenOff, automated: message.is_ai_generated === 1,
+    settings, now, overrideBusinessHours: payload.overrideBusinessHours ?? false, external,
+  });
+}
 
 /**
  * Asks the gate about one recorded message, in one transaction under the
@@ -45,10 +53,7 @@ async function judge(deps: Deps, job: ClaimedJob, payload: SendMessagePayload, e
     const message = await findMessage(trx, organizationId, payload.messageId);
     if (!message || (message.status !== 'scheduled' && message.status !== 'sending')) return { kind: 'skip' };
     const settings = await readSettings(trx, organizationId);
-    const decision = await checkOutbound(trx, deps.digests, organizationId, {
-      lead, channel: message.channel, purpose: message.purpose, sendWhenOff: payload.sendWhenOff, automated: message.is_ai_generated === 1,
-      settings, now, overrideBusinessHours: payload.overrideBusinessHours ?? false, external,
-    });
+    const decision = await askGate(trx, deps, organizationId, lead, message, payload, settings, now, external);
     if (decision.kind === 'ask_external') return { kind: 'ask_external', message };
     if (decision.kind !== 'allowed' || message.channel === 'email') {
       await record(trx, organizationId, message.id, decision);
@@ -96,10 +101,7 @@ async function judgeAgain(deps: Deps, job: ClaimedJob & { payload: SendMessagePa
     if (!lead) return { kind: 'skip' };
     const message = await findMessage(trx, organizationId, job.payload.messageId);
     if (!message || message.status !== 'sending') return { kind: 'skip' };
-    const decision = await checkOutbound(trx, deps.digests, organizationId, {
-      lead, channel: message.channel, purpose: message.purpose, sendWhenOff: job.payload.sendWhenOff, automated: message.is_ai_generated === 1,
-      settings: await readSettings(trx, organizationId), now, overrideBusinessHours: job.payload.overrideBusinessHours ?? false, external,
-    });
+    const decision = await askGate(trx, deps, organizationId, lead, message, job.payload, await readSettings(trx, organizationId), now, external);
     if (decision.kind === 'allowed') return { kind: 'send', message, to: lead.phone!, from: null };
     // An External Compliance Check turned on during the hold: the send goes back to be judged with it.
     if (decision.kind === 'ask_external') return { kind: 'wait', until: now, reason: 'asking the external compliance check' };

@@ -1,6 +1,6 @@
 import { mentions } from '../platform/db/text.js';
 import { randomUUID } from 'node:crypto';
-import type { ExpressionBuilder, Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import { withLock } from '../platform/db/locks.js';
 import { byKeys, claimDue } from '../platform/db/claim.js';
 import type { Database, Db } from '../platform/db/schema.js';
@@ -33,12 +33,26 @@ export async function enqueueJob<N extends JobName>(db: Db, organizationId: stri
   return id;
 }
 
+/** The lane of jobs due at an exact instant; a literal, so both dialects use the partial index that holds only them (0021). */
+const PUNCTUAL = sql<SqlBool>`punctual = 1`;
+
+/**
+ * Leases up to `limit` due jobs: first those due at an exact instant (paced
+ * sends whose slot came), then the rest, oldest due first. In one due order a
+ * backlog of first claims all due at the same moment (a campaign's openings)
+ * would make every send whose slot passed meanwhile wait for the whole
+ * backlog, miss its slot and take a fresh one. The punctual lane is bounded
+ * by the sending numbers' rates, so it cannot starve the rest.
+ */
 export async function claimJobs(deps: Deps, limit: number): Promise<ClaimedJob[]> {
   const now = deps.clock.now();
   // A job's lease must outlive its slowest call (a model turn), or a second worker would run it concurrently.
   const leaseMs = Math.max(deps.config.leaseMs, 2 * deps.config.ai.timeoutMs, 2 * deps.config.webhookTimeoutMs);
   const leaseToken = randomUUID();
-  const ids = await claimDue(deps.db, 'jobs', 'run_at', now.toISOString(), new Date(now.getTime() + leaseMs).toISOString(), limit, undefined, leaseToken);
+  const claim = (n: number, lane?: typeof PUNCTUAL) =>
+    claimDue(deps.db, 'jobs', 'run_at', now.toISOString(), new Date(now.getTime() + leaseMs).toISOString(), n, { fence: leaseToken, lane });
+  const ids = await claim(limit, PUNCTUAL);
+  if (ids.length < limit) ids.push(...(await claim(limit - ids.length)));
   if (ids.length === 0) return [];
   const rows = await deps.db.selectFrom('jobs').selectAll().where(byKeys(ids)).execute();
   return rows.map((r) => ({ organizationId: r.organization_id, id: r.id, name: r.name, payload: JSON.parse(r.payload), attempts: r.attempts, leaseToken }));
@@ -58,16 +72,16 @@ const fenced = (job: ClaimedJob) => (eb: ExpressionBuilder<Database, 'jobs'>) =>
 export async function finishJob(db: Kysely<Database> | Db, job: ClaimedJob, now: string): Promise<void> {
   await db
     .updateTable('jobs')
-    .set({ status: 'done', attempts: job.attempts + 1, lease_until: null, updated_at: now })
+    .set({ status: 'done', attempts: job.attempts + 1, lease_until: null, punctual: 0, updated_at: now })
     .where(fenced(job))
     .execute();
 }
 
-/** Moves the job to a later time without counting a failure (e.g. waiting for contact hours). */
-export async function deferJob(db: Db, job: ClaimedJob, runAt: Date, now: string): Promise<void> {
+/** Moves the job to a later time without counting a failure (e.g. waiting for contact hours); `punctual`: claimJobs. */
+export async function deferJob(db: Db, job: ClaimedJob, runAt: Date, now: string, punctual = false): Promise<void> {
   await db
     .updateTable('jobs')
-    .set({ run_at: runAt.toISOString(), lease_until: null, updated_at: now })
+    .set({ run_at: runAt.toISOString(), lease_until: null, punctual: punctual ? 1 : 0, updated_at: now })
     .where(fenced(job))
     .execute();
 }
@@ -76,7 +90,8 @@ export async function deferJob(db: Db, job: ClaimedJob, runAt: Date, now: string
 export async function failJob(db: Db, job: ClaimedJob, error: string, retryDelaysMs: number[], now: Date): Promise<'retry' | 'failed'> {
   const attempts = job.attempts + 1;
   const delay = retryDelaysMs[attempts - 1];
-  const base = { attempts, lease_until: null, last_error: error.slice(0, 1000), updated_at: now.toISOString() };
+  // A retry waits its delay like any job: it has no instant left to keep.
+  const base = { attempts, lease_until: null, punctual: 0, last_error: error.slice(0, 1000), updated_at: now.toISOString() };
   const patch = delay === undefined ? { ...base, status: 'failed' as const } : { ...base, run_at: new Date(now.getTime() + delay).toISOString() };
   await db.updateTable('jobs').set(patch).where(fenced(job)).execute();
   return delay === undefined ? 'failed' : 'retry';

@@ -53,8 +53,13 @@ export interface JobPayloads {
 
 export type JobName = keyof JobPayloads;
 
-/** What a handler reports: finished, or to be run again later without counting a failure (e.g. waiting for contact hours). */
-export type JobOutcome = { kind: 'done' } | { kind: 'defer'; until: Date; reason: string };
+/**
+ * What a handler reports: finished, or to be run again later without counting
+ * a failure (e.g. waiting for contact hours). `punctual`: the job must run at
+ * `until` itself, not merely after it (a paced send's slot), so when it comes
+ * it is claimed ahead of older due jobs.
+ */
+export type JobOutcome = { kind: 'done' } | { kind: 'defer'; until: Date; reason: string; punctual?: boolean };
 
 export interface ClaimedJob {
   organizationId: string;

@@ -25,7 +25,7 @@ async function runOne(deps: Deps, handlers: JobHandlers, job: ClaimedJob): Promi
     const outcome = await handler.run(deps, job as ClaimedJob & { payload: never });
     if (outcome.kind === 'done') await finishJob(deps.db, job, isoNow(deps.clock));
     else {
-      await deferJob(deps.db, job, outcome.until, isoNow(deps.clock));
+      await deferJob(deps.db, job, outcome.until, isoNow(deps.clock), outcome.punctual);
       // A send waiting for contact hours is not a silent one: the log says until when, and why.
       deps.log.info({ job: job.name, jobId: job.id, until: outcome.until.toISOString(), reason: outcome.reason }, `${job.name} waits until ${outcome.until.toISOString()}: ${outcome.reason}`);
     }

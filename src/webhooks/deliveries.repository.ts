@@ -58,7 +58,7 @@ type Claimed = DeliveryRow & {
  * where a claim and its reads took six.
  */
 export async function claimDueDeliveries(db: Db, now: string, leaseUntil: string, limit: number, spread: ClaimSpread): Promise<DeliveryWork[]> {
-  const rows = (await claimDue(db, 'webhook_deliveries', 'next_attempt_at', now, leaseUntil, limit, spread, undefined, WITH_EVENT_AND_ENDPOINT)) as unknown as Claimed[];
+  const rows = (await claimDue(db, 'webhook_deliveries', 'next_attempt_at', now, leaseUntil, limit, { spread, also: WITH_EVENT_AND_ENDPOINT })) as unknown as Claimed[];
   return rows.map(({ e_id, e_type, e_payload, e_created_at, w_id, w_url, w_secret, w_enabled, ...d }) => ({
     ...d,
     event: e_id === null ? null : { id: e_id, type: e_type!, payload: e_payload!, created_at: e_created_at! },

@@ -55,7 +55,7 @@ for (const dialect of dialects()) {
     it('with a spread, keeps only the endpoint\'s room and gives the rest back at once', async () => {
       const ids = await due('ep-spread', 4, 200);
       const spread = { column: 'endpoint_id' as const, max: 2, inFlight: new Map([['ep-spread', 1]]) };
-      const kept = await claimDue(store.db, 'webhook_deliveries', 'next_attempt_at', at(300), lease(1), 10, spread);
+      const kept = await claimDue(store.db, 'webhook_deliveries', 'next_attempt_at', at(300), lease(1), 10, { spread });
       expect(kept.map((r) => r.id)).toEqual([ids[0]]);
       // The three beyond the room are not leased: the very next claim (room made) takes them.
       const next = await claimDue(store.db, 'webhook_deliveries', 'next_attempt_at', at(300), lease(1), 10);

@@ -83,6 +83,9 @@ describeEachDialect('pacing of pool numbers', (ctx) => {
     expect(m).toMatchObject({ status: 'scheduled', statusReason: expect.stringMatching(/waiting for a sending slot on \+1415/) });
     expect(Date.parse(m!.scheduledTime!) - Date.now()).toBeGreaterThan(10_000);
     expect((await until(() => messageOf(client, dnc!, waitingDnc), (v) => v?.statusCode === 'PACING'))!.status).toBe('scheduled');
+    // Its job is due at the slot itself: claimed ahead of older due jobs when the slot comes (jobs.repository.ts claimJobs).
+    const jobOf = (id: string) => ts.server.store.db.selectFrom('jobs').select(['status', 'punctual']).where('name', '=', 'message.send').where('payload', 'like', `%${id}%`).executeTakeFirstOrThrow();
+    expect(await jobOf(waiting)).toEqual({ status: 'pending', punctual: 1 });
 
     // One opts out by text; the other's number goes on the Do Not Contact list (the gate judges it again at its slot).
     const lead = (await client.get(`/leads/${quitter}`)).body;
@@ -92,6 +95,7 @@ describeEachDialect('pacing of pool numbers', (ctx) => {
     const blocked = await until(() => messageOf(client, dnc!, waitingDnc), (v) => v?.status === 'blocked', 10_000);
     expect(blocked!.statusCode).toBe('DNC');
     expect((await until(() => messageOf(client, quitter!, waiting), (v) => v?.status === 'blocked'))!.status).toBe('blocked');
+    expect(await until(() => jobOf(waiting), (j) => j.status === 'done')).toEqual({ status: 'done', punctual: 0 });
     await sleep(300);
     expect(fake.accepted('Messages', (p) => p.Body === quitterText || p.Body === dncText)).toEqual([]);
     expect(fake.accepted('Messages', (p) => p.Body === firstText)).toHaveLength(1);

@@ -1,4 +1,4 @@
-import { sql, type AliasedRawBuilder, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import { sql, type AliasedRawBuilder, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import { keysIn, type RowKey } from './keys.js';
 import type { Database } from './schema.js';
 import { skipLocked, takesRowLocks } from './locks.js';
@@ -57,6 +57,16 @@ function byRowIdentity(db: Kysely<Database>, due: { compile(): unknown }) {
  * With a spread, rows beyond an endpoint's room (rare: only when several
  * endpoints are near their share) are claimed and at once released again.
  */
+export interface ClaimOptions {
+  spread?: ClaimSpread;
+  /** Jobs only: the claim's fence token (jobs.lease_token), so a later claim of the same row can tell the two holders apart. */
+  fence?: string;
+  /** More to return with each claimed row (its whole row and aliased scalar subqueries), read by the claiming statement itself. */
+  also?: AliasedRawBuilder<unknown, string>[];
+  /** Claims only rows that also meet this condition (a lane of the queue, e.g. jobs due at an exact instant). */
+  lane?: RawBuilder<SqlBool>;
+}
+
 export async function claimDue(
   db: Kysely<Database>,
   table: QueueTable,
@@ -64,11 +74,7 @@ export async function claimDue(
   now: string,
   leaseUntil: string,
   limit: number,
-  spread?: ClaimSpread,
-  /** Jobs only: the claim's fence token (jobs.lease_token), so a later claim of the same row can tell the two holders apart. */
-  fence?: string,
-  /** More to return with each claimed row (its whole row and aliased scalar subqueries), read by the claiming statement itself. */
-  also: AliasedRawBuilder<unknown, string>[] = [],
+  { spread, fence, also = [], lane }: ClaimOptions = {},
 ): Promise<(RowKey & Record<string, unknown>)[]> {
   const full = spread ? [...spread.inFlight].filter(([, n]) => n >= spread.max).map(([value]) => value) : [];
   const due = db
@@ -78,6 +84,7 @@ export async function claimDue(
     .where(dueColumn, '<=', now)
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
     .$if(full.length > 0, (qb) => qb.where(sql.ref(spread!.column), 'not in', full))
+    .$if(lane !== undefined, (qb) => qb.where(lane!))
     .orderBy(dueColumn)
     .limit(limit);
   const lease = fence === undefined ? { lease_until: leaseUntil } : { lease_until: leaseUntil, lease_token: fence };

@@ -18,6 +18,7 @@ import * as consoleUsers from './migrations/0017_console_users.js';
 import * as legacySuppressions from './migrations/0018_legacy_suppressions.js';
 import * as importHeartbeat from './migrations/0019_import_heartbeat.js';
 import * as pacingDepartures from './migrations/0020_pacing_departures.js';
+import * as punctualJobs from './migrations/0021_punctual_jobs.js';
 
 /** Migrations are listed here in order (no directory scan: works from src and dist alike). */
 const migrations: Record<string, Migration> = {
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '0018_legacy_suppressions': legacySuppressions,
   '0019_import_heartbeat': importHeartbeat,
   '0020_pacing_departures': pacingDepartures,
+  '0021_punctual_jobs': punctualJobs,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

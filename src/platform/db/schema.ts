@@ -278,6 +278,8 @@ export interface JobsTable {
   updated_at: string;
   /** The claim's fence: set anew by each claim; only its holder may complete the job. */
   lease_token: ColumnType<string | null, string | null | undefined, string | null>;
+  /** 1 while the job is due at an exact instant (a paced send's slot): claimed ahead of older due jobs (0021). */
+  punctual: ColumnType<number, number | undefined, number>;
 }
 
 export interface IdempotencyKeysTable {

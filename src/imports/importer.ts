@@ -1,12 +1,13 @@
 import type { Deps } from '../platform/deps.js';
 import { refreshStatistics } from '../platform/db/statistics.js';
 import { runBatch, type BatchInput, type BatchOptions } from './batch.js';
-import { planColumns, type MapEntry } from './columns.js';
-import { csvRecords, type CsvEncoding } from './csv-source.js';
+import type { MapEntry } from './columns.js';
+import type { CsvEncoding } from './csv-source.js';
 import type { RejectRow } from './imports.repository.js';
 import * as repo from './imports.repository.js';
+import { ImportFileError, type ParsedPart } from './parse.js';
+import { parseInThread } from './parse-thread.js';
 import type { OnDuplicate } from './resolve.js';
-import { readRow, type ImportedLead } from './rows.js';
 
 export interface ImportOptions {
   profile: string;
@@ -38,7 +39,7 @@ export interface ImportHooks {
   onBytes?(n: number): void;
 }
 
-export class ImportFileError extends Error {}
+export { ImportFileError };
 
 /** 2000 rows per transaction: large enough that a durable commit costs little per row, small enough to hold in memory many times over. */
 export const DEFAULT_BATCH_SIZE = 2000;
@@ -53,7 +54,9 @@ export const zeroCounts = (): ImportCounts => ({ total: 0, created: 0, updated: 
 
 /**
  * Reads a CSV stream and imports its rows in batches (runBatch): streaming
- * end to end, so memory holds one batch whatever the file's size. Throws
+ * end to end, so memory holds a few batches whatever the file's size; the
+ * file is parsed and validated on a thread of its own (parse-thread.ts)
+ * while this one writes the batch before. Throws
  * ImportFileError (no header) or MappingError (the header does not fit the
  * map) before anything is written; a database error stops the import after
  * the batches already committed.
@@ -67,17 +70,26 @@ export async function runImport(
   hooks: ImportHooks = {},
 ): Promise<ImportCounts> {
   const counts = zeroCounts();
-  const records = csvRecords(source, hooks.onBytes, options.encoding);
-  const first = await records.next();
-  if (first.done) throw new ImportFileError('the file is empty: a CSV import needs a header line naming its columns');
-  const headers = first.value.values.map((h) => h.trim());
-  const plan = planColumns(headers, options.map);
+  const size = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const parts = parseInThread(source, { map: options.map, encoding: options.encoding, defaultCountry: deps.config.defaultCountry, batchSize: size }, hooks.onBytes);
+  // The parsing thread ends with the import, however it ends.
+  try {
+    return await importParts(deps, organizationId, importId, parts, options, hooks, counts);
+  } finally {
+    await parts.return(undefined);
+  }
+}
+
+async function importParts(
+  deps: Deps, organizationId: string, importId: string | null, parts: AsyncGenerator<ParsedPart>, options: ImportOptions, hooks: ImportHooks, counts: ImportCounts,
+): Promise<ImportCounts> {
+  const first = await parts.next();
+  // parseCsv yields the header first, or throws.
+  if (first.done || first.value.kind !== 'headers') throw new ImportFileError('the file is empty: a CSV import needs a header line naming its columns');
+  const { headers } = first.value;
   if (importId) await repo.setImportHeaders(deps.db, organizationId, importId, headers);
   await hooks.onHeaders?.(headers);
   const batchOptions: BatchOptions = { ...options, importId };
-  const size = options.batchSize ?? DEFAULT_BATCH_SIZE;
-  let valid: ImportedLead[] = [];
-  let rejects: RejectRow[] = [];
   let statisticsAt = FIRST_STATISTICS_AT;
   // Each batch beats with its counts; the timer covers a batch that waits long (GET /v1/imports/{id} ends a silent import).
   const beat = importId ? setInterval(() => {
@@ -85,8 +97,8 @@ export async function runImport(
       .catch((err: unknown) => deps.log.warn({ err, importId }, 'import heartbeat not written'));
   }, HEARTBEAT_MS) : undefined;
   beat?.unref();
-  // The batch being written while the next is read and validated: on PostgreSQL the parsing (this process) and
-  // the writing (the server's) overlap. One batch at a time is written, in file order: each sees the last committed.
+  // The batch being written while the next is read and validated on the parsing thread. One batch at a time is
+  // written, in file order: each sees the last committed.
   let writing: Promise<void> = Promise.resolve();
   const write = async (input: BatchInput) => {
     const result = await runBatch(deps, organizationId, input, batchOptions);
@@ -97,24 +109,14 @@ export async function runImport(
     }
     await hooks.onBatch?.({ ...counts }, input.rejects);
   };
-  const flush = async () => {
-    if (valid.length + rejects.length === 0) return;
-    const input = { valid, rejects };
-    valid = [];
-    rejects = [];
-    await writing;
-    writing = write(input);
-    // Its failure is seen at the next flush or the end; until then it must not count as unhandled.
-    writing.catch(() => {});
-  };
   try {
-    for await (const record of records) {
-      const outcome = readRow(plan, record.values, deps.config.defaultCountry);
-      if (outcome.ok) valid.push(outcome.lead);
-      else rejects.push({ row_number: record.row, raw: JSON.stringify(record.values), reason: outcome.reason });
-      if (valid.length + rejects.length >= size) await flush();
+    for await (const part of parts) {
+      if (part.kind !== 'rows') continue;
+      await writing;
+      writing = write({ valid: part.valid, rejects: part.rejects });
+      // Its failure is seen at the next part or the end; until then it must not count as unhandled.
+      writing.catch(() => {});
     }
-    await flush();
     await writing;
   } catch (err) {
     // The file failed (or a write): the batch in flight settles before the caller records the outcome.

@@ -1,0 +1,50 @@
+import { planColumns, type MapEntry } from './columns.js';
+import { csvRecords, type CsvEncoding } from './csv-source.js';
+import type { RejectRow } from './imports.repository.js';
+import { readRow, type ImportedLead } from './rows.js';
+
+/** A file without even a header line. */
+export class ImportFileError extends Error {}
+
+export interface ParseOptions {
+  map: Map<string, MapEntry>;
+  /** The file's encoding when it has no byte order mark (csv-source.ts detects it otherwise). */
+  encoding?: CsvEncoding;
+  defaultCountry: string;
+  /** Rows (valid and rejected together) per part. */
+  batchSize: number;
+}
+
+/** What parsing a file yields: its header line once, mapped, then its rows a batch at a time. */
+export type ParsedPart =
+  | { kind: 'headers'; headers: string[] }
+  | { kind: 'rows'; valid: ImportedLead[]; rejects: RejectRow[] };
+
+/**
+ * Reads, maps and validates a CSV stream, with no database: the part of an
+ * import that is pure CPU, so it can run on its own thread (parse-thread.ts)
+ * while the database writes the batch before. Throws ImportFileError (no
+ * header), MappingError (the header does not fit the map) or
+ * CsvEncodingError before yielding what they concern.
+ */
+export async function* parseCsv(source: AsyncIterable<Buffer | string>, options: ParseOptions, onBytes?: (n: number) => void): AsyncGenerator<ParsedPart> {
+  const records = csvRecords(source, onBytes, options.encoding);
+  const first = await records.next();
+  if (first.done) throw new ImportFileError('the file is empty: a CSV import needs a header line naming its columns');
+  const headers = first.value.values.map((h) => h.trim());
+  const plan = planColumns(headers, options.map);
+  yield { kind: 'headers', headers };
+  let valid: ImportedLead[] = [];
+  let rejects: RejectRow[] = [];
+  for await (const record of records) {
+    const outcome = readRow(plan, record.values, options.defaultCountry);
+    if (outcome.ok) valid.push(outcome.lead);
+    else rejects.push({ row_number: record.row, raw: JSON.stringify(record.values), reason: outcome.reason });
+    if (valid.length + rejects.length >= options.batchSize) {
+      yield { kind: 'rows', valid, rejects };
+      valid = [];
+      rejects = [];
+    }
+  }
+  if (valid.length + rejects.length > 0) yield { kind: 'rows', valid, rejects };
+}

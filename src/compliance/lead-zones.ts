@@ -1,8 +1,6 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { localTime } from './contact-window.js';
-
-/** Loaded on the first lookup, not at start: the API is ready sooner, and a deployment that never sends never pays for it. */
-const geoData = () => import('libphonenumber-geo-carrier');
+import { phoneGeocode, phoneTimezones } from './phone-geo.js';
 
 export type ZoneSource = 'lead' | 'phone' | 'organization';
 export interface LeadZones {
@@ -111,19 +109,18 @@ export function regionFromGeocode(country: 'US' | 'CA', place: string | null): s
 async function lookUp(e164: string): Promise<PhoneFacts> {
   const parsed = parsePhoneNumberFromString(e164);
   if (!parsed || !parsed.isValid()) return { zones: null, region: null };
-  const { geocoder, timezones } = await geoData();
-  const zones = informativeZones(await timezones(parsed));
+  const zones = informativeZones(await phoneTimezones(parsed));
   let region: string | null = null;
   const country = parsed.country;
-  if (country === 'US' || country === 'CA') region = regionFromGeocode(country, await geocoder(parsed));
+  if (country === 'US' || country === 'CA') region = regionFromGeocode(country, await phoneGeocode(parsed));
   else if (country !== undefined && US_TERRITORIES.has(country)) region = `US-${country}`;
   return { zones, region };
 }
 
 /**
- * The data behind `timezones` and `geocoder` is a file each, read and decoded
- * on every call (tens of milliseconds): each number is looked up once and
- * remembered, in-flight look-ups shared, the least recently used forgotten.
+ * Each number is looked up once and remembered, in-flight look-ups shared,
+ * the least recently used forgotten: the data files are decoded once
+ * (phone-geo.ts), but parsing and checking the zones still cost.
  */
 const cache = new Map<string, Promise<PhoneFacts>>();
 

@@ -6,13 +6,13 @@ import { clearPhoneCache, isPhoneCached, regionFromGeocode, regionOfPhone, zones
 
 /** Numbers whose next time-zone look-up fails, as when the data file cannot be read (this file only). */
 const failNext = vi.hoisted(() => new Set<string>());
-vi.mock('libphonenumber-geo-carrier', async (importOriginal) => {
-  const real = await importOriginal<typeof import('libphonenumber-geo-carrier')>();
+vi.mock('../../src/compliance/phone-geo.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/compliance/phone-geo.js')>();
   return {
     ...real,
-    timezones: async (phone: PhoneNumber | undefined) => {
-      if (phone && failNext.delete(phone.number)) throw new Error('time-zone data unreadable');
-      return real.timezones(phone);
+    phoneTimezones: async (phone: PhoneNumber) => {
+      if (failNext.delete(phone.number)) throw new Error('time-zone data unreadable');
+      return real.phoneTimezones(phone);
     },
   };
 });

@@ -12,6 +12,7 @@ export default {
     'src/compliance/contact-window.ts',
     'src/compliance/contact-hours.ts',
     'src/compliance/lead-zones.ts',
+    'src/compliance/phone-geo.ts',
   ],
   concurrency: 2,
   reporters: ['clear-text', 'progress', 'json'],

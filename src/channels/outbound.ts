@@ -23,7 +23,7 @@ const PACING_TIMEOUT = 'PACING_TIMEOUT';
 type Step =
   | { kind: 'skip' }
   | { kind: 'blocked' }
-  | { kind: 'wait'; until: Date; reason: string; atSlot?: true }
+  | { kind: 'wait'; until: Date; reason: string; punctual?: true }
   | { kind: 'ask_external'; message: MessageRow }
   | { kind: 'send'; message: MessageRow; to: string; from: string | null; departAt?: Date };
 
@@ -74,7 +74,7 @@ async function judge(deps: Deps, job: ClaimedJob, payload: SendMessagePayload, e
       await setMessageStatus(trx, organizationId, message.id, {
         status: 'scheduled', code: PACING, reason, scheduledAt: until, segments, sendingNumberId: sender.numberId, pacedUntil: until, pacedSince: sender.since.toISOString(),
       });
-      return { kind: 'wait', until: sender.until, reason, atSlot: true };
+      return { kind: 'wait', until: sender.until, reason, punctual: true };
     }
     if (sender.kind === 'settings') {
       await setMessageStatus(trx, organizationId, message.id, { status: 'sending', reason: null, segments, sendingNumberId: null, pacedUntil: null });
@@ -138,7 +138,7 @@ export async function sendRecordedMessage(deps: Deps, job: ClaimedJob & { payloa
   }
   if (step.kind === 'skip' || step.kind === 'blocked') return { kind: 'done' };
   // A send waiting for its sending slot must run at the slot, not some time after: a punctual job (jobs.repository.ts claimJobs).
-  if (step.kind === 'wait') return { kind: 'defer', until: step.until, reason: step.reason, punctual: step.atSlot === true };
+  if (step.kind === 'wait') return { kind: 'defer', until: step.until, reason: step.reason, punctual: step.punctual === true };
 
   const { message } = step;
   // A pool number's send leaves at its departure (its slot a moment away, or behind the number's previous

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { deserialize } from 'bson';
 import type { PhoneNumber } from 'libphonenumber-js';
 
 /**
@@ -23,7 +22,8 @@ const tables = new Map<string, Promise<Table | null>>();
 function table(file: string): Promise<Table | null> {
   let t = tables.get(file);
   if (!t) {
-    t = readFile(file).then((bytes) => deserialize(bytes) as Table, () => null);
+    // bson is loaded with the first file, not at start: a deployment that never sends never pays for it.
+    t = Promise.all([readFile(file), import('bson')]).then(([bytes, { deserialize }]) => deserialize(bytes) as Table, () => null);
     tables.set(file, t);
   }
   return t;

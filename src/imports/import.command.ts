@@ -16,7 +16,8 @@ import { createLogger } from '../platform/logger.js';
 import { instanceSecret } from '../platform/secrets.repository.js';
 import { MappingError } from './columns.js';
 import { CSV_ENCODINGS, type CsvEncoding } from './csv-source.js';
-import { ImportFileError, runImport, zeroCounts, type ImportCounts } from './importer.js';
+import { runImport, zeroCounts, type ImportCounts } from './importer.js';
+import { ImportFileError } from './parse.js';
 import * as repo from './imports.repository.js';
 import { checkHeader, csvCell, importOptions } from './imports.service.js';
 

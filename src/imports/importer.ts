@@ -5,7 +5,7 @@ import type { MapEntry } from './columns.js';
 import type { CsvEncoding } from './csv-source.js';
 import type { RejectRow } from './imports.repository.js';
 import * as repo from './imports.repository.js';
-import { ImportFileError, type ParsedPart } from './parse.js';
+import type { ParsedPart } from './parse.js';
 import { parseInThread } from './parse-thread.js';
 import type { OnDuplicate } from './resolve.js';
 
@@ -38,8 +38,6 @@ export interface ImportHooks {
   /** Bytes of the source read so far. */
   onBytes?(n: number): void;
 }
-
-export { ImportFileError };
 
 /** 2000 rows per transaction: large enough that a durable commit costs little per row, small enough to hold in memory many times over. */
 export const DEFAULT_BATCH_SIZE = 2000;
@@ -83,9 +81,9 @@ export async function runImport(
 async function importParts(
   deps: Deps, organizationId: string, importId: string | null, parts: AsyncGenerator<ParsedPart>, options: ImportOptions, hooks: ImportHooks, counts: ImportCounts,
 ): Promise<ImportCounts> {
+  // parseCsv yields the header first, or throws (an empty file is its ImportFileError).
   const first = await parts.next();
-  // parseCsv yields the header first, or throws.
-  if (first.done || first.value.kind !== 'headers') throw new ImportFileError('the file is empty: a CSV import needs a header line naming its columns');
+  if (first.done || first.value.kind !== 'headers') throw new Error('the import parser yielded rows before the header');
   const { headers } = first.value;
   if (importId) await repo.setImportHeaders(deps.db, organizationId, importId, headers);
   await hooks.onHeaders?.(headers);

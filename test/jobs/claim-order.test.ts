@@ -32,14 +32,22 @@ describeEachDialect('job claim order', (ctx) => {
     }
   }
 
-  it('a job deferred to its instant is claimed ahead of a backlog due before it; a plain deferral keeps its place', async () => {
+  /** A case at a fixed time, from an empty queue; the clock is given back however it ends. */
+  async function scenario(at: string, body: (ts: TestServer, t0: Date) => Promise<void>): Promise<void> {
     const ts = ctx();
-    const { deps } = ts.server;
-    const db = ts.server.store.db;
-    ts.clock.set('2026-06-10T19:00:00Z');
+    ts.clock.set(at);
     try {
       await drain(ts);
-      const t0 = deps.clock.now();
+      await body(ts, ts.server.deps.clock.now());
+    } finally {
+      ts.clock.reset();
+    }
+  }
+
+  it('a job deferred to its instant is claimed ahead of a backlog due before it; a plain deferral keeps its place', () =>
+    scenario('2026-06-10T19:00:00Z', async (ts, t0) => {
+      const { deps } = ts.server;
+      const db = ts.server.store.db;
       const backlog = await queue(ts, 6, t0);
       // Two of the backlog are claimed and deferred by 1 s: one to an exact instant, one plainly.
       const [a, b] = await claimJobs(deps, 2);
@@ -69,19 +77,12 @@ describeEachDialect('job claim order', (ctx) => {
       await finishJob(db, first!, deps.clock.now().toISOString());
       expect(await punctualOf(ts, a!.id)).toBe(0);
       for (const job of [...early, ...rest, ...last]) await finishJob(db, job, deps.clock.now().toISOString());
-    } finally {
-      ts.clock.reset();
-    }
-  });
+    }));
 
-  it('a punctual job that fails waits for its retry like any job, and one deferred plainly leaves the lane', async () => {
-    const ts = ctx();
-    const { deps } = ts.server;
-    const db = ts.server.store.db;
-    ts.clock.set('2026-06-10T20:00:00Z');
-    try {
-      await drain(ts);
-      const t0 = deps.clock.now();
+  it('a punctual job that fails waits for its retry like any job, and one deferred plainly leaves the lane', () =>
+    scenario('2026-06-10T20:00:00Z', async (ts, t0) => {
+      const { deps } = ts.server;
+      const db = ts.server.store.db;
       await queue(ts, 2, t0);
       const [a, b] = (await claimJobs(deps, 2)) as [ClaimedJob, ClaimedJob];
       await deferJob(db, a, t0, t0.toISOString(), true);
@@ -93,9 +94,6 @@ describeEachDialect('job claim order', (ctx) => {
       expect(await punctualOf(ts, a2.id)).toBe(0);
       expect(await punctualOf(ts, b2.id)).toBe(0);
       await drain(ts);
-    } finally {
-      ts.clock.reset();
-    }
-  });
+    }));
 }, { PARLEY_WORKER: 'false' });
 

@@ -43,6 +43,16 @@ function byRowIdentity(db: Kysely<Database>, due: { compile(): unknown }) {
   return takesRowLocks(db) ? sql<SqlBool>`ctid = any(array(${sub}))` : sql<SqlBool>`rowid in (${sub})`;
 }
 
+export interface ClaimOptions {
+  spread?: ClaimSpread;
+  /** Jobs only: the claim's fence token (jobs.lease_token), so a later claim of the same row can tell the two holders apart. */
+  fence?: string;
+  /** More to return with each claimed row (its whole row and aliased scalar subqueries), read by the claiming statement itself. */
+  also?: AliasedRawBuilder<unknown, string>[];
+  /** Claims only rows that also meet this condition (a lane of the queue, e.g. jobs due at an exact instant). */
+  lane?: RawBuilder<SqlBool>;
+}
+
 /**
  * Leases up to `limit` due rows of a queue table to this worker in one
  * statement: `UPDATE ... WHERE key IN (SELECT ... LIMIT n [FOR UPDATE SKIP
@@ -57,16 +67,6 @@ function byRowIdentity(db: Kysely<Database>, due: { compile(): unknown }) {
  * With a spread, rows beyond an endpoint's room (rare: only when several
  * endpoints are near their share) are claimed and at once released again.
  */
-export interface ClaimOptions {
-  spread?: ClaimSpread;
-  /** Jobs only: the claim's fence token (jobs.lease_token), so a later claim of the same row can tell the two holders apart. */
-  fence?: string;
-  /** More to return with each claimed row (its whole row and aliased scalar subqueries), read by the claiming statement itself. */
-  also?: AliasedRawBuilder<unknown, string>[];
-  /** Claims only rows that also meet this condition (a lane of the queue, e.g. jobs due at an exact instant). */
-  lane?: RawBuilder<SqlBool>;
-}
-
 export async function claimDue(
   db: Kysely<Database>,
   table: QueueTable,

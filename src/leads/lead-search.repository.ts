@@ -1,6 +1,6 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../platform/db/schema.js';
-import { lowerStartsWith, prefixEnd } from '../platform/db/prefix.js';
+import { emailStartsWith, lowerStartsWith, prefixEnd } from '../platform/db/prefix.js';
 import { selectLeadViews, type LeadViewRow } from './leads.repository.js';
 
 /** What `search` was read as (lead-search.service.ts); the alternatives are ORed. */
@@ -57,7 +57,7 @@ const needsAttention = sql<SqlBool>`(lm.direction = 'inbound' or (leads.is_ai_on
 function alternatives(db: Db, term: SearchTerm): RawBuilder<SqlBool>[] {
   const all: RawBuilder<SqlBool>[] = [];
   for (const p of term.phonePrefixes) all.push(sql<SqlBool>`leads.phone >= ${p} and leads.phone < ${prefixEnd(p)}`);
-  if (term.emailPrefix) all.push(lowerStartsWith(db, 'email', term.emailPrefix));
+  if (term.emailPrefix) all.push(emailStartsWith(db, term.emailPrefix));
   for (const n of term.names) {
     // The last name is checked on the rows the first name finds, never as an index range of its own:
     // a common last name would otherwise let the planner (without statistics) walk all of its leads.
@@ -68,7 +68,7 @@ function alternatives(db: Db, term: SearchTerm): RawBuilder<SqlBool>[] {
   return all;
 }
 
-/** One index range per alternative, joined by UNION ALL (names and emails: migration 0017; phone: leads_phone_uq; externalLeadId: leads_external_idx). */
+/** One index range per alternative, joined by UNION ALL (names: migration 0017; emails: 0022; phone: leads_phone_uq; externalLeadId: leads_external_idx). */
 function matchingIds(organizationId: string, conditions: RawBuilder<SqlBool>[]): RawBuilder<unknown> {
   const arms = conditions.map((c) => sql`select leads.id from leads where leads.organization_id = ${organizationId} and ${c}`);
   return sql.join(arms, sql` union all `);

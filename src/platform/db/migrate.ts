@@ -19,9 +19,10 @@ import * as legacySuppressions from './migrations/0018_legacy_suppressions.js';
 import * as importHeartbeat from './migrations/0019_import_heartbeat.js';
 import * as pacingDepartures from './migrations/0020_pacing_departures.js';
 import * as punctualJobs from './migrations/0021_punctual_jobs.js';
+import * as leadEmailPrefix from './migrations/0022_lead_email_prefix.js';
 
 /** Migrations are listed here in order (no directory scan: works from src and dist alike). */
-const migrations: Record<string, Migration> = {
+export const migrations: Record<string, Migration> = {
   '0001_core': core,
   '0002_delivery': delivery,
   '0003_conversations': conversations,
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   '0019_import_heartbeat': importHeartbeat,
   '0020_pacing_departures': pacingDepartures,
   '0021_punctual_jobs': punctualJobs,
+  '0022_lead_email_prefix': leadEmailPrefix,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

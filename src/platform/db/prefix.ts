@@ -15,7 +15,18 @@ export function prefixEnd(prefix: string): string {
  * collation. SQLite's default (BINARY) already compares that way. SQLite's
  * lower() folds ASCII letters only, so a non-ASCII capital matches exactly.
  */
-export function lowerStartsWith(db: Db, column: 'first_name' | 'last_name' | 'email', prefix: string): RawBuilder<SqlBool> {
+export function lowerStartsWith(db: Db, column: 'first_name' | 'last_name', prefix: string): RawBuilder<SqlBool> {
   const expr = dialectOf(db) === 'postgres' ? sql`(lower(${sql.ref(column)}) collate "C")` : sql`lower(${sql.ref(column)})`;
-  return sql<SqlBool>`(${expr} >= ${prefix} and ${expr} < ${prefixEnd(prefix)})`;
+  return between(expr, prefix);
 }
+
+/**
+ * The stored email starts with `prefix` (already lowercased; emails are stored
+ * lowercased), as a range of leads_email_id_idx on SQLite and of
+ * leads_email_prefix_idx ("C" collation) on PostgreSQL: migration 0022.
+ */
+export function emailStartsWith(db: Db, prefix: string): RawBuilder<SqlBool> {
+  return between(dialectOf(db) === 'postgres' ? sql`(leads.email collate "C")` : sql`leads.email`, prefix);
+}
+
+const between = (expr: RawBuilder<unknown>, prefix: string) => sql<SqlBool>`(${expr} >= ${prefix} and ${expr} < ${prefixEnd(prefix)})`;

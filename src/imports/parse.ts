@@ -1,3 +1,5 @@
+import type { KeyObject } from 'node:crypto';
+import { addressDigests } from '../platform/address-digest.js';
 import { planColumns, type MapEntry } from './columns.js';
 import { csvRecords, type CsvEncoding } from './csv-source.js';
 import type { RejectRow } from './imports.repository.js';
@@ -13,12 +15,18 @@ export interface ParseOptions {
   defaultCountry: string;
   /** Rows (valid and rejected together) per part. */
   batchSize: number;
+  /**
+   * The key of the opt-out digests (platform/address-digest.ts): each part
+   * carries the keyed digest of its rows' addresses, so the writer looks
+   * their opt-outs up without spending its own thread on HMACs.
+   */
+  digestKey?: KeyObject;
 }
 
 /** What parsing a file yields: its header line once, mapped, then its rows a batch at a time. */
 export type ParsedPart =
   | { kind: 'headers'; headers: string[] }
-  | { kind: 'rows'; valid: ImportedLead[]; rejects: RejectRow[] };
+  | { kind: 'rows'; valid: ImportedLead[]; rejects: RejectRow[]; digests?: Map<string, string> };
 
 /**
  * Reads, maps and validates a CSV stream, with no database: the part of an
@@ -34,17 +42,24 @@ export async function* parseCsv(source: AsyncIterable<Buffer | string>, options:
   const headers = first.value.values.map((h) => h.trim());
   const plan = planColumns(headers, options.map);
   yield { kind: 'headers', headers };
+  const digestsOf = options.digestKey ? addressDigests(options.digestKey) : undefined;
   let valid: ImportedLead[] = [];
   let rejects: RejectRow[] = [];
+  const part = (): ParsedPart => {
+    if (!digestsOf) return { kind: 'rows', valid, rejects };
+    const digests = new Map<string, string>();
+    for (const r of valid) for (const a of [r.phone, r.email]) if (a !== null && !digests.has(a)) digests.set(a, digestsOf.keyed(a));
+    return { kind: 'rows', valid, rejects, digests };
+  };
   for await (const record of records) {
     const outcome = readRow(plan, record.values, options.defaultCountry);
     if (outcome.ok) valid.push(outcome.lead);
     else rejects.push({ row_number: record.row, raw: JSON.stringify(record.values), reason: outcome.reason });
     if (valid.length + rejects.length >= options.batchSize) {
-      yield { kind: 'rows', valid, rejects };
+      yield part();
       valid = [];
       rejects = [];
     }
   }
-  if (valid.length + rejects.length > 0) yield { kind: 'rows', valid, rejects };
+  if (valid.length + rejects.length > 0) yield part();
 }

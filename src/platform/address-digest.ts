@@ -1,4 +1,4 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 
 /**
  * Suppressions and the consent ledger name an address (a phone in E.164, an
@@ -11,12 +11,17 @@ import { createHash, createHmac } from 'node:crypto';
 export interface AddressDigests {
   keyed(address: string): string;
   legacy(address: string): string;
+  /** The key, for a thread that digests beside this one (an import's parsing thread: imports/parse.ts); a KeyObject crosses threads. */
+  readonly key: KeyObject;
 }
 
 export const normaliseAddress = (address: string): string => address.trim().toLowerCase();
 
-export function addressDigests(key: string): AddressDigests {
+export function addressDigests(secret: string | KeyObject): AddressDigests {
+  // Prepared once: a string key is turned into one on every digest (a sixth of an HMAC's cost).
+  const key = typeof secret === 'string' ? createSecretKey(Buffer.from(secret, 'utf8')) : secret;
   return {
+    key,
     keyed: (address) => createHmac('sha256', key).update(normaliseAddress(address), 'utf8').digest('hex'),
     legacy: (address) => createHash('sha256').update(normaliseAddress(address), 'utf8').digest('hex'),
   };

@@ -4,6 +4,7 @@ import { MappingError } from '../../src/imports/columns.js';
 import { CsvEncodingError } from '../../src/imports/csv-source.js';
 import { ImportFileError, parseCsv, type ParsedPart, type ParseOptions } from '../../src/imports/parse.js';
 import { parseInThread } from '../../src/imports/parse-thread.js';
+import { addressDigests } from '../../src/platform/address-digest.js';
 
 /**
  * The import parses on a thread of its own (parse-thread.ts): the parts it
@@ -37,6 +38,20 @@ const cell = fc.oneof(fc.constantFrom('', 'Ann', '+1 415 555 0101', 'not a phone
 const quote = (v: string) => (/[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
 
 describe('the import parse thread', () => {
+  it('digests each valid row\'s addresses with the key it is given (what the writer reads opt-outs by)', async () => {
+    const digests = addressDigests('parse-thread-test-key');
+    const text = 'First Name,Phone,Email\r\nAnn,+1 415 555 0101,Ann@B.example\r\nBob,,bob@b.example\r\nBad,12,\r\nCy,(415) 555-0102,';
+    const parts = (await all(parseInThread(chunksOf(text, 7), { ...options(10), digestKey: digests.key }))).filter((p) => p.kind === 'rows');
+    expect(parts).toHaveLength(1);
+    const part = parts[0] as Extract<ParsedPart, { kind: 'rows' }>;
+    const addresses = ['+14155550101', 'ann@b.example', 'bob@b.example', '+14155550102'];
+    expect([...part.digests!.keys()].sort()).toEqual([...addresses].sort());
+    for (const a of addresses) expect(part.digests!.get(a)).toBe(digests.keyed(a));
+    // Without a key, parts carry none (and are otherwise the same).
+    const plain = (await all(parseInThread(chunksOf(text, 7), options(10)))).filter((p) => p.kind === 'rows');
+    expect(plain).toEqual([{ ...part, digests: undefined }].map(({ digests: _, ...rest }) => rest));
+  });
+
   it('hands back the same parts as parsing in place, in the same order, for any file and chunking', async () => {
     await fc.assert(
       fc.asyncProperty(

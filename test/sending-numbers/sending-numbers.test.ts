@@ -75,6 +75,18 @@ describeEachDialect('/v1/sendingNumbers', (ctx) => {
     expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
   });
 
+  it('one organization\'s settings and another\'s pool claiming one number at once: exactly one wins, every time', async () => {
+    const ts = ctx();
+    // The two claims read different tables, so no unique index arbitrates them: only the lock on the number does.
+    for (let round = 0; round < 12; round++) {
+      const number = aNumber();
+      const [pool, settings] = await Promise.all([create(ts.acme, { number, kind: 'longCode' }), ts.beta.patch('/settings', { sendingNumber: number })]);
+      const statuses = [pool.status, settings.status];
+      expect(statuses.filter((s) => s === 409), `round ${round}: pool ${pool.status}, settings ${settings.status}`).toHaveLength(1);
+      expect(statuses.filter((s) => s === 200 || s === 201)).toHaveLength(1);
+    }
+  });
+
   it('organizations are isolated: another organization\'s number is a 404 to read, change or delete, and absent from the list', async () => {
     const ts = ctx();
     const a = (await create(ts.acme, { number: aNumber(), kind: 'longCode' })).body;

@@ -46,7 +46,13 @@ export class JobPipeline {
   private inFlight = 0;
   private idleWaiters: (() => void)[] = [];
 
-  constructor(private readonly deps: Deps, private readonly handlers: JobHandlers) {}
+  /**
+   * `onSlotFreed` is told when a job ends while every slot was taken: the
+   * worker loop, which found nothing to claim into, sleeps until then rather
+   * than until its next poll (a 17th due job waited up to the poll interval
+   * behind 16 running ones).
+   */
+  constructor(private readonly deps: Deps, private readonly handlers: JobHandlers, private readonly onSlotFreed: () => void = () => {}) {}
 
   get busy(): number {
     return this.inFlight;
@@ -61,7 +67,9 @@ export class JobPipeline {
       void runOne(this.deps, this.handlers, job)
         .catch((err) => this.deps.log.error({ err, jobId: job.id }, 'job bookkeeping failed; its lease will lapse and it runs again'))
         .finally(() => {
+          const wasFull = this.inFlight >= JOB_SLOTS;
           this.inFlight -= 1;
+          if (wasFull) this.onSlotFreed();
           if (this.inFlight === 0) this.idleWaiters.splice(0).forEach((w) => w());
         });
     }

@@ -1,4 +1,4 @@
-import { JobPipeline } from '../jobs/runner.js';
+import { JobPipeline, type JobHandlers } from '../jobs/runner.js';
 import { jobHandlers } from './catalog.js';
 import type { Deps } from '../platform/deps.js';
 import { DeliveryPipeline } from '../webhooks/delivery.js';
@@ -19,10 +19,18 @@ export class Worker {
   private readonly deliveries: DeliveryPipeline;
   private readonly jobs: JobPipeline;
 
-  constructor(private readonly deps: Deps) {
+  /** `handlers`: the catalog's, unless a test gives its own. */
+  constructor(private readonly deps: Deps, handlers: JobHandlers = jobHandlers) {
     this.sender = new WebhookSender(deps.config.webhookTimeoutMs, deps.config.allowPrivateWebhookUrls);
     this.deliveries = new DeliveryPipeline(deps, this.sender);
-    this.jobs = new JobPipeline(deps, jobHandlers);
+    this.jobs = new JobPipeline(deps, handlers, () => this.nudge());
+  }
+
+  /** A job slot came free after all were taken: the loop claims again now (or right after the tick it is in). */
+  private nudged = false;
+  private nudge(): void {
+    this.nudged = true;
+    this.wake?.();
   }
 
   start(): void {
@@ -77,12 +85,19 @@ export class Worker {
   }
 
   private idle(ms: number): Promise<void> {
+    if (this.nudged) {
+      this.nudged = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
-      const t = setTimeout(resolve, ms);
-      this.wake = () => {
+      const done = () => {
         clearTimeout(t);
+        this.wake = undefined;
+        this.nudged = false;
         resolve();
       };
+      const t = setTimeout(done, ms);
+      this.wake = done;
     });
   }
 

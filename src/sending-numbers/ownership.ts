@@ -1,5 +1,4 @@
-import { sql } from 'kysely';
-import { dialectOf } from '../platform/db/connect.js';
+import { holdUntilCommit } from '../platform/db/locks.js';
 import type { Db } from '../platform/db/schema.js';
 import { Conflict } from '../platform/errors.js';
 import { findNumberHolders } from './sending-numbers.repository.js';
@@ -20,29 +19,19 @@ export async function organizationOfNumber(db: Db, number: string): Promise<stri
 }
 
 /**
- * Claimants of one number take turns until their transactions end. A unique
- * index arbitrates two claims on one table (two pools, two settings), but a
- * settings claim and a pool claim read and write different tables: under
- * PostgreSQL's read committed both would find the number free and both would
- * write it. SQLite needs nothing: a write transaction there holds the
- * database's one write lock from its BEGIN IMMEDIATE.
- */
-async function lockNumber(db: Db, number: string): Promise<void> {
-  if (dialectOf(db) !== 'postgres') return;
-  await sql`select pg_advisory_xact_lock(hashtextextended(${`sending-number:${number}`}, 0))`.execute(db);
-}
-
-/**
  * Refuses a number another organization holds (409 sending_number_taken), and,
  * for the pool, one already in this organization's pool (409
  * sending_number_exists). The organization's own settings number may join its
  * pool and a pool number may become its settings number. Called in the
  * transaction that then writes the number: it holds the number's lock
- * (lockNumber) until that transaction ends, so of two organizations claiming
+ * (holdUntilCommit) until that transaction ends, so of two organizations claiming
  * one number at once, as settings or pool, exactly one wins.
  */
 export async function checkNumberFree(db: Db, organizationId: string, number: string, as: 'settings' | 'pool'): Promise<void> {
-  await lockNumber(db, number);
+  // A unique index arbitrates two claims on one table (two pools, two settings), but a settings claim and a
+  // pool claim read and write different tables: under PostgreSQL's read committed both would find the number
+  // free and both would write it. Claimants of one number take turns instead.
+  await holdUntilCommit(db, `sending-number:${number}`);
   const { settings, pool } = await findNumberHolders(db, number);
   if ((settings !== undefined && settings !== organizationId) || (pool !== undefined && pool !== organizationId)) throw numberTaken(number);
   if (as === 'pool' && pool === organizationId) throw new Conflict(`Sending number ${number} is already in this organization's pool`, 'sending_number_exists');

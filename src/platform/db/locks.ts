@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from './schema.js';
 import { dialectOf } from './connect.js';
 
@@ -41,4 +42,18 @@ interface SkipLockable<Q> {
  */
 export function skipLocked<Q extends SkipLockable<Q>>(db: Db, q: Q): Q {
   return takesRowLocks(db) ? q.forUpdate().skipLocked() : q;
+}
+
+/**
+ * Holds a named lock until the caller's transaction ends: transactions that
+ * take the same name run their checks and writes one after the other. For a
+ * rule no unique index can state (one value across two tables). On
+ * PostgreSQL a transaction-scoped advisory lock on the name's 64-bit hash (a
+ * collision only makes two names wait for each other); on SQLite nothing, as
+ * for row locks (takesRowLocks). Called outside a transaction it would hold
+ * nothing on either.
+ */
+export async function holdUntilCommit(db: Db, name: string): Promise<void> {
+  if (!takesRowLocks(db)) return;
+  await sql`select pg_advisory_xact_lock(hashtextextended(${name}, 0))`.execute(db);
 }

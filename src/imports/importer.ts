@@ -1,22 +1,17 @@
 import type { Deps } from '../platform/deps.js';
 import { refreshStatistics } from '../platform/db/statistics.js';
 import { runBatch, type BatchInput, type BatchOptions } from './batch.js';
-import type { MapEntry } from './columns.js';
-import type { CsvEncoding } from './csv-source.js';
 import type { RejectRow } from './imports.repository.js';
 import * as repo from './imports.repository.js';
-import type { ParsedPart } from './parse.js';
+import type { FileOptions, ParsedPart } from './parse.js';
 import { parseInThread } from './parse-thread.js';
 import type { OnDuplicate } from './resolve.js';
 
-export interface ImportOptions {
+export interface ImportOptions extends FileOptions {
   profile: string;
   onDuplicate: OnDuplicate;
   startConversations: boolean;
   dryRun: boolean;
-  map: Map<string, MapEntry>;
-  /** The file's encoding when it has no byte order mark (csv-source.ts detects it otherwise). */
-  encoding?: CsvEncoding;
   /** Rows per transaction. */
   batchSize?: number;
 }

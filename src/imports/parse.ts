@@ -8,10 +8,14 @@ import { readRow, type ImportedLead } from './rows.js';
 /** A file without even a header line. */
 export class ImportFileError extends Error {}
 
-export interface ParseOptions {
+/** How a file is read: what its columns mean, and its encoding. Both the import's options and the parser's. */
+export interface FileOptions {
   map: Map<string, MapEntry>;
   /** The file's encoding when it has no byte order mark (csv-source.ts detects it otherwise). */
   encoding?: CsvEncoding;
+}
+
+export interface ParseOptions extends FileOptions {
   defaultCountry: string;
   /** Rows (valid and rejected together) per part. */
   batchSize: number;

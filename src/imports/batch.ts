@@ -1,9 +1,9 @@
 import type { Updateable } from 'kysely';
 import { eventsInsert, type OutboxEvent } from '../events/outbox.repository.js';
 import { mergeInfo } from '../leads/additional-info.js';
-import type { AddressDigests } from '../platform/address-digest.js';
 import { subscriptionColumns } from '../leads/new-lead.js';
 import { updateLead } from '../leads/leads.repository.js';
+import type { AddressDigests } from '../platform/address-digest.js';
 import { isUniqueViolation } from '../platform/db/errors.js';
 import type { Db, LeadsTable } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';

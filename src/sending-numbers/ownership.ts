@@ -23,9 +23,8 @@ export async function organizationOfNumber(db: Db, number: string): Promise<stri
  * for the pool, one already in this organization's pool (409
  * sending_number_exists). The organization's own settings number may join its
  * pool and a pool number may become its settings number. Called in the
- * transaction that then writes the number: it holds the number's lock
- * (holdUntilCommit) until that transaction ends, so of two organizations claiming
- * one number at once, as settings or pool, exactly one wins.
+ * transaction that then writes the number, whose end releases the number's
+ * lock taken here.
  */
 export async function checkNumberFree(db: Db, organizationId: string, number: string, as: 'settings' | 'pool'): Promise<void> {
   // A unique index arbitrates two claims on one table (two pools, two settings), but a settings claim and a

@@ -18,6 +18,8 @@ export class Worker {
   private readonly sender: WebhookSender;
   private readonly deliveries: DeliveryPipeline;
   private readonly jobs: JobPipeline;
+  /** A job slot came free after all were taken: the loop claims again now (or right after the tick it is in). */
+  private nudged = false;
 
   /** `handlers`: the catalog's, unless a test gives its own. */
   constructor(private readonly deps: Deps, handlers: JobHandlers = jobHandlers) {
@@ -26,8 +28,6 @@ export class Worker {
     this.jobs = new JobPipeline(deps, handlers, () => this.nudge());
   }
 
-  /** A job slot came free after all were taken: the loop claims again now (or right after the tick it is in). */
-  private nudged = false;
   private nudge(): void {
     this.nudged = true;
     this.wake?.();

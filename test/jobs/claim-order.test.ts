@@ -2,6 +2,7 @@ import { expect, it } from 'vitest';
 import { claimJobs, deferJob, enqueueJob, failJob, finishJob } from '../../src/jobs/jobs.repository.js';
 import type { ClaimedJob } from '../../src/jobs/names.js';
 import { describeEachDialect, type TestServer } from '../support/harness.js';
+import { drainDueJobs } from '../support/jobs.js';
 
 /**
  * The order jobs are claimed in: a job deferred to an exact instant (a paced
@@ -25,19 +26,13 @@ describeEachDialect('job claim order', (ctx) => {
   }
   const punctualOf = async (ts: TestServer, id: string) =>
     (await ts.server.store.db.selectFrom('jobs').select('punctual').where('id', '=', id).executeTakeFirstOrThrow()).punctual;
-  /** Claims until nothing is due, so each case starts from an empty queue. */
-  async function drain(ts: TestServer): Promise<void> {
-    for (let jobs = await claimJobs(ts.server.deps, 100); jobs.length > 0; jobs = await claimJobs(ts.server.deps, 100)) {
-      for (const job of jobs) await finishJob(ts.server.store.db, job, ts.clock.now().toISOString());
-    }
-  }
 
   /** A case at a fixed time, from an empty queue; the clock is given back however it ends. */
   async function scenario(at: string, body: (ts: TestServer, t0: Date) => Promise<void>): Promise<void> {
     const ts = ctx();
     ts.clock.set(at);
     try {
-      await drain(ts);
+      await drainDueJobs(ts.server.deps);
       await body(ts, ts.server.deps.clock.now());
     } finally {
       ts.clock.reset();
@@ -93,7 +88,7 @@ describeEachDialect('job claim order', (ctx) => {
       await deferJob(db, b2, t0, t0.toISOString());
       expect(await punctualOf(ts, a2.id)).toBe(0);
       expect(await punctualOf(ts, b2.id)).toBe(0);
-      await drain(ts);
+      await drainDueJobs(ts.server.deps);
     }));
 }, { PARLEY_WORKER: 'false' });
 

@@ -1,9 +1,11 @@
 import { expect, it } from 'vitest';
-import { claimJobs, enqueueJob, finishJob } from '../../src/jobs/jobs.repository.js';
+import { enqueueJob } from '../../src/jobs/jobs.repository.js';
 import type { JobHandlers } from '../../src/jobs/runner.js';
 import { jobHandlers } from '../../src/worker/catalog.js';
 import { Worker } from '../../src/worker/worker.js';
+import { findOrganizationByName } from '../../src/organizations/organizations.repository.js';
 import { describeEachDialect } from '../support/harness.js';
+import { drainDueJobs } from '../support/jobs.js';
 
 /**
  * A worker runs 16 jobs at once. When all 16 slots are taken, the loop finds
@@ -17,10 +19,8 @@ describeEachDialect('worker job slots', (ctx) => {
     const { deps } = ts.server;
     const db = ts.server.store.db;
     // Nothing else due (the server's own worker is off): this worker's slots hold only the jobs below.
-    for (let jobs = await claimJobs(deps, 100); jobs.length > 0; jobs = await claimJobs(deps, 100)) {
-      for (const job of jobs) await finishJob(db, job, new Date().toISOString());
-    }
-    const org = (await db.selectFrom('organizations').select('id').where('name', '=', 'acme').executeTakeFirstOrThrow()).id;
+    await drainDueJobs(deps);
+    const org = (await findOrganizationByName(db, 'acme'))!.id;
     const started = new Map<string, number>();
     // The jobs name campaigns that do not exist; the handler only holds its slot for 300 ms.
     const handlers: JobHandlers = {

@@ -24,10 +24,7 @@ export const SQLITE_BULK_PRAGMAS = {
 export const RESET_AT_FRAMES = 32_000;
 
 /** A bulk writer's companion: told after each commit, closed at the end. */
-export interface BulkWrites {
-  committed(): Promise<void>;
-  close(): Promise<void>;
-}
+export type BulkWrites = Pick<WalCheckpointer, 'committed' | 'close'>;
 
 const NOTHING_TO_DO: BulkWrites = { committed: async () => {}, close: async () => {} };
 
@@ -44,10 +41,9 @@ export async function tuneForBulkWrites(db: Kysely<Database>): Promise<BulkWrite
   const file = rows[0]?.file ?? '';
   if (file === '') return NOTHING_TO_DO;
   for (const [name, value] of Object.entries(SQLITE_BULK_PRAGMAS)) await sql.raw(`pragma ${name} = ${value}`).execute(db);
-  const checkpointer: WalCheckpointer = startWalCheckpointer({
+  return startWalCheckpointer({
     file,
     resetAtFrames: RESET_AT_FRAMES,
     checkpointHere: () => sql`pragma wal_checkpoint(PASSIVE)`.execute(db),
   });
-  return checkpointer;
 }

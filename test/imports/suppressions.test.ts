@@ -1,6 +1,8 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { findOrganizationByName } from '../../src/organizations/organizations.repository.js';
+import { ADDRESS_DIGEST_SECRET } from '../../src/platform/db/migrations/0007_compliance.js';
+import { instanceSecret } from '../../src/platform/secrets.repository.js';
 import { describeEachDialect, type Client, type TestServer } from '../support/harness.js';
 import { allLeads, importCsv, importPhone } from './support.js';
 
@@ -30,6 +32,34 @@ describeEachDialect('imports read the opt-outs of every address in the batch', (
     expect((await client.post(`/leads/${id}/unsubscribe`, { channels })).status).toBe(200);
     expect((await client.del(`/leads/${id}`)).status).toBe(200);
   }
+
+  /**
+   * A keyed opt-out exactly as it is stored (decisions.md: an HMAC with the instance secret of the trimmed,
+   * lowercased address, in hex), written here with node:crypto alone: the rows already in a database must
+   * keep matching whatever way the digest is computed (once per key, on another thread).
+   */
+  async function storedKeyedOptOut(ts: TestServer, organizationId: string, channel: 'sms' | 'voice' | 'email', address: string) {
+    const secret = await instanceSecret(ts.server.store.db, ADDRESS_DIGEST_SECRET);
+    await ts.server.store.db.insertInto('suppressions').values({
+      organization_id: organizationId, channel, address_digest: createHmac('sha256', secret).update(address.trim().toLowerCase(), 'utf8').digest('hex'),
+      source: 'keyword', created_at: new Date().toISOString(), digest_kind: 'hmac',
+    }).execute();
+  }
+
+  it('keyed opt-outs already stored are heard by an import and by a create (their digest format is fixed)', async () => {
+    const ts = ctx();
+    const { client, organizationId } = await org(ts, 'imp-supp-stored');
+    const [imported, created] = [importPhone(), importPhone()];
+    const email = `Stored-${process.pid}@Example.com`;
+    await storedKeyedOptOut(ts, organizationId, 'sms', imported);
+    await storedKeyedOptOut(ts, organizationId, 'email', email);
+    await storedKeyedOptOut(ts, organizationId, 'voice', created);
+    expect(await importCsv(client, `First Name,Phone,Email\nStored,${imported},${email}\n`)).toMatchObject({ status: 'completed', created: 1 });
+    const lead = (await allLeads(client)).find((l) => l.phone === imported);
+    expect(lead.subscriptions).toMatchObject({ sms: 'unsubscribed', voice: 'subscribed', email: 'unsubscribed' });
+    const id = (await client.post('/leads/create', { firstName: 'Stored', phone: created })).body.id;
+    expect((await client.get(`/leads/${id}`)).body.subscriptions).toMatchObject({ sms: 'subscribed', voice: 'unsubscribed' });
+  });
 
   for (const rows of [3, 60]) {
     describe(`in a batch of ${rows} leads`, () => {

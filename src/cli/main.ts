@@ -103,7 +103,9 @@ keys
     console.log(`scopes: ${issued.scopes.join(',')}`);
     // A key made in one database is unknown to a server on another: say which one this is.
     console.log(`database: ${describeDatabase(config().databaseUrl)} (the server must use this same database)`);
-    console.log('Use it as the x-api-key header: curl -H "x-api-key: $KEY" http://localhost:8080/v1/leads (in a shell: KEY=$(npx parley keys create --org NAME | tail -n 1))');
+    // The server this key is for answers where PORT / PARLEY_PUBLIC_URL say, not on a fixed port.
+    const leadsUrl = `${config().publicUrl}/v1/leads`;
+    console.log(`Use it as the x-api-key header: curl -H "x-api-key: $KEY" ${leadsUrl} (in a shell: KEY=$(npx parley keys create --org NAME | tail -n 1))`);
     console.log('This key is shown once; store it now:');
     console.log(issued.key);
   });

@@ -165,6 +165,15 @@ describe('parley CLI, revocation, serve and input errors [sqlite]', () => {
     expect(lines(run.stdout).filter((l) => l.includes('pk_live_'))).toHaveLength(1);
   });
 
+  it('keys create names the URL of the configured port, not a fixed one', async () => {
+    const run = await parley(['keys', 'create', '--org', 'ported'], { ...env, PORT: '9137' });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('http://localhost:9137/v1/leads');
+    expect(run.stdout).not.toContain('localhost:8080');
+    const published = await parley(['keys', 'create', '--org', 'published'], { ...env, PARLEY_PUBLIC_URL: 'https://leads.example.com' });
+    expect(published.stdout).toContain('https://leads.example.com/v1/leads');
+  });
+
   it('the default database does not depend on the directory a command runs from', async () => {
     // Without DATABASE_URL every command uses the package's data/ directory (PARLEY_DATA_DIR moves it), from anywhere.
     const elsewhere = mkdtempSync(join(tmpdir(), 'parley-cwd-'));

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The CLI runs from the compiled tree: `npm ci` builds it (prepare), `npm start` rebuilds it.
+// The CLI runs from the compiled tree: `npm ci` builds it (prepare), `npm start` rebuilds it when a source changed.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 const entry = new URL('../dist/src/cli/main.js', import.meta.url);

@@ -15,12 +15,11 @@ import { freshDatabase } from './harness.js';
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
- * `npm run build`: the CLI runs from the compiled tree, as it does for users.
- * Suites in parallel workers take turns (a lock directory), so two compilers
- * never write the same files while the other's child processes load them.
- * Skipped when the compiled tree is newer than every source file. Type
- * errors elsewhere in the tree still emit JavaScript (tsc's default): they
- * are reported, and only a missing CLI entry point is fatal.
+ * Brings the compiled tree up to date the way `npm start` does (bin/build-if-stale.mjs: a build only when a
+ * source is newer than the last complete one), as the CLI runs from it for users. Suites in parallel workers
+ * take turns (a lock directory), so two compilers never write the same files while the other's child
+ * processes load them. Type errors elsewhere in the tree still emit JavaScript (tsc's default): they are
+ * reported, and only a missing CLI entry point is fatal.
  */
 export async function buildCli(): Promise<void> {
   const lock = join(tmpdir(), 'parley-test-build.lock');
@@ -40,9 +39,8 @@ export async function buildCli(): Promise<void> {
     }
   }
   try {
-    if (builtAfterEverySource()) return;
     const result = await new Promise<{ ok: boolean; output: string }>((resolve) => {
-      execFile('npm', ['run', 'build', '--silent'], { cwd: root, timeout: 240_000 }, (err, stdout, stderr) =>
+      execFile(process.execPath, [join(root, 'bin/build-if-stale.mjs')], { cwd: root, timeout: 240_000 }, (err, stdout, stderr) =>
         resolve({ ok: !err, output: `${stdout}\n${stderr}` }),
       );
     });
@@ -51,22 +49,6 @@ export async function buildCli(): Promise<void> {
   } finally {
     rmSync(lock, { recursive: true, force: true });
   }
-}
-
-/** True when the last build (its .tsbuildinfo) is newer than every file under src/: nothing to compile. */
-function builtAfterEverySource(): boolean {
-  let builtAt: number;
-  try {
-    builtAt = statSync(join(root, 'dist/.tsbuildinfo')).mtimeMs;
-  } catch {
-    return false;
-  }
-  const newest = (dir: string): number =>
-    readdirSync(dir, { withFileTypes: true }).reduce((max, e) => {
-      const path = join(dir, e.name);
-      return Math.max(max, e.isDirectory() ? newest(path) : statSync(path).mtimeMs);
-    }, statSync(dir).mtimeMs);
-  return existsSync(join(root, 'dist/src/cli/main.js')) && newest(join(root, 'src')) < builtAt;
 }
 
 /** A port that was free a moment ago on 127.0.0.1 (the child binds it right after). */

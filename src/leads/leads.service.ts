@@ -11,7 +11,7 @@ import type { Deps } from '../platform/deps.js';
 import { BadRequest, Conflict, NotFound, leadNotFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { decodeCursor, page } from '../platform/http/pagination.js';
-import { normalizePhone } from '../platform/phone.js';
+import { normalizePhone, phoneLookupCandidates } from '../platform/phone.js';
 import { checkTimeZone } from '../platform/time-zone.js';
 import { mergeInfo } from './additional-info.js';
 import { newLeadRow, subscriptionColumns } from './new-lead.js';
@@ -99,10 +99,14 @@ export async function listLeads(deps: Deps, organizationId: string, q: ListLeads
 }
 
 export async function lookupLeadByPhone(deps: Deps, organizationId: string, rawPhone: string): Promise<string> {
-  const phone = normalizePhone(rawPhone, deps.config.defaultCountry);
-  const id = await repo.findLeadIdByPhone(deps.db, organizationId, phone);
-  if (!id) throw new NotFound('Lead', 'phone', phone);
-  return id;
+  const candidates = phoneLookupCandidates(rawPhone, deps.config.defaultCountry);
+  const [likeliest] = candidates;
+  if (!likeliest) throw new BadRequest('phone is not a valid phone number', 'invalid_phone');
+  for (const phone of candidates) {
+    const id = await repo.findLeadIdByPhone(deps.db, organizationId, phone);
+    if (id) return id;
+  }
+  throw new NotFound('Lead', 'phone', likeliest);
 }
 
 export async function updateLead(deps: Deps, organizationId: string, id: string, input: UpdateLeadInput): Promise<void> {

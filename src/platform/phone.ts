@@ -23,10 +23,40 @@ const DIGITS_ONLY = /^\d+$/;
 export function normalizePhone(input: string, defaultCountry: string, field = 'phone'): string {
   const text = input.trim();
   const national = parsePhoneNumberFromString(text, defaultCountry as CountryCode);
-  if (DIGITS_ONLY.test(text) && !national?.isValid()) {
-    const international = parsePhoneNumberFromString(`+${text}`);
+  if (!national?.isValid()) {
+    const international = strippedPlusReading(text);
     if (international?.isValid()) return international.number;
   }
   if (!national || !national.isPossible()) throw new BadRequest(`${field} is not a valid phone number`, 'invalid_phone');
   return national.number;
+}
+
+/**
+ * Digits alone read with a leading `+`, and `00` (the international prefix most of the world dials, which a US
+ * default country does not know: `0034 612 345 678`) read as `+`. Formatting between digits is ignored.
+ */
+function strippedPlusReading(text: string) {
+  const compact = text.replace(FORMATTING, '');
+  if (DOUBLE_ZERO.test(compact)) return parsePhoneNumberFromString(`+${compact.slice(2)}`);
+  return DIGITS_ONLY.test(text) ? parsePhoneNumberFromString(`+${text}`) : undefined;
+}
+
+const FORMATTING = /[\s().-]/g;
+const DOUBLE_ZERO = /^00\d+$/;
+
+/**
+ * The E.164 numbers a look-up may mean, most likely first. Creating needs a valid (or possible) number; finding
+ * does not: a lead stored as `+447700900555` (possible, not valid: a drama range) is found from
+ * `447700900555`, which creation would read otherwise. Empty when the text spells no number at all.
+ */
+export function phoneLookupCandidates(input: string, defaultCountry: string): string[] {
+  const candidates: string[] = [];
+  try {
+    candidates.push(normalizePhone(input, defaultCountry));
+  } catch {
+    /* no creatable reading: the possible ones below may still find a stored lead */
+  }
+  const plus = strippedPlusReading(input.trim());
+  if (plus?.isPossible() && !candidates.includes(plus.number)) candidates.push(plus.number);
+  return candidates;
 }

@@ -28,6 +28,16 @@ describeEachDialect('digits-only phones (default country US)', (ctx) => {
       expect((await lookup(client, '+4325550100')).body).toEqual({ id: austria });
     });
 
+    it('finds a stored number that is possible but not valid from its digits (a drama range creation accepts)', async () => {
+      const client = await freshOrg(ctx());
+      const id = await createLead(client, { phone: '+447700900555' });
+      for (const spelling of ['447700900555', '+447700900555', '+44 7700 900555']) {
+        const res = await lookup(client, spelling);
+        expect({ spelling, status: res.status, body: res.body }).toEqual({ spelling, status: 200, body: { id } });
+      }
+      expectError(await lookup(client, '447700900556'), 404, 'Resource not found: Lead with phone +447700900556');
+    });
+
     it('still 404s an unknown number (named in E.164) and 400s digits that are no number', async () => {
       const client = await freshOrg(ctx());
       expectError(await lookup(client, '33142685300'), 404, 'Resource not found: Lead with phone +33142685300');
@@ -36,6 +46,13 @@ describeEachDialect('digits-only phones (default country US)', (ctx) => {
   });
 
   describe('POST /leads/create', () => {
+    it('reads the international prefix 00 as + when the rest is a valid number', async () => {
+      const client = await freshOrg(ctx());
+      const id = await createLead(client, { phone: '0034 612 345 678' });
+      expect((await client.get(`/leads/${id}`)).body.phone).toBe('+34612345678');
+      expect((await lookup(client, '0034612345678')).body).toEqual({ id });
+    });
+
     it('stores digits without their + as that number, and the same number in any spelling is the 409 duplicate', async () => {
       const client = await freshOrg(ctx());
       const id = await createLead(client, { phone: '491711234567' });

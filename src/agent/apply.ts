@@ -17,6 +17,8 @@ export interface ApplyTarget {
   /** Replies and follow-ups go where the lead last wrote from. */
   channel: ChannelName;
   now: Date;
+  /** The lead's message this turn answers: its `reply` names it (the gate's reply window); a scheduled follow-up does not. */
+  triggerMessageId: string;
 }
 
 /**
@@ -27,18 +29,18 @@ export interface ApplyTarget {
  * last word ("a colleague will take over"), decided while it was on.
  */
 export async function applyActions(trx: Db, deps: Deps, t: ApplyTarget, actions: Action[]): Promise<void> {
-  const { organizationId, lead, channel, now } = t;
+  const { organizationId, lead, channel, now, triggerMessageId } = t;
   const at = now.toISOString();
   const handsOff = actions.some((a) => a.type === 'handOff');
   const patch: Updateable<LeadsTable> = {};
   const tagNames = new Set((await listTags(trx, organizationId, [lead.id])).map((tag) => tag.name.toLowerCase()));
-  const send = (text: string, runAt: Date, sendWhenOff: boolean) =>
-    scheduleSend(trx, { organizationId, lead, channel, text, runAt, sendWhenOff, isAiGenerated: true, now: at });
+  const send = (text: string, runAt: Date, sendWhenOff: boolean, inReplyTo?: string) =>
+    scheduleSend(trx, { organizationId, lead, channel, text, runAt, sendWhenOff, isAiGenerated: true, now: at, inReplyTo });
 
   for (const action of actions) {
     switch (action.type) {
       case 'reply':
-        await send(action.text, now, handsOff);
+        await send(action.text, now, handsOff, triggerMessageId);
         break;
       case 'scheduleFollowUp':
         await send(action.text, new Date(now.getTime() + action.delayMinutes * 60_000), false);

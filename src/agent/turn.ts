@@ -55,7 +55,7 @@ async function applyTurn(deps: Deps, turn: AgentTurnRow, actions: Action[], comm
       return;
     }
     const usable = reachableChannels(lead).includes(channel) ? channel : defaultChannel(lead);
-    await applyActions(trx, deps, { organizationId, lead, channel: usable, now }, actions);
+    await applyActions(trx, deps, { organizationId, lead, channel: usable, now, triggerMessageId: turn.trigger_message_id }, actions);
     await consumeNotes(trx, organizationId, commandIds, at);
     await finishTurn(trx, organizationId, turn.trigger_message_id, { status: 'done', actions: actions.map((a) => a.type), at });
   });

@@ -31,7 +31,7 @@ type Step =
 function askGate(trx: Db, deps: Deps, organizationId: string, lead: LeadRow, message: MessageRow, payload: SendMessagePayload, settings: OrganizationSettings, now: Date, external: ExternalVerdict | undefined) {
   return checkOutbound(trx, deps.digests, organizationId, {
     lead, channel: message.channel, purpose: message.purpose, sendWhenOff: payload.sendWhenOff, automated: message.is_ai_generated === 1,
-    settings, now, overrideBusinessHours: payload.overrideBusinessHours ?? false, external,
+    settings, now, overrideBusinessHours: payload.overrideBusinessHours ?? false, external, inReplyTo: message.in_reply_to,
   });
 }
 

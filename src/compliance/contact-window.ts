@@ -1,4 +1,4 @@
-import { FEDERAL_US_WINDOW, isRegionalHoliday, regionalWindowFor, type RegionalWindow } from './regional-windows.js';
+import { LEGAL_FLOOR, isRegionalHoliday, regionalWindowFor, type RegionalWindow } from './regional-windows.js';
 
 /**
  * When a lead may be contacted: the organization's own hours, the legal
@@ -17,10 +17,16 @@ export interface ContactPolicy {
   weekdays: number[];
   /** 'YYYY-MM-DD' local dates with no contact. */
   holidays: string[];
-  /** Apply the regional-windows row for the lead's region (and with it the federal window). */
+  /** Apply the regional-windows row for the lead's region, on top of the legal floor. */
   regionalRules: boolean;
   /** Lift the organization's start/end/weekdays/holidays, never the legal window. */
   overrideOrganizationHours?: boolean;
+  /**
+   * The send answers the lead's own message within the reply window (compliance/gate.ts): the lead
+   * started that exchange, so the legal floor and the regional window do not hold it. Only the gate
+   * sets it; every other contact is bounded by the legal floor whatever the organization's settings.
+   */
+  answersLeadNow?: boolean;
 }
 
 export type WindowDecision = { inside: true } | { inside: false; opensAt: Date; reason: string };
@@ -197,7 +203,7 @@ export function minuteInside(minute: number, window: { start: number; end: numbe
 interface Rules {
   /** The organization's own hours, unless lifted by the override. */
   organization: { window: Window; weekdays: ReadonlySet<number>; holidays: ReadonlySet<string> } | null;
-  /** FEDERAL_US_WINDOW: the legal floor, applied with the override or with regional rules. */
+  /** LEGAL_FLOOR: 08:00-21:00 where the lead is, for every contact but a prompt reply to the lead. */
   legal: Window | null;
   regional: { row: RegionalWindow; window: Window; days: Partial<Record<number, Window>> } | null;
   /** Minutes of the local day where any check can change (window edges and midnight). */
@@ -209,11 +215,11 @@ function compile(policy: ContactPolicy, region: string | null): Rules {
   const organization = override
     ? null
     : { window: toWindow(policy), weekdays: new Set(policy.weekdays), holidays: new Set(policy.holidays) };
-  // Today's behaviour is kept: without the override or regional rules the
-  // organization's hours are the only limit (start == end means none at all),
-  // so the federal floor is applied only when one of those two is on.
-  const legal = override || policy.regionalRules ? toWindow(FEDERAL_US_WINDOW) : null;
-  const row = policy.regionalRules ? regionalWindowFor(region) : undefined;
+  // The night floor: no setting lifts it (not unlimited hours, not the
+  // override, not regional rules off), only a prompt reply to the lead.
+  const floor = policy.answersLeadNow !== true;
+  const legal = floor ? toWindow(LEGAL_FLOOR) : null;
+  const row = floor && policy.regionalRules ? regionalWindowFor(region) : undefined;
   let regional: Rules['regional'] = null;
   if (row) {
     const days: Partial<Record<number, Window>> = {};

@@ -1,6 +1,6 @@
 import { phonesOnDnc } from '../dnc/dnc.repository.js';
 import type { LeadRow } from '../leads/leads.repository.js';
-import { countAutomatedSince } from '../messages/messages.repository.js';
+import { countAutomatedSince, leadMessageReceivedAt } from '../messages/messages.repository.js';
 import type { AddressDigests } from '../platform/address-digest.js';
 import type { Db, MessagePurpose } from '../platform/db/schema.js';
 import type { OrganizationSettings } from '../settings/settings.service.js';
@@ -32,6 +32,8 @@ export interface GateRequest {
   now: Date;
   /** Lifts the organization's own contact hours, never the legal window where the lead is. */
   overrideBusinessHours?: boolean;
+  /** The lead's inbound message this send answers (messages.in_reply_to): within the reply window after it, the legal floor does not hold the send. */
+  inReplyTo?: string | null;
   /** The External Compliance Check's verdict on this send, once asked. */
   external?: ExternalVerdict;
 }
@@ -40,6 +42,24 @@ export interface GateRequest {
 const CONFIRMABLE = new Set(['keyword', 'phrase', 'message']);
 
 const DAY_MS = 24 * 3_600_000;
+const MINUTE_MS = 60_000;
+
+/**
+ * A reply may trail the lead's message by at most the reply window: from the
+ * instant it was received to `minutes` later, both ends included. A clock
+ * read before the message (a worker behind) is not within it.
+ */
+export function withinReplyWindow(leadMessageAt: Date, now: Date, minutes: number): boolean {
+  const elapsed = now.getTime() - leadMessageAt.getTime();
+  return elapsed >= 0 && elapsed <= minutes * MINUTE_MS;
+}
+
+/** Whether the send answers the lead's own message and is still within the reply window after it. */
+async function answersLeadNow(db: Db, organizationId: string, req: GateRequest): Promise<boolean> {
+  if (!req.inReplyTo) return false;
+  const at = await leadMessageReceivedAt(db, organizationId, req.lead.id, req.inReplyTo);
+  return at !== undefined && withinReplyWindow(new Date(at), req.now, req.settings.replyWindowMinutes);
+}
 
 /**
  * The compliance gate: the only judge of whether an outbound contact may
@@ -53,11 +73,17 @@ const DAY_MS = 24 * 3_600_000;
  * 3. the number is not on the Do Not Contact list (sms, voice);
  * 4. the AI is on, unless the send asked `sendWhenOff`;
  * 5. the lead's automated messages in the last 24 h are under the cap;
- * 6. it is inside contact hours where the lead is (else: wait for the window);
+ * 6. it is inside contact hours where the lead is (else: wait for the window):
+ *    the legal floor, 08:00-21:00 there (and the stricter regional window with
+ *    `regionalRules`), bounds every contact the organization starts whatever
+ *    its own hours or `overrideBusinessHours`; only a reply to the lead's own
+ *    message within the reply window (`replyWindowMinutes` after it) is not
+ *    held to it. The organization's own hours still apply inside the floor;
  * 7. the organization's External Compliance Check allows it.
  *
- * A compliance reply (HELP answer, START confirmation) passes 1-3 and skips
- * the rest; the one confirmation of the lead's own STOP passes 2 as well.
+ * A compliance reply (HELP answer, START confirmation) passes 1-3 and then
+ * only the legal floor, which its reply window lifts like any reply's; the one
+ * confirmation of the lead's own STOP passes 2 as well.
  */
 export async function checkOutbound(db: Db, digests: AddressDigests, organizationId: string, req: GateRequest): Promise<GateDecision> {
   const { lead, channel, settings } = req;
@@ -72,14 +98,20 @@ export async function checkOutbound(db: Db, digests: AddressDigests, organizatio
   if (channel !== 'email' && (await phonesOnDnc(db, organizationId, [address])).has(address)) {
     return { kind: 'blocked', code: 'DNC', reason: 'phone is on the Do Not Contact list' };
   }
-  if (req.purpose !== 'conversation') return { kind: 'allowed' };
+  const replying = await answersLeadNow(db, organizationId, req);
+  if (req.purpose !== 'conversation') {
+    // Confirmations and HELP answers are replies too: prompt ones go at once, late ones wait for the legal floor (not the organization's hours).
+    if (replying) return { kind: 'allowed' };
+    const floor = await leadContactWindow(lead, settings, req.now, { overrideOrganizationHours: true });
+    return floor.inside ? { kind: 'allowed' } : { kind: 'wait', code: 'CONTACT_HOURS', until: floor.opensAt, reason: floor.reason };
+  }
   if (lead.is_ai_on !== 1 && !req.sendWhenOff) return { kind: 'blocked', code: 'AI_OFF', reason: 'AI is off for this lead' };
   const cap = req.automated ? settings.frequencyCap : null;
   if (cap) {
     const sent = await countAutomatedSince(db, organizationId, lead.id, new Date(req.now.getTime() - DAY_MS).toISOString());
     if (sent >= cap.maxAutomatedPerDay) return { kind: 'blocked', code: 'FREQUENCY_CAP', reason: `${sent} automated messages in the last 24 hours (cap ${cap.maxAutomatedPerDay})` };
   }
-  const window = await leadContactWindow(lead, settings, req.now, req.overrideBusinessHours ?? false);
+  const window = await leadContactWindow(lead, settings, req.now, { overrideOrganizationHours: req.overrideBusinessHours ?? false, answersLeadNow: replying });
   if (!window.inside) return { kind: 'wait', code: 'CONTACT_HOURS', until: window.opensAt, reason: window.reason };
   if (settings.externalCheck) {
     if (!req.external) return { kind: 'ask_external' };

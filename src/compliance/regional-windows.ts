@@ -19,6 +19,13 @@
 /** TCPA: no telephone solicitation before 8 a.m. or after 9 p.m. at the called party's location (47 CFR 64.1200(c)(1)). */
 export const FEDERAL_US_WINDOW = { start: '08:00', end: '21:00' } as const;
 
+/**
+ * The night floor: the window every contact the organization starts keeps to,
+ * wherever the lead is (the TCPA's hours, applied outside the US too: Madrid
+ * gets 08:00-21:00 local like Miami), whatever the organization's own hours.
+ */
+export const LEGAL_FLOOR: ClockWindow = FEDERAL_US_WINDOW;
+
 export interface ClockWindow {
   start: string;
   end: string;

@@ -82,9 +82,10 @@ export async function handleInbound(deps: Deps, organizationId: string, input: I
   });
 }
 
-async function reply(trx: Db, organizationId: string, lead: LeadRow, text: string, now: Date, purpose: 'compliance' | 'stop_confirmation'): Promise<void> {
+/** A confirmation or HELP answer names the lead's message it answers: like any reply, it may go at night only within the reply window (compliance/gate.ts). */
+async function reply(trx: Db, organizationId: string, lead: LeadRow, text: string, now: Date, purpose: 'compliance' | 'stop_confirmation', inReplyTo: string): Promise<void> {
   await scheduleSend(trx, {
-    organizationId, lead, channel: 'sms', text, runAt: now, sendWhenOff: true, isAiGenerated: false, now: now.toISOString(), purpose,
+    organizationId, lead, channel: 'sms', text, runAt: now, sendWhenOff: true, isAiGenerated: false, now: now.toISOString(), purpose, inReplyTo,
   });
 }
 
@@ -126,19 +127,19 @@ async function actOn(trx: Db, deps: Deps, organizationId: string, lead: LeadRow,
       source, optOutMessage, isDoNotContact: stop.doNotContact, reason: input.channel === 'email' ? 'MANUAL' : null, ...who,
     });
     // Exactly one confirmation, by text, of the lead's own first STOP on sms (carriers expect it; a repeat gets none).
-    if (input.channel === 'sms' && r.updated.includes('sms') && !stop.doNotContact) await reply(trx, organizationId, lead, STOP_CONFIRMATION, now, 'stop_confirmation');
+    if (input.channel === 'sms' && r.updated.includes('sms') && !stop.doNotContact) await reply(trx, organizationId, lead, STOP_CONFIRMATION, now, 'stop_confirmation', messageId);
     return stop.doNotContact ? 'do_not_contact' : 'opted_out';
   }
   if (first.kind === 'start') {
     const r = await applyResubscribe(trx, deps, organizationId, lead.id, [input.channel], { source: 'keyword', ...who }, { kind: 'lead', channel: input.channel });
     // "YES" is also an ordinary answer: when nothing was lifted it is conversation.
     if (!r.changed.includes('sms')) return 'conversation';
-    await reply(trx, organizationId, lead, START_CONFIRMATION, now, 'compliance');
+    await reply(trx, organizationId, lead, START_CONFIRMATION, now, 'compliance', messageId);
     return 'resubscribed';
   }
   if (first.kind === 'help') {
     if (input.channel !== 'sms') return 'conversation';
-    await reply(trx, organizationId, lead, settings.helpText, now, 'compliance');
+    await reply(trx, organizationId, lead, settings.helpText, now, 'compliance', messageId);
     return 'help';
   }
   return 'conversation';

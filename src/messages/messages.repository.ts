@@ -114,6 +114,14 @@ export async function countAutomatedSince(db: Db, organizationId: string, leadId
   return Number(row?.n ?? 0);
 }
 
+/** When the lead's own (inbound) message was received, or undefined when no such message of this lead exists: the gate's reply window counts from it. */
+export async function leadMessageReceivedAt(db: Db, organizationId: string, leadId: string, messageId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('messages').select('created_at')
+    .where('organization_id', '=', organizationId).where('id', '=', messageId).where('lead_id', '=', leadId).where('direction', '=', 'inbound')
+    .executeTakeFirst();
+  return row?.created_at;
+}
+
 /** Whether an inbound message with this provider id was stored already (a provider's retry of its webhook). */
 export async function hasInboundWithProviderId(db: Db, organizationId: string, providerMessageId: string): Promise<boolean> {
   const seen = await db.selectFrom('messages').select('id')

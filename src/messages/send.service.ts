@@ -46,6 +46,8 @@ export interface ScheduledSend {
   waiting?: { code: string; reason: string };
   /** The campaign whose opening this is (campaigns/): message.sent carries it. */
   campaignId?: string | null;
+  /** The lead's inbound message this answers (an AI reply, a confirmation): the gate's reply window counts from it. */
+  inReplyTo?: string;
 }
 
 /**
@@ -73,6 +75,7 @@ export async function scheduleSend(db: Db, s: ScheduledSend): Promise<string> {
     purpose: s.purpose ?? 'conversation',
     schedule_follow_ups: s.scheduleFollowUps ? 1 : null,
     campaign_id: s.campaignId ?? null,
+    in_reply_to: s.inReplyTo ?? null,
   });
   if (s.blocked) return id;
   const base = s.notBefore ? { messageId: id, sendWhenOff: s.sendWhenOff, notBefore: s.notBefore.toISOString() } : { messageId: id, sendWhenOff: s.sendWhenOff };

@@ -2,6 +2,13 @@ import { Type, type Static } from '@sinclair/typebox';
 
 const ClockTime = Type.String({ pattern: '^([01]\\d|2[0-3]):[0-5]\\d$', description: 'HH:MM, 24-hour', errorMessage: 'must be a time of day written HH:MM (24-hour), like 08:00' });
 
+/**
+ * The longest reply window an organization may set. The window says how late
+ * an automated reply may trail the lead's message at night: minutes, not
+ * hours, or a "reply" would be a fresh contact the lead did not start.
+ */
+export const MAX_REPLY_WINDOW_MINUTES = 60;
+
 export const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
 const Weekday = Type.Union(WEEKDAYS.map((d) => Type.Literal(d)), { description: 'sun, mon, tue, wed, thu, fri or sat' });
 const IsoDate = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$', description: 'YYYY-MM-DD', errorMessage: 'must be a date written YYYY-MM-DD, like 2026-12-25' });
@@ -36,7 +43,8 @@ export const Settings = Type.Object(
     contactHours: Type.Object({ start: ClockTime, end: ClockTime }),
     contactDays: Type.Array(Weekday, { description: 'local weekdays on which leads may be contacted' }),
     holidays: Type.Array(IsoDate, { description: 'local dates with no contact' }),
-    regionalRules: Type.Boolean({ description: 'apply stricter regional calling windows (US state rules) where the lead is' }),
+    regionalRules: Type.Boolean({ description: 'apply stricter regional calling windows (US state rules) where the lead is; on by default' }),
+    replyWindowMinutes: Type.Integer({ description: 'how long after the lead\'s own message a reply to it may go outside 08:00-21:00 where the lead is (default 15)' }),
     frequencyCap: Type.Union([FrequencyCap, Type.Null()], { description: 'null: no cap' }),
     optOutKeywords: Type.Array(Keyword, { description: 'opt-out words of the organization, on top of the built-in ones (which cannot be removed)' }),
     optInKeywords: Type.Array(Keyword, { description: 'opt-in words of the organization, on top of START, YES, UNSTOP' }),
@@ -58,6 +66,7 @@ export const UpdateSettingsBody = Type.Object(
     contactDays: Type.Optional(Type.Array(Weekday, { minItems: 1, maxItems: 7, uniqueItems: true })),
     holidays: Type.Optional(Type.Array(IsoDate, { maxItems: 366, uniqueItems: true })),
     regionalRules: Type.Optional(Type.Boolean()),
+    replyWindowMinutes: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_REPLY_WINDOW_MINUTES, errorMessage: `must be a whole number of minutes from 0 to ${MAX_REPLY_WINDOW_MINUTES}` })),
     frequencyCap: Type.Optional(Type.Union([FrequencyCap, Type.Null()])),
     optOutKeywords: Type.Optional(Type.Array(Keyword, { maxItems: 50 })),
     optInKeywords: Type.Optional(Type.Array(Keyword, { maxItems: 50 })),

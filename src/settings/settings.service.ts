@@ -33,7 +33,10 @@ export const DEFAULT_SETTINGS: OrganizationSettings = {
   contactHours: { start: '08:00', end: '21:00' },
   contactDays: ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'],
   holidays: [],
-  regionalRules: false,
+  // State windows are on unless the organization switches them off; the legal floor holds either way.
+  regionalRules: true,
+  // The lead started the exchange; 15 minutes bounds how late an automated reply may trail it at night.
+  replyWindowMinutes: 15,
   frequencyCap: null,
   optOutKeywords: [],
   optInKeywords: [],
@@ -90,7 +93,7 @@ function checkUrl(url: string, allowPrivate: boolean): void {
 }
 
 /** The settings that decide when a lead may be contacted: changing any of them re-judges the sends waiting for contact hours. */
-const HOURS_FIELDS = ['contactHours', 'contactDays', 'holidays', 'timeZone', 'regionalRules'] as const;
+const HOURS_FIELDS = ['contactHours', 'contactDays', 'holidays', 'timeZone', 'regionalRules', 'replyWindowMinutes'] as const;
 
 /** Trimmed, and each word once (the first spelling wins): matching ignores case anyway. */
 function uniqueWords(words: string[]): string[] {

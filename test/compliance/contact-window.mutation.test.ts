@@ -80,11 +80,11 @@ describe('contact-window: contactWindow', () => {
   });
 
   it('opens at the first allowed instant even when a daylight-saving change comes later in the search', () => {
-    // Monday 07:00 EST; Sundays and Wednesdays, all day. Wednesday 00:00 EST comes before the Sunday 2026-03-08 change.
-    const decision = contactWindow(new Date('2026-03-02T12:00:00Z'), [NY], policy({ start: '00:00', end: '00:00', weekdays: [0, 3] }), null);
+    // A prompt reply (no legal floor). Monday 07:00 EST; Sundays and Wednesdays, all day. Wednesday 00:00 EST comes before the Sunday 2026-03-08 change.
+    const decision = contactWindow(new Date('2026-03-02T12:00:00Z'), [NY], policy({ start: '00:00', end: '00:00', weekdays: [0, 3], answersLeadNow: true }), null);
     expect(decision).toEqual({ inside: false, opensAt: new Date('2026-03-04T05:00:00Z'), reason: 'not a contact day (Monday) in America/New_York' });
     // Only Sundays: the first opening is Sunday 00:00 EST, a few hours before that change.
-    const sundays = contactWindow(new Date('2026-03-02T12:00:00Z'), [NY], policy({ start: '00:00', end: '00:00', weekdays: [0] }), null);
+    const sundays = contactWindow(new Date('2026-03-02T12:00:00Z'), [NY], policy({ start: '00:00', end: '00:00', weekdays: [0], answersLeadNow: true }), null);
     expect(sundays).toEqual({ inside: false, opensAt: new Date('2026-03-08T05:00:00Z'), reason: 'not a contact day (Monday) in America/New_York' });
   });
 });

@@ -495,13 +495,16 @@ describe('contactWindow', () => {
     expect(closed(contactWindow(at('2026-07-05T15:00:00Z'), [NY], policy({ weekdays: [1, 2, 3, 4, 5, 6] }), null)).reason).toBe('not a contact day (Sunday) in America/New_York');
   });
 
-  it('opens at local midnight when only the day is wrong', () => {
-    // No hours limit, weekdays only: Saturday in New York opens at Monday 00:00 EDT.
-    expect(closed(contactWindow(at('2026-07-04T15:00:00Z'), [NY], policy({ start: '00:00', end: '00:00', weekdays: WEEKDAYS }), null))).toEqual({
+  it('opens at local midnight when only the day is wrong, for a prompt reply; at the legal floor’s 08:00 otherwise', () => {
+    // No hours limit, weekdays only: Saturday in New York opens at Monday 00:00 EDT for a reply the floor does not hold.
+    expect(closed(contactWindow(at('2026-07-04T15:00:00Z'), [NY], policy({ start: '00:00', end: '00:00', weekdays: WEEKDAYS, answersLeadNow: true }), null))).toEqual({
       opensAt: '2026-07-06T04:00:00.000Z',
       reason: 'not a contact day (Saturday) in America/New_York',
     });
-    expect(closed(contactWindow(at('2026-12-25T15:00:00Z'), [NY], policy({ start: '00:00', end: '00:00', holidays: ['2026-12-25'] }), null)).opensAt).toBe('2026-12-26T05:00:00.000Z');
+    expect(closed(contactWindow(at('2026-12-25T15:00:00Z'), [NY], policy({ start: '00:00', end: '00:00', holidays: ['2026-12-25'], answersLeadNow: true }), null)).opensAt).toBe('2026-12-26T05:00:00.000Z');
+    // Any other contact: Monday 08:00 EDT, the 26th at 08:00 EST.
+    expect(closed(contactWindow(at('2026-07-04T15:00:00Z'), [NY], policy({ start: '00:00', end: '00:00', weekdays: WEEKDAYS }), null)).opensAt).toBe('2026-07-06T12:00:00.000Z');
+    expect(closed(contactWindow(at('2026-12-25T15:00:00Z'), [NY], policy({ start: '00:00', end: '00:00', holidays: ['2026-12-25'] }), null)).opensAt).toBe('2026-12-26T13:00:00.000Z');
   });
 
   it('refuses the organization’s holidays, by local date', () => {
@@ -514,12 +517,13 @@ describe('contactWindow', () => {
   });
 
   it('runs a window over midnight, with weekdays by the local date of each minute', () => {
-    const night = policy({ start: '22:00', end: '02:00' });
+    // A prompt reply (the floor lifted): the organization's night hours alone decide.
+    const night = policy({ start: '22:00', end: '02:00', answersLeadNow: true });
     expect(contactWindow(at('2026-07-01T23:00:00Z'), ['UTC'], night, null)).toEqual({ inside: true });
     expect(contactWindow(at('2026-07-01T01:59:00Z'), ['UTC'], night, null)).toEqual({ inside: true });
     expect(closed(contactWindow(at('2026-07-01T02:00:00Z'), ['UTC'], night, null)).opensAt).toBe('2026-07-01T22:00:00.000Z');
     // Only Fridays: Friday 00:00-02:00 and 22:00-24:00; Saturday's 00:00-02:00 is not Friday any more.
-    const fridays = policy({ start: '22:00', end: '02:00', weekdays: [5] });
+    const fridays = policy({ start: '22:00', end: '02:00', weekdays: [5], answersLeadNow: true });
     expect(contactWindow(at('2026-07-03T23:59:00Z'), ['UTC'], fridays, null)).toEqual({ inside: true });
     expect(closed(contactWindow(at('2026-07-04T00:00:00Z'), ['UTC'], fridays, null))).toEqual({
       opensAt: '2026-07-10T00:00:00.000Z',
@@ -535,10 +539,16 @@ describe('contactWindow', () => {
 
   describe('start == end', () => {
     const allDay = policy({ start: '00:00', end: '00:00' });
-    it('is no limit from the organization, and (as today) no federal floor without override or regional rules', () => {
-      expect(contactWindow(at('2026-07-01T07:00:00Z'), [NY], allDay, 'US-FL')).toEqual({ inside: true }); // 03:00
+    it('is no limit from the organization, but the legal floor holds even without override or regional rules', () => {
+      expect(closed(contactWindow(at('2026-07-01T07:00:00Z'), [NY], allDay, 'US-FL'))).toEqual({ // 03:00
+        opensAt: '2026-07-01T12:00:00.000Z',
+        reason: 'outside the legal window 08:00-21:00 America/New_York',
+      });
+      expect(contactWindow(at('2026-07-01T12:00:00Z'), [NY], allDay, 'US-FL')).toEqual({ inside: true }); // 08:00
+      // Only a prompt reply to the lead goes at 03:00.
+      expect(contactWindow(at('2026-07-01T07:00:00Z'), [NY], { ...allDay, answersLeadNow: true }, 'US-FL')).toEqual({ inside: true });
     });
-    it('still gets the federal floor with regional rules or the override', () => {
+    it('gets the legal floor with regional rules or the override too', () => {
       expect(closed(contactWindow(at('2026-07-01T07:00:00Z'), [NY], { ...allDay, regionalRules: true }, null))).toEqual({
         opensAt: '2026-07-01T12:00:00.000Z',
         reason: 'outside the legal window 08:00-21:00 America/New_York',
@@ -548,11 +558,13 @@ describe('contactWindow', () => {
         reason: 'outside the legal window 08:00-21:00 America/New_York',
       });
     });
-    it('lets organization hours wider than the federal window through only without regional rules or override', () => {
+    it('never lets organization hours wider than the legal window through, but for a prompt reply', () => {
       const wide = policy({ start: '07:00', end: '22:00' });
-      expect(contactWindow(at('2026-07-01T11:30:00Z'), [NY], wide, null)).toEqual({ inside: true }); // 07:30
-      expect(contactWindow(at('2026-07-02T01:30:00Z'), [NY], wide, null)).toEqual({ inside: true }); // 21:30
+      expect(closed(contactWindow(at('2026-07-01T11:30:00Z'), [NY], wide, null)).reason).toBe('outside the legal window 08:00-21:00 America/New_York'); // 07:30
+      expect(closed(contactWindow(at('2026-07-02T01:30:00Z'), [NY], wide, null)).reason).toBe('outside the legal window 08:00-21:00 America/New_York'); // 21:30
       expect(closed(contactWindow(at('2026-07-02T01:30:00Z'), [NY], { ...wide, regionalRules: true }, null)).reason).toBe('outside the legal window 08:00-21:00 America/New_York');
+      expect(contactWindow(at('2026-07-02T01:30:00Z'), [NY], { ...wide, answersLeadNow: true }, null)).toEqual({ inside: true });
+      expect(closed(contactWindow(at('2026-07-02T02:30:00Z'), [NY], { ...wide, answersLeadNow: true }, null)).reason).toBe('outside contact hours 07:00-22:00 America/New_York');
     });
   });
 
@@ -657,14 +669,14 @@ describe('contactWindow', () => {
 
     it('opens when the clock jumps into a window whose start is skipped', () => {
       // 02:30 does not exist on 2026-03-08 in New York: 01:59 EST is followed by 03:00 EDT (07:00Z).
-      const early = policy({ start: '02:30', end: '05:00' });
+      const early = policy({ start: '02:30', end: '05:00', answersLeadNow: true });
       expect(closed(contactWindow(at('2026-03-08T05:00:00Z'), [NY], early, null)).opensAt).toBe('2026-03-08T07:00:00.000Z');
       expect(contactWindow(at('2026-03-08T07:00:00Z'), [NY], early, null)).toEqual({ inside: true });
       expect(closed(contactWindow(at('2026-03-08T06:59:00Z'), [NY], early, null)).reason).toBe('outside contact hours 02:30-05:00 America/New_York');
     });
 
     it('uses the second 01:30 on the New York fall-back day', () => {
-      const narrow = policy({ start: '01:30', end: '01:45' });
+      const narrow = policy({ start: '01:30', end: '01:45', answersLeadNow: true });
       expect(contactWindow(at('2026-11-01T05:30:00Z'), [NY], narrow, null)).toEqual({ inside: true }); // 01:30 EDT
       expect(closed(contactWindow(at('2026-11-01T05:50:00Z'), [NY], narrow, null)).opensAt).toBe('2026-11-01T06:30:00.000Z'); // 01:30 EST
       expect(closed(contactWindow(at('2026-11-01T06:30:00Z'), [NY], policy(), null)).opensAt).toBe('2026-11-01T13:00:00.000Z'); // 08:00 EST
@@ -674,12 +686,12 @@ describe('contactWindow', () => {
 
     it('handles London spring-forward and fall-back', () => {
       // 2026-03-29: 01:00 GMT becomes 02:00 BST; 01:15 is skipped.
-      expect(closed(contactWindow(at('2026-03-29T00:30:00Z'), [LONDON], policy({ start: '01:15', end: '03:00' }), null)).opensAt).toBe('2026-03-29T01:00:00.000Z');
+      expect(closed(contactWindow(at('2026-03-29T00:30:00Z'), [LONDON], policy({ start: '01:15', end: '03:00', answersLeadNow: true }), null)).opensAt).toBe('2026-03-29T01:00:00.000Z');
       expect(closed(contactWindow(at('2026-03-29T02:00:00Z'), [LONDON], policy(), null)).opensAt).toBe('2026-03-29T07:00:00.000Z'); // 08:00 BST
       // 2026-10-25: 02:00 BST becomes 01:00 GMT at 01:00Z.
       expect(closed(contactWindow(at('2026-10-25T01:30:00Z'), [LONDON], policy(), null)).opensAt).toBe('2026-10-25T08:00:00.000Z'); // 08:00 GMT
-      expect(closed(contactWindow(at('2026-10-25T00:45:00Z'), [LONDON], policy({ start: '01:00', end: '01:30' }), null)).opensAt).toBe('2026-10-25T01:00:00.000Z');
-      expect(contactWindow(at('2026-10-25T00:15:00Z'), [LONDON], policy({ start: '01:00', end: '01:30' }), null)).toEqual({ inside: true }); // 01:15 BST
+      expect(closed(contactWindow(at('2026-10-25T00:45:00Z'), [LONDON], policy({ start: '01:00', end: '01:30', answersLeadNow: true }), null)).opensAt).toBe('2026-10-25T01:00:00.000Z');
+      expect(contactWindow(at('2026-10-25T00:15:00Z'), [LONDON], policy({ start: '01:00', end: '01:30', answersLeadNow: true }), null)).toEqual({ inside: true }); // 01:15 BST
     });
 
     it('keeps a two-zone intersection right across a transition one zone has and the other not', () => {
@@ -728,13 +740,14 @@ function within(minutes: number, w: { start: string; end: string }): boolean {
 }
 
 function oracleInside(t: number, zones: string[], p: ContactPolicy, region: string | null): boolean {
-  const row = p.regionalRules ? REGIONAL_WINDOWS.find((r) => r.region === region) : undefined;
+  const row = p.regionalRules && !p.answersLeadNow ? REGIONAL_WINDOWS.find((r) => r.region === region) : undefined;
   return zones.every((zone) => {
     const local = oracleLocal(zone, t);
     if (!p.overrideOrganizationHours) {
       if (p.holidays.includes(local.date) || !p.weekdays.includes(local.weekday) || !within(local.minutes, p)) return false;
     }
-    if ((p.overrideOrganizationHours || p.regionalRules) && !within(local.minutes, { start: '08:00', end: '21:00' })) return false;
+    // The legal floor holds every contact but a prompt reply to the lead.
+    if (!p.answersLeadNow && !within(local.minutes, { start: '08:00', end: '21:00' })) return false;
     if (row) {
       if ((row.closedWeekdays ?? []).includes(local.weekday)) return false;
       if (isRegionalHoliday(row, local.date)) return false; // the holiday calendar itself is tested against known dates above
@@ -768,11 +781,12 @@ const scenario = fc
     holidayOffsets: fc.uniqueArray(fc.integer({ min: -1, max: 9 }), { maxLength: 3 }),
     regionalRules: fc.boolean(),
     override: fc.boolean(),
+    reply: fc.boolean(),
     region: fc.constantFrom(...REGIONS),
   })
   .map((s) => {
     const holidays = s.holidayOffsets.map((d) => new Date(s.now + d * 86_400_000).toISOString().slice(0, 10));
-    const p: ContactPolicy = { start: s.start, end: s.end === 'same' ? s.start : s.end, weekdays: s.weekdays, holidays, regionalRules: s.regionalRules, overrideOrganizationHours: s.override };
+    const p: ContactPolicy = { start: s.start, end: s.end === 'same' ? s.start : s.end, weekdays: s.weekdays, holidays, regionalRules: s.regionalRules, overrideOrganizationHours: s.override, answersLeadNow: s.reply };
     return { now: s.now, zones: s.zones, policy: p, region: s.region };
   });
 

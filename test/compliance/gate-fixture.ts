@@ -27,6 +27,8 @@ export interface Ask {
   now?: Date;
   overrideBusinessHours?: boolean;
   external?: { allowed: boolean; reason: string };
+  /** The lead's inbound message the send answers (`leadWrote`). */
+  inReplyTo?: string;
 }
 
 /**
@@ -63,7 +65,7 @@ export function gateFixture(name: string, phoneBlock: string, mailPrefix: string
   const ask = (a: Ask): Promise<GateDecision> =>
     checkOutbound(store.db, digests, org, {
       lead: a.lead, channel: a.channel ?? 'sms', purpose: a.purpose ?? 'conversation', sendWhenOff: a.sendWhenOff ?? false, automated: a.automated ?? false,
-      settings: a.settings ?? settings(), now: a.now ?? NOON_LA, overrideBusinessHours: a.overrideBusinessHours, external: a.external,
+      settings: a.settings ?? settings(), now: a.now ?? NOON_LA, overrideBusinessHours: a.overrideBusinessHours, external: a.external, inReplyTo: a.inReplyTo,
     });
 
   const suppress = (channel: 'sms' | 'voice' | 'email', address: string, source = 'keyword') =>
@@ -79,8 +81,18 @@ export function gateFixture(name: string, phoneBlock: string, mailPrefix: string
     }
   }
 
+  /** A message from the lead, received at `at`: its id is what a reply names (`inReplyTo`). */
+  async function leadWrote(l: LeadRow, at: Date, text = 'hi'): Promise<string> {
+    const id = newId();
+    await insertMessage(store.db, org, {
+      id, lead_id: l.id, channel: 'sms', direction: 'inbound', owner: 'lead', text, is_ai_generated: 0, status: 'received',
+      status_reason: null, scheduled_at: null, created_at: at.toISOString(), purpose: 'conversation',
+    });
+    return id;
+  }
+
   return {
-    digests, lead, ask, suppress, sentAutomated,
+    digests, lead, ask, suppress, sentAutomated, leadWrote,
     get db(): Db { return store.db; },
     get org(): string { return org; },
   };

@@ -64,6 +64,8 @@ function localMinutes(at: Date): number {
 const mins = (t: string) => Number(t.slice(0, 2)) * 60 + Number(t.slice(3));
 function insideHours(m: Model): boolean {
   const [s, e, now] = [mins(m.hours.start), mins(m.hours.end), localMinutes(m.at)];
+  // The legal floor, 08:00-21:00 where the lead is, whatever the organization's hours.
+  if (now < 8 * 60 || now >= 21 * 60) return false;
   if (s === e) return true;
   return s < e ? now >= s && now < e : now >= s || now < e;
 }

@@ -12,16 +12,17 @@ import { NIGHT_LA, NOON_LA, gateFixture, settings } from './gate-fixture.js';
  */
 
 const g = gateFixture('gate-mutation', '+1415556', 'm');
-const { lead, ask, suppress, sentAutomated } = g;
+const { lead, ask, suppress, sentAutomated, leadWrote } = g;
 
 const OPTED_OUT = (channel: string) => ({ kind: 'blocked', code: 'OPTED_OUT', reason: `lead is unsubscribed from ${channel}` });
 
 describe('the STOP confirmation', () => {
-  it('answers exactly the lead\'s own text opt-outs (keyword, phrase, message), on sms and voice, at any hour', async () => {
+  it('answers exactly the lead\'s own text opt-outs (keyword, phrase, message), on sms and voice, at any hour as a prompt reply', async () => {
     for (const source of ['keyword', 'phrase', 'message']) {
       for (const channel of ['sms', 'voice'] as const) {
         const l = lead({ [`${channel}_status`]: 'unsubscribed', [`${channel}_opt_out_source`]: source });
-        expect(await ask({ lead: l, channel, purpose: 'stop_confirmation', now: NIGHT_LA }), `${source} ${channel}`).toEqual({ kind: 'allowed' });
+        const stop = await leadWrote(l, NIGHT_LA, 'STOP');
+        expect(await ask({ lead: l, channel, purpose: 'stop_confirmation', now: NIGHT_LA, inReplyTo: stop }), `${source} ${channel}`).toEqual({ kind: 'allowed' });
       }
     }
   });

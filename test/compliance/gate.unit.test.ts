@@ -13,7 +13,8 @@ import { NIGHT_LA, NOON_LA, gateFixture, settings } from './gate-fixture.js';
  */
 
 const g = gateFixture('gate-unit', '+1415555', 'u');
-const { lead, ask, sentAutomated, digests } = g;
+const { lead, ask, sentAutomated, digests, leadWrote } = g;
+const MINUTE = 60_000;
 
 describe('the compliance gate, rule by rule', () => {
   it('allows an ordinary send inside the hours', async () => {
@@ -47,7 +48,10 @@ describe('the compliance gate, rule by rule', () => {
 
   it('lets only the STOP confirmation past the lead\'s own text opt-out, and never past DNC', async () => {
     const stopped = lead({ sms_status: 'unsubscribed', sms_opt_out_source: 'keyword' });
-    expect(await ask({ lead: stopped, purpose: 'stop_confirmation', now: NIGHT_LA })).toEqual({ kind: 'allowed' });
+    // At night only as a prompt reply to the lead's STOP (the legal floor holds it otherwise).
+    const stop = await leadWrote(stopped, new Date(NIGHT_LA.getTime() - MINUTE), 'STOP');
+    expect(await ask({ lead: stopped, purpose: 'stop_confirmation', now: NIGHT_LA, inReplyTo: stop })).toEqual({ kind: 'allowed' });
+    expect(await ask({ lead: stopped, purpose: 'stop_confirmation', now: NIGHT_LA })).toMatchObject({ kind: 'wait', code: 'CONTACT_HOURS', until: new Date('2026-06-10T15:00:00Z') });
     expect(await ask({ lead: lead({ sms_status: 'unsubscribed', sms_opt_out_source: 'message' }), purpose: 'stop_confirmation' })).toEqual({ kind: 'allowed' });
     expect(await ask({ lead: stopped, purpose: 'compliance' })).toMatchObject({ kind: 'blocked', code: 'OPTED_OUT' });
     expect(await ask({ lead: lead({ sms_status: 'unsubscribed', sms_opt_out_source: 'api' }), purpose: 'stop_confirmation' })).toMatchObject({ kind: 'blocked', code: 'OPTED_OUT' });
@@ -65,11 +69,16 @@ describe('the compliance gate, rule by rule', () => {
     expect(await ask({ lead: l, channel: 'email' })).toEqual({ kind: 'allowed' });
   });
 
-  it('compliance replies skip the AI, the cap, the hours and the external check', async () => {
+  it('compliance replies skip the AI, the cap, the organization\'s hours and the external check; the legal floor holds them but within the reply window', async () => {
     const l = lead({ is_ai_on: 0 });
-    const strict = settings({ frequencyCap: { maxAutomatedPerDay: 1 }, externalCheck: { url: 'https://x.example', secret: 's'.repeat(20), timeoutMs: 1000, failureMode: 'closed' } });
+    const strict = settings({ contactHours: { start: '13:00', end: '14:00' }, frequencyCap: { maxAutomatedPerDay: 1 }, externalCheck: { url: 'https://x.example', secret: 's'.repeat(20), timeoutMs: 1000, failureMode: 'closed' } });
     await sentAutomated(l, 3, NOON_LA);
-    expect(await ask({ lead: l, purpose: 'compliance', automated: true, now: NIGHT_LA, settings: strict })).toEqual({ kind: 'allowed' });
+    expect(await ask({ lead: l, purpose: 'compliance', automated: true, settings: strict })).toEqual({ kind: 'allowed' });
+    const help = await leadWrote(l, new Date(NIGHT_LA.getTime() - 15 * MINUTE), 'HELP');
+    expect(await ask({ lead: l, purpose: 'compliance', automated: true, now: NIGHT_LA, settings: strict, inReplyTo: help })).toEqual({ kind: 'allowed' });
+    expect(await ask({ lead: l, purpose: 'compliance', automated: true, now: new Date(NIGHT_LA.getTime() + 1), settings: strict, inReplyTo: help })).toEqual({
+      kind: 'wait', code: 'CONTACT_HOURS', until: new Date('2026-06-10T15:00:00Z'), reason: 'outside the legal window 08:00-21:00 America/Los_Angeles',
+    });
     expect(await ask({ lead: l, purpose: 'conversation', automated: true, now: NIGHT_LA, settings: strict })).toMatchObject({ code: 'AI_OFF' });
   });
 
@@ -124,7 +133,7 @@ describe('the compliance gate against an oracle', () => {
       hasPhone: fc.boolean(), hasEmail: fc.boolean(), aiOn: fc.boolean(), dnc: fc.boolean(),
       channel: fc.constantFrom('sms' as const, 'voice' as const, 'email' as const),
       purpose: fc.constantFrom<MessagePurpose>('conversation', 'compliance', 'stop_confirmation'),
-      sendWhenOff: fc.boolean(), night: fc.boolean(),
+      sendWhenOff: fc.boolean(), night: fc.boolean(), reply: fc.boolean(),
     });
     await fc.assert(fc.asyncProperty(arbitrary, async (c) => {
       const l = lead({
@@ -136,7 +145,10 @@ describe('the compliance gate against an oracle', () => {
       if (!c.hasPhone) l.phone = null;
       if (!c.hasEmail) l.email = null;
       if (c.dnc && l.phone) await addToDnc(g.db, g.org, { phone: l.phone, source: 'api', created_at: new Date().toISOString() });
-      const got = await ask({ lead: l, channel: c.channel, purpose: c.purpose, sendWhenOff: c.sendWhenOff, now: c.night ? NIGHT_LA : NOON_LA });
+      const now = c.night ? NIGHT_LA : NOON_LA;
+      // A reply to the lead's message of a minute ago: inside the reply window.
+      const inReplyTo = c.reply ? await leadWrote(l, new Date(now.getTime() - MINUTE)) : undefined;
+      const got = await ask({ lead: l, channel: c.channel, purpose: c.purpose, sendWhenOff: c.sendWhenOff, now, inReplyTo });
       const state = c[c.channel];
       const reachable = c.channel === 'email' ? c.hasEmail : c.hasPhone;
       const src = state.on ? null : state.source ?? 'api';
@@ -144,8 +156,10 @@ describe('the compliance gate against an oracle', () => {
       if (!reachable) want = 'NO_ADDRESS';
       else if (!state.on && !(c.purpose === 'stop_confirmation' && ['keyword', 'message', 'phrase'].includes(src!))) want = 'OPTED_OUT';
       else if (c.channel !== 'email' && c.dnc) want = 'DNC';
-      else if (c.purpose !== 'conversation') want = 'allowed';
+      // Compliance replies: the legal floor only, lifted within the reply window.
+      else if (c.purpose !== 'conversation') want = c.night && !c.reply ? 'CONTACT_HOURS' : 'allowed';
       else if (!c.aiOn && !c.sendWhenOff) want = 'AI_OFF';
+      // Conversation: the organization's 08:00-21:00 hold a reply too (only the legal floor is lifted).
       else if (c.night) want = 'CONTACT_HOURS';
       else want = 'allowed';
       const code = got.kind === 'allowed' ? 'allowed' : got.kind === 'ask_external' ? 'ask' : got.code;

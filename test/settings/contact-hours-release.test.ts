@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { LATE_NIGHT, NEXT_MORNING, REALISTIC_HOURS, useRealisticHours } from '../support/clock-hours.js';
+import { LATE_NIGHT, MIDDAY, NEXT_MORNING, REALISTIC_HOURS, useRealisticHours } from '../support/clock-hours.js';
 import { outboxFor } from '../support/events.js';
 import { createLead, describeEachDialect, type Client, type TestServer } from '../support/harness.js';
 import { waitForStatus } from '../support/messages.js';
@@ -30,15 +30,44 @@ async function waitingSend(ts: TestServer, org: string, body: Record<string, unk
   return { client, leadId, messageId: res.body.id };
 }
 
+/**
+ * An organization whose own hours are 13:00-14:00 Los Angeles, the clock at 12:00 there (inside the
+ * legal 08:00-21:00), and a send that waits for 13:00: wider hours can release it now.
+ */
+async function waitingByDay(ts: TestServer, org: string): Promise<{ client: Client; leadId: string; messageId: string }> {
+  const client = await ts.clientWithScopes([...SCOPES], org);
+  expect((await client.patch('/settings', { timeZone: REALISTIC_HOURS.timeZone, contactHours: { start: '13:00', end: '14:00' } })).status).toBe(200);
+  ts.clock.set(MIDDAY);
+  const leadId = await createLead(client, { timeZone: REALISTIC_HOURS.timeZone });
+  const res = await client.post(`/leads/${leadId}/sendMessage`, { message: 'Good afternoon' });
+  expect(res.body).toMatchObject({ status: 'waiting', statusCode: 'CONTACT_HOURS', statusReason: 'outside contact hours 13:00-14:00 America/Los_Angeles' });
+  return { client, leadId, messageId: res.body.id };
+}
+
 describeEachDialect('PATCH /v1/settings re-judges the sends waiting for contact hours', (ctx) => {
   it('wider hours release a waiting message at once: it goes out', async () => {
     const ts = ctx();
-    const { client, leadId, messageId } = await waitingSend(ts, 'release-wider');
+    const { client, leadId, messageId } = await waitingByDay(ts, 'release-wider');
     await sleep(200);
     expect((await waitForStatus(client, leadId, messageId, () => true)).status).toBe('scheduled');
     expect((await client.patch('/settings', { contactHours: { start: '00:00', end: '23:59' } })).status).toBe(200);
     await waitForStatus(client, leadId, messageId, (s) => s === 'sent');
     expect(await outboxFor(ts, leadId, 'message.sent')).toHaveLength(1);
+  });
+
+  it('at night, hours of 00:00-23:59 re-judge a waiting message but keep it for 08:00: the legal floor holds', async () => {
+    const ts = ctx();
+    const { client, leadId, messageId } = await waitingSend(ts, 'release-night');
+    expect((await client.patch('/settings', { contactHours: { start: '00:00', end: '23:59' } })).status).toBe(200);
+    // Judged again under the new hours: its reason is now the legal window's, and it still waits for 08:00.
+    const deadline = Date.now() + 10_000;
+    let msg = await waitForStatus(client, leadId, messageId, () => true);
+    while (!String(msg.statusReason).startsWith('outside the legal window') && Date.now() < deadline) {
+      await sleep(30);
+      msg = await waitForStatus(client, leadId, messageId, () => true);
+    }
+    expect(msg).toMatchObject({ status: 'scheduled', statusCode: 'CONTACT_HOURS', statusReason: 'outside the legal window 08:00-21:00 America/Los_Angeles', scheduledTime: NEXT_MORNING.toISOString() });
+    expect(await outboxFor(ts, leadId, 'message.sent')).toHaveLength(0);
   });
 
   it('hours that still forbid it move its time to the new window\'s opening, and it stays unsent', async () => {
@@ -69,7 +98,7 @@ describeEachDialect('PATCH /v1/settings re-judges the sends waiting for contact 
   it('other settings, a refused change and other organizations leave waiting sends alone', async () => {
     const ts = ctx();
     const mine = await waitingSend(ts, 'release-mine');
-    const theirs = await waitingSend(ts, 'release-theirs');
+    const theirs = await waitingByDay(ts, 'release-theirs');
     const runAt = (await jobOf(ts, mine.messageId)).run_at;
     expect((await mine.client.patch('/settings', { helpText: 'Reply STOP to stop.' })).status).toBe(200);
     expect((await mine.client.patch('/settings', { contactHours: { start: '00:00', end: '23:59' }, timeZone: 'Atlantis/Capital' })).status).toBe(400);

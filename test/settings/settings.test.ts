@@ -9,7 +9,8 @@ const DEFAULTS = {
   contactHours: { start: '08:00', end: '21:00' },
   contactDays: ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'],
   holidays: [],
-  regionalRules: false,
+  regionalRules: true,
+  replyWindowMinutes: 15,
   frequencyCap: null,
   optOutKeywords: [],
   optInKeywords: [],
@@ -47,11 +48,25 @@ describeEachDialect('GET/PATCH /settings', (ctx) => {
     [{ contactHours: { start: '8am', end: '21:00' } }, 'contactHours.start must be a time of day written HH:MM (24-hour), like 08:00'],
     [{ contactHours: { start: '08:00' } }, 'contactHours.end is required'],
     [{ helpText: '' }, 'helpText must not be empty'],
+    [{ replyWindowMinutes: 61 }, 'replyWindowMinutes must be a whole number of minutes from 0 to 60'],
+    [{ replyWindowMinutes: -1 }, 'replyWindowMinutes must be a whole number of minutes from 0 to 60'],
+    [{ replyWindowMinutes: 7.5 }, 'replyWindowMinutes must be a whole number of minutes from 0 to 60'],
   ])('rejects %j with a 400 naming the field, and changes nothing', async (body, message) => {
     const ts = ctx();
     const org = await ts.clientWithScopes(['settings:read', 'settings:write'], 'settings-invalid');
     expectError(await org.patch('/settings', body), 400, message);
     expect((await org.get('/settings')).body).toEqual(DEFAULTS);
+  });
+
+  it('takes a reply window from 0 to 60 minutes, and regional rules off', async () => {
+    const ts = ctx();
+    const org = await ts.clientWithScopes(['settings:read', 'settings:write'], 'settings-reply-window');
+    for (const replyWindowMinutes of [0, 60, 5]) {
+      const res = await org.patch('/settings', { replyWindowMinutes, regionalRules: false });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ ...DEFAULTS, replyWindowMinutes, regionalRules: false });
+    }
+    expect((await org.get('/settings')).body).toMatchObject({ replyWindowMinutes: 5, regionalRules: false });
   });
 
   it('loses no field when patches of different fields race', async () => {

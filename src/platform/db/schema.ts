@@ -155,6 +155,8 @@ export interface MessagesTable {
   paced_since: ColumnType<string | null, string | null | undefined, string | null>;
   /** The campaign whose opening this is (0016); null for every other message. */
   campaign_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The lead's inbound message this one answers (0027): the gate lets a reply go at night only within the reply window after it. */
+  in_reply_to: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface UnmatchedInboundTable {

@@ -7,6 +7,7 @@ import { registerEmptyBodyDefault, registerJsonParser } from './platform/http/bo
 import { answerFrameworkError, registerErrorHandling } from './platform/http/errors.js';
 import { registerIdempotency } from './platform/http/idempotency.js';
 import { registerOpenApi, registerOpenApiRoute } from './platform/http/openapi.js';
+import { fastifyTrustProxy } from './platform/http/trust-proxy.js';
 import { ErrorBody } from './platform/http/schemas.js';
 import { validatorCompiler } from './platform/http/validation.js';
 import { Lead } from './leads/leads.schemas.js';
@@ -58,8 +59,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     // Unsubscribe tokens bound to their address are 139 characters (channels/unsubscribe-token.ts); Fastify's default is 100.
     routerOptions: { maxParamLength: 200 },
     frameworkErrors: answerFrameworkError,
-    // Behind a reverse proxy that sets X-Forwarded-Proto/-For (PARLEY_TRUST_PROXY): the console's cookie gets Secure over https, throttling sees the client.
-    trustProxy: deps.config.console.trustProxy,
+    // Behind reverse proxies that set X-Forwarded-Proto/-For (PARLEY_TRUST_PROXY): the console's cookie gets Secure over https, throttling sees the client.
+    trustProxy: fastifyTrustProxy(deps.config.console.trustProxy),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

@@ -1,8 +1,8 @@
 import type { Deps } from '../platform/deps.js';
-import { NotFound } from '../platform/errors.js';
+import { BadRequest, NotFound } from '../platform/errors.js';
 import { isoNow } from '../platform/clock.js';
 import { listKeys, revokeByPrefix, type ApiKeyRecord } from '../platform/auth/api-keys.repository.js';
-import { DEFAULT_SCOPES, type Scope } from '../platform/auth/scopes.js';
+import { CLI_ONLY_SCOPES, DEFAULT_SCOPES, type Scope } from '../platform/auth/scopes.js';
 import { addKey } from '../organizations/api-keys.service.js';
 
 export interface KeyView {
@@ -19,8 +19,16 @@ export async function keysOfOrganization(deps: Deps, organizationId: string): Pr
   return (await listKeys(deps.db, organizationId)).map(toView);
 }
 
-/** The plaintext is in the answer once and never stored; without scopes the key gets the default set (as `parley keys create`). */
+/**
+ * The plaintext is in the answer once and never stored; without scopes the key
+ * gets the default set (as `parley keys create`). A scope only the command line
+ * grants is a 400 naming it, and no key is made.
+ */
 export async function createKey(deps: Deps, organizationId: string, name: string, scopes?: Scope[]): Promise<KeyView & { key: string }> {
+  const refused = (scopes ?? []).filter((s) => CLI_ONLY_SCOPES.includes(s));
+  if (refused.length > 0) {
+    throw new BadRequest(`The scope ${refused[0]} is granted only from the command line (parley keys create --scopes ${refused[0]}), not from the console`, 'scope_cli_only');
+  }
   const { key, record } = await addKey(deps.db, organizationId, scopes ?? DEFAULT_SCOPES, name, isoNow(deps.clock));
   return { key, ...toView(record) };
 }

@@ -24,17 +24,27 @@ export interface LoggedIn {
   token: string;
 }
 
-/** Checks the throttle, then the password; a failure counts against the account and the address. */
+/**
+ * Reserves an attempt with the throttle before the password is checked, so
+ * concurrent guesses cannot all pass the limit; a failure counts against the
+ * account and the address.
+ */
 export async function login(deps: Deps, throttle: LoginThrottle, email: string, password: string, address: string): Promise<LoggedIn> {
   const account = normalizeEmail(email);
-  const wait = throttle.wait(account, address);
-  if (wait > 0) throw new LoginThrottled(wait);
-  const user = await authenticateUser(deps, account, password);
+  const attempt = throttle.begin(account, address);
+  if (typeof attempt === 'number') throw new LoginThrottled(attempt);
+  let user: Awaited<ReturnType<typeof authenticateUser>>;
+  try {
+    user = await authenticateUser(deps, account, password);
+  } catch (err) {
+    attempt.abandoned();
+    throw err;
+  }
   if (!user) {
-    throttle.failed(account, address);
+    attempt.failed();
     throw new Unauthorized(INVALID_LOGIN, 'invalid_login');
   }
-  throttle.succeeded(account);
+  attempt.succeeded();
   const org = await findOrganization(deps.db, user.organization_id);
   const { token, csrfToken } = await openSession(deps, user);
   return {

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isSupportedCountry } from 'libphonenumber-js';
@@ -67,13 +68,23 @@ export interface ConsoleConfig {
   /** Failed sign-ins allowed per account, and per client address, in 15 minutes (in this process's memory). */
   loginFailuresPerAccount: number;
   loginFailuresPerAddress: number;
-  /** Believe X-Forwarded-Proto / X-Forwarded-For from a reverse proxy (PARLEY_TRUST_PROXY): cookies get Secure behind https. */
-  trustProxy: boolean;
+  /** Which reverse proxies to believe about X-Forwarded-Proto / X-Forwarded-For (PARLEY_TRUST_PROXY): cookies get Secure behind https, throttling counts the client. */
+  trustProxy: TrustProxy;
   /** Where the built console is served from (PARLEY_CONSOLE_DIR, default <package>/dist/console). */
   dir: string;
   /** How often the event stream reads new events of an organization that someone watches. */
   eventsPollMs: number;
 }
+
+/**
+ * false: the socket's peer is the client. `hops`: that many proxies stand in
+ * front, each appending to X-Forwarded-For, so the client is the address the
+ * outermost one appended (the hops-th from the right, the peer counting as the
+ * first). `proxies`: the peer and every right-most X-Forwarded-For address in
+ * these addresses or CIDRs are proxies; the first one outside is the client.
+ * Either way what a client writes itself, to the left, is never believed.
+ */
+export type TrustProxy = false | { hops: number } | { proxies: string[] };
 
 export interface AiConfig {
   provider: 'scripted' | 'openai';
@@ -314,10 +325,44 @@ function consoleConfig(env: Env): ConsoleConfig {
     sessionMaxAgeMs: duration(env, 'PARLEY_SESSION_MAX_AGE', '168h', 60_000),
     loginFailuresPerAccount: integer(env, 'PARLEY_LOGIN_FAILURES_PER_ACCOUNT', 10, 1, 1_000_000),
     loginFailuresPerAddress: integer(env, 'PARLEY_LOGIN_FAILURES_PER_ADDRESS', 50, 1, 1_000_000),
-    trustProxy: flag(env, 'PARLEY_TRUST_PROXY', false),
+    trustProxy: trustProxy(env),
     dir: env.PARLEY_CONSOLE_DIR ? resolve(env.PARLEY_CONSOLE_DIR) : join(packageRoot(), 'dist', 'console'),
     eventsPollMs: integer(env, 'PARLEY_CONSOLE_EVENTS_POLL_MS', 750, 50, 60_000),
   };
+}
+
+/** proxy-addr's names for address ranges, which Fastify accepts in a proxy list. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function isAddressOrCidr(text: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(text)) return true;
+  const [address, prefix, extra] = text.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0 || extra !== undefined) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * PARLEY_TRUST_PROXY: false (default, or 0); a number of proxy hops (true is
+ * one hop, as 1 always was); or a comma list of proxy addresses and CIDRs.
+ * `true` once meant "believe every address in X-Forwarded-For", which let a
+ * client behind an appending proxy choose its address by writing the header.
+ */
+function trustProxy(env: Env): TrustProxy {
+  const raw = (env.PARLEY_TRUST_PROXY ?? '').trim();
+  if (raw === '' || raw === 'false' || raw === '0') return false;
+  if (raw === 'true') return { hops: 1 };
+  const help = 'PARLEY_TRUST_PROXY must be false, true (one proxy in front), the number of proxies in front (1 to 20), or a comma list of the proxies\' addresses or CIDRs like 10.0.0.5,192.168.0.0/16';
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops > 20) throw new ConfigError(`${help} (got "${raw}")`);
+    return { hops };
+  }
+  const proxies = raw.split(',').map((p) => p.trim());
+  const bad = proxies.find((p) => !isAddressOrCidr(p));
+  if (bad !== undefined) throw new ConfigError(`${help} (got "${raw}": "${bad}" is not an address or CIDR)`);
+  return { proxies };
 }
 
 /** PARLEY_PACING_MAX_WAIT_HOURS: hours, decimals allowed (0.01 is 36 s), default 10. */

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { clientFor, createLead, describeEachDialect } from '../support/harness.js';
+import { clientFor, createLead, describeEachDialect, uniquePhone } from '../support/harness.js';
 import { randomUUID } from 'node:crypto';
 import { createUserInOrganization } from '../../src/users/users.service.js';
 import { consoleClient, request, signIn, uniqueEmail } from './support.js';
@@ -98,6 +98,25 @@ describeEachDialect('console admin: users, API keys, read state', (ctx) => {
     // Another organization's admin cannot revoke acme's keys.
     const betaAdmin = await consoleClient(ts, 'admin', 'beta');
     expect((await betaAdmin.call('DELETE', `/console/api/keys/${defaults.body.prefix}`)).status).toBe(404);
+  });
+
+  it('an admin cannot mint an inbound:write key: 400 naming the scope, no key made; the command line still grants it', async () => {
+    const ts = ctx();
+    const admin = await consoleClient(ts, 'admin');
+    const phone = uniquePhone();
+    await createLead(ts.acme, { phone });
+    const before = (await admin.call('GET', '/console/api/keys')).body.keys.length;
+    for (const scopes of [['inbound:write'], ['leads:read', 'inbound:write']]) {
+      const res = await admin.call('POST', '/console/api/keys', { name: 'speaker', scopes });
+      expect(res.status, scopes.join()).toBe(400);
+      expect(res.body.message).toBe('The scope inbound:write is granted only from the command line (parley keys create --scopes inbound:write), not from the console');
+      expect(JSON.stringify(res.body)).not.toContain('pk_live_');
+    }
+    expect((await admin.call('GET', '/console/api/keys')).body.keys).toHaveLength(before);
+    // The command line still grants it by name.
+    const { issueKey } = await import('../../src/organizations/api-keys.service.js');
+    const cli = clientFor(ts.url, (await issueKey(ts.server.store.db, 'acme', ['inbound:write'])).key);
+    expect((await cli.post('/inbound', { channel: 'sms', from: phone, text: 'hello' })).status).toBe(200);
   });
 
   it('read state is per user: marking a lead read shows for that user only', async () => {

@@ -110,3 +110,61 @@ describeEachDialect('console sessions on /v1: roles, CSRF, organizations', (ctx)
     expect(JSON.stringify(stored)).not.toContain(token);
   });
 });
+
+/**
+ * Sign-in throttling under a burst: each attempt takes its place in the
+ * allowance before its password is checked (scrypt), so concurrent guesses
+ * cannot all be checked while the first failures are still being counted.
+ * A 401 is an attempt whose password was checked; a 429 one that was not.
+ */
+const burst = (ts: TestServer, attempts: { email: string; password: string }[]) =>
+  Promise.all(attempts.map((a) => request(ts, 'POST', '/console/api/login', a)));
+
+const statusCounts = (answers: { status: number }[]) => {
+  const counts: Record<number, number> = {};
+  for (const a of answers) counts[a.status] = (counts[a.status] ?? 0) + 1;
+  return counts;
+};
+
+describeEachDialect('sign-in throttle under concurrent attempts (per account: 10, the default)', (ctx) => {
+  it('40 concurrent wrong passwords for one account: 10 are checked, the other 30 are 429 without a check', async () => {
+    const ts = ctx();
+    const user = await makeUser(ts, 'admin');
+    const answers = await burst(ts, Array.from({ length: 40 }, (_, i) => ({ email: user.email, password: `wrong-password-${i}` })));
+    expect(statusCounts(answers)).toEqual({ 401: 10, 429: 30 });
+    for (const a of answers.filter((x) => x.status === 429)) expect(Number(a.headers.get('retry-after'))).toBeGreaterThan(0);
+    // The allowance is spent: the right password is refused too.
+    expect((await request(ts, 'POST', '/console/api/login', { email: user.email, password: user.password })).status).toBe(429);
+  });
+
+  it('200 concurrent attempts with the right password last do not sign in', async () => {
+    const ts = ctx();
+    const user = await makeUser(ts, 'admin');
+    const attempts = Array.from({ length: 199 }, (_, i) => ({ email: user.email, password: `wrong-password-${i}` }));
+    const answers = await burst(ts, [...attempts, { email: user.email, password: user.password }]);
+    expect(answers.at(-1)!.status).toBe(429);
+    expect(answers.filter((a) => a.status === 200)).toEqual([]);
+    expect(answers.filter((a) => a.headers.get('set-cookie'))).toEqual([]);
+    expect(statusCounts(answers)[401]).toBeLessThanOrEqual(10);
+    expect(await ts.server.store.db.selectFrom('console_sessions').select('id').where('user_id', '=', user.userId).execute()).toEqual([]);
+  });
+
+  it('a success frees its place and clears the account\'s failures: concurrent right passwords then all sign in', async () => {
+    const ts = ctx();
+    const user = await makeUser(ts, 'viewer');
+    const right = { email: user.email, password: user.password };
+    for (let i = 0; i < 9; i++) expect((await request(ts, 'POST', '/console/api/login', { email: user.email, password: 'wrong-password-x' })).status).toBe(401);
+    expect((await request(ts, 'POST', '/console/api/login', right)).status).toBe(200);
+    expect(statusCounts(await burst(ts, Array.from({ length: 8 }, () => right)))).toEqual({ 200: 8 });
+    expect((await request(ts, 'POST', '/console/api/login', right)).status).toBe(200);
+  });
+});
+
+describeEachDialect('sign-in throttle under concurrent attempts (per address: 5)', (ctx) => {
+  it('30 concurrent wrong sign-ins to 30 accounts from one address: 5 are checked, 25 are 429', async () => {
+    const ts = ctx();
+    const users = await Promise.all(Array.from({ length: 30 }, () => makeUser(ts, 'viewer')));
+    const answers = await burst(ts, users.map((u) => ({ email: u.email, password: 'wrong-password-y' })));
+    expect(statusCounts(answers)).toEqual({ 401: 5, 429: 25 });
+  });
+}, { PARLEY_LOGIN_FAILURES_PER_ADDRESS: '5' });

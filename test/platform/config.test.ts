@@ -103,3 +103,24 @@ describe('loadConfig', () => {
     expect(text).not.toContain('\n');
   });
 });
+
+describe('PARLEY_TRUST_PROXY', () => {
+  it('is off by default, a hop count (true is one hop), or a list of proxy addresses and CIDRs', () => {
+    const trust = (value?: string) => loadConfig(value === undefined ? {} : { PARLEY_TRUST_PROXY: value }).console.trustProxy;
+    for (const off of [undefined, '', 'false', '0']) expect(trust(off), String(off)).toBe(false);
+    expect(trust('true')).toEqual({ hops: 1 });
+    expect(trust('1')).toEqual({ hops: 1 });
+    expect(trust('3')).toEqual({ hops: 3 });
+    expect(trust('10.0.0.5, 192.168.0.0/16,::1,fd00::/8,loopback')).toEqual({ proxies: ['10.0.0.5', '192.168.0.0/16', '::1', 'fd00::/8', 'loopback'] });
+  });
+
+  it.each(['yes', 'TRUE', '21', '-1', '10.0.0', '10.0.0.0/33', '::/129', '10.0.0.1,', '10.0.0.1,,10.0.0.2', 'proxy.internal', '10.0.0.0/8/1'])(
+    'refuses %j at start-up with one line saying what it takes',
+    (value) => {
+      const text = failure({ PARLEY_TRUST_PROXY: value });
+      expect(text).toMatch(/^PARLEY_TRUST_PROXY must be false, true \(one proxy in front\), the number of proxies in front \(1 to 20\), or a comma list of the proxies' addresses or CIDRs like 10\.0\.0\.5,192\.168\.0\.0\/16 \(got "/);
+      expect(text).toContain(value);
+      expect(text).not.toContain('\n');
+    },
+  );
+});

@@ -35,7 +35,10 @@ export function KeysPage() {
         <label for="key-name">Name</label>
         <input id="key-name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
         <label for="key-scopes">Scopes (comma separated; empty for the default set)</label>
-        <input id="key-scopes" placeholder="leads:read, leads:write" value={scopes} onInput={(e) => setScopes(e.currentTarget.value)} />
+        <input id="key-scopes" placeholder="leads:read, leads:write" aria-describedby="key-scopes-note" value={scopes} onInput={(e) => setScopes(e.currentTarget.value)} />
+        <p id="key-scopes-note" class="muted">
+          inbound:write (speaking as a lead) is granted only on the command line: <code>parley keys create --scopes inbound:write</code>.
+        </p>
         <button type="submit" disabled={action.busy}>
           Create key
         </button>

@@ -28,6 +28,13 @@ export type Scope = (typeof SCOPES)[number];
  */
 export const DEFAULT_SCOPES: readonly Scope[] = SCOPES.filter((s) => s !== 'inbound:write');
 
+/**
+ * Scopes only the command line grants (`parley keys create --scopes`): whoever
+ * holds a console session, even an admin, must not be able to mint a key that
+ * speaks as the lead and lifts the lead's own STOP.
+ */
+export const CLI_ONLY_SCOPES: readonly Scope[] = ['inbound:write'];
+
 export const routeScopes: Record<string, Scope | 'public'> = {
   'GET /v1/openapi.json': 'public',
   // Unsubscribe links in emails: the signed token is the authority (channels/unsubscribe.routes.ts).

@@ -5,7 +5,7 @@ import { leadTaggedEvent, messageReceivedEvent } from '../events/payloads.js';
 import { findLeadByAddress, updateLead, type LeadRow } from '../leads/leads.repository.js';
 import { followUpAfterReply } from '../followups/followups.service.js';
 import { campaignsAfterInbound } from '../campaigns/campaigns.service.js';
-import { insertUnmatched } from './inbound.repository.js';
+import { claimReceipt, insertUnmatched } from './inbound.repository.js';
 import { insertMessage } from '../messages/messages.repository.js';
 import { scheduleSend } from '../messages/send.service.js';
 import type { Db } from '../platform/db/schema.js';
@@ -50,36 +50,57 @@ export const START_CONFIRMATION = 'You have been resubscribed. Reply STOP to uns
  * never half-applied. An unknown sender is recorded and never answered.
  */
 export async function handleInbound(deps: Deps, organizationId: string, input: InboundInput): Promise<InboundResult> {
-  const address = input.channel === 'email' ? input.from.trim().toLowerCase() : normalizePhone(input.from, deps.config.defaultCountry, 'from');
+  const address = addressOf(deps, input);
+  return deps.db.transaction().execute((trx) => receive(trx, deps, organizationId, input, address, deps.clock.now()));
+}
+
+/**
+ * A provider's webhook, processed at most once per `receiptId` (its own id of
+ * the delivery: `twilio:<MessageSid>`, `twilio:<CallSid>:gather`). The id is
+ * claimed in the same transaction, so a retry racing the first delivery waits
+ * for it and then finds the id; a delivery that failed left no claim and is
+ * processed when retried. Receipts are kept apart from any lead
+ * (provider_receipts), so a replay after the lead's erasure is still known.
+ */
+export async function handleProviderInbound(deps: Deps, organizationId: string, input: InboundInput, receiptId: string): Promise<InboundResult | 'duplicate'> {
+  const address = addressOf(deps, input);
   const now = deps.clock.now();
-  const at = now.toISOString();
-  return deps.db.transaction().execute(async (trx): Promise<InboundResult> => {
-    const lead = await findLeadByAddress(trx, organizationId, input.channel, address);
-    if (!lead) {
-      await insertUnmatched(trx, organizationId, { id: newId(), channel: input.channel, sender: address, recipient: input.to ?? null, text: input.text, created_at: at });
-      return { leadId: null, messageId: null, action: 'unmatched' };
-    }
-    const messageId = newId();
-    await insertMessage(trx, organizationId, {
-      id: messageId, lead_id: lead.id, channel: input.channel, direction: 'inbound', owner: 'lead', text: input.subject ? `${input.subject}\n\n${input.text}` : input.text,
-      is_ai_generated: 0, status: 'received', status_reason: null, scheduled_at: null, created_at: at,
-      purpose: 'conversation', provider_message_id: input.providerMessageId ?? null,
-    });
-    await updateLead(trx, organizationId, lead.id, { has_replied: 1, last_activity_at: at, updated_at: at });
-    // A reply ends the wait: no follow-up goes out unanswered after it (followups/).
-    await followUpAfterReply(trx, organizationId, lead.id, now);
-    // The lead's first reply also tags it `hasReplied`, one of the reference's out-of-the-box leadTagged tags.
-    await emitEvents(trx, organizationId, at, [
-      messageReceivedEvent(lead, { id: messageId, channel: input.channel, from: address, text: input.text, subject: input.subject }),
-      ...(lead.has_replied === 1 ? [] : [leadTaggedEvent(lead, input.channel, 'hasReplied')]),
-    ]);
-    const action = await actOn(trx, deps, organizationId, lead, input, messageId, now);
-    // The lead wrote: no campaign opening still waiting goes out to it (campaigns/).
-    await campaignsAfterInbound(trx, organizationId, lead.id, action === 'opted_out' || action === 'do_not_contact', now);
-    // The AI's turn is a durable job committed with the message (agent/turn.ts); it is skipped when the AI is off.
-    if (action === 'conversation') await enqueueAgentTurn(trx, deps, lead, messageId, now);
-    return { leadId: lead.id, messageId, action };
+  return deps.db.transaction().execute(async (trx) => {
+    if (!(await claimReceipt(trx, organizationId, receiptId, now.toISOString()))) return 'duplicate';
+    return receive(trx, deps, organizationId, input, address, now);
   });
+}
+
+const addressOf = (deps: Deps, input: InboundInput): string =>
+  input.channel === 'email' ? input.from.trim().toLowerCase() : normalizePhone(input.from, deps.config.defaultCountry, 'from');
+
+async function receive(trx: Db, deps: Deps, organizationId: string, input: InboundInput, address: string, now: Date): Promise<InboundResult> {
+  const at = now.toISOString();
+  const lead = await findLeadByAddress(trx, organizationId, input.channel, address);
+  if (!lead) {
+    await insertUnmatched(trx, organizationId, { id: newId(), channel: input.channel, sender: address, recipient: input.to ?? null, text: input.text, created_at: at });
+    return { leadId: null, messageId: null, action: 'unmatched' };
+  }
+  const messageId = newId();
+  await insertMessage(trx, organizationId, {
+    id: messageId, lead_id: lead.id, channel: input.channel, direction: 'inbound', owner: 'lead', text: input.subject ? `${input.subject}\n\n${input.text}` : input.text,
+    is_ai_generated: 0, status: 'received', status_reason: null, scheduled_at: null, created_at: at,
+    purpose: 'conversation', provider_message_id: input.providerMessageId ?? null,
+  });
+  await updateLead(trx, organizationId, lead.id, { has_replied: 1, last_activity_at: at, updated_at: at });
+  // A reply ends the wait: no follow-up goes out unanswered after it (followups/).
+  await followUpAfterReply(trx, organizationId, lead.id, now);
+  // The lead's first reply also tags it `hasReplied`, one of the reference's out-of-the-box leadTagged tags.
+  await emitEvents(trx, organizationId, at, [
+    messageReceivedEvent(lead, { id: messageId, channel: input.channel, from: address, text: input.text, subject: input.subject }),
+    ...(lead.has_replied === 1 ? [] : [leadTaggedEvent(lead, input.channel, 'hasReplied')]),
+  ]);
+  const action = await actOn(trx, deps, organizationId, lead, input, messageId, now);
+  // The lead wrote: no campaign opening still waiting goes out to it (campaigns/).
+  await campaignsAfterInbound(trx, organizationId, lead.id, action === 'opted_out' || action === 'do_not_contact', now);
+  // The AI's turn is a durable job committed with the message (agent/turn.ts); it is skipped when the AI is off.
+  if (action === 'conversation') await enqueueAgentTurn(trx, deps, lead, messageId, now);
+  return { leadId: lead.id, messageId, action };
 }
 
 /** A confirmation or HELP answer names the lead's message it answers: like any reply, it may go at night only within the reply window (compliance/gate.ts). */

@@ -26,7 +26,7 @@ export interface BatchOptions {
 
 export interface BatchInput {
   valid: ImportedLead[];
-  rejects: repo.RejectRow[];
+  rejects: repo.NewReject[];
   /** Keyed digests of the rows' addresses, made on the parsing thread (parse.ts); any address missing is digested here. */
   digests?: ReadonlyMap<string, string>;
 }
@@ -142,7 +142,9 @@ export async function runBatch(deps: Deps, organizationId: string, input: BatchI
         const now = deps.clock.now();
         const result = await writeBatch(deps, trx, organizationId, input, o, now);
         if (o.importId) {
-          await repo.insertRejects(trx, organizationId, o.importId, input.rejects);
+          const keyed = (a: string) => input.digests?.get(a) ?? deps.digests.keyed(a);
+          const keys = input.rejects.flatMap((r) => r.addresses.map((a) => ({ row_number: r.row_number, digest: keyed(a) })));
+          await repo.insertRejects(trx, organizationId, o.importId, input.rejects, keys);
           await repo.addImportCounts(trx, organizationId, o.importId, result, now.toISOString());
         }
         return result;

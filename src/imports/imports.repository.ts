@@ -6,6 +6,8 @@ import type { Db, ImportRejectsTable, ImportsTable, LeadsTable } from '../platfo
 
 export type ImportRow = Selectable<ImportsTable>;
 export type RejectRow = Omit<Selectable<ImportRejectsTable>, 'organization_id' | 'import_id'>;
+/** A rejected row as parsed: with the addresses it names (imports/rows.ts addressesIn), which are stored only as keyed digests. */
+export type NewReject = RejectRow & { addresses: readonly string[] };
 export interface CountDeltas {
   total: number;
   created: number;
@@ -69,12 +71,21 @@ export async function finishImport(db: Db, organizationId: string, id: string, s
     .execute();
 }
 
-export async function insertRejects(db: Db, organizationId: string, importId: string, rows: readonly RejectRow[]): Promise<void> {
+/** Rejected rows and the keyed digest of each address they name (`keys`), which is how an erasure finds them. */
+export async function insertRejects(
+  db: Db, organizationId: string, importId: string, rows: readonly RejectRow[], keys: readonly { row_number: number; digest: string }[],
+): Promise<void> {
   for (const part of chunks(rows, INSERT_CHUNK)) {
     // A re-read row number (never within one import) is left as first recorded.
     await db.insertInto('import_rejects')
-      .values(part.map((r) => ({ organization_id: organizationId, import_id: importId, ...r })))
+      .values(part.map((r) => ({ organization_id: organizationId, import_id: importId, row_number: r.row_number, raw: r.raw, reason: r.reason })))
       .onConflict((oc) => oc.columns(['organization_id', 'import_id', 'row_number']).doNothing())
+      .execute();
+  }
+  for (const part of chunks(keys, INSERT_CHUNK)) {
+    await db.insertInto('import_reject_keys')
+      .values(part.map((k) => ({ organization_id: organizationId, import_id: importId, row_number: k.row_number, digest: k.digest })))
+      .onConflict((oc) => oc.columns(['organization_id', 'import_id', 'row_number', 'digest']).doNothing())
       .execute();
   }
 }

@@ -2,8 +2,8 @@ import type { KeyObject } from 'node:crypto';
 import { addressDigests } from '../platform/address-digest.js';
 import { planColumns, type MapEntry } from './columns.js';
 import { csvRecords, type CsvEncoding } from './csv-source.js';
-import type { RejectRow } from './imports.repository.js';
-import { readRow, type ImportedLead } from './rows.js';
+import type { NewReject } from './imports.repository.js';
+import { addressesIn, readRow, type ImportedLead } from './rows.js';
 
 /** A file without even a header line. */
 export class ImportFileError extends Error {}
@@ -30,7 +30,7 @@ export interface ParseOptions extends FileOptions {
 /** What parsing a file yields: its header line once, mapped, then its rows a batch at a time. */
 export type ParsedPart =
   | { kind: 'headers'; headers: string[] }
-  | { kind: 'rows'; valid: ImportedLead[]; rejects: RejectRow[]; digests?: Map<string, string> };
+  | { kind: 'rows'; valid: ImportedLead[]; rejects: NewReject[]; digests?: Map<string, string> };
 
 /**
  * Reads, maps and validates a CSV stream, with no database: the part of an
@@ -48,17 +48,18 @@ export async function* parseCsv(source: AsyncIterable<Buffer | string>, options:
   yield { kind: 'headers', headers };
   const digestsOf = options.digestKey ? addressDigests(options.digestKey) : undefined;
   let valid: ImportedLead[] = [];
-  let rejects: RejectRow[] = [];
+  let rejects: NewReject[] = [];
   const part = (): ParsedPart => {
     if (!digestsOf) return { kind: 'rows', valid, rejects };
     const digests = new Map<string, string>();
     for (const r of valid) for (const a of [r.phone, r.email]) if (a !== null && !digests.has(a)) digests.set(a, digestsOf.keyed(a));
+    for (const r of rejects) for (const a of r.addresses) if (!digests.has(a)) digests.set(a, digestsOf.keyed(a));
     return { kind: 'rows', valid, rejects, digests };
   };
   for await (const record of records) {
     const outcome = readRow(plan, record.values, options.defaultCountry);
     if (outcome.ok) valid.push(outcome.lead);
-    else rejects.push({ row_number: record.row, raw: JSON.stringify(record.values), reason: outcome.reason });
+    else rejects.push({ row_number: record.row, raw: JSON.stringify(record.values), reason: outcome.reason, addresses: addressesIn(record.values, options.defaultCountry) });
     if (valid.length + rejects.length >= options.batchSize) {
       yield part();
       valid = [];

@@ -92,3 +92,28 @@ export function readRow(plan: ColumnPlan, record: readonly string[], defaultCoun
     lead: { firstName: given.firstName, lastName: given.lastName, phone, email, timeZone: given.timeZone, externalLeadId: given.externalLeadId, info: { ...info } },
   };
 }
+
+/** An address written anywhere in a cell: an email, or a run of phone characters long enough to be a number. */
+const EMAIL_IN_TEXT = /[a-z0-9!#$%&'*+/=?^_`{|}~.-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+/gi;
+const PHONE_IN_TEXT = /\+?\d[\d\s().\-/]{5,30}\d/g;
+
+/**
+ * Every address a rejected row names, in any of its cells (a misaligned row
+ * puts a phone under "notes"), normalised as a lead holds it: emails lower
+ * case, phones in E.164 as the import reads them. Keyed digests of these let
+ * an erasure find the rejected rows that quote the lead (imports/rejects.repository.ts).
+ */
+export function addressesIn(record: readonly string[], defaultCountry: string): string[] {
+  const found = new Set<string>();
+  for (const cell of record) {
+    for (const m of cell.match(EMAIL_IN_TEXT) ?? []) found.add(m.toLowerCase());
+    for (const m of cell.match(PHONE_IN_TEXT) ?? []) {
+      try {
+        found.add(normalizePhone(m, defaultCountry));
+      } catch (err) {
+        if (!(err instanceof DomainError)) throw err;
+      }
+    }
+  }
+  return [...found];
+}

@@ -3,6 +3,7 @@ import { eraseLeadEvents } from '../events/outbox.repository.js';
 import { clearJobErrorsMentioning, deleteFinishedJobsOf } from '../jobs/jobs.repository.js';
 import { deleteRecordsMentioning as deleteIdempotencyRecordsMentioning } from '../platform/http/idempotency.repository.js';
 import { clearDeliveryErrorsMentioning } from '../webhooks/deliveries.repository.js';
+import { deleteRejectsNaming } from '../imports/rejects.repository.js';
 import { jsonObjects } from '../platform/db/json.js';
 import { takesRowLocks, withLock } from '../platform/db/locks.js';
 import { leadNotFound } from '../platform/errors.js';
@@ -235,11 +236,15 @@ async function deleteUnmatchedInboundFrom(db: Db, organizationId: string, sender
  * - `dnc_entries`: the organization's own Do Not Contact list of phone
  *   numbers is the organization's record, not the lead's; it outlives the lead
  *   (and a `doNotContact` event the organization caused without a lead keeps its phone);
- * - ids: a lead id is an opaque UUID, not personal data (event stubs, pending jobs).
+ * - ids: a lead id is an opaque UUID, not personal data (event stubs, pending jobs);
+ * - `provider_receipts`: the provider's ids of webhooks already processed,
+ *   so a replay after the erasure is still refused (conversation/inbound.ts).
  */
-export async function deleteLeadData(db: Db, organizationId: string, id: string, deletedAt: string): Promise<void> {
+export async function deleteLeadData(db: Db, organizationId: string, id: string, deletedAt: string, keyOf: (address: string) => string): Promise<void> {
   const lead = await findLead(db, organizationId, id);
   const addresses = [lead?.phone, lead?.email].filter((a): a is string => !!a);
+  // Rejected import rows naming its phone or email (in any cell, any spelling the import reads), by their keyed digests.
+  await deleteRejectsNaming(db, organizationId, addresses.map(keyOf));
   for (const table of ['messages', 'lead_tags', 'lead_notes', 'agent_turns'] as const) {
     await db.deleteFrom(table).where('organization_id', '=', organizationId).where('lead_id', '=', id).execute();
   }

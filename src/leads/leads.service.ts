@@ -157,7 +157,7 @@ export async function updateLead(deps: Deps, organizationId: string, id: string,
 export async function deleteLead(deps: Deps, organizationId: string, id: string): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     await repo.requireLead(trx, organizationId, id, true);
-    await repo.deleteLeadData(trx, organizationId, id, isoNow(deps.clock));
+    await repo.deleteLeadData(trx, organizationId, id, isoNow(deps.clock), deps.digests.keyed);
   });
 }
 

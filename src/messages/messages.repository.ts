@@ -122,14 +122,6 @@ export async function leadMessageReceivedAt(db: Db, organizationId: string, lead
   return row?.created_at;
 }
 
-/** Whether an inbound message with this provider id was stored already (a provider's retry of its webhook). */
-export async function hasInboundWithProviderId(db: Db, organizationId: string, providerMessageId: string): Promise<boolean> {
-  const seen = await db.selectFrom('messages').select('id')
-    .where('organization_id', '=', organizationId).where('provider_message_id', '=', providerMessageId).where('direction', '=', 'inbound')
-    .executeTakeFirst();
-  return seen !== undefined;
-}
-
 /** A provider's delivery report for an outbound message, found by the provider's id; answers how many rows changed. */
 export async function setStatusByProviderId(db: Db, organizationId: string, providerMessageId: string, status: string, reason: string | null, at?: string): Promise<number> {
   const result = await db.updateTable('messages').set({ status, status_reason: reason, updated_at: changedAt(at) })

@@ -26,6 +26,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** POST /v1/imports: the largest CSV upload, in bytes (spooled to a temporary file, never held in memory). */
   importBodyLimitBytes: number;
+  /** How long data kept only for a while is kept, in days. */
+  retention: RetentionConfig;
   /** How long a resolved API key may be served from memory (revocation latency). */
   keyCacheMs: number;
   /** Lets webhooks target http://, private, loopback and link-local addresses (tests, self-hosted networks). */
@@ -58,6 +60,13 @@ export interface Config {
   pacingMaxWaitMs: number;
   /** The operator console (src/console/, src/users/). */
   console: ConsoleConfig;
+}
+
+export interface RetentionConfig {
+  /** Rejected import rows, counted from their import's start (PARLEY_REJECTED_ROWS_RETENTION_DAYS, default 30). */
+  rejectedRowsDays: number;
+  /** Ids of provider webhooks already processed, against replays (PARLEY_PROVIDER_RECEIPT_RETENTION_DAYS, default 90). */
+  providerReceiptsDays: number;
 }
 
 export interface ConsoleConfig {
@@ -292,6 +301,10 @@ export function loadConfig(env: Env = process.env): Config {
     defaultCountry: country,
     bodyLimitBytes: 1024 * 1024,
     importBodyLimitBytes: integer(env, 'PARLEY_IMPORT_BODY_LIMIT_BYTES', 100 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024),
+    retention: {
+      rejectedRowsDays: integer(env, 'PARLEY_REJECTED_ROWS_RETENTION_DAYS', 30, 1, 3650),
+      providerReceiptsDays: integer(env, 'PARLEY_PROVIDER_RECEIPT_RETENTION_DAYS', 90, 1, 3650),
+    },
     keyCacheMs: integer(env, 'PARLEY_KEY_CACHE_MS', 1000, 0, 1000),
     allowPrivateWebhookUrls: flag(env, 'PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS', false),
     webhookRetryScheduleMs: retrySchedule(env),

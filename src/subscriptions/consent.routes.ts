@@ -12,7 +12,7 @@ const ConsentRecord = Type.Object({
   action: Type.Union([Type.Literal('optOut'), Type.Literal('optIn')]),
   source: Type.String({ description: 'api, keyword, phrase, link, bounce, complaint, voice, ai, dnc' }),
   reason: Type.Union([Type.String(), Type.Null()], { description: 'for email: MANUAL, COMPLAINT, BOUNCE, UNSUBSCRIBE_LINK' }),
-  actor: Type.Union([Type.String(), Type.Null()], { description: 'key:<id>, twilio:<sid>, link, agent, email-provider' }),
+  actor: Type.Union([Type.String(), Type.Null()], { description: 'A code or an id, never free text: key:<id>, twilio:<sid>, link, agent, email-provider:bounce:hard, email-provider:complaint' }),
   inboundMessageId: Type.Union([Type.String(), Type.Null()], { description: 'the lead message that carried the request' }),
   addressDigest: Type.String({ description: 'keyed digest of the address (the address itself is never kept here)' }),
   createdAt: Type.String({ format: 'date-time' }),

@@ -5,6 +5,7 @@ import { DeliveryPipeline } from '../webhooks/delivery.js';
 import { dispatchEvents } from '../webhooks/dispatcher.js';
 import { WebhookSender } from '../webhooks/sender.js';
 import { refreshStatistics } from '../platform/db/statistics.js';
+import { Housekeeping } from './housekeeping.js';
 
 /**
  * The background worker: fans outbox events out to endpoints, delivers them,
@@ -18,6 +19,7 @@ export class Worker {
   private readonly sender: WebhookSender;
   private readonly deliveries: DeliveryPipeline;
   private readonly jobs: JobPipeline;
+  private readonly housekeeping: Housekeeping;
   /** A job slot came free after all were taken: the loop claims again now (or right after the tick it is in). */
   private nudged = false;
 
@@ -26,6 +28,7 @@ export class Worker {
     this.sender = new WebhookSender(deps.config.webhookTimeoutMs, deps.config.allowPrivateWebhookUrls);
     this.deliveries = new DeliveryPipeline(deps, this.sender);
     this.jobs = new JobPipeline(deps, handlers, () => this.nudge());
+    this.housekeeping = new Housekeeping(deps);
   }
 
   private nudge(): void {
@@ -47,6 +50,8 @@ export class Worker {
       dispatchEvents(this.deps, 500), this.deliveries.fill(), this.deliveries.flush(), this.jobs.fill(),
     ]);
     await this.keepStatisticsFresh(dispatched);
+    // Expired rejected rows and provider receipts: hourly by the clock, nothing to do otherwise.
+    await this.housekeeping.runIfDue();
     return dispatched + delivering + jobs;
   }
 

@@ -352,6 +352,8 @@ export interface Database {
   campaign_enrollments: CampaignEnrollmentsTable;
   imports: ImportsTable;
   import_rejects: ImportRejectsTable;
+  import_reject_keys: ImportRejectKeysTable;
+  provider_receipts: ProviderReceiptsTable;
   users: UsersTable;
   console_sessions: ConsoleSessionsTable;
   console_reads: ConsoleReadsTable;
@@ -511,4 +513,19 @@ export interface ImportRejectsTable {
   row_number: number;
   raw: string;
   reason: string;
+}
+
+/** The keyed digest of each address a rejected row names (0025): how an erasure finds the row. */
+export interface ImportRejectKeysTable {
+  organization_id: string;
+  import_id: string;
+  row_number: number;
+  digest: string;
+}
+
+/** A provider webhook already processed (0025): its id only (`twilio:<MessageSid>`, `twilio:<CallSid>:gather`), outliving any erasure. */
+export interface ProviderReceiptsTable {
+  organization_id: string;
+  id: string;
+  received_at: string;
 }

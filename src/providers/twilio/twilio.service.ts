@@ -1,5 +1,5 @@
-import { hasInboundWithProviderId, setStatusByProviderId } from '../../messages/messages.repository.js';
-import { handleInbound, type InboundResult } from '../../conversation/inbound.js';
+import { setStatusByProviderId } from '../../messages/messages.repository.js';
+import { handleInbound, handleProviderInbound, type InboundInput, type InboundResult } from '../../conversation/inbound.js';
 import type { Deps } from '../../platform/deps.js';
 import { DomainError } from '../../platform/errors.js';
 import { normalizePhone } from '../../platform/phone.js';
@@ -40,15 +40,15 @@ export interface SmsWebhook {
 /**
  * An SMS a lead sent to an organization's number: through the one inbound
  * pipeline. Twilio may deliver a webhook again (a retry after a timeout, an
- * operator's replay): a MessageSid already stored is not processed twice, so a
- * STOP is not confirmed twice and a question is not answered twice.
+ * operator's replay, a recorded request replayed): a MessageSid already
+ * received is not processed twice, so a STOP is not confirmed twice, a
+ * question is not answered twice, and an old START does not lift a newer STOP,
+ * even after the lead was erased (conversation/inbound.ts, provider_receipts).
  */
 export async function receiveSms(deps: Deps, sms: SmsWebhook): Promise<InboundResult | 'duplicate'> {
   const organizationId = await requireOrganization(deps, sms.To);
-  if (sms.MessageSid) {
-    if (await hasInboundWithProviderId(deps.db, organizationId, sms.MessageSid)) return 'duplicate';
-  }
-  return handleInbound(deps, organizationId, { channel: 'sms', from: sms.From, to: sms.To, text: sms.Body ?? '', providerMessageId: sms.MessageSid ?? null, actor: `twilio:${sms.MessageSid ?? 'unknown'}` });
+  const input: InboundInput = { channel: 'sms', from: sms.From, to: sms.To, text: sms.Body ?? '', providerMessageId: sms.MessageSid ?? null, actor: `twilio:${sms.MessageSid ?? 'unknown'}` };
+  return sms.MessageSid ? handleProviderInbound(deps, organizationId, input, `twilio:${sms.MessageSid}`) : handleInbound(deps, organizationId, input);
 }
 
 export interface GatherWebhook {
@@ -66,14 +66,16 @@ export interface GatherWebhook {
  * placed to our number (Direction `inbound`) it is the other way round. So the
  * organization is found by whichever side is ours, and the lead by the other.
  */
-export async function receiveSpeech(deps: Deps, call: GatherWebhook): Promise<InboundResult | 'silence'> {
+export async function receiveSpeech(deps: Deps, call: GatherWebhook): Promise<InboundResult | 'silence' | 'duplicate'> {
   const weCalled = (call.Direction ?? '').startsWith('outbound');
   const ours = weCalled ? call.From : call.To;
   const theirs = weCalled ? call.To : call.From;
   const organizationId = await requireOrganization(deps, ours);
   const text = (call.SpeechResult ?? '').trim();
   if (text === '') return 'silence';
-  return handleInbound(deps, organizationId, { channel: 'voice', from: theirs, to: ours, text, providerMessageId: call.CallSid ?? null, actor: `twilio:${call.CallSid ?? 'unknown'}` });
+  const input: InboundInput = { channel: 'voice', from: theirs, to: ours, text, providerMessageId: call.CallSid ?? null, actor: `twilio:${call.CallSid ?? 'unknown'}` };
+  // A call gathers once (channels/twiml.ts: say, gather, hang up): the call's id names the gather.
+  return call.CallSid ? handleProviderInbound(deps, organizationId, input, `twilio:${call.CallSid}:gather`) : handleInbound(deps, organizationId, input);
 }
 
 export interface StatusWebhook {

@@ -20,6 +20,7 @@ import * as importHeartbeat from './migrations/0019_import_heartbeat.js';
 import * as pacingDepartures from './migrations/0020_pacing_departures.js';
 import * as punctualJobs from './migrations/0021_punctual_jobs.js';
 import * as leadEmailPrefix from './migrations/0022_lead_email_prefix.js';
+import * as sendAttempts from './migrations/0026_send_attempts.js';
 
 /** Migrations are listed here in order (no directory scan: works from src and dist alike). */
 export const migrations: Record<string, Migration> = {
@@ -43,6 +44,7 @@ export const migrations: Record<string, Migration> = {
   '0020_pacing_departures': pacingDepartures,
   '0021_punctual_jobs': punctualJobs,
   '0022_lead_email_prefix': leadEmailPrefix,
+  '0026_send_attempts': sendAttempts,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

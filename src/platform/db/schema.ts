@@ -155,6 +155,10 @@ export interface MessagesTable {
   paced_since: ColumnType<string | null, string | null | undefined, string | null>;
   /** The campaign whose opening this is (0016); null for every other message. */
   campaign_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When a provider call for it began and no outcome is recorded yet (0026): after a crash the send is reconciled, not repeated. */
+  attempt_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The sender that attempt used (0026): the provider's list of messages is searched by it. */
+  attempt_from: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface UnmatchedInboundTable {

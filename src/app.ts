@@ -24,6 +24,7 @@ import { agentTurnRoutes } from './agent/turns.routes.js';
 import { timelineRoutes } from './timeline/timeline.routes.js';
 import { emailEventRoutes, inboundRoutes } from './conversation/inbound.routes.js';
 import { unsubscribeLinkRoutes } from './channels/unsubscribe.routes.js';
+import { inDoubtRoutes } from './channels/in-doubt.routes.js';
 import { twilioRoutes } from './providers/twilio/twilio.routes.js';
 import { Settings } from './settings/settings.schemas.js';
 import { settingsRoutes } from './settings/settings.routes.js';
@@ -109,6 +110,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await v1.register(dncRoutes(deps));
     await v1.register(messageRoutes(deps));
     await v1.register(sendRoutes(deps));
+    await v1.register(inDoubtRoutes(deps));
     await v1.register(inboundRoutes(deps));
     await v1.register(emailEventRoutes(deps));
     await v1.register(unsubscribeLinkRoutes(deps));

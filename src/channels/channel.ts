@@ -17,12 +17,48 @@ export interface SendReceipt {
 }
 
 /**
+ * What a failed send tells of its outcome. `refused`: the provider said no for
+ * good (an invalid number, a rejected recipient): never retried. `not_sent`:
+ * it never took the message (unreachable, rate-limited, a transient refusal):
+ * retried. `unknown`: the answer was lost (a timeout, a cut connection, a
+ * server error): the send is reconciled with the provider before any retry.
+ * Any other error thrown by an adapter counts as `unknown`.
+ */
+export type SendOutcome = 'refused' | 'not_sent' | 'unknown';
+
+export class SendError extends Error {
+  constructor(message: string, readonly outcome: SendOutcome) {
+    super(message);
+  }
+}
+
+/** A send the provider holds: its id, and its status in our words (sent, delivered, undelivered, failed). */
+export interface FoundSend {
+  providerMessageId: string;
+  status: string;
+}
+
+/**
+ * How a send whose outcome is unknown is settled: `resend` (nothing left the
+ * machine: the log adapter), `ask` (`find` asks the provider), `operator` (the
+ * provider cannot be asked: the message is left in doubt for a person).
+ */
+export type DoubtPolicy = 'resend' | 'ask' | 'operator';
+
+/**
  * A provider adapter. Adapters are only ever called from channels/outbound.ts,
  * after the compliance gate has said yes.
  */
 export interface ChannelAdapter {
   readonly name: string;
+  readonly inDoubt: DoubtPolicy;
   send(message: OutboundMessage): Promise<SendReceipt>;
+  /**
+   * For `ask`: the sends of this text the provider accepted from `from` to
+   * `message.to` since `since`; none means the attempt never reached it
+   * (sending again is safe). Throws when the provider cannot be asked.
+   */
+  find?(message: OutboundMessage, since: Date): Promise<FoundSend[]>;
 }
 
 /** What the log adapter needs of the process's logger. */
@@ -40,6 +76,7 @@ export interface SendLog {
 export function logAdapter(log: SendLog): ChannelAdapter {
   return {
     name: 'log',
+    inDoubt: 'resend',
     send: async (m) => {
       const fields = { channel: m.channel, to: m.to, leadId: m.leadId, messageId: m.messageId, adapter: 'log' };
       log.info(fields, `${m.channel} handed to the log adapter (no provider configured: nothing left this machine)`);

@@ -4,13 +4,30 @@ import { findOrganization } from '../organizations/organizations.repository.js';
 import type { AddressDigests } from '../platform/address-digest.js';
 import type { Config } from '../platform/config.js';
 import type { Database } from '../platform/db/schema.js';
-import type { ChannelAdapter, OutboundMessage } from './channel.js';
+import { SendError, type ChannelAdapter, type OutboundMessage, type SendOutcome } from './channel.js';
 import { issueUnsubscribeToken, unsubscribeKey, unsubscribeUrl } from './unsubscribe-token.js';
 import { outboundEmailSubject } from '../events/payloads.js';
 
 /** The domain of the From address, for Message-IDs (`Parley <no-reply@example.com>` -> example.com). */
 function fromDomain(from: string): string {
   return /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? 'localhost';
+}
+
+/** Failures of the connection that come before the server could have read a message. */
+const NEVER_REACHED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/**
+ * What an SMTP failure says of the message. A reply from the server (4xx,
+ * 5xx) is an answer: 5xx refused for good, 4xx not taken. Failing to connect,
+ * to log in or to start TLS comes before any message. A connection cut or
+ * timed out later may come after the server took the message while its reply
+ * was lost: unknown, and SMTP cannot be asked afterwards.
+ */
+function smtpOutcome(err: Error & { code?: string; originalCode?: string; responseCode?: number }): SendOutcome {
+  if (err.code === 'EAUTH' || err.code === 'ETLS' || err.code === 'EDNS' || NEVER_REACHED.has(err.originalCode ?? err.code ?? '')) return 'not_sent';
+  if (typeof err.responseCode === 'number') return err.responseCode >= 500 ? 'refused' : 'not_sent';
+  if (err.code === 'EENVELOPE' || err.code === 'EMESSAGE') return 'refused';
+  return 'unknown';
 }
 
 export function emailBody(text: string, link: string): string {
@@ -42,12 +59,20 @@ export function createEmailAdapter(config: Config & { smtpUrl: string }, db: Kys
 
   return {
     name: 'smtp',
+    // SMTP has no way to ask a server what it took: an email whose answer was lost is left for an operator.
+    inDoubt: 'operator',
     async send(m: OutboundMessage) {
-      const key = await unsubscribeKey({ config, db });
-      // Bound to the address it is sent to: a click unsubscribes that address, whoever holds it later.
-      const token = issueUnsubscribeToken(key, { organizationId: m.organizationId, leadId: m.leadId, channel: 'email', issuedAt: new Date(), addressDigest: digests.keyed(m.to) });
-      const link = unsubscribeUrl(config.publicUrl, token);
-      const organization = await findOrganization(db, m.organizationId);
+      let link: string;
+      let organization;
+      try {
+        const key = await unsubscribeKey({ config, db });
+        // Bound to the address it is sent to: a click unsubscribes that address, whoever holds it later.
+        const token = issueUnsubscribeToken(key, { organizationId: m.organizationId, leadId: m.leadId, channel: 'email', issuedAt: new Date(), addressDigest: digests.keyed(m.to) });
+        link = unsubscribeUrl(config.publicUrl, token);
+        organization = await findOrganization(db, m.organizationId);
+      } catch (err) {
+        throw new SendError((err as Error).message, 'not_sent');
+      }
       const info = await transport.sendMail({
         from: config.emailFrom,
         to: m.to,
@@ -61,6 +86,8 @@ export function createEmailAdapter(config: Config & { smtpUrl: string }, db: Kys
           'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
         },
         signal: AbortSignal.timeout(deadlineMs),
+      }).catch((err: Error) => {
+        throw new SendError(err.message, smtpOutcome(err));
       });
       return { providerMessageId: info.messageId };
     },

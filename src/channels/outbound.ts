@@ -1,19 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { checkOutbound, type GateDecision } from '../compliance/gate.js';
 import type { ExternalVerdict } from '../compliance/external-verdict.js';
-import { emitEvents } from '../events/outbox.repository.js';
-import { messageSentEvent, outboundEmailSubject } from '../events/payloads.js';
-import { findOrganization } from '../organizations/organizations.repository.js';
 import { holdsLease } from '../jobs/jobs.repository.js';
 import type { ClaimedJob, JobOutcome, SendMessagePayload } from '../jobs/names.js';
-import { findLead, lockLeadOfMessage, updateLead, type LeadRow } from '../leads/leads.repository.js';
-import { followUpAfterSend } from '../followups/followups.service.js';
+import { lockLeadOfMessage, type LeadRow } from '../leads/leads.repository.js';
 import { findMessage, setMessageStatus, type MessageRow } from '../messages/messages.repository.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { readSettings, type OrganizationSettings } from '../settings/settings.service.js';
 import { askExternalCheck } from './external.js';
 import { adapterFor } from './registry.js';
+import { SendError, type ChannelAdapter } from './channel.js';
+import { IN_DOUBT, NEEDS_OPERATOR, RECONCILING, reconcile, recordSent } from './in-doubt.js';
 import { chooseSender } from '../sending-numbers/sender.js';
 
 /** A send waiting for its pool number's pacing slot (status scheduled), and one that could not get a slot within the maximum wait (failed). */
@@ -25,7 +23,13 @@ type Step =
   | { kind: 'blocked' }
   | { kind: 'wait'; until: Date; reason: string; punctual?: true }
   | { kind: 'ask_external'; message: MessageRow }
-  | { kind: 'send'; message: MessageRow; to: string; from: string | null; departAt?: Date };
+  | { kind: 'send'; message: MessageRow; to: string; from: string | null; departAt?: Date }
+  | { kind: 'doubt'; message: MessageRow; to: string };
+
+/** A provider call was begun for it and no outcome recorded (the process died, or the answer was lost), or its reconciliation is under way. */
+function attemptUnsettled(message: MessageRow): boolean {
+  return (message.status === 'sending' && message.attempt_at !== null) || (message.status === IN_DOUBT && message.status_code === RECONCILING);
+}
 
 /** The gate's question for a recorded message, asked the same way at first and again after a departure's hold. */
 function askGate(trx: Db, deps: Deps, organizationId: string, lead: LeadRow, message: MessageRow, payload: SendMessagePayload, settings: OrganizationSettings, now: Date, external: ExternalVerdict | undefined) {
@@ -51,14 +55,23 @@ async function judge(deps: Deps, job: ClaimedJob, payload: SendMessagePayload, e
     if (!lead) return { kind: 'skip' };
     // Read only under the lead's lock: a reply, a stop or a campaign's pause may have blocked it while this waited for the lock.
     const message = await findMessage(trx, organizationId, payload.messageId);
-    if (!message || (message.status !== 'scheduled' && message.status !== 'sending')) return { kind: 'skip' };
+    if (!message) return { kind: 'skip' };
+    const adapter = adapterFor(deps, message.channel);
+    // Never a second provider call blind: an attempt without an outcome is settled first (in-doubt.ts). Nothing leaves the log adapter.
+    if (attemptUnsettled(message) && adapter.inDoubt !== 'resend') return suspect(trx, organizationId, message, lead, adapter);
+    if (message.status !== 'scheduled' && message.status !== 'sending' && message.status !== IN_DOUBT) return { kind: 'skip' };
+    if (message.status === IN_DOUBT && message.status_code === NEEDS_OPERATOR) return { kind: 'skip' };
+    // Recorded with the send, before the provider is called: a crash from here on leaves the attempt to be found again.
+    const attempt = (from: string | null) => (adapter.inDoubt === 'resend' ? {} : { attemptAt: now.toISOString(), attemptFrom: from });
     const settings = await readSettings(trx, organizationId);
     const decision = await askGate(trx, deps, organizationId, lead, message, payload, settings, now, external);
     if (decision.kind === 'ask_external') return { kind: 'ask_external', message };
-    if (decision.kind !== 'allowed' || message.channel === 'email') {
+    if (decision.kind !== 'allowed') {
       await record(trx, organizationId, message.id, decision);
-      if (decision.kind === 'blocked') return { kind: 'blocked' };
-      if (decision.kind === 'wait') return decision;
+      return decision.kind === 'blocked' ? { kind: 'blocked' } : decision;
+    }
+    if (message.channel === 'email') {
+      await setMessageStatus(trx, organizationId, message.id, { status: 'sending', reason: null, ...attempt(null) });
       return { kind: 'send', message, to: lead.email!, from: null };
     }
     // Pacing only delays (or, past the maximum wait, fails) what the gate allowed; the gate judges again when the slot comes.
@@ -77,14 +90,33 @@ async function judge(deps: Deps, job: ClaimedJob, payload: SendMessagePayload, e
       return { kind: 'wait', until: sender.until, reason, punctual: true };
     }
     if (sender.kind === 'settings') {
-      await setMessageStatus(trx, organizationId, message.id, { status: 'sending', reason: null, segments, sendingNumberId: null, pacedUntil: null });
+      await setMessageStatus(trx, organizationId, message.id, { status: 'sending', reason: null, segments, sendingNumberId: null, pacedUntil: null, ...attempt(sender.from) });
       return { kind: 'send', message, to: lead.phone!, from: sender.from };
     }
     await setMessageStatus(trx, organizationId, message.id, {
-      status: 'sending', reason: null, segments, sendingNumberId: sender.numberId, pacedUntil: sender.slot.toISOString(), pacedSince: sender.since.toISOString(),
+      status: 'sending', reason: null, segments, sendingNumberId: sender.numberId, pacedUntil: sender.slot.toISOString(), pacedSince: sender.since.toISOString(), ...attempt(sender.from),
     });
     return { kind: 'send', message, to: lead.phone!, from: sender.from, departAt: sender.departAt };
   });
+}
+
+/**
+ * A message whose provider call has no recorded outcome, under the lead's
+ * lock and the job's fence: `in_doubt`, never sent blind. When the provider
+ * can be asked the job reconciles it (RECONCILING); when it cannot (SMTP, a
+ * call) or the recipient's address is gone, it is left for an operator.
+ */
+async function suspect(trx: Db, organizationId: string, message: MessageRow, lead: LeadRow, adapter: ChannelAdapter): Promise<Step> {
+  const to = message.channel === 'email' ? lead.email : lead.phone;
+  if (adapter.inDoubt === 'operator' || !adapter.find || !to) {
+    const why = adapter.inDoubt === 'operator' ? `${adapter.name} cannot be asked whether it took it` : 'the lead has no address to look it up by';
+    await setMessageStatus(trx, organizationId, message.id, { status: IN_DOUBT, code: NEEDS_OPERATOR, reason: `in doubt: the send began at ${message.attempt_at} and its outcome is unknown; ${why}. An operator resolves it (docs/operations.md)` });
+    return { kind: 'blocked' };
+  }
+  if (message.status !== IN_DOUBT) {
+    await setMessageStatus(trx, organizationId, message.id, { status: IN_DOUBT, code: RECONCILING, reason: `in doubt: the send began at ${message.attempt_at} and its outcome is unknown; asking ${adapter.name} before anything is sent again` });
+  }
+  return { kind: 'doubt', message, to };
 }
 
 /**
@@ -111,10 +143,12 @@ async function judgeAgain(deps: Deps, job: ClaimedJob & { payload: SendMessagePa
 }
 
 async function record(trx: Db, organizationId: string, messageId: string, decision: Exclude<GateDecision, { kind: 'ask_external' }>): Promise<void> {
-  if (decision.kind === 'blocked') await setMessageStatus(trx, organizationId, messageId, { status: 'blocked', code: decision.code, reason: decision.reason });
+  // Either way no provider call follows: an attempt recorded before a departure's hold is withdrawn.
+  const none = { attemptAt: null, attemptFrom: null };
+  if (decision.kind === 'blocked') await setMessageStatus(trx, organizationId, messageId, { status: 'blocked', code: decision.code, reason: decision.reason, ...none });
   else if (decision.kind === 'wait') {
     // A pacing slot is not kept across a wait for contact hours: the send reserves anew when the window opens.
-    await setMessageStatus(trx, organizationId, messageId, { status: 'scheduled', code: decision.code, reason: decision.reason, scheduledAt: decision.until.toISOString(), pacedUntil: null, pacedSince: null });
+    await setMessageStatus(trx, organizationId, messageId, { status: 'scheduled', code: decision.code, reason: decision.reason, scheduledAt: decision.until.toISOString(), pacedUntil: null, pacedSince: null, ...none });
   } else await setMessageStatus(trx, organizationId, messageId, { status: 'sending', reason: null });
 }
 
@@ -129,6 +163,13 @@ async function record(trx: Db, organizationId: string, messageId: string, decisi
 export async function sendRecordedMessage(deps: Deps, job: ClaimedJob & { payload: SendMessagePayload }, lastAttempt: boolean): Promise<JobOutcome> {
   const organizationId = job.organizationId;
   let step = await judge(deps, job, job.payload);
+  if (step.kind === 'doubt') {
+    // Sent after all (adopted), left for an operator, or to be retried: nothing more now.
+    if ((await reconcile(deps, job, step.message, step.to, lastAttempt)) === 'settled') return { kind: 'done' };
+    // The provider holds no such send: it is judged afresh, as any send.
+    step = await judge(deps, job, job.payload);
+    if (step.kind === 'doubt') throw new Error('a reconciled send was found in doubt again');
+  }
   let external: ExternalVerdict | undefined;
   if (step.kind === 'ask_external') {
     const verdict = await askExternalCheck(deps, organizationId, step.message);
@@ -136,7 +177,7 @@ export async function sendRecordedMessage(deps: Deps, job: ClaimedJob & { payloa
     step = await judge(deps, job, job.payload, verdict);
     if (step.kind === 'ask_external') throw new Error('external compliance check was not consulted');
   }
-  if (step.kind === 'skip' || step.kind === 'blocked') return { kind: 'done' };
+  if (step.kind === 'skip' || step.kind === 'blocked' || step.kind === 'doubt') return { kind: 'done' };
   // A send waiting for its sending slot must run at the slot, not some time after: a punctual job (jobs.repository.ts claimJobs).
   if (step.kind === 'wait') return { kind: 'defer', until: step.until, reason: step.reason, punctual: step.punctual === true };
 
@@ -152,24 +193,41 @@ export async function sendRecordedMessage(deps: Deps, job: ClaimedJob & { payloa
     if (after.kind === 'skip' || after.kind === 'blocked') return { kind: 'done' };
     if (after.kind === 'wait') return { kind: 'defer', until: after.until, reason: after.reason };
   }
+  const adapter = adapterFor(deps, message.channel);
   let providerMessageId: string | null = null;
   try {
-    ({ providerMessageId } = await adapterFor(deps, message.channel).send({ organizationId, messageId: message.id, leadId: message.lead_id, channel: message.channel, to: step.to, from: step.from, text: message.text }));
+    ({ providerMessageId } = await adapter.send({ organizationId, messageId: message.id, leadId: message.lead_id, channel: message.channel, to: step.to, from: step.from, text: message.text }));
   } catch (err) {
-    if (!lastAttempt) throw err;
-    await setMessageStatus(deps.db, organizationId, message.id, { status: 'failed', reason: `provider error: ${(err as Error).message}`.slice(0, 500) });
-    return { kind: 'done' };
+    return failedSend(deps, message, adapter, err, lastAttempt);
   }
   const at = deps.clock.now().toISOString();
-  await deps.db.transaction().execute(async (trx) => {
-    await setMessageStatus(trx, organizationId, message.id, { status: 'sent', reason: null, providerMessageId });
-    const lead = await findLead(trx, organizationId, message.lead_id);
-    if (!lead) return;
-    await updateLead(trx, organizationId, lead.id, { last_activity_at: at });
-    // The wait for a reply starts again from this message (followups/): the cadence's next step is due its hours from now.
-    await followUpAfterSend(trx, organizationId, message, new Date(at));
-    const subject = message.channel === 'email' ? outboundEmailSubject((await findOrganization(trx, organizationId))?.name) : null;
-    await emitEvents(trx, organizationId, at, [messageSentEvent(lead, message, subject)]);
-  });
+  await deps.db.transaction().execute((trx) => recordSent(trx, organizationId, message, { providerMessageId, status: 'sent', reason: null }, at));
+  return { kind: 'done' };
+}
+
+/**
+ * A provider call that failed, by what the failure says (channel.ts
+ * SendOutcome): a refusal is final at once; an outcome unknown is never
+ * retried blind (kept as an attempt, so the retry reconciles first, or left
+ * for an operator where the provider cannot be asked); a send the provider
+ * never took is retried, or failed when the retries are spent.
+ */
+async function failedSend(deps: Deps, message: MessageRow, adapter: ChannelAdapter, err: unknown, lastAttempt: boolean): Promise<JobOutcome> {
+  const organizationId = message.organization_id;
+  const text = err instanceof Error ? err.message : String(err);
+  const outcome = err instanceof SendError ? err.outcome : 'unknown';
+  const none = { attemptAt: null, attemptFrom: null };
+  if (outcome === 'refused') {
+    await setMessageStatus(deps.db, organizationId, message.id, { status: 'failed', reason: `refused by the provider: ${text}`.slice(0, 500), ...none });
+    return { kind: 'done' };
+  }
+  if (outcome === 'unknown' && adapter.inDoubt !== 'resend') {
+    if (adapter.inDoubt === 'ask' && !lastAttempt) throw err;
+    const why = adapter.inDoubt === 'ask' ? 'no retry is left to ask the provider' : `${adapter.name} cannot be asked whether it took it`;
+    await setMessageStatus(deps.db, organizationId, message.id, { status: IN_DOUBT, code: NEEDS_OPERATOR, reason: `in doubt: ${text}; ${why}. An operator resolves it (docs/operations.md)`.slice(0, 500) });
+    return { kind: 'done' };
+  }
+  await setMessageStatus(deps.db, organizationId, message.id, lastAttempt ? { status: 'failed', reason: `provider error: ${text}`.slice(0, 500), ...none } : { status: 'sending', reason: null, ...none });
+  if (!lastAttempt) throw err;
   return { kind: 'done' };
 }

@@ -6,7 +6,7 @@ import { byKeys, claimDue } from '../platform/db/claim.js';
 import type { Database, Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { newId } from '../platform/ids.js';
-import type { ClaimedJob, JobName, JobPayloads } from './names.js';
+import type { ClaimedJob, JobName, JobPayloads, SendMessagePayload } from './names.js';
 
 /**
  * Enqueue with the same `db` handle as the change that causes the job: inside
@@ -129,4 +129,17 @@ export async function clearJobErrorsMentioning(db: Db, organizationId: string, a
     .where((eb) => eb.or(addresses.map((a) => mentions('last_error', a))))
     .executeTakeFirst();
   return Number(res.numUpdatedRows);
+}
+
+/**
+ * The payload of the latest `message.send` job of a message: an operator's
+ * resend (channels/in-doubt.ts) is judged with the flags it was sent with.
+ * Payloads are JSON text: a LIKE on the id, which as a UUID holds no LIKE metacharacter.
+ */
+export async function latestSendPayload(db: Db, organizationId: string, messageId: string): Promise<SendMessagePayload | undefined> {
+  if (!/^[0-9a-f-]{36}$/i.test(messageId)) return undefined;
+  const row = await db.selectFrom('jobs').select('payload')
+    .where('organization_id', '=', organizationId).where('name', '=', 'message.send').where('payload', 'like', `%${messageId}%`)
+    .orderBy('created_at', 'desc').orderBy('id', 'desc').executeTakeFirst();
+  return row ? (JSON.parse(row.payload) as SendMessagePayload) : undefined;
 }

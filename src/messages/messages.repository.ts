@@ -61,6 +61,9 @@ export interface StatusChange {
   pacedUntil?: string | null;
   /** When it first asked for that slot: kept while it takes fresh ones, null when it gives its slot up. */
   pacedSince?: string | null;
+  /** A provider call begun (its time and sender) or ended (null, null): channels/outbound.ts. */
+  attemptAt?: string | null;
+  attemptFrom?: string | null;
 }
 
 export async function setMessageStatus(db: Db, organizationId: string, id: string, change: StatusChange): Promise<void> {
@@ -71,6 +74,8 @@ export async function setMessageStatus(db: Db, organizationId: string, id: strin
   if (change.sendingNumberId !== undefined) patch.sending_number_id = change.sendingNumberId;
   if (change.pacedUntil !== undefined) patch.paced_until = change.pacedUntil;
   if (change.pacedSince !== undefined) patch.paced_since = change.pacedSince;
+  if (change.attemptAt !== undefined) patch.attempt_at = change.attemptAt;
+  if (change.attemptFrom !== undefined) patch.attempt_from = change.attemptFrom;
   await db.updateTable('messages').set(patch).where('organization_id', '=', organizationId).where('id', '=', id).execute();
 }
 
@@ -108,7 +113,8 @@ export async function countAutomatedSince(db: Db, organizationId: string, leadId
     .where('lead_id', '=', leadId)
     .where('direction', '=', 'outbound')
     .where('is_ai_generated', '=', 1)
-    .where('status', 'in', ['sending', 'sent', 'delivered'])
+    // A send in doubt may have reached the lead: it counts.
+    .where('status', 'in', ['sending', 'sent', 'delivered', 'in_doubt'])
     .where('scheduled_at', '>=', since)
     .executeTakeFirst();
   return Number(row?.n ?? 0);
@@ -145,4 +151,13 @@ export async function conversationOf(db: Db, organizationId: string, leadId: str
   if (since) q = q.where('created_at', '>=', since);
   const rows = await q.orderBy('id', 'desc').limit(limit).execute();
   return rows.reverse();
+}
+
+/** Which of these provider ids another message of the organization already holds (a reconciled send adopts none of them). */
+export async function providerIdsHeldElsewhere(db: Db, organizationId: string, messageId: string, providerMessageIds: readonly string[]): Promise<Set<string>> {
+  if (providerMessageIds.length === 0) return new Set();
+  const rows = await db.selectFrom('messages').select('provider_message_id')
+    .where('organization_id', '=', organizationId).where('provider_message_id', 'in', [...providerMessageIds]).where('id', '!=', messageId)
+    .execute();
+  return new Set(rows.map((r) => r.provider_message_id!));
 }

@@ -13,10 +13,48 @@ export interface TwilioRequest {
   at: number;
 }
 
+/** One GET of the account's message list (reconciliation), its query and what was answered. */
+export interface TwilioListRequest {
+  params: Record<string, string>;
+  status: number;
+  /** How many messages the page held. */
+  count: number;
+  at: number;
+}
+
 interface Failure {
   match: (r: { resource: string; params: Record<string, string> }) => boolean;
   status: number;
   left: number;
+  method: 'POST' | 'GET';
+}
+
+/**
+ * When a slow create takes effect: `on_arrival`, Twilio creates the message at
+ * once and only its answer is slow (a client that dies meanwhile never hears
+ * it, but the message exists); `after_delay`, Twilio creates it only after the
+ * delay and only if the client is still connected (one that died meanwhile
+ * never reached it).
+ */
+export type SlowAccept = 'on_arrival' | 'after_delay';
+
+/** A Message resource as Twilio's list and create answers show it. */
+interface MessageResource {
+  sid: string;
+  account_sid: string;
+  to: string;
+  from: string;
+  body: string;
+  status: string;
+  direction: string;
+  date_created: string;
+  date_updated: string;
+  date_sent: string;
+  num_segments: string;
+  api_version: string;
+  uri: string;
+  /** For sorting and filtering; not part of the JSON. */
+  createdMs: number;
 }
 
 export interface FakeTwilio {
@@ -25,8 +63,14 @@ export interface FakeTwilio {
   requests: TwilioRequest[];
   /** The accepted requests of one resource, optionally filtered. */
   accepted(resource: 'Messages' | 'Calls', where?: (p: Record<string, string>) => boolean): TwilioRequest[];
-  /** The next `times` matching requests get `status` with a Twilio error body. */
-  failNext(match: Failure['match'], status?: number, times?: number): void;
+  /** The next `times` matching creates (POST; or GET lists with method 'GET') get `status` with a Twilio error body. */
+  failNext(match: Failure['match'], status?: number, times?: number, method?: 'POST' | 'GET'): void;
+  /** GETs of the message list, in order. */
+  lists: TwilioListRequest[];
+  /** Message creates answer after `ms` (0: at once again); `accept` says per create when it takes effect. */
+  slowly(ms: number, accept?: (params: Record<string, string>) => SlowAccept): void;
+  /** Creates that arrived and have not been answered yet. */
+  inFlight(): number;
   close(): Promise<void>;
 }
 
@@ -40,6 +84,57 @@ function error(res: ServerResponse, status: number, code: number, message: strin
 
 const sid = (prefix: string) => prefix + randomBytes(16).toString('hex');
 
+/** Twilio's dates: RFC 2822 in GMT, "Thu, 26 Nov 2026 21:43:06 +0000". */
+const twilioDate = (ms: number) => new Date(ms).toUTCString().replace('GMT', '+0000');
+
+/** A `DateSent` filter value (YYYY-MM-DD, or a full timestamp) as epoch ms of its start. */
+const filterDay = (v: string) => Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v);
+const DAY_MS = 86_400_000;
+
+/**
+ * Twilio's list of Message resources: filters To, From, DateSent (a day),
+ * `DateSent>` (on or after, what `DateSent>=...` in a URL is) and `DateSent<`
+ * (on or before); newest first; PageSize (default 50, at most 1000) with
+ * Page/PageToken, and next_page_uri a path with the same query and the next
+ * page, or null on the last.
+ */
+function listPage(accountSid: string, all: MessageResource[], query: URLSearchParams) {
+  const path = `/2010-04-01/Accounts/${accountSid}/Messages.json`;
+  const to = query.get('To');
+  const from = query.get('From');
+  const on = query.get('DateSent');
+  const after = query.get('DateSent>');
+  const before = query.get('DateSent<');
+  const sent = (m: MessageResource) => Date.parse(m.date_sent);
+  const matching = all
+    .filter((m) => (!to || m.to === to) && (!from || m.from === from))
+    .filter((m) => (!on || (sent(m) >= filterDay(on) && sent(m) < filterDay(on) + DAY_MS)) && (!after || sent(m) >= filterDay(after)) && (!before || sent(m) < filterDay(before) + DAY_MS))
+    .sort((a, b) => b.createdMs - a.createdMs);
+  const size = Math.min(1000, Math.max(1, Number(query.get('PageSize') ?? 50) || 50));
+  const page = Math.max(0, Number(query.get('Page') ?? 0) || 0);
+  const items = matching.slice(page * size, page * size + size);
+  const uriOf = (n: number, token?: string) => {
+    const q = new URLSearchParams(query);
+    q.set('PageSize', String(size));
+    q.set('Page', String(n));
+    q.delete('PageToken');
+    if (token) q.set('PageToken', token);
+    return `${path}?${q.toString()}`;
+  };
+  const more = matching.length > (page + 1) * size;
+  return {
+    messages: items.map(({ createdMs: _, ...m }) => m),
+    end: page * size + items.length - 1,
+    first_page_uri: uriOf(0),
+    next_page_uri: more ? uriOf(page + 1, `PA${items[items.length - 1]!.sid}`) : null,
+    previous_page_uri: page > 0 ? uriOf(page - 1) : null,
+    page,
+    page_size: size,
+    start: page * size,
+    uri: uriOf(page, query.get('PageToken') ?? undefined),
+  };
+}
+
 /**
  * Twilio's REST API (2010-04-01) as far as Parley uses it, on 127.0.0.1: basic
  * auth with the account SID and auth token, form-encoded parameters, the
@@ -47,20 +142,40 @@ const sid = (prefix: string) => prefix + randomBytes(16).toString('hex');
  */
 export async function startFakeTwilio(accountSid: string, authToken: string): Promise<FakeTwilio> {
   const requests: TwilioRequest[] = [];
+  const lists: TwilioListRequest[] = [];
   const failures: Failure[] = [];
+  const messages: MessageResource[] = [];
+  let slowMs = 0;
+  let slowAccept: (params: Record<string, string>) => SlowAccept = () => 'on_arrival';
+  let pending = 0;
 
-  const handle = (req: IncomingMessage, res: ServerResponse, raw: string) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse, raw: string) => {
     const arrived = Date.now();
-    const m = /^\/2010-04-01\/Accounts\/([^/]+)\/(Messages|Calls)\.json$/.exec(req.url ?? '');
-    if (req.method !== 'POST' || !m) return error(res, 404, 20404, 'The requested resource was not found');
+    const [pathname, search] = (req.url ?? '').split('?', 2) as [string, string | undefined];
+    const m = /^\/2010-04-01\/Accounts\/([^/]+)\/(Messages|Calls)\.json$/.exec(pathname);
+    const listing = req.method === 'GET' && m?.[2] === 'Messages';
+    if ((req.method !== 'POST' && !listing) || !m || (!listing && search !== undefined)) return error(res, 404, 20404, 'The requested resource was not found');
     const [, pathSid, resource] = m as unknown as [string, string, 'Messages' | 'Calls'];
     const expected = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`;
     if (req.headers.authorization !== expected || pathSid !== accountSid) return error(res, 401, 20003, 'Authenticate');
+    if (listing) {
+      const query = new URLSearchParams(search ?? '');
+      const params = Object.fromEntries(query);
+      const failure = failures.find((f) => f.method === 'GET' && f.left > 0 && f.match({ resource, params }));
+      if (failure) {
+        failure.left -= 1;
+        lists.push({ params, status: failure.status, count: 0, at: arrived });
+        return error(res, failure.status, 20500, 'Internal Server Error');
+      }
+      const page = listPage(accountSid, messages, query);
+      lists.push({ params, status: 200, count: page.messages.length, at: arrived });
+      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(page));
+    }
     if (!(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return error(res, 400, 20001, 'Parameters must be form-encoded');
     const params = Object.fromEntries(new URLSearchParams(raw));
     const record = (status: number, answered: string | null) => requests.push({ resource, params, status, sid: answered, at: arrived });
 
-    const failure = failures.find((f) => f.left > 0 && f.match({ resource, params }));
+    const failure = failures.find((f) => f.method === 'POST' && f.left > 0 && f.match({ resource, params }));
     if (failure) {
       failure.left -= 1;
       record(failure.status, null);
@@ -89,19 +204,39 @@ export async function startFakeTwilio(accountSid: string, authToken: string): Pr
       return error(res, 400, problem[0], problem[1]);
     }
     const answered = sid(resource === 'Messages' ? 'SM' : 'CA');
-    record(201, answered);
-    const now = new Date().toUTCString();
-    const body =
-      resource === 'Messages'
-        ? { sid: answered, account_sid: accountSid, to: params.To, from: params.From, body: params.Body, status: 'queued', direction: 'outbound-api', date_created: now }
-        : { sid: answered, account_sid: accountSid, to: params.To, from: params.From, status: 'queued', direction: 'outbound-api', date_created: now };
-    res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const create = () => {
+      record(201, answered);
+      const at = Date.now();
+      if (resource !== 'Messages') return { sid: answered, account_sid: accountSid, to: params.To, from: params.From, status: 'queued', direction: 'outbound-api', date_created: twilioDate(at) };
+      const created: MessageResource = {
+        sid: answered, account_sid: accountSid, to: params.To!, from: params.From!, body: params.Body ?? '', status: 'queued', direction: 'outbound-api',
+        date_created: twilioDate(at), date_updated: twilioDate(at), date_sent: twilioDate(at), num_segments: '1', api_version: '2010-04-01',
+        uri: `/2010-04-01/Accounts/${accountSid}/Messages/${answered}.json`, createdMs: at,
+      };
+      messages.push(created);
+      const { createdMs: _, ...body } = created;
+      return body;
+    };
+    if (resource === 'Messages' && slowMs > 0) {
+      const accept = slowAccept(params);
+      let gone = false;
+      res.on('close', () => (gone = !res.writableFinished));
+      pending += 1;
+      const early = accept === 'on_arrival' ? create() : undefined;
+      await new Promise((r) => setTimeout(r, slowMs));
+      pending -= 1;
+      // A client that went away before Twilio got to its request never reached it.
+      if (gone) return;
+      res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify(early ?? create()));
+      return;
+    }
+    res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify(create()));
   };
 
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => handle(req, res, Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => void handle(req, res, Buffer.concat(chunks).toString('utf8')));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -109,7 +244,13 @@ export async function startFakeTwilio(accountSid: string, authToken: string): Pr
     url: `http://127.0.0.1:${port}`,
     requests,
     accepted: (resource, where = () => true) => requests.filter((r) => r.resource === resource && r.status === 201 && where(r.params)),
-    failNext: (match, status = 500, times = 1) => void failures.push({ match, status, left: times }),
+    failNext: (match, status = 500, times = 1, method = 'POST') => void failures.push({ match, status, left: times, method }),
+    lists,
+    slowly: (ms, accept = () => 'on_arrival') => {
+      slowMs = ms;
+      slowAccept = accept;
+    },
+    inFlight: () => pending,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

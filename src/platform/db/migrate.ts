@@ -21,6 +21,7 @@ import * as pacingDepartures from './migrations/0020_pacing_departures.js';
 import * as punctualJobs from './migrations/0021_punctual_jobs.js';
 import * as leadEmailPrefix from './migrations/0022_lead_email_prefix.js';
 import * as erasureReach from './migrations/0025_erasure_reach.js';
+import * as sendAttempts from './migrations/0026_send_attempts.js';
 import * as messageReplyTo from './migrations/0027_message_reply_to.js';
 
 /** Migrations are listed here in order (no directory scan: works from src and dist alike). */
@@ -46,6 +47,7 @@ export const migrations: Record<string, Migration> = {
   '0021_punctual_jobs': punctualJobs,
   '0022_lead_email_prefix': leadEmailPrefix,
   '0025_erasure_reach': erasureReach,
+  '0026_send_attempts': sendAttempts,
   '0027_message_reply_to': messageReplyTo,
 };
 

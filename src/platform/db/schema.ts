@@ -157,6 +157,10 @@ export interface MessagesTable {
   campaign_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** The lead's inbound message this one answers (0027): the gate lets a reply go at night only within the reply window after it. */
   in_reply_to: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When a provider call for it began and no outcome is recorded yet (0026): after a crash the send is reconciled, not repeated. */
+  attempt_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The sender that attempt used (0026): the provider's list of messages is searched by it. */
+  attempt_from: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface UnmatchedInboundTable {

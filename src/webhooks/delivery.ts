@@ -106,7 +106,7 @@ export class DeliveryPipeline {
     const schedule = this.deps.config.webhookRetryScheduleMs;
     if (result.ok) {
       outcome.patch = { ...base, status: 'succeeded', delivered_at: now.toISOString(), next_attempt_at: null };
-    } else if (result.gone || attempts >= schedule.length) {
+    } else if (result.gone || result.refused || attempts >= schedule.length) {
       outcome.patch = { ...base, status: 'failed', next_attempt_at: null };
       if (result.gone && endpointLive && result.statusCode === 410) outcome.disableEndpoint = 'the endpoint answered 410 Gone';
     } else {

@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import { safeLookup } from './url-safety.js';
+import { refusalAtDelivery, safeLookup } from './url-safety.js';
 
 export interface SendResult {
   ok: boolean;
@@ -8,6 +8,11 @@ export interface SendResult {
   /** Seconds the receiver asked us to wait (Retry-After on 429/503). */
   retryAfterSeconds: number | null;
   gone: boolean;
+  /**
+   * Not sent: this process's URL policy forbids the target. Final, not retried:
+   * the same process would refuse it again on every attempt.
+   */
+  refused?: true;
 }
 
 function retryAfter(value: string | string[] | undefined): number | null {
@@ -18,6 +23,9 @@ function retryAfter(value: string | string[] | undefined): number | null {
   return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - Date.now()) / 1000));
 }
 
+const refused = (reason: string): SendResult =>
+  ({ ok: false, statusCode: null, error: `refused by this worker's URL policy: ${reason}`.slice(0, 500), retryAfterSeconds: null, gone: false, refused: true });
+
 /**
  * One keep-alive connection pool for all deliveries. Redirects are never
  * followed (a 3xx is a failure); the DNS answer is checked at connect time, so
@@ -26,7 +34,7 @@ function retryAfter(value: string | string[] | undefined): number | null {
 export class WebhookSender {
   private readonly agent: Agent;
 
-  constructor(private readonly timeoutMs: number, allowPrivate: boolean) {
+  constructor(private readonly timeoutMs: number, private readonly allowPrivate: boolean) {
     this.agent = new Agent({
       connect: { lookup: safeLookup(allowPrivate) as never, timeout: Math.min(timeoutMs, 10_000) },
       headersTimeout: timeoutMs,
@@ -36,6 +44,9 @@ export class WebhookSender {
   }
 
   async post(url: string, body: string, headers: Record<string, string>): Promise<SendResult> {
+    // The URL was checked when it was saved, perhaps by a process with another setting: checked again here.
+    const refusal = refusalAtDelivery(url, this.allowPrivate);
+    if (refusal) return refused(refusal);
     try {
       const res = await request(url, {
         method: 'POST',
@@ -50,7 +61,10 @@ export class WebhookSender {
       const wait = res.statusCode === 429 || res.statusCode === 503 ? retryAfter(res.headers['retry-after']) : null;
       return { ok, statusCode: res.statusCode, error: ok ? null : `HTTP ${res.statusCode}`, retryAfterSeconds: wait, gone: res.statusCode === 410 };
     } catch (err) {
-      const e = err as Error & { code?: string };
+      const e = err as Error & { code?: string; cause?: { code?: string; message?: string } };
+      // The host name resolved only to private addresses at connect time (safeLookup).
+      if (e.code === 'EADDRNOTPUBLIC') return refused(e.message);
+      if (e.cause?.code === 'EADDRNOTPUBLIC') return refused(e.cause.message ?? 'host resolves only to non-public addresses');
       const error = e.name === 'TimeoutError' || e.name === 'AbortError' ? `timeout after ${this.timeoutMs} ms` : `${e.code ?? e.name}: ${e.message}`;
       return { ok: false, statusCode: null, error: error.slice(0, 500), retryAfterSeconds: null, gone: false };
     }

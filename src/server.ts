@@ -10,6 +10,7 @@ import { instanceSecret } from './platform/secrets.repository.js';
 import type { Deps } from './platform/deps.js';
 import { createLogger } from './platform/logger.js';
 import type { Worker } from './worker/worker.js';
+import type { Listening } from './platform/db/listen.js';
 
 /** The worker (HTTP client, providers, agent) is loaded after the API listens: ready sooner. */
 const loadWorker = async () => (await import('./worker/worker.js')).Worker;
@@ -18,6 +19,8 @@ export interface RunningServer {
   app: FastifyInstance;
   store: Store;
   worker: Worker | undefined;
+  /** PostgreSQL with a worker: its LISTEN for work committed by other processes. */
+  listening: Listening | undefined;
   deps: Deps;
   address: string;
   stop(): Promise<void>;
@@ -38,31 +41,44 @@ async function openDeps(config: Config, options: StartOptions): Promise<{ store:
   return { store, deps };
 }
 
+/**
+ * The worker, woken by commits of this process's store and, on PostgreSQL, by
+ * other processes' (LISTEN); on SQLite a worker process of its own only polls.
+ */
+async function runWorker(store: Store, deps: Deps): Promise<{ worker: Worker; listening: Listening | undefined }> {
+  const worker = new (await loadWorker())(deps, undefined, store.work);
+  const listening = store.listen?.({
+    onLost: (err, retryInMs) => deps.log.warn({ err, retryInMs }, `lost the LISTEN connection; subscribing again in ${retryInMs} ms (polling meanwhile)`),
+  });
+  worker.start();
+  return { worker, listening };
+}
+
 /** Opens the store, migrates it, listens, starts the worker (unless disabled); stop() drains requests, stops the worker, closes the pool. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const { store, deps } = await openDeps(config, options);
   const app = await buildApp(deps);
   const address = await app.listen({ port: config.port, host: config.host });
-  const worker = config.runWorker ? new (await loadWorker())(deps) : undefined;
-  worker?.start();
+  const { worker, listening } = config.runWorker ? await runWorker(store, deps) : { worker: undefined, listening: undefined };
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       await app.close();
+      await listening?.close();
       await worker?.stop();
       await store.close();
     })());
-  return { app, store, worker, deps, address, stop };
+  return { app, store, worker, listening, deps, address, stop };
 }
 
 /** A worker process with no HTTP API (`parley worker`). */
 export async function startWorker(config: Config, options: StartOptions = {}): Promise<{ deps: Deps; stop(): Promise<void> }> {
   const { store, deps } = await openDeps(config, options);
-  const worker = new (await loadWorker())(deps);
-  worker.start();
+  const { worker, listening } = await runWorker(store, deps);
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
+      await listening?.close();
       await worker.stop();
       await store.close();
     })());

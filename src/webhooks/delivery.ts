@@ -170,6 +170,11 @@ export class DeliveryPipeline {
     while (this.inFlight >= count && Date.now() < deadline) await this.waitForSlot(deadline - Date.now());
   }
 
+  /** Ends every wait for a slot now (work was committed: the worker claims instead of waiting). */
+  stopWaiting(): void {
+    this.slotWaiters.splice(0).forEach((w) => w());
+  }
+
   /** Resolves when a slot frees up, or after `ms` at most. */
   waitForSlot(ms: number): Promise<void> {
     return new Promise((resolve) => {

@@ -6,6 +6,7 @@ import { dispatchEvents } from '../webhooks/dispatcher.js';
 import { WebhookSender } from '../webhooks/sender.js';
 import { refreshStatistics } from '../platform/db/statistics.js';
 import { Housekeeping } from './housekeeping.js';
+import type { WorkSignal } from '../platform/db/wake.js';
 
 /**
  * The background worker: fans outbox events out to endpoints, delivers them,
@@ -23,8 +24,15 @@ export class Worker {
   /** A job slot came free after all were taken: the loop claims again now (or right after the tick it is in). */
   private nudged = false;
 
-  /** `handlers`: the catalog's, unless a test gives its own. */
-  constructor(private readonly deps: Deps, handlers: JobHandlers = jobHandlers) {
+  private stopListening: (() => void) | undefined;
+
+  /**
+   * `handlers`: the catalog's, unless a test gives its own. `work`: the store's
+   * wakes (platform/db/wake.ts): a commit that wrote work, here or (PostgreSQL,
+   * when the process listens) in another process, starts a tick at once; the
+   * poll only catches what no wake announced.
+   */
+  constructor(private readonly deps: Deps, handlers: JobHandlers = jobHandlers, private readonly work?: WorkSignal) {
     this.sender = new WebhookSender(deps.config.webhookTimeoutMs, deps.config.allowPrivateWebhookUrls);
     this.deliveries = new DeliveryPipeline(deps, this.sender);
     this.jobs = new JobPipeline(deps, handlers, () => this.nudge());
@@ -36,9 +44,16 @@ export class Worker {
     this.wake?.();
   }
 
+  /** Committed work: claim now, also when the loop waits for a delivery slot. */
+  private workCommitted(): void {
+    this.nudge();
+    this.deliveries.stopWaiting();
+  }
+
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.stopListening = this.work?.onWake(() => this.workCommitted());
     this.loop = this.run();
   }
 
@@ -84,7 +99,11 @@ export class Worker {
       // endpoints are served even while one hangs), then claim many at once.
       const lowWater = Math.max(1, Math.floor(this.deps.config.workerConcurrency / 4));
       if (this.deliveries.busy >= lowWater) await this.deliveries.waitUntilBelow(lowWater, Math.min(20, this.deps.config.workerPollMs));
-      else if (work === 0 && this.deliveries.busy > 0) await this.deliveries.waitForSlot(this.deps.config.workerPollMs);
+      else if (work === 0 && this.deliveries.busy > 0) {
+        // A wake during the tick is not lost while deliveries are out.
+        if (this.nudged) this.nudged = false;
+        else await this.deliveries.waitForSlot(this.deps.config.workerPollMs);
+      }
       else if (work === 0) await this.idle(this.deps.config.workerPollMs);
     }
   }
@@ -114,6 +133,7 @@ export class Worker {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
+    this.stopListening?.();
     this.wake?.();
     await this.loop;
     const deadline = Date.now() + this.deps.config.webhookTimeoutMs + 1000;

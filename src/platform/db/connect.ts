@@ -7,6 +7,8 @@ import type pgModule from 'pg';
 import type { Database } from './schema.js';
 import { statementName } from './prepared.js';
 import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
+import { wakingDialect, WorkSignal } from './wake.js';
+import { listenForWork, type Listening, type ListenOptions } from './listen.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -18,6 +20,13 @@ export function dialectOf(db: { getExecutor(): { adapter: unknown } }): DialectN
 export interface Store {
   db: Kysely<Database>;
   dialect: DialectName;
+  /** Wakes when a transaction that wrote work for the worker commits (wake.ts). */
+  work: WorkSignal;
+  /**
+   * PostgreSQL: hear work committed by other processes too (LISTEN, listen.ts).
+   * Absent on SQLite, where a separate worker process finds work by polling.
+   */
+  listen?(options?: ListenOptions): Listening;
   close(): Promise<void>;
 }
 
@@ -49,8 +58,9 @@ function openSqlite(path: string, busyTimeoutMs: number): Store {
   sqlite.pragma('foreign_keys = ON');
   // Transactions share durable commits (see sqlite-group-commit.ts); the outer one starts with
   // BEGIN IMMEDIATE, so a second process (the CLI) never fails a read-then-write half way.
-  const db = new Kysely<Database>({ dialect: new GroupCommitSqliteDialect(sqlite) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  const work = new WorkSignal();
+  const db = new Kysely<Database>({ dialect: wakingDialect(new GroupCommitSqliteDialect(sqlite), work, false) });
+  return { db, dialect: 'sqlite', work, close: () => db.destroy() };
 }
 
 /**
@@ -73,8 +83,9 @@ function openPostgres(url: string, poolSize: number, queryTimeoutMs: number, nam
     client.on('error', () => {});
     if (namedStatements) useNamedStatements(client);
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  const work = new WorkSignal();
+  const db = new Kysely<Database>({ dialect: wakingDialect(new PostgresDialect({ pool }), work, true) });
+  return { db, dialect: 'postgres', work, listen: (options) => listenForWork(url, work, options), close: () => db.destroy() };
 }
 
 /**

@@ -1,0 +1,163 @@
+import {
+  CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type QueryCompiler, type QueryResult, type TransactionSettings,
+} from 'kysely';
+
+/**
+ * Wake on commit. A transaction that writes work for the worker (a job, an
+ * outbox event, a webhook delivery) wakes it the moment it commits, instead
+ * of leaving the row for the next poll (PARLEY_WORKER_POLL_MS, now only the
+ * fallback). The store's driver watches each connection's statements:
+ *
+ * - in this process, after the COMMIT has returned (on SQLite after the group
+ *   commit's fsync), the store's WorkSignal tells its listeners; a rollback
+ *   forgets the mark, so it wakes nobody;
+ * - on PostgreSQL it also sends `NOTIFY parley_work` in the same round trip
+ *   as the COMMIT, inside the transaction, so the server delivers it only if
+ *   the transaction commits; worker processes LISTEN (listen.ts).
+ *
+ * What counts is an INSERT into one of the queue tables, whatever its due
+ * time: a job inserted for later costs the worker one empty look, which is
+ * cheaper than reading the due time here. An UPDATE that makes old rows due
+ * (an endpoint enabled again, contact hours widened) is found by the poll.
+ */
+
+export const WORK_CHANNEL = 'parley_work';
+
+const MAKES_WORK = /\binsert into "(?:jobs|events|webhook_deliveries)"/;
+
+/** Whether a statement writes work for the worker (also inside a batch of CTEs: platform/db/together.ts). */
+export function makesWork(sqlText: string): boolean {
+  return sqlText.includes('insert into "') && MAKES_WORK.test(sqlText);
+}
+
+/** The wakes of one store: committed work in this process, and (PostgreSQL) notifications from others. */
+export class WorkSignal {
+  private readonly listeners = new Set<() => void>();
+  /** Commits in this process that wrote work (tests assert on it: a rollback never counts). */
+  committed = 0;
+  /** Wakes heard from other processes (LISTEN), including one on each (re)subscription. */
+  heard = 0;
+
+  /** Calls `listener` on every wake; answers the function that stops it. */
+  onWake(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** A transaction that wrote work has committed in this process. */
+  commit(): void {
+    this.committed += 1;
+    this.fire();
+  }
+
+  /** Another process announced committed work (or a lost subscription was renewed). */
+  hear(): void {
+    this.heard += 1;
+    this.fire();
+  }
+
+  private fire(): void {
+    for (const listener of this.listeners) listener();
+  }
+}
+
+class WakingConnection implements DatabaseConnection {
+  inTransaction = false;
+  /** A statement of the open transaction wrote work: wake when it commits. */
+  wroteWork = false;
+  constructor(readonly inner: DatabaseConnection, private readonly driver: WakingDriver) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const result = await this.inner.executeQuery<R>(query);
+    if (makesWork(query.sql)) {
+      if (this.inTransaction) this.wroteWork = true;
+      // Outside a transaction the statement has committed by itself.
+      else await this.driver.committed(this.inner);
+    }
+    return result;
+  }
+
+  streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    return this.inner.streamQuery<R>(query, chunkSize);
+  }
+}
+
+const conn = (c: DatabaseConnection) => c as WakingConnection;
+
+function supported<F>(method: F | undefined): F {
+  if (!method) throw new Error('savepoints are not supported by this database driver');
+  return method;
+}
+
+class WakingDriver implements Driver {
+  constructor(private readonly inner: Driver, private readonly signal: WorkSignal, private readonly notifies: boolean) {}
+
+  init(): Promise<void> {
+    return this.inner.init();
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new WakingConnection(await this.inner.acquireConnection(), this);
+  }
+
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    await this.inner.beginTransaction(conn(connection).inner, settings);
+    conn(connection).inTransaction = true;
+    conn(connection).wroteWork = false;
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const c = conn(connection);
+    const wake = c.wroteWork;
+    c.inTransaction = false;
+    c.wroteWork = false;
+    // The NOTIFY rides with the COMMIT (one simple-protocol round trip): delivered only if it commits.
+    if (wake && this.notifies) await c.inner.executeQuery(CompiledQuery.raw(`notify ${WORK_CHANNEL}; commit`));
+    else await this.inner.commitTransaction(c.inner);
+    if (wake) this.signal.commit();
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    const c = conn(connection);
+    c.inTransaction = false;
+    c.wroteWork = false;
+    await this.inner.rollbackTransaction(c.inner);
+  }
+
+  // A savepoint rolled back keeps the mark: at worst a wake finds nothing to do.
+  async savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+    await supported(this.inner.savepoint).call(this.inner, conn(connection).inner, name, compile);
+  }
+
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+    await supported(this.inner.rollbackToSavepoint).call(this.inner, conn(connection).inner, name, compile);
+  }
+
+  async releaseSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+    await supported(this.inner.releaseSavepoint).call(this.inner, conn(connection).inner, name, compile);
+  }
+
+  releaseConnection(connection: DatabaseConnection): Promise<void> {
+    return this.inner.releaseConnection(conn(connection).inner);
+  }
+
+  destroy(): Promise<void> {
+    return this.inner.destroy();
+  }
+
+  /** A statement that wrote work committed on its own (autocommit). */
+  async committed(inner: DatabaseConnection): Promise<void> {
+    if (this.notifies) await inner.executeQuery(CompiledQuery.raw(`notify ${WORK_CHANNEL}`));
+    this.signal.commit();
+  }
+}
+
+/** The dialect with wake on commit; `notifies`: PostgreSQL, which also tells other processes. */
+export function wakingDialect(inner: Dialect, signal: WorkSignal, notifies: boolean): Dialect {
+  return {
+    createDriver: () => new WakingDriver(inner.createDriver(), signal, notifies),
+    createQueryCompiler: () => inner.createQueryCompiler(),
+    createAdapter: () => inner.createAdapter(),
+    createIntrospector: (db) => inner.createIntrospector(db),
+  };
+}

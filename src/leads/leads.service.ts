@@ -26,7 +26,7 @@ const noChannel = () => new BadRequest('A lead needs a phone or an email', 'no_c
 const duplicatePhone = (phone: string) => new Conflict(`A lead with phone ${phone} already exists`, 'duplicate_phone');
 
 /** `maySend`: whether the caller may make a message go out (messages:write); without it a profile's opening is a 403 and no lead is made. */
-export async function createLead(deps: Deps, organizationId: string, input: CreateLeadInput, maySend = true): Promise<string> {
+export async function createLead(deps: Deps, organizationId: string, input: CreateLeadInput, maySend: boolean): Promise<string> {
   const phone = input.phone !== undefined ? normalizePhone(input.phone, deps.config.defaultCountry) : null;
   const email = input.email?.trim().toLowerCase() || null; // lower case: inbound email is matched by equality
   if (!phone && !email) throw noChannel();

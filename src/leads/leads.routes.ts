@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../platform/deps.js';
+import { maySend } from '../platform/auth/scopes.js';
 import { MessageBody, withErrors } from '../platform/http/schemas.js';
 import {
   CreateLeadBody, CreateLeadReply, Lead, LeadIdParams, ListLeadsQuery, ListLeadsReply,
@@ -14,7 +15,7 @@ export const leadRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app)
   app.post('/leads/create', {
     schema: { tags, summary: 'Create a lead', body: CreateLeadBody, response: withErrors({ 200: CreateLeadReply }, 409) },
   }, async (req) => {
-    const id = await leads.createLead(deps, req.auth.organizationId, req.body);
+    const id = await leads.createLead(deps, req.auth.organizationId, req.body, maySend(req.auth.scopes));
     return { message: 'Lead created successfully.', id };
   });
 

@@ -25,7 +25,8 @@ import type { CreateLeadInput, LeadView, ListLeadsInput, UpdateLeadInput } from 
 const noChannel = () => new BadRequest('A lead needs a phone or an email', 'no_channel');
 const duplicatePhone = (phone: string) => new Conflict(`A lead with phone ${phone} already exists`, 'duplicate_phone');
 
-export async function createLead(deps: Deps, organizationId: string, input: CreateLeadInput): Promise<string> {
+/** `maySend`: whether the caller may make a message go out (messages:write); without it a profile's opening is a 403 and no lead is made. */
+export async function createLead(deps: Deps, organizationId: string, input: CreateLeadInput, maySend: boolean): Promise<string> {
   const phone = input.phone !== undefined ? normalizePhone(input.phone, deps.config.defaultCountry) : null;
   const email = input.email?.trim().toLowerCase() || null; // lower case: inbound email is matched by equality
   if (!phone && !email) throw noChannel();
@@ -43,7 +44,7 @@ export async function createLead(deps: Deps, organizationId: string, input: Crea
         externalLeadId: input.externalLeadId, additionalInfo: input.additionalInfo ?? {}, isAiOn: input.isAiOn !== false,
       }, suppressed, at, id));
       // The profile's opening message, if any, commits with the lead (the gate decides at send time).
-      await scheduleOpeningMessage(trx, organizationId, id, new Date(at));
+      await scheduleOpeningMessage(trx, organizationId, id, new Date(at), maySend);
     });
   } catch (err) {
     if (isUniqueViolation(err) && phone) throw duplicatePhone(phone);

@@ -3,6 +3,7 @@ import { findLead, type LeadRow } from '../leads/leads.repository.js';
 import { findMessage } from '../messages/messages.repository.js';
 import { defaultChannel, scheduleSend } from '../messages/send.service.js';
 import type { Db } from '../platform/db/schema.js';
+import { Forbidden } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { insertOpening, latestOpening } from './openings.repository.js';
 import { findProfileByName, type ProfileRow } from './profiles.repository.js';
@@ -92,9 +93,12 @@ export async function requestOpening(trx: Db, organizationId: string, lead: Lead
  * opening message, if it has a template, goes out now (sms when the lead has a
  * phone, else email). Nobody is messaged on creation by a profile without one.
  */
-export async function scheduleOpeningMessage(trx: Db, organizationId: string, leadId: string, now: Date): Promise<void> {
+export async function scheduleOpeningMessage(trx: Db, organizationId: string, leadId: string, now: Date, maySend: boolean): Promise<void> {
   const lead = await findLead(trx, organizationId, leadId);
   if (!lead || lead.is_ai_on !== 1) return;
   const profile = await findProfileByName(trx, organizationId, lead.customer_profile);
-  if (profile) await scheduleOpening(trx, organizationId, lead, profile, now, now);
+  if (!profile?.opening_message) return;
+  // A caller without messages:write cannot make a message go out this way either; the transaction rolls back.
+  if (!maySend) throw new Forbidden();
+  await scheduleOpening(trx, organizationId, lead, profile, now, now);
 }

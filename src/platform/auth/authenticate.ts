@@ -4,7 +4,7 @@ import { Forbidden, TooManyRequests } from '../errors.js';
 import { findActiveKeyByDigest } from './api-keys.repository.js';
 import { digestKey, sameDigest } from './keys.js';
 import { RateLimiter } from './rate-limit.js';
-import { scopeFor, type Scope } from './scopes.js';
+import { SEND_SCOPE, maySend, scopeFor, sendingRoutes, type Scope, type SendsWhen } from './scopes.js';
 import { checkSession, csrfRefused, sessionToken, type SessionResolver } from './session-cookie.js';
 
 export interface AuthContext {
@@ -54,6 +54,16 @@ async function resolveKey(deps: Deps, cache: KeyCache, digest: string): Promise<
   return ctx;
 }
 
+/** After validation: a request that would make a message go out needs SEND_SCOPE too (scopes.ts, sendingRoutes). */
+function sendCheck(sends: Exclude<SendsWhen, 'service'>) {
+  return async (request: FastifyRequest) => {
+    if (!request.auth || maySend(request.auth.scopes)) return;
+    if (sends !== 'always' && !sends({ body: request.body, query: request.query })) return;
+    request.log.info({ status: 403, needed: SEND_SCOPE }, `refused: the request would send a message and the key lacks the scope ${SEND_SCOPE}`);
+    throw new Forbidden();
+  };
+}
+
 /**
  * Every /v1 route is authenticated and scope-checked here, before the body is
  * read. Missing, unknown, revoked and out-of-scope keys all get the same 403.
@@ -70,6 +80,9 @@ export function registerAuthentication(app: FastifyInstance, deps: Deps, session
     for (const m of methods) {
       if (m === 'HEAD' || m === 'OPTIONS') continue;
       if (!scopeFor(m, route.url)) throw new Error(`route ${m} ${route.url} has no entry in platform/auth/scopes.ts`);
+      const sends = sendingRoutes[`${m} ${route.url}`];
+      // Appended before the idempotency hooks (registered after this one): a refused request claims no key.
+      if (sends && sends !== 'service') route.preHandler = [...[route.preHandler ?? []].flat(), sendCheck(sends)] as typeof route.preHandler;
     }
   });
 

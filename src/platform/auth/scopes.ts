@@ -111,6 +111,53 @@ export const routeScopes: Record<string, Scope | 'public'> = {
   'POST /v1/providers/twilio/status': 'public',
 };
 
+/**
+ * Making a message go out is `messages:write`, whichever operation causes it:
+ * sendMessage, and every route below, which also needs it (on top of its own
+ * scope) when the request makes a message go out. A key without it gets the
+ * same 403 as any out-of-scope key and nothing changes. Default keys and the
+ * agent and admin roles hold both, so their requests are unaffected.
+ */
+export const SEND_SCOPE: Scope = 'messages:write';
+
+interface RequestParts {
+  body: unknown;
+  query: unknown;
+}
+
+/**
+ * When a request to the route makes a message go out: `always`; a test of the
+ * validated body and query, checked before the handler runs; or `service`,
+ * when only the service's transaction knows (lead creation: the profile's
+ * opening, read under the lock the creation takes), so the route hands the
+ * service `maySend` and the service refuses before scheduling anything.
+ */
+export type SendsWhen = 'always' | 'service' | ((request: RequestParts) => boolean);
+
+const field = (value: unknown, name: string): unknown =>
+  value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[name] : undefined;
+
+/** PATCH lead: a follow-up step scheduled (followUpStep 1..99), or a cadence given without stopping it (its current step is then scheduled). */
+function schedulesFollowUp({ body }: RequestParts): boolean {
+  const step = field(body, 'followUpStep');
+  if (typeof step === 'number') return step > 0;
+  const config = field(body, 'followUpConfig');
+  return config !== undefined && config !== null && Object.keys(config).length > 0;
+}
+
+export const sendingRoutes: Record<string, SendsWhen> = {
+  // The profile's opening, when it has a template and the lead's AI is on.
+  'POST /v1/leads/create': 'service',
+  'PATCH /v1/leads/:leadId': schedulesFollowUp,
+  'POST /v1/leads/:leadId/switchCustomerProfile': ({ body }) => field(body, 'sendMessage') === true,
+  // A campaign exists to send its profile's opening; resuming one sends again.
+  'POST /v1/campaigns': 'always',
+  'POST /v1/campaigns/:id/resume': 'always',
+  'POST /v1/imports': ({ query }) => field(query, 'startConversations') === true && field(query, 'dryRun') !== true,
+};
+
+export const maySend = (scopes: readonly string[]): boolean => scopes.includes(SEND_SCOPE);
+
 export function scopeFor(method: string, url: string): Scope | 'public' | undefined {
   return routeScopes[`${method} ${url}`];
 }

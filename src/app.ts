@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Deps } from './platform/deps.js';
 import { registerAuthentication } from './platform/auth/authenticate.js';
 import { registerEmptyBodyDefault, registerJsonParser } from './platform/http/body.js';
+import { registerClosedBodies } from './platform/http/closed-bodies.js';
 import { answerFrameworkError, registerErrorHandling } from './platform/http/errors.js';
 import { registerIdempotency } from './platform/http/idempotency.js';
 import { registerOpenApi, registerOpenApiRoute } from './platform/http/openapi.js';
@@ -69,6 +70,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   registerJsonParser(app);
   registerEmptyBodyDefault(app);
+  registerClosedBodies(app);
   registerErrorHandling(app);
   registerAuthentication(app, deps, (token) => resolveSession(deps, token));
   registerIdempotency(app, deps);

@@ -37,7 +37,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return send(reply, err.status, message, err.code);
     }
     if (err.validation) {
-      const message = contractMessage ?? describeValidationError(err.validation as never, err.validationContext);
+      const described = describeValidationError(err.validation as never, err.validationContext);
+      // An unknown field is named even where the contract fixes the text: a typo must be seen, not read as "channels omitted".
+      const unknown = (err.validation as { keyword: string }[]).some((e) => e.keyword === 'additionalProperties');
+      const message = contractMessage ? (unknown ? `${described}: ${contractMessage}` : contractMessage) : described;
       return send(reply, 400, message, 'invalid_request');
     }
     const known = err.code ? frameworkErrors[err.code] : undefined;

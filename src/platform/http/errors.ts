@@ -60,11 +60,18 @@ export function registerErrorHandling(app: FastifyInstance): void {
 }
 
 /**
+ * The longest path parameter the router takes (SECURITY.md); a longer one is
+ * 414 before any route runs. Unsubscribe tokens bound to their address are 139
+ * characters (channels/unsubscribe-token.ts), so Fastify's default of 100 is too short.
+ */
+export const MAX_PATH_PARAM_LENGTH = 200;
+
+/**
  * Fastify's `frameworkErrors` option: a URL that cannot be routed (bad
  * percent-encoding, an over-long path parameter) would otherwise get Fastify's
  * own body, which echoes the URL; it gets the contract's shape instead.
  */
 export function answerFrameworkError(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') send(reply, 414, 'URI Too Long', 'uri_too_long');
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') send(reply, 414, `URI Too Long: a path parameter is longer than ${MAX_PATH_PARAM_LENGTH} characters`, 'uri_too_long');
   else send(reply, 400, 'Bad Request: the URL is not valid', 'bad_url');
 }

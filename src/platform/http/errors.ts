@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, TooManyRequests } from '../errors.js';
+import { lingerOnClose } from './linger.js';
 import { describeValidationError } from './validation.js';
 
 declare module 'fastify' {
@@ -28,6 +29,8 @@ function send(reply: FastifyReply, status: number, message: string, code?: strin
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    // Answered before the body was read (413 above all): the client must still get to read the answer.
+    if (!request.raw.complete) lingerOnClose(request.raw);
     // Fastify parses a body even on its way to the not-found handler: a path (or method) no route takes is a 404, whatever it carried.
     if (request.is404) return send(reply, 404, 'Not Found', 'not_found');
     const contractMessage = request.routeOptions?.config?.badRequestMessage;

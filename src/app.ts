@@ -4,7 +4,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Deps } from './platform/deps.js';
 import { registerAuthentication } from './platform/auth/authenticate.js';
 import { registerEmptyBodyDefault, registerJsonParser } from './platform/http/body.js';
-import { answerFrameworkError, registerErrorHandling } from './platform/http/errors.js';
+import { registerClosedBodies } from './platform/http/closed-bodies.js';
+import { answerFrameworkError, MAX_PATH_PARAM_LENGTH, registerErrorHandling } from './platform/http/errors.js';
 import { registerIdempotency } from './platform/http/idempotency.js';
 import { registerOpenApi, registerOpenApiRoute } from './platform/http/openapi.js';
 import { fastifyTrustProxy } from './platform/http/trust-proxy.js';
@@ -57,8 +58,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     // One access line per request from our own hook (route pattern, never the raw URL with its query).
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
-    // Unsubscribe tokens bound to their address are 139 characters (channels/unsubscribe-token.ts); Fastify's default is 100.
-    routerOptions: { maxParamLength: 200 },
+    routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
     frameworkErrors: answerFrameworkError,
     // Behind reverse proxies that set X-Forwarded-Proto/-For (PARLEY_TRUST_PROXY): the console's cookie gets Secure over https, throttling sees the client.
     trustProxy: fastifyTrustProxy(deps.config.console.trustProxy),
@@ -71,6 +71,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   registerJsonParser(app);
   registerEmptyBodyDefault(app);
+  registerClosedBodies(app);
   registerErrorHandling(app);
   registerAuthentication(app, deps, (token) => resolveSession(deps, token));
   registerIdempotency(app, deps);

@@ -62,7 +62,7 @@ export const unsubscribeLinkRoutes = (deps: Deps): FastifyPluginAsyncTypebox => 
     return sendHtml(reply, CONFIRM_PAGE);
   });
 
-  app.post('/unsubscribe/:token', { schema: { hide: true, params: TokenParams } }, async (req, reply) => {
+  app.post('/unsubscribe/:token', { schema: { hide: true, params: TokenParams }, config: { ownBodyFormat: true } }, async (req, reply) => {
     const claims = await claimsOf(req.params.token);
     await unsubscribeByLink(deps, claims);
     // The confirm button of the GET page lands here in a browser: answer it with a page.

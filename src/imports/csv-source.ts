@@ -8,8 +8,8 @@ export interface CsvRecord {
 }
 
 const CANDIDATES = [',', ';', '\t'] as const;
-/** A header line longer than this is not a header: the delimiter is then the default. */
-const HEAD_LIMIT = 1024 * 1024;
+/** The longest header line, in bytes: a longer one is refused before the CSV parser would spend seconds on it. */
+export const HEAD_LIMIT = 1024 * 1024;
 /** A record larger than this is refused (a missing closing quote would otherwise swallow the file into memory). */
 export const MAX_RECORD_BYTES = 1024 * 1024;
 
@@ -34,6 +34,13 @@ export function detectDelimiter(head: string): string {
 /** The text encodings an import reads. */
 export const CSV_ENCODINGS = ['utf-8', 'utf-16le', 'utf-16be', 'windows-1252'] as const;
 export type CsvEncoding = (typeof CSV_ENCODINGS)[number];
+
+/** A record over the limit: `row` is the spreadsheet row it starts at (1 is the header line). */
+export class CsvRecordTooLongError extends Error {
+  constructor(readonly row: number, limit = `${MAX_RECORD_BYTES / (1024 * 1024)} MiB (${MAX_RECORD_BYTES} characters)`) {
+    super(`row ${row} is longer than ${limit}; a quote that is never closed makes one row of the rest of the file`);
+  }
+}
 
 /** A file that is not in the encoding it is read in: the import stops with this (the rows before it stay committed). */
 export class CsvEncodingError extends Error {}
@@ -81,7 +88,7 @@ export async function* csvRecords(source: AsyncIterable<Buffer | string>, onByte
   const head: Buffer[] = [];
   let headBytes = 0;
   let ended = false;
-  while (headBytes < HEAD_LIMIT) {
+  while (headBytes <= HEAD_LIMIT) {
     const next = await input.next();
     if (next.done) {
       ended = true;
@@ -95,6 +102,13 @@ export async function* csvRecords(source: AsyncIterable<Buffer | string>, onByte
   }
   const firstChunks = Buffer.concat(head);
   const { encoding, bom } = detectEncoding(firstChunks, requested);
+  // csv-parse takes about ten seconds of the event loop to reach its own limit on a megabyte without a line break.
+  const ends = [firstChunks.indexOf(0x0a), firstChunks.indexOf(0x0d)].filter((i) => i >= 0);
+  const headerBytes = (ends.length > 0 ? Math.min(...ends) : ended ? firstChunks.length : Infinity) - bom;
+  if (headerBytes > HEAD_LIMIT) {
+    await input.return?.();
+    throw new CsvRecordTooLongError(1, `${HEAD_LIMIT / (1024 * 1024)} MiB (${HEAD_LIMIT} bytes)`);
+  }
   const decoder = new TextDecoder(encoding, { fatal: true, ignoreBOM: true });
   let offset = 0;
   const decode = (chunk: Buffer, last = false): string => {
@@ -137,11 +151,17 @@ export async function* csvRecords(source: AsyncIterable<Buffer | string>, onByte
   stream.pipe(parser);
   let row = 0;
   try {
-    for await (const values of parser as AsyncIterable<string[]>) {
-      row += 1;
-      // A line of only delimiters (Excel pads trailing rows) is as empty as a blank line.
-      if (values.every((v) => v.trim() === '')) continue;
-      yield { row, values };
+    try {
+      for await (const values of parser as AsyncIterable<string[]>) {
+        row += 1;
+        // A line of only delimiters (Excel pads trailing rows) is as empty as a blank line.
+        if (values.every((v) => v.trim() === '')) continue;
+        yield { row, values };
+      }
+    } catch (err) {
+      // csv-parse's own error quotes the record's first characters (a lead's data): the row number says enough.
+      if ((err as { code?: unknown }).code === 'CSV_MAX_RECORD_SIZE') throw new CsvRecordTooLongError(row + 1);
+      throw err;
     }
   } finally {
     // A reader that stops early (only the header was wanted) must not leave the source open.

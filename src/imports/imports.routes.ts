@@ -26,6 +26,8 @@ export const importRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (ap
       querystring: StartImportQuery,
       response: withErrors({ 202: ImportView }),
     },
+    // The body is the file: a JSON one is a 415, not a list of unknown fields.
+    config: { ownBodyFormat: true },
     // Idempotency keys hash the request body, and this body is a stream read once. Re-sending a file is safe by itself.
     preValidation: async (req) => {
       if (req.headers[IDEMPOTENCY_HEADER] !== undefined) throw new BadRequest('Idempotency-Key is not supported on POST /v1/imports: sending the same file again creates nothing new', 'idempotency_not_supported');

@@ -9,7 +9,7 @@ import { BadRequest, DomainError, NotFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { requireProfile } from '../profiles/profiles.service.js';
 import { MappingError, parseMap, planColumns } from './columns.js';
-import { csvRecords, CsvEncodingError } from './csv-source.js';
+import { csvRecords, CsvEncodingError, CsvRecordTooLongError, HEAD_LIMIT } from './csv-source.js';
 import { runImport, type ImportOptions } from './importer.js';
 import * as repo from './imports.repository.js';
 import type { ImportViewType, StartImportInput } from './imports.schemas.js';
@@ -77,6 +77,9 @@ export async function checkHeader(file: string, options: ImportOptions): Promise
     first = await records.next();
   } catch (err) {
     if (err instanceof CsvEncodingError) throw new BadRequest(`The CSV file's header cannot be read: ${err.message}`, 'invalid_encoding');
+    if (err instanceof CsvRecordTooLongError) {
+      throw new BadRequest(`The CSV file's header line is too long: it may be at most ${HEAD_LIMIT / (1024 * 1024)} MiB (${HEAD_LIMIT} bytes); is a quote left open?`, 'header_too_long');
+    }
     throw err;
   }
   await records.return(undefined);

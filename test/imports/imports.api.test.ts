@@ -202,6 +202,15 @@ describeEachDialect('POST /v1/imports', (ctx) => {
       expect((await postCsv(reader, 'a\n')).status).toBe(403);
     });
 
+    it('refuses a header line over 1 MiB with a 400 naming it and the limit, and records nothing', async () => {
+      const ts = ctx();
+      const imports = () => ts.server.store.db.selectFrom('imports').select('id').execute();
+      const before = { leads: (await allLeads(ts.acme)).length, imports: (await imports()).length };
+      const res = await postCsv(ts.acme, `First Name,Phone,${'x'.repeat(1024 * 1024)}\nS,${importPhone()},1\n`);
+      expectError(res, 400, "The CSV file's header line is too long: it may be at most 1 MiB (1048576 bytes); is a quote left open?");
+      expect({ leads: (await allLeads(ts.acme)).length, imports: (await imports()).length }).toEqual(before);
+    });
+
     it('refuses an upload larger than the import limit with 413', async () => {
       const { acme } = ctx();
       const big = `First Name,Phone\n${'x,1\n'.repeat(600_000)}`;

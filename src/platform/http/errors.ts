@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, TooManyRequests } from '../errors.js';
+import { lingerOnClose } from './linger.js';
 import { describeValidationError } from './validation.js';
 
 declare module 'fastify' {
@@ -28,6 +29,8 @@ function send(reply: FastifyReply, status: number, message: string, code?: strin
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    // Answered before the body was read (413 above all): the client must still get to read the answer.
+    if (!request.raw.complete) lingerOnClose(request.raw);
     // Fastify parses a body even on its way to the not-found handler: a path (or method) no route takes is a 404, whatever it carried.
     if (request.is404) return send(reply, 404, 'Not Found', 'not_found');
     const contractMessage = request.routeOptions?.config?.badRequestMessage;
@@ -37,7 +40,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return send(reply, err.status, message, err.code);
     }
     if (err.validation) {
-      const message = contractMessage ?? describeValidationError(err.validation as never, err.validationContext);
+      const described = describeValidationError(err.validation as never, err.validationContext);
+      // An unknown field is named even where the contract fixes the text: a typo must be seen, not read as "channels omitted".
+      const unknown = (err.validation as { keyword: string }[]).some((e) => e.keyword === 'additionalProperties');
+      const message = contractMessage ? (unknown ? `${described}: ${contractMessage}` : contractMessage) : described;
       return send(reply, 400, message, 'invalid_request');
     }
     const known = err.code ? frameworkErrors[err.code] : undefined;
@@ -57,11 +63,18 @@ export function registerErrorHandling(app: FastifyInstance): void {
 }
 
 /**
+ * The longest path parameter the router takes (SECURITY.md); a longer one is
+ * 414 before any route runs. Unsubscribe tokens bound to their address are 139
+ * characters (channels/unsubscribe-token.ts), so Fastify's default of 100 is too short.
+ */
+export const MAX_PATH_PARAM_LENGTH = 200;
+
+/**
  * Fastify's `frameworkErrors` option: a URL that cannot be routed (bad
  * percent-encoding, an over-long path parameter) would otherwise get Fastify's
  * own body, which echoes the URL; it gets the contract's shape instead.
  */
 export function answerFrameworkError(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') send(reply, 414, 'URI Too Long', 'uri_too_long');
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') send(reply, 414, `URI Too Long: a path parameter is longer than ${MAX_PATH_PARAM_LENGTH} characters`, 'uri_too_long');
   else send(reply, 400, 'Bad Request: the URL is not valid', 'bad_url');
 }

@@ -12,6 +12,7 @@ import { WebhooksPage } from './pages/webhooks';
 import { SettingsPage } from './pages/settings';
 import { KeysPage } from './pages/keys';
 import { UsersPage } from './pages/users';
+import { UserText } from './user-text';
 
 const NAV: { href: string; label: string; admin?: boolean }[] = [
   { href: '/', label: 'Inbox' },
@@ -102,7 +103,7 @@ export function App() {
         </nav>
         <div class="who">
           <span>
-            {user.email} <span class="badge">{user.role}</span> · {user.organizationName}
+            <UserText text={user.email} /> <span class="badge">{user.role}</span> · <UserText text={user.organizationName} />
           </span>
           <button type="button" class="link" onClick={logout}>
             Log out

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { errorText } from './api.js';
+import { UserText, visibleText } from './user-text';
 
 /** Loads data on mount and whenever `deps` change; `reload` fetches again (after a change or a live event). */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: string | null; reload: () => void } {
@@ -94,12 +95,14 @@ export function Table({ caption, showCaption, columns, children, below }: {
 
 export function Page({ title, children, actions }: { title: string; children: ComponentChildren; actions?: ComponentChildren }) {
   useEffect(() => {
-    document.title = `${title} · Parley console`;
+    document.title = `${visibleText(title)} · Parley console`;
   }, [title]);
   return (
     <section class="page" aria-labelledby="page-title">
       <header class="page-head">
-        <h1 id="page-title">{title}</h1>
+        <h1 id="page-title">
+          <UserText text={title} />
+        </h1>
         {actions}
       </header>
       {children}

@@ -43,18 +43,27 @@
  * Anything else is a failure of the check: a non-2xx status, a redirect
  * (3xx; never followed), a body that is not a JSON object with `allow` or
  * `decision`, a body over 16 KB, no complete answer within `timeoutMs` (the
- * whole exchange, connecting included), a connection error, or a URL refused
+ * whole exchange, connecting included), a connection error (except the one
+ * retry below), or a URL refused
  * by the webhook URL rules (https only and public addresses only, unless the
  * operator allows private URLs; checked on every request, and again at
  * connect time for what a hostname resolves to). A failure is decided by the
  * setting `failureMode`: `closed` (default) blocks the send, `open` lets it
  * go; either way the reason names the failure, e.g.
  * `external compliance check failed: timeout after 2000 ms`.
+ *
+ * One retry: a request written on a reused keep-alive connection that the
+ * receiver closes or resets before sending any byte of an answer (it closed
+ * the connection as idle just as the request went out) is sent once more,
+ * as a new request with a new `webhook-id`, on a new connection, within the
+ * same `timeoutMs`. Nothing else is retried: not a fresh connection's
+ * failure, not a failure after an answer started.
  */
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { signDelivery } from '../webhooks/signing.js';
 import { checkWebhookUrl, safeLookup, UnsafeUrl } from '../webhooks/url-safety.js';
+import { unlessResetOnReuse } from './reused-socket.js';
 
 export interface ExternalCheckSettings {
   url: string;
@@ -235,16 +244,24 @@ export class ExternalCheckClient {
         purpose: req.purpose,
       },
     });
-    const headers = signRequest(settings.secret, `chk_${randomUUID()}`, Math.floor(now.getTime() / 1000), body);
-    const res = await request(url, {
+    const send = (id: string) => request(url, {
       method: 'POST',
       body,
-      headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': 'Parley-ComplianceCheck/1.0', ...headers },
+      headers: {
+        'content-type': 'application/json', accept: 'application/json', 'user-agent': 'Parley-ComplianceCheck/1.0',
+        ...signRequest(settings.secret, id, Math.floor(now.getTime() / 1000), body),
+      },
       dispatcher: this.agent,
       signal,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     });
+    // A keep-alive connection the middleware closed as idle just as this request was written on it fails
+    // before any answer: sent once more (a new request, with its own id) on a new connection, within the
+    // same deadline. Never after an answer started, and never twice.
+    const first = `chk_${randomUUID()}`;
+    const once = await unlessResetOnReuse(first, () => send(first));
+    const res = once.retry ? await send(`chk_${randomUUID()}`) : once.value;
     if (res.statusCode < 200 || res.statusCode >= 300) {
       // Drain a small body so the connection stays reusable; a large one just closes it.
       await res.body.dump({ limit: MAX_RESPONSE_BYTES }).catch(() => {});

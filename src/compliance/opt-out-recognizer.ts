@@ -6,7 +6,8 @@
  * How it reads a message: the whole message, normalised and stripped of politeness, may be a keyword
  * ("Stop please" -> via 'keyword'); otherwise each sentence (split on punctuation and line breaks) is matched
  * against a table of plain-language requests (-> via 'phrase'). START / HELP count only as the whole message.
- * Everything is matched on normaliseForKeywords() text: lower case, no accents, no punctuation, single spaces.
+ * Everything is matched on normaliseForKeywords() text: lower case, no accents, no punctuation, single spaces,
+ * and no invisible characters. A message that is only the stop-sign emoji (🛑) is a keyword stop too.
  */
 import type { ChannelName } from '../subscriptions/channels.js';
 
@@ -39,9 +40,20 @@ const alt = (words: readonly string[]) => `(?:${words.join('|')})`;
 const FILL = `(?: ${alt(FILLERS)})*`;
 const FILLERS_RE = new RegExp(`(?<=^| )${alt(FILLERS)}(?= |$)`, 'g');
 
+/**
+ * Characters that show nothing: every format character (zero-width space, non-joiner and joiner, word joiner,
+ * BOM, soft hyphen, the bidi marks, embeddings, overrides and isolates, ...) and the Hangul fillers. Inside a
+ * word they would split it ("S\u200bTOP" -> "s top"), so they are removed before anything else, never spaced.
+ */
+const INVISIBLE = /[\p{Cf}\u115F\u1160\u3164\uFFA0]/gu;
+export const withoutInvisibles = (text: string): string => text.replace(INVISIBLE, '');
+
+/** A message that is only the stop-sign emoji (once or more, with variation selectors and white space): a stop. */
+const STOP_SIGN_ONLY = /^[\s\uFE0E\uFE0F]*(?:\u{1F6D1}[\s\uFE0E\uFE0F]*)+$/u;
+
 /** Lower case, NFKC, no accents / apostrophes / punctuation / emoji, "stooop" -> "stop", "s t o p" -> "stop", "stop stop" -> "stop". */
 export function normaliseForKeywords(text: string): string {
-  const words = text
+  const words = withoutInvisibles(text)
     // Apostrophes, straight or curly (also acute / back quote, before NFKC splits the acute): "don’t" -> "dont";
     // censoring stars: "f***ing" -> "fing". Curly double quotes go with the rest of the punctuation below.
     .replace(/['\u2018\u2019\u201A\u201B\u2032\u00B4`*]/g, '')
@@ -179,12 +191,14 @@ const inOrder = (set: Set<ChannelName>): ChannelName[] => (['sms', 'voice', 'ema
 /** What a request that names no channel revokes, by its scope ('dnc' always means every channel). */
 const UNNAMED: Record<Scope, (arrivedBy: ChannelName) => ChannelName[] | 'all'> = { arrived: (c) => [c], all: () => 'all', dnc: () => 'all' };
 
-export function recognise(text: string, arrivedBy: ChannelName, custom: CustomKeywords = {}): Recognition {
+export function recognise(message: string, arrivedBy: ChannelName, custom: CustomKeywords = {}): Recognition {
+  // Invisible characters go first, so that they can neither split a word nor make a segment break.
+  const text = withoutInvisibles(message);
   const whole = normaliseForKeywords(text);
   const bare = stripFillers(whole);
   // Custom words add to the built-ins (never replace them); an optIn word equal to an opt-out word is moot: stop is checked first.
   const optOut = wholeMessage([...BUILT_IN_OPT_OUT_KEYWORDS, ...clean(custom.optOut)], OBJECT_ME, SUBJECT);
-  if (optOut.test(bare) || optOut.test(whole)) {
+  if (optOut.test(bare) || optOut.test(whole) || STOP_SIGN_ONLY.test(text)) {
     return { kind: 'stop', via: 'keyword', channels: STOP_ALL_RE.test(bare) ? 'all' : [arrivedBy], doNotContact: false };
   }
 

@@ -9,6 +9,7 @@ import { tuneForBulkWrites, type BulkWrites } from '../platform/db/bulk.js';
 import { openStore } from '../platform/db/connect.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
 import { ADDRESS_DIGEST_SECRET } from '../platform/db/migrations/0007_compliance.js';
+import { csvLine } from '../platform/csv.js';
 import type { Deps } from '../platform/deps.js';
 import { DomainError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
@@ -19,7 +20,7 @@ import { CSV_ENCODINGS, type CsvEncoding } from './csv-source.js';
 import { runImport, zeroCounts, type ImportCounts } from './importer.js';
 import { ImportFileError } from './parse.js';
 import * as repo from './imports.repository.js';
-import { checkHeader, csvCell, importOptions } from './imports.service.js';
+import { checkHeader, importOptions } from './imports.service.js';
 
 export interface ImportCommandOptions {
   org: string;
@@ -124,13 +125,13 @@ export async function importLeadsCommand(file: string, opts: ImportCommandOption
         onHeaders: (headers) => {
           if (!opts.rejects) return;
           rejectsOut = createWriteStream(resolve(opts.rejects));
-          rejectsOut.write(`${[...headers, 'reason'].map(csvCell).join(',')}\r\n`);
+          rejectsOut.write(csvLine([...headers, 'reason']));
         },
         onBatch: async (c, rejects) => {
           await bulk!.committed();
           progress.batch(c);
           if (!rejectsOut || rejects.length === 0) return;
-          const text = rejects.map((r) => `${[...(JSON.parse(r.raw) as string[]), r.reason].map(csvCell).join(',')}\r\n`).join('');
+          const text = rejects.map((r) => csvLine([...(JSON.parse(r.raw) as string[]), r.reason])).join('');
           if (!rejectsOut.write(text)) await new Promise<void>((ok) => rejectsOut!.once('drain', () => ok()));
         },
       });

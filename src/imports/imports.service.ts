@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { csvLine } from '../platform/csv.js';
 import type { Deps } from '../platform/deps.js';
 import { BadRequest, DomainError, NotFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
@@ -149,25 +150,20 @@ export async function getImport(deps: Deps, organizationId: string, id: string):
   return toImportView(row);
 }
 
-/** RFC 4180 quoting. Values go back exactly as read (no spreadsheet defusing): the file is for fixing and importing again. */
-export function csvCell(value: string): string {
-  return /[",\r\n;\t]/.test(value) || value !== value.trim() ? `"${value.replaceAll('"', '""')}"` : value;
-}
-
 /** GET /v1/imports/{id}/rejects: the file's header plus `reason`, then each rejected row, streamed a page at a time. */
 export async function rejectsCsv(deps: Deps, organizationId: string, id: string): Promise<Readable> {
   const row = await repo.findImport(deps.db, organizationId, id);
   if (!row) throw importNotFound(id);
   const headers = row.headers ? (JSON.parse(row.headers) as string[]) : [];
   async function* lines(): AsyncGenerator<string> {
-    yield `${[...headers, 'reason'].map(csvCell).join(',')}\r\n`;
+    yield csvLine([...headers, 'reason']);
     let after = 0;
     for (;;) {
       const page = await repo.listRejects(deps.db, organizationId, id, after, 500);
       for (const r of page) {
         const values = JSON.parse(r.raw) as string[];
         const cells = headers.map((_h, i) => values[i] ?? '');
-        yield `${[...cells, r.reason].map(csvCell).join(',')}\r\n`;
+        yield csvLine([...cells, r.reason]);
       }
       if (page.length < 500) return;
       after = page[page.length - 1]!.row_number;

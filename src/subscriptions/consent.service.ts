@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { requireLead } from '../leads/leads.repository.js';
+import { csvLine } from '../platform/csv.js';
 import type { Deps } from '../platform/deps.js';
 import { BadRequest } from '../platform/errors.js';
 import { decodeCursor, page } from '../platform/http/pagination.js';
@@ -34,13 +35,6 @@ export async function leadConsent(deps: Deps, organizationId: string, leadId: st
 
 const COLUMNS = ['id', 'leadId', 'channel', 'action', 'source', 'reason', 'actor', 'inboundMessageId', 'addressDigest', 'createdAt'] as const;
 
-/** RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled; a leading =+-@ is defused for spreadsheets. */
-export function csvField(value: string | null): string {
-  if (value === null) return '';
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
-}
-
 /**
  * The organization's consent records in [from, to) as CSV, oldest first,
  * streamed a page at a time: memory stays flat whatever the range holds.
@@ -51,13 +45,13 @@ export function exportConsent(deps: Deps, organizationId: string, fromIso: strin
   const to = instantOf(toIso, invalid('to'));
   if (!(to.getTime() > from.getTime())) throw new BadRequest('to must be later than from', 'invalid_range');
   async function* lines(): AsyncGenerator<string> {
-    yield `${COLUMNS.join(',')}\r\n`;
+    yield csvLine(COLUMNS);
     let after: string | undefined;
     for (;;) {
       const rows = await consentBetween(deps.db, organizationId, from.toISOString(), to.toISOString(), after, 500);
       for (const r of rows) {
         const v = toConsentView(r);
-        yield `${COLUMNS.map((c) => csvField(v[c])).join(',')}\r\n`;
+        yield csvLine(COLUMNS.map((c) => v[c]));
       }
       if (rows.length < 500) return;
       after = rows[rows.length - 1]!.id;

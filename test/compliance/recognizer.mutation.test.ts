@@ -109,8 +109,17 @@ describe('keywords', () => {
 
   it('nothing, punctuation, politeness alone and everyday text are none', () => {
     const rows: [string, ChannelName, Recognition][] = [];
-    for (const text of ['', ' ', '🛑', '!!!', 'please', 'thanks. please!', 'ok. thanks!', 'me', 'i', 'it', 'us', 'Stryker was here', 'undefined', 'hello there', 'what time?', 'see you at 5. thanks.']) {
+    for (const text of ['', ' ', '⛔', '!!!', 'please', 'thanks. please!', 'ok. thanks!', 'me', 'i', 'it', 'us', 'Stryker was here', 'undefined', 'hello there', 'what time?', 'see you at 5. thanks.']) {
       for (const c of CHANNELS) rows.push([text, c, NONE]);
+    }
+    expectAll(rows);
+  });
+
+  it('the stop-sign emoji alone is a keyword stop; invisible characters are removed, never spaced', () => {
+    const rows: [string, ChannelName, Recognition][] = [];
+    for (const c of CHANNELS) {
+      for (const text of ['🛑', '🛑\uFE0F', ' 🛑 🛑 ', '\u200B🛑', 'S\u200BTOP', 'ST\u00ADOP', '\u202ESTOP', 'S\u2060T\uFEFFOP']) rows.push([text, c, keyword([c])]);
+      for (const text of ['🛑 sign', 'a 🛑', '🛑🙂']) rows.push([text, c, NONE]);
     }
     expectAll(rows);
   });

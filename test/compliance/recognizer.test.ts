@@ -7,6 +7,7 @@ import {
   BUILT_IN_OPT_OUT_KEYWORDS,
   normaliseForKeywords,
   recognise,
+  withoutInvisibles,
   type Recognition,
 } from '../../src/compliance/opt-out-recognizer.js';
 import type { ChannelName } from '../../src/subscriptions/channels.js';
@@ -216,7 +217,8 @@ describe('normaliseForKeywords', () => {
     ['go a b', 'go a b'],
     ['a b c d', 'abcd'],
     ['x ab c', 'x ab c'],
-    ['stop\u200dall', 'stop all'],
+    // A zero-width joiner is removed, not spaced: "stopall" is the same keyword as "stop all".
+    ['stop\u200dall', 'stopall'],
     ['STOP\u{1F6D1}\u{FE0F}STOP', 'stop'],
     ['', ''],
     ['🛑🛑', ''],
@@ -531,7 +533,7 @@ describe('recognise: not opt-outs', () => {
     'start me a quote',
     '',
     '   ',
-    '🛑',
+    '⛔',
   ])('%j is none', (text) => {
     for (const c of CHANNELS) expect(recognise(text, c), c).toEqual(NONE);
   });
@@ -615,5 +617,78 @@ describe('email replies are read as their new text', () => {
     expect(recognise(quoted, 'email').kind).toBe('stop'); // why the pipeline extracts first
     expect(recognise(newTextOfReply(`STOP\n\n${quoted}`), 'email')).toEqual(phraseStop(['email']));
     expect(recognise(newTextOfReply(quoted.replace('Thursday works.', 'STOP')), 'email')).toEqual(keywordStop(['email']));
+  });
+});
+
+// ---- Invisible characters and the stop sign --------------------------------------------------------------------
+/** Zero-width space / non-joiner / joiner, word joiner, BOM, soft hyphen, every bidi control, Mongolian vowel separator, Hangul filler. */
+const INVISIBLES = ['\u200B', '\u200C', '\u200D', '\u2060', '\uFEFF', '\u00AD', '\u200E', '\u200F', '\u202A', '\u202B', '\u202C', '\u202D', '\u202E',
+  '\u2066', '\u2067', '\u2068', '\u2069', '\u061C', '\u180E', '\u3164'];
+/** `text` with invisible characters put in at random places (inside words too). */
+const sprinkled = (text: fc.Arbitrary<string>) =>
+  text.chain((t) => fc.array(fc.tuple(fc.nat(t.length), fc.constantFrom(...INVISIBLES)), { maxLength: 8 }).map((cuts) => {
+    let out = t;
+    for (const [at, c] of [...cuts].sort((a, b) => b[0] - a[0])) out = out.slice(0, at) + c + out.slice(at);
+    return { plain: t, hidden: out };
+  }));
+
+describe('invisible characters', () => {
+  it('withoutInvisibles removes each of them and nothing else', () => {
+    for (const c of INVISIBLES) expect(withoutInvisibles(`S${c}TOP`), JSON.stringify(c)).toBe('STOP');
+    expect(withoutInvisibles('stop 🛑\uFE0F ok, é')).toBe('stop 🛑\uFE0F ok, é');
+  });
+
+  it('do not change what any message is heard as, wherever they are put', () => {
+    const anyText = fc.oneof(
+      fc.constantFrom(...corpus.filter((e) => e.channel !== 'email').map((e) => e.text)),
+      fc.array(fc.constantFrom(...BUILT_IN_OPT_OUT_KEYWORDS, ...BUILT_IN_OPT_IN_KEYWORDS, ...BUILT_IN_HELP_KEYWORDS, ...POLITENESS, ...SAFE_VOCABULARY, '🛑'), { maxLength: 8 }).map((w) => w.join(' ')),
+      fc.string({ unit: 'grapheme', maxLength: 40 }),
+    );
+    fc.assert(
+      fc.property(sprinkled(anyText), channel, ({ plain, hidden }, arrivedBy) => {
+        expect(recognise(hidden, arrivedBy), JSON.stringify(hidden)).toEqual(recognise(plain, arrivedBy));
+        expect(normaliseForKeywords(hidden)).toBe(normaliseForKeywords(plain));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('every built-in opt-out keyword with invisible characters inside it is still a stop', () => {
+    fc.assert(
+      fc.property(sprinkled(fc.constantFrom(...BUILT_IN_OPT_OUT_KEYWORDS).chain((kw) => fc.mixedCase(fc.constant(kw)))), channel, ({ plain, hidden }, arrivedBy) => {
+        const all = /^stop ?all$/i.test(plain);
+        expect(recognise(hidden, arrivedBy), JSON.stringify(hidden)).toEqual(keywordStop(all ? 'all' : [arrivedBy]));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('S\u200bTOP and an organization keyword with a soft hyphen are stops', () => {
+    expect(recognise('S\u200bTOP', 'sms')).toEqual(keywordStop(['sms']));
+    expect(recognise('re\u00ADmove', 'sms', { optOut: ['re\u200Bmove'] })).toEqual(keywordStop(['sms']));
+  });
+});
+
+describe('the stop-sign emoji', () => {
+  it('alone, repeated, with variation selectors, white space or invisible characters, is a keyword stop on the channel it came by', () => {
+    const filler = fc.constantFrom('', ' ', '\n', '\t', '\uFE0F', '\uFE0E', '\u200B', '\u200D');
+    fc.assert(
+      fc.property(fc.array(fc.tuple(filler, filler), { minLength: 1, maxLength: 4 }), filler, channel, (signs, lead, arrivedBy) => {
+        const text = lead + signs.map(([a, b]) => `${a}🛑${b}`).join('');
+        expect(recognise(text, arrivedBy), JSON.stringify(text)).toEqual(keywordStop([arrivedBy]));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('among words that carry no opt-out, is not a stop', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...SAFE_VOCABULARY.filter((w) => /\p{L}/u.test(w))), { minLength: 1, maxLength: 6 }), fc.nat(6), channel, (words, at, arrivedBy) => {
+        const text = [...words.slice(0, at), '🛑', ...words.slice(at)].join(' ');
+        expect(recognise(text, arrivedBy).kind, text).not.toBe('stop');
+      }),
+      { numRuns: 1000 },
+    );
+    expect(recognise('⛔', 'sms')).toEqual(NONE);
   });
 });

@@ -85,6 +85,21 @@ for (const dialect of dialects()) {
       expect(await leadsOf('cli-a')).toHaveLength(2);
     });
 
+    it('writes rejected cells that a spreadsheet would run as a formula with a leading quote (phone numbers too)', async () => {
+      const path = file('formula.csv', 'First Name,Mobile,Notes\r\n=1+2,+1 12,@SUM(A1)\r\n"-x","+12","\tcmd"\r\n');
+      const rejects = join(dir, 'formula-rejects.csv');
+      const run = await parley(['import', 'leads', path, '--org', 'cli-c', '--rejects', rejects], env);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('created 0, updated 0, skipped 0, rejected 2');
+      expect(readFileSync(rejects, 'utf8')).toBe([
+        'First Name,Mobile,Notes,reason',
+        `'=1+2,'+1 12,'@SUM(A1),"phone ""+1 12"" is not a valid phone number"`,
+        `'-x,'+12,"'\tcmd","phone ""+12"" is not a valid phone number"`,
+        '',
+      ].join('\r\n'));
+    });
+
     it.each([
       [['import', 'leads', '/nonexistent/x.csv', '--org', 'cli-a'], /cannot read \/nonexistent\/x.csv: no such file/],
       [['import', 'leads', 'FILE', '--org', 'no-such-org'], /no organization named "no-such-org"/],

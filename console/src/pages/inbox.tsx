@@ -6,6 +6,7 @@ import { Link } from '../router';
 import type { Lead } from '../types';
 import { LoadStatus, Page, useLoad } from '../ui';
 import { FilterForm, NO_FILTERS, filterQuery, type Filters } from './lead-filters';
+import { UserText } from '../user-text';
 
 interface InboxData {
   leads: Lead[];
@@ -54,17 +55,28 @@ export function InboxPage() {
                 <li key={l.id} class={isNew ? 'unread' : undefined}>
                   <Link href={`/leads/${encodeURIComponent(l.id)}`} class="row-link">
                     <span class="row-top">
-                      <span class="name">{leadName(l)}</span>
+                      <span class="name">
+                        <UserText text={leadName(l)} />
+                      </span>
                       <time dateTime={l.lastActivityAt ?? undefined}>{when(l.lastActivityAt)}</time>
                     </span>
                     <span class="preview">
-                      {l.lastMessage ? `${l.lastMessage.direction === 'inbound' ? '' : l.lastMessage.isAiGenerated ? 'AI: ' : 'Team: '}${l.lastMessage.text}` : 'No messages yet'}
+                      {l.lastMessage ? (
+                        <>
+                          {l.lastMessage.direction === 'inbound' ? '' : l.lastMessage.isAiGenerated ? 'AI: ' : 'Team: '}
+                          <UserText text={l.lastMessage.text} />
+                        </>
+                      ) : (
+                        'No messages yet'
+                      )}
                     </span>
                     <span class="badges">
                       {isNew && <span class="badge accent">unread</span>}
                       {l.needsAttention && <span class="badge warn">needs attention</span>}
                       {l.lastMessage && <span class="badge">{l.lastMessage.channel}</span>}
-                      <span class="badge">{l.customerProfile}</span>
+                      <span class="badge">
+                        <UserText text={l.customerProfile} />
+                      </span>
                       <span class={l.isAiOn ? 'badge' : 'badge off'}>AI {l.isAiOn ? 'on' : 'off'}</span>
                       {l.isDoNotContact ? <span class="badge off">do not contact</span> : l.isUnsubscribed && <span class="badge off">unsubscribed</span>}
                     </span>

@@ -3,6 +3,7 @@ import { del, get, post } from '../api';
 import { when } from '../format';
 import type { ApiKey } from '../types';
 import { LoadStatus, OneTimeSecret, Page, Table, useAction, useLoad } from '../ui';
+import { UserText } from '../user-text';
 
 export function KeysPage() {
   const list = useLoad(() => get<{ keys: ApiKey[] }>('/console/api/keys'), []);
@@ -52,7 +53,7 @@ export function KeysPage() {
               <td>
                 <code>{k.prefix}</code>
               </td>
-              <td>{k.name ?? '—'}</td>
+              <td>{k.name ? <UserText text={k.name} /> : '—'}</td>
               <td class="scopes">{k.scopes?.join(", ") ?? "—"}</td>
               <td>{when(k.createdAt)}</td>
               <td>

@@ -3,6 +3,7 @@ import { get, post } from '../api';
 import { canWrite, useSession } from '../session';
 import { CHANNELS, type Lead, type Profile } from '../types';
 import { ErrorNote, useAction, useLoad } from '../ui';
+import { visibleText } from '../user-text';
 
 /** What an agent or admin can do to a lead; a viewer sees the state only (lead-details). */
 export function LeadActions({ lead, onChange }: { lead: Lead; onChange: () => void }) {
@@ -36,7 +37,7 @@ export function LeadActions({ lead, onChange }: { lead: Lead; onChange: () => vo
         <select id="switch-profile" value={profile} onChange={(e) => setProfile(e.currentTarget.value)}>
           {(profiles.data?.profiles ?? []).map((p) => (
             <option key={p.id} value={p.name}>
-              {p.name}
+              {visibleText(p.name)}
             </option>
           ))}
           {!profiles.data?.profiles.some((p) => p.name === lead.customerProfile) && <option value={lead.customerProfile}>{lead.customerProfile}</option>}

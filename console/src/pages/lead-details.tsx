@@ -1,5 +1,6 @@
 import { when } from '../format';
 import type { ConsentRecord, Lead, LeadNote } from '../types';
+import { UserText } from '../user-text';
 
 const show = (v: unknown): string => (v === null || v === undefined || v === '' ? '—' : typeof v === 'string' ? v : JSON.stringify(v));
 
@@ -24,8 +25,12 @@ export function LeadDetails({ lead, consent, notes }: { lead: Lead; consent: Con
         <dl class="fields">
           {fields.map(([k, v]) => (
             <div key={k}>
-              <dt>{k}</dt>
-              <dd>{show(v)}</dd>
+              <dt>
+                <UserText text={k} />
+              </dt>
+              <dd>
+                <UserText text={show(v)} />
+              </dd>
             </div>
           ))}
           <div>
@@ -42,7 +47,7 @@ export function LeadDetails({ lead, consent, notes }: { lead: Lead; consent: Con
           <ul class="tags">
             {lead.tags.map((t) => (
               <li key={t.id} class="badge">
-                {t.name}
+                <UserText text={t.name} />
               </li>
             ))}
           </ul>
@@ -56,7 +61,7 @@ export function LeadDetails({ lead, consent, notes }: { lead: Lead; consent: Con
           <ol class="plain consent">
             {notes.map((n) => (
               <li key={n.id}>
-                <time dateTime={n.createdAt}>{when(n.createdAt)}</time> {n.kind === 'command' ? `(command${n.consumedAt ? ', done' : ', pending'})` : ''}: <span class="wrap">{n.text}</span>
+                <time dateTime={n.createdAt}>{when(n.createdAt)}</time> {n.kind === 'command' ? `(command${n.consumedAt ? ', done' : ', pending'})` : ''}: <UserText class="wrap" text={n.text} />
               </li>
             ))}
           </ol>
@@ -71,8 +76,8 @@ export function LeadDetails({ lead, consent, notes }: { lead: Lead; consent: Con
             {consent.map((c) => (
               <li key={c.id}>
                 <time dateTime={c.createdAt}>{when(c.createdAt)}</time>: {c.action === 'optOut' ? 'opted out of' : 'opted in to'} {c.channel} ({c.source}
-                {c.reason ? `, ${c.reason}` : ''}
-                {c.actor ? `, by ${c.actor}` : ''})
+                {c.reason ? <>, <UserText text={c.reason} /></> : ''}
+                {c.actor ? <>, by <UserText text={c.actor} /></> : ''})
               </li>
             ))}
           </ol>

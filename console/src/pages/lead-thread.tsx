@@ -4,6 +4,7 @@ import { messageState, when } from '../format';
 import { canWrite, useSession } from '../session';
 import { CHANNELS, type Channel, type Lead, type Message } from '../types';
 import { ErrorNote, useAction } from '../ui';
+import { UserText } from '../user-text';
 
 const CHANNEL_NAMES: Record<Channel, string> = { sms: 'SMS', voice: 'Voice', email: 'Email' };
 
@@ -19,7 +20,9 @@ function MessageItem({ m }: { m: Message }) {
         <time dateTime={m.createdAt}>{when(m.createdAt)}</time>
       </div>
       {/* Lead-supplied text: always rendered as text, never as markup. */}
-      <p class="msg-text">{m.content.text}</p>
+      <p class="msg-text">
+        <UserText text={m.content.text} />
+      </p>
       {m.direction === 'outbound' && (
         <p class={`msg-state ${state.tone}`}>
           <span class="state-label">{state.label}</span>

@@ -6,6 +6,7 @@ import type { Lead } from '../types';
 import { LoadStatus, Page, Table } from '../ui';
 import { FilterForm, NO_FILTERS, filterQuery, type Filters } from './lead-filters';
 import { ImportPanel } from './leads-import';
+import { UserText } from '../user-text';
 
 type Listing = { leads: Lead[]; nextToken: string | null };
 
@@ -55,11 +56,15 @@ export function LeadsPage() {
           {list.leads.map((l) => (
             <tr key={l.id}>
               <td>
-                <Link href={`/leads/${encodeURIComponent(l.id)}`}>{leadName(l)}</Link>
+                <Link href={`/leads/${encodeURIComponent(l.id)}`}>
+                  <UserText text={leadName(l)} />
+                </Link>
               </td>
               <td>{l.phone ?? '—'}</td>
-              <td class="wrap">{l.email ?? '—'}</td>
-              <td>{l.customerProfile}</td>
+              <td class="wrap">{l.email === null ? '—' : <UserText text={l.email} />}</td>
+              <td>
+                <UserText text={l.customerProfile} />
+              </td>
               <td>{l.isAiOn ? 'on' : 'off'}</td>
               <td>{when(l.lastActivityAt)}</td>
             </tr>

@@ -3,6 +3,7 @@ import { get, patch, post } from '../api';
 import { canAdmin, useSession } from '../session';
 import type { Profile } from '../types';
 import { ErrorNote, LoadStatus, Page, useAction, useLoad } from '../ui';
+import { UserText, visibleText } from '../user-text';
 
 type Draft = { name: string; description: string; instructions: string; openingMessage: string; questions: string };
 
@@ -34,7 +35,7 @@ function ProfileForm({ profile, onSaved, onCancel }: { profile?: Profile; onSave
   };
   const id = profile ? `p-${profile.id}` : 'p-new';
   return (
-    <form class="card stack" onSubmit={save} aria-label={profile ? `Edit ${profile.name}` : 'New profile'}>
+    <form class="card stack" onSubmit={save} aria-label={profile ? `Edit ${visibleText(profile.name)}` : 'New profile'}>
       {!profile && (
         <>
           <label for={`${id}-name`}>Name</label>
@@ -84,16 +85,22 @@ export function ProfilesPage() {
       <ul class="plain stack">
         {list.data?.profiles.map((p) => (
           <li key={p.id} class="card">
-            <h2>{p.name}</h2>
+            <h2>
+              <UserText text={p.name} />
+            </h2>
             {editing === p.id ? (
               <ProfileForm profile={p} onSaved={saved} onCancel={() => setEditing(null)} />
             ) : (
               <>
-                <p>{p.description ?? <span class="muted">No description.</span>}</p>
-                {p.openingMessage && <p class="muted">Opening: {p.openingMessage}</p>}
+                <p>{p.description ? <UserText text={p.description} /> : <span class="muted">No description.</span>}</p>
+                {p.openingMessage && (
+                  <p class="muted">
+                    Opening: <UserText text={p.openingMessage} />
+                  </p>
+                )}
                 {p.questions.length > 0 && <p class="muted">{p.questions.length} questions</p>}
                 {admin && (
-                  <button type="button" onClick={() => setEditing(p.id)} aria-label={`Edit profile ${p.name}`}>
+                  <button type="button" onClick={() => setEditing(p.id)} aria-label={`Edit profile ${visibleText(p.name)}`}>
                     Edit
                   </button>
                 )}

@@ -3,6 +3,7 @@ import { del, get, patch, post } from '../api';
 import { useSession } from '../session';
 import type { ConsoleUser, Role } from '../types';
 import { LoadStatus, OneTimeSecret, Page, useAction, useLoad } from '../ui';
+import { UserText, visibleText } from '../user-text';
 
 const ROLES: Role[] = ['admin', 'agent', 'viewer'];
 
@@ -53,9 +54,9 @@ export function UsersPage() {
       <ul class="plain stack">
         {list.data?.users.map((u) => (
           <li key={u.id} class="card user-row">
-            <span class="wrap">{u.email}</span>
+            <UserText class="wrap" text={u.email} />
             <label class="sr-only" for={`role-${u.id}`}>
-              Role of {u.email}
+              Role of <UserText text={u.email} />
             </label>
             <select id={`role-${u.id}`} value={u.role} disabled={u.id === me.id || action.busy} onChange={(e) => void changeRole(u, e.currentTarget.value as Role)}>
               {ROLES.map((r) => (
@@ -65,7 +66,7 @@ export function UsersPage() {
               ))}
             </select>
             {u.id !== me.id && (
-              <button type="button" class="danger" onClick={remove(u)} aria-label={`Remove user ${u.email}`}>
+              <button type="button" class="danger" onClick={remove(u)} aria-label={`Remove user ${visibleText(u.email)}`}>
                 Remove
               </button>
             )}

@@ -3,6 +3,7 @@ import { get, post } from '../api';
 import { when } from '../format';
 import type { WebhookDelivery, WebhookEndpoint } from '../types';
 import { ErrorNote, LoadStatus, OneTimeSecret, Page, Table, useAction, useLoad } from '../ui';
+import { UserText, visibleText } from '../user-text';
 
 function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
   const base = `/v1/webhooks/${encodeURIComponent(endpoint.id)}`;
@@ -18,7 +19,7 @@ function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
   if (list.data.deliveries.length === 0) return <p class="muted">No deliveries yet.</p>;
   return (
     <Table
-      caption={`Deliveries to ${endpoint.url}`}
+      caption={`Deliveries to ${visibleText(endpoint.url)}`}
       showCaption
       columns={['Event', 'Status', 'Attempts', 'Last answer', 'Created', 'Replay']}
       below={
@@ -84,8 +85,10 @@ export function WebhooksPage() {
       <LoadStatus load={list} what="endpoints" />
       {list.data?.webhooks.length === 0 && <p>No endpoints yet.</p>}
       {list.data?.webhooks.map((w) => (
-        <section key={w.id} class="card" aria-label={`Endpoint ${w.url}`}>
-          <h2 class="wrap">{w.url}</h2>
+        <section key={w.id} class="card" aria-label={`Endpoint ${visibleText(w.url)}`}>
+          <h2 class="wrap">
+            <UserText text={w.url} />
+          </h2>
           <p class="muted">
             {w.enabled ? 'Enabled' : `Disabled${w.disabledReason ? `: ${w.disabledReason}` : ''}`} · events: {w.events?.join(', ') ?? 'all'}
           </p>

@@ -699,4 +699,23 @@ const startAndHelp: CorpusEntry[] = [
   voice('Help.', 'help'),
 ];
 
-export const corpus: CorpusEntry[] = [...keywordOptOuts, ...phraseOptOuts, ...otherSenses, ...conversation, ...quotedStops, ...moreOptOuts, ...moreOrdinary, ...everyday, ...startAndHelp];
+/** Invisible characters (zero-width, soft hyphen, bidi controls, BOM) inside or around a word, and the stop-sign emoji alone. */
+const hidden: CorpusEntry[] = [
+  sms('S\u200BTOP', 'stop', { channels: ['sms'], note: 'a zero-width space splits the word for the eye only' }),
+  sms('ST\u200COP', 'stop', { channels: ['sms'] }),
+  sms('S\u200DT\u200DO\u200DP', 'stop', { channels: ['sms'] }),
+  sms('\uFEFFstop', 'stop', { channels: ['sms'] }),
+  sms('st\u2060op please', 'stop', { channels: ['sms'] }),
+  sms('un\u00ADsubscribe', 'stop', { channels: ['sms'] }),
+  sms('\u2066STOP\u2069', 'stop', { channels: ['sms'] }),
+  sms('\u200Fstop\u200E texting me', 'stop', { channels: ['sms'] }),
+  sms('🛑', 'stop', { channels: ['sms'] }),
+  sms('🛑\uFE0F', 'stop', { channels: ['sms'] }),
+  sms(' 🛑 🛑 ', 'stop', { channels: ['sms'] }),
+  sms('\u200B🛑\u200B', 'stop', { channels: ['sms'] }),
+  email(gmail('🛑'), 'stop', { channels: ['email'] }),
+  sms('the 🛑 sign on Elm is gone, turn left there', 'none'),
+  sms('🛑 and go traffic all the way, be there at 5', 'none'),
+];
+
+export const corpus: CorpusEntry[] = [...keywordOptOuts, ...phraseOptOuts, ...otherSenses, ...conversation, ...quotedStops, ...moreOptOuts, ...moreOrdinary, ...everyday, ...startAndHelp, ...hidden];

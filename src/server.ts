@@ -9,6 +9,7 @@ import { ADDRESS_DIGEST_SECRET } from './platform/db/migrations/0007_compliance.
 import { instanceSecret } from './platform/secrets.repository.js';
 import type { Deps } from './platform/deps.js';
 import { createLogger } from './platform/logger.js';
+import { sweepSpool } from './imports/spool.js';
 import type { Worker } from './worker/worker.js';
 
 /** The worker (HTTP client, providers, agent) is loaded after the API listens: ready sooner. */
@@ -41,6 +42,9 @@ async function openDeps(config: Config, options: StartOptions): Promise<{ store:
 /** Opens the store, migrates it, listens, starts the worker (unless disabled); stop() drains requests, stops the worker, closes the pool. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const { store, deps } = await openDeps(config, options);
+  // Uploads of API imports whose process was killed (imports/spool.ts): the whole CSV, personal data.
+  const swept = await sweepSpool(config.importSpoolDir);
+  if (swept.length > 0) deps.log.info({ folders: swept }, 'removed the import uploads of processes that are gone');
   const app = await buildApp(deps);
   const address = await app.listen({ port: config.port, host: config.host });
   const worker = config.runWorker ? new (await loadWorker())(deps) : undefined;

@@ -18,6 +18,7 @@ import { httpSection } from './sections/http.js';
 import { scaleSection } from './sections/scale.js';
 import { pacingSection } from './sections/pacing.js';
 import { importSection } from './sections/import.js';
+import { secureDeleteSection } from './sections/secure-delete.js';
 import { seed, type SeedResult } from './seed.js';
 import { runStamp } from './lib/profile.js';
 
@@ -126,6 +127,12 @@ if (want('import')) {
   const r = await importSection(quick, cli && reference ? { cli, reference } : undefined, process.env.BENCH_IMPORT_ROWS ? Number(process.env.BENCH_IMPORT_ROWS) : undefined);
   rows.push(...r.rows);
   raw.import = r.raw;
+}
+
+if (want('secure-delete')) {
+  const r = await secureDeleteSection(quick);
+  rows.push(...r.rows);
+  raw.secureDelete = r.raw;
 }
 
 const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version };

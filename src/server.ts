@@ -9,6 +9,7 @@ import { ADDRESS_DIGEST_SECRET } from './platform/db/migrations/0007_compliance.
 import { instanceSecret } from './platform/secrets.repository.js';
 import type { Deps } from './platform/deps.js';
 import { createLogger } from './platform/logger.js';
+import { sweepSpool } from './imports/spool.js';
 import type { Worker } from './worker/worker.js';
 import type { Listening } from './platform/db/listen.js';
 
@@ -57,6 +58,9 @@ async function runWorker(store: Store, deps: Deps): Promise<{ worker: Worker; li
 /** Opens the store, migrates it, listens, starts the worker (unless disabled); stop() drains requests, stops the worker, closes the pool. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const { store, deps } = await openDeps(config, options);
+  // Uploads of API imports whose process was killed (imports/spool.ts): the whole CSV, personal data.
+  const swept = await sweepSpool(config.importSpoolDir);
+  if (swept.length > 0) deps.log.info({ folders: swept }, 'removed the import uploads of processes that are gone');
   const app = await buildApp(deps);
   const address = await app.listen({ port: config.port, host: config.host });
   const { worker, listening } = config.runWorker ? await runWorker(store, deps) : { worker: undefined, listening: undefined };

@@ -18,7 +18,7 @@ export async function claimReceipt(db: Db, organizationId: string, id: string, a
   return Number(res.numInsertedOrUpdatedRows ?? 0n) > 0;
 }
 
-/** Housekeeping across organizations: receipts older than the retention (ids only; a replay that old is refused by its signature's age anyway). */
+/** Housekeeping across organizations: receipts older than the retention (a Twilio signature carries no time: a replay older than this is processed again, docs/operations.md). */
 export async function purgeReceiptsBefore(db: Db, before: string): Promise<number> {
   const res = await db.deleteFrom('provider_receipts').where('received_at', '<', before).executeTakeFirst();
   return Number(res.numDeletedRows);

@@ -1,6 +1,5 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -13,6 +12,7 @@ import { MappingError, parseMap, planColumns } from './columns.js';
 import { csvRecords, CsvEncodingError, CsvRecordTooLongError, HEAD_LIMIT } from './csv-source.js';
 import { runImport, type ImportOptions } from './importer.js';
 import * as repo from './imports.repository.js';
+import { uploadDir } from './spool.js';
 import type { ImportViewType, StartImportInput } from './imports.schemas.js';
 
 const API_BATCH_SIZE = 500;
@@ -50,8 +50,9 @@ export async function importOptions(deps: Deps, organizationId: string, q: Start
 }
 
 /** Writes the upload to a temporary file as it arrives (never whole in memory), refusing it past `limit` bytes. */
-async function spool(body: Readable, limit: number): Promise<{ dir: string; file: string }> {
-  const dir = await mkdtemp(join(tmpdir(), 'parley-import-'));
+async function spool(body: Readable, root: string, limit: number): Promise<{ dir: string; file: string }> {
+  // In this process's spool folder: a leftover of a killed process is swept at the next start (spool.ts).
+  const dir = await uploadDir(root);
   const file = join(dir, 'upload.csv');
   let seen = 0;
   const counter = new Transform({
@@ -101,7 +102,7 @@ export async function checkHeader(file: string, options: ImportOptions): Promise
  */
 export async function startImport(deps: Deps, organizationId: string, body: Readable, q: StartImportInput): Promise<ImportViewType> {
   const options = await importOptions(deps, organizationId, q);
-  const { dir, file } = await spool(body, deps.config.importBodyLimitBytes);
+  const { dir, file } = await spool(body, deps.config.importSpoolDir, deps.config.importBodyLimitBytes);
   try {
     await checkHeader(file, options);
   } catch (err) {

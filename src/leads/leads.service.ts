@@ -20,6 +20,7 @@ import * as repo from './leads.repository.js';
 import { isLeadSearch, searchLeads } from './lead-search.service.js';
 import { planFollowUpUpdate } from '../followups/followups.service.js';
 import { instantOf } from '../platform/instant.js';
+import { scrubDeletedRows } from '../platform/db/scrub.js';
 import type { CreateLeadInput, LeadView, ListLeadsInput, UpdateLeadInput } from './leads.schemas.js';
 
 const noChannel = () => new BadRequest('A lead needs a phone or an email', 'no_channel');
@@ -155,11 +156,14 @@ export async function updateLead(deps: Deps, organizationId: string, id: string,
   }
 }
 
+/** Erasure; once committed, the files are scrubbed of the erased rows' older copies (platform/db/scrub.ts). */
 export async function deleteLead(deps: Deps, organizationId: string, id: string): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     await repo.requireLead(trx, organizationId, id, true);
     await repo.deleteLeadData(trx, organizationId, id, isoNow(deps.clock), deps.digests.keyed);
   });
+  const scrub = await scrubDeletedRows(deps.db);
+  if (!scrub.complete) deps.log.warn({ leadId: id }, 'erasure committed, but a reader kept the SQLite WAL from being truncated: older page images stay in it until the next erasure (docs/operations.md)');
 }
 
 export async function setAi(deps: Deps, organizationId: string, id: string, on: boolean): Promise<void> {

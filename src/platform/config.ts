@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isSupportedCountry } from 'libphonenumber-js';
@@ -26,6 +27,12 @@ export interface Config {
   bodyLimitBytes: number;
   /** POST /v1/imports: the largest CSV upload, in bytes (spooled to a temporary file, never held in memory). */
   importBodyLimitBytes: number;
+  /**
+   * Where POST /v1/imports spools uploads (PARLEY_IMPORT_SPOOL_DIR, default
+   * <os tmpdir>/parley-import-spool): a folder of Parley's own, one subfolder
+   * per process, swept of dead processes' leftovers at start (imports/spool.ts).
+   */
+  importSpoolDir: string;
   /** How long data kept only for a while is kept, in days. */
   retention: RetentionConfig;
   /** How long a resolved API key may be served from memory (revocation latency). */
@@ -301,6 +308,7 @@ export function loadConfig(env: Env = process.env): Config {
     defaultCountry: country,
     bodyLimitBytes: 1024 * 1024,
     importBodyLimitBytes: integer(env, 'PARLEY_IMPORT_BODY_LIMIT_BYTES', 100 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024),
+    importSpoolDir: env.PARLEY_IMPORT_SPOOL_DIR ? resolve(env.PARLEY_IMPORT_SPOOL_DIR) : join(tmpdir(), 'parley-import-spool'),
     retention: {
       rejectedRowsDays: integer(env, 'PARLEY_REJECTED_ROWS_RETENTION_DAYS', 30, 1, 3650),
       providerReceiptsDays: integer(env, 'PARLEY_PROVIDER_RECEIPT_RETENTION_DAYS', 90, 1, 3650),

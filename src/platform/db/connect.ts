@@ -56,6 +56,10 @@ function openSqlite(path: string, busyTimeoutMs: number): Store {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
   sqlite.pragma('foreign_keys = ON');
+  // A deleted row's bytes are overwritten with zeros, not left in the page's free space where
+  // `strings` on the file finds an erased lead (its cost on writes: bench/README.md). The WAL's
+  // older page images are the other copy: erasure truncates it (scrub.ts).
+  sqlite.pragma('secure_delete = ON');
   // Transactions share durable commits (see sqlite-group-commit.ts); the outer one starts with
   // BEGIN IMMEDIATE, so a second process (the CLI) never fails a read-then-write half way.
   const work = new WorkSignal();

@@ -198,7 +198,7 @@ export async function sendRecordedMessage(deps: Deps, job: ClaimedJob & { payloa
   try {
     ({ providerMessageId } = await adapter.send({ organizationId, messageId: message.id, leadId: message.lead_id, channel: message.channel, to: step.to, from: step.from, text: message.text }));
   } catch (err) {
-    return failedSend(deps, message, adapter, err, lastAttempt);
+    return failedSend(deps, job, message, step.to, adapter, err, lastAttempt);
   }
   const at = deps.clock.now().toISOString();
   await deps.db.transaction().execute((trx) => recordSent(trx, organizationId, message, { providerMessageId, status: 'sent', reason: null }, at));
@@ -208,11 +208,12 @@ export async function sendRecordedMessage(deps: Deps, job: ClaimedJob & { payloa
 /**
  * A provider call that failed, by what the failure says (channel.ts
  * SendOutcome): a refusal is final at once; an outcome unknown is never
- * retried blind (kept as an attempt, so the retry reconciles first, or left
- * for an operator where the provider cannot be asked); a send the provider
- * never took is retried, or failed when the retries are spent.
+ * retried blind (kept as an attempt, so the retry reconciles first; on the
+ * last attempt reconciled now; left for an operator where the provider
+ * cannot be asked); a send the provider never took is retried, or failed
+ * when the retries are spent.
  */
-async function failedSend(deps: Deps, message: MessageRow, adapter: ChannelAdapter, err: unknown, lastAttempt: boolean): Promise<JobOutcome> {
+async function failedSend(deps: Deps, job: ClaimedJob, message: MessageRow, to: string, adapter: ChannelAdapter, err: unknown, lastAttempt: boolean): Promise<JobOutcome> {
   const organizationId = message.organization_id;
   const text = err instanceof Error ? err.message : String(err);
   const outcome = err instanceof SendError ? err.outcome : 'unknown';
@@ -221,10 +222,20 @@ async function failedSend(deps: Deps, message: MessageRow, adapter: ChannelAdapt
     await setMessageStatus(deps.db, organizationId, message.id, { status: 'failed', reason: `refused by the provider: ${text}`.slice(0, 500), ...none });
     return { kind: 'done' };
   }
-  if (outcome === 'unknown' && adapter.inDoubt !== 'resend') {
-    if (adapter.inDoubt === 'ask' && !lastAttempt) throw err;
-    const why = adapter.inDoubt === 'ask' ? 'no retry is left to ask the provider' : `${adapter.name} cannot be asked whether it took it`;
-    await setMessageStatus(deps.db, organizationId, message.id, { status: IN_DOUBT, code: NEEDS_OPERATOR, reason: `in doubt: ${text}; ${why}. An operator resolves it (docs/operations.md)`.slice(0, 500) });
+  if (outcome === 'unknown' && adapter.inDoubt === 'ask') {
+    if (!lastAttempt) throw err;
+    // No retry left to reconcile on: asked now. Found, it is adopted; none, the send failed; the provider unreadable, an operator decides.
+    await setMessageStatus(deps.db, organizationId, message.id, { status: IN_DOUBT, code: RECONCILING, reason: `in doubt: ${text}; asking ${adapter.name}`.slice(0, 500) });
+    const current = await findMessage(deps.db, organizationId, message.id);
+    if (current && (await reconcile(deps, job, current, to, true)) === 'resend') {
+      await setMessageStatus(deps.db, organizationId, message.id, { status: 'failed', reason: `provider error: ${text}`.slice(0, 500), ...none });
+    }
+    return { kind: 'done' };
+  }
+  if (outcome === 'unknown' && adapter.inDoubt === 'operator') {
+    await setMessageStatus(deps.db, organizationId, message.id, {
+      status: IN_DOUBT, code: NEEDS_OPERATOR, reason: `in doubt: ${text}; ${adapter.name} cannot be asked whether it took it. An operator resolves it (docs/operations.md)`.slice(0, 500),
+    });
     return { kind: 'done' };
   }
   await setMessageStatus(deps.db, organizationId, message.id, lastAttempt ? { status: 'failed', reason: `provider error: ${text}`.slice(0, 500), ...none } : { status: 'sending', reason: null, ...none });

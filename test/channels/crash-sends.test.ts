@@ -62,7 +62,8 @@ for (const dialect of dialects()) {
         ...env,
       });
       const url = `http://127.0.0.1:${port}`;
-      await waitReady(proc, url);
+      // A busy machine starts a process slowly.
+      await waitReady(proc, url, 60_000);
       return { proc, client: clientFor(url, key), url };
     };
 

@@ -8,10 +8,11 @@ import { scanCoverage, scanText, type Hit } from '../support/scan.js';
 import { deliveriesOf, eventually, FAST_WEBHOOKS, registerEndpoint } from '../support/webhooks.js';
 
 /**
- * Twilio's REST API, answering the first message to each number with the
- * error the real Twilio gives, which quotes the number ("21211 The 'To'
- * number +1... is not valid"): the send job records it as its last error,
- * retries, and succeeds.
+ * Twilio's REST API, answering the first message to each number with an
+ * error whose text quotes the number (as Twilio's "21211 The 'To' number
+ * +1... is not valid" does): the send job records it as its last error,
+ * retries, and succeeds. It comes as a 429, which the send path retries: a
+ * 400 is a refusal, never retried.
  */
 async function startQuotingTwilio() {
   const refused = new Set<string>();
@@ -25,8 +26,8 @@ async function startQuotingTwilio() {
       const to = params.get('To') ?? '';
       if (!refused.has(to)) {
         refused.add(to);
-        res.writeHead(400, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ code: 21211, message: `The 'To' number ${to} is not a valid phone number.`, status: 400 }));
+        res.writeHead(429, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ code: 20429, message: `Too many requests for the 'To' number ${to}; try again later.`, status: 429 }));
         return;
       }
       res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ sid: `SM${calls}`, status: 'queued' }));

@@ -218,12 +218,13 @@ export async function startFakeTwilio(accountSid: string, authToken: string): Pr
       return body;
     };
     if (resource === 'Messages' && slowMs > 0) {
+      const delay = slowMs;
       const accept = slowAccept(params);
       let gone = false;
       res.on('close', () => (gone = !res.writableFinished));
       pending += 1;
       const early = accept === 'on_arrival' ? create() : undefined;
-      await new Promise((r) => setTimeout(r, slowMs));
+      await new Promise((r) => setTimeout(r, delay));
       pending -= 1;
       // A client that went away before Twilio got to its request never reached it.
       if (gone) return;

@@ -7,6 +7,7 @@
  *
  *   npm run bench                 full run (SQLite; PostgreSQL too when reachable)
  *   npm run bench -- --quick      short durations, smaller data (a smoke run)
+ *   npm run bench -- --only speed speed to lead alone (both dialects; --no-pg for SQLite only)
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -19,6 +20,7 @@ import { scaleSection } from './sections/scale.js';
 import { pacingSection } from './sections/pacing.js';
 import { importSection } from './sections/import.js';
 import { secureDeleteSection } from './sections/secure-delete.js';
+import { speedSection } from './sections/speed.js';
 import { seed, type SeedResult } from './seed.js';
 import { runStamp } from './lib/profile.js';
 
@@ -118,6 +120,21 @@ if (want('pacing')) {
     rows.push(...r.rows);
     raw.pacingPostgres = r.raw;
   } else console.log('PostgreSQL not reachable (or --no-pg): pacing rows skipped.');
+}
+
+if (want('speed')) {
+  // Speed to lead: fresh databases each run (the counts want an empty queue).
+  for (const f of ['speed.db', 'speed-count.db']) for (const x of ['', '-wal', '-shm']) rmSync(`${DATA}/${f}${x}`, { force: true });
+  const r = await speedSection('sqlite', `sqlite:${DATA}/speed.db`, `sqlite:${DATA}/speed-count.db`, quick);
+  rows.push(...r.rows);
+  raw.speedSqlite = r.raw;
+  const pgSpeed = await pgDatabase('parley_bench_speed');
+  const pgCount = pgSpeed ? await pgDatabase('parley_bench_speed_count') : undefined;
+  if (pgSpeed && pgCount) {
+    const p = await speedSection('postgres', pgSpeed, pgCount, quick);
+    rows.push(...p.rows);
+    raw.speedPostgres = p.raw;
+  } else console.log('PostgreSQL not reachable (or --no-pg): speed-to-lead PostgreSQL rows skipped.');
 }
 
 if (want('import')) {

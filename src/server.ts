@@ -30,12 +30,14 @@ export interface RunningServer {
 /** What a test may replace; production always runs on the system clock. */
 export interface StartOptions {
   clock?: Clock;
+  /** Told every statement the store runs (bench/: statements per send). */
+  onStatement?: (sql: string) => void;
 }
 
 /** Opens and migrates the store and builds what every process shares. */
 async function openDeps(config: Config, options: StartOptions): Promise<{ store: Store; deps: Deps }> {
   const log = createLogger(config.logLevel);
-  const store = openStore(config.databaseUrl, config.dbPoolSize, { queryTimeoutMs: config.dbQueryTimeoutMs, namedStatements: config.dbNamedStatements });
+  const store = openStore(config.databaseUrl, config.dbPoolSize, { queryTimeoutMs: config.dbQueryTimeoutMs, namedStatements: config.dbNamedStatements, onStatement: options.onStatement });
   await migrateToLatest(store);
   const digests = addressDigests(await instanceSecret(store.db, ADDRESS_DIGEST_SECRET));
   const deps: Deps = { db: store.db, dialect: store.dialect, config, clock: options.clock ?? systemClock, log, digests };

@@ -14,8 +14,15 @@ afterAll(() => fake.close());
 /**
  * Work wakes the worker when its transaction commits. The poll here is 5 s,
  * so anything that arrives within 500 ms of the API's answer was woken by
- * the commit, not found by the poll.
+ * the commit, not found by the poll. Of four, three must arrive within 500 ms
+ * and all within 1500 ms: a loaded machine may delay one, while without a
+ * wake each waits for the poll.
  */
+function expectWoken(latencies: number[]): void {
+  expect(latencies.filter((ms) => ms < 500).length, JSON.stringify(latencies)).toBeGreaterThanOrEqual(3);
+  expect(Math.max(...latencies), JSON.stringify(latencies)).toBeLessThan(1500);
+}
+
 describeEachDialect('wake on commit', (ctx) => {
   const receivers = receiverPool();
 
@@ -24,14 +31,16 @@ describeEachDialect('wake on commit', (ctx) => {
     expect((await ts.acme.patch('/settings', { ...ALWAYS_OPEN, sendingNumber: '+16285550142' })).status).toBe(200);
     expect((await ts.acme.post('/customerProfiles', { name: 'wake-greeter', openingMessage: 'Hi {{firstName}}' })).status).toBe(201);
     // The first send of a process loads the provider's client (seconds on a loaded machine): not measured.
-    for (let i = 0; i < 4; i += 1) {
+    const latencies: number[] = [];
+    for (let i = 0; i < 5; i += 1) {
       const phone = uniquePhone();
       await createLead(ts.acme, { firstName: `Wake${i}`, phone, customerProfile: 'wake-greeter' });
       const answered = Date.now();
       const [arrived] = await until(() => fake.accepted('Messages', (p) => p.To === phone), (r) => r.length > 0, 6000);
       expect(arrived!.params.Body).toBe(`Hi Wake${i}`);
-      if (i > 0) expect(arrived!.at - answered).toBeLessThan(500);
+      if (i > 0) latencies.push(arrived!.at - answered);
     }
+    expectWoken(latencies);
   });
 
   it("a webhook delivery reaches its receiver within 500 ms of the API's answer", async () => {
@@ -39,14 +48,16 @@ describeEachDialect('wake on commit', (ctx) => {
     const client = await freshOrg(ts, 'wake');
     const receiver = await receivers();
     await registerEndpoint(client, receiver, ['optOut']);
-    for (let i = 0; i < 4; i += 1) {
+    const latencies: number[] = [];
+    for (let i = 0; i < 5; i += 1) {
       const lead = await createLead(client, { firstName: `Hook${i}` });
       expect((await client.post(`/leads/${lead}/unsubscribe`, {})).status).toBe(200);
       const answered = Date.now();
       const got = await until(() => receiver.received.filter((r) => r.json.data.leadId === lead), (r) => r.length > 0, 6000);
       // The first delivery opens the connection to the receiver: not measured.
-      if (i > 0) expect(got[0]!.at - answered).toBeLessThan(500);
+      if (i > 0) latencies.push(got[0]!.at - answered);
     }
+    expectWoken(latencies);
   });
 }, { ...twilioEnv(fake), ...FAST_WEBHOOKS, PARLEY_WORKER_POLL_MS: '5000' });
 

@@ -51,6 +51,8 @@ export interface ClaimOptions {
   also?: AliasedRawBuilder<unknown, string>[];
   /** Claims only rows that also meet this condition (a lane of the queue, e.g. jobs due at an exact instant). */
   lane?: RawBuilder<SqlBool>;
+  /** Returns each claimed row whole (as `also` does), so the caller needs no second read. */
+  whole?: boolean;
 }
 
 /**
@@ -74,7 +76,7 @@ export async function claimDue(
   now: string,
   leaseUntil: string,
   limit: number,
-  { spread, fence, also = [], lane }: ClaimOptions = {},
+  { spread, fence, also = [], lane, whole = false }: ClaimOptions = {},
 ): Promise<(RowKey & Record<string, unknown>)[]> {
   const full = spread ? [...spread.inFlight].filter(([, n]) => n >= spread.max).map(([value]) => value) : [];
   const due = db
@@ -92,7 +94,8 @@ export async function claimDue(
     .updateTable(table)
     .set(lease as { lease_until: string })
     .where(byRowIdentity(db, skipLocked(db, due)))
-    .$if(also.length > 0, (qb) => qb.returningAll().returning(also as never))
+    .$if(whole || also.length > 0, (qb) => qb.returningAll())
+    .$if(also.length > 0, (qb) => qb.returning(also as never))
     .returning(['organization_id', 'id', sql.ref<string | null>(spread ? spread.column : 'organization_id').as('spread_key')])
     .execute()) as (RowKey & { spread_key: string | null } & Record<string, unknown>)[];
   const strip = ({ spread_key: _, ...row }: (typeof claimed)[number]) => row as RowKey & Record<string, unknown>;

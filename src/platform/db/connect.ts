@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresAdapter, PostgresDialect } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresDialect, type LogEvent } from 'kysely';
 import { createRequire } from 'node:module';
 import type pgModule from 'pg';
 import type { Database } from './schema.js';
@@ -46,9 +46,15 @@ export interface StoreOptions {
    * before 1.21).
    */
   namedStatements?: boolean;
+  /** Told the text of every statement run through the query builder (not BEGIN/COMMIT): the bench counts them. */
+  onStatement?: (sql: string) => void;
 }
 
-function openSqlite(path: string, busyTimeoutMs: number): Store {
+/** Kysely's log hook, when a caller counts statements. */
+const statementLog = (onStatement?: (sql: string) => void) =>
+  onStatement ? { log: (e: LogEvent) => { if (e.level === 'query') onStatement(e.query.sql); } } : {};
+
+function openSqlite(path: string, busyTimeoutMs: number, onStatement?: (sql: string) => void): Store {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SqliteDatabase(path);
   sqlite.pragma('journal_mode = WAL');
@@ -63,7 +69,7 @@ function openSqlite(path: string, busyTimeoutMs: number): Store {
   // Transactions share durable commits (see sqlite-group-commit.ts); the outer one starts with
   // BEGIN IMMEDIATE, so a second process (the CLI) never fails a read-then-write half way.
   const work = new WorkSignal();
-  const db = new Kysely<Database>({ dialect: wakingDialect(new GroupCommitSqliteDialect(sqlite), work, false) });
+  const db = new Kysely<Database>({ dialect: wakingDialect(new GroupCommitSqliteDialect(sqlite), work, false), ...statementLog(onStatement) });
   return { db, dialect: 'sqlite', work, close: () => db.destroy() };
 }
 
@@ -74,7 +80,7 @@ function openSqlite(path: string, busyTimeoutMs: number): Store {
  * until its answer arrives or the connection dies; later queries on it time
  * out the same way, so requests fail fast until the database is back.
  */
-function openPostgres(url: string, poolSize: number, queryTimeoutMs: number, namedStatements: boolean): Store {
+function openPostgres(url: string, poolSize: number, queryTimeoutMs: number, namedStatements: boolean, onStatement?: (sql: string) => void): Store {
   // Loaded only when PostgreSQL is configured: a SQLite deployment never pays for the driver.
   const pg = createRequire(import.meta.url)('pg') as typeof pgModule;
   const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5000, query_timeout: queryTimeoutMs || undefined });
@@ -88,7 +94,7 @@ function openPostgres(url: string, poolSize: number, queryTimeoutMs: number, nam
     if (namedStatements) useNamedStatements(client);
   });
   const work = new WorkSignal();
-  const db = new Kysely<Database>({ dialect: wakingDialect(new PostgresDialect({ pool }), work, true) });
+  const db = new Kysely<Database>({ dialect: wakingDialect(new PostgresDialect({ pool }), work, true), ...statementLog(onStatement) });
   return { db, dialect: 'postgres', work, listen: (options) => listenForWork(url, work, options), close: () => db.destroy() };
 }
 
@@ -106,7 +112,7 @@ function useNamedStatements(client: pgModule.PoolClient): void {
 }
 
 export function openStore(databaseUrl: string, poolSize = 10, options: StoreOptions = {}): Store {
-  if (databaseUrl.startsWith('sqlite:')) return openSqlite(databaseUrl.slice('sqlite:'.length), options.busyTimeoutMs ?? 5000);
-  return openPostgres(databaseUrl, poolSize, options.queryTimeoutMs ?? 0, options.namedStatements ?? true);
+  if (databaseUrl.startsWith('sqlite:')) return openSqlite(databaseUrl.slice('sqlite:'.length), options.busyTimeoutMs ?? 5000, options.onStatement);
+  return openPostgres(databaseUrl, poolSize, options.queryTimeoutMs ?? 0, options.namedStatements ?? true, options.onStatement);
 }
 

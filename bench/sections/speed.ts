@@ -1,0 +1,207 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import { issueKey } from '../../src/organizations/api-keys.service.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { openStore } from '../../src/platform/db/connect.js';
+import { migrateToLatest } from '../../src/platform/db/migrate.js';
+import { startServer } from '../../src/server.js';
+import { freePort, startParley } from '../lib/processes.js';
+import type { Row } from '../lib/table.js';
+
+/**
+ * Speed to lead: from the API's answer to `POST /v1/leads/create` (a profile
+ * with an opening, contact hours open) to the opening at a fake carrier on
+ * 127.0.0.1. Trickle: leads one by one, 100 ms apart; burst: 25 requests at a
+ * time, the next 25 when they are answered. SQLite runs `parley serve` (API
+ * and worker in one process); PostgreSQL `serve --no-worker` and a separate
+ * `parley worker`. The poll is left at its default: what a deployment sees.
+ *
+ * Then statements per lead, counted in this process with the store's
+ * statement hook (Kysely's log: every statement but BEGIN/COMMIT).
+ */
+
+const SID = 'ACspeed';
+const TOKEN = 'speed-token';
+const SENDER = '+16285550190';
+
+interface Carrier { url: string; arrivals: Map<string, number>; close(): Promise<void> }
+
+async function fakeCarrier(): Promise<Carrier> {
+  const arrivals = new Map<string, number>();
+  let n = 0;
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const to = new URLSearchParams(Buffer.concat(chunks).toString('utf8')).get('To') ?? '';
+      if (!arrivals.has(to)) arrivals.set(to, Date.now());
+      n += 1;
+      res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ sid: `SM${String(n).padStart(32, '0')}`, status: 'queued' }));
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, arrivals, close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function post(url: string, key: string, path: string, body: unknown, method = 'POST'): Promise<void> {
+  const res = await fetch(`${url}/v1${path}`, { method, headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+}
+
+let phones = 0;
+const nextPhone = () => `+1415${String(5000000 + phones++).padStart(7, '0')}`;
+
+/** Creates a lead with the opening; answers its phone and when the API answered. */
+async function createLead(url: string, key: string): Promise<{ phone: string; answered: number }> {
+  const phone = nextPhone();
+  await post(url, key, '/leads/create', { firstName: 'Speedy', phone, customerProfile: 'speed-greeter' });
+  return { phone, answered: Date.now() };
+}
+
+async function arrivedAll(carrier: Carrier, phones: string[], limitMs: number): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (phones.some((p) => !carrier.arrivals.has(p))) {
+    if (Date.now() > deadline) throw new Error(`speed bench stalled: ${phones.filter((p) => carrier.arrivals.has(p)).length}/${phones.length} at the carrier`);
+    await sleep(5);
+  }
+}
+
+const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+};
+
+/** The organization, open all hours, with a sending number and a profile whose opening is a template. */
+async function prepare(databaseUrl: string): Promise<string> {
+  const store = openStore(databaseUrl, 2);
+  await migrateToLatest(store);
+  const { key, organizationId } = await issueKey(store.db, `speed-${Date.now()}`);
+  await store.db.updateTable('organizations').set({ settings: JSON.stringify({ contactHours: { start: '00:00', end: '00:00' } }), sending_number: SENDER }).where('id', '=', organizationId).execute();
+  await store.close();
+  return key;
+}
+
+async function measure(url: string, key: string, carrier: Carrier, quick: boolean) {
+  await post(url, key, '/customerProfiles', { name: 'speed-greeter', openingMessage: 'Hi {{firstName}}, thanks for your interest' }).catch(() => {});
+  // Warm-up: the first sends load the provider's client and open connections.
+  for (let i = 0; i < 5; i += 1) {
+    const { phone } = await createLead(url, key);
+    await arrivedAll(carrier, [phone], 30_000);
+  }
+  // Trickle: one lead every 100 ms, each answered before the next is due.
+  const trickleCount = quick ? 50 : 200;
+  const trickle: { phone: string; answered: number }[] = [];
+  const start = Date.now();
+  for (let i = 0; i < trickleCount; i += 1) {
+    const due = start + i * 100;
+    if (due > Date.now()) await sleep(due - Date.now());
+    trickle.push(await createLead(url, key));
+  }
+  await arrivedAll(carrier, trickle.map((t) => t.phone), 60_000);
+  const trickleMs = trickle.map((t) => carrier.arrivals.get(t.phone)! - t.answered);
+  await sleep(500);
+  // Burst: 25 requests at a time.
+  const burstCount = quick ? 250 : 1000;
+  const burst: { phone: string; answered: number }[] = [];
+  for (let i = 0; i < burstCount; i += 25) burst.push(...(await Promise.all(Array.from({ length: Math.min(25, burstCount - i) }, () => createLead(url, key)))));
+  await arrivedAll(carrier, burst.map((b) => b.phone), 300_000);
+  const burstMs = burst.map((b) => carrier.arrivals.get(b.phone)! - b.answered);
+  const lastAnswer = Math.max(...burst.map((b) => b.answered));
+  const lastArrival = Math.max(...burst.map((b) => carrier.arrivals.get(b.phone)!));
+  return { trickleCount, burstCount, trickleMs, burstMs, drainMs: lastArrival - lastAnswer, burstSeconds: (lastAnswer - burst[0]!.answered + burstMs[0]!) / 1000 };
+}
+
+function startWorker(env: Record<string, string>): ChildProcess {
+  return spawn('node', ['bin/parley.js', 'worker'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+async function stop(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    proc.once('exit', () => resolve());
+    proc.kill('SIGTERM');
+  });
+}
+
+/**
+ * Statements per lead, API and worker apart: leads one at a time, each
+ * followed to the carrier, in one in-process server (its worker polling at
+ * the default). Statements while a request is out are the API's; the rest,
+ * less what the idle worker's polls cost over the same time, the worker's.
+ */
+async function statementsPerLead(databaseUrl: string, fake: Carrier, quick: boolean) {
+  const key = await prepare(databaseUrl);
+  let count = 0;
+  let api = 0;
+  let inRequest = false;
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', PARLEY_RATE_LIMIT: '0',
+    TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_API_BASE_URL: fake.url,
+  });
+  const server = await startServer(config, { onStatement: () => { count += 1; if (inRequest) api += 1; } });
+  try {
+    const url = server.address;
+    await post(url, key, '/customerProfiles', { name: 'speed-greeter', openingMessage: 'Hi {{firstName}}' });
+    for (let i = 0; i < 3; i += 1) await arrivedAll(fake, [(await createLead(url, key)).phone], 30_000);
+    await sleep(500);
+    const idleStart = Date.now();
+    const idleBase = count;
+    await sleep(3000);
+    const idlePerMs = (count - idleBase) / (Date.now() - idleStart);
+    const leads = quick ? 20 : 50;
+    const base = count;
+    const started = Date.now();
+    api = 0;
+    for (let i = 0; i < leads; i += 1) {
+      inRequest = true;
+      const { phone } = await createLead(url, key);
+      inRequest = false;
+      await arrivedAll(fake, [phone], 30_000);
+      // The job's own bookkeeping after the carrier answered.
+      await sleep(150);
+    }
+    const total = count - base;
+    const idle = idlePerMs * (Date.now() - started);
+    return { leads, api: api / leads, worker: (total - api - idle) / leads, idlePerSecond: idlePerMs * 1000 };
+  } finally {
+    await server.stop();
+  }
+}
+
+export async function speedSection(dialect: 'sqlite' | 'postgres', databaseUrl: string, countUrl: string, quick: boolean) {
+  const carrier = await fakeCarrier();
+  const key = await prepare(databaseUrl);
+  const env = {
+    DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', PARLEY_RATE_LIMIT: '0',
+    TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_API_BASE_URL: carrier.url,
+  };
+  const separate = dialect === 'postgres';
+  const api = await startParley(databaseUrl, await freePort(), separate ? { ...env, PARLEY_WORKER: 'false' } : env);
+  const worker = separate ? startWorker(env) : undefined;
+  let m: Awaited<ReturnType<typeof measure>>;
+  try {
+    m = await measure(api.url, key, carrier, quick);
+  } finally {
+    if (worker) await stop(worker);
+    await api.stop();
+  }
+  const statements = await statementsPerLead(countUrl, carrier, quick);
+  await carrier.close();
+  const section = `speed-${dialect}`;
+  const how = separate ? 'API + separate worker' : 'one process';
+  const t50 = percentile(m.trickleMs, 50);
+  const t99 = percentile(m.trickleMs, 99);
+  const b99 = percentile(m.burstMs, 99);
+  const rows: Row[] = [
+    { section, measure: `trickle (${m.trickleCount} leads, 100 ms apart, ${how}): answer to carrier p50`, value: `${t50} ms`, reference: '', ratio: '', target: '<= 30 ms', met: t50 <= 30 },
+    { section, measure: 'trickle: answer to carrier p99', value: `${t99} ms`, reference: '', ratio: '', target: '<= 100 ms', met: t99 <= 100 },
+    { section, measure: `burst (${m.burstCount} leads, 25 at a time): last answer to last opening`, value: `${m.drainMs} ms`, reference: '', ratio: '', target: '<= 2000 ms', met: m.drainMs <= 2000 },
+    { section, measure: 'burst: answer to carrier per lead p99', value: `${b99} ms`, reference: '', ratio: '', target: '<= 1000 ms', met: b99 <= 1000 },
+    { section, measure: 'statements per lead: API / worker (no BEGIN, COMMIT)', value: `${statements.api.toFixed(1)} / ${statements.worker.toFixed(1)}`, reference: `idle ${statements.idlePerSecond.toFixed(1)}/s`, ratio: '', target: 'report', met: null },
+  ];
+  return { rows, raw: { ...m, trickleP50: t50, trickleP99: t99, burstP99: b99, statements } };
+}

@@ -18,6 +18,8 @@ export interface SmtpSink {
   received: ReceivedMail[];
   /** Waits until `count` messages have arrived. */
   waitFor(count: number, ms?: number): Promise<ReceivedMail[]>;
+  /** The server takes each message at once and gives its answer `ms` later (0: at once): a client that gives up first never hears it. */
+  answerAfter(ms: number): void;
   /** Stops listening (connections refused) until up() is called. */
   down(): Promise<void>;
   up(): Promise<void>;
@@ -65,6 +67,7 @@ export function parseMail(raw: string): { headers: Map<string, string>; text: st
  */
 export async function startSmtpSink(): Promise<SmtpSink> {
   const received: ReceivedMail[] = [];
+  let answerDelayMs = 0;
   let server: SMTPServer | undefined;
   let port = 0;
 
@@ -91,7 +94,8 @@ export async function startSmtpSink(): Promise<SmtpSink> {
             raw,
             ...parseMail(raw),
           });
-          cb();
+          if (answerDelayMs > 0) setTimeout(() => cb(), answerDelayMs);
+          else cb();
         });
       },
     });
@@ -115,6 +119,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     url: `smtp://${USER}:${PASS}@127.0.0.1:${port}`,
     port,
     received,
+    answerAfter: (ms) => void (answerDelayMs = ms),
     async waitFor(count, ms = 10_000) {
       const end = Date.now() + ms;
       while (received.length < count) {

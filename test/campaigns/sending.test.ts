@@ -1,6 +1,7 @@
 import { afterAll, expect, it } from 'vitest';
 import { startFakeTwilio } from '../support/fake-twilio.js';
 import { createLead, describeEachDialect, type Client, type TestServer } from '../support/harness.js';
+import { startEachTestInDaytime } from '../support/clock-hours.js';
 import { eventually, FAST_WEBHOOKS, receiverPool, registerEndpoint } from '../support/webhooks.js';
 import { sleep } from '../support/assert.js';
 import { enqueueJob } from '../../src/jobs/jobs.repository.js';
@@ -41,15 +42,18 @@ async function leads(client: Client, n: number, tag: string): Promise<{ ids: str
 const counts = async (client: Client, id: string) => (await client.get(`/campaigns/${id}`)).body.counts as Record<string, any>;
 const state = async (client: Client, id: string) => (await client.get(`/campaigns/${id}`)).body.status as string;
 
+// Unlimited hours of the organization; the legal 08:00-21:00 still holds where the leads are (+1 415: Los Angeles), so these tests run in its daytime.
 const ALWAYS_OPEN = { timeZone: 'UTC', contactHours: { start: '00:00', end: '00:00' } };
 const LA_HOURS = { timeZone: 'America/Los_Angeles', contactHours: { start: '08:00', end: '21:00' } };
 
 describeEachDialect('campaigns: sending through the send path', (ctx) => {
+  startEachTestInDaytime(ctx);
+
   const receiver = receiverPool();
 
   it('respects the daily cap across days (in the organization zone), then completes; blocked leads never reach the provider', async () => {
     const ts = ctx();
-    ts.clock.set('2026-08-03T10:00:00Z');
+    ts.clock.set('2026-08-03T16:00:00Z'); // 09:00 in Los Angeles, where the leads' numbers are (the legal window holds whatever the hours)
     const { client } = await org(ts, ALWAYS_OPEN);
     const { ids, phones } = await leads(client, 5, 'cap');
     const blockedId = await createLead(client, { additionalInfo: { list: 'cap' } });
@@ -164,15 +168,15 @@ describeEachDialect('campaigns: sending through the send path', (ctx) => {
 
   it('a pending lead whose phone is now on DNC is screened by the run: opted out with the code, no message made', async () => {
     const ts = ctx();
-    ts.clock.set('2026-08-26T12:00:00Z');
+    ts.clock.set('2026-08-26T17:00:00Z');
     const { client } = await org(ts, ALWAYS_OPEN);
     const { ids, phones } = await leads(client, 2, 'screened');
     const listed = `+1628555${String(1000 + (process.pid % 9000)).padStart(4, '0')}`;
     expect((await client.post('/dnc/register', { phone: listed })).status).toBe(200);
-    const campaign = await createCampaign(client, { customerProfile: 'promo', filter: { additionalInfo: { list: 'screened' } }, dailyCap: 10, startAt: '2026-08-26T13:00:00Z' });
+    const campaign = await createCampaign(client, { customerProfile: 'promo', filter: { additionalInfo: { list: 'screened' } }, dailyCap: 10, startAt: '2026-08-26T18:00:00Z' });
     // After enrollment, a new number that is already listed: only the run's screen can see it.
     expect((await client.patch(`/leads/${ids[0]}`, { phone: listed })).status).toBe(200);
-    ts.clock.set('2026-08-26T13:00:05Z');
+    ts.clock.set('2026-08-26T18:00:05Z');
     await eventually('completed', async () => (await state(client, campaign.id)) === 'completed');
     await eventually('the other sent', async () => sentTo([phones[1]!]).length === 1);
     expect((await enrolledLeads(ts, campaign.id)).get(ids[0]!)).toEqual({ status: 'opted_out', reason_code: 'DNC' });
@@ -182,7 +186,7 @@ describeEachDialect('campaigns: sending through the send path', (ctx) => {
 
   it('an opt-out through the API after the opening went out counts the lead opted out, not sent: unsubscribe and DNC alike', async () => {
     const ts = ctx();
-    ts.clock.set('2026-09-29T12:00:00Z');
+    ts.clock.set('2026-09-29T17:00:00Z');
     const { client } = await org(ts, ALWAYS_OPEN);
     const { ids, phones } = await leads(client, 4, 'after-sent');
     const campaign = await createCampaign(client, { customerProfile: 'promo', filter: { additionalInfo: { list: 'after-sent' } }, dailyCap: 10 });
@@ -200,7 +204,7 @@ describeEachDialect('campaigns: sending through the send path', (ctx) => {
 
   it('message.sent carries the campaign id', async () => {
     const ts = ctx();
-    ts.clock.set('2026-09-01T12:00:00Z');
+    ts.clock.set('2026-09-01T17:00:00Z');
     const { client } = await org(ts, ALWAYS_OPEN);
     const r = await receiver();
     await registerEndpoint(client, r, ['message.sent']);
@@ -216,7 +220,7 @@ describeEachDialect('campaigns: sending through the send path', (ctx) => {
 
   it('a profile without a template: the agent writes the opening, which carries the campaign id and is counted', async () => {
     const ts = ctx();
-    ts.clock.set('2026-09-08T12:00:00Z');
+    ts.clock.set('2026-09-08T17:00:00Z');
     const { client } = await org(ts, ALWAYS_OPEN);
     const { ids, phones } = await leads(client, 1, 'composed');
     const campaign = await createCampaign(client, { customerProfile: 'default', filter: { additionalInfo: { list: 'composed' } }, dailyCap: 10 });
@@ -229,15 +233,15 @@ describeEachDialect('campaigns: sending through the send path', (ctx) => {
 
   it('a lead erased after enrollment is counted failed and never contacted; the others go out at startAt', async () => {
     const ts = ctx();
-    ts.clock.set('2026-09-22T12:00:00Z');
+    ts.clock.set('2026-09-22T17:00:00Z');
     const { client } = await org(ts, ALWAYS_OPEN);
     const { ids, phones } = await leads(client, 2, 'erased');
-    const campaign = await createCampaign(client, { customerProfile: 'promo', filter: { additionalInfo: { list: 'erased' } }, dailyCap: 10, startAt: '2026-09-22T14:00:00Z' });
+    const campaign = await createCampaign(client, { customerProfile: 'promo', filter: { additionalInfo: { list: 'erased' } }, dailyCap: 10, startAt: '2026-09-22T19:00:00Z' });
     expect(campaign.status).toBe('scheduled');
     expect((await client.del(`/leads/${ids[0]}`)).status).toBe(200);
     await sleep(300);
     expect(sentTo(phones)).toHaveLength(0);
-    ts.clock.set('2026-09-22T14:00:05Z');
+    ts.clock.set('2026-09-22T19:00:05Z');
     await eventually('completed', async () => (await state(client, campaign.id)) === 'completed');
     await eventually('the other sent', async () => sentTo([phones[1]!]).length === 1);
     expect(sentTo([phones[0]!])).toHaveLength(0);
@@ -247,15 +251,15 @@ describeEachDialect('campaigns: sending through the send path', (ctx) => {
 
   it('several runs of one campaign at once never open a lead twice nor pass the cap', async () => {
     const ts = ctx();
-    ts.clock.set('2026-09-15T12:00:00Z');
+    ts.clock.set('2026-09-15T17:00:00Z');
     const { client, org: orgId } = await org(ts, ALWAYS_OPEN);
     const { phones } = await leads(client, 12, 'race');
-    const startAt = '2026-09-15T13:00:00.000Z';
+    const startAt = '2026-09-15T18:00:00.000Z';
     const campaign = await createCampaign(client, { customerProfile: 'promo', filter: { additionalInfo: { list: 'race' } }, dailyCap: 7, startAt });
     // Four more jobs of the same generation, due together with the campaign's own: the worker runs them side by side.
     const db = ts.server.store.db;
     for (let i = 0; i < 4; i += 1) await enqueueJob(db, orgId, 'campaign.run', { campaignId: campaign.id, generation: 0 }, new Date(startAt), new Date().toISOString());
-    ts.clock.set('2026-09-15T13:00:05Z');
+    ts.clock.set('2026-09-15T18:00:05Z');
     await eventually('the cap reached', async () => sentTo(phones).length >= 7);
     await sleep(500);
     expect(sentTo(phones)).toHaveLength(7);

@@ -2,6 +2,7 @@ import { afterAll, expect, it } from 'vitest';
 import { ALWAYS_OPEN, lead, openAiAgentEnv, until } from '../agent/helpers.js';
 import { call, startFakeOpenAi, tools } from '../support/fake-openai.js';
 import { createLead, describeEachDialect, uniquePhone, type TestServer } from '../support/harness.js';
+import { startEachTestInDaytime } from '../support/clock-hours.js';
 
 /**
  * A follow-up's text comes from the agent: here the OpenAI-compatible one,
@@ -30,6 +31,8 @@ const followUps = (ts: TestServer, leadId: string) =>
     .where('lead_id', '=', leadId).where('is_follow_up', '=', 1).execute();
 
 describeEachDialect('follow-ups written by the OpenAI-compatible agent', (ctx) => {
+  startEachTestInDaytime(ctx);
+
   it("sends the model's reply as the step's message, on the step's channel, having told it which step it writes", async () => {
     const ts = ctx();
     const { id, phone } = await dueLead(ts, 'email');

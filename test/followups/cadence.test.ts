@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { ALWAYS_OPEN, FAST_AGENT_ENV, inbound, lead, messages, say, sleep, until } from '../agent/helpers.js';
 import { createLead, describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
-import { LATE_NIGHT, useRealisticHours } from '../support/clock-hours.js';
+import { LATE_NIGHT, useRealisticHours, startEachTestInDaytime } from '../support/clock-hours.js';
 import { outboxFor } from '../support/events.js';
 import { waitForStatus } from '../support/messages.js';
 
@@ -62,6 +62,8 @@ function dueAbout(ts: TestServer, due: string | null, hours: number, from: numbe
 }
 
 describeEachDialect('the follow-up cadence', (ctx) => {
+  startEachTestInDaytime(ctx);
+
   it('sends each step its hours after the last unanswered message, on its channel, written by the agent, then rests in long-term nurture', async () => {
     const ts = ctx();
     const c = ts.acme;
@@ -283,7 +285,8 @@ describeEachDialect('the follow-up cadence', (ctx) => {
   it('a step that waits for contact hours is never sent after a reply or a stop: it is recorded blocked, saying why', async () => {
     const ts = ctx();
     const c = ts.acme;
-    ts.clock.set(LATE_NIGHT); // 23:00 in Los Angeles, where the leads' numbers are
+    // 20:00 in Los Angeles, where the leads' numbers are: the first messages go out; the steps fall due after 21:00, outside the legal window.
+    ts.clock.set(new Date(LATE_NIGHT.getTime() - 3 * HOUR));
     const a = await conversingLead(ts, [Q1]);
     const b = await conversingLead(ts, [Q1]);
     for (const { id } of [a, b]) await c.patch(`/leads/${id}`, { followUpConfig: { 1: { hours: 1, channel: 'text' } } });

@@ -1,4 +1,6 @@
+import { beforeEach } from 'vitest';
 import type { Client } from './harness.js';
+import type { TestClock } from './test-clock.js';
 
 /**
  * Realistic contact hours for suites about compliance and adversarial behaviour, instead of a 24-hour
@@ -24,4 +26,20 @@ export async function useRealisticHours(client: Client): Promise<void> {
   if (res.status !== 200 || res.body.timeZone !== REALISTIC_HOURS.timeZone || res.body.contactHours?.start !== '08:00' || res.body.contactHours?.end !== '21:00') {
     throw new Error(`PATCH /settings did not take realistic hours: ${res.status} ${JSON.stringify(res.body)}`);
   }
+}
+
+/**
+ * Wednesday 2026-07-01, 09:00 in Los Angeles (12:00 in New York, 16:00 UTC, 18:00 in Madrid): inside the legal
+ * 08:00-21:00 in every zone the suites place leads in, with hours to spare for clock moves.
+ */
+export const DAYTIME = new Date('2026-07-01T16:00:00Z');
+
+/**
+ * For suites that lift the organization's hours (`contactHours` 00:00-00:00) so sends go out whenever they
+ * run: the legal floor (08:00-21:00 where the lead is) holds whatever the hours, so each test starts at
+ * DAYTIME on the server's clock instead of whatever the wall clock says (a night run would see every
+ * send wait). Call inside `describeEachDialect`.
+ */
+export function startEachTestInDaytime(ctx: () => { clock: TestClock }): void {
+  beforeEach(() => ctx().clock.set(DAYTIME));
 }

@@ -21,6 +21,7 @@ export class Housekeeping {
   /** Answers how many things it cleared (imports' rejects, receipts), 0 when it was not time. */
   async runIfDue(): Promise<number> {
     const now = this.deps.clock.now().getTime();
+    // A clock set back (a test's, or a host's correction) runs it too rather than waiting out the gap.
     if (this.lastAt !== undefined && now - this.lastAt < EVERY_MS && now >= this.lastAt) return 0;
     this.lastAt = now;
     const { rejectedRowsDays, providerReceiptsDays } = this.deps.config.retention;

@@ -11,6 +11,8 @@ export default {
     'src/compliance/gate.ts',
     'src/compliance/contact-window.ts',
     'src/compliance/contact-hours.ts',
+    'src/compliance/lead-window.ts',
+    'src/compliance/regional-windows.ts',
     'src/compliance/lead-zones.ts',
     'src/compliance/phone-geo.ts',
   ],

@@ -60,6 +60,7 @@ export default defineConfig({
       'test/compliance/contact-window.mutation.test.ts',
       'test/compliance/contact-window.test.ts',
       'test/compliance/contact-hours.test.ts',
+      'test/compliance/night-floor.test.ts',
       'test/compliance/phone-geo.test.ts',
     ],
     testTimeout: 30_000,

@@ -35,8 +35,16 @@ async function createKey(org: string, env: Record<string, string>): Promise<{ ke
 }
 
 /** The server's local wall-clock hour in Los Angeles, where a +1 415 number is. */
-function losAngelesHour(): number {
-  return Number(new Intl.DateTimeFormat('en-US', { timeZone: 'America/Los_Angeles', hour: 'numeric', hourCycle: 'h23' }).format(new Date()));
+const hourIn = (zone: string): number => Number(new Intl.DateTimeFormat('en-US', { timeZone: zone, hour: 'numeric', hourCycle: 'h23' }).format(new Date()));
+
+/**
+ * A zone where it is now 09:00-17:59, as getting-started.md suggests for trying it at night: no hours
+ * reach past the legal 08:00-21:00 where the lead is. The zones are at most three hours apart all round.
+ */
+function daytimeZone(): { zone: string; hour: number } {
+  const zones = ['Pacific/Honolulu', 'America/Los_Angeles', 'America/Chicago', 'America/Sao_Paulo', 'Atlantic/Azores', 'Europe/Madrid', 'Asia/Dubai', 'Asia/Bangkok', 'Asia/Tokyo', 'Pacific/Auckland'];
+  const zone = zones.find((z) => hourIn(z) >= 9 && hourIn(z) <= 17)!;
+  return { zone, hour: hourIn(zone) };
 }
 
 describe('docs.apten.ai/api-reference/leads/create, send-message and messages: the first hour, from the README alone', () => {
@@ -152,17 +160,18 @@ describe('docs.apten.ai/api-reference/leads/create, send-message and messages: t
 
   it('the first sendMessage says it waits for contact hours and why; new hours release it; it is sent, logged and visible', async () => {
     const { key } = await createKey('first-send', env);
-    const leadId = (await api('/leads/create', key, 'POST', { firstName: 'Ann', phone: '+14155550111' })).body.id as string;
-    // Hours that exclude the present moment where the lead is, so the wait is what this test sees, whatever the time.
-    const h = losAngelesHour();
-    const closed = h < 20 ? { start: `${String(h + 2).padStart(2, '0')}:00`, end: `${String(h + 3).padStart(2, '0')}:00` } : { start: '01:00', end: '02:00' };
-    expect((await api('/settings', key, 'PATCH', { timeZone: 'America/Los_Angeles', contactHours: closed })).status).toBe(200);
+    // The lead's zone is one where it is daytime now (getting-started.md: how to try it at night).
+    const { zone, hour: h } = daytimeZone();
+    const leadId = (await api('/leads/create', key, 'POST', { firstName: 'Ann', phone: '+14155550111', timeZone: zone })).body.id as string;
+    // Hours that exclude the present moment where the lead is (and end by 20:00), so the wait is what this test sees, whatever the time.
+    const closed = { start: `${String(h + 2).padStart(2, '0')}:00`, end: `${String(h + 3).padStart(2, '0')}:00` };
+    expect((await api('/settings', key, 'PATCH', { timeZone: zone, contactHours: closed })).status).toBe(200);
 
     const text = 'Hi Ann, this is Parley speaking';
     const sent = await api(`/leads/${leadId}/sendMessage`, key, 'POST', { message: text });
     expect(sent.status).toBe(200);
     expect(sent.body).toMatchObject({ status: 'waiting', statusCode: 'CONTACT_HOURS', channel: 'sms' });
-    expect(sent.body.statusReason).toContain(`outside contact hours ${closed.start}-${closed.end} America/Los_Angeles`);
+    expect(sent.body.statusReason).toContain(`outside contact hours ${closed.start}-${closed.end} ${zone}`);
     expect(Date.parse(sent.body.scheduledTime)).toBeGreaterThan(Date.now());
     await logged((l) => l.msg.startsWith('message waits until') && l.messageId === sent.body.id);
 

@@ -58,6 +58,11 @@ export class JobPipeline {
     return this.inFlight;
   }
 
+  /** Free slots: a fill that claims fewer found every due job. */
+  get room(): number {
+    return Math.max(0, JOB_SLOTS - this.inFlight);
+  }
+
   async fill(): Promise<number> {
     const free = JOB_SLOTS - this.inFlight;
     if (free <= 0) return 0;

@@ -43,6 +43,11 @@ export class DeliveryPipeline {
     return this.inFlight;
   }
 
+  /** Free slots: a fill that claims fewer found every due delivery it may take now. */
+  get room(): number {
+    return Math.max(0, this.deps.config.workerConcurrency - this.inFlight);
+  }
+
   get full(): boolean {
     return this.inFlight >= this.deps.config.workerConcurrency;
   }

@@ -57,7 +57,10 @@ export class Worker {
     this.loop = this.run();
   }
 
-  private async tick(): Promise<number> {
+  /** Answers whether more may be due right now: something was fanned out, or a claim filled every free slot. */
+  private async tick(): Promise<boolean> {
+    const deliveryRoom = this.deliveries.room;
+    const jobRoom = this.jobs.room;
     // Independent rows, so one round trip's wait instead of four: fanning out new events, claiming
     // due deliveries, recording finished ones (rows this worker holds, never the ones being claimed)
     // and claiming jobs. On SQLite the statements still run one at a time.
@@ -67,7 +70,9 @@ export class Worker {
     await this.keepStatisticsFresh(dispatched);
     // Expired rejected rows and provider receipts: hourly by the clock, nothing to do otherwise.
     await this.housekeeping.runIfDue();
-    return dispatched + delivering + jobs;
+    // Fanned-out events made deliveries the claim beside it could not see. A claim short of its room
+    // took all that was due: what commits later wakes the loop, so it need not look again at once.
+    return dispatched > 0 || (deliveryRoom > 0 && delivering >= deliveryRoom) || (jobRoom > 0 && jobs >= jobRoom);
   }
 
   private fannedOut = 0;
@@ -84,9 +89,9 @@ export class Worker {
 
   private async run(): Promise<void> {
     while (this.running) {
-      let work = 0;
+      let more = false;
       try {
-        work = await this.tick();
+        more = await this.tick();
       } catch (err) {
         // A database hiccup must not kill the worker: log, back off, try again.
         this.deps.log.error({ err }, 'worker tick failed');
@@ -99,12 +104,12 @@ export class Worker {
       // endpoints are served even while one hangs), then claim many at once.
       const lowWater = Math.max(1, Math.floor(this.deps.config.workerConcurrency / 4));
       if (this.deliveries.busy >= lowWater) await this.deliveries.waitUntilBelow(lowWater, Math.min(20, this.deps.config.workerPollMs));
-      else if (work === 0 && this.deliveries.busy > 0) {
+      else if (!more && this.deliveries.busy > 0) {
         // A wake during the tick is not lost while deliveries are out.
         if (this.nudged) this.nudged = false;
         else await this.deliveries.waitForSlot(this.deps.config.workerPollMs);
       }
-      else if (work === 0) await this.idle(this.deps.config.workerPollMs);
+      else if (!more) await this.idle(this.deps.config.workerPollMs);
     }
   }
 

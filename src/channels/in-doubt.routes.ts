@@ -8,7 +8,7 @@ import { ResolveMessageBody, ResolveMessageParams } from './in-doubt.schemas.js'
 import { resolveInDoubt } from './in-doubt.js';
 
 export const inDoubtRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app) => {
-  app.post('/leads/:leadId/messages/:messageId/resolve', {
+  app.post('/leads/:leadId/messages/:id/resolve', {
     schema: {
       tags: ['messages'],
       summary: 'Resolve a message left in doubt (status in_doubt, statusCode NEEDS_OPERATOR): record it sent, or send it once more',
@@ -16,5 +16,5 @@ export const inDoubtRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (a
       body: ResolveMessageBody,
       response: withErrors({ 200: Type.Ref(Message) }),
     },
-  }, async (req) => toMessageView(await resolveInDoubt(deps, req.auth.organizationId, req.params.leadId, req.params.messageId, req.body.outcome)));
+  }, async (req) => toMessageView(await resolveInDoubt(deps, req.auth.organizationId, req.params.leadId, req.params.id, req.body.outcome)));
 };

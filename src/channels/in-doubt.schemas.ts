@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 
 export const ResolveMessageParams = Type.Object({
   leadId: Type.String({ minLength: 1, maxLength: 200 }),
-  messageId: Type.String({ minLength: 1, maxLength: 200 }),
+  id: Type.String({ minLength: 1, maxLength: 200, description: "The message's id" }),
 });
 export type ResolveMessageParamsInput = Static<typeof ResolveMessageParams>;
 

@@ -45,6 +45,7 @@ export function sampleBody(method: string, url: string): unknown {
     'PUT /v1/leads/:leadId/tags': { tagIds: [] },
     'POST /v1/leads/:leadId/tags/remove': { tagIds: ['00000000-0000-7000-8000-00000000000a'] },
     'POST /v1/leads/:leadId/sendMessage': { message: 'Hello' },
+    'POST /v1/leads/:leadId/messages/:id/resolve': { outcome: 'sent' },
     'POST /v1/dnc/register': { phone: uniquePhone() },
     'POST /v1/dnc/remove': { phone: uniquePhone() },
     'POST /v1/inbound/emailEvents': { event: 'bounce', email: 'nobody@example.com' },

@@ -57,7 +57,7 @@ export const routeScopes: Record<string, Scope | 'public'> = {
   'POST /v1/leads/:leadId/tags/remove': 'leads:write',
   'GET /v1/leads/:leadId/messages': 'leads:read',
   'POST /v1/leads/:leadId/sendMessage': 'messages:write',
-  'POST /v1/leads/:leadId/messages/:messageId/resolve': 'messages:write',
+  'POST /v1/leads/:leadId/messages/:id/resolve': 'messages:write',
   'POST /v1/inbound': 'inbound:write',
   'POST /v1/inbound/emailEvents': 'inbound:write',
   'GET /v1/leads/:leadId/consent': 'consent:read',

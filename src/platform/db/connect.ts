@@ -89,14 +89,19 @@ function openPostgres(url: string, poolSize: number, queryTimeoutMs: number, nam
   // Nor may a client that loses its server while lent out (a query in flight when PostgreSQL stops):
   // pg emits 'error' on it besides failing the query, and an 'error' event without a listener kills
   // the process. The query's caller gets the error; the pool drops the dead client on release.
+  const work = new WorkSignal();
   pool.on('connect', (client: pgModule.PoolClient) => {
     client.on('error', () => {});
     if (namedStatements) useNamedStatements(client);
+    work.ownBackend(processOf(client), true);
   });
-  const work = new WorkSignal();
+  pool.on('remove', (client: pgModule.PoolClient) => work.ownBackend(processOf(client), false));
   const db = new Kysely<Database>({ dialect: wakingDialect(new PostgresDialect({ pool }), work, true), ...statementLog(onStatement) });
   return { db, dialect: 'postgres', work, listen: (options) => listenForWork(url, work, options), close: () => db.destroy() };
 }
+
+/** The backend process a pool client talks to (pg learns it when the connection opens). */
+const processOf = (client: pgModule.PoolClient) => (client as unknown as { processID: number | null }).processID;
 
 /**
  * Kysely hands the driver SQL text and values; for the text of a prepared

@@ -54,7 +54,7 @@ export function listenForWork(url: string, signal: WorkSignal, options: ListenOp
     };
     c.on('error', onLost);
     c.on('end', () => onLost(new Error('the listening connection ended')));
-    c.on('notification', () => signal.hear());
+    c.on('notification', (n) => signal.hear(n.processId));
     try {
       await c.connect();
       await c.query(`listen ${WORK_CHANNEL}`);

@@ -33,6 +33,8 @@ export function makesWork(sqlText: string): boolean {
 /** The wakes of one store: committed work in this process, and (PostgreSQL) notifications from others. */
 export class WorkSignal {
   private readonly listeners = new Set<() => void>();
+  /** This process's own PostgreSQL backends (its pool's): their notifications echo wakes already given. */
+  private readonly own = new Set<number>();
   /** Commits in this process that wrote work (tests assert on it: a rollback never counts). */
   committed = 0;
   /** Wakes heard from other processes (LISTEN), including one on each (re)subscription. */
@@ -50,10 +52,23 @@ export class WorkSignal {
     this.fire();
   }
 
-  /** Another process announced committed work (or a lost subscription was renewed). */
-  hear(): void {
+  /**
+   * Another process announced committed work (`fromBackend`: the backend that
+   * sent the NOTIFY; none when a lost subscription was renewed). A
+   * notification from one of this process's own backends is dropped: its
+   * commit woke the listeners directly, and a second wake costs a tick.
+   */
+  hear(fromBackend?: number): void {
+    if (fromBackend !== undefined && this.own.has(fromBackend)) return;
     this.heard += 1;
     this.fire();
+  }
+
+  /** A pool connection of this process opened (`pid`: its backend) or went away. */
+  ownBackend(pid: number | null | undefined, open: boolean): void {
+    if (!pid) return;
+    if (open) this.own.add(pid);
+    else this.own.delete(pid);
   }
 
   private fire(): void {

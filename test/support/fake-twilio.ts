@@ -69,7 +69,7 @@ export interface FakeTwilio {
   lists: TwilioListRequest[];
   /** Message creates answer after `ms` (0: at once again); `accept` says per create when it takes effect. */
   slowly(ms: number, accept?: (params: Record<string, string>) => SlowAccept): void;
-  /** Creates that arrived and have not been answered yet. */
+  /** Creates that arrived and whose clients still wait for the answer. */
   inFlight(): number;
   close(): Promise<void>;
 }
@@ -221,11 +221,20 @@ export async function startFakeTwilio(accountSid: string, authToken: string): Pr
       const delay = slowMs;
       const accept = slowAccept(params);
       let gone = false;
-      res.on('close', () => (gone = !res.writableFinished));
+      let waiting = true;
+      // Counted while its client waits: one whose client died (a killed process) is no longer in flight.
+      const release = () => {
+        if (waiting) pending -= 1;
+        waiting = false;
+      };
+      res.on('close', () => {
+        gone = !res.writableFinished;
+        release();
+      });
       pending += 1;
       const early = accept === 'on_arrival' ? create() : undefined;
       await new Promise((r) => setTimeout(r, delay));
-      pending -= 1;
+      release();
       // A client that went away before Twilio got to its request never reached it.
       if (gone) return;
       res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify(early ?? create()));

@@ -1,9 +1,10 @@
-import { Migrator, sql, type Kysely, type Migration } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/platform/db/connect.js';
 import { migrations } from '../../src/platform/db/migrate.js';
 import { emailStartsWith } from '../../src/platform/db/prefix.js';
 import { dialects, freshDatabase } from '../support/harness.js';
+import { migrateWith, migrationsUntil } from '../support/migrations.js';
 
 /**
  * 0022: email prefix search reads the stored (lowercased) email, so the
@@ -11,16 +12,6 @@ import { dialects, freshDatabase } from '../support/harness.js';
  * lead insert. An email stored with capitals before writers lowercased them is
  * lowercased, and the search's range is still an index range on both dialects.
  */
-const until = (last: string): Record<string, Migration> => {
-  const names = Object.keys(migrations);
-  return Object.fromEntries(names.slice(0, names.indexOf(last) + 1).map((n) => [n, migrations[n]!]));
-};
-
-async function migrate(db: Kysely<any>, to: Record<string, Migration>) {
-  const { error } = await new Migrator({ db, provider: { getMigrations: async () => to } }).migrateToLatest();
-  if (error) throw error;
-}
-
 for (const dialect of dialects()) {
   describe(`migration 0022_lead_email_prefix (${dialect})`, () => {
     let store: Store;
@@ -44,7 +35,7 @@ for (const dialect of dialects()) {
     };
 
     it('lowercases stored emails, drops the lower(email) index, and the prefix search is an index range', async () => {
-      await migrate(db(), until('0021_punctual_jobs'));
+      await migrateWith(db(), migrationsUntil('0021_punctual_jobs'));
       expect(await indexes()).toContain('leads_email_lower_idx');
       const at = '2026-01-01T00:00:00.000Z';
       await db().insertInto('organizations').values({ id: 'o1', name: 'one', settings: '{}', created_at: at }).execute();
@@ -54,7 +45,7 @@ for (const dialect of dialects()) {
       });
       await db().insertInto('leads').values([lead('l1', 'Ann.Lee@Example.COM'), lead('l2', 'bob@example.com'), lead('l3', null)]).execute();
 
-      await migrate(db(), migrations);
+      await migrateWith(db(), migrations);
 
       const emails = await db().selectFrom('leads').select(['id', 'email']).orderBy('id').execute();
       expect(emails).toEqual([{ id: 'l1', email: 'ann.lee@example.com' }, { id: 'l2', email: 'bob@example.com' }, { id: 'l3', email: null }]);

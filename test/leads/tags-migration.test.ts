@@ -1,4 +1,4 @@
-import { Migrator, type Kysely, type Migration } from 'kysely';
+import type { Kysely, Migration } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/platform/db/connect.js';
 import * as core from '../../src/platform/db/migrations/0001_core.js';
@@ -10,6 +10,7 @@ import * as agentTurns from '../../src/platform/db/migrations/0006_agent_turns.j
 import * as compliance from '../../src/platform/db/migrations/0007_compliance.js';
 import * as leadListing from '../../src/platform/db/migrations/0008_lead_listing.js';
 import { dialects, freshDatabase } from '../support/harness.js';
+import { migrateWith } from '../support/migrations.js';
 
 /**
  * 0008 on a database that already has tags: before it, a tag id was one tag on
@@ -20,11 +21,6 @@ const BEFORE: Record<string, Migration> = {
   '0001_core': core, '0002_delivery': delivery, '0003_conversations': conversations, '0004_sending_numbers': sendingNumbers,
   '0005_instance_secrets': instanceSecrets, '0006_agent_turns': agentTurns, '0007_compliance': compliance,
 };
-
-async function migrate(db: Kysely<any>, migrations: Record<string, Migration>) {
-  const { error } = await new Migrator({ db, provider: { getMigrations: async () => migrations } }).migrateToLatest();
-  if (error) throw error;
-}
 
 for (const dialect of dialects()) {
   describe(`migration 0008_lead_listing (${dialect})`, () => {
@@ -42,7 +38,7 @@ for (const dialect of dialects()) {
     });
 
     it('merges the tags of one name under one id per organization, keeps every lead tagged, and keys lead_tags by lead', async () => {
-      await migrate(db(), BEFORE);
+      await migrateWith(db(), BEFORE);
       const at = '2026-01-01T00:00:00.000Z';
       await db().insertInto('organizations').values([{ id: 'o1', name: 'one', settings: '{}', created_at: at }, { id: 'o2', name: 'two', settings: '{}', created_at: at }]).execute();
       const tag = (org: string, id: string, lead: string, name: string, created = at) => ({ organization_id: org, id, lead_id: lead, name, condition: `${name}?`, created_at: created });
@@ -54,7 +50,7 @@ for (const dialect of dialects()) {
         tag('o2', 't9', 'l9', 'hot'),
       ]).execute();
 
-      await migrate(db(), { ...BEFORE, '0008_lead_listing': leadListing });
+      await migrateWith(db(), { ...BEFORE, '0008_lead_listing': leadListing });
 
       const tags = await db().selectFrom('tags').select(['organization_id', 'id', 'name']).orderBy('organization_id').orderBy('id').execute();
       expect(tags).toEqual([

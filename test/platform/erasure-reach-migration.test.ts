@@ -1,8 +1,9 @@
-import { Migrator, type Kysely, type Migration } from 'kysely';
+import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/platform/db/connect.js';
 import { migrations } from '../../src/platform/db/migrate.js';
 import { dialects, freshDatabase } from '../support/harness.js';
+import { migrateWith, migrationsUntil } from '../support/migrations.js';
 
 /**
  * 0025: free text an email provider wrote into the consent ledger's actor is
@@ -10,16 +11,6 @@ import { dialects, freshDatabase } from '../support/harness.js';
  * erasure could not find) go; the ids of inbound messages already received
  * become provider receipts, so a replay of one is still refused.
  */
-const until = (last: string): Record<string, Migration> => {
-  const names = Object.keys(migrations);
-  return Object.fromEntries(names.slice(0, names.indexOf(last) + 1).map((n) => [n, migrations[n]!]));
-};
-
-async function migrate(db: Kysely<any>, to: Record<string, Migration>) {
-  const { error } = await new Migrator({ db, provider: { getMigrations: async () => to } }).migrateToLatest();
-  if (error) throw error;
-}
-
 for (const dialect of dialects()) {
   describe(`migration 0025_erasure_reach (${dialect})`, () => {
     let store: Store;
@@ -36,7 +27,7 @@ for (const dialect of dialects()) {
     });
 
     it('scrubs free-text actors, drops unkeyed rejected rows and keeps received ids as receipts', async () => {
-      await migrate(db(), until('0022_lead_email_prefix'));
+      await migrateWith(db(), migrationsUntil('0022_lead_email_prefix'));
       const at = '2026-01-01T00:00:00.000Z';
       const ledger = (id: string, reason: string | null, actor: string | null) => ({
         organization_id: 'o1', id, lead_id: null, channel: 'email', address_digest: 'd', action: 'optOut', source: 'bounce', reason, actor, inbound_message_id: null, created_at: at,
@@ -58,7 +49,7 @@ for (const dialect of dialects()) {
         message('m1', 'sms', 'inbound', 'SMone'), message('m2', 'voice', 'inbound', 'CAtwo'), message('m3', 'sms', 'outbound', 'SMout'), message('m4', 'sms', 'inbound', null),
       ]).execute();
 
-      await migrate(db(), migrations);
+      await migrateWith(db(), migrations);
 
       const actors = await db().selectFrom('consent_ledger').select(['id', 'actor']).orderBy('id').execute();
       expect(actors).toEqual([

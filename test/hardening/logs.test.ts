@@ -54,7 +54,9 @@ async function startTwilio(): Promise<{ url: string; server: Server }> {
       calls += 1;
       const params = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
       if (calls === 1) {
-        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 21211, message: `The 'To' number ${params.get('To')} is not a valid phone number.`, status: 400 }));
+        // A transient answer (429) that still quotes the number: a 400 is a refusal, never retried.
+        res.writeHead(429, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ code: 20429, message: `Too many requests for the 'To' number ${params.get('To')}; try again later.`, status: 429 }));
         return;
       }
       res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ sid: `SM${calls}`, status: 'queued', to: params.get('To') }));
@@ -64,7 +66,7 @@ async function startTwilio(): Promise<{ url: string; server: Server }> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
-/** A relay that turns the first recipient down the way Postfix does (the address in the reply), then accepts. */
+/** A relay that turns the first recipient away for now the way Postfix does (the address in the reply), then accepts. */
 async function startSmtp(): Promise<{ url: string; server: SMTPServer }> {
   let rcpts = 0;
   const server = new SMTPServer({
@@ -74,7 +76,8 @@ async function startSmtp(): Promise<{ url: string; server: SMTPServer }> {
     logger: false,
     onRcptTo(address, _session, cb) {
       rcpts += 1;
-      if (rcpts === 1) return cb(Object.assign(new Error(`5.1.1 <${address.address}>: Recipient address rejected: User unknown`), { responseCode: 550 }));
+      // A temporary refusal (4xx) quoting the address: a 5xx is permanent and never retried.
+      if (rcpts === 1) return cb(Object.assign(new Error(`4.2.1 <${address.address}>: Recipient address rejected: Mailbox busy, try later`), { responseCode: 450 }));
       cb();
     },
     onData(stream, _session, cb) {

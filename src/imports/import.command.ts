@@ -9,7 +9,6 @@ import { tuneForBulkWrites, type BulkWrites } from '../platform/db/bulk.js';
 import { openStore } from '../platform/db/connect.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
 import { ADDRESS_DIGEST_SECRET } from '../platform/db/migrations/0007_compliance.js';
-import { csvLine } from '../platform/csv.js';
 import type { Deps } from '../platform/deps.js';
 import { DomainError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
@@ -18,6 +17,7 @@ import { instanceSecret } from '../platform/secrets.repository.js';
 import { MappingError } from './columns.js';
 import { CSV_ENCODINGS, type CsvEncoding } from './csv-source.js';
 import { runImport, zeroCounts, type ImportCounts } from './importer.js';
+import { rejectLine, rejectsHeaderLine } from './rejects-csv.js';
 import { ImportFileError } from './parse.js';
 import * as repo from './imports.repository.js';
 import { checkHeader, importOptions } from './imports.service.js';
@@ -99,6 +99,7 @@ export async function importLeadsCommand(file: string, opts: ImportCommandOption
   }
   const store = openStore(cfg.databaseUrl, 2, { busyTimeoutMs: 60_000 });
   let rejectsOut: WriteStream | undefined;
+  let rejectsHeaders: readonly string[] = [];
   let bulk: BulkWrites | undefined;
   try {
     await migrateToLatest(store);
@@ -125,13 +126,14 @@ export async function importLeadsCommand(file: string, opts: ImportCommandOption
         onHeaders: (headers) => {
           if (!opts.rejects) return;
           rejectsOut = createWriteStream(resolve(opts.rejects));
-          rejectsOut.write(csvLine([...headers, 'reason']));
+          rejectsHeaders = headers;
+          rejectsOut.write(rejectsHeaderLine(headers));
         },
         onBatch: async (c, rejects) => {
           await bulk!.committed();
           progress.batch(c);
           if (!rejectsOut || rejects.length === 0) return;
-          const text = rejects.map((r) => csvLine([...(JSON.parse(r.raw) as string[]), r.reason])).join('');
+          const text = rejects.map((r) => rejectLine(rejectsHeaders, r.raw, r.reason)).join('');
           if (!rejectsOut.write(text)) await new Promise<void>((ok) => rejectsOut!.once('drain', () => ok()));
         },
       });

@@ -3,7 +3,6 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { csvLine } from '../platform/csv.js';
 import type { Deps } from '../platform/deps.js';
 import { BadRequest, DomainError, NotFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
@@ -14,6 +13,7 @@ import { runImport, type ImportOptions } from './importer.js';
 import * as repo from './imports.repository.js';
 import { uploadDir } from './spool.js';
 import type { ImportViewType, StartImportInput } from './imports.schemas.js';
+import { rejectLine, rejectsHeaderLine } from './rejects-csv.js';
 
 const API_BATCH_SIZE = 500;
 
@@ -151,21 +151,17 @@ export async function getImport(deps: Deps, organizationId: string, id: string):
   return toImportView(row);
 }
 
-/** GET /v1/imports/{id}/rejects: the file's header plus `reason`, then each rejected row, streamed a page at a time. */
+/** GET /v1/imports/{id}/rejects: the rejects file (rejects-csv.ts), streamed a page at a time. */
 export async function rejectsCsv(deps: Deps, organizationId: string, id: string): Promise<Readable> {
   const row = await repo.findImport(deps.db, organizationId, id);
   if (!row) throw importNotFound(id);
   const headers = row.headers ? (JSON.parse(row.headers) as string[]) : [];
   async function* lines(): AsyncGenerator<string> {
-    yield csvLine([...headers, 'reason']);
+    yield rejectsHeaderLine(headers);
     let after = 0;
     for (;;) {
       const page = await repo.listRejects(deps.db, organizationId, id, after, 500);
-      for (const r of page) {
-        const values = JSON.parse(r.raw) as string[];
-        const cells = headers.map((_h, i) => values[i] ?? '');
-        yield csvLine([...cells, r.reason]);
-      }
+      for (const r of page) yield rejectLine(headers, r.raw, r.reason);
       if (page.length < 500) return;
       after = page[page.length - 1]!.row_number;
     }

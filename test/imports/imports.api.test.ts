@@ -68,6 +68,20 @@ describeEachDialect('POST /v1/imports', (ctx) => {
       ]);
     });
 
+    it('keeps the reason under its name in the rejects file when a row has more or fewer values than the header', async () => {
+      const { acme } = ctx();
+      const csv = ['First Name,Phone,Note', 'Extra,12,n,surplus one,surplus two', 'Short,12'].join('\n');
+      const done = await importCsv(acme, csv);
+      expect(done).toMatchObject({ status: 'completed', total: 2, rejected: 2 });
+      const lines = ((await acme.get(`/imports/${done.id}/rejects`)).body as string).trimEnd().split('\r\n');
+      const reason = '"phone ""12"" is not a valid phone number"';
+      expect(lines).toEqual([
+        'First Name,Phone,Note,reason',
+        'Extra,12,n,the row has 5 values but the header has 3 columns,surplus one,surplus two',
+        `Short,12,,${reason}`,
+      ]);
+    });
+
     it('serves rejected cells that a spreadsheet would run as a formula with a leading quote (phone numbers too)', async () => {
       const { acme } = ctx();
       const rows = [

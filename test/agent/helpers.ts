@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import type { Client } from '../support/harness.js';
+import { sleep, until } from '../support/assert.js';
 
 export const ALWAYS_OPEN = { contactHours: { start: '00:00', end: '00:00' } };
 
@@ -41,17 +42,7 @@ export interface TurnView {
 }
 
 /** Polls `fn` until `ok` holds and returns that value; fails (with the last value) when it does not within `ms`. */
-export async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`until: not reached within ${ms} ms; last value: ${JSON.stringify(v)?.slice(0, 2000)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export { sleep, until };
 
 export async function messages(client: Client, leadId: string): Promise<MessageView[]> {
   const res = await client.get(`/leads/${leadId}/messages`);

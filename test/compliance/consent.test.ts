@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { expectError } from '../support/assert.js';
+import { expectError, until } from '../support/assert.js';
 import { outboxFor } from '../support/events.js';
 import { createLead, describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
 
@@ -15,15 +15,6 @@ async function inbound(client: Client, body: Record<string, unknown>) {
 
 type Msg = { id: string; content: { text: string }; direction: string; status: string; statusCode: string | null; statusReason: string | null };
 const messages = async (client: Client, leadId: string) => (await client.get(`/leads/${leadId}/messages`)).body.messages as Msg[];
-
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 8000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 30));
-  }
-}
 
 async function lead(ts: TestServer, fields: Record<string, unknown> = {}) {
   const phone = uniquePhone();

@@ -2,6 +2,7 @@ import { expect, it } from 'vitest';
 import { LATE_NIGHT, useRealisticHours } from '../support/clock-hours.js';
 import { createLead, describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
 import { outboxFor } from '../support/events.js';
+import { until } from '../support/assert.js';
 
 /**
  * Keyword replies are compliance messages: they must go out at once, also outside contact hours.
@@ -21,16 +22,6 @@ async function inbound(client: Client, body: Record<string, unknown>) {
 
 async function messages(client: Client, leadId: string) {
   return (await client.get(`/leads/${leadId}/messages`)).body.messages as { content: { text: string }; direction: string; status: string; statusReason: string | null }[];
-}
-
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 8000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`until: not reached within ${ms} ms; last value: ${JSON.stringify(v)?.slice(0, 2000)}`);
-    await new Promise((r) => setTimeout(r, 30));
-  }
 }
 
 async function lead(ts: TestServer, fields: Record<string, unknown> = {}) {

@@ -7,6 +7,7 @@ import { describe } from 'vitest';
 import { createUserInOrganization } from '../../src/users/users.service.js';
 import { startTestServer, type Dialect, type TestServer } from '../support/harness.js';
 import { FAST_WEBHOOKS } from '../support/webhooks.js';
+import { sleep } from '../support/assert.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CONSOLE_DIST = join(ROOT, 'dist', 'console');
@@ -37,7 +38,6 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Builds dist/console (vite build, about a second) when it is missing or older

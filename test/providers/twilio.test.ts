@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STOP_CONFIRMATION } from '../../src/conversation/inbound.js';
 import { ConfigError, loadConfig } from '../../src/platform/config.js';
-import { expectError } from '../support/assert.js';
+import { expectError, until } from '../support/assert.js';
 import { outboxFor } from '../support/events.js';
 import { startFakeTwilio } from '../support/fake-twilio.js';
 import { createLead, describeEachDialect, uniquePhone, type ApiResponse, type Client, type TestServer } from '../support/harness.js';
@@ -61,16 +61,6 @@ async function messages(client: Client, leadId: string) {
 }
 
 /** Polls `fn` until `ok` holds and returns that value; fails (with the last value) when it does not within `ms`. */
-async function until<T>(fn: () => Promise<T> | T, ok: (v: T) => boolean, ms = 8000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`until: not reached within ${ms} ms; last value: ${JSON.stringify(v)?.slice(0, 2000)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 async function sendAndSettle(client: Client, leadId: string, body: Record<string, unknown>, settled = (s: string) => s === 'sent' || s === 'failed') {
   const res = await client.post(`/leads/${leadId}/sendMessage`, body);
   expect(res.status).toBe(200);

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { expect } from 'vitest';
 import type { FakeTwilio } from '../support/fake-twilio.js';
 import type { Client, TestServer } from '../support/harness.js';
+import { until } from '../support/assert.js';
 
 export const SID = 'ACpool';
 export const TOKEN = 'pool-secret';
@@ -48,15 +49,7 @@ export async function messageOf(client: Client, leadId: string, id: string): Pro
 }
 
 /** Polls `fn` until `ok` holds and returns that value; fails with the last value after `ms`. */
-export async function until<T>(fn: () => Promise<T> | T, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`until: not reached within ${ms} ms; last value: ${JSON.stringify(v)?.slice(0, 2000)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+export { until };
 
 export async function settled(client: Client, leadId: string, id: string, ms = 10_000): Promise<MessageView> {
   return (await until(() => messageOf(client, leadId, id), (m) => !!m && ['sent', 'failed', 'blocked'].includes(m.status), ms))!;

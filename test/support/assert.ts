@@ -12,3 +12,17 @@ export function expectError(res: ApiResponse, status: number, message: string | 
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Polls `fn` until `ok` holds for its value, and answers that value; past `ms` it fails, naming the last value,
+ * so a wait that never comes true is a failure rather than a test that goes on with stale data.
+ */
+export async function until<T>(fn: () => Promise<T> | T, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (ok(v)) return v;
+    if (Date.now() > end) throw new Error(`until: not reached within ${ms} ms; last value: ${JSON.stringify(v)?.slice(0, 2000)}`);
+    await sleep(25);
+  }
+}

@@ -3,7 +3,7 @@ import { messageSentEvent, outboundEmailSubject } from '../events/payloads.js';
 import { followUpAfterSend } from '../followups/followups.service.js';
 import { enqueueJob, holdsLease, latestSendPayload } from '../jobs/jobs.repository.js';
 import type { ClaimedJob } from '../jobs/names.js';
-import { findLead, lockLeadOfMessage, requireLead, updateLead } from '../leads/leads.repository.js';
+import { lockLeadOfMessage, requireLead, updateLead } from '../leads/leads.repository.js';
 import { findMessage, providerIdsHeldElsewhere, setMessageStatus, type MessageRow } from '../messages/messages.repository.js';
 import { findOrganization } from '../organizations/organizations.repository.js';
 import type { Db } from '../platform/db/schema.js';
@@ -33,9 +33,11 @@ export interface SentOutcome {
 
 /** A send the provider took, recorded once: the message, the lead's activity, its follow-up cadence and `message.sent`. */
 export async function recordSent(trx: Db, organizationId: string, message: MessageRow, outcome: SentOutcome, at: string): Promise<void> {
-  await setMessageStatus(trx, organizationId, message.id, { ...outcome, attemptAt: null, attemptFrom: null });
-  const lead = await findLead(trx, organizationId, message.lead_id);
+  // The lead's lock before the message's row, in the order an erasure takes them (the lead, then its messages):
+  // the other order deadlocked with an erasure on PostgreSQL. A lead erased meanwhile took the message with it.
+  const lead = await lockLeadOfMessage(trx, organizationId, message.id);
   if (!lead) return;
+  await setMessageStatus(trx, organizationId, message.id, { ...outcome, attemptAt: null, attemptFrom: null });
   await updateLead(trx, organizationId, lead.id, { last_activity_at: at });
   // The wait for a reply starts again from this message (followups/): the cadence's next step is due its hours from now.
   await followUpAfterSend(trx, organizationId, message, new Date(at));

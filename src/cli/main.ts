@@ -150,7 +150,8 @@ imports
   .option('--on-duplicate <policy>', 'a row matching an existing lead: update (set given fields, merge additionalInfo) or skip', 'update')
   .option('--start-conversations', "schedule each new (or never-greeted) lead's opening message, through the compliance gate")
   .option('--dry-run', 'check and count only; write nothing')
-  .option('--rejects <file>', 'write the rejected rows (with a reason column) to this CSV file')
+  .option('--invalid-fields <policy>', 'a row with a valid address and a bad field (email, phone, timeZone): drop the field and import the lead with a warning, or reject the row', 'drop')
+  .option('--rejects <file>', 'write the rejected rows (reason column) and the rows imported with warnings (warnings column) to this CSV file')
   .option('--encoding <name>', 'the file\'s text encoding when it has no byte order mark: utf-8, windows-1252, utf-16le, utf-16be (default: utf-8, or windows-1252 when the start of the file is not UTF-8)')
   .addOption(new Option('--batch-size <rows>', 'rows per transaction').hideHelp())
   .action(async (file: string, opts: import('../imports/import.command.js').ImportCommandOptions) => {

@@ -27,6 +27,8 @@ export interface BatchOptions {
 export interface BatchInput {
   valid: ImportedLead[];
   rejects: repo.NewReject[];
+  /** Valid rows imported without a bad field, listed in the rejects file with their warnings. */
+  warned?: repo.NewReject[];
   /** Keyed digests of the rows' addresses, made on the parsing thread (parse.ts); any address missing is digested here. */
   digests?: ReadonlyMap<string, string>;
 }
@@ -116,7 +118,7 @@ async function writeBatch(deps: Deps, trx: Db, organizationId: string, input: Ba
   const existing = await repo.findLeadsByKeys(trx, organizationId, keys, !o.dryRun);
   const before = new Map(existing.map((l) => [l.id, l]));
   const { outcomes, entries } = resolveBatch(organizationId, input.valid, existing, { onDuplicate: o.onDuplicate, profile: o.profile, at });
-  const counts: BatchResult = { total: input.valid.length + input.rejects.length, created: 0, updated: 0, skipped: 0, rejected: input.rejects.length, openings: 0 };
+  const counts: BatchResult = { total: input.valid.length + input.rejects.length, created: 0, updated: 0, skipped: 0, rejected: input.rejects.length, warned: input.warned?.length ?? 0, openings: 0 };
   for (const outcome of outcomes) counts[outcome] += 1;
   if (o.dryRun) return counts;
   await applySuppressions(deps, trx, organizationId, entries, input.digests);
@@ -143,8 +145,9 @@ export async function runBatch(deps: Deps, organizationId: string, input: BatchI
         const result = await writeBatch(deps, trx, organizationId, input, o, now);
         if (o.importId) {
           const keyed = (a: string) => input.digests?.get(a) ?? deps.digests.keyed(a);
-          const keys = input.rejects.flatMap((r) => r.addresses.map((a) => ({ row_number: r.row_number, digest: keyed(a) })));
-          await repo.insertRejects(trx, organizationId, o.importId, input.rejects, keys);
+          const listed = input.warned?.length ? [...input.rejects, ...input.warned] : input.rejects;
+          const keys = listed.flatMap((r) => r.addresses.map((a) => ({ row_number: r.row_number, digest: keyed(a) })));
+          await repo.insertRejects(trx, organizationId, o.importId, listed, keys);
           await repo.addImportCounts(trx, organizationId, o.importId, result, now.toISOString());
         }
         return result;

@@ -20,13 +20,14 @@ import { runImport, zeroCounts, type ImportCounts } from './importer.js';
 import { rejectLine, rejectsHeaderLine } from './rejects-csv.js';
 import { ImportFileError } from './parse.js';
 import * as repo from './imports.repository.js';
-import { checkHeader, importOptions } from './imports.service.js';
+import { checkHeader, importOptions, storedOptions } from './imports.service.js';
 
 export interface ImportCommandOptions {
   org: string;
   profile?: string;
   map?: string;
   onDuplicate?: string;
+  invalidFields?: string;
   startConversations?: boolean;
   dryRun?: boolean;
   rejects?: string;
@@ -80,6 +81,9 @@ function checkArgs(file: string, opts: ImportCommandOptions): { path: string; si
   if (opts.onDuplicate !== undefined && opts.onDuplicate !== 'skip' && opts.onDuplicate !== 'update') {
     throw new UsageError(`--on-duplicate must be skip or update (got "${opts.onDuplicate}")`);
   }
+  if (opts.invalidFields !== undefined && opts.invalidFields !== 'drop' && opts.invalidFields !== 'reject') {
+    throw new UsageError(`--invalid-fields must be drop or reject (got "${opts.invalidFields}")`);
+  }
   const batchSize = opts.batchSize === undefined ? undefined : Number(opts.batchSize);
   if (opts.encoding !== undefined && !(CSV_ENCODINGS as readonly string[]).includes(opts.encoding)) {
     throw new UsageError(`--encoding must be one of ${CSV_ENCODINGS.join(', ')} (got "${opts.encoding}")`);
@@ -108,15 +112,14 @@ export async function importLeadsCommand(file: string, opts: ImportCommandOption
     const deps: Deps = { db: store.db, dialect: store.dialect, config: cfg, clock: systemClock, log: createLogger(cfg.logLevel), digests };
     const org = await findOrganizationByName(store.db, opts.org);
     if (!org) throw new UsageError(`no organization named "${opts.org}" in ${describeDatabase(cfg.databaseUrl)}`);
-    const q = { profile: opts.profile, map: opts.map, onDuplicate: opts.onDuplicate as 'skip' | 'update' | undefined, startConversations: !!opts.startConversations, dryRun: !!opts.dryRun, encoding: opts.encoding as CsvEncoding | undefined };
+    const q = { profile: opts.profile, map: opts.map, onDuplicate: opts.onDuplicate as 'skip' | 'update' | undefined, invalidFields: opts.invalidFields as 'drop' | 'reject' | undefined, startConversations: !!opts.startConversations, dryRun: !!opts.dryRun, encoding: opts.encoding as CsvEncoding | undefined };
     const options = { ...(await importOptions(deps, org.id, q)), batchSize: args.batchSize };
     // The header against the map before anything is recorded: a mistake there writes nothing.
     await checkHeader(args.path, options);
     const importId = options.dryRun ? null : newId();
     const started = Date.now();
     if (importId) {
-      const stored = { profile: options.profile, onDuplicate: options.onDuplicate, startConversations: options.startConversations, dryRun: false, map: opts.map ?? null, encoding: opts.encoding ?? null };
-      await repo.insertImport(store.db, org.id, { id: importId, status: 'running', source: 'cli', options: JSON.stringify(stored), headers: null, error: null, started_at: new Date(started).toISOString(), finished_at: null, heartbeat_at: new Date(started).toISOString() });
+      await repo.insertImport(store.db, org.id, { id: importId, status: 'running', source: 'cli', options: storedOptions(options, opts, false), headers: null, error: null, started_at: new Date(started).toISOString(), finished_at: null, heartbeat_at: new Date(started).toISOString() });
     }
     const progress = progressReporter(args.size, started);
     let counts: ImportCounts;
@@ -133,7 +136,7 @@ export async function importLeadsCommand(file: string, opts: ImportCommandOption
           await bulk!.committed();
           progress.batch(c);
           if (!rejectsOut || rejects.length === 0) return;
-          const text = rejects.map((r) => rejectLine(rejectsHeaders, r.raw, r.reason)).join('');
+          const text = rejects.map((r) => rejectLine(rejectsHeaders, r.raw, r.reason, r.warnings)).join('');
           if (!rejectsOut.write(text)) await new Promise<void>((ok) => rejectsOut!.once('drain', () => ok()));
         },
       });
@@ -147,9 +150,9 @@ export async function importLeadsCommand(file: string, opts: ImportCommandOption
     if (importId) await repo.finishImport(store.db, org.id, importId, 'completed', null, new Date().toISOString());
     const ms = Date.now() - started;
     console.log(`${options.dryRun ? 'dry run (nothing written)' : 'import completed'}: ${counts.total} rows in ${(ms / 1000).toFixed(1)} s (${rate(counts.total, ms)} rows/s)`);
-    console.log(`created ${counts.created}, updated ${counts.updated}, skipped ${counts.skipped}, rejected ${counts.rejected}`);
+    console.log(`created ${counts.created}, updated ${counts.updated}, skipped ${counts.skipped}, rejected ${counts.rejected}, imported with warnings ${counts.warned}`);
     if (options.startConversations) console.log(`openings scheduled: ${counts.openings} (each sent through the compliance gate)`);
-    if (counts.rejected > 0) console.log(opts.rejects ? `rejected rows: ${resolve(opts.rejects)}` : importId ? `rejected rows: GET /v1/imports/${importId}/rejects (or run again with --rejects FILE)` : 'rejected rows: run again with --rejects FILE to see them');
+    if (counts.rejected + counts.warned > 0) console.log(opts.rejects ? `rejected rows: ${resolve(opts.rejects)}` : importId ? `rejected rows: GET /v1/imports/${importId}/rejects (or run again with --rejects FILE)` : 'rejected rows: run again with --rejects FILE to see them');
     if (importId) console.log(`import id: ${importId}`);
     return 0;
   } catch (err) {

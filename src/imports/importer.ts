@@ -22,6 +22,8 @@ export interface ImportCounts {
   updated: number;
   skipped: number;
   rejected: number;
+  /** Rows imported without a field that was not valid (listed in the rejects file with their warnings). */
+  warned: number;
   openings: number;
 }
 
@@ -43,7 +45,7 @@ export const HEARTBEAT_MS = 10_000;
 /** Created leads after which PostgreSQL's statistics of the leads table are refreshed the first time (then at 4x, 16x, ...). */
 const FIRST_STATISTICS_AT = 20_000;
 
-export const zeroCounts = (): ImportCounts => ({ total: 0, created: 0, updated: 0, skipped: 0, rejected: 0, openings: 0 });
+export const zeroCounts = (): ImportCounts => ({ total: 0, created: 0, updated: 0, skipped: 0, rejected: 0, warned: 0, openings: 0 });
 
 /**
  * Reads a CSV stream and imports its rows in batches (runBatch): streaming
@@ -64,7 +66,7 @@ export async function runImport(
 ): Promise<ImportCounts> {
   const counts = zeroCounts();
   const size = options.batchSize ?? DEFAULT_BATCH_SIZE;
-  const parts = parseInThread(source, { map: options.map, encoding: options.encoding, defaultCountry: deps.config.defaultCountry, batchSize: size, digestKey: deps.digests.key }, hooks.onBytes);
+  const parts = parseInThread(source, { map: options.map, encoding: options.encoding, invalidFields: options.invalidFields, defaultCountry: deps.config.defaultCountry, batchSize: size, digestKey: deps.digests.key }, hooks.onBytes);
   // The parsing thread ends with the import, however it ends.
   try {
     return await importParts(deps, organizationId, importId, parts, options, hooks, counts);
@@ -100,13 +102,15 @@ async function importParts(
       statisticsAt *= 4;
       await refreshStatistics(deps.db, 'leads');
     }
-    await hooks.onBatch?.({ ...counts }, input.rejects);
+    // Rejected rows and rows imported with warnings, in file order: the rejects file lists both.
+    const listed = input.warned?.length ? [...input.rejects, ...input.warned].sort((a, b) => a.row_number - b.row_number) : input.rejects;
+    await hooks.onBatch?.({ ...counts }, listed);
   };
   try {
     for await (const part of parts) {
       if (part.kind !== 'rows') continue;
       await writing;
-      writing = write({ valid: part.valid, rejects: part.rejects, digests: part.digests });
+      writing = write({ valid: part.valid, rejects: part.rejects, warned: part.warned, digests: part.digests });
       // Its failure is seen at the next part or the end; until then it must not count as unhandled.
       writing.catch(() => {});
     }

@@ -14,6 +14,7 @@ export interface CountDeltas {
   updated: number;
   skipped: number;
   rejected: number;
+  warned: number;
 }
 
 /** Rows per multi-row INSERT of rejects: well inside SQLite's 32766 bound parameters and PostgreSQL's 65535. */
@@ -48,6 +49,7 @@ export async function addImportCounts(db: Db, organizationId: string, id: string
       updated: eb('updated', '+', d.updated),
       skipped: eb('skipped', '+', d.skipped),
       rejected: eb('rejected', '+', d.rejected),
+      warned: eb('warned', '+', d.warned),
     }))
     .where('organization_id', '=', organizationId)
     .where('id', '=', id)
@@ -71,14 +73,14 @@ export async function finishImport(db: Db, organizationId: string, id: string, s
     .execute();
 }
 
-/** Rejected rows and the keyed digest of each address they name (`keys`), which is how an erasure finds them. */
+/** Rejected rows (and rows imported with warnings) and the keyed digest of each address they name (`keys`), which is how an erasure finds them. */
 export async function insertRejects(
   db: Db, organizationId: string, importId: string, rows: readonly RejectRow[], keys: readonly { row_number: number; digest: string }[],
 ): Promise<void> {
   for (const part of chunks(rows, INSERT_CHUNK)) {
     // A re-read row number (never within one import) is left as first recorded.
     await db.insertInto('import_rejects')
-      .values(part.map((r) => ({ organization_id: organizationId, import_id: importId, row_number: r.row_number, raw: r.raw, reason: r.reason })))
+      .values(part.map((r) => ({ organization_id: organizationId, import_id: importId, row_number: r.row_number, raw: r.raw, reason: r.reason, warnings: r.warnings })))
       .onConflict((oc) => oc.columns(['organization_id', 'import_id', 'row_number']).doNothing())
       .execute();
   }
@@ -94,7 +96,7 @@ export async function insertRejects(
 export async function listRejects(db: Db, organizationId: string, importId: string, afterRow: number, limit: number): Promise<RejectRow[]> {
   return db
     .selectFrom('import_rejects')
-    .select(['row_number', 'raw', 'reason'])
+    .select(['row_number', 'raw', 'reason', 'warnings'])
     .where('organization_id', '=', organizationId)
     .where('import_id', '=', importId)
     .where('row_number', '>', afterRow)

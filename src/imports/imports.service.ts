@@ -29,8 +29,13 @@ export function toImportView(row: repo.ImportRow): ImportViewType {
   const o = JSON.parse(row.options) as ImportViewType['options'];
   return {
     id: row.id, status: row.status, source: row.source,
-    options: { profile: o.profile, onDuplicate: o.onDuplicate, startConversations: o.startConversations, dryRun: o.dryRun, map: o.map ?? null, encoding: o.encoding ?? null },
+    options: {
+      profile: o.profile, onDuplicate: o.onDuplicate, startConversations: o.startConversations, dryRun: o.dryRun,
+      // Imports recorded before the option existed rejected such rows.
+      invalidFields: o.invalidFields ?? 'reject', map: o.map ?? null, encoding: o.encoding ?? null,
+    },
     total: Number(row.total), created: Number(row.created), updated: Number(row.updated), skipped: Number(row.skipped), rejected: Number(row.rejected),
+    warned: Number(row.warned),
     error: row.error, startedAt: row.started_at, finishedAt: row.finished_at,
   };
 }
@@ -46,8 +51,18 @@ export async function importOptions(deps: Deps, organizationId: string, q: Start
     if (err instanceof MappingError) throw new BadRequest(err.message, 'invalid_map');
     throw err;
   }
-  return { profile, onDuplicate: q.onDuplicate ?? 'update', startConversations: q.startConversations ?? false, dryRun: q.dryRun ?? false, map, encoding: q.encoding };
+  return {
+    profile, onDuplicate: q.onDuplicate ?? 'update', startConversations: q.startConversations ?? false, dryRun: q.dryRun ?? false,
+    invalidFields: q.invalidFields ?? 'drop', map, encoding: q.encoding,
+  };
 }
+
+/** The options an import row records (GET /v1/imports/{id} shows them), as asked. */
+export const storedOptions = (o: ImportOptions, q: { map?: string; encoding?: string }, dryRun = o.dryRun): string =>
+  JSON.stringify({
+    profile: o.profile, onDuplicate: o.onDuplicate, startConversations: o.startConversations, dryRun, invalidFields: o.invalidFields ?? 'drop',
+    map: q.map ?? null, encoding: q.encoding ?? null,
+  });
 
 /** Writes the upload to a temporary file as it arrives (never whole in memory), refusing it past `limit` bytes. */
 async function spool(body: Readable, root: string, limit: number): Promise<{ dir: string; file: string }> {
@@ -111,8 +126,7 @@ export async function startImport(deps: Deps, organizationId: string, body: Read
   }
   const id = newId();
   const at = deps.clock.now().toISOString();
-  const stored = { profile: options.profile, onDuplicate: options.onDuplicate, startConversations: options.startConversations, dryRun: options.dryRun, map: q.map ?? null, encoding: q.encoding ?? null };
-  const row = { id, status: 'running' as const, source: 'api', options: JSON.stringify(stored), headers: null, error: null, started_at: at, finished_at: null, heartbeat_at: at };
+  const row = { id, status: 'running' as const, source: 'api', options: storedOptions(options, q), headers: null, error: null, started_at: at, finished_at: null, heartbeat_at: at };
   await repo.insertImport(deps.db, organizationId, row);
   const work = (async () => {
     try {
@@ -129,7 +143,7 @@ export async function startImport(deps: Deps, organizationId: string, body: Read
   })();
   void work;
   // The import as accepted (a small file may be done before a read could answer).
-  return toImportView({ ...row, organization_id: organizationId, total: 0, created: 0, updated: 0, skipped: 0, rejected: 0 });
+  return toImportView({ ...row, organization_id: organizationId, total: 0, created: 0, updated: 0, skipped: 0, rejected: 0, warned: 0 });
 }
 
 /** A running import without a beat for this long lost its process (it beats every HEARTBEAT_MS, importer.ts). */
@@ -161,7 +175,7 @@ export async function rejectsCsv(deps: Deps, organizationId: string, id: string)
     let after = 0;
     for (;;) {
       const page = await repo.listRejects(deps.db, organizationId, id, after, 500);
-      for (const r of page) yield rejectLine(headers, r.raw, r.reason);
+      for (const r of page) yield rejectLine(headers, r.raw, r.reason, r.warnings);
       if (page.length < 500) return;
       after = page[page.length - 1]!.row_number;
     }

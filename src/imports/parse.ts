@@ -3,7 +3,7 @@ import { addressDigests } from '../platform/address-digest.js';
 import { planColumns, type MapEntry } from './columns.js';
 import { csvRecords, type CsvEncoding } from './csv-source.js';
 import type { NewReject } from './imports.repository.js';
-import { addressesIn, readRow, type ImportedLead } from './rows.js';
+import { addressesIn, readRow, type ImportedLead, type InvalidFields } from './rows.js';
 
 /** A file without even a header line. */
 export class ImportFileError extends Error {}
@@ -13,6 +13,8 @@ export interface FileOptions {
   map: Map<string, MapEntry>;
   /** The file's encoding when it has no byte order mark (csv-source.ts detects it otherwise). */
   encoding?: CsvEncoding;
+  /** A row with a usable lead and a bad field: import without the field, with a warning (default), or reject the row. */
+  invalidFields?: InvalidFields;
 }
 
 export interface ParseOptions extends FileOptions {
@@ -30,7 +32,7 @@ export interface ParseOptions extends FileOptions {
 /** What parsing a file yields: its header line once, mapped, then its rows a batch at a time. */
 export type ParsedPart =
   | { kind: 'headers'; headers: string[] }
-  | { kind: 'rows'; valid: ImportedLead[]; rejects: NewReject[]; digests?: Map<string, string> };
+  | { kind: 'rows'; valid: ImportedLead[]; rejects: NewReject[]; warned: NewReject[]; digests?: Map<string, string> };
 
 /**
  * Reads, maps and validates a CSV stream, with no database: the part of an
@@ -49,21 +51,28 @@ export async function* parseCsv(source: AsyncIterable<Buffer | string>, options:
   const digestsOf = options.digestKey ? addressDigests(options.digestKey) : undefined;
   let valid: ImportedLead[] = [];
   let rejects: NewReject[] = [];
+  // Rows imported without a bad field: kept beside the rejects (the rejects file lists them with their warnings).
+  let warned: NewReject[] = [];
   const part = (): ParsedPart => {
-    if (!digestsOf) return { kind: 'rows', valid, rejects };
+    if (!digestsOf) return { kind: 'rows', valid, rejects, warned };
     const digests = new Map<string, string>();
     for (const r of valid) for (const a of [r.phone, r.email]) if (a !== null && !digests.has(a)) digests.set(a, digestsOf.keyed(a));
-    for (const r of rejects) for (const a of r.addresses) if (!digests.has(a)) digests.set(a, digestsOf.keyed(a));
-    return { kind: 'rows', valid, rejects, digests };
+    for (const r of [...rejects, ...warned]) for (const a of r.addresses) if (!digests.has(a)) digests.set(a, digestsOf.keyed(a));
+    return { kind: 'rows', valid, rejects, warned, digests };
   };
+  const quoted = (row: number, values: readonly string[], reason: string, warnings: string | null): NewReject =>
+    ({ row_number: row, raw: JSON.stringify(values), reason, warnings, addresses: addressesIn(values, options.defaultCountry) });
   for await (const record of records) {
-    const outcome = readRow(plan, record.values, options.defaultCountry);
-    if (outcome.ok) valid.push(outcome.lead);
-    else rejects.push({ row_number: record.row, raw: JSON.stringify(record.values), reason: outcome.reason, addresses: addressesIn(record.values, options.defaultCountry) });
+    const outcome = readRow(plan, record.values, options.defaultCountry, options.invalidFields);
+    if (outcome.ok) {
+      valid.push(outcome.lead);
+      if (outcome.warnings.length > 0) warned.push(quoted(record.row, record.values, '', outcome.warnings.join('; ')));
+    } else rejects.push(quoted(record.row, record.values, outcome.reason, null));
     if (valid.length + rejects.length >= options.batchSize) {
       yield part();
       valid = [];
       rejects = [];
+      warned = [];
     }
   }
   if (valid.length + rejects.length > 0) yield part();

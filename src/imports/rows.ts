@@ -1,5 +1,6 @@
 import { DomainError } from '../platform/errors.js';
 import { normalizePhone } from '../platform/phone.js';
+import { isEmailAddress } from '../platform/email-address.js';
 import { checkTimeZone } from '../platform/time-zone.js';
 import type { ColumnPlan } from './columns.js';
 
@@ -15,10 +16,15 @@ export interface ImportedLead {
   info: Record<string, string>;
 }
 
-export type RowOutcome = { ok: true; lead: ImportedLead } | { ok: false; reason: string };
+/** A valid row may carry warnings: fields left out because they were not valid (`invalidFields: drop`). */
+export type RowOutcome = { ok: true; lead: ImportedLead; warnings: string[] } | { ok: false; reason: string };
 
-// The `email` format of ajv-formats (full mode), the one CreateLeadBody's schema checks.
-const EMAIL = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
+/**
+ * What a row with a usable lead and one bad field becomes: `drop` imports the
+ * lead without the field and says so in the rejects file's warnings column;
+ * `reject` rejects the whole row, as a create through the API would.
+ */
+export type InvalidFields = 'drop' | 'reject';
 
 /** The limits of CreateLeadBody (leads.schemas.ts), applied to a cell. */
 const MAX = { firstName: 200, lastName: 200, phone: 40, email: 320, timeZone: 64, externalLeadId: 200 } as const;
@@ -50,9 +56,9 @@ function knownZone(zone: string): boolean {
 /**
  * Validates one record against the column plan, as the API validates a
  * create: a first name, a phone or an email, each well formed. Empty cells
- * are "not given". The reason is a sentence for the rejects file.
+ * are "not given". The reason (and each warning) is a sentence for the rejects file.
  */
-export function readRow(plan: ColumnPlan, record: readonly string[], defaultCountry: string): RowOutcome {
+export function readRow(plan: ColumnPlan, record: readonly string[], defaultCountry: string, invalidFields: InvalidFields = 'drop'): RowOutcome {
   const given: Partial<Record<keyof typeof MAX, string>> = {};
   const info: Record<string, string> = Object.create(null) as Record<string, string>;
   for (let i = 0; i < plan.targets.length; i++) {
@@ -74,22 +80,44 @@ export function readRow(plan: ColumnPlan, record: readonly string[], defaultCoun
   }
   if (!given.firstName) return fail('firstName is missing (every lead needs a first name)');
   if (!given.phone && !given.email) return fail('the row has neither a phone nor an email (a lead needs one of them)');
+  const warnings: string[] = [];
+  // A bad field is dropped (with a warning) only when the lead keeps a way to reach it; else the row is rejected.
+  const bad = (reason: string, keepsAddress: boolean): RowOutcome | undefined => {
+    if (invalidFields === 'reject' || !keepsAddress) return fail(reason);
+    warnings.push(`${reason}: imported without it`);
+    return undefined;
+  };
+  const emailOk = given.email !== undefined && isEmailAddress(given.email);
   let phone: string | null = null;
   if (given.phone) {
     try {
       phone = normalizePhone(given.phone, defaultCountry);
     } catch (err) {
-      if (err instanceof DomainError) return fail(`phone "${given.phone}" is not a valid phone number`);
-      throw err;
+      if (!(err instanceof DomainError)) throw err;
+      const refused = bad(`phone "${given.phone}" is not a valid phone number`, emailOk);
+      if (refused) return refused;
     }
   }
   // Lower case: inbound email is matched by equality (leads.service.ts does the same).
-  const email = given.email ? given.email.toLowerCase() : null;
-  if (email !== null && !EMAIL.test(email)) return fail(`email "${given.email}" is not a valid email address`);
-  if (given.timeZone && !knownZone(given.timeZone)) return fail(`timeZone "${given.timeZone}" is not a known IANA time zone (like America/Chicago)`);
+  let email: string | null = null;
+  if (given.email) {
+    if (emailOk) email = given.email.toLowerCase();
+    else {
+      const refused = bad(`email "${given.email}" is not a valid email address`, phone !== null);
+      if (refused) return refused;
+    }
+  }
+  let timeZone = given.timeZone;
+  if (timeZone && !knownZone(timeZone)) {
+    // Without it the lead's zone is found from its number or the organization's, as for a lead created without one.
+    const refused = bad(`timeZone "${timeZone}" is not a known IANA time zone (like America/Chicago)`, true);
+    if (refused) return refused;
+    timeZone = undefined;
+  }
   return {
     ok: true,
-    lead: { firstName: given.firstName, lastName: given.lastName, phone, email, timeZone: given.timeZone, externalLeadId: given.externalLeadId, info: { ...info } },
+    lead: { firstName: given.firstName, lastName: given.lastName, phone, email, timeZone, externalLeadId: given.externalLeadId, info: { ...info } },
+    warnings,
   };
 }
 

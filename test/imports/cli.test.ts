@@ -75,7 +75,7 @@ for (const dialect of dialects()) {
       expect(run.stdout).toMatch(/^import completed: 3 rows in [\d.]+ s \(\d+ rows\/s\)$/m);
       expect(run.stdout).toContain('created 2, updated 0, skipped 0, rejected 1');
       expect(run.stdout).toContain(`rejected rows: ${rejects}`);
-      expect(readFileSync(rejects, 'utf8')).toBe('First Name,Mobile,Notes,reason\r\nNope,12,why,"phone ""12"" is not a valid phone number"\r\n');
+      expect(readFileSync(rejects, 'utf8')).toBe('First Name,Mobile,Notes,reason,warnings\r\nNope,12,why,"phone ""12"" is not a valid phone number",\r\n');
       expect((await leadsOf('cli-a')).map((l) => [l.first_name, l.phone, JSON.parse(l.additional_info)])).toEqual(
         [['Ann', p1, { Notes: 'a;b' }], ['Bob', p2, {}]].sort((a, b) => String(a[1]).localeCompare(String(b[1]))),
       );
@@ -93,9 +93,9 @@ for (const dialect of dialects()) {
       expect(run.code).toBe(0);
       expect(run.stdout).toContain('created 0, updated 0, skipped 0, rejected 2');
       expect(readFileSync(rejects, 'utf8')).toBe([
-        'First Name,Mobile,Notes,reason',
-        `'=1+2,'+1 12,'@SUM(A1),"phone ""+1 12"" is not a valid phone number"`,
-        `'-x,'+12,"'\tcmd","phone ""+12"" is not a valid phone number"`,
+        'First Name,Mobile,Notes,reason,warnings',
+        `'=1+2,'+1 12,'@SUM(A1),"phone ""+1 12"" is not a valid phone number",`,
+        `'-x,'+12,"'\tcmd","phone ""+12"" is not a valid phone number",`,
         '',
       ].join('\r\n'));
     });

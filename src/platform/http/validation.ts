@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import formatsPlugin from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import { isEmailAddress } from '../email-address.js';
 export { describeValidationError } from './validation-messages.js';
 
 // ajv-formats is CommonJS with a default export; under NodeNext it arrives wrapped.
@@ -17,6 +18,8 @@ function makeAjv(coerceTypes: boolean): Ajv {
   // verbose: each error carries the schema that failed, from which describeValidationError words its sentence.
   const ajv = new Ajv({ coerceTypes, removeAdditional: false, useDefaults: true, allErrors: false, strict: false, verbose: true });
   addFormats(ajv);
+  // Internationalised addresses (RFC 6531) too, as the import reads them: what create accepts, an import accepts.
+  ajv.addFormat('email', isEmailAddress);
   return ajv;
 }
 

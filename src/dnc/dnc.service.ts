@@ -21,7 +21,7 @@ const toEntryView = (row: repo.DncRow): DncEntryView => ({ phone: row.phone, sou
  * Adds the number to the organization's list. Only a number that was not yet
  * listed yields a `doNotContact` event, written in the same transaction, so a
  * repeated or concurrent register converges on one entry and one event. Lead
- * subscriptions are left alone: DNC is its own control (interface.md), and the
+ * subscriptions are left alone: DNC is its own control (docs/contract.md), and the
  * send path checks it before every SMS and voice contact.
  */
 export async function registerDnc(deps: Deps, organizationId: string, rawPhone: string): Promise<void> {

@@ -5,7 +5,7 @@ import type { LeadRow } from './leads.repository.js';
 export type InfoChanges = Record<string, { old: unknown; new: unknown }>;
 
 /**
- * Merge semantics of decisions.md: keys are set, a key set to null is deleted.
+ * Merge semantics of docs/contract.md: keys are set, a key set to null is deleted.
  * Works on null-prototype objects, so no key can reach Object.prototype.
  */
 export function mergeInfo(existing: Record<string, unknown>, patch: Record<string, unknown>): { merged: Record<string, unknown>; changes: InfoChanges } {

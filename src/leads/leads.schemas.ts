@@ -112,7 +112,7 @@ export const LookupReply = Type.Object({ id: Type.String() });
 
 const TagIds = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 1000, description: 'Ids of tags of the organization (an empty list is allowed)' });
 
-/** An empty tagIds removes nothing and succeeds (decisions.md). */
+/** An empty tagIds removes nothing and succeeds (docs/contract.md). */
 export const RemoveTagsBody = Type.Object({ tagIds: TagIds });
 
 /** PUT /leads/{leadId}/tags: the lead's tags become exactly these. */

@@ -74,7 +74,7 @@ function sinceTime(field: string, value: string | undefined): string | undefined
  * GET /v1/leads. With createdSince and/or updatedSince (the reference's
  * incremental listing) it is a change feed: ordered by the chosen timestamp
  * (updatedAt when updatedSince is given, else createdAt), then id, erased leads
- * included as removals. Without either (Parley's addition, decisions.md) it is
+ * included as removals. Without either (Parley's addition, docs/contract.md) it is
  * the organization's current leads in creation (id) order. A nextToken
  * continues the listing it came from.
  */
@@ -173,7 +173,7 @@ export async function setAi(deps: Deps, organizationId: string, id: string, on: 
   });
 }
 
-/** An empty tagIds is a successful no-op (decisions.md); the lead must still exist. */
+/** An empty tagIds is a successful no-op (docs/contract.md); the lead must still exist. */
 export async function removeTags(deps: Deps, organizationId: string, id: string, tagIds: string[]): Promise<number> {
   return deps.db.transaction().execute(async (trx) => {
     await repo.requireLead(trx, organizationId, id, true);

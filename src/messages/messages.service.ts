@@ -5,7 +5,7 @@ import { toChannel } from '../subscriptions/channels.js';
 import * as repo from './messages.repository.js';
 import type { ListMessagesInput, MessageView } from './messages.schemas.js';
 
-/** decisions.md: default and maximum page are both 1000. */
+/** docs/contract.md: default and maximum page are both 1000. */
 const DEFAULT_PAGE = 1000;
 
 export function toMessageView(row: repo.MessageRow): MessageView {

@@ -59,7 +59,7 @@ export interface Config {
   smtpUrl: string | null;
   /** The From of every email, e.g. `Parley <no-reply@example.com>`. */
   emailFrom: string;
-  /** Key of the unsubscribe links; null means one generated on first start and kept in the database (platform/secrets.ts). */
+  /** Key of the unsubscribe links; null means one generated on first start and kept in the database (platform/secrets.repository.ts). */
   signingSecret: string | null;
   /** Who decides the AI agent's turns: `scripted` (deterministic, no network) or any OpenAI-compatible endpoint. */
   ai: AiConfig;
@@ -188,7 +188,7 @@ function flag(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false (got "${raw}")`);
 }
 
-/** Immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (decisions.md). */
+/** Immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (docs/contract.md). */
 const DEFAULT_RETRY_SCHEDULE = ['0', '5s', '5m', '30m', '2h', '5h', '10h', '10h'];
 
 function durationMs(text: string): number | undefined {

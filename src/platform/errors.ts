@@ -1,7 +1,7 @@
 /**
  * Domain errors. Services throw these; one error handler (platform/http/errors.ts)
  * maps them to a status and the contract's `{message}` body. The message texts
- * that interface.md fixes are built here and nowhere else.
+ * that the contract fixes (docs/contract.md) are built here and nowhere else.
  */
 export class DomainError extends Error {
   readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429;

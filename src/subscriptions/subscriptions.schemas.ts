@@ -14,5 +14,5 @@ export const ChannelsReply = Type.Object({
   channels: Type.Array(Channel, { description: 'The set actually applied, in the order sms, voice, email' }),
 });
 
-/** interface.md fixes this text for every invalid unsubscribe body. */
+/** The contract fixes this text for every invalid unsubscribe body. */
 export const INVALID_CHANNELS = 'channels must include at least one of: sms, voice, email';

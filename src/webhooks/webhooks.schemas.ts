@@ -2,7 +2,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { EventType } from '../events/outbox.repository.js';
 import { NextToken, PageQuery } from '../platform/http/schemas.js';
 
-/** Every type the outbox emits; the type check below fails when outbox.ts gains one this list lacks. */
+/** Every type the outbox emits; the type check below fails when events/outbox.repository.ts gains one this list lacks. */
 export const EVENT_TYPES = [
   'optOut',
   'resubscribed',

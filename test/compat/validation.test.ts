@@ -4,7 +4,7 @@ import { createLead, describeEachDialect, type ApiResponse, type Client } from '
 import { sampleBody } from '../support/routes.js';
 
 /**
- * decisions.md: "Validation errors are sentences a person can act on, naming
+ * docs/contract.md: "Validation errors are sentences a person can act on, naming
  * the field (`tagIds must be a list of tag ids`), never raw schema-validator
  * text." The first suite walks every operation of the served OpenAPI document
  * and sends it invalid input built from its own schemas; the others pin the
@@ -151,7 +151,7 @@ describeEachDialect('docs.apten.ai/api-reference/leads/remove-tags, send-message
 
   it.each([
     ['tags/remove', { tagIds: 'tag1' }, 'tagIds must be a list of tag ids'],
-    ['tags/remove', {}, 'tagIds is required'], // an empty tagIds is a successful no-op (decisions.md; test/leads/tags.test.ts)
+    ['tags/remove', {}, 'tagIds is required'], // an empty tagIds is a successful no-op (docs/contract.md; test/leads/tags.test.ts)
     ['tags/remove', { tagIds: [7] }, 'tagIds.0 must be a string'],
     ['sendMessage', { message: 'Hi', channel: 'fax' }, 'channel must be one of: sms, voice, call, email'],
     ['sendMessage', { message: 'Hi', scheduledTime: 'tomorrow' }, 'scheduledTime must be a date and time in ISO 8601 with its offset, like 2026-01-31T09:00:00Z'],

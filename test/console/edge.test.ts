@@ -90,7 +90,7 @@ describeEachDialect('console login throttling, https behind a trusted proxy, sta
     expect((await request(ts, 'GET', '/healthz')).headers.get('content-security-policy')).toBeNull();
   });
 
-  it('is an exception only for /console itself: neighbouring paths outside /v1 stay 404 {"message":"Not Found"} (decisions.md)', async () => {
+  it('is an exception only for /console itself: neighbouring paths outside /v1 stay 404 {"message":"Not Found"} (docs/contract.md)', async () => {
     const ts = ctx();
     for (const path of ['/consoles', '/console-admin', '/consoleapi/session', '/api/session', '/login']) {
       expectError(await request(ts, 'GET', path), 404, 'Not Found');

@@ -34,7 +34,7 @@ describeEachDialect('imports read the opt-outs of every address in the batch', (
   }
 
   /**
-   * A keyed opt-out exactly as it is stored (decisions.md: an HMAC with the instance secret of the trimmed,
+   * A keyed opt-out exactly as it is stored (docs/contract.md: an HMAC with the instance secret of the trimmed,
    * lowercased address, in hex), written here with node:crypto alone: the rows already in a database must
    * keep matching whatever way the digest is computed (once per key, on another thread).
    */

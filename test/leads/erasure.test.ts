@@ -166,7 +166,7 @@ describeEachDialect('DELETE /v1/leads/{id} erases the lead everywhere', (ctx) =>
     const allowed = (h: Hit) =>
       (h.table === 'events' && h.column === 'payload' && h.value === stub) ||
       (h.table === 'consent_ledger' && h.column === 'lead_id') ||
-      // GET /v1/leads lists an erased lead as its id and `deleted: true` (decisions.md).
+      // GET /v1/leads lists an erased lead as its id and `deleted: true` (docs/contract.md).
       (h.table === 'deleted_leads' && h.column === 'id') ||
       (h.table === 'jobs' && h.column === 'payload' && h.row.status === 'pending');
     expect(where((await scanText(db, ts.dialect, [id])).filter((h) => !allowed(h)))).toEqual([]);

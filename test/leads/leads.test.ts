@@ -113,7 +113,7 @@ describeEachDialect('leads', (ctx) => {
   });
 
   describe('GET /leads/{id}', () => {
-    it('has every field of interface.md, with null / [] / {} for unknown values, and the subscriptions map', async () => {
+    it('has every field of the contract, with null / [] / {} for unknown values, and the subscriptions map', async () => {
       const { acme } = ctx();
       const phone = uniquePhone();
       const id = await createLead(acme, { firstName: 'Ann', lastName: 'Lee', phone });
@@ -480,7 +480,7 @@ describeEachDialect('leads', (ctx) => {
       expect((await ts.acme.get(`/leads/${other}`)).body.tags).toEqual([{ id: foreign, name: 'hot', condition: 'hot condition' }]);
     });
 
-    it('answers an empty tagIds as a successful no-op (decisions.md), 400s a missing one and 404s a foreign lead', async () => {
+    it('answers an empty tagIds as a successful no-op (docs/contract.md), 400s a missing one and 404s a foreign lead', async () => {
       const ts = ctx();
       const id = await createLead(ts.acme);
       const tag = await insertTag(ts, 'acme', id, 'hot');

@@ -88,7 +88,7 @@ describeEachDialect('GET /v1/openapi.json', (ctx) => {
     expect(Object.keys(doc.paths)).not.toContain('/healthz');
   });
 
-  it('describes errors as {message} and the lead with every field of interface.md', () => {
+  it('describes errors as {message} and the lead with every field of the contract', () => {
     expect(doc.components.schemas.Error!.required).toEqual(['message']);
     const lead = doc.components.schemas.Lead!;
     for (const field of [

@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import type { ApiResponse } from './harness.js';
 
 /**
- * An error answer as decisions.md fixes it: the status, exactly this `message`,
+ * An error answer as docs/contract.md fixes it: the status, exactly this `message`,
  * and nothing but `message` (plus the optional machine-readable `code`).
  */
 export function expectError(res: ApiResponse, status: number, message: string | RegExp): void {

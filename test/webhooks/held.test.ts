@@ -4,7 +4,7 @@ import { createLead, describeEachDialect } from '../support/harness.js';
 import { FAST_WEBHOOKS, deliveriesOf, receiverPool, eventually, freshOrg, optOutLead, quietFor, registerEndpoint } from '../support/webhooks.js';
 
 /**
- * decisions.md, Events: "Events of a disabled endpoint are kept and delivered
+ * docs/contract.md, Webhooks: "Events of a disabled endpoint are kept and delivered
  * when it is enabled again", and "A receiver's Retry-After is honoured up to
  * the next step of the schedule, never beyond". Real server and worker, real
  * receivers on 127.0.0.1, both dialects.

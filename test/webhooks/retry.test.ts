@@ -4,7 +4,7 @@ import { jitter, retryDelayMs } from '../../src/webhooks/retry.js';
 const S = 1000;
 const M = 60 * S;
 const H = 60 * M;
-/** decisions.md: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+/** docs/contract.md: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 const SCHEDULE = [0, 5 * S, 5 * M, 30 * M, 2 * H, 5 * H, 10 * H, 10 * H];
 const middle = () => 0.5;
 

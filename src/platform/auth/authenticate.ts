@@ -95,7 +95,7 @@ export function registerAuthentication(app: FastifyInstance, deps: Deps, session
     if (needed === 'public') return done();
     const header = request.headers['x-api-key'];
     const admit = (ctx: AuthContext | undefined) => {
-      // The answer is one 403 for every case (decisions.md); the log tells the operator which, and where to look.
+      // The answer is one 403 for every case (docs/contract.md); the log tells the operator which, and where to look.
       if (!ctx) request.log.info({ status: 403 }, 'refused: not an active key in this database (parley keys list --org NAME shows the keys it holds)');
       else if (!needed || !ctx.scopes.includes(needed as Scope)) request.log.info({ status: 403, needed }, `refused: the key lacks the scope ${needed}`);
       if (!ctx || !needed || !ctx.scopes.includes(needed as Scope)) return done(new Forbidden());

@@ -136,7 +136,7 @@ export interface MessagesTable {
   /** conversation: anything the agent or the organization says; compliance: HELP answers and opt-out confirmations. */
   purpose: ColumnType<MessagePurpose, MessagePurpose | undefined, MessagePurpose>;
   provider_message_id: ColumnType<string | null, string | null | undefined, string | null>;
-  /** Why the send is blocked or waiting, as a code (compliance/reasons.ts); null once it went out. */
+  /** Why the send is blocked or waiting, as a code (BLOCK_CODES in compliance/gate.ts); null once it went out. */
   status_code: ColumnType<string | null, string | null | undefined, string | null>;
   /** Sent by the follow-up cadence (0009), and the step it was. */
   is_follow_up: ColumnType<Flag, Flag | undefined, Flag>;

@@ -90,7 +90,7 @@ export function registerJsonParser(app: FastifyInstance): void {
 
 /**
  * An omitted body is the empty object: "no body", "zero bytes" and "{}" mean the
- * same thing to every route (decisions.md, unsubscribe), and a route that needs
+ * same thing to every route (docs/contract.md, Unsubscribe), and a route that needs
  * fields reports the first missing one by name.
  */
 export function registerEmptyBodyDefault(app: FastifyInstance): void {

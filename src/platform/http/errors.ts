@@ -55,7 +55,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return send(reply, err.statusCode, contractMessage && err.statusCode === 400 ? contractMessage : 'Bad Request', 'bad_request');
     }
     request.log.error({ err }, 'unhandled error');
-    // decisions.md: a 500 is always exactly {"message":"Internal Server Error"}.
+    // docs/contract.md: a 500 is always exactly {"message":"Internal Server Error"}.
     return send(reply, 500, 'Internal Server Error');
   });
 

@@ -1,14 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import { addressDigests } from './platform/address-digest.js';
-import { systemClock, type Clock } from './platform/clock.js';
+import { assembleDeps } from './platform/assemble.js';
+import type { Clock } from './platform/clock.js';
 import type { Config } from './platform/config.js';
 import { openStore, type Store } from './platform/db/connect.js';
-import { migrateToLatest } from './platform/db/migrate.js';
-import { ADDRESS_DIGEST_SECRET } from './platform/db/migrations/0007_compliance.js';
-import { instanceSecret } from './platform/secrets.repository.js';
 import type { Deps } from './platform/deps.js';
-import { createLogger } from './platform/logger.js';
 import { sweepSpool } from './imports/spool.js';
 import type { Worker } from './worker/worker.js';
 import type { Listening } from './platform/db/listen.js';
@@ -36,12 +32,8 @@ export interface StartOptions {
 
 /** Opens and migrates the store and builds what every process shares. */
 async function openDeps(config: Config, options: StartOptions): Promise<{ store: Store; deps: Deps }> {
-  const log = createLogger(config.logLevel);
   const store = openStore(config.databaseUrl, config.dbPoolSize, { queryTimeoutMs: config.dbQueryTimeoutMs, namedStatements: config.dbNamedStatements, onStatement: options.onStatement });
-  await migrateToLatest(store);
-  const digests = addressDigests(await instanceSecret(store.db, ADDRESS_DIGEST_SECRET));
-  const deps: Deps = { db: store.db, dialect: store.dialect, config, clock: options.clock ?? systemClock, log, digests };
-  return { store, deps };
+  return { store, deps: await assembleDeps(store, config, { clock: options.clock }) };
 }
 
 /**

@@ -2,18 +2,12 @@ import { createReadStream, createWriteStream, statSync, type WriteStream } from 
 import { resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import { findOrganizationByName } from '../organizations/organizations.repository.js';
-import { addressDigests } from '../platform/address-digest.js';
-import { systemClock } from '../platform/clock.js';
 import { describeDatabase, type Config } from '../platform/config.js';
+import { assembleDeps } from '../platform/assemble.js';
 import { tuneForBulkWrites, type BulkWrites } from '../platform/db/bulk.js';
 import { openStore } from '../platform/db/connect.js';
-import { migrateToLatest } from '../platform/db/migrate.js';
-import { ADDRESS_DIGEST_SECRET } from '../platform/db/migrations/0007_compliance.js';
-import type { Deps } from '../platform/deps.js';
 import { DomainError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { createLogger } from '../platform/logger.js';
-import { instanceSecret } from '../platform/secrets.repository.js';
 import { MappingError } from './columns.js';
 import { CSV_ENCODINGS, type CsvEncoding } from './csv-source.js';
 import { runImport, zeroCounts, type ImportCounts } from './importer.js';
@@ -106,10 +100,8 @@ export async function importLeadsCommand(file: string, opts: ImportCommandOption
   let rejectsHeaders: readonly string[] = [];
   let bulk: BulkWrites | undefined;
   try {
-    await migrateToLatest(store);
+    const deps = await assembleDeps(store, cfg);
     bulk = await tuneForBulkWrites(store.db);
-    const digests = addressDigests(await instanceSecret(store.db, ADDRESS_DIGEST_SECRET));
-    const deps: Deps = { db: store.db, dialect: store.dialect, config: cfg, clock: systemClock, log: createLogger(cfg.logLevel), digests };
     const org = await findOrganizationByName(store.db, opts.org);
     if (!org) throw new UsageError(`no organization named "${opts.org}" in ${describeDatabase(cfg.databaseUrl)}`);
     const q = { profile: opts.profile, map: opts.map, onDuplicate: opts.onDuplicate as 'skip' | 'update' | undefined, invalidFields: opts.invalidFields as 'drop' | 'reject' | undefined, startConversations: !!opts.startConversations, dryRun: !!opts.dryRun, encoding: opts.encoding as CsvEncoding | undefined };

@@ -8,6 +8,9 @@ import { createHash, createHmac, createSecretKey, type KeyObject } from 'node:cr
  * few billion numbers there are. `legacy` is the unkeyed SHA-256 earlier
  * versions wrote; it is only ever matched, never written.
  */
+/** The instance secret (instance_secrets.name) that keys the digests; migration 0007 made it. */
+export const ADDRESS_DIGEST_SECRET = 'address-digest';
+
 export interface AddressDigests {
   keyed(address: string): string;
   legacy(address: string): string;

@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { findOrganizationByName } from '../../src/organizations/organizations.repository.js';
-import { ADDRESS_DIGEST_SECRET } from '../../src/platform/db/migrations/0007_compliance.js';
+import { ADDRESS_DIGEST_SECRET } from '../../src/platform/address-digest.js';
 import { instanceSecret } from '../../src/platform/secrets.repository.js';
 import { describeEachDialect, type Client, type TestServer } from '../support/harness.js';
 import { allLeads, importCsv, importPhone } from './support.js';

@@ -2,7 +2,8 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 
 /** The instance secret addresses are keyed with (platform/address-digest.ts reads the same row). */
-export const ADDRESS_DIGEST_SECRET = 'address-digest';
+// The name platform/address-digest.ts reads the secret by; a migration keeps its own copy (history does not move).
+const ADDRESS_DIGEST_SECRET = 'address-digest';
 
 // Compliance you can prove:
 // - consent_ledger: every subscription change, append-only, with who or what caused it.

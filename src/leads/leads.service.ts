@@ -6,7 +6,7 @@ import { CHANNELS } from '../subscriptions/channels.js';
 import { suppressionsFor } from '../subscriptions/suppressions.repository.js';
 import { isoNow } from '../platform/clock.js';
 import { isUniqueViolation } from '../platform/db/errors.js';
-import type { Db, LeadsTable } from '../platform/db/schema.js';
+import type { LeadsTable } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { BadRequest, Conflict, NotFound, leadNotFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';

@@ -1,7 +1,7 @@
 import type { Updateable } from 'kysely';
 import { isoNow } from '../platform/clock.js';
 import { isUniqueViolation } from '../platform/db/errors.js';
-import type { Db, SendingNumbersTable } from '../platform/db/schema.js';
+import type { SendingNumbersTable } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { newId } from '../platform/ids.js';
 import { normalizePhone } from '../platform/phone.js';

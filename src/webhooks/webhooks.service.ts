@@ -1,8 +1,8 @@
 import type { Updateable } from 'kysely';
 import { isoNow } from '../platform/clock.js';
-import type { Db, WebhookEndpointsTable } from '../platform/db/schema.js';
+import type { WebhookEndpointsTable } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
-import { BadRequest, NotFound } from '../platform/errors.js';
+import { BadRequest } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import * as repo from './endpoints.repository.js';
 import { resumeHeldDeliveries } from './deliveries.repository.js';

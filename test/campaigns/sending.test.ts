@@ -13,7 +13,6 @@ const fake = await startFakeTwilio(SID, TOKEN);
 afterAll(() => fake.close());
 
 const ENV = { ...FAST_WEBHOOKS, TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_API_BASE_URL: fake.url, PARLEY_JOB_RETRY_SCHEDULE: '50ms,50ms' };
-const HOUR = 3_600_000;
 let numbers = 0;
 const sendingNumber = () => `+1628777${String(1000 + ((process.pid + numbers++) % 9000)).padStart(4, '0')}`;
 

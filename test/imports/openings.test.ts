@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runImport, type ImportOptions } from '../../src/imports/importer.js';
 import { findOrganizationByName } from '../../src/organizations/organizations.repository.js';
 import { startFakeTwilio } from '../support/fake-twilio.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fieldOf, LEAD_FIELDS, MappingError, parseMap, planColumns } from '../../src/imports/columns.js';
+import { fieldOf, MappingError, parseMap, planColumns } from '../../src/imports/columns.js';
 import { csvRecords, detectDelimiter } from '../../src/imports/csv-source.js';
 import { resolveBatch, type Entry } from '../../src/imports/resolve.js';
 import { readRow, type ImportedLead } from '../../src/imports/rows.js';

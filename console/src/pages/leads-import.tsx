@@ -51,7 +51,7 @@ export function ImportPanel({ onFinished }: { onFinished: () => void }) {
       );
     }, POLL_MS);
     return () => window.clearTimeout(t);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // Polls while this job runs; a new job or a retry starts it over.
   }, [job, retry]);
 
   if (!canWrite(user.role)) return null;

@@ -30,7 +30,7 @@ export function LeadsPage() {
     // Typing in the search box: wait for a pause before asking the server.
     const t = window.setTimeout(() => void load(), 200);
     return () => window.clearTimeout(t);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // The filters' value, not their object (a new one every render), decides when to load again.
   }, [JSON.stringify(filters)]);
 
   return (

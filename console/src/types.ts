@@ -29,6 +29,8 @@ export interface LastMessage {
   channel: Channel;
   at: string;
   isAiGenerated?: boolean;
+  /** compliance and stop_confirmation: written by Parley itself, not by the agent or a person. */
+  purpose?: 'conversation' | 'compliance' | 'stop_confirmation';
 }
 
 export interface Lead {

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
-import type { Db } from '../platform/db/schema.js';
+import type { Db, MessagePurpose } from '../platform/db/schema.js';
 import { emailStartsWith, lowerStartsWith, prefixEnd } from '../platform/db/prefix.js';
 import { selectLeadViews, type LeadViewRow } from './leads.repository.js';
 
@@ -18,6 +18,7 @@ export interface LeadSearchFilter {
   aiOn?: boolean;
   tag?: string;
   profile?: string;
+  hasMessages?: boolean;
   needsAttention?: boolean;
 }
 
@@ -33,6 +34,7 @@ export type LeadSearchRow = LeadViewRow & {
   lm_channel: 'sms' | 'voice' | 'email' | null;
   lm_at: string | null;
   lm_ai: number | null;
+  lm_purpose: MessagePurpose | null;
   needs_attention: number;
 };
 
@@ -117,6 +119,7 @@ export async function searchLeadViews(
       'lm.channel as lm_channel',
       'lm.created_at as lm_at',
       'lm.is_ai_generated as lm_ai',
+      'lm.purpose as lm_purpose',
       sql<number>`(case when ${needsAttention} then 1 else 0 end)`.as('needs_attention'),
     ]);
   if (f.search) q = q.where(await searchCondition(db, organizationId, f.search, options.denseAbove ?? DENSE));
@@ -126,6 +129,8 @@ export async function searchLeadViews(
     const tag = f.tag;
     q = q.where(sql<SqlBool>`exists(select 1 from lead_tags t where t.organization_id = leads.organization_id and t.lead_id = leads.id and t.name = ${tag})`);
   }
+  if (f.hasMessages === true) q = q.where('lm.id', 'is not', null);
+  if (f.hasMessages === false) q = q.where('lm.id', 'is', null);
   if (f.needsAttention === true) q = q.where(needsAttention);
   if (f.needsAttention === false) q = q.where(sql<SqlBool>`(lm.id is null or not ${needsAttention})`);
 

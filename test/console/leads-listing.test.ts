@@ -139,6 +139,21 @@ describeEachDialect('GET /v1/leads: search, filters and newest activity first', 
     ]);
   });
 
+  it('hasMessages lists conversations only (or only leads without any); lastMessage says when Parley itself wrote it', async () => {
+    const ts = ctx();
+    const c = await freshOrg(ts);
+    const phone = uniquePhone();
+    const stopped = await lead(c, { firstName: 'Stopped', phone });
+    const quiet = await lead(c, { firstName: 'Quiet' });
+    // STOP: the lead's message, then Parley's confirmation (a stop_confirmation, whatever the AI setting).
+    expect((await c.post('/inbound', { channel: 'sms', from: phone, text: 'STOP' })).status).toBe(200);
+    expect(ids(await c.get('/leads?hasMessages=true'))).toEqual([stopped]);
+    expect(ids(await c.get('/leads?hasMessages=false'))).toEqual([quiet]);
+    const [row] = (await c.get('/leads?hasMessages=true')).body.leads;
+    expect(row.lastMessage).toMatchObject({ direction: 'outbound', purpose: 'stop_confirmation', isAiGenerated: false });
+    expect((await c.get('/leads?hasMessages=maybe')).status).toBe(400);
+  });
+
   it('refuses mixed listings, bad cursors and bad values with clean 400s', async () => {
     const ts = ctx();
     const c = await freshOrg(ts);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLead, uniquePhone } from '../support/harness.js';
 import { Receiver } from '../support/receiver.js';
 import { registerEndpoint } from '../support/webhooks.js';
-import { describeWithBrowser, launchChromium, signedIn, startConsoleServer, type ConsoleServer } from './support.js';
+import { describeWithBrowser, launchChromium, screenshot, signedIn, startConsoleServer, type ConsoleServer } from './support.js';
 
 const waitFor = async <T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> => {
   const end = Date.now() + ms;
@@ -68,7 +68,9 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     const id = await createLead(server.ts.acme, { firstName: 'Livia', lastName: 'Stream', phone });
     await page.goto('/console/');
     await page.getByRole('heading', { name: 'Inbox' }).waitFor();
-    await page.getByText('Livia Stream').waitFor();
+    await page.getByText(/conversations, \d+ unread/).waitFor();
+    // No message yet: no conversation to list.
+    expect(await page.getByText('Livia Stream').count()).toBe(0);
     await page.waitForTimeout(300); // the event stream is open
     await inbound(phone, 'Is the blue one still available?');
     await page.getByText('Is the blue one still available?').waitFor({ timeout: 20_000 });
@@ -111,6 +113,34 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     expect(await box.isDisabled()).toBe(true);
     expect(await page.getByRole('button', { name: 'Send reply' }).isDisabled()).toBe(true);
     expect((await lead(id)).subscriptions.sms).toBe('unsubscribed');
+  });
+
+  it('shows on the inbox row which channels a lead opted out of, and the DNC list', async () => {
+    const [stopPhone, dncPhone] = [uniquePhone(), uniquePhone()];
+    await createLead(server.ts.acme, { firstName: 'Stella', lastName: 'Stop', phone: stopPhone, email: `stella.${stopPhone.slice(-7)}@example.com` });
+    await createLead(server.ts.acme, { firstName: 'Dora', lastName: 'Dnc', phone: dncPhone });
+    await inbound(stopPhone, 'STOP');
+    await inbound(dncPhone, 'hello there');
+    expect((await server.ts.acme.post('/dnc/register', { phone: dncPhone })).status).toBe(200);
+    await page.goto('/console/');
+    const row = (name: string) => page.getByRole('list', { name: 'Conversations' }).getByRole('listitem').filter({ hasText: name });
+    await row('Stella Stop').getByText('SMS opted out').waitFor();
+    // Only the channel the lead stopped: voice and email stay open, so they are not flagged.
+    expect(await row('Stella Stop').getByText(/voice opted out|email opted out|do not contact/).count()).toBe(0);
+    await row('Dora Dnc').getByText('do not contact').waitFor();
+    expect(await row('Dora Dnc').getByText(/opted out/).count()).toBe(0);
+    // Parley's own confirmation of the STOP is not the team's words.
+    await row('Stella Stop').getByText(/^Automatic: /).waitFor();
+    // A lead without a single message is no conversation.
+    const silent = uniquePhone();
+    await createLead(server.ts.acme, { firstName: 'Silas', lastName: 'Silent', phone: silent });
+    const later = uniquePhone();
+    await createLead(server.ts.acme, { firstName: 'Lara', lastName: 'Later', phone: later });
+    await inbound(later, 'a later conversation');
+    await page.reload();
+    await row('Lara Later').getByText('a later conversation').waitFor();
+    expect(await row('Silas Silent').count()).toBe(0);
+    await screenshot(page, 'inbox-opt-out');
   });
 
   it('renders a lead\'s <script> as text: nothing runs', async () => {

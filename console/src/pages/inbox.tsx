@@ -6,19 +6,45 @@ import { Link } from '../router';
 import type { Lead } from '../types';
 import { LoadStatus, Page, useLoad } from '../ui';
 import { FilterForm, NO_FILTERS, filterQuery, type Filters } from './lead-filters';
+import { ReachBadges } from '../reach';
 import { UserText } from '../user-text';
 
 interface InboxData {
   leads: Lead[];
   reads: Record<string, string>;
+  /** Where the next page starts; null when every conversation is shown. */
+  nextToken: string | null;
 }
 
-async function loadInbox(f: Filters): Promise<InboxData> {
-  const { leads } = await get<{ leads: Lead[] }>(`/v1/leads${query({ sort: 'lastActivity', limit: 100, ...filterQuery(f) })}`);
+/** Conversations per page: the first page, and each "Show more". */
+const PAGE = 100;
+
+/**
+ * The conversations (leads with at least one message), newest activity first, `pages` pages of them: a reload
+ * (a live event) keeps as many rows as the operator has opened.
+ */
+async function loadInbox(f: Filters, pages: number): Promise<InboxData> {
+  const leads: Lead[] = [];
+  let nextToken: string | null = null;
+  for (let i = 0; i < pages; i++) {
+    const page: { leads: Lead[]; nextToken: string | null } = await get(
+      `/v1/leads${query({ sort: 'lastActivity', hasMessages: true, limit: PAGE, nextToken: nextToken ?? undefined, ...filterQuery(f) })}`,
+    );
+    leads.push(...page.leads);
+    nextToken = page.nextToken;
+    if (!nextToken) break;
+  }
   const shown = leads.filter((l) => !f.channel || l.lastMessage?.channel === f.channel);
-  if (shown.length === 0) return { leads: shown, reads: {} };
+  if (shown.length === 0) return { leads: shown, reads: {}, nextToken };
   const { reads } = await get<{ reads: Record<string, string> }>(`/console/api/reads${query({ leadIds: shown.map((l) => l.id).join(',') })}`);
-  return { leads: shown, reads };
+  return { leads: shown, reads, nextToken };
+}
+
+/** Who wrote the last message, before its text: nobody for the lead's own words. */
+function author(m: NonNullable<Lead['lastMessage']>): string {
+  if (m.direction === 'inbound') return '';
+  if (m.purpose === 'stop_confirmation' || m.purpose === 'compliance') return 'Automatic: ';
+  return m.isAiGenerated ? 'AI: ' : 'Team: ';
 }
 
 /** Unread for this user: the lead spoke last, after the user last opened the conversation. */
@@ -30,7 +56,8 @@ export function isUnread(lead: Lead, lastReadAt: string | undefined): boolean {
 
 export function InboxPage() {
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
-  const inbox = useLoad(() => loadInbox(filters), [JSON.stringify(filters)]);
+  const [pages, setPages] = useState(1);
+  const inbox = useLoad(() => loadInbox(filters, pages), [JSON.stringify(filters), pages]);
   const pending = useRef<number | undefined>(undefined);
   // Many events can arrive at once (a batch, a campaign): reload once per burst.
   useLiveEvents(() => {
@@ -41,12 +68,12 @@ export function InboxPage() {
   const unread = inbox.data ? inbox.data.leads.filter((l) => isUnread(l, inbox.data?.reads[l.id])).length : 0;
   return (
     <Page title="Inbox">
-      <FilterForm value={filters} onChange={setFilters} />
+      <FilterForm value={filters} onChange={(f) => { setFilters(f); setPages(1); }} />
       <LoadStatus load={inbox} what="conversations" />
       {inbox.data && (
         <>
           <p class="muted" aria-live="polite">
-            {inbox.data.leads.length} conversations, {unread} unread
+            {inbox.data.nextToken ? `The ${inbox.data.leads.length} latest conversations` : `${inbox.data.leads.length} conversations`}, {unread} unread
           </p>
           <ul class="inbox" aria-label="Conversations">
             {inbox.data.leads.map((l) => {
@@ -63,7 +90,7 @@ export function InboxPage() {
                     <span class="preview">
                       {l.lastMessage ? (
                         <>
-                          {l.lastMessage.direction === 'inbound' ? '' : l.lastMessage.isAiGenerated ? 'AI: ' : 'Team: '}
+                          {author(l.lastMessage)}
                           <UserText text={l.lastMessage.text} />
                         </>
                       ) : (
@@ -78,7 +105,7 @@ export function InboxPage() {
                         <UserText text={l.customerProfile} />
                       </span>
                       <span class={l.isAiOn ? 'badge' : 'badge off'}>AI {l.isAiOn ? 'on' : 'off'}</span>
-                      {l.isDoNotContact ? <span class="badge off">do not contact</span> : l.isUnsubscribed && <span class="badge off">unsubscribed</span>}
+                      <ReachBadges lead={l} />
                     </span>
                   </Link>
                 </li>
@@ -86,6 +113,11 @@ export function InboxPage() {
             })}
           </ul>
           {inbox.data.leads.length === 0 && <p>No conversations match.</p>}
+          {inbox.data.nextToken && (
+            <button type="button" onClick={() => setPages((p) => p + 1)}>
+              Show {PAGE} more
+            </button>
+          )}
         </>
       )}
     </Page>

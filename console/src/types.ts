@@ -80,6 +80,8 @@ export interface ConsentRecord {
   source: string;
   reason: string | null;
   actor: string | null;
+  /** The key's prefix and name, or the user's email, when the actor is one. */
+  actorLabel?: string | null;
   createdAt: string;
 }
 

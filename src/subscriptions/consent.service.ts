@@ -5,7 +5,7 @@ import type { Deps } from '../platform/deps.js';
 import { BadRequest } from '../platform/errors.js';
 import { decodeCursor, page } from '../platform/http/pagination.js';
 import { instantOf } from '../platform/instant.js';
-import { consentBetween, listConsent, type ConsentRow } from './consent.repository.js';
+import { actorLabels, consentBetween, listConsent, type ConsentRow } from './consent.repository.js';
 
 export interface ConsentView {
   id: string;
@@ -30,7 +30,8 @@ export async function leadConsent(deps: Deps, organizationId: string, leadId: st
   const limit = q.limit ?? 100;
   const rows = await listConsent(deps.db, organizationId, leadId, decodeCursor(q.nextToken), limit);
   const { items, nextToken } = page(rows, limit);
-  return { records: items.map(toConsentView), nextToken };
+  const labels = await actorLabels(deps.db, organizationId, items.map((r) => r.actor));
+  return { records: items.map((r) => ({ ...toConsentView(r), actorLabel: (r.actor && labels.get(r.actor)) ?? null })), nextToken };
 }
 
 const COLUMNS = ['id', 'leadId', 'channel', 'action', 'source', 'reason', 'actor', 'inboundMessageId', 'addressDigest', 'createdAt'] as const;

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { createLead, describeEachDialect } from '../support/harness.js';
+import { createLead, describeEachDialect, uniquePhone } from '../support/harness.js';
 import { scanText } from '../support/scan.js';
 
 /**
@@ -33,5 +33,18 @@ describeEachDialect('the consent ledger keeps no provider free text', (ctx) => {
     for (const needle of [email, name, stranger, `Complaining ${mark}`, mark]) expect(csv, needle).not.toContain(needle.toLowerCase());
     // Nor anywhere else in the database.
     expect(await scanText(ts.server.store.db, ts.dialect, [email, name, stranger, `Complaining ${mark}`])).toEqual([]);
+  });
+});
+
+describeEachDialect('the consent history names who acted as a person reads it', (ctx) => {
+  it("labels a key's action with the key's prefix and name, keeping the actor code as it is", async () => {
+    const ts = ctx();
+    const id = await createLead(ts.acme, { firstName: 'Kay', phone: uniquePhone() });
+    expect((await ts.acme.post(`/leads/${id}/unsubscribe`, { channels: ['sms'] })).status).toBe(200);
+    const [record] = (await ts.acme.get(`/leads/${id}/consent`)).body.records as { actor: string; actorLabel: string | null }[];
+    const keyId = record!.actor.replace(/^key:/, '');
+    const key = await ts.server.store.db.selectFrom('api_keys').select(['prefix', 'name']).where('id', '=', keyId).executeTakeFirstOrThrow();
+    expect(record!.actorLabel).toBe(`key ${key.prefix}…${key.name ? ` (${key.name})` : ''}`);
+    expect(record!.actorLabel).not.toContain(keyId);
   });
 });

@@ -77,7 +77,7 @@ export function LeadDetails({ lead, consent, notes }: { lead: Lead; consent: Con
               <li key={c.id}>
                 <time dateTime={c.createdAt}>{when(c.createdAt)}</time>: {c.action === 'optOut' ? 'opted out of' : 'opted in to'} {c.channel} ({c.source}
                 {c.reason ? <>, <UserText text={c.reason} /></> : ''}
-                {c.actor ? <>, by <UserText text={c.actor} /></> : ''})
+                {c.actor ? <>, by <UserText text={c.actorLabel ?? c.actor} /></> : ''})
               </li>
             ))}
           </ol>

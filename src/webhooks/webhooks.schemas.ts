@@ -12,6 +12,11 @@ export const EVENT_TYPES = [
   'lead.additionalInfo.updated',
   'leadTagged',
   'notification',
+  'message.delivered',
+  'message.failed',
+  'campaign.paused',
+  'sendingNumber.unusable',
+  'lead.created',
 ] as const satisfies readonly EventType[];
 const everyEventTypeListed: Exclude<EventType, (typeof EVENT_TYPES)[number]> extends never ? true : false = true;
 void everyEventTypeListed;

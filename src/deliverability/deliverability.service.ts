@@ -187,3 +187,8 @@ export async function checkFilteredRate(deps: Deps, organizationId: string, mess
   if (paused.length > 0) deps.log.warn({ organizationId, campaigns: paused }, 'campaigns paused: their sends are being filtered');
   return paused;
 }
+
+/** A lead's address that cannot receive the channel (a hard bounce reported later, deliverability of email): the gate blocks it until it changes. */
+export async function markAddressUnreachable(trx: Db, deps: Deps, organizationId: string, leadId: string, channel: MessageRow['channel'], address: string, code: string): Promise<void> {
+  await repo.markUnreachable(trx, organizationId, leadId, channel, deps.digests.keyed(address), code, deps.clock.now().toISOString());
+}

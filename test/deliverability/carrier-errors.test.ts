@@ -270,7 +270,7 @@ describeEachDialect('carrier errors acted on by class', (ctx) => {
       expect((await client.get('/settings')).body.filteredPause).toEqual({ percent: 20, window: 10 });
       expect((await client.post('/customerProfiles', { name: 'promo', openingMessage: 'Hi {{firstName}}, spring offer!' })).status).toBe(201);
       const tag = `f${Math.random().toString(36).slice(2, 8)}`;
-      const leads = [];
+      const leads: { id: string; phone: string }[] = [];
       for (let i = 0; i < 4; i += 1) leads.push(await newLead(client, { firstName: `L${i}`, additionalInfo: { list: tag } }));
       const created = await client.post('/campaigns', { name: 'Filtered promo', customerProfile: 'promo', dailyCap: 3, filter: { additionalInfo: { list: tag } } });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
@@ -314,7 +314,7 @@ describeEachDialect('carrier errors acted on by class', (ctx) => {
       const loner = await newLead(client);
       const single = await sentSms(ts, client, loner.id);
       const tag = `n${Math.random().toString(36).slice(2, 8)}`;
-      const leads = [];
+      const leads: { id: string; phone: string }[] = [];
       for (let i = 0; i < 3; i += 1) leads.push(await newLead(client, { additionalInfo: { list: tag } }));
       const created = await client.post('/campaigns', { name: 'Pool promo', customerProfile: 'promo', dailyCap: 1, filter: { additionalInfo: { list: tag } } });
       expect(created.status).toBe(201);

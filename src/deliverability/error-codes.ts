@@ -13,8 +13,9 @@
  * - unregistered_sender: the sending number may not send (an unverified
  *   toll-free number, an unregistered 10DLC number): it is marked unusable,
  *   the pool stops assigning it and an event tells the organization. Never retried.
- * - transient: a queue, a rate limit, a timeout, a server error: retried
- *   with backoff.
+ * - transient: a queue, a rate limit: retried with backoff. A timeout or
+ *   an HTTP 5xx needs no code: Twilio may have taken the message, so it is
+ *   reconciled with Twilio first and then retried (channels/in-doubt.ts).
  * A code not in the table is `unknown`: handled as before (the HTTP status of
  * a refused request decides; a delivery report is recorded).
  */
@@ -48,8 +49,6 @@ export const TWILIO_ERROR_CODES: readonly ErrorCodeEntry[] = [
   twilio(30032, 'unregistered_sender', 'Toll-Free Number Has Not Been Verified'),
   twilio(30034, 'unregistered_sender', 'Message from an Unregistered Number (US A2P 10DLC)'),
   twilio(20429, 'transient', 'Too Many Requests'),
-  twilio(20500, 'transient', 'Internal Server Error'),
-  twilio(20503, 'transient', 'Service Unavailable'),
   // 21611 is a queue limit of the sending number, not a bad recipient: it passes as the queue drains.
   twilio(21611, 'transient', "This 'From' number has exceeded the maximum number of queued messages"),
   twilio(30001, 'transient', 'Queue overflow'),

@@ -262,6 +262,25 @@ describeEachDialect('carrier errors acted on by class', (ctx) => {
     });
   });
 
+  describe('unregistered_sender at send time', () => {
+    it('a send refused with 30034 fails, retires the pool number it went from, and the next send uses another', async () => {
+      const ts = ctx();
+      const { client } = await org(ts);
+      const first = await client.post('/sendingNumbers', { number: sendingNumber(), kind: 'longCode', ratePerSecond: 100 });
+      expect(first.status).toBe(201);
+      const { id, phone } = await newLead(client);
+      fake.failNext((r) => r.params.To === phone, 400, 1, 'POST', 30034);
+      const messageId = await send(client, id);
+      expect((await settled(client, id, messageId)).status).toBe('failed');
+      expect(fake.requests.filter((r) => r.params.To === phone).map((r) => [r.status, r.params.From])).toEqual([[400, first.body.number]]);
+      expect((await client.get(`/sendingNumbers/${first.body.id}`)).body.unusableCode).toBe('twilio:30034');
+      const second = await client.post('/sendingNumbers', { number: sendingNumber(), kind: 'longCode', ratePerSecond: 100 });
+      const next = await send(client, id);
+      expect((await settled(client, id, next)).status).toBe('sent');
+      expect(fake.accepted('Messages', toPhone(phone)).map((r) => r.params.From)).toEqual([second.body.number]);
+    });
+  });
+
   describe('filtered (30007)', () => {
     it('a campaign pauses itself when filtered sends reach the threshold, with its reason and campaign.paused', async () => {
       const ts = ctx();

@@ -154,6 +154,8 @@ describeEachDialect('carrier errors acted on by class', (ctx) => {
       const b = await settled(client, id, blocked);
       expect(b).toMatchObject({ status: 'blocked', statusCode: 'UNREACHABLE' });
       expect(b.statusReason).toContain(`twilio:${code}`);
+      expect(await messageOf(client, id, messageId)).toMatchObject({ status: 'undelivered', errorCode: `twilio:${code}`, errorClass: klass });
+      expect(Object.keys((await messageOf(client, id, blocked))!)).not.toContain('errorCode');
       expect(fake.accepted('Messages', toPhone(phone))).toHaveLength(1);
       // Still subscribed: unreachable is not an opt-out.
       expect((await client.get(`/leads/${id}`)).body.subscriptions.sms).toBe('subscribed');

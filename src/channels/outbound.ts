@@ -232,7 +232,7 @@ async function failedSend(deps: Deps, job: ClaimedJob, message: MessageRow, to: 
     await setMessageStatus(deps.db, organizationId, message.id, { status: IN_DOUBT, code: RECONCILING, reason: `in doubt: ${text}; asking ${adapter.name}`.slice(0, 500) });
     const current = await findMessage(deps.db, organizationId, message.id);
     if (current && (await reconcile(deps, job, current, to, true)) === 'resend') {
-      await setMessageStatus(deps.db, organizationId, message.id, { status: 'failed', reason: `provider error: ${text}`.slice(0, 500), ...none });
+      await recordSendFailure(deps, organizationId, message.id, { reason: `provider error: ${text}`, error: providerError, to, from });
     }
     return { kind: 'done' };
   }

@@ -212,7 +212,9 @@ export async function sendRecordedMessage(deps: Deps, job: ClaimedJob & { payloa
  * retried blind (kept as an attempt, so the retry reconciles first; on the
  * last attempt reconciled now; left for an operator where the provider
  * cannot be asked); a send the provider never took is retried, or failed
- * when the retries are spent.
+ * when the retries are spent. The provider's error code decides the outcome
+ * by its class (deliverability/error-codes.ts, in the adapter), and a final
+ * failure is recorded with it: message.failed and the class's action.
  */
 async function failedSend(deps: Deps, job: ClaimedJob, message: MessageRow, to: string, sender: string | null, adapter: ChannelAdapter, err: unknown, lastAttempt: boolean): Promise<JobOutcome> {
   const organizationId = message.organization_id;

@@ -15,6 +15,8 @@ export function toCampaignView(row: CampaignRow): CampaignView {
     updatedAt: row.updated_at,
     completedAt: row.completed_at,
     cancelledAt: row.cancelled_at,
+    pauseCode: row.pause_code ?? null,
+    pauseReason: row.pause_reason ?? null,
   };
 }
 

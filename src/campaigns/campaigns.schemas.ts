@@ -60,6 +60,8 @@ export const Campaign = Type.Object({
   updatedAt: Type.String({ format: 'date-time' }),
   completedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   cancelledAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  pauseCode: Type.Union([Type.String(), Type.Null()], { description: 'why the campaign paused itself (FILTERED: carriers filter its sends, docs/deliverability.md); null when paused by hand or not paused' }),
+  pauseReason: Type.Union([Type.String(), Type.Null()], { description: 'the same, in a sentence' }),
 });
 export type CampaignView = Static<typeof Campaign>;
 

@@ -1,3 +1,5 @@
+import { emitEvents } from '../events/outbox.repository.js';
+import { campaignPausedEvent } from '../events/payloads.js';
 import { enqueueJob } from '../jobs/jobs.repository.js';
 import type { CampaignStatus, Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
@@ -102,6 +104,26 @@ async function stop(deps: Deps, organizationId: string, id: string, to: 'paused'
 }
 
 export const pauseCampaign = (deps: Deps, organizationId: string, id: string) => stop(deps, organizationId, id, 'paused');
+
+/**
+ * A campaign pausing itself (deliverability/: its sends are being filtered):
+ * as a pause by hand, only from scheduled or running, with the reason kept on
+ * the campaign and a `campaign.paused` event, in one transaction. Answers
+ * whether it paused (false: already paused, or ended).
+ */
+export async function pauseCampaignFor(deps: Deps, organizationId: string, id: string, code: string, reason: string, details: Record<string, unknown> = {}): Promise<boolean> {
+  return deps.db.transaction().execute(async (trx) => {
+    const c = await repo.findCampaign(trx, organizationId, id, true);
+    if (!c || (c.status !== 'scheduled' && c.status !== 'running')) return false;
+    const at = deps.clock.now().toISOString();
+    await repo.updateCampaign(trx, organizationId, id, ['scheduled', 'running'], {
+      status: 'paused', run_generation: c.run_generation + 1, updated_at: at, pause_code: code, pause_reason: reason.slice(0, 500),
+    });
+    await takeBackQueued(trx, organizationId, id, 'paused', at);
+    await emitEvents(trx, organizationId, at, [campaignPausedEvent({ id, name: c.name }, code, reason, details)]);
+    return true;
+  });
+}
 export const cancelCampaign = (deps: Deps, organizationId: string, id: string) => stop(deps, organizationId, id, 'cancelled');
 
 /** Resume: a new generation and its own campaign.run job, from its start time or now. */
@@ -112,7 +134,9 @@ export async function resumeCampaign(deps: Deps, organizationId: string, id: str
     const now = deps.clock.now();
     const startAt = new Date(c.start_at);
     const generation = c.run_generation + 1;
-    await repo.updateCampaign(trx, organizationId, id, ['paused'], { status: startAt > now ? 'scheduled' : 'running', run_generation: generation, updated_at: now.toISOString() });
+    await repo.updateCampaign(trx, organizationId, id, ['paused'], {
+      status: startAt > now ? 'scheduled' : 'running', run_generation: generation, updated_at: now.toISOString(), pause_code: null, pause_reason: null,
+    });
     await enqueueJob(trx, organizationId, 'campaign.run', { campaignId: id, generation }, startAt > now ? startAt : now, now.toISOString());
     return withCounts(trx, organizationId, await repo.requireCampaign(trx, organizationId, id));
   });

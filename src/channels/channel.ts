@@ -1,3 +1,4 @@
+import type { ProviderError } from '../deliverability/error-codes.js';
 import type { ChannelName } from '../subscriptions/channels.js';
 
 export interface OutboundMessage {
@@ -27,7 +28,8 @@ export interface SendReceipt {
 export type SendOutcome = 'refused' | 'not_sent' | 'unknown';
 
 export class SendError extends Error {
-  constructor(message: string, readonly outcome: SendOutcome) {
+  /** The provider's own error code, when it gave one (Twilio's `code`, an SMTP reply code): deliverability/error-codes.ts classifies it. */
+  constructor(message: string, readonly outcome: SendOutcome, readonly providerError?: ProviderError) {
     super(message);
   }
 }

@@ -86,8 +86,10 @@ export function createEmailAdapter(config: Config & { smtpUrl: string }, db: Kys
           'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
         },
         signal: AbortSignal.timeout(deadlineMs),
-      }).catch((err: Error) => {
-        throw new SendError(err.message, smtpOutcome(err));
+      }).catch((err: Error & { responseCode?: number }) => {
+        // A reply code is the server's answer: 5xx a hard bounce, 4xx a soft one (deliverability/error-codes.ts).
+        const code = typeof err.responseCode === 'number' ? { provider: 'smtp' as const, code: String(err.responseCode) } : undefined;
+        throw new SendError(err.message, smtpOutcome(err), code);
       });
       return { providerMessageId: info.messageId };
     },

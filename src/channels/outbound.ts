@@ -13,6 +13,7 @@ import { adapterFor } from './registry.js';
 import { SendError, type ChannelAdapter } from './channel.js';
 import { IN_DOUBT, NEEDS_OPERATOR, RECONCILING, reconcile, recordSent } from './in-doubt.js';
 import { chooseSender } from '../sending-numbers/sender.js';
+import { recordSendFailure } from '../deliverability/deliverability.service.js';
 
 /** A send waiting for its pool number's pacing slot (status scheduled), and one that could not get a slot within the maximum wait (failed). */
 const PACING = 'PACING';
@@ -198,7 +199,7 @@ export async function sendRecordedMessage(deps: Deps, job: ClaimedJob & { payloa
   try {
     ({ providerMessageId } = await adapter.send({ organizationId, messageId: message.id, leadId: message.lead_id, channel: message.channel, to: step.to, from: step.from, text: message.text }));
   } catch (err) {
-    return failedSend(deps, job, message, step.to, adapter, err, lastAttempt);
+    return failedSend(deps, job, message, step.to, step.from, adapter, err, lastAttempt);
   }
   const at = deps.clock.now().toISOString();
   await deps.db.transaction().execute((trx) => recordSent(trx, organizationId, message, { providerMessageId, status: 'sent', reason: null }, at));
@@ -211,15 +212,20 @@ export async function sendRecordedMessage(deps: Deps, job: ClaimedJob & { payloa
  * retried blind (kept as an attempt, so the retry reconciles first; on the
  * last attempt reconciled now; left for an operator where the provider
  * cannot be asked); a send the provider never took is retried, or failed
- * when the retries are spent.
+ * when the retries are spent. The provider's error code decides the outcome
+ * by its class (deliverability/error-codes.ts, in the adapter), and a final
+ * failure is recorded with it: message.failed and the class's action.
  */
-async function failedSend(deps: Deps, job: ClaimedJob, message: MessageRow, to: string, adapter: ChannelAdapter, err: unknown, lastAttempt: boolean): Promise<JobOutcome> {
+async function failedSend(deps: Deps, job: ClaimedJob, message: MessageRow, to: string, sender: string | null, adapter: ChannelAdapter, err: unknown, lastAttempt: boolean): Promise<JobOutcome> {
   const organizationId = message.organization_id;
   const text = err instanceof Error ? err.message : String(err);
   const outcome = err instanceof SendError ? err.outcome : 'unknown';
   const none = { attemptAt: null, attemptFrom: null };
+  const providerError = err instanceof SendError ? err.providerError : undefined;
+  const from = message.channel === 'email' ? null : sender;
   if (outcome === 'refused') {
-    await setMessageStatus(deps.db, organizationId, message.id, { status: 'failed', reason: `refused by the provider: ${text}`.slice(0, 500), ...none });
+    // Recorded with its error code and class, message.failed, and what the class calls for (deliverability/).
+    await recordSendFailure(deps, organizationId, message.id, { reason: `refused by the provider: ${text}`, error: providerError, to, from });
     return { kind: 'done' };
   }
   if (outcome === 'unknown' && adapter.inDoubt === 'ask') {
@@ -228,7 +234,7 @@ async function failedSend(deps: Deps, job: ClaimedJob, message: MessageRow, to: 
     await setMessageStatus(deps.db, organizationId, message.id, { status: IN_DOUBT, code: RECONCILING, reason: `in doubt: ${text}; asking ${adapter.name}`.slice(0, 500) });
     const current = await findMessage(deps.db, organizationId, message.id);
     if (current && (await reconcile(deps, job, current, to, true)) === 'resend') {
-      await setMessageStatus(deps.db, organizationId, message.id, { status: 'failed', reason: `provider error: ${text}`.slice(0, 500), ...none });
+      await recordSendFailure(deps, organizationId, message.id, { reason: `provider error: ${text}`, error: providerError, to, from });
     }
     return { kind: 'done' };
   }
@@ -238,7 +244,10 @@ async function failedSend(deps: Deps, job: ClaimedJob, message: MessageRow, to: 
     });
     return { kind: 'done' };
   }
-  await setMessageStatus(deps.db, organizationId, message.id, lastAttempt ? { status: 'failed', reason: `provider error: ${text}`.slice(0, 500), ...none } : { status: 'sending', reason: null, ...none });
-  if (!lastAttempt) throw err;
-  return { kind: 'done' };
+  if (lastAttempt) {
+    await recordSendFailure(deps, organizationId, message.id, { reason: `provider error: ${text}`, error: providerError, to, from });
+    return { kind: 'done' };
+  }
+  await setMessageStatus(deps.db, organizationId, message.id, { status: 'sending', reason: null, ...none });
+  throw err;
 }

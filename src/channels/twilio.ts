@@ -1,6 +1,7 @@
 import { request } from 'undici';
 import type { Config, TwilioConfig } from '../platform/config.js';
 import { sayAndGather } from './twiml.js';
+import { classify, isPermanent } from '../deliverability/error-codes.js';
 import { SendError, type ChannelAdapter, type FoundSend, type OutboundMessage, type SendOutcome, type SendReceipt } from './channel.js';
 
 const TIMEOUT_MS = 15_000;
@@ -36,7 +37,11 @@ const NEVER_REACHED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTU
  * account, 429) created nothing and may pass later. A 5xx may come after the
  * message was created: unknown.
  */
-function outcomeOf(status: number): SendOutcome {
+function outcomeOf(status: number, code: number | undefined): SendOutcome {
+  // A code of the table decides first (deliverability/error-codes.ts): a permanent class is never retried, a transient one is.
+  const cls = code === undefined ? 'unknown' : classify({ provider: 'twilio', code: String(code) }).class;
+  if (isPermanent(cls)) return 'refused';
+  if (cls === 'transient' && status < 500) return 'not_sent';
   if (status === 400) return 'refused';
   return status >= 500 ? 'unknown' : 'not_sent';
 }
@@ -83,7 +88,8 @@ async function call(twilio: TwilioApi, url: string, form?: Record<string, string
   if (res.statusCode < 200 || res.statusCode >= 300) {
     const e = (body ?? {}) as TwilioError;
     const detail = [e.code, e.message].filter((x) => x !== undefined && x !== '').join(' ');
-    throw new SendError(`Twilio answered HTTP ${res.statusCode}${detail ? `: ${detail}` : ''}`.slice(0, 300), outcomeOf(res.statusCode));
+    const code = typeof e.code === 'number' ? e.code : undefined;
+    throw new SendError(`Twilio answered HTTP ${res.statusCode}${detail ? `: ${detail}` : ''}`.slice(0, 300), outcomeOf(res.statusCode, code), code === undefined ? undefined : { provider: 'twilio', code: String(code) });
   }
   return body;
 }

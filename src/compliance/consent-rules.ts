@@ -4,9 +4,11 @@ import type { ChannelName } from '../subscriptions/channels.js';
  * Where an opt-out came from. Lead-made sources are the person's own request
  * (or their mailbox provider's, for a complaint); only the person can undo
  * them. `message` is what earlier versions called a plain-language opt-out;
- * it is read as `phrase`.
+ * it is read as `phrase`. `carrier`: the provider refused a send because the
+ * number opted out at the carrier (Twilio 21610: the person texted STOP to
+ * the number there); the person lifts it as a STOP, by texting START.
  */
-export const OPT_OUT_SOURCES = ['api', 'keyword', 'phrase', 'message', 'link', 'bounce', 'complaint', 'voice', 'ai', 'dnc'] as const;
+export const OPT_OUT_SOURCES = ['api', 'keyword', 'phrase', 'message', 'link', 'bounce', 'complaint', 'voice', 'ai', 'dnc', 'carrier'] as const;
 export type OptOutSource = (typeof OPT_OUT_SOURCES)[number];
 
 /** Who is asking to lift an opt-out. */
@@ -37,6 +39,7 @@ export function mayLift(source: string | null, channel: ChannelName, by: Lifter)
     case 'phrase':
     case 'message':
     case 'ai':
+    case 'carrier':
       // By text, from the number: lifts the number's channels (voice carries a text opt-out only when the
       // organization couples sms and voice). An email address has no START.
       return by.kind === 'lead' && by.channel === 'sms' && channel !== 'email';
@@ -53,7 +56,7 @@ export function mayLift(source: string | null, channel: ChannelName, by: Lifter)
  * the one that is hardest to lift, so a later API opt-out never turns the
  * lead's own STOP into something the API could undo.
  */
-const STRENGTH: Record<string, number> = { api: 1, bounce: 2, ai: 3, message: 3, phrase: 3, keyword: 4, link: 4, voice: 4, complaint: 5, dnc: 6 };
+const STRENGTH: Record<string, number> = { api: 1, bounce: 2, ai: 3, message: 3, phrase: 3, keyword: 4, carrier: 4, link: 4, voice: 4, complaint: 5, dnc: 6 };
 
 export function strongerSource(current: string | null, next: string): string {
   if (current === null) return next;

@@ -10,7 +10,7 @@ import type { ExternalVerdict } from './external-verdict.js';
 import { leadContactWindow } from './lead-window.js';
 
 /** Why a send may not go out (or not yet), as recorded on the message (`statusCode`) and shown on the timeline. */
-export const BLOCK_CODES = ['NO_ADDRESS', 'OPTED_OUT', 'DNC', 'AI_OFF', 'FREQUENCY_CAP', 'EXTERNAL_CHECK', 'OPTED_OUT_BEFORE_SEND'] as const;
+export const BLOCK_CODES = ['NO_ADDRESS', 'OPTED_OUT', 'DNC', 'AI_OFF', 'FREQUENCY_CAP', 'EXTERNAL_CHECK', 'OPTED_OUT_BEFORE_SEND', 'UNREACHABLE'] as const;
 export type BlockCode = (typeof BLOCK_CODES)[number];
 
 export type GateDecision =
@@ -70,7 +70,8 @@ async function answersLeadNow(db: Db, organizationId: string, req: GateRequest):
  * 1. the lead can receive the channel;
  * 2. the channel is subscribed, on the lead and for the address
  *    (suppressions hold for every lead with that address);
- * 3. the number is not on the Do Not Contact list (sms, voice);
+ * 3. the number is not on the Do Not Contact list (sms, voice), and the
+ *    address was not reported invalid or unreachable on the channel;
  * 4. the AI is on, unless the send asked `sendWhenOff`;
  * 5. the lead's automated messages in the last 24 h are under the cap;
  * 6. it is inside contact hours where the lead is (else: wait for the window):
@@ -97,6 +98,11 @@ export async function checkOutbound(db: Db, digests: AddressDigests, organizatio
   }
   if (channel !== 'email' && (await phonesOnDnc(db, organizationId, [address])).has(address)) {
     return { kind: 'blocked', code: 'DNC', reason: 'phone is on the Do Not Contact list' };
+  }
+  // A provider called this very address invalid or unreachable on the channel (deliverability/): a new address lifts it.
+  const unreachable = lead[`${channel}_unreachable_digest`];
+  if (unreachable != null && unreachable === digests.keyed(address)) {
+    return { kind: 'blocked', code: 'UNREACHABLE', reason: `the ${channel === 'email' ? 'address' : 'number'} cannot receive ${channel} (${lead[`${channel}_unreachable_code`] ?? 'provider error'}); it is tried again once the lead's ${channel === 'email' ? 'email' : 'phone'} changes` };
   }
   const replying = await answersLeadNow(db, organizationId, req);
   if (req.purpose !== 'conversation') {

@@ -41,6 +41,10 @@ const EmailEventBody = Type.Object(
     event: Type.Union([Type.Literal('bounce'), Type.Literal('complaint')], { description: 'bounce (hard bounces only) or complaint' }),
     email: Type.String({ minLength: 3, maxLength: 320, pattern: '^[^@\\s]+@[^@\\s]+$', description: 'the recipient address the provider reports' }),
     detail: Type.Optional(Type.String({ maxLength: 1000, description: "the provider's diagnostic or feedback type" })),
+    status: Type.Optional(Type.String({
+      maxLength: 16, pattern: '^[245](\\.\\d{1,3}\\.\\d{1,3}|\\d\\d)$',
+      description: "a bounce's DSN status (5.1.1) or SMTP reply code (550): 5.x.x / 5xx is a hard bounce (opted out, the address unreachable), 4.x.x / 4xx a soft one (nothing changes); absent: hard",
+    })),
   },
   { additionalProperties: false },
 );
@@ -48,7 +52,7 @@ const EmailEventBody = Type.Object(
 const EmailEventReply = Type.Object({
   message: Type.String(),
   leadId: Type.Union([Type.String(), Type.Null()]),
-  action: Type.String({ description: 'opted_out (a lead holds the address) | suppressed (no lead does; the address stays suppressed)' }),
+  action: Type.String({ description: 'opted_out (a lead holds the address) | suppressed (no lead does; the address stays suppressed) | soft_bounce (a temporary failure: nothing changed)' }),
 });
 
 /** Hard bounces and spam complaints from the email provider (its webhook, or a relay of it). */

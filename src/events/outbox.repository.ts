@@ -11,7 +11,12 @@ export type EventType =
   | 'message.received'
   | 'lead.additionalInfo.updated'
   | 'leadTagged'
-  | 'notification';
+  | 'notification'
+  | 'message.delivered'
+  | 'message.failed'
+  | 'campaign.paused'
+  | 'sendingNumber.unusable'
+  | 'lead.created';
 
 export interface OutboxEvent {
   type: EventType;

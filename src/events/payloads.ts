@@ -199,3 +199,76 @@ export function notificationEvent(lead: LeadFacts, channel: Channel, name: strin
 /** The handoff's notification: the agent's reason when it gave one. */
 export const handoffNotificationEvent = (lead: LeadFacts, channel: Channel, reason: string | null | undefined) =>
   notificationEvent(lead, channel, HANDOFF_NOTIFICATION, reason?.trim() ? reason.trim() : HANDOFF_DEFAULT_MESSAGE);
+
+/** What message.delivered and message.failed say of the message (Parley's own events). */
+interface DeliveryFacts {
+  id: string;
+  channel: Channel;
+  provider_message_id: string | null;
+  campaign_id?: string | null;
+  sending_number_id?: string | null;
+}
+
+const deliveryBase = (lead: LeadFacts, m: DeliveryFacts, status: string) => ({
+  leadId: lead.id,
+  externalLeadId: lead.external_lead_id,
+  phone: lead.phone,
+  email: lead.email,
+  channel: webhookChannel(m.channel),
+  messageId: m.id,
+  providerMessageId: m.provider_message_id,
+  status,
+  campaignId: m.campaign_id ?? null,
+  sendingNumberId: m.sending_number_id ?? null,
+});
+
+/** `message.delivered` (Parley's own): the provider reported the message delivered. */
+export function messageDeliveredEvent(lead: LeadFacts, m: DeliveryFacts): OutboxEvent {
+  return { type: 'message.delivered', data: deliveryBase(lead, m, 'delivered') };
+}
+
+/**
+ * `message.failed` (Parley's own): the provider refused the send, or reported
+ * it failed or undelivered. `errorCode` is the provider's code (`30007`),
+ * `errorClass` its class (docs/deliverability.md), `provider` who gave it;
+ * all three null when the failure carried no code.
+ */
+export function messageFailedEvent(
+  lead: LeadFacts, m: DeliveryFacts, f: { status: 'failed' | 'undelivered'; provider: string | null; errorCode: string | null; errorClass: string | null; reason: string | null },
+): OutboxEvent {
+  return {
+    type: 'message.failed',
+    data: { ...deliveryBase(lead, m, f.status), provider: f.provider, errorCode: f.errorCode, errorClass: f.errorClass, reason: f.reason },
+  };
+}
+
+/** `campaign.paused` (Parley's own): a campaign paused itself, with its reason (FILTERED: carriers filter its sends). */
+export function campaignPausedEvent(campaign: { id: string; name: string }, code: string, reason: string, details: Record<string, unknown> = {}): OutboxEvent {
+  return { type: 'campaign.paused', data: { campaignId: campaign.id, name: campaign.name, code, reason, ...details } };
+}
+
+/** `sendingNumber.unusable` (Parley's own): the carrier refused a number as a sender; the pool stops assigning it. */
+export function sendingNumberUnusableEvent(n: { id: string | null; number: string }, f: { provider: string; errorCode: string; errorClass: string; reason: string }): OutboxEvent {
+  return { type: 'sendingNumber.unusable', data: { sendingNumberId: n.id, number: n.number, ...f } };
+}
+
+/** Where a lead came from, on `lead.created`. */
+export type LeadOrigin = { source: 'api' } | { source: 'import'; importId: string | null } | { source: 'inbound'; channel: Channel };
+
+/** `lead.created` (Parley's own): once per new lead, written with its row. */
+export function leadCreatedEvent(lead: LeadFacts & Pick<LeadsTable, 'customer_profile' | 'first_name' | 'last_name' | 'created_at'>, origin: LeadOrigin): OutboxEvent {
+  return {
+    type: 'lead.created',
+    data: {
+      leadId: lead.id,
+      externalLeadId: lead.external_lead_id,
+      phone: lead.phone,
+      email: lead.email,
+      firstName: lead.first_name,
+      lastName: lead.last_name,
+      profile: lead.customer_profile,
+      createdAt: lead.created_at,
+      ...origin,
+    },
+  };
+}

@@ -1,5 +1,6 @@
 import type { Updateable } from 'kysely';
 import { eventsInsert, type OutboxEvent } from '../events/outbox.repository.js';
+import { leadCreatedEvent } from '../events/payloads.js';
 import { mergeInfo } from '../leads/additional-info.js';
 import { subscriptionColumns } from '../leads/new-lead.js';
 import { updateLead } from '../leads/leads.repository.js';
@@ -125,6 +126,9 @@ async function writeBatch(deps: Deps, trx: Db, organizationId: string, input: Ba
   const created = entries.filter((e) => e.isNew);
   for (const e of created) e.lead.additional_info = JSON.stringify(mergeInfo({}, e.infoPatch).merged);
   await repo.insertLeads(trx, organizationId, created.map((e) => { const { organization_id: _, ...row } = e.lead; return row; }));
+  // lead.created, one per new lead, with the batch: multi-row inserts of 500, never a statement per lead.
+  const createdEvents = created.map((e) => leadCreatedEvent(e.lead, { source: 'import', importId: o.importId }));
+  for (let i = 0; i < createdEvents.length; i += 500) await eventsInsert(trx, organizationId, at, createdEvents.slice(i, i + 500)).query.execute();
   await writeUpdates(trx, organizationId, entries, before, at);
   if (o.startConversations) counts.openings = await scheduleOpenings(trx, organizationId, entries, now);
   return counts;

@@ -1,5 +1,6 @@
 import type { Updateable } from 'kysely';
 import { emitEvents } from '../events/outbox.repository.js';
+import { leadCreatedEvent } from '../events/payloads.js';
 import { scheduleOpeningMessage } from '../profiles/opening.js';
 import { requireProfile } from '../profiles/profiles.service.js';
 import { CHANNELS } from '../subscriptions/channels.js';
@@ -40,10 +41,13 @@ export async function createLead(deps: Deps, organizationId: string, input: Crea
       // A share lock keeps a concurrent delete of the profile from passing its "no lead uses it" check.
       await requireProfile(trx, organizationId, profile, 'share');
       const suppressed = await suppressionsFor(trx, organizationId, deps.digests, phone, email);
-      await repo.insertLead(trx, organizationId, newLeadRow({
+      const row = newLeadRow({
         firstName: input.firstName, lastName: input.lastName, phone, email, customerProfile: profile, timeZone: input.timeZone,
         externalLeadId: input.externalLeadId, additionalInfo: input.additionalInfo ?? {}, isAiOn: input.isAiOn !== false,
-      }, suppressed, at, id));
+      }, suppressed, at, id);
+      await repo.insertLead(trx, organizationId, row);
+      // lead.created commits with the lead (Parley's own event); a duplicate phone rolls both back.
+      await emitEvents(trx, organizationId, at, [leadCreatedEvent(row as Parameters<typeof leadCreatedEvent>[0], { source: 'api' })]);
       // The profile's opening message, if any, commits with the lead (the gate decides at send time).
       await scheduleOpeningMessage(trx, organizationId, id, new Date(at), maySend);
     });

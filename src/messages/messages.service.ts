@@ -23,6 +23,8 @@ export function toMessageView(row: repo.MessageRow): MessageView {
     scheduledTime: row.scheduled_at,
     // Shown once recorded (an SMS handed to the provider or waiting for a pacing slot): an addition to the reference's shape.
     ...(row.segments === null ? {} : { segments: Number(row.segments) }),
+    // A failed send's provider error and its class (deliverability/), shown once recorded.
+    ...(row.error_code == null ? {} : { errorCode: row.error_code, errorClass: row.error_class ?? 'unknown' }),
   };
 }
 

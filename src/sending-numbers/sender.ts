@@ -71,11 +71,14 @@ export async function chooseSender(trx: Db, organizationId: string, lead: LeadRo
   if (message.paced_until !== null && message.sending_number_id !== null) {
     const reserved = await repo.findSendingNumber(trx, organizationId, message.sending_number_id, true);
     // The time is read once the number's lock is held: a send that waited for it must not book a departure in the past.
-    if (reserved) return whenSlotComes(trx, organizationId, reserved, message.paced_until, sinceOf(message), segments, clock.now().getTime(), maxWaitMs);
+    // A number the carrier refused since (deliverability/) is not used: the send picks another.
+    if (reserved && reserved.unusable_at === null) return whenSlotComes(trx, organizationId, reserved, message.paced_until, sinceOf(message), segments, clock.now().getTime(), maxWaitMs);
   }
 
   const stickyId = channel === 'sms' ? lead.sms_sending_number_id : lead.voice_sending_number_id;
   let number = stickyId === null ? undefined : await repo.findSendingNumber(trx, organizationId, stickyId, true);
+  // The lead's number was retired (the carrier refused it as a sender): the lead moves to a usable one.
+  if (number?.unusable_at != null) number = undefined;
   if (!number) {
     const pool = await repo.listPool(trx, organizationId, channel);
     if (pool.length === 0) return { kind: 'settings', from: settingsNumber, segments };

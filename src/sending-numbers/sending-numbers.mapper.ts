@@ -13,5 +13,7 @@ export function toSendingNumberView(row: SendingNumberRow): SendingNumberView {
     assignedLeads: Number(row.assigned_leads),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    unusableAt: row.unusable_at ?? null,
+    unusableCode: row.unusable_code ?? null,
   };
 }

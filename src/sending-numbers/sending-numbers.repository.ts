@@ -41,9 +41,10 @@ export async function listSendingNumbers(db: Db, organizationId: string): Promis
 
 // Asked by every send of a lead without a number yet, which is every send of an organization without a pool: prepared.
 const poolQuery = prepared((db: Db, organizationId: string, channel: PoolChannel) =>
-  db.selectFrom('sending_numbers').selectAll().where('organization_id', '=', organizationId).where('channel', '=', channel).orderBy('id'));
+  db.selectFrom('sending_numbers').selectAll().where('organization_id', '=', organizationId).where('channel', '=', channel)
+    .where('unusable_at', 'is', null).orderBy('id'));
 
-/** The organization's numbers of one channel, oldest first (empty without a pool). */
+/** The organization's usable numbers of one channel, oldest first (empty without a pool); one the carrier refused as a sender (0031) is never assigned. */
 export async function listPool(db: Db, organizationId: string, channel: PoolChannel): Promise<SendingNumberRow[]> {
   return poolQuery(db, organizationId, channel);
 }

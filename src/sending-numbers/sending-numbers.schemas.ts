@@ -23,6 +23,8 @@ export const SendingNumber = Type.Object({
   assignedLeads: Type.Integer({ description: 'leads that hear from this number (sticky sender)' }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
+  unusableAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'when the carrier refused it as a sender (an unregistered 10DLC or unverified toll-free number): the pool no longer assigns it; null while usable' }),
+  unusableCode: Type.Union([Type.String(), Type.Null()], { description: 'the provider error that retired it, `twilio:30034`' }),
 });
 export type SendingNumberView = Static<typeof SendingNumber>;
 

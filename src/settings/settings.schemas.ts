@@ -36,6 +36,15 @@ const ExternalCheckInput = Type.Object(
   { additionalProperties: false },
 );
 
+/** When a campaign pauses itself for filtered sends (docs/deliverability.md). */
+const FilteredPause = Type.Object(
+  {
+    percent: Type.Number({ minimum: 0.1, maximum: 100, description: 'share of the window that, filtered, pauses the campaign (default 5)' }),
+    window: Type.Integer({ minimum: 10, maximum: 10_000, description: 'how many of the latest sends are looked at, per campaign and per sending number (default 200)' }),
+  },
+  { additionalProperties: false },
+);
+
 export const Settings = Type.Object(
   {
     smsVoiceOptOutCoupled: Type.Boolean({ description: 'When true, an SMS or voice opt-out unsubscribes both.' }),
@@ -53,6 +62,7 @@ export const Settings = Type.Object(
     sendingNumber: Type.Union([Type.String(), Type.Null()], {
       description: 'The number SMS and calls go out from (E.164), and the one inbound Twilio webhooks are routed by; unique across organizations',
     }),
+    filteredPause: Type.Union([FilteredPause, Type.Null()], { description: 'campaigns pause themselves when carriers filter this share of their latest sends (default 5 % of 200); null: never' }),
   },
   { $id: 'Settings' },
 );
@@ -73,6 +83,7 @@ export const UpdateSettingsBody = Type.Object(
     externalCheck: Type.Optional(Type.Union([ExternalCheckInput, Type.Null()])),
     helpText: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
     sendingNumber: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 32 }), Type.Null()])),
+    filteredPause: Type.Optional(Type.Union([FilteredPause, Type.Null()])),
   },
   { additionalProperties: false, minProperties: 1 },
 );

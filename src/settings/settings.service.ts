@@ -43,6 +43,8 @@ export const DEFAULT_SETTINGS: OrganizationSettings = {
   externalCheck: null,
   helpText: 'Reply STOP to stop receiving messages, START to receive them again.',
   sendingNumber: null,
+  // deliverability/: 10 filtered among a campaign's (or a number's) last 200 sends pause the campaign.
+  filteredPause: { percent: 5, window: 200 },
 };
 
 type StoredSettings = Partial<Omit<OrganizationSettings, 'sendingNumber'>>;

@@ -166,6 +166,7 @@ const LIFT_REFUSAL: Record<string, string> = {
   phrase: 'in their own words; only the lead can opt back in, by texting START',
   message: 'in their own words; only the lead can opt back in, by texting START',
   ai: 'in their own words; only the lead can opt back in, by texting START',
+  carrier: 'at the carrier (the provider refused the number as unsubscribed); only the lead can opt back in, by texting START',
   link: 'through an unsubscribe link; only the lead can give consent again',
   complaint: 'by reporting a message as spam; only the lead can give consent again',
   voice: 'during a call; only the lead can give consent again',

@@ -37,7 +37,7 @@ const MessageData = Type.Object({
 
 const BlockedData = Type.Object({
   channel: Type.Union([Type.Literal('sms'), Type.Literal('email'), Type.Literal('call')], { description: 'The hosted service spells voice `call`' }),
-  reason: Type.String({ description: 'Why the gate stopped it: OPTED_OUT, OPTED_OUT_BEFORE_SEND, DNC, AI_OFF, FREQUENCY_CAP, EXTERNAL_CHECK, NO_ADDRESS' }),
+  reason: Type.String({ description: 'Why the gate stopped it: OPTED_OUT, OPTED_OUT_BEFORE_SEND, DNC, AI_OFF, FREQUENCY_CAP, EXTERNAL_CHECK, NO_ADDRESS, UNREACHABLE' }),
   source: Type.Union([Type.Literal('http'), Type.Literal('agent')], { description: 'http: a send the organization asked for through the API; agent: one the AI wrote' }),
   triggeredBy: Type.Union([Type.Literal('user'), Type.Literal('llm')]),
   messageId: Type.String({ format: 'uuid' }),

@@ -49,9 +49,17 @@ export async function lockDisabled(db: Db, endpoints: readonly Pick<EndpointRow,
   return new Set((await withLock(db, q, 'share').execute()).map((r) => r.id));
 }
 
-/** Does this endpoint want events of this type? null means every type. */
+/**
+ * Events only an endpoint that names them receives (Parley's own outcome
+ * events, docs/webhooks.md): a receiver registered for every type before they
+ * existed, or written against the hosted service's types, is not handed
+ * payloads it has never seen.
+ */
+export const OPT_IN_EVENTS: ReadonlySet<string> = new Set(['lead.created', 'message.delivered', 'message.failed', 'campaign.paused', 'sendingNumber.unusable']);
+
+/** Does this endpoint want events of this type? null means every type but the opt-in ones. */
 export function wants(endpoint: Pick<EndpointRow, 'events'>, type: string): boolean {
-  if (endpoint.events === null) return true;
+  if (endpoint.events === null) return !OPT_IN_EVENTS.has(type);
   return (JSON.parse(endpoint.events) as string[]).includes(type);
 }
 

@@ -12,6 +12,11 @@ export const EVENT_TYPES = [
   'lead.additionalInfo.updated',
   'leadTagged',
   'notification',
+  'message.delivered',
+  'message.failed',
+  'campaign.paused',
+  'sendingNumber.unusable',
+  'lead.created',
 ] as const satisfies readonly EventType[];
 const everyEventTypeListed: Exclude<EventType, (typeof EVENT_TYPES)[number]> extends never ? true : false = true;
 void everyEventTypeListed;
@@ -31,7 +36,7 @@ const Url = Type.String({
 const Events = Type.Array(Type.String({ enum: [...EVENT_TYPES] }), {
   minItems: 1,
   maxItems: EVENT_TYPES.length * 4,
-  description: `Event types to receive (${EVENT_TYPES.join(', ')}); omitted or null: every type`,
+  description: `Event types to receive (${EVENT_TYPES.join(', ')}); omitted or null: every type except Parley's outcome events (lead.created, message.delivered, message.failed, campaign.paused, sendingNumber.unusable), which an endpoint receives only when it lists them`,
 });
 const Description = Type.String({ maxLength: 500 });
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);

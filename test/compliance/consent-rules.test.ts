@@ -31,6 +31,8 @@ const MAY: Record<string, readonly string[]> = {
   phrase: ['lead:sms@sms', 'lead:sms@voice'],
   message: ['lead:sms@sms', 'lead:sms@voice'],
   ai: ['lead:sms@sms', 'lead:sms@voice'],
+  // The carrier's record of the lead's STOP (Twilio 21610): lifted as a STOP is, by the lead's START by text.
+  carrier: ['lead:sms@sms', 'lead:sms@voice'],
   // Do Not Contact: removing the entry lifts the number's channels, never email.
   dnc: ['dnc-removal@sms', 'dnc-removal@voice'],
   // Not through Parley at all.

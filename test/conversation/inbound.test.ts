@@ -151,7 +151,7 @@ describeEachDialect('inbound messages', (ctx) => {
     expect((await inbound(ts.acme, { channel: 'sms', from: phone, text: 'Never contact me again.' })).action).toBe('do_not_contact');
     const all = await outboxFor(ts, id);
     // (The first reply also tags the lead hasReplied: docs.apten.ai/webhooks/lead-tagged.)
-    const types = all.map((e) => e.type).filter((t) => t !== 'message.received' && t !== 'leadTagged');
+    const types = all.map((e) => e.type).filter((t) => t !== 'message.received' && t !== 'leadTagged' && t !== 'lead.created');
     expect(types).toEqual(['doNotContact', 'optOut', 'optOut', 'optOut']);
     expect(all.filter((e) => e.type === 'optOut').every((e) => e.data.isDoNotContact === true)).toBe(true);
     expect((await ts.acme.get(`/dnc/check?phone=${encodeURIComponent(phone)}`)).body.isDoNotContact).toBe(true);

@@ -171,7 +171,7 @@ describeEachDialect('DELETE /v1/leads/{id} erases the lead everywhere', (ctx) =>
       (h.table === 'jobs' && h.column === 'payload' && h.row.status === 'pending');
     expect(where((await scanText(db, ts.dialect, [id])).filter((h) => !allowed(h)))).toEqual([]);
     const stubs = await db.selectFrom('events').select(['type', 'payload']).where('organization_id', '=', org).where('payload', '=', stub).execute();
-    expect(new Set(stubs.map((e) => e.type))).toEqual(new Set(['message.received', 'message.sent', 'optOut', 'leadTagged', 'lead.additionalInfo.updated']));
+    expect(new Set(stubs.map((e) => e.type))).toEqual(new Set(['lead.created', 'message.received', 'message.sent', 'optOut', 'leadTagged', 'lead.additionalInfo.updated']));
     // Deliveries keep their rows (and their event): a replay sends the stub, nothing more.
     expect(await deliveriesOf(api, endpoint.id)).toHaveLength(deliveries.length);
     const count = receiver.received.length;

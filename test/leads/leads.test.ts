@@ -334,7 +334,7 @@ describeEachDialect('leads', (ctx) => {
       const res = await ts.acme.patch(`/leads/${id}`, { firstName: 'Changed', additionalInfo: { k: 2 }, [field]: value });
       expectError(res, 400, `${field} is not allowed`);
       expect((await ts.acme.get(`/leads/${id}`)).body).toEqual(before);
-      expect(await outboxFor(ts, id)).toHaveLength(0);
+      expect((await outboxFor(ts, id)).filter((e) => e.type !== 'lead.created')).toHaveLength(0);
     });
 
     it("409s a phone that another lead of the organization has, in any spelling, and changes nothing", async () => {

@@ -17,7 +17,7 @@ describeEachDialect('/v1/sendingNumbers', (ctx) => {
     const res = await create(ts.acme, { number: national, kind: 'longCode' });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ number: `+1628556${national.slice(-4)}`, kind: 'longCode', channel: 'sms', ratePerSecond: 1, dailyCap: null, assignedLeads: 0 });
-    expect(Object.keys(res.body).sort()).toEqual(['assignedLeads', 'channel', 'createdAt', 'dailyCap', 'id', 'kind', 'number', 'ratePerSecond', 'updatedAt']);
+    expect(Object.keys(res.body).sort()).toEqual(['assignedLeads', 'channel', 'createdAt', 'dailyCap', 'id', 'kind', 'number', 'ratePerSecond', 'unusableAt', 'unusableCode', 'updatedAt']);
     expect((await ts.acme.get(`/sendingNumbers/${res.body.id}`)).body).toEqual(res.body);
     expect((await ts.acme.get('/sendingNumbers')).body.sendingNumbers).toContainEqual(res.body);
   });

@@ -17,6 +17,7 @@ const DEFAULTS = {
   externalCheck: null,
   helpText: 'Reply STOP to stop receiving messages, START to receive them again.',
   sendingNumber: null,
+  filteredPause: { percent: 5, window: 200 },
 };
 
 describeEachDialect('GET/PATCH /settings', (ctx) => {

@@ -27,6 +27,8 @@ interface Failure {
   status: number;
   left: number;
   method: 'POST' | 'GET';
+  /** Twilio's error code in the answer's body (20500 when not given). */
+  code?: number;
 }
 
 /**
@@ -64,7 +66,7 @@ export interface FakeTwilio {
   /** The accepted requests of one resource, optionally filtered. */
   accepted(resource: 'Messages' | 'Calls', where?: (p: Record<string, string>) => boolean): TwilioRequest[];
   /** The next `times` matching creates (POST; or GET lists with method 'GET') get `status` with a Twilio error body. */
-  failNext(match: Failure['match'], status?: number, times?: number, method?: 'POST' | 'GET'): void;
+  failNext(match: Failure['match'], status?: number, times?: number, method?: 'POST' | 'GET', code?: number): void;
   /** GETs of the message list, in order. */
   lists: TwilioListRequest[];
   /** Message creates answer after `ms` (0: at once again); `accept` says per create when it takes effect. */
@@ -179,7 +181,7 @@ export async function startFakeTwilio(accountSid: string, authToken: string): Pr
     if (failure) {
       failure.left -= 1;
       record(failure.status, null);
-      return error(res, failure.status, 20500, 'Internal Server Error');
+      return error(res, failure.status, failure.code ?? 20500, failure.code === undefined ? 'Internal Server Error' : `Twilio error ${failure.code}`);
     }
     const check = (): [number, string] | undefined => {
       if (!params.To) return resource === 'Messages' ? [21604, "A 'To' phone number is required."] : [21201, 'No \'To\' number is specified'];
@@ -254,7 +256,7 @@ export async function startFakeTwilio(accountSid: string, authToken: string): Pr
     url: `http://127.0.0.1:${port}`,
     requests,
     accepted: (resource, where = () => true) => requests.filter((r) => r.resource === resource && r.status === 201 && where(r.params)),
-    failNext: (match, status = 500, times = 1, method = 'POST') => void failures.push({ match, status, left: times, method }),
+    failNext: (match, status = 500, times = 1, method = 'POST', code) => void failures.push({ match, status, left: times, method, ...(code === undefined ? {} : { code }) }),
     lists,
     slowly: (ms, accept = () => 'on_arrival') => {
       slowMs = ms;

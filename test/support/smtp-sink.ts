@@ -20,6 +20,8 @@ export interface SmtpSink {
   waitFor(count: number, ms?: number): Promise<ReceivedMail[]>;
   /** The server takes each message at once and gives its answer `ms` later (0: at once): a client that gives up first never hears it. */
   answerAfter(ms: number): void;
+  /** The next `times` RCPT TO of `address` are answered with `code` (550: a hard bounce, 450: a soft one). */
+  refuseRecipient(address: string, code: number, times?: number): void;
   /** Stops listening (connections refused) until up() is called. */
   down(): Promise<void>;
   up(): Promise<void>;
@@ -68,6 +70,7 @@ export function parseMail(raw: string): { headers: Map<string, string>; text: st
 export async function startSmtpSink(): Promise<SmtpSink> {
   const received: ReceivedMail[] = [];
   let answerDelayMs = 0;
+  const refusals: { address: string; code: number; left: number }[] = [];
   let server: SMTPServer | undefined;
   let port = 0;
 
@@ -82,6 +85,12 @@ export async function startSmtpSink(): Promise<SmtpSink> {
       onAuth(auth, _session, cb) {
         if (auth.username === USER && auth.password === PASS) cb(null, { user: USER });
         else cb(new Error('Invalid username or password'));
+      },
+      onRcptTo(address, _session, cb) {
+        const refusal = refusals.find((r) => r.left > 0 && r.address === address.address.toLowerCase());
+        if (!refusal) return cb();
+        refusal.left -= 1;
+        cb(Object.assign(new Error(refusal.code >= 500 ? 'Mailbox does not exist' : 'Mailbox busy, try again later'), { responseCode: refusal.code }));
       },
       onData(stream, session, cb) {
         const chunks: Buffer[] = [];
@@ -120,6 +129,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     port,
     received,
     answerAfter: (ms) => void (answerDelayMs = ms),
+    refuseRecipient: (address, code, times = 1) => void refusals.push({ address: address.toLowerCase(), code, left: times }),
     async waitFor(count, ms = 10_000) {
       const end = Date.now() + ms;
       while (received.length < count) {

@@ -81,6 +81,13 @@ export interface LeadsTable {
   /** The sticky pool number of each channel (0015, src/sending-numbers/); null until first contact, or a deleted number's id until the next send. */
   sms_sending_number_id: ColumnType<string | null, string | null | undefined, string | null>;
   voice_sending_number_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The keyed digest of the address a provider called invalid or unreachable on the channel, and its code (0031): the gate blocks it while the address is unchanged. */
+  sms_unreachable_digest: ColumnType<string | null, string | null | undefined, string | null>;
+  sms_unreachable_code: ColumnType<string | null, string | null | undefined, string | null>;
+  voice_unreachable_digest: ColumnType<string | null, string | null | undefined, string | null>;
+  voice_unreachable_code: ColumnType<string | null, string | null | undefined, string | null>;
+  email_unreachable_digest: ColumnType<string | null, string | null | undefined, string | null>;
+  email_unreachable_code: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A tag on a lead (0008: keyed by organization, lead and tag id; name and condition copied from `tags`). */
@@ -161,6 +168,10 @@ export interface MessagesTable {
   attempt_at: ColumnType<string | null, string | null | undefined, string | null>;
   /** The sender that attempt used (0026): the provider's list of messages is searched by it. */
   attempt_from: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The provider's error code of a failed send or delivery report (0031), `twilio:30007`; null otherwise. */
+  error_code: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Its class (0031, deliverability/error-codes.ts): filtered sends are counted by it. */
+  error_class: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface UnmatchedInboundTable {
@@ -385,6 +396,9 @@ export interface SendingNumbersTable {
   assigned_leads: ColumnType<number, number | undefined, number>;
   created_at: string;
   updated_at: string;
+  /** When the carrier refused it as a sender, and the code (0031): the pool no longer assigns it. */
+  unusable_at: ColumnType<string | null, string | null | undefined, string | null>;
+  unusable_code: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** composing: the agent is writing it; scheduled: recorded as a message; skipped: nothing to send; failed: the agent could not write it. */
@@ -427,6 +441,9 @@ export interface CampaignsTable {
   updated_at: string;
   completed_at: ColumnType<string | null, string | null | undefined, string | null>;
   cancelled_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Why it paused itself (0031): FILTERED and a sentence; null when paused by hand or not paused. */
+  pause_code: ColumnType<string | null, string | null | undefined, string | null>;
+  pause_reason: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** pending: not yet handed to the send path; queued: its opening was (the message tells the rest). */

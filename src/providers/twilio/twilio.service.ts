@@ -1,4 +1,4 @@
-import { setStatusByProviderId } from '../../messages/messages.repository.js';
+import { applyDeliveryReport } from '../../deliverability/deliverability.service.js';
 import { handleInbound, handleProviderInbound, type InboundInput, type InboundResult } from '../../conversation/inbound.js';
 import type { Deps } from '../../platform/deps.js';
 import { DomainError } from '../../platform/errors.js';
@@ -95,7 +95,8 @@ const CALL_STATES: Record<string, string> = { completed: 'delivered', failed: 'f
 /**
  * A delivery report for a message or call we sent: moves the message (found by
  * the provider's id, within the organization) to delivered / undelivered /
- * failed. Intermediate states (queued, sent, ringing, ...) change nothing. The
+ * failed, with message.delivered / message.failed and what its error code's
+ * class calls for (deliverability/). Intermediate states (queued, sent, ringing, ...) change nothing. The
  * callback is about something we sent, so our number is `From`; `To` is tried
  * too in case a number was configured the other way round.
  */
@@ -108,5 +109,9 @@ export async function applyStatus(deps: Deps, report: StatusWebhook): Promise<nu
   if (!organizationId) throw new UnknownNumber(report.From ?? report.To ?? '(none)');
   if (!sid || !status) return 0;
   const reason = status === 'delivered' ? null : report.ErrorCode ? `Twilio error ${report.ErrorCode}` : `Twilio reported ${isMessage ? 'message' : 'call'} ${raw}`;
-  return setStatusByProviderId(deps.db, organizationId, sid, status, reason);
+  // The error code is acted on by its class (deliverability/): an opt-out, an unreachable address, a retired number, a filtered count.
+  const error = status !== 'delivered' && report.ErrorCode ? { provider: 'twilio' as const, code: report.ErrorCode } : null;
+  return applyDeliveryReport(deps, organizationId, {
+    providerMessageId: sid, status: status as 'delivered' | 'undelivered' | 'failed', reason, error, to: report.To ?? null, from: report.From ?? null, actor: `twilio:${sid}`,
+  });
 }

@@ -22,10 +22,13 @@ export async function findDelivery(db: Db, organizationId: string, endpointId: s
 }
 
 /** Newest first: the latest attempts are what an operator looks for. */
-export async function listDeliveries(db: Db, organizationId: string, endpointId: string, beforeId: string | undefined, limit: number, status?: string): Promise<DeliveryRow[]> {
+export async function listDeliveries(
+  db: Db, organizationId: string, endpointId: string, beforeId: string | undefined, limit: number, filter: { status?: string; eventType?: string } = {},
+): Promise<DeliveryRow[]> {
   let q = db.selectFrom('webhook_deliveries').selectAll().where('organization_id', '=', organizationId).where('endpoint_id', '=', endpointId);
   if (beforeId) q = q.where('id', '<', beforeId);
-  if (status) q = q.where('status', '=', status as DeliveryRow['status']);
+  if (filter.status) q = q.where('status', '=', filter.status as DeliveryRow['status']);
+  if (filter.eventType) q = q.where('event_type', '=', filter.eventType);
   return q.orderBy('id', 'desc').limit(limit + 1).execute();
 }
 
@@ -129,4 +132,9 @@ export async function resumeHeldDeliveries(db: Db, organizationId: string, endpo
     .where('next_attempt_at', 'is', null)
     .executeTakeFirst();
   return Number(res.numUpdatedRows);
+}
+
+/** The stored event a delivery carries (null once an erasure or retention removed it). */
+export async function findDeliveryEvent(db: Db, organizationId: string, eventId: string): Promise<{ type: string; payload: string; created_at: string } | undefined> {
+  return db.selectFrom('events').select(['type', 'payload', 'created_at']).where('organization_id', '=', organizationId).where('id', '=', eventId).executeTakeFirst();
 }

@@ -19,7 +19,7 @@ interface Outcome {
 }
 
 /** The hosted service's envelope; `data` is spliced in as stored, byte for byte the same on every retry. */
-const envelope = (type: string, createdAt: string, payload: string) =>
+export const envelope = (type: string, createdAt: string, payload: string) =>
   `{"event":${JSON.stringify(type)},"timestamp":${JSON.stringify(createdAt)},"data":${payload}}`;
 
 

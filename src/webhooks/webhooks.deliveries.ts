@@ -4,6 +4,7 @@ import { Conflict, NotFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { decodeCursor, page } from '../platform/http/pagination.js';
 import * as deliveries from './deliveries.repository.js';
+import { envelope } from './delivery.js';
 import { toDeliveryView } from './webhooks.mapper.js';
 import type { ListDeliveriesInput } from './webhooks.schemas.js';
 import { requireEndpoint } from './endpoints.repository.js';
@@ -17,9 +18,18 @@ const endpointDisabled = () =>
 export async function listDeliveries(deps: Deps, organizationId: string, endpointId: string, q: ListDeliveriesInput) {
   await requireEndpoint(deps.db, organizationId, endpointId);
   const limit = q.limit ?? 100;
-  const rows = await deliveries.listDeliveries(deps.db, organizationId, endpointId, decodeCursor(q.nextToken), limit, q.status);
+  const rows = await deliveries.listDeliveries(deps.db, organizationId, endpointId, decodeCursor(q.nextToken), limit, { status: q.status, eventType: q.eventType });
   const { items, nextToken } = page(rows, limit);
   return { deliveries: items.map(toDeliveryView), nextToken };
+}
+
+/** One delivery with the body it sends (the envelope, as every attempt sends it), or null when the event is gone. */
+export async function getDelivery(deps: Deps, organizationId: string, endpointId: string, deliveryId: string) {
+  await requireEndpoint(deps.db, organizationId, endpointId);
+  const row = await deliveries.findDelivery(deps.db, organizationId, endpointId, deliveryId);
+  if (!row) throw deliveryNotFound(deliveryId);
+  const event = await deliveries.findDeliveryEvent(deps.db, organizationId, row.event_id);
+  return { ...toDeliveryView(row), body: event ? (JSON.parse(envelope(event.type, event.created_at, event.payload)) as Record<string, unknown>) : null };
 }
 
 /**

@@ -4,7 +4,7 @@ import { MessageBody, withErrors } from '../platform/http/schemas.js';
 import * as deliveries from './webhooks.deliveries.js';
 import {
   CreateWebhookBody, DeliveryParams, ListDeliveriesQuery, ListDeliveriesReply, ListWebhooksReply,
-  ReplayReply, UpdateWebhookBody, WebhookEndpoint, WebhookEndpointWithSecret, WebhookIdParams,
+  ReplayReply, UpdateWebhookBody, WebhookDeliveryWithBody, WebhookEndpoint, WebhookEndpointWithSecret, WebhookIdParams,
 } from './webhooks.schemas.js';
 import * as webhooks from './webhooks.service.js';
 
@@ -63,6 +63,15 @@ export const webhookRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (a
       response: withErrors({ 200: ListDeliveriesReply }),
     },
   }, async (req) => deliveries.listDeliveries(deps, req.auth.organizationId, req.params.id, req.query));
+
+  app.get('/webhooks/:id/deliveries/:deliveryId', {
+    schema: {
+      tags,
+      summary: 'Get a delivery with the body its attempts send',
+      params: DeliveryParams,
+      response: withErrors({ 200: WebhookDeliveryWithBody }),
+    },
+  }, async (req) => deliveries.getDelivery(deps, req.auth.organizationId, req.params.id, req.params.deliveryId));
 
   app.post('/webhooks/:id/deliveries/:deliveryId/replay', {
     schema: {

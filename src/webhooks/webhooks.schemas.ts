@@ -99,9 +99,18 @@ export const WebhookDelivery = Type.Object({
 });
 export type WebhookDeliveryView = Static<typeof WebhookDelivery>;
 
-export const ListDeliveriesQuery = Type.Object({ status: Type.Optional(DeliveryStatus), ...PageQuery });
+export const ListDeliveriesQuery = Type.Object({
+  status: Type.Optional(DeliveryStatus),
+  eventType: Type.Optional(Type.String({ enum: [...EVENT_TYPES], description: 'Only deliveries of this event type' })),
+  ...PageQuery,
+});
 export type ListDeliveriesInput = Static<typeof ListDeliveriesQuery>;
 
 export const ListDeliveriesReply = Type.Object({ deliveries: Type.Array(WebhookDelivery), nextToken: NextToken });
+
+export const WebhookDeliveryWithBody = Type.Object({
+  ...WebhookDelivery.properties,
+  body: Nullable(Type.Object({}, { additionalProperties: true, description: 'The JSON body every attempt sends ({event, timestamp, data}); null once the event was erased' })),
+});
 
 export const ReplayReply = Type.Object({ message: Type.String(), deliveryId: Type.String({ format: 'uuid' }) });

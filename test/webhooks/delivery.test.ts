@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import { until } from '../support/assert.js';
 import { outboxFor } from '../support/events.js';
 import { createLead, describeEachDialect } from '../support/harness.js';
 import { respond, verifyLegacy, verifyStandard } from '../support/receiver.js';
@@ -14,6 +15,26 @@ import {
  */
 describeEachDialect('webhook delivery', (ctx) => {
   const receiver = receiverPool();
+
+  it.concurrent('shows one delivery with the very body its attempts sent, and filters deliveries by event type', async () => {
+    const ts = ctx();
+    const client = await freshOrg(ts);
+    const r = await receiver();
+    const endpoint = await registerEndpoint(client, r);
+    const leadId = await createLead(client, { email: 'tess@example.com' });
+    expect((await client.post(`/leads/${leadId}/unsubscribe`, { channels: ['email'] })).status).toBe(200);
+    await r.until(() => r.acknowledged.length === 1);
+    const listed = (await client.get(`/webhooks/${endpoint.id}/deliveries?eventType=optOut`)).body.deliveries as { id: string; eventId: string }[];
+    expect(listed).toHaveLength(1);
+    expect((await client.get(`/webhooks/${endpoint.id}/deliveries?eventType=leadTagged`)).body.deliveries).toEqual([]);
+    expect((await client.get(`/webhooks/${endpoint.id}/deliveries?eventType=nope`)).status).toBe(400);
+    // The receiver has answered; the worker records the outcome right after.
+    const one = await until(() => client.get(`/webhooks/${endpoint.id}/deliveries/${listed[0]!.id}`), (res) => res.body?.status !== 'pending');
+    expect(one.status).toBe(200);
+    expect(one.body).toMatchObject({ id: listed[0]!.id, status: 'succeeded', attempts: 1 });
+    expect(one.body.body).toEqual(r.acknowledged[0]!.json);
+    expect((await client.get(`/webhooks/${endpoint.id}/deliveries/${leadId}`)).status).toBe(404);
+  });
 
   it.concurrent('signs every delivery both ways and carries the envelope, with the event id as webhook-id', async () => {
     const ts = ctx();

@@ -99,6 +99,7 @@ export const routeScopes: Record<string, Scope | 'public'> = {
   'DELETE /v1/webhooks/:id': 'webhooks:manage',
   'POST /v1/webhooks/:id/rotateSecret': 'webhooks:manage',
   'GET /v1/webhooks/:id/deliveries': 'webhooks:manage',
+  'GET /v1/webhooks/:id/deliveries/:deliveryId': 'webhooks:manage',
   'POST /v1/webhooks/:id/deliveries/:deliveryId/replay': 'webhooks:manage',
 
   'POST /v1/imports': 'leads:write',

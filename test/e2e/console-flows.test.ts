@@ -173,7 +173,7 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     expect((await server.ts.acme.get(`/customerProfiles/Summer-${process.pid}`)).body.questions).toEqual(['Own or rent?', 'Roof facing?']);
   });
 
-  it('replays a webhook delivery', async () => {
+  it('replays a webhook delivery (its row settles live), shows a body, filters, disables, rotates and deletes', async () => {
     const receiver = await new Receiver().start();
     try {
       const endpoint = await registerEndpoint(server.ts.acme, receiver, ['optOut']);
@@ -191,6 +191,26 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
       expect(after).toBeGreaterThan(before);
       const deliveries = (await server.ts.acme.get(`/webhooks/${endpoint.id}/deliveries`)).body.deliveries as unknown[];
       expect(deliveries.length).toBeGreaterThan(1);
+      // The replay's row settles on the page by itself: no reload.
+      const rows = section.getByRole('row').filter({ hasText: 'optOut' });
+      await expect.poll(() => rows.filter({ hasText: 'succeeded' }).count(), { timeout: 15_000 }).toBe(deliveries.length);
+
+      await rows.first().getByText('Body').click();
+      await section.getByText('"event": "optOut"').first().waitFor();
+      await section.getByLabel('Status').selectOption('failed');
+      await section.getByText('No deliveries match.').waitFor();
+      await screenshot(page, 'webhooks-deliveries');
+
+      await section.getByRole('button', { name: 'Disable' }).click();
+      await section.getByText(/^Disabled/).waitFor();
+      expect((await server.ts.acme.get(`/webhooks/${endpoint.id}`)).body.enabled).toBe(false);
+      page.once('dialog', (d) => void d.accept());
+      await section.getByRole('button', { name: 'New secret' }).click();
+      await section.getByText('New signing secret').waitFor();
+      page.once('dialog', (d) => void d.accept());
+      await section.getByRole('button', { name: 'Delete' }).click();
+      await expect.poll(() => page.getByRole('region', { name: `Endpoint ${receiver.url}` }).count(), { timeout: 15_000 }).toBe(0);
+      expect((await server.ts.acme.get(`/webhooks/${endpoint.id}`)).status).toBe(404);
     } finally {
       await receiver.stop();
     }

@@ -1,53 +1,198 @@
-import { useState } from 'preact/hooks';
-import { get, post } from '../api';
+import { useEffect, useState } from 'preact/hooks';
+import { del, get, patch, post, query } from '../api';
 import { when } from '../format';
 import type { WebhookDelivery, WebhookEndpoint } from '../types';
 import { ErrorNote, LoadStatus, OneTimeSecret, Page, Table, useAction, useLoad } from '../ui';
 import { UserText, visibleText } from '../user-text';
 
+/** Deliveries per page, and each "Show more". */
+const PAGE = 50;
+/** While a listed delivery is pending (a replay on its way), the list is read again this often... */
+const PENDING_POLL_MS = 1000;
+/** ...for at most this many times, so a page left open does not poll for ever. */
+const PENDING_POLLS = 120;
+
+const STATUSES = ['pending', 'succeeded', 'failed'] as const;
+
+interface DeliveryFilter {
+  status: string;
+  eventType: string;
+}
+
+async function loadDeliveries(base: string, f: DeliveryFilter, pages: number) {
+  const out: WebhookDelivery[] = [];
+  let nextToken: string | null = null;
+  for (let i = 0; i < pages; i++) {
+    const page: { deliveries: WebhookDelivery[]; nextToken: string | null } = await get(
+      `${base}/deliveries${query({ limit: PAGE, status: f.status, eventType: f.eventType, nextToken: nextToken ?? undefined })}`,
+    );
+    out.push(...page.deliveries);
+    nextToken = page.nextToken;
+    if (!nextToken) break;
+  }
+  return { deliveries: out, nextToken };
+}
+
+/** The body a delivery sends, read when its row is opened. */
+function DeliveryBody({ base, delivery }: { base: string; delivery: WebhookDelivery }) {
+  const [open, setOpen] = useState(false);
+  const body = useLoad(
+    () => (open ? get<{ body: unknown }>(`${base}/deliveries/${encodeURIComponent(delivery.id)}`) : Promise.resolve(undefined)),
+    [open, delivery.id],
+  );
+  return (
+    <details onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
+      <summary>Body</summary>
+      {open && !body.data && <LoadStatus load={body} what="the body" />}
+      {body.data && (body.data.body === null ? <p class="muted">The event was erased.</p> : <pre class="wrap">{JSON.stringify(body.data.body, null, 2)}</pre>)}
+    </details>
+  );
+}
+
 function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
   const base = `/v1/webhooks/${encodeURIComponent(endpoint.id)}`;
-  const list = useLoad(() => get<{ deliveries: WebhookDelivery[] }>(`${base}/deliveries?limit=50`), [endpoint.id]);
+  const [filter, setFilter] = useState<DeliveryFilter>({ status: '', eventType: '' });
+  const [pages, setPages] = useState(1);
+  const list = useLoad(() => loadDeliveries(base, filter, pages), [endpoint.id, filter.status, filter.eventType, pages]);
   const action = useAction();
   const [done, setDone] = useState<string | null>(null);
+  const [polls, setPolls] = useState(0);
+  const pending = list.data?.deliveries.some((d) => d.status === 'pending') ?? false;
+  // A replay (or a retry) is on its way: read the list again until its row settles.
+  useEffect(() => {
+    if (!pending || polls >= PENDING_POLLS) return;
+    const t = window.setTimeout(() => {
+      setPolls((n) => n + 1);
+      list.reload();
+    }, PENDING_POLL_MS);
+    return () => window.clearTimeout(t);
+  }, [pending, polls, list.data]);
   const replay = (d: WebhookDelivery) => async () => {
     setDone(null);
     if (await action.run(() => post(`${base}/deliveries/${encodeURIComponent(d.id)}/replay`))) setDone(`Replay of ${d.eventType} queued.`);
+    setPolls(0);
     list.reload();
   };
-  if (!list.data || list.error) return <LoadStatus load={list} what="deliveries" />;
-  if (list.data.deliveries.length === 0) return <p class="muted">No deliveries yet.</p>;
+  const filterBy = (change: Partial<DeliveryFilter>) => {
+    setFilter({ ...filter, ...change });
+    setPages(1);
+  };
+  const types = endpoint.events ?? [...new Set(list.data?.deliveries.map((d) => d.eventType) ?? [])].sort();
+  const id = (name: string) => `wh-${endpoint.id}-${name}`;
   return (
-    <Table
-      caption={`Deliveries to ${visibleText(endpoint.url)}`}
-      showCaption
-      columns={['Event', 'Status', 'Attempts', 'Last answer', 'Created', 'Replay']}
-      below={
-        <>
-          <ErrorNote error={action.error} />
-          {done && (
-            <p class="muted" role="status">
-              {done}
-            </p>
-          )}
-        </>
-      }
-    >
-      {list.data.deliveries.map((d) => (
-        <tr key={d.id}>
-          <td>{d.eventType}</td>
-          <td>{d.status}</td>
-          <td>{d.attempts}</td>
-          <td class="wrap">{d.lastStatusCode ?? d.lastError ?? '—'}</td>
-          <td>{when(d.createdAt)}</td>
-          <td>
-            <button type="button" onClick={replay(d)} disabled={action.busy} aria-label={`Replay ${d.eventType} delivery from ${when(d.createdAt)}`}>
-              Replay
-            </button>
-          </td>
-        </tr>
-      ))}
-    </Table>
+    <>
+      <div class="filters" role="group" aria-label={`Filter deliveries to ${visibleText(endpoint.url)}`}>
+        <label for={id('status')}>Status</label>
+        <select id={id('status')} value={filter.status} onChange={(e) => filterBy({ status: e.currentTarget.value })}>
+          <option value="">Any</option>
+          {STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
+        <label for={id('event')}>Event</label>
+        <select id={id('event')} value={filter.eventType} onChange={(e) => filterBy({ eventType: e.currentTarget.value })}>
+          <option value="">Any</option>
+          {[...new Set([...types, ...(filter.eventType ? [filter.eventType] : [])])].map((t) => (
+            <option key={t} value={t}>
+              {t}
+            </option>
+          ))}
+        </select>
+      </div>
+      {!list.data || list.error ? (
+        <LoadStatus load={list} what="deliveries" />
+      ) : list.data.deliveries.length === 0 ? (
+        <p class="muted">No deliveries{filter.status || filter.eventType ? ' match' : ' yet'}.</p>
+      ) : (
+        <Table
+          caption={`Deliveries to ${visibleText(endpoint.url)}`}
+          showCaption
+          columns={['Event', 'Status', 'Attempts', 'Last answer', 'Created', 'Body', 'Replay']}
+          below={
+            <>
+              <ErrorNote error={action.error} />
+              {done && (
+                <p class="muted" role="status">
+                  {done}
+                </p>
+              )}
+              {list.data.nextToken && (
+                <button type="button" onClick={() => setPages((p) => p + 1)}>
+                  Show {PAGE} more
+                </button>
+              )}
+            </>
+          }
+        >
+          {list.data.deliveries.map((d) => (
+            <tr key={d.id}>
+              <td>{d.eventType}</td>
+              <td>{d.status}</td>
+              <td>{d.attempts}</td>
+              <td class="wrap">{d.lastStatusCode ?? d.lastError ?? '—'}</td>
+              <td>{when(d.createdAt)}</td>
+              <td>
+                <DeliveryBody base={base} delivery={d} />
+              </td>
+              <td>
+                <button type="button" onClick={replay(d)} disabled={action.busy} aria-label={`Replay ${d.eventType} delivery from ${when(d.createdAt)}`}>
+                  Replay
+                </button>
+              </td>
+            </tr>
+          ))}
+        </Table>
+      )}
+    </>
+  );
+}
+
+/** Enable or disable, give a new secret, delete: each says what it did next to its buttons. */
+function EndpointControls({ endpoint, onChanged }: { endpoint: WebhookEndpoint; onChanged: () => void }) {
+  const base = `/v1/webhooks/${encodeURIComponent(endpoint.id)}`;
+  const action = useAction();
+  const [secret, setSecret] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const url = visibleText(endpoint.url);
+  const run = async (fn: () => Promise<unknown>, said: string) => {
+    setDone(null);
+    setSecret(null);
+    if (await action.run(fn)) setDone(said);
+    onChanged();
+  };
+  const rotate = async () => {
+    setDone(null);
+    if (!window.confirm(`Give ${url} a new signing secret? The current one stops working at once.`)) return;
+    await action.run(async () => {
+      const r = await post<{ secret: string }>(`${base}/rotateSecret`);
+      setSecret(r.secret);
+    });
+  };
+  const remove = async () => {
+    if (!window.confirm(`Delete the endpoint ${url} and its deliveries?`)) return;
+    await run(() => del(base), 'Endpoint deleted.');
+  };
+  return (
+    <div class="endpoint-actions">
+      <button type="button" disabled={action.busy} onClick={() => run(() => patch(base, { enabled: !endpoint.enabled }), endpoint.enabled ? 'Endpoint disabled: its events are kept until it is enabled.' : 'Endpoint enabled.')}>
+        {endpoint.enabled ? 'Disable' : 'Enable'}
+      </button>
+      <button type="button" disabled={action.busy} onClick={rotate}>
+        New secret
+      </button>
+      <button type="button" class="danger" disabled={action.busy} onClick={remove}>
+        Delete
+      </button>
+      <ErrorNote error={action.error} />
+      {done && (
+        <p class="muted" role="status">
+          {done}
+        </p>
+      )}
+      {secret && <OneTimeSecret label="New signing secret" value={secret} />}
+    </div>
   );
 }
 
@@ -92,6 +237,7 @@ export function WebhooksPage() {
           <p class="muted">
             {w.enabled ? 'Enabled' : `Disabled${w.disabledReason ? `: ${w.disabledReason}` : ''}`} · events: {w.events?.join(', ') ?? 'all'}
           </p>
+          <EndpointControls endpoint={w} onChanged={list.reload} />
           <Deliveries endpoint={w} />
         </section>
       ))}

@@ -103,13 +103,21 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     expect((await lead(id)).isAiOn).toBe(false);
   });
 
-  it('after unsubscribing sms the reply box refuses, with the reason', async () => {
+  it('asks before unsubscribing; after unsubscribing sms the reply box refuses, with the reason', async () => {
     const id = await createLead(server.ts.acme, { firstName: 'Uma', lastName: 'Unsub', phone: uniquePhone() });
     await page.goto(`/console/leads/${id}`);
     const box = page.getByLabel('Reply', { exact: true });
     expect(await box.isEnabled()).toBe(true);
+    // Cancelled: the question was asked, and nothing changed.
+    const asked = new Promise<string>((done) => page.once('dialog', (d) => { done(d.message()); void d.dismiss(); }));
+    await page.getByRole('button', { name: 'Unsubscribe sms' }).click();
+    expect(await asked).toMatch(/^Unsubscribe this lead from sms\?/);
+    expect((await lead(id)).subscriptions.sms).toBe('subscribed');
+    page.once('dialog', (d) => void d.accept());
     await page.getByRole('button', { name: 'Unsubscribe sms' }).click();
     await page.getByText(/unsubscribed from SMS/).waitFor();
+    // The feedback stands next to the control that caused it.
+    await page.locator('.sub-row').filter({ hasText: 'sms:' }).getByRole('status').filter({ hasText: 'Unsubscribed from sms.' }).waitFor();
     expect(await box.isDisabled()).toBe(true);
     expect(await page.getByRole('button', { name: 'Send reply' }).isDisabled()).toBe(true);
     expect((await lead(id)).subscriptions.sms).toBe('unsubscribed');
@@ -262,14 +270,22 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     await page.getByText('Profile switched.').waitFor();
     expect((await lead(id)).customerProfile).toBe(profile);
 
+    page.once('dialog', (d) => void d.accept());
     await page.getByRole('button', { name: 'Add to do-not-contact' }).click();
     await page.getByText('This lead is on the do-not-contact list').waitFor();
+    // The next action's feedback replaces the last one.
+    expect(await page.getByText('Profile switched.').count()).toBe(0);
     expect(await page.getByLabel('Reply', { exact: true }).isDisabled()).toBe(true);
     expect((await server.ts.acme.get(`/dnc/check?phone=${encodeURIComponent(phone)}`)).body.isDoNotContact).toBe(true);
   });
 
   it('saves settings: contact hours and coupling', async () => {
     await page.goto('/console/settings');
+    // The time zone is picked from the zones the browser knows, by typing part of one.
+    const zone = page.getByLabel('Time zone (when the lead has none)');
+    expect(await zone.getAttribute('list')).toBe('time-zones');
+    expect(await page.locator('#time-zones option[value="America/Chicago"]').count()).toBe(1);
+    expect(await page.locator('#time-zones option').count()).toBeGreaterThan(300);
     await page.getByLabel('From').fill('09:30');
     await page.getByLabel('to', { exact: true }).fill('18:45');
     const coupled = (await server.ts.acme.get('/settings')).body.smsVoiceOptOutCoupled as boolean;

@@ -12,27 +12,44 @@ export function LeadActions({ lead, onChange }: { lead: Lead; onChange: () => vo
   const profiles = useLoad(() => get<{ profiles: Profile[] }>('/v1/customerProfiles'), []);
   const [profile, setProfile] = useState(lead.customerProfile);
   const [context, setContext] = useState('');
-  const [done, setDone] = useState<string | null>(null);
+  // What the last action did, or why it failed, shown next to the control that caused it (`at`) and cleared by the next.
+  const [done, setDone] = useState<{ at: string; text: string } | null>(null);
+  const [failedAt, setFailedAt] = useState<string | null>(null);
   if (!canWrite(user.role)) return null;
 
   const base = `/v1/leads/${encodeURIComponent(lead.id)}`;
-  const act = (what: string, fn: () => Promise<unknown>) => async () => {
+  const act = (at: string, what: string, fn: () => Promise<unknown>, confirm?: string) => async () => {
     setDone(null);
-    if (await action.run(fn)) setDone(what);
+    setFailedAt(null);
+    action.clear();
+    if (confirm && !window.confirm(confirm)) return;
+    if (await action.run(fn)) setDone({ at, text: what });
+    else setFailedAt(at);
     onChange();
   };
+  const Feedback = ({ at }: { at: string }) => (
+    <>
+      {failedAt === at && <ErrorNote error={action.error} />}
+      {done?.at === at && (
+        <p class="muted" role="status">
+          {done.text}
+        </p>
+      )}
+    </>
+  );
 
   return (
     <section class="card" aria-labelledby="actions-title">
       <h2 id="actions-title">Actions</h2>
       <p class="ai-state">
         AI is <strong>{lead.isAiOn ? 'on' : 'off'}</strong>{' '}
-        <button type="button" aria-pressed={lead.isAiOn} onClick={act(lead.isAiOn ? 'AI turned off.' : 'AI turned on.', () => post(`${base}/${lead.isAiOn ? 'turnOffAi' : 'turnOnAi'}`))} disabled={action.busy}>
+        <button type="button" aria-pressed={lead.isAiOn} onClick={act('ai', lead.isAiOn ? 'AI turned off.' : 'AI turned on.', () => post(`${base}/${lead.isAiOn ? 'turnOffAi' : 'turnOnAi'}`))} disabled={action.busy}>
           {lead.isAiOn ? 'Turn AI off' : 'Turn AI on'}
         </button>
       </p>
+      <Feedback at="ai" />
 
-      <form class="inline" onSubmit={(e) => (e.preventDefault(), void act('Profile switched.', () => post(`${base}/switchCustomerProfile`, { profile }))())}>
+      <form class="inline" onSubmit={(e) => (e.preventDefault(), void act('profile', 'Profile switched.', () => post(`${base}/switchCustomerProfile`, { profile }))())}>
         <label for="switch-profile">Profile</label>
         <select id="switch-profile" value={profile} onChange={(e) => setProfile(e.currentTarget.value)}>
           {(profiles.data?.profiles ?? []).map((p) => (
@@ -46,6 +63,7 @@ export function LeadActions({ lead, onChange }: { lead: Lead; onChange: () => vo
           Switch
         </button>
       </form>
+      <Feedback at="profile" />
 
       <h3>Subscriptions</h3>
       <ul class="plain">
@@ -57,30 +75,36 @@ export function LeadActions({ lead, onChange }: { lead: Lead; onChange: () => vo
                 {c}: <strong>{state}</strong>
               </span>
               {state === 'subscribed' && (
-                <button type="button" onClick={act(`Unsubscribed from ${c}.`, () => post(`${base}/unsubscribe`, { channels: [c] }))} disabled={action.busy}>
+                <button
+                  type="button"
+                  onClick={act(`sub-${c}`, `Unsubscribed from ${c}.`, () => post(`${base}/unsubscribe`, { channels: [c] }), `Unsubscribe this lead from ${c}? Parley will not contact them on ${c} until they opt in again.`)}
+                  disabled={action.busy}
+                >
                   Unsubscribe {c}
                 </button>
               )}
               {state === 'unsubscribed' && (
-                <button type="button" onClick={act(`Resubscribed to ${c}.`, () => post(`${base}/resubscribe`, { channels: [c] }))} disabled={action.busy}>
+                <button type="button" onClick={act(`sub-${c}`, `Resubscribed to ${c}.`, () => post(`${base}/resubscribe`, { channels: [c] }))} disabled={action.busy}>
                   Resubscribe {c}
                 </button>
               )}
+              <Feedback at={`sub-${c}`} />
             </li>
           );
         })}
       </ul>
 
       {lead.phone && !lead.isDoNotContact && (
-        <button type="button" class="danger" onClick={act('Added to the do-not-contact list.', () => post('/v1/dnc/register', { phone: lead.phone }))} disabled={action.busy}>
+        <button type="button" class="danger" onClick={act('dnc', 'Added to the do-not-contact list.', () => post('/v1/dnc/register', { phone: lead.phone }), `Put ${lead.phone} on the do-not-contact list? No SMS or call will reach it from any lead.`)} disabled={action.busy}>
           Add to do-not-contact
         </button>
       )}
+      <Feedback at="dnc" />
 
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          void act('Context added.', async () => {
+          void act('context', 'Context added.', async () => {
             await post(`${base}/addContext`, { context });
             setContext('');
           })();
@@ -92,12 +116,7 @@ export function LeadActions({ lead, onChange }: { lead: Lead; onChange: () => vo
           Add context
         </button>
       </form>
-      <ErrorNote error={action.error} />
-      {done && (
-        <p class="muted" role="status">
-          {done}
-        </p>
-      )}
+      <Feedback at="context" />
     </section>
   );
 }

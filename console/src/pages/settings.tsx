@@ -4,6 +4,9 @@ import { canAdmin, useSession } from '../session';
 import type { Settings } from '../types';
 import { ErrorNote, LoadStatus, Page, useAction, useLoad } from '../ui';
 
+/** Every IANA zone the browser knows (the server checks the one chosen). */
+const ZONES: string[] = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
+
 const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
 const words = (s: string) => s.split(',').map((w) => w.trim()).filter(Boolean);
 
@@ -45,7 +48,13 @@ function SettingsForm({ settings, editable, onSaved }: { settings: Settings; edi
           <input id="hours-end" type="time" required value={s.contactHours.end} onInput={(e) => setS({ ...s, contactHours: { ...s.contactHours, end: e.currentTarget.value } })} />
         </div>
         <label for="time-zone">Time zone (when the lead has none)</label>
-        <input id="time-zone" required value={s.timeZone} onInput={(e) => setS({ ...s, timeZone: e.currentTarget.value })} />
+        <input id="time-zone" required list="time-zones" autocomplete="off" value={s.timeZone} onInput={(e) => setS({ ...s, timeZone: e.currentTarget.value })} />
+        {/* The browser's own list of IANA zones: typing filters it ("chic" offers America/Chicago). */}
+        <datalist id="time-zones">
+          {ZONES.map((z) => (
+            <option key={z} value={z} />
+          ))}
+        </datalist>
         <fieldset class="days">
           <legend>Contact days</legend>
           {DAYS.map((d) => (

@@ -1,8 +1,9 @@
+import type { Insertable, Selectable } from 'kysely';
 import type { Db, UserRole, UsersTable } from '../platform/db/schema.js';
 
-export type UserRow = UsersTable;
+export type UserRow = Selectable<UsersTable>;
 
-export async function insertUser(db: Db, organizationId: string, user: Omit<UserRow, 'organization_id' | 'disabled_at'>): Promise<void> {
+export async function insertUser(db: Db, organizationId: string, user: Omit<Insertable<UsersTable>, 'organization_id' | 'disabled_at'>): Promise<void> {
   await db.insertInto('users').values({ ...user, organization_id: organizationId, disabled_at: null }).execute();
 }
 

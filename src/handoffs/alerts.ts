@@ -7,9 +7,9 @@ import type { Config } from '../platform/config.js';
 import { holdUntilCommit } from '../platform/db/locks.js';
 import type { Deps } from '../platform/deps.js';
 import { readSettings } from '../settings/settings.service.js';
-import { findHandoff, findRepRow, leadContact, listRepRows, repLoads, setLeadOwner, updateHandoff, type RepRow } from './handoffs.repository.js';
-import { DEFAULT_ACK_MINUTES, toRep } from './handoffs.service.js';
-import { pickRep, type Load } from './reps.js';
+import { findHandoff, findRepRow, leadContact, listRepRows, setLeadOwner, updateHandoff, type RepRow } from './handoffs.repository.js';
+import { DEFAULT_ACK_MINUTES, loadsOf, toRep } from './handoffs.service.js';
+import { pickRep } from './reps.js';
 
 /** Escalation levels: the first owner, the next available rep, the admins. */
 export const TO_ADMINS = 2;
@@ -125,9 +125,7 @@ export async function runHandoffEscalation(deps: Deps, organizationId: string, p
     let level = p.level;
     let next: string | null = null;
     if (level < TO_ADMINS && settings.assignment.mode === 'roundRobin') {
-      const [reps, loads] = await Promise.all([listRepRows(trx, organizationId), repLoads(trx, organizationId)]);
-      const loadMap = new Map<string, Load>(loads.map((l) => [l.owner_id, { open: l.open, lastAt: l.last_at }]));
-      next = pickRep(settings.assignment.pool, reps.map(toRep), loadMap, now, settings.timeZone, h.owner_id ? [h.owner_id] : []);
+      next = pickRep(settings.assignment.pool, (await listRepRows(trx, organizationId)).map(toRep), await loadsOf(trx, organizationId), now, settings.timeZone, h.owner_id ? [h.owner_id] : []);
     }
     if (!next) level = TO_ADMINS;
     await updateHandoff(trx, organizationId, h.id, { escalation_level: level, ...(next ? { owner_id: next } : {}), updated_at: at });

@@ -34,6 +34,13 @@ export async function repLoads(db: Db, organizationId: string): Promise<{ owner_
   return rows.map((r) => ({ owner_id: r.owner_id!, open: Number(r.open ?? 0), last_at: r.last_at ?? null }));
 }
 
+/** How many leads each user owns. */
+export async function ownedLeadCounts(db: Db, organizationId: string): Promise<Map<string, number>> {
+  const rows = await db.selectFrom('leads').select(['owner_id']).select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('organization_id', '=', organizationId).where('owner_id', 'is not', null).groupBy('owner_id').execute();
+  return new Map(rows.map((r) => [r.owner_id!, Number(r.n)]));
+}
+
 export async function listRepRows(db: Db, organizationId: string): Promise<RepRow[]> {
   return db.selectFrom('users').selectAll().where('organization_id', '=', organizationId).where('disabled_at', 'is', null).orderBy('created_at').orderBy('id').execute();
 }

@@ -9,7 +9,7 @@ import { normalizePhone } from '../platform/phone.js';
 import { checkTimeZone } from '../platform/time-zone.js';
 import { readSettings } from '../settings/settings.service.js';
 import {
-  findHandoff, findOpenHandoffOfLead, findRepRow, insertHandoff, listHandoffRows, listRepRows, recordFirstTouch, repLoads,
+  findHandoff, findOpenHandoffOfLead, findRepRow, insertHandoff, listHandoffRows, listRepRows, ownedLeadCounts, recordFirstTouch, repLoads,
   setLeadOwner, updateHandoff, updateRepRow, type HandoffFilter, type HandoffRow, type RepRow,
 } from './handoffs.repository.js';
 import { pickRep, type Load, type Rep, type WorkingHours } from './reps.js';
@@ -78,12 +78,18 @@ const userNotFound = (id: string) => new NotFound('User', 'id', id);
 /** The organization's assignment choice is made one transaction at a time: concurrent hand-offs see each other's counts. */
 const lockAssignment = (trx: Db, organizationId: string) => holdUntilCommit(trx, `handoffs.assign:${organizationId}`);
 
+/** Each rep's open hand-offs, last hand-off and owned leads. */
+export async function loadsOf(db: Db, organizationId: string): Promise<Map<string, Load>> {
+  const [loads, owned] = await Promise.all([repLoads(db, organizationId), ownedLeadCounts(db, organizationId)]);
+  const map = new Map<string, Load>([...owned].map(([id, n]) => [id, { open: 0, lastAt: null, owned: n }]));
+  for (const l of loads) map.set(l.owner_id, { open: l.open, lastAt: l.last_at, owned: owned.get(l.owner_id) ?? 0 });
+  return map;
+}
+
 /** The available rep of the pool with the fewest open hand-offs (reps.ts pickRep); call under lockAssignment. */
 async function chooseRep(trx: Db, organizationId: string, pool: readonly string[], now: Date, timeZone: string, exclude: readonly string[] = []): Promise<string | null> {
   if (pool.length === 0) return null;
-  const [reps, loads] = await Promise.all([listRepRows(trx, organizationId), repLoads(trx, organizationId)]);
-  const loadMap = new Map<string, Load>(loads.map((l) => [l.owner_id, { open: l.open, lastAt: l.last_at }]));
-  return pickRep(pool, reps.map(toRep), loadMap, now, timeZone, exclude);
+  return pickRep(pool, (await listRepRows(trx, organizationId)).map(toRep), await loadsOf(trx, organizationId), now, timeZone, exclude);
 }
 
 /**

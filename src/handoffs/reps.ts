@@ -35,12 +35,14 @@ export function withinHours(rep: Rep, at: Date, fallbackZone: string): boolean {
 export interface Load {
   open: number;
   lastAt: string | null;
+  /** Leads the rep owns: the tie-break after open hand-offs (what rotates assignment on creation). */
+  owned?: number;
 }
 
 /**
  * Round-robin: of the pool's reps that are available (not away, inside their
  * hours, under their capacity), the one with the fewest open hand-offs; ties
- * go to the one given a hand-off longest ago (never given one first), then to
+ * go to the one owning fewer leads, then to the one given a hand-off longest ago (never given one first), then to
  * pool order. Null when nobody is available. Pure: the caller serialises the
  * choice per organization, so concurrent hand-offs see each other's counts.
  */
@@ -53,6 +55,7 @@ export function pickRep(pool: readonly string[], reps: readonly Rep[], loads: Re
     .filter((c) => c.rep.capacity === null || c.load.open < c.rep.capacity);
   candidates.sort((a, b) =>
     a.load.open - b.load.open
+    || (a.load.owned ?? 0) - (b.load.owned ?? 0)
     || (a.load.lastAt ?? '').localeCompare(b.load.lastAt ?? '')
     || a.index - b.index);
   return candidates[0]?.rep.id ?? null;

@@ -1,4 +1,5 @@
 import type { Updateable } from 'kysely';
+import { assignOnCreation } from '../handoffs/handoffs.service.js';
 import { emitEvents } from '../events/outbox.repository.js';
 import { scheduleOpeningMessage } from '../profiles/opening.js';
 import { requireProfile } from '../profiles/profiles.service.js';
@@ -44,6 +45,8 @@ export async function createLead(deps: Deps, organizationId: string, input: Crea
         firstName: input.firstName, lastName: input.lastName, phone, email, customerProfile: profile, timeZone: input.timeZone,
         externalLeadId: input.externalLeadId, additionalInfo: input.additionalInfo ?? {}, isAiOn: input.isAiOn !== false,
       }, suppressed, at, id));
+      // Round-robin on creation, when the organization assigns then (src/handoffs/).
+      await assignOnCreation(trx, organizationId, id, new Date(at));
       // The profile's opening message, if any, commits with the lead (the gate decides at send time).
       await scheduleOpeningMessage(trx, organizationId, id, new Date(at), maySend);
     });

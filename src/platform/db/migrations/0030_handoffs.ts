@@ -16,6 +16,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('users').addColumn('time_zone', 'text').execute();
   await db.schema.alterTable('users').addColumn('is_away', 'integer', (c) => c.notNull().defaultTo(0)).execute();
   await db.schema.alterTable('leads').addColumn('owner_id', 'text').execute();
+  await db.schema.createIndex('leads_owner_idx').on('leads').columns(['organization_id', 'owner_id']).execute();
   await db.schema.alterTable('customer_profiles').addColumn('notifications', 'text').execute();
 
   await db.schema
@@ -43,6 +44,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropTable('handoffs').execute();
   await db.schema.alterTable('customer_profiles').dropColumn('notifications').execute();
+  await db.schema.dropIndex('leads_owner_idx').execute();
   await db.schema.alterTable('leads').dropColumn('owner_id').execute();
   for (const c of ['is_away', 'time_zone', 'working_hours', 'capacity', 'phone']) await db.schema.alterTable('users').dropColumn(c).execute();
 }

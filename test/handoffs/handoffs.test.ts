@@ -7,19 +7,24 @@ import { expectError, until } from '../support/assert.js';
 import { startEachTestInDaytime } from '../support/clock-hours.js';
 import { signIn } from '../console/support.js';
 import { freshOrganization, makeRep } from './support.js';
+import { Receiver } from '../support/receiver.js';
+import { FAST_WEBHOOKS, registerEndpoint } from '../support/webhooks.js';
 
 const SID = 'AChandoffs';
 const TOKEN = 'handoffs-secret';
 const twilio = await startFakeTwilio(SID, TOKEN);
 const openai = await startFakeOpenAi('sk-test-handoffs-0123456789');
 const smtp = await startSmtpSink();
+const receivers: Receiver[] = [];
 afterAll(async () => {
+  for (const r of receivers) await r.stop();
   await twilio.close();
   await openai.close();
   await smtp.close();
 });
 
 const ENV = {
+  ...FAST_WEBHOOKS,
   TWILIO_ACCOUNT_SID: SID,
   TWILIO_AUTH_TOKEN: TOKEN,
   TWILIO_API_BASE_URL: twilio.url,
@@ -111,6 +116,39 @@ describeEachDialect('hand-offs', (ctx) => {
     const again = await org.client.post(`/leads/${leadId}/handoff/ack`, {});
     expect(again.body.acknowledgedAt).toBe(ack.body.acknowledgedAt);
   }, 30_000);
+
+  it('a profile\'s plain-English notification is judged by the agent: the notification webhook goes out and the owner is alerted', async () => {
+    const ts = ctx();
+    const org = await freshOrganization(ts);
+    const receiver = await new Receiver().start();
+    receivers.push(receiver);
+    await registerEndpoint(org.client, receiver, ['notification']);
+    const rep = await makeRep(ts, org, { phone: uniquePhone() });
+    const repPhone = (await org.client.get(`/users/${rep.userId}`)).body.phone as string;
+    const profile = await org.client.post('/customerProfiles', {
+      name: 'demo-seekers', instructions: 'Help the lead.', notifications: [{ name: 'Wants a demo', condition: 'the lead asks for a product demo' }],
+    });
+    expect(profile.body.notifications).toEqual([{ name: 'Wants a demo', condition: 'the lead asks for a product demo' }]);
+    const phone = uniquePhone();
+    const leadId = await createLead(org.client, { phone, customerProfile: 'demo-seekers', firstName: 'Dee' });
+    expect((await org.client.call('PUT', `/leads/${leadId}/owner`, { userId: rep.userId })).status).toBe(200);
+    // A name the profile does not list is dropped; the listed one, in any case, goes out under the profile's spelling.
+    openai.program(phone, tools(call('reply', { text: 'Sure, happy to show you.' }), call('notify', { name: 'made up' }), call('notify', { name: 'wants a DEMO', message: 'Dee asked for a demo on Friday' })));
+    expect((await org.client.post('/inbound', { channel: 'sms', from: phone, text: 'Could I get a demo on Friday?' })).status).toBe(200);
+
+    await receiver.until(() => receiver.acknowledged.some((d) => d.json.data.leadId === leadId));
+    const [event] = receiver.acknowledged.filter((d) => d.json.data.leadId === leadId);
+    expect(event!.json.data).toMatchObject({ leadId, channel: 'sms', notificationName: 'Wants a demo', notificationMessage: 'Dee asked for a demo on Friday' });
+    await until(() => mailsTo(rep.email).length + smsTo(repPhone).length, (n) => n >= 2, 5000);
+    expect(mailsTo(rep.email)[0]!.headers.get('subject')).toBe('Wants a demo: Dee Lee');
+    expect(mailsTo(rep.email)[0]!.text).toContain('Dee asked for a demo on Friday');
+    // The agent saw the condition; notify leaves the AI on and raises no hand-off.
+    const prompt = JSON.stringify(openai.requestsFor(phone)[0]!.body.messages[0]);
+    expect(prompt).toContain('Wants a demo: the lead asks for a product demo');
+    expect((await org.client.get(`/leads/${leadId}`)).body.isAiOn).toBe(true);
+    expect((await org.client.get('/handoffs')).body.handoffs).toHaveLength(0);
+    expect(receiver.acknowledged.filter((d) => d.json.data.leadId === leadId)).toHaveLength(1);
+  });
 
   it('an acknowledged hand-off does not escalate', async () => {
     const ts = ctx();

@@ -17,6 +17,7 @@ const DEFAULTS = {
   externalCheck: null,
   helpText: 'Reply STOP to stop receiving messages, START to receive them again.',
   sendingNumber: null,
+  assignment: { mode: 'none', pool: [], on: 'handoff', ackWithinMinutes: 10 },
 };
 
 describeEachDialect('GET/PATCH /settings', (ctx) => {

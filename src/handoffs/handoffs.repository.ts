@@ -71,13 +71,17 @@ export interface HandoffFilter {
   status?: HandoffsTable['status'];
 }
 
-export async function listHandoffRows(db: Db, organizationId: string, f: HandoffFilter, limit: number): Promise<HandoffRow[]> {
-  let q = db.selectFrom('handoffs').selectAll().where('organization_id', '=', organizationId);
-  if (f.from) q = q.where('raised_at', '>=', f.from);
-  if (f.to) q = q.where('raised_at', '<', f.to);
-  if (f.ownerId) q = q.where('owner_id', '=', f.ownerId);
-  if (f.status) q = q.where('status', '=', f.status);
-  return q.orderBy('raised_at', 'desc').orderBy('id').limit(limit).execute();
+/** Hand-offs with the lead's name (an erased lead takes its hand-offs with it). */
+export async function listHandoffRows(db: Db, organizationId: string, f: HandoffFilter, limit: number): Promise<(HandoffRow & { first_name: string | null; last_name: string | null })[]> {
+  let q = db.selectFrom('handoffs as h')
+    .leftJoin('leads as l', (j) => j.onRef('l.organization_id', '=', 'h.organization_id').onRef('l.id', '=', 'h.lead_id'))
+    .selectAll('h').select(['l.first_name', 'l.last_name'])
+    .where('h.organization_id', '=', organizationId);
+  if (f.from) q = q.where('h.raised_at', '>=', f.from);
+  if (f.to) q = q.where('h.raised_at', '<', f.to);
+  if (f.ownerId) q = q.where('h.owner_id', '=', f.ownerId);
+  if (f.status) q = q.where('h.status', '=', f.status);
+  return q.orderBy('h.raised_at', 'desc').orderBy('h.id').limit(limit).execute();
 }
 
 export async function leadContact(db: Db, organizationId: string, leadId: string) {

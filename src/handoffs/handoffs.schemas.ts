@@ -75,6 +75,7 @@ export const Handoff = Type.Object(
     firstTouchKind: Nullable(Type.String({ description: 'acknowledgement, reply or call' })),
     secondsToFirstTouch: Nullable(Type.Number()),
     escalationLevel: Type.Integer({ description: '0: first owner; 1: the next rep; 2: the admins' }),
+    leadName: Type.Optional(Type.String({ description: 'the lead\'s name (GET /v1/handoffs)' })),
   },
   { $id: 'Handoff' },
 );

@@ -30,6 +30,8 @@ export interface HandoffView {
   /** Seconds from the hand-off to the first human touch; null until then. */
   secondsToFirstTouch: number | null;
   escalationLevel: number;
+  /** The lead's first and last name, in lists. */
+  leadName?: string;
 }
 
 export const toHandoffView = (h: HandoffRow): HandoffView => ({
@@ -256,7 +258,8 @@ export const MAX_LISTED_HANDOFFS = 10_000;
 
 /** GET /v1/handoffs: the hand-offs raised in [from, to), newest first, and the time to the first human touch, overall and per owner. */
 export async function listHandoffs(deps: Deps, organizationId: string, f: HandoffFilter) {
-  const rows = (await listHandoffRows(deps.db, organizationId, f, MAX_LISTED_HANDOFFS)).map(toHandoffView);
+  const rows = (await listHandoffRows(deps.db, organizationId, f, MAX_LISTED_HANDOFFS))
+    .map((r) => ({ ...toHandoffView(r), leadName: [r.first_name, r.last_name].filter(Boolean).join(' ') }));
   const owners = new Map<string | null, HandoffView[]>();
   for (const r of rows) owners.set(r.ownerId, [...(owners.get(r.ownerId) ?? []), r]);
   return {

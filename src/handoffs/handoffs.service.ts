@@ -1,4 +1,7 @@
+import { emitEvents } from '../events/outbox.repository.js';
+import { handoffNotificationEvent } from '../events/payloads.js';
 import { enqueueJob } from '../jobs/jobs.repository.js';
+import { defaultChannel } from '../messages/send.service.js';
 import { requireLead, updateLead, type LeadRow } from '../leads/leads.repository.js';
 import type { Deps } from '../platform/deps.js';
 import { holdUntilCommit } from '../platform/db/locks.js';
@@ -135,12 +138,15 @@ export async function assignOnCreation(trx: Db, organizationId: string, leadId: 
   if (ownerId) await setLeadOwner(trx, organizationId, leadId, ownerId, now.toISOString());
 }
 
-/** API: hand the lead to a person, as the agent's handOff does (the AI is turned off). */
+/** API: hand the lead to a person, as the agent's handOff does (the AI is turned off, the `notification` webhook fires). */
 export async function handOffLead(deps: Deps, organizationId: string, leadId: string, reason: string | null): Promise<HandoffView> {
   return deps.db.transaction().execute(async (trx) => {
     const lead = await requireLead(trx, organizationId, leadId, true);
     const now = deps.clock.now();
+    const open = await findOpenHandoffOfLead(trx, organizationId, leadId);
+    if (open) return toHandoffView(open);
     const h = await raiseHandoff(trx, organizationId, lead, reason, now);
+    await emitEvents(trx, organizationId, now.toISOString(), [handoffNotificationEvent(lead, defaultChannel(lead), reason)]);
     await updateLead(trx, organizationId, leadId, { is_ai_on: 0, updated_at: now.toISOString() });
     return toHandoffView(h);
   });

@@ -9,6 +9,9 @@ import { UserText, visibleText } from '../user-text';
 
 const mine = () => get<{ handoffs: Handoff[]; stats: { overall: HandoffStats } }>('/v1/handoffs?ownerId=me');
 
+/** Said on this page when the user acknowledged or closed one: the badge counts again at once. */
+const CHANGED = 'parley:handoffs-changed';
+
 const minutes = (s: number | null) => (s === null ? '—' : `${Math.round(s / 6) / 10} min`);
 const LEVELS = ['', 'escalated to you', 'escalated to the admins'];
 
@@ -23,7 +26,8 @@ export function HandoffBadge() {
   useEffect(() => {
     refresh();
     const timer = setInterval(refresh, 15_000);
-    return () => clearInterval(timer);
+    window.addEventListener(CHANGED, refresh);
+    return () => (clearInterval(timer), window.removeEventListener(CHANGED, refresh));
   }, []);
   useLiveEvents((e) => {
     if (e.type === 'notification' || e.type === 'reconnected') refresh();
@@ -43,8 +47,9 @@ export function HandoffsPage() {
   useLiveEvents((e) => {
     if (e.type === 'notification' || e.type === 'reconnected') list.reload();
   });
-  const ack = (h: Handoff) => action.run(() => post(`/v1/leads/${encodeURIComponent(h.leadId)}/handoff/ack`)).then(list.reload);
-  const close = (h: Handoff) => action.run(() => post(`/v1/leads/${encodeURIComponent(h.leadId)}/handoff/close`)).then(list.reload);
+  const changed = () => (list.reload(), window.dispatchEvent(new Event(CHANGED)));
+  const ack = (h: Handoff) => action.run(() => post(`/v1/leads/${encodeURIComponent(h.leadId)}/handoff/ack`)).then(changed);
+  const close = (h: Handoff) => action.run(() => post(`/v1/leads/${encodeURIComponent(h.leadId)}/handoff/close`)).then(changed);
   const current = list.data?.handoffs.filter((h) => h.status !== 'closed') ?? [];
   const stats = list.data?.stats.overall;
   return (

@@ -245,6 +245,44 @@ describeEachDialect('hand-offs', (ctx) => {
     expect((await org.client.get('/handoffs')).body.handoffs[0].ownerId).toBeNull();
   });
 
+  it('validates rep fields, and a deleted user\'s leads and hand-offs become nobody\'s', async () => {
+    const ts = ctx();
+    const org = await freshOrganization(ts);
+    const rep = await makeRep(ts, org);
+    const admin = await signIn(ts, await makeRep(ts, org, {}, 'admin'));
+    const set = await org.client.patch(`/users/${rep.userId}`, { phone: '(415) 555-0142', capacity: 3, timeZone: 'Europe/Paris', workingHours: { days: ['mon', 'tue'], start: '22:00', end: '06:00' } });
+    expect(set.body).toMatchObject({ id: rep.userId, phone: '+14155550142', capacity: 3, timeZone: 'Europe/Paris', workingHours: { days: ['mon', 'tue'], start: '22:00', end: '06:00' }, isAway: false });
+    expect((await org.client.get('/users')).body.users.find((u: { id: string }) => u.id === rep.userId)).toEqual(set.body);
+    expect((await org.client.patch(`/users/${rep.userId}`, { timeZone: 'Mars/Olympus' })).status).toBe(400);
+    expectError(await org.client.patch(`/users/${rep.userId}`, { workingHours: { days: ['mon'], start: '09:00', end: '09:00' } }), 400, 'workingHours: start and end must differ (leave workingHours null for any time)');
+    expect((await org.client.patch(`/users/${rep.userId}`, { workingHours: { days: ['mon'], start: '9am', end: '17:00' } })).status).toBe(400);
+    expect((await org.client.patch(`/users/${rep.userId}`, { capacity: 0 })).status).toBe(400);
+
+    const leadId = await createLead(org.client);
+    await org.client.call('PUT', `/leads/${leadId}/owner`, { userId: rep.userId });
+    // A hand-off raised through the API fires the documented notification too.
+    const receiver = await new Receiver().start();
+    receivers.push(receiver);
+    await registerEndpoint(org.client, receiver, ['notification']);
+    await org.client.patch(`/users/${rep.userId}`, { workingHours: null });
+    expect((await org.client.post(`/leads/${leadId}/handoff`, { reason: 'call me' })).body.ownerId).toBe(rep.userId);
+    await receiver.until(() => receiver.acknowledged.some((d) => d.json.data.leadId === leadId));
+    expect(receiver.acknowledged.find((d) => d.json.data.leadId === leadId)!.json.data).toMatchObject({ notificationName: 'Human handoff', notificationMessage: 'call me' });
+
+    expect((await admin.call('DELETE', `/console/api/users/${rep.userId}`)).status).toBe(204);
+    expect((await org.client.get(`/leads/${leadId}`)).body.owner).toBeNull();
+    expect((await org.client.get('/handoffs')).body.handoffs[0].ownerId).toBeNull();
+  });
+
+  it('a call placed by a person is the first touch', async () => {
+    const ts = ctx();
+    const org = await freshOrganization(ts);
+    const leadId = await createLead(org.client);
+    await org.client.post(`/leads/${leadId}/handoff`, {});
+    expect((await org.client.post(`/leads/${leadId}/sendMessage`, { message: 'Calling you now.', channel: 'voice', sendWhenOff: true })).body.status).toBe('scheduled');
+    expect((await org.client.get('/handoffs')).body.handoffs[0]).toMatchObject({ firstTouchKind: 'call', ownerId: null });
+  });
+
   it('assigns on creation when the settings say so', async () => {
     const ts = ctx();
     const org = await freshOrganization(ts);

@@ -1,4 +1,5 @@
 import { createTransport, type Transporter } from 'nodemailer';
+import { SendError } from '../channels/channel.js';
 import { adapterFor } from '../channels/registry.js';
 import { enqueueJob } from '../jobs/jobs.repository.js';
 import type { HandoffJobPayload, JobOutcome, OwnerAlertPayload } from '../jobs/names.js';
@@ -7,7 +8,7 @@ import type { Config } from '../platform/config.js';
 import { holdUntilCommit } from '../platform/db/locks.js';
 import type { Deps } from '../platform/deps.js';
 import { readSettings } from '../settings/settings.service.js';
-import { findHandoff, findRepRow, leadContact, listRepRows, setLeadOwner, updateHandoff, type RepRow } from './handoffs.repository.js';
+import { alertPartSent, findHandoff, findRepRow, leadContact, listRepRows, recordAlertPart, setLeadOwner, updateHandoff, type RepRow } from './handoffs.repository.js';
 import { DEFAULT_ACK_MINUTES, loadsOf, toRep } from './handoffs.service.js';
 import { pickRep } from './reps.js';
 
@@ -16,11 +17,12 @@ export const TO_ADMINS = 2;
 
 const transports = new WeakMap<Config, Transporter>();
 
-function mailer(config: Config & { smtpUrl: string }): Transporter {
+/** One pooled transport per configuration (the email adapter's is its own: it adds unsubscribe links a colleague's alert has no use for). */
+function mailer(config: Config, smtpUrl: string): Transporter {
   let t = transports.get(config);
   if (!t) {
     const timeout = Math.min(10_000, Math.floor(config.leaseMs / 2));
-    t = createTransport({ pool: true, url: config.smtpUrl, maxConnections: 2, connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout });
+    t = createTransport({ pool: true, url: smtpUrl, maxConnections: 2, connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout });
     transports.set(config, t);
   }
   return t;
@@ -43,19 +45,36 @@ interface Alert {
 async function alertUsers(deps: Deps, organizationId: string, leadId: string, users: RepRow[], alert: Alert): Promise<void> {
   const settings = await readSettings(deps.db, organizationId);
   const domain = /@([^>\s]+)>?\s*$/.exec(deps.config.emailFrom)?.[1] ?? 'localhost';
+  const failures: string[] = [];
+  // Each part once: a part already sent (a retry after another part failed) is skipped.
+  const part = async (key: string, send: () => Promise<unknown>) => {
+    if (await alertPartSent(deps.db, organizationId, key)) return;
+    try {
+      await send();
+      await recordAlertPart(deps.db, organizationId, key, deps.clock.now().toISOString());
+    } catch (err) {
+      // A refusal for good (no sending number, an invalid phone) is not retried; anything else is.
+      const message = err instanceof Error ? err.message : String(err);
+      deps.log.warn({ leadId, alert: key, err: message }, 'hand-off alert part not sent');
+      if (!(err instanceof SendError && err.outcome === 'refused') && !/no sending number/.test(message)) failures.push(message);
+    }
+  };
   for (const user of users) {
     const key = `${alert.key}-${user.id}`;
     if (deps.config.smtpUrl) {
-      await mailer({ ...deps.config, smtpUrl: deps.config.smtpUrl } as Config & { smtpUrl: string }).sendMail({
+      const smtpUrl = deps.config.smtpUrl;
+      await part(`${key}-email`, () => mailer(deps.config, smtpUrl).sendMail({
         from: deps.config.emailFrom, to: user.email, subject: alert.subject, text: alert.text, messageId: `<${key}@${domain}>`,
-      });
+      }));
     } else {
       deps.log.info({ userId: user.id, leadId, alert: alert.key }, 'hand-off alert by email not sent: no SMTP_URL configured');
     }
-    if (user.phone) {
-      await adapterFor(deps, 'sms').send({ organizationId, messageId: key, leadId, channel: 'sms', to: user.phone, from: settings.sendingNumber, text: `${alert.subject}. ${alert.text}`.slice(0, 1500) });
+    const phone = user.phone;
+    if (phone) {
+      await part(`${key}-sms`, () => adapterFor(deps, 'sms').send({ organizationId, messageId: key, leadId, channel: 'sms', to: phone, from: settings.sendingNumber, text: `${alert.subject}. ${alert.text}`.slice(0, 1500) }));
     }
   }
+  if (failures.length > 0) throw new Error(`hand-off alert: ${failures.length} part(s) not sent (retried): ${failures[0]}`);
 }
 
 async function admins(deps: Deps, organizationId: string): Promise<RepRow[]> {

@@ -64,6 +64,22 @@ export async function recordFirstTouch(db: Db, organizationId: string, leadId: s
     .where('status', '!=', 'closed').where('first_touch_at', 'is', null).execute();
 }
 
+/** Ends the lead's hand-off (the AI is back on). */
+export async function closeHandoffsOfLead(db: Db, organizationId: string, leadId: string, at: string): Promise<void> {
+  await db.updateTable('handoffs').set({ status: 'closed', updated_at: at })
+    .where('organization_id', '=', organizationId).where('lead_id', '=', leadId).where('status', '!=', 'closed').execute();
+}
+
+/** Whether this part of an alert (one recipient, one channel) already went out: a retried alert job skips it. */
+export async function alertPartSent(db: Db, organizationId: string, key: string): Promise<boolean> {
+  return (await db.selectFrom('handoff_alerts').select('key').where('organization_id', '=', organizationId).where('key', '=', key).executeTakeFirst()) !== undefined;
+}
+
+export async function recordAlertPart(db: Db, organizationId: string, key: string, at: string): Promise<void> {
+  await db.insertInto('handoff_alerts').values({ organization_id: organizationId, key, sent_at: at })
+    .onConflict((oc) => oc.columns(['organization_id', 'key']).doNothing()).execute();
+}
+
 export interface HandoffFilter {
   from?: string;
   to?: string;

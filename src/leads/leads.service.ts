@@ -1,5 +1,6 @@
 import type { Updateable } from 'kysely';
 import { assignOnCreation } from '../handoffs/handoffs.service.js';
+import { closeHandoffsOfLead } from '../handoffs/handoffs.repository.js';
 import { emitEvents } from '../events/outbox.repository.js';
 import { scheduleOpeningMessage } from '../profiles/opening.js';
 import { requireProfile } from '../profiles/profiles.service.js';
@@ -173,6 +174,8 @@ export async function setAi(deps: Deps, organizationId: string, id: string, on: 
   await deps.db.transaction().execute(async (trx) => {
     await repo.requireLead(trx, organizationId, id, true);
     await repo.updateLead(trx, organizationId, id, { is_ai_on: on ? 1 : 0, updated_at: isoNow(deps.clock) });
+    // The AI back on: the person gives the lead back, its hand-off is over (src/handoffs/).
+    if (on) await closeHandoffsOfLead(trx, organizationId, id, isoNow(deps.clock));
   });
 }
 

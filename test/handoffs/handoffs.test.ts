@@ -274,6 +274,23 @@ describeEachDialect('hand-offs', (ctx) => {
     expect((await org.client.get('/handoffs')).body.handoffs[0].ownerId).toBeNull();
   });
 
+  it('an alert whose SMS fails is retried without emailing twice; the AI back on closes the hand-off', async () => {
+    const ts = ctx();
+    const org = await freshOrganization(ts);
+    const rep = await makeRep(ts, org, { phone: uniquePhone() });
+    const repPhone = (await org.client.get(`/users/${rep.userId}`)).body.phone as string;
+    await org.client.patch('/settings', { assignment: { mode: 'roundRobin', pool: [rep.userId] } });
+    twilio.failNext((r) => r.params.To === repPhone, 429, 1);
+    const leadId = await createLead(org.client);
+    await org.client.post(`/leads/${leadId}/handoff`, {});
+    await until(() => smsTo(repPhone), (l) => l.length === 1);
+    expect(twilio.requests.filter((r) => r.params.To === repPhone).map((r) => r.status)).toEqual([429, 201]);
+    expect(mailsTo(rep.email)).toHaveLength(1);
+
+    expect((await org.client.post(`/leads/${leadId}/turnOnAi`, {})).status).toBe(200);
+    expect((await org.client.get('/handoffs')).body.handoffs[0].status).toBe('closed');
+  });
+
   it('a call placed by a person is the first touch', async () => {
     const ts = ctx();
     const org = await freshOrganization(ts);

@@ -366,6 +366,14 @@ export interface Database {
   console_sessions: ConsoleSessionsTable;
   console_reads: ConsoleReadsTable;
   handoffs: HandoffsTable;
+  handoff_alerts: HandoffAlertsTable;
+}
+
+/** One part of a hand-off alert that went out (0030): key = alert, recipient and channel. */
+export interface HandoffAlertsTable {
+  organization_id: string;
+  key: string;
+  sent_at: string;
 }
 
 export type HandoffStatus = 'open' | 'acknowledged' | 'closed';

@@ -9,6 +9,7 @@ import type { Kysely } from 'kysely';
 // - handoffs: one row per hand-off of a lead to a person: who holds it, when it was raised, when it was
 //   acknowledged and by whom, when a person first touched the lead (reply, call or acknowledgement),
 //   how far it escalated, and its status (open, acknowledged, closed).
+// - handoff_alerts: the parts of alerts that went out, so a retried alert sends only what did not.
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('users').addColumn('phone', 'text').execute();
   await db.schema.alterTable('users').addColumn('capacity', 'integer').execute();
@@ -38,10 +39,19 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('handoffs_lead_idx').on('handoffs').columns(['organization_id', 'lead_id', 'status']).execute();
   await db.schema.createIndex('handoffs_owner_idx').on('handoffs').columns(['organization_id', 'owner_id', 'status']).execute();
+  // Each part of an alert that went out (one recipient, one channel): a retried alert job sends only the rest.
+  await db.schema
+    .createTable('handoff_alerts')
+    .addColumn('organization_id', 'text', (c) => c.notNull())
+    .addColumn('key', 'text', (c) => c.notNull())
+    .addColumn('sent_at', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('handoff_alerts_pk', ['organization_id', 'key'])
+    .execute();
   await db.schema.createIndex('handoffs_raised_idx').on('handoffs').columns(['organization_id', 'raised_at']).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropTable('handoff_alerts').execute();
   await db.schema.dropTable('handoffs').execute();
   await db.schema.alterTable('customer_profiles').dropColumn('notifications').execute();
   await db.schema.dropIndex('leads_owner_idx').execute();

@@ -46,6 +46,7 @@ import { consoleReadRoutes } from './console/reads.routes.js';
 import { consoleEventRoutes } from './console/events.routes.js';
 import { consoleStaticRoutes } from './console/static.routes.js';
 import { handoffRoutes } from './handoffs/handoffs.routes.js';
+import { consoleRepRoutes } from './handoffs/me.routes.js';
 import { Handoff, Rep } from './handoffs/handoffs.schemas.js';
 
 /** Builds the HTTP app without listening (tests and server.ts both use it). */
@@ -133,6 +134,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await consoleApi.register(consoleKeyRoutes(deps));
     await consoleApi.register(consoleReadRoutes(deps));
     await consoleApi.register(consoleEventRoutes(deps));
+    await consoleApi.register(consoleRepRoutes(deps));
   }, { prefix: '/console/api' });
   await app.register(consoleStaticRoutes(deps));
 

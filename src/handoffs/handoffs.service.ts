@@ -1,3 +1,5 @@
+import type { Static } from '@sinclair/typebox';
+import type { WorkingHours as WorkingHoursSchema } from './handoffs.schemas.js';
 import { emitEvents } from '../events/outbox.repository.js';
 import { handoffNotificationEvent } from '../events/payloads.js';
 import { enqueueJob } from '../jobs/jobs.repository.js';
@@ -68,14 +70,14 @@ export interface RepView {
   role: string;
   phone: string | null;
   capacity: number | null;
-  workingHours: WorkingHours | null;
+  workingHours: Static<typeof WorkingHoursSchema> | null;
   timeZone: string | null;
   isAway: boolean;
 }
 
 export const toRepView = (row: RepRow): RepView => ({
   id: row.id, email: row.email, role: row.role, phone: row.phone, capacity: row.capacity,
-  workingHours: row.working_hours ? (JSON.parse(row.working_hours) as WorkingHours) : null, timeZone: row.time_zone, isAway: row.is_away === 1,
+  workingHours: row.working_hours ? (JSON.parse(row.working_hours) as Static<typeof WorkingHoursSchema>) : null, timeZone: row.time_zone, isAway: row.is_away === 1,
 });
 
 const userNotFound = (id: string) => new NotFound('User', 'id', id);

@@ -39,6 +39,11 @@ describeWithBrowser('console in the browser: my hand-offs', () => {
     const [h] = (await acme.get('/handoffs')).body.handoffs;
     expect(h).toMatchObject({ leadId, status: 'acknowledged', acknowledgedBy: agent.id, firstTouchKind: 'acknowledgement' });
 
+    // The away switch, the user's own: the next hand-off of the pool skips them.
+    await page.getByRole('button', { name: 'Available (set away)' }).click();
+    await page.getByRole('button', { name: /^Away/ }).waitFor();
+    expect((await acme.get(`/users/${agent.id}`)).body.isAway).toBe(true);
+
     // The lead page names the owner.
     await page.goto(`/console/leads/${leadId}`);
     await page.getByRole('heading', { name: 'Hugo Handed' }).waitFor();

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { get, post } from '../api';
+import { get, post, put } from '../api';
 import { useLiveEvents } from '../events';
 import { when } from '../format';
 import { Link } from '../router';
@@ -52,8 +52,21 @@ export function HandoffsPage() {
   const close = (h: Handoff) => action.run(() => post(`/v1/leads/${encodeURIComponent(h.leadId)}/handoff/close`)).then(changed);
   const current = list.data?.handoffs.filter((h) => h.status !== 'closed') ?? [];
   const stats = list.data?.stats.overall;
+  const me = useLoad(() => get<{ isAway: boolean }>('/console/api/me/rep'), []);
+  const [away, setAway] = useState<boolean | null>(null);
+  const isAway = away ?? me.data?.isAway ?? false;
+  const toggleAway = () => action.run(async () => setAway((await put<{ isAway: boolean }>('/console/api/me/away', { isAway: !isAway })).isAway));
   return (
-    <Page title="My hand-offs">
+    <Page
+      title="My hand-offs"
+      actions={
+        me.data && (
+          <button type="button" aria-pressed={isAway} disabled={action.busy} onClick={() => void toggleAway()}>
+            {isAway ? 'Away: new hand-offs go to others (turn off)' : 'Available (set away)'}
+          </button>
+        )
+      }
+    >
       <LoadStatus load={list} what="hand-offs" error={action.error} />
       {list.data && current.length === 0 && <p class="muted">Nothing handed to you right now.</p>}
       {current.length > 0 && (

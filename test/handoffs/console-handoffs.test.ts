@@ -1,3 +1,4 @@
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLead } from '../support/harness.js';
@@ -32,6 +33,14 @@ describeWithBrowser('console in the browser: my hand-offs', () => {
     expect(Date.now() - t0).toBeLessThan(5000);
     await page.getByRole('link', { name: 'Hugo Handed' }).waitFor();
     await page.getByText('Wants to talk pricing').waitFor();
+
+    // Accessible (no serious or critical axe violation) and fits a phone.
+    const axe = await new AxeBuilder({ page }).analyze();
+    expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.waitForTimeout(50);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.setViewportSize({ width: 1280, height: 900 });
 
     await page.getByRole('button', { name: 'Acknowledge the hand-off of Hugo Handed' }).click();
     await page.getByRole('button', { name: 'Close the hand-off of Hugo Handed' }).waitFor();

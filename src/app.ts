@@ -45,6 +45,9 @@ import { consoleKeyRoutes } from './console/keys.routes.js';
 import { consoleReadRoutes } from './console/reads.routes.js';
 import { consoleEventRoutes } from './console/events.routes.js';
 import { consoleStaticRoutes } from './console/static.routes.js';
+import { handoffRoutes } from './handoffs/handoffs.routes.js';
+import { consoleRepRoutes } from './handoffs/me.routes.js';
+import { Handoff, Rep } from './handoffs/handoffs.schemas.js';
 
 /** Builds the HTTP app without listening (tests and server.ts both use it). */
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
@@ -76,7 +79,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   registerAuthentication(app, deps, (token) => resolveSession(deps, token));
   registerIdempotency(app, deps);
   await registerOpenApi(app);
-  for (const schema of [ErrorBody, Lead, Message, CustomerProfile, Settings]) app.addSchema(schema);
+  for (const schema of [ErrorBody, Lead, Message, CustomerProfile, Settings, Rep, Handoff]) app.addSchema(schema);
 
   // One access line per request (route pattern, never the raw URL and its query), and no cost at all below info.
   if (deps.log.isLevelEnabled('info')) {
@@ -99,6 +102,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(async (v1) => {
     registerOpenApiRoute(v1);
     await v1.register(leadRoutes(deps));
+    await v1.register(handoffRoutes(deps));
     await v1.register(subscriptionRoutes(deps));
     await v1.register(consentRoutes(deps));
     await v1.register(webhookRoutes(deps));
@@ -130,6 +134,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await consoleApi.register(consoleKeyRoutes(deps));
     await consoleApi.register(consoleReadRoutes(deps));
     await consoleApi.register(consoleEventRoutes(deps));
+    await consoleApi.register(consoleRepRoutes(deps));
   }, { prefix: '/console/api' });
   await app.register(consoleStaticRoutes(deps));
 

@@ -12,11 +12,13 @@ import { WebhooksPage } from './pages/webhooks';
 import { SettingsPage } from './pages/settings';
 import { KeysPage } from './pages/keys';
 import { UsersPage } from './pages/users';
+import { HandoffBadge, HandoffsPage } from './pages/handoffs';
 import { UserText } from './user-text';
 
 const NAV: { href: string; label: string; admin?: boolean }[] = [
   { href: '/', label: 'Inbox' },
   { href: '/leads', label: 'Leads' },
+  { href: '/handoffs', label: 'My hand-offs' },
   { href: '/profiles', label: 'Profiles' },
   { href: '/webhooks', label: 'Webhooks', admin: true },
   { href: '/settings', label: 'Settings' },
@@ -37,6 +39,8 @@ function Routes({ path, user }: { path: string; user: User }) {
       return <ProfilesPage />;
     case '/settings':
       return <SettingsPage />;
+    case '/handoffs':
+      return <HandoffsPage />;
   }
   if (canAdmin(user.role)) {
     if (path === '/webhooks') return <WebhooksPage />;
@@ -96,6 +100,7 @@ export function App() {
               <li key={n.href}>
                 <Link href={n.href} aria-current={current(n.href) ? 'page' : undefined}>
                   {n.label}
+                  {n.href === '/handoffs' && <> <HandoffBadge /></>}
                 </Link>
               </li>
             ))}

@@ -57,6 +57,8 @@ export interface Lead {
   timeZone: string | null;
   externalLeadId: string | null;
   subscriptions: Record<Channel, 'subscribed' | 'unsubscribed' | 'unavailable'>;
+  /** The owning user's id (hand-offs); null: nobody. */
+  owner?: string | null;
 }
 
 export interface Message {
@@ -150,4 +152,26 @@ export interface LeadNote {
   text: string;
   createdAt: string;
   consumedAt: string | null;
+}
+
+/** A hand-off of a lead to a person (GET /v1/handoffs). */
+export interface Handoff {
+  id: string;
+  leadId: string;
+  leadName?: string;
+  ownerId: string | null;
+  raisedAt: string;
+  reason: string | null;
+  status: 'open' | 'acknowledged' | 'closed';
+  acknowledgedAt: string | null;
+  firstTouchAt: string | null;
+  secondsToFirstTouch: number | null;
+  escalationLevel: number;
+}
+
+export interface HandoffStats {
+  count: number;
+  touched: number;
+  p50Seconds: number | null;
+  p90Seconds: number | null;
 }

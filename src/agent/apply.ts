@@ -1,6 +1,8 @@
 import type { Updateable } from 'kysely';
 import { emitEvents } from '../events/outbox.repository.js';
 import { handoffNotificationEvent, leadTaggedEvent } from '../events/payloads.js';
+import { raiseHandoff } from '../handoffs/handoffs.service.js';
+import { notifyTeam } from '../handoffs/notify.js';
 import { insertTag, listTags, updateLead, type LeadRow } from '../leads/leads.repository.js';
 import { scheduleSend } from '../messages/send.service.js';
 import type { Db, LeadsTable } from '../platform/db/schema.js';
@@ -69,8 +71,15 @@ export async function applyActions(trx: Db, deps: Deps, t: ApplyTarget, actions:
         break;
       case 'handOff':
         // The team learns of it the way the reference announces anything for a human: a notification.
-        if (patch.is_ai_on !== 0) await emitEvents(trx, organizationId, at, [handoffNotificationEvent(lead, channel, action.reason)]);
+        if (patch.is_ai_on !== 0) {
+          await emitEvents(trx, organizationId, at, [handoffNotificationEvent(lead, channel, action.reason)]);
+          // A person is found and alerted (src/handoffs/): the owner, or round-robin.
+          await raiseHandoff(trx, organizationId, lead, action.reason ?? null, now);
+        }
         patch.is_ai_on = 0;
+        break;
+      case 'notify':
+        await notifyTeam(trx, deps, { organizationId, lead, channel, now }, action);
         break;
       case 'optOut': {
         // Channels the lead cannot receive are nothing to opt out of; none left is a no-op, not a failed turn.

@@ -61,6 +61,7 @@ export async function loadAgentInput(db: Db, organizationId: string, lead: LeadR
       instructions: profile?.instructions ?? null,
       openingMessage: profile?.opening_message ?? null,
       questions: Array.isArray(questions) ? questions.map(String) : [],
+      notifications: profile?.notifications ? (JSON.parse(profile.notifications) as { name: string; condition: string }[]) : [],
     },
     lead: {
       id: lead.id,

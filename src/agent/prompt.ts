@@ -28,6 +28,9 @@ export function systemPrompt(input: AgentInput): string {
     JSON.stringify(lead.additionalInfo),
   ];
   if (profile.questions.length > 0) lines.push('', '## Questions to work through with the lead, in order', ...profile.questions.map((q, i) => `${i + 1}. ${q}`));
+  if (profile.notifications?.length) {
+    lines.push('', '## Notifications: when one of these conditions first holds for this lead, call notify with its name', ...profile.notifications.map((n) => `- ${n.name}: ${n.condition}`));
+  }
   if (input.contextNotes.length > 0) lines.push('', '## Context notes from the organization', ...input.contextNotes.map((n) => `- ${n}`));
   if (input.commands.length > 0) lines.push('', '## Command from the organization: carry it out in this turn', ...input.commands.map((c) => `- ${c}`));
   if (input.task === 'opening') {

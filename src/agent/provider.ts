@@ -42,6 +42,10 @@ export const TOOLS = {
     description: 'Replace the summary of the conversation with the lead.',
     parameters: args({ summary: text(20_000, 'The whole summary, not a delta') }),
   },
+  notify: {
+    description: 'Tell the team: one of the profile\'s notification conditions now holds for this lead. Name it exactly; call it once, when it first holds.',
+    parameters: args({ name: text(100, 'The notification\'s name, as listed'), message: Type.Optional(text(1000, 'What happened, for the person alerted')) }),
+  },
 } satisfies Record<string, { description: string; parameters: TObject }>;
 
 export type ToolName = keyof typeof TOOLS;
@@ -93,7 +97,11 @@ export interface ConversationMessage {
 
 /** Everything one turn may look at; built fresh from the database for each turn. */
 export interface AgentInput {
-  profile: { name: string; instructions: string | null; openingMessage: string | null; questions: string[] };
+  profile: {
+    name: string; instructions: string | null; openingMessage: string | null; questions: string[];
+    /** Plain-English notification conditions (src/handoffs/): the agent calls `notify` when one holds. */
+    notifications?: { name: string; condition: string }[];
+  };
   lead: {
     id: string;
     firstName: string;

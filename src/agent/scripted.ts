@@ -18,16 +18,23 @@ const NEGATED = /\b(not|never|no|don't|dont|isn't|aren't|won't|wont)\s+(?:\w+\s+
 const SEND = /^\s*send (?:a |the )?message\s*:\s*(\S[\s\S]*)$/i;
 const FOLLOW_UP = /^\s*follow[ -]?up in\s+(\d{1,6})\s*(minutes?|mins?|hours?|days?)\s*(?:[:,-]\s*([\s\S]*))?$/i;
 const UNIT_MINUTES: Record<string, number> = { m: 1, h: 60, d: 24 * 60 };
+/** "notify: <name>" (one of the profile's notifications) and "hand off[: <reason>]" (src/handoffs/). */
+const NOTIFY = /^\s*notify\s*:\s*(\S[\s\S]*)$/i;
+const HAND_OFF = /^\s*hand[ -]?off\s*(?:[:,-]\s*([\s\S]*))?$/i;
 
 export function hotWord(text: string): string | null {
   if (NEGATED.test(text)) return null;
   return HOT.exec(text)?.[1]?.toLowerCase() ?? null;
 }
 
-/** "send message: <text>" and "follow up in <N> minutes|hours|days: <text>"; anything else is not understood (null). */
+/** "send message: <text>", "follow up in <N> minutes|hours|days: <text>", "notify: <name>" and "hand off: <reason>"; anything else is not understood (null). */
 export function commandActions(command: string, input: AgentInput): Action[] | null {
   const send = SEND.exec(command);
   if (send) return [{ type: 'reply', text: send[1]!.trim() }];
+  const notify = NOTIFY.exec(command);
+  if (notify) return [{ type: 'notify', name: notify[1]!.trim().slice(0, 100) }];
+  const handOff = HAND_OFF.exec(command);
+  if (handOff) return [{ type: 'handOff', ...(handOff[1]?.trim() ? { reason: handOff[1].trim().slice(0, 1000) } : {}) }];
   const follow = FOLLOW_UP.exec(command);
   if (follow) {
     const delayMinutes = Number(follow[1]) * UNIT_MINUTES[follow[2]!.toLowerCase()[0]!]!;

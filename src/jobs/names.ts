@@ -38,6 +38,19 @@ export interface CampaignRunPayload {
   generation: number;
 }
 
+export interface HandoffJobPayload {
+  handoffId: string;
+  /** 0: the first owner; 1: the next rep; 2: the admins. A job for a level the hand-off has left does nothing. */
+  level: number;
+}
+
+export interface OwnerAlertPayload {
+  leadId: string;
+  /** The notification's name and message (the agent's `notify`). */
+  name: string;
+  message: string;
+}
+
 export interface JobPayloads {
   /** Send one recorded outbound message through the gate and its channel (channels/outbound.ts). */
   'message.send': SendMessagePayload;
@@ -49,6 +62,12 @@ export interface JobPayloads {
   'ai.opening': AgentOpeningPayload;
   /** A running campaign's next batch of openings, within its daily cap (campaigns/campaign.job.ts). */
   'campaign.run': CampaignRunPayload;
+  /** Alert a hand-off's owner (or the admins) by email and SMS (handoffs/alerts.ts). */
+  'handoff.alert': HandoffJobPayload;
+  /** An unacknowledged hand-off moves on to the next rep, then to the admins (handoffs/alerts.ts). */
+  'handoff.escalate': HandoffJobPayload;
+  /** Alert a lead's owner (or the admins) of a notification the agent raised (handoffs/alerts.ts). */
+  'owner.alert': OwnerAlertPayload;
 }
 
 export type JobName = keyof JobPayloads;

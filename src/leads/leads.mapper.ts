@@ -34,6 +34,7 @@ export function toLeadView(row: LeadRow, tags: TagRow[], onDnc: boolean): LeadVi
     externalLeadId: row.external_lead_id,
     subscriptions: { sms: channelStatus(row, 'sms'), voice: channelStatus(row, 'voice'), email: channelStatus(row, 'email') },
     ...followUpView(row),
+    owner: row.owner_id ?? null,
   };
 }
 

@@ -37,6 +37,7 @@ export const Lead = Type.Object(
     externalLeadId: Type.Union([Type.String(), Type.Null()]),
     subscriptions: Type.Object({ sms: SubscriptionState, voice: SubscriptionState, email: SubscriptionState }),
     ...FollowUpViewFields,
+    owner: Type.Union([Type.String(), Type.Null()], { description: 'the user id of the lead\'s owner (PUT /v1/leads/{id}/owner, or hand-off assignment); null: nobody' }),
   },
   { $id: 'Lead' },
 );

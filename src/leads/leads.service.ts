@@ -1,4 +1,6 @@
 import type { Updateable } from 'kysely';
+import { assignOnCreation } from '../handoffs/handoffs.service.js';
+import { closeHandoffsOfLead } from '../handoffs/handoffs.repository.js';
 import { emitEvents } from '../events/outbox.repository.js';
 import { leadCreatedEvent } from '../events/payloads.js';
 import { scheduleOpeningMessage } from '../profiles/opening.js';
@@ -48,6 +50,8 @@ export async function createLead(deps: Deps, organizationId: string, input: Crea
       await repo.insertLead(trx, organizationId, row);
       // lead.created commits with the lead (Parley's own event); a duplicate phone rolls both back.
       await emitEvents(trx, organizationId, at, [leadCreatedEvent(row as Parameters<typeof leadCreatedEvent>[0], { source: 'api' })]);
+      // Round-robin on creation, when the organization assigns then (src/handoffs/).
+      await assignOnCreation(trx, organizationId, id, new Date(at));
       // The profile's opening message, if any, commits with the lead (the gate decides at send time).
       await scheduleOpeningMessage(trx, organizationId, id, new Date(at), maySend);
     });
@@ -174,6 +178,8 @@ export async function setAi(deps: Deps, organizationId: string, id: string, on: 
   await deps.db.transaction().execute(async (trx) => {
     await repo.requireLead(trx, organizationId, id, true);
     await repo.updateLead(trx, organizationId, id, { is_ai_on: on ? 1 : 0, updated_at: isoNow(deps.clock) });
+    // The AI back on: the person gives the lead back, its hand-off is over (src/handoffs/).
+    if (on) await closeHandoffsOfLead(trx, organizationId, id, isoNow(deps.clock));
   });
 }
 

@@ -1,4 +1,5 @@
 import { enqueueJob } from '../jobs/jobs.repository.js';
+import { recordFirstTouch } from '../handoffs/handoffs.repository.js';
 import { checkOutbound } from '../compliance/gate.js';
 import { requireLead } from '../leads/leads.repository.js';
 import { readSettings, type OrganizationSettings } from '../settings/settings.service.js';
@@ -114,6 +115,8 @@ export async function sendMessage(deps: Deps, organizationId: string, leadId: st
       organizationId, lead, channel, text: input.message, runAt: sendAt, sendWhenOff, isAiGenerated: false, now: now.toISOString(),
       overrideBusinessHours: input.overrideBusinessHours ?? false, scheduleFollowUps, blocked, waiting, notBefore: waiting && runAt > now ? runAt : undefined,
     });
+    // A person writing to (or calling) the lead is the first human touch of its open hand-off (src/handoffs/).
+    if (!blocked) await recordFirstTouch(trx, organizationId, leadId, channel === 'voice' ? 'call' : 'reply', now.toISOString());
     const status: SendStatus = blocked ? 'blocked' : waiting ? 'waiting' : 'scheduled';
     if (waiting) deps.log.info({ messageId: id, leadId, until: sendAt.toISOString(), reason: waiting.reason }, `message waits until ${sendAt.toISOString()}: ${waiting.reason}`);
     const note = blocked ?? waiting ?? null;

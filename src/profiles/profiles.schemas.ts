@@ -33,6 +33,7 @@ export const CustomerProfile = Type.Object(
     questions: Type.Array(Type.String()),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
+    notifications: Type.Array(Type.Object({ name: Type.String(), condition: Type.String() }), { description: 'Plain-English conditions the agent judges on each turn; a match notifies (docs/handoffs.md)' }),
   },
   { $id: 'CustomerProfile' },
 );
@@ -43,6 +44,10 @@ const editable = {
   instructions: Type.Optional(Text(20_000, 'Instructions for the AI agent')),
   openingMessage: Type.Optional(Text(2000, 'Template of the first message')),
   questions: Type.Optional(Questions),
+  notifications: Type.Optional(Type.Array(
+    Type.Object({ name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }), condition: Type.String({ minLength: 1, maxLength: 1000, pattern: '\\S' }) }, { additionalProperties: false }),
+    { maxItems: 20, description: 'Plain-English notification conditions, e.g. {name: "Wants a demo", condition: "the lead asks for a demo"}' },
+  )),
 };
 
 export const CreateProfileBody = Type.Object({ name: ProfileName, ...editable }, { additionalProperties: false });

@@ -26,7 +26,15 @@ function toProfileView(row: repo.ProfileRow): ProfileView {
     questions: Array.isArray(questions) ? questions.map(String) : [],
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    notifications: parseNotifications(row.notifications),
   };
+}
+
+/** The profile's plain-English notification conditions (0030): [] when none. */
+export function parseNotifications(text: string | null): { name: string; condition: string }[] {
+  if (!text) return [];
+  const value: unknown = JSON.parse(text);
+  return Array.isArray(value) ? (value as { name: string; condition: string }[]) : [];
 }
 
 export async function requireProfile(db: Db, organizationId: string, name: string, lock: 'update' | 'share' | false = false): Promise<repo.ProfileRow> {
@@ -57,6 +65,7 @@ export async function createProfile(deps: Deps, organizationId: string, input: C
     questions: JSON.stringify(input.questions ?? []),
     created_at: at,
     updated_at: at,
+    notifications: input.notifications?.length ? JSON.stringify(input.notifications) : null,
   };
   try {
     await repo.insertProfile(deps.db, organizationId, row);
@@ -75,6 +84,7 @@ export async function updateProfile(deps: Deps, organizationId: string, name: st
     if (input.instructions !== undefined) patch.instructions = input.instructions;
     if (input.openingMessage !== undefined) patch.opening_message = input.openingMessage;
     if (input.questions !== undefined) patch.questions = JSON.stringify(input.questions);
+    if (input.notifications !== undefined) patch.notifications = input.notifications.length ? JSON.stringify(input.notifications) : null;
     await repo.updateProfile(trx, organizationId, name, patch);
     return toProfileView(await requireProfile(trx, organizationId, name));
   });

@@ -44,6 +44,17 @@ const FilteredPause = Type.Object(
   },
   { additionalProperties: false },
 );
+/** Who a hand-off goes to (src/handoffs/, docs/handoffs.md). */
+const Assignment = Type.Object(
+  {
+    mode: Type.Union([Type.Literal('none'), Type.Literal('roundRobin')], { description: 'none: hand-offs go to the lead\'s owner, if any; roundRobin: to the pool\'s available rep with the fewest open hand-offs' }),
+    pool: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 200, uniqueItems: true, description: 'user ids of the reps taking part' }),
+    on: Type.Optional(Type.Union([Type.Literal('handoff'), Type.Literal('creation')], { description: 'assign when the lead is handed off (default) or when it is created' })),
+    ackWithinMinutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1440, description: 'unacknowledged this long, a hand-off escalates to the next rep, then to the admins (default 10)' })),
+  },
+  { additionalProperties: false },
+);
+export type AssignmentSettings = Static<typeof Assignment>;
 
 export const Settings = Type.Object(
   {
@@ -63,6 +74,7 @@ export const Settings = Type.Object(
       description: 'The number SMS and calls go out from (E.164), and the one inbound Twilio webhooks are routed by; unique across organizations',
     }),
     filteredPause: Type.Union([FilteredPause, Type.Null()], { description: 'campaigns pause themselves when carriers filter this share of their latest sends (default 5 % of 200); null: never' }),
+    assignment: Assignment,
   },
   { $id: 'Settings' },
 );
@@ -84,6 +96,7 @@ export const UpdateSettingsBody = Type.Object(
     helpText: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
     sendingNumber: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 32 }), Type.Null()])),
     filteredPause: Type.Optional(Type.Union([FilteredPause, Type.Null()])),
+    assignment: Type.Optional(Assignment),
   },
   { additionalProperties: false, minProperties: 1 },
 );

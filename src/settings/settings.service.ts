@@ -8,6 +8,7 @@ import { checkTimeZone } from '../platform/time-zone.js';
 import { findSettingsRow, releaseWaitingSends, setSendingNumber } from './settings.repository.js';
 import { checkNumberFree, numberTaken } from '../sending-numbers/ownership.js';
 import type { SettingsView, UpdateSettingsInput } from './settings.schemas.js';
+import { checkPool } from '../handoffs/pool.js';
 
 export interface ExternalCheckSettings {
   url: string;
@@ -45,6 +46,7 @@ export const DEFAULT_SETTINGS: OrganizationSettings = {
   sendingNumber: null,
   // deliverability/: 10 filtered among a campaign's (or a number's) last 200 sends pause the campaign.
   filteredPause: { percent: 5, window: 200 },
+  assignment: { mode: 'none', pool: [], on: 'handoff', ackWithinMinutes: 10 },
 };
 
 type StoredSettings = Partial<Omit<OrganizationSettings, 'sendingNumber'>>;
@@ -111,6 +113,7 @@ export async function updateSettings(deps: Deps, organizationId: string, input: 
   if (fields.optOutKeywords) documentFields.optOutKeywords = uniqueWords(fields.optOutKeywords);
   if (fields.optInKeywords) documentFields.optInKeywords = uniqueWords(fields.optInKeywords);
   if (externalCheck) checkUrl(externalCheck.url, deps.config.allowPrivateWebhookUrls);
+  if (fields.assignment) documentFields.assignment = { on: 'handoff', ackWithinMinutes: 10, ...fields.assignment };
   if (externalCheck !== undefined) {
     documentFields.externalCheck = externalCheck && { url: externalCheck.url, secret: externalCheck.secret, timeoutMs: externalCheck.timeoutMs ?? 3000, failureMode: externalCheck.failureMode ?? 'closed' };
   }
@@ -118,6 +121,7 @@ export async function updateSettings(deps: Deps, organizationId: string, input: 
   try {
     return await deps.db.transaction().execute(async (trx) => {
       const current = await readRow(trx, organizationId, true);
+      if (fields.assignment) await checkPool(trx, organizationId, fields.assignment.pool);
       const next = { ...current.stored, ...documentFields };
       await updateOrganizationSettings(trx, organizationId, JSON.stringify(next));
       // New hours judge the sends already waiting for the old ones (in this transaction: a send is released only if the change commits).

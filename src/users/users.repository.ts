@@ -1,8 +1,9 @@
+import type { Insertable, Selectable } from 'kysely';
 import type { Db, UserRole, UsersTable } from '../platform/db/schema.js';
 
-export type UserRow = UsersTable;
+export type UserRow = Selectable<UsersTable>;
 
-export async function insertUser(db: Db, organizationId: string, user: Omit<UserRow, 'organization_id' | 'disabled_at'>): Promise<void> {
+export async function insertUser(db: Db, organizationId: string, user: Omit<Insertable<UsersTable>, 'organization_id' | 'disabled_at'>): Promise<void> {
   await db.insertInto('users').values({ ...user, organization_id: organizationId, disabled_at: null }).execute();
 }
 
@@ -25,6 +26,9 @@ export async function setRole(db: Db, organizationId: string, id: string, role: 
 
 export async function deleteUserRow(db: Db, organizationId: string, id: string): Promise<number> {
   await db.deleteFrom('console_reads').where('organization_id', '=', organizationId).where('user_id', '=', id).execute();
+  // The user's leads and hand-offs are nobody's now (an alert for an ownerless hand-off goes to the admins).
+  await db.updateTable('leads').set({ owner_id: null }).where('organization_id', '=', organizationId).where('owner_id', '=', id).execute();
+  await db.updateTable('handoffs').set({ owner_id: null }).where('organization_id', '=', organizationId).where('owner_id', '=', id).execute();
   const res = await db.deleteFrom('users').where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
   return Number(res.numDeletedRows);
 }

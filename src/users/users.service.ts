@@ -18,7 +18,7 @@ export interface UserView {
   createdAt: string;
 }
 
-export const toUserView = (row: UserRow): UserView => ({
+export const toUserView = (row: Pick<UserRow, 'id' | 'email' | 'role' | 'organization_id' | 'created_at'>): UserView => ({
   id: row.id, email: row.email, role: row.role, organizationId: row.organization_id, createdAt: row.created_at,
 });
 
@@ -46,7 +46,7 @@ export async function createUser(
     if (isUniqueViolation(err)) throw new Conflict('A user with this email already exists.');
     throw err;
   }
-  return { user: toUserView({ ...row, organization_id: organizationId, disabled_at: null }), password };
+  return { user: toUserView({ ...row, organization_id: organizationId }), password };
 }
 
 /** The CLI's `users create`: the organization is made when new, as `keys create` does. */

@@ -9,7 +9,7 @@ afterAll(() => fake.close());
 
 const ENV = openAiAgentEnv(fake);
 
-const TOOL_NAMES = ['handOff', 'markHot', 'markQualified', 'optOut', 'reply', 'scheduleFollowUp', 'tagLead', 'updateSummary'];
+const TOOL_NAMES = ['handOff', 'markHot', 'markQualified', 'notify', 'optOut', 'reply', 'scheduleFollowUp', 'tagLead', 'updateSummary'];
 
 async function newLead(ts: TestServer, fields: Record<string, unknown> = {}) {
   await ts.acme.patch('/settings', ALWAYS_OPEN);

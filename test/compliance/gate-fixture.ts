@@ -57,7 +57,7 @@ export function gateFixture(name: string, phoneBlock: string, mailPrefix: string
       has_replied: 0, is_hot: 0, is_qualified: 0, is_ai_on: 1, sms_status: 'subscribed', voice_status: 'subscribed', email_status: 'subscribed',
       sms_opt_out_source: null, voice_opt_out_source: null, email_opt_out_source: null, memory_cleared_at: null, created_at: at, updated_at: at, last_activity_at: null,
       follow_up_config: null, follow_up_step: null, follow_up_due_at: null, follow_up_generation: 0, follow_up_note: null,
-      sms_sending_number_id: null, voice_sending_number_id: null,
+      sms_sending_number_id: null, voice_sending_number_id: null, owner_id: null,
       sms_unreachable_digest: null, sms_unreachable_code: null, voice_unreachable_digest: null, voice_unreachable_code: null, email_unreachable_digest: null, email_unreachable_code: null,
       ...overrides,
     };

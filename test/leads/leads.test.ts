@@ -145,6 +145,7 @@ describeEachDialect('leads', (ctx) => {
         followUpStep: null,
         nextFollowUpAt: null,
         followUpNote: null,
+        owner: null,
       });
     });
 

@@ -18,6 +18,7 @@ const DEFAULTS = {
   helpText: 'Reply STOP to stop receiving messages, START to receive them again.',
   sendingNumber: null,
   filteredPause: { percent: 5, window: 200 },
+  assignment: { mode: 'none', pool: [], on: 'handoff', ackWithinMinutes: 10 },
 };
 
 describeEachDialect('GET/PATCH /settings', (ctx) => {

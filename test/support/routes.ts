@@ -58,6 +58,8 @@ export function sampleBody(method: string, url: string): unknown {
     'PATCH /v1/sendingNumbers/:id': { ratePerSecond: 2 },
     // A tag nobody carries: the campaign enrolls no lead and sends nothing.
     'POST /v1/campaigns': { name: 'sample', customerProfile: 'default', dailyCap: 1, filter: { tags: ['sample-tag-nobody-has'] } },
+    'PUT /v1/leads/:leadId/owner': { userId: null },
+    'PATCH /v1/users/:id': { isAway: false },
   };
   return bodies[`${method} ${url}`] ?? {};
 }

@@ -1,8 +1,47 @@
+import { useState } from 'preact/hooks';
+import { get, put } from '../api';
 import { when } from '../format';
+import { canWrite, useSession } from '../session';
+import { ErrorNote, useAction, useLoad } from '../ui';
 import type { ConsentRecord, Lead, LeadNote } from '../types';
 import { UserText } from '../user-text';
 
 const show = (v: unknown): string => (v === null || v === undefined || v === '' ? '—' : typeof v === 'string' ? v : JSON.stringify(v));
+
+/** The lead's owner (hand-offs), and for those who may write, a choice of another. */
+function Owner({ lead }: { lead: Lead }) {
+  const { user } = useSession();
+  const users = useLoad(() => get<{ users: { id: string; email: string }[] }>('/v1/users'), []);
+  const action = useAction();
+  const [owner, setOwner] = useState(lead.owner ?? null);
+  const email = (id: string | null) => (id === null ? 'nobody' : users.data?.users.find((u) => u.id === id)?.email ?? id);
+  const change = (id: string) => action.run(async () => {
+    const r = await put<{ owner: string | null }>(`/v1/leads/${encodeURIComponent(lead.id)}/owner`, { userId: id === '' ? null : id });
+    setOwner(r.owner);
+  });
+  return (
+    <div>
+      <dt>
+        <label for="lead-owner">Owner</label>
+      </dt>
+      <dd>
+        {canWrite(user.role) && users.data ? (
+          <select id="lead-owner" value={owner ?? ''} disabled={action.busy} onChange={(e) => void change(e.currentTarget.value)}>
+            <option value="">nobody</option>
+            {users.data.users.map((u) => (
+              <option key={u.id} value={u.id}>
+                {u.email}
+              </option>
+            ))}
+          </select>
+        ) : (
+          <UserText text={email(owner)} />
+        )}
+        <ErrorNote error={action.error} />
+      </dd>
+    </div>
+  );
+}
 
 export function LeadDetails({ lead, consent, notes }: { lead: Lead; consent: ConsentRecord[]; notes: LeadNote[] }) {
   const fields: [string, unknown][] = [
@@ -33,6 +72,7 @@ export function LeadDetails({ lead, consent, notes }: { lead: Lead; consent: Con
               </dd>
             </div>
           ))}
+          <Owner lead={lead} />
           <div>
             <dt>Subscriptions</dt>
             <dd>

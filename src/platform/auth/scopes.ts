@@ -65,6 +65,15 @@ export const routeScopes: Record<string, Scope | 'public'> = {
   'GET /v1/leads/:leadId/context': 'leads:read',
   'GET /v1/leads/:leadId/agentTurns': 'leads:read',
   'GET /v1/leads/:leadId/events': 'leads:read',
+  // Hand-offs (src/handoffs/): lead owners and hand-offs are lead work; the users' rep fields are settings.
+  'PUT /v1/leads/:leadId/owner': 'leads:write',
+  'POST /v1/leads/:leadId/handoff': 'leads:write',
+  'POST /v1/leads/:leadId/handoff/ack': 'leads:write',
+  'POST /v1/leads/:leadId/handoff/close': 'leads:write',
+  'GET /v1/handoffs': 'leads:read',
+  'GET /v1/users': 'settings:read',
+  'GET /v1/users/:id': 'settings:read',
+  'PATCH /v1/users/:id': 'settings:write',
 
   'GET /v1/customerProfiles': 'profiles:read',
   'POST /v1/customerProfiles': 'profiles:write',

@@ -40,6 +40,8 @@ export interface CustomerProfilesTable {
   questions: string;
   created_at: string;
   updated_at: string;
+  /** Plain-English notification conditions (0030): JSON [{name, condition}]; null: none. */
+  notifications: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface LeadsTable {
@@ -88,6 +90,8 @@ export interface LeadsTable {
   voice_unreachable_code: ColumnType<string | null, string | null | undefined, string | null>;
   email_unreachable_digest: ColumnType<string | null, string | null | undefined, string | null>;
   email_unreachable_code: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The user who owns the lead (0030, src/handoffs/); null when nobody does. */
+  owner_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A tag on a lead (0008: keyed by organization, lead and tag id; name and condition copied from `tags`). */
@@ -372,6 +376,36 @@ export interface Database {
   users: UsersTable;
   console_sessions: ConsoleSessionsTable;
   console_reads: ConsoleReadsTable;
+  handoffs: HandoffsTable;
+  handoff_alerts: HandoffAlertsTable;
+}
+
+/** One part of a hand-off alert that went out (0030): key = alert, recipient and channel. */
+export interface HandoffAlertsTable {
+  organization_id: string;
+  key: string;
+  sent_at: string;
+}
+
+export type HandoffStatus = 'open' | 'acknowledged' | 'closed';
+
+/** A lead handed to a person (0030, src/handoffs/). */
+export interface HandoffsTable {
+  organization_id: string;
+  id: string;
+  lead_id: string;
+  owner_id: string | null;
+  raised_at: string;
+  reason: string | null;
+  acknowledged_at: string | null;
+  acknowledged_by: string | null;
+  /** The first human touch: an acknowledgement, a human reply or a call. */
+  first_touch_at: string | null;
+  first_touch_kind: string | null;
+  /** 0: the first owner; 1: escalated to the next rep; 2: to the admins. */
+  escalation_level: ColumnType<number, number | undefined, number>;
+  status: HandoffStatus;
+  updated_at: string;
 }
 
 export type SendingNumberKind = 'longCode' | 'tollFree' | 'shortCode';
@@ -478,6 +512,12 @@ export interface UsersTable {
   password_hash: string;
   created_at: string;
   disabled_at: string | null;
+  /** Sales-rep fields (0030, src/handoffs/): the rep's own phone, open hand-offs at once (null: no limit), hours as JSON {days, start, end} (null: any time) in time_zone, the away switch. */
+  phone: ColumnType<string | null, string | null | undefined, string | null>;
+  capacity: ColumnType<number | null, number | null | undefined, number | null>;
+  working_hours: ColumnType<string | null, string | null | undefined, string | null>;
+  time_zone: ColumnType<string | null, string | null | undefined, string | null>;
+  is_away: ColumnType<Flag, Flag | undefined, Flag>;
 }
 
 /** A console sign-in (0017): id is the SHA-256 digest of the cookie's token, never the token. */

@@ -73,6 +73,14 @@ const OPERATIONS: Record<string, [operationId: string, origin: Origin]> = {
   'POST /imports': ['startImport', 'parley'],
   'GET /imports/:id': ['getImport', 'parley'],
   'GET /imports/:id/rejects': ['getImportRejects', 'parley'],
+  'GET /users': ['listUsers', 'parley'],
+  'GET /users/:id': ['getUser', 'parley'],
+  'PATCH /users/:id': ['updateUserRep', 'parley'],
+  'PUT /leads/:leadId/owner': ['setLeadOwner', 'parley'],
+  'POST /leads/:leadId/handoff': ['handOffLead', 'parley'],
+  'POST /leads/:leadId/handoff/ack': ['acknowledgeHandoff', 'parley'],
+  'POST /leads/:leadId/handoff/close': ['closeHandoff', 'parley'],
+  'GET /handoffs': ['listHandoffs', 'parley'],
 };
 
 const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

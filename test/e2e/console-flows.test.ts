@@ -137,6 +137,10 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     expect(await row('Stella Stop').getByText(/voice opted out|email opted out|do not contact/).count()).toBe(0);
     await row('Dora Dnc').getByText('do not contact').waitFor();
     expect(await row('Dora Dnc').getByText(/opted out/).count()).toBe(0);
+    // The lead's own page says the same under its name.
+    await row('Stella Stop').getByRole('link').click();
+    await page.getByLabel('Reach').getByText('SMS opted out').waitFor();
+    await page.goBack();
     // Parley's own confirmation of the STOP is not the team's words.
     await row('Stella Stop').getByText(/^Automatic: /).waitFor();
     // A lead without a single message is no conversation.

@@ -4,6 +4,7 @@ import { useLiveEvents } from '../events';
 import { leadName } from '../format';
 import { Link } from '../router';
 import type { ConsentRecord, Lead, LeadNote, Message } from '../types';
+import { ReachBadges } from '../reach';
 import { LoadStatus, Page, useLoad } from '../ui';
 import { LeadActions } from './lead-actions';
 import { LeadDetails } from './lead-details';
@@ -67,6 +68,11 @@ export function LeadPage({ id }: { id: string }) {
   return (
     <Page title={title} actions={<Link href="/">← Inbox</Link>}>
       <LoadStatus load={data} what="the lead" />
+      {data.data && (
+        <div class="badges" role="group" aria-label="Reach">
+          <ReachBadges lead={data.data.lead} />
+        </div>
+      )}
       {data.data && (
         <div class="lead-layout">
           <div class="lead-main">

@@ -12,10 +12,11 @@ import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { newId } from '../platform/ids.js';
 import { normalizePhone } from '../platform/phone.js';
-import { readSettings } from '../settings/settings.service.js';
+import { DEFAULT_SETTINGS, readSettings } from '../settings/settings.service.js';
 import { reachableChannels, type ChannelName } from '../subscriptions/channels.js';
 import { applyResubscribe, applyUnsubscribe } from '../subscriptions/subscriptions.service.js';
 import { newTextOfReply } from '../compliance/email-reply.js';
+import { optOutLanguage } from '../compliance/opt-out-language.js';
 import { recognise, type Recognition } from '../compliance/opt-out-recognizer.js';
 import type { OptOutSource } from '../compliance/consent-rules.js';
 
@@ -39,7 +40,8 @@ export interface InboundResult {
   action: InboundAction;
 }
 
-export const STOP_CONFIRMATION = 'You have been unsubscribed and will not receive more messages. Reply START to resubscribe.';
+/** The English STOP confirmation by default (settings.stopConfirmation holds the organization's, in English and Spanish). */
+export const STOP_CONFIRMATION = DEFAULT_SETTINGS.stopConfirmation.en;
 export const START_CONFIRMATION = 'You have been resubscribed. Reply STOP to unsubscribe, HELP for help.';
 
 /**
@@ -148,7 +150,10 @@ async function actOn(trx: Db, deps: Deps, organizationId: string, lead: LeadRow,
       source, optOutMessage, isDoNotContact: stop.doNotContact, reason: input.channel === 'email' ? 'MANUAL' : null, ...who,
     });
     // Exactly one confirmation, by text, of the lead's own first STOP on sms (carriers expect it; a repeat gets none).
-    if (input.channel === 'sms' && r.updated.includes('sms') && !stop.doNotContact) await reply(trx, organizationId, lead, STOP_CONFIRMATION, now, 'stop_confirmation', messageId);
+    // In the language the lead wrote it in (the organization's text for it).
+    if (input.channel === 'sms' && r.updated.includes('sms') && !stop.doNotContact) {
+      await reply(trx, organizationId, lead, settings.stopConfirmation[optOutLanguage(input.text)], now, 'stop_confirmation', messageId);
+    }
     return stop.doNotContact ? 'do_not_contact' : 'opted_out';
   }
   if (first.kind === 'start') {

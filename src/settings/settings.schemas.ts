@@ -70,6 +70,9 @@ export const Settings = Type.Object(
     optInKeywords: Type.Array(Keyword, { description: 'opt-in words of the organization, on top of START, YES, UNSTOP' }),
     externalCheck: Type.Union([ExternalCheckView, Type.Null()], { description: 'the External Compliance Check, or null' }),
     helpText: Type.String({ description: 'Answer to the HELP / INFO keywords' }),
+    stopConfirmation: Type.Object({ en: Type.String(), es: Type.String() }, {
+      description: 'The one text confirming a lead\'s SMS opt-out, in the language the opt-out was written in (Spanish when it was Spanish, else English)',
+    }),
     sendingNumber: Type.Union([Type.String(), Type.Null()], {
       description: 'The number SMS and calls go out from (E.164), and the one inbound Twilio webhooks are routed by; unique across organizations',
     }),
@@ -94,6 +97,10 @@ export const UpdateSettingsBody = Type.Object(
     optInKeywords: Type.Optional(Type.Array(Keyword, { maxItems: 50 })),
     externalCheck: Type.Optional(Type.Union([ExternalCheckInput, Type.Null()])),
     helpText: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+    stopConfirmation: Type.Optional(Type.Object(
+      { en: Type.Optional(Type.String({ minLength: 1, maxLength: 320 })), es: Type.Optional(Type.String({ minLength: 1, maxLength: 320 })) },
+      { additionalProperties: false, minProperties: 1, description: 'Either language or both; the other keeps its text' },
+    )),
     sendingNumber: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 32 }), Type.Null()])),
     filteredPause: Type.Optional(Type.Union([FilteredPause, Type.Null()])),
     assignment: Type.Optional(Assignment),

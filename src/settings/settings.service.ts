@@ -43,6 +43,10 @@ export const DEFAULT_SETTINGS: OrganizationSettings = {
   optInKeywords: [],
   externalCheck: null,
   helpText: 'Reply STOP to stop receiving messages, START to receive them again.',
+  stopConfirmation: {
+    en: 'You have been unsubscribed and will not receive more messages. Reply START to resubscribe.',
+    es: 'Se ha dado de baja y no recibirá más mensajes. Responda ALTA para volver a suscribirse.',
+  },
   sendingNumber: null,
   // deliverability/: 10 filtered among a campaign's (or a number's) last 200 sends pause the campaign.
   filteredPause: { percent: 5, window: 200 },
@@ -108,7 +112,7 @@ function uniqueWords(words: string[]): string[] {
 
 export async function updateSettings(deps: Deps, organizationId: string, input: UpdateSettingsInput): Promise<SettingsView> {
   if (input.timeZone !== undefined) checkTimeZone(input.timeZone);
-  const { sendingNumber: given, externalCheck, ...fields } = input;
+  const { sendingNumber: given, externalCheck, stopConfirmation, ...fields } = input;
   const documentFields: StoredSettings = { ...fields };
   if (fields.optOutKeywords) documentFields.optOutKeywords = uniqueWords(fields.optOutKeywords);
   if (fields.optInKeywords) documentFields.optInKeywords = uniqueWords(fields.optInKeywords);
@@ -122,7 +126,9 @@ export async function updateSettings(deps: Deps, organizationId: string, input: 
     return await deps.db.transaction().execute(async (trx) => {
       const current = await readRow(trx, organizationId, true);
       if (fields.assignment) await checkPool(trx, organizationId, fields.assignment.pool);
-      const next = { ...current.stored, ...documentFields };
+      const next: StoredSettings = { ...current.stored, ...documentFields };
+      // One language may be given alone: the other keeps its stored (or default) text.
+      if (stopConfirmation) next.stopConfirmation = { ...DEFAULT_SETTINGS.stopConfirmation, ...current.stored.stopConfirmation, ...stopConfirmation };
       await updateOrganizationSettings(trx, organizationId, JSON.stringify(next));
       // New hours judge the sends already waiting for the old ones (in this transaction: a send is released only if the change commits).
       if (HOURS_FIELDS.some((f) => input[f] !== undefined)) await releaseWaitingSends(trx, organizationId, deps.clock.now().toISOString());

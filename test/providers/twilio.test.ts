@@ -204,6 +204,22 @@ describeEachDialect('Twilio SMS and voice', (ctx) => {
     });
 
     it.each([
+      ['BAJA', 'es'],
+      ['No me manden más mensajes, por favor', 'es'],
+      ['Quiero darme de baja', 'es'],
+      ['Dejen de escribirme', 'es'],
+      ['STOP', 'en'],
+      ['please stop texting me', 'en'],
+    ])('confirms the opt-out "%s" in the language it was written in (%s)', async (body, language) => {
+      const ts = ctx();
+      const { phone } = await lead();
+      expect((await webhook(ts, '/v1/providers/twilio/sms', smsParams(phone, ACME, body))).status).toBe(200);
+      const settings = (await acme.get('/settings')).body;
+      const confirmations = await until(() => fake.accepted('Messages', (p) => p.To === phone), (c) => c.length >= 1);
+      expect(confirmations.map((c) => c.params.Body)).toEqual([settings.stopConfirmation[language]]);
+    });
+
+    it.each([
       ['S\u200bTOP (a zero-width space inside)', 'S\u200bTOP'],
       ['\u2066STOP\u2069 (bidi isolates around)', '\u2066STOP\u2069'],
       ['un\u00ADsubscribe (a soft hyphen inside)', 'un\u00ADsubscribe'],

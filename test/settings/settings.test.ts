@@ -16,6 +16,10 @@ const DEFAULTS = {
   optInKeywords: [],
   externalCheck: null,
   helpText: 'Reply STOP to stop receiving messages, START to receive them again.',
+  stopConfirmation: {
+    en: 'You have been unsubscribed and will not receive more messages. Reply START to resubscribe.',
+    es: 'Se ha dado de baja y no recibirá más mensajes. Responda ALTA para volver a suscribirse.',
+  },
   sendingNumber: null,
   filteredPause: { percent: 5, window: 200 },
   assignment: { mode: 'none', pool: [], on: 'handoff', ackWithinMinutes: 10 },
@@ -85,6 +89,20 @@ describeEachDialect('GET/PATCH /settings', (ctx) => {
       expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
       expect((await org.get('/settings')).body).toEqual({ ...DEFAULTS, ...Object.assign({}, ...patches) });
     }
+  });
+
+  it('takes the STOP confirmation per language; one language alone keeps the other', async () => {
+    const ts = ctx();
+    const org = await ts.clientWithScopes(['settings:read', 'settings:write'], `stopconf-${Math.random().toString(36).slice(2, 8)}`);
+    const es = 'Listo: no le escribiremos más. Responda ALTA para volver.';
+    const res = await org.patch('/settings', { stopConfirmation: { es } });
+    expect(res.status).toBe(200);
+    expect(res.body.stopConfirmation).toEqual({ en: DEFAULTS.stopConfirmation.en, es });
+    expect((await org.patch('/settings', { stopConfirmation: { en: 'Done. Reply START to undo.' } })).body.stopConfirmation).toEqual({ en: 'Done. Reply START to undo.', es });
+    for (const bad of [{}, { es: '' }, { fr: 'Arrêté.' }]) {
+      expect((await org.patch('/settings', { stopConfirmation: bad })).status).toBe(400);
+    }
+    expect((await org.get('/settings')).body.stopConfirmation).toEqual({ en: 'Done. Reply START to undo.', es });
   });
 
   it('takes the compliance settings: contact days, holidays, regional rules, a frequency cap, keywords (deduplicated) and an external check whose secret is never shown', async () => {

@@ -11,7 +11,9 @@ export type EventType =
   | 'message.received'
   | 'lead.additionalInfo.updated'
   | 'leadTagged'
-  | 'notification';
+  | 'notification'
+  | 'call.completed'
+  | 'call.transferred';
 
 export interface OutboxEvent {
   type: EventType;

@@ -12,6 +12,8 @@ export const EVENT_TYPES = [
   'lead.additionalInfo.updated',
   'leadTagged',
   'notification',
+  'call.completed',
+  'call.transferred',
 ] as const satisfies readonly EventType[];
 const everyEventTypeListed: Exclude<EventType, (typeof EVENT_TYPES)[number]> extends never ? true : false = true;
 void everyEventTypeListed;

@@ -6,6 +6,7 @@ import { DomainError, Forbidden } from '../../platform/errors.js';
 import { validTwilioSignature } from './signature.js';
 import { EMPTY_RESPONSE, OPTED_OUT_HANG_UP, THANK_AND_HANG_UP, TWIML_CONTENT_TYPE } from '../../channels/twiml.js';
 import { applyStatus, receiveSms, receiveSpeech } from './twilio.service.js';
+import { callWebhookRoutes } from '../../calls/call-webhooks.routes.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 
@@ -95,4 +96,7 @@ export const twilioRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (ap
     await applyStatus(deps, req.body);
     return reply.type(TWIML_CONTENT_TYPE).send(EMPTY_RESPONSE);
   });
+
+  // Live calls (calls/): their callbacks share this plugin's form parsing and signature check.
+  await app.register(callWebhookRoutes(deps));
 };

@@ -1,0 +1,344 @@
+import { checkOutbound, type GateDecision } from '../compliance/gate.js';
+import { emitEvents } from '../events/outbox.repository.js';
+import { callCompletedEvent, callTransferredEvent, handoffNotificationEvent, notificationEvent } from '../events/payloads.js';
+import { findLead, findLeadByAddress, requireLead, updateLead, type LeadRow } from '../leads/leads.repository.js';
+import { scheduleSend } from '../messages/send.service.js';
+import type { Config, TwilioConfig } from '../platform/config.js';
+import type { Db } from '../platform/db/schema.js';
+import type { Deps } from '../platform/deps.js';
+import { BadRequest, DomainError } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import { normalizePhone } from '../platform/phone.js';
+import { renderTemplate } from '../profiles/template.js';
+import { readSettings } from '../settings/settings.service.js';
+import { claimCompletedEvent, findCall, findCallBySid, insertCall, updateCall, type CallRow } from './calls.repository.js';
+import { createCall, TwilioCallError, updateLiveCall } from './twilio-calls.js';
+import { connectRelay, dialWithWhisper, HANG_UP, sayAndHangUp, whisper } from './twiml.js';
+import { DEFAULT_LANGUAGE, readVoiceSettings, type VoiceSettingsView } from './voice-settings.js';
+
+/** Where Twilio reaches a live call's callbacks; each carries the organization and the call, and is signed with them. */
+export const callPaths = {
+  relay: '/v1/providers/twilio/relay',
+  action: '/v1/providers/twilio/relay/action',
+  status: '/v1/providers/twilio/call-status',
+  amd: '/v1/providers/twilio/amd',
+  whisper: '/v1/providers/twilio/whisper',
+  transferStatus: '/v1/providers/twilio/transfer-status',
+  voice: '/v1/providers/twilio/voice',
+} as const;
+
+const query = (organizationId: string, callId: string) => `?org=${encodeURIComponent(organizationId)}&call=${encodeURIComponent(callId)}`;
+export const callbackUrl = (config: Config, path: string, organizationId: string, callId: string) => config.publicUrl + path + query(organizationId, callId);
+/** The relay's WebSocket URL: `wss` from an https public URL, `ws` from http. */
+export const relayUrl = (config: Config, organizationId: string, callId: string) =>
+  config.publicUrl.replace(/^http/, 'ws') + callPaths.relay + query(organizationId, callId);
+
+export const OPTED_OUT_GOODBYE = 'Understood. We will not call you again. Goodbye.';
+const TRANSFER_UNAVAILABLE = 'Sorry, nobody is available to take your call right now. Someone from our team will get back to you soon. Goodbye.';
+const INBOUND_UNAVAILABLE = 'Sorry, we cannot take your call right now. We will text you shortly.';
+export const MISSED_CALL_TEXT = 'Sorry we missed your call. How can we help?';
+
+class TwilioNotConfigured extends DomainError {
+  constructor() {
+    super(400, 'Twilio is not configured on this server: set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN to place calls', 'not_configured');
+  }
+}
+
+const requireTwilio = (config: Config): TwilioConfig => {
+  if (!config.twilio) throw new TwilioNotConfigured();
+  return config.twilio;
+};
+
+/** What the agent says first on a call it places: the profile's greeting, else a hello by first name. */
+export function greetingFor(lead: LeadRow, voice: VoiceSettingsView): string {
+  if (voice.welcomeGreeting) {
+    const text = renderTemplate(voice.welcomeGreeting, lead);
+    if (text !== '') return text;
+  }
+  return lead.first_name ? `Hi ${lead.first_name}! Do you have a minute to talk?` : 'Hi! Do you have a minute to talk?';
+}
+
+export interface PlaceCallInput {
+  overrideBusinessHours?: boolean;
+  voicemailEnabled?: boolean;
+}
+
+export type CallStatus = 'dialing' | 'waiting' | 'blocked' | 'failed';
+
+export interface PlacedCall {
+  id: string;
+  status: CallStatus;
+  statusCode: string | null;
+  statusReason: string | null;
+  scheduledTime: string | null;
+  providerCallId: string | null;
+}
+
+/** The gate's answer for a call. The External Compliance Check is asked about messages only: a call waits for it as blocked (fail closed). */
+function callDecision(d: GateDecision): { status: CallStatus; code: string | null; reason: string | null; until: string | null } {
+  switch (d.kind) {
+    case 'allowed':
+      return { status: 'dialing', code: null, reason: null, until: null };
+    case 'blocked':
+      return { status: 'blocked', code: d.code, reason: d.reason, until: null };
+    case 'wait':
+      return { status: 'waiting', code: d.code, reason: d.reason, until: d.until.toISOString() };
+    case 'ask_external':
+      return { status: 'blocked', code: 'EXTERNAL_CHECK', reason: 'calls are not placed while an External Compliance Check is configured', until: null };
+  }
+}
+
+/**
+ * `POST /v1/leads/{id}/call`: the gate is asked exactly as for a send on the
+ * voice channel (opt-out, DNC, AI on, frequency cap, the night floor where the
+ * lead is), under the lead's lock; the call row records its answer. Only an
+ * allowed call is dialled: Calls.json with TwiML that connects the lead to the
+ * agent over ConversationRelay, asynchronous answering-machine detection, and
+ * status callbacks. A call the gate holds is recorded waiting, and not dialled.
+ */
+export async function placeCall(deps: Deps, organizationId: string, leadId: string, input: PlaceCallInput): Promise<PlacedCall> {
+  const twilio = requireTwilio(deps.config);
+  const now = deps.clock.now();
+  const at = now.toISOString();
+  const id = newId();
+  const planned = await deps.db.transaction().execute(async (trx) => {
+    const lead = await requireLead(trx, organizationId, leadId, true);
+    if (!lead.phone) throw new BadRequest('Lead has no phone', 'channel_unavailable');
+    const settings = await readSettings(trx, organizationId);
+    const decision = callDecision(await checkOutbound(trx, deps.digests, organizationId, {
+      lead, channel: 'voice', purpose: 'conversation', sendWhenOff: false, automated: true, settings, now, overrideBusinessHours: input.overrideBusinessHours ?? false,
+    }));
+    const from = settings.sendingNumber;
+    if (decision.status === 'dialing' && !from) throw new BadRequest('no sending number: set sendingNumber with PATCH /v1/settings before calling', 'no_sending_number');
+    const voice = await readVoiceSettings(trx, organizationId, lead.customer_profile);
+    const greeting = greetingFor(lead, voice);
+    await insertCall(trx, organizationId, {
+      id, lead_id: lead.id, direction: 'outbound', status: decision.status, status_code: decision.code, status_reason: decision.reason,
+      from_number: from, to_number: lead.phone, voicemail_enabled: (input.voicemailEnabled ?? voice.voicemailEnabled ?? false) ? 1 : 0,
+      greeting, created_at: at, updated_at: at,
+    });
+    return { decision, lead, voice, greeting, from };
+  });
+  const { decision, lead, voice, greeting, from } = planned;
+  const answer: PlacedCall = { id, status: decision.status, statusCode: decision.code, statusReason: decision.reason, scheduledTime: decision.until, providerCallId: null };
+  if (decision.status !== 'dialing') return answer;
+  const twiml = connectRelay({
+    relayUrl: relayUrl(deps.config, organizationId, id), actionUrl: callbackUrl(deps.config, callPaths.action, organizationId, id),
+    language: voice.language ?? DEFAULT_LANGUAGE, voice: voice.voice, welcomeGreeting: greeting,
+  });
+  try {
+    const sid = await createCall(twilio, {
+      To: lead.phone!, From: from!, Twiml: twiml,
+      StatusCallback: callbackUrl(deps.config, callPaths.status, organizationId, id),
+      MachineDetection: 'DetectMessageEnd', AsyncAmd: 'true', AsyncAmdStatusCallbackMethod: 'POST',
+      AsyncAmdStatusCallback: callbackUrl(deps.config, callPaths.amd, organizationId, id),
+    });
+    const started = deps.clock.now().toISOString();
+    await updateCall(deps.db, organizationId, id, { status: 'queued', provider_call_id: sid, started_at: started, updated_at: started });
+    return { ...answer, providerCallId: sid };
+  } catch (err) {
+    const reason = err instanceof TwilioCallError ? err.message : 'could not reach Twilio';
+    const ended = deps.clock.now().toISOString();
+    await updateCall(deps.db, organizationId, id, { status: 'failed', outcome: 'failed', status_reason: reason, ended_at: ended, updated_at: ended });
+    return { ...answer, status: 'failed', statusReason: reason };
+  }
+}
+
+export interface InboundCallWebhook {
+  From: string;
+  To: string;
+  CallSid?: string;
+}
+
+/**
+ * A call to one of the organization's numbers ("A call comes in"): a known
+ * lead whose AI is on is answered by the agent over ConversationRelay.
+ * Anyone else hears a short message; a known lead then gets a missed-call
+ * text, scheduled through the send path (so the gate judges it).
+ */
+export async function answerInboundCall(deps: Deps, organizationId: string, call: InboundCallWebhook): Promise<string> {
+  const now = deps.clock.now();
+  const at = now.toISOString();
+  let caller: string | null = null;
+  try {
+    caller = normalizePhone(call.From, deps.config.defaultCountry);
+  } catch {
+    caller = null;
+  }
+  return deps.db.transaction().execute(async (trx) => {
+    const lead = caller ? await findLeadByAddress(trx, organizationId, 'voice', caller) : undefined;
+    const id = newId();
+    const row = { id, lead_id: lead?.id ?? null, direction: 'inbound' as const, provider_call_id: call.CallSid ?? null, from_number: caller ?? call.From, to_number: call.To, started_at: at, created_at: at, updated_at: at };
+    if (!lead || lead.is_ai_on !== 1) {
+      await insertCall(trx, organizationId, { ...row, status: 'completed', outcome: 'missed', status_reason: lead ? 'AI is off for this lead' : 'unknown caller', ended_at: at });
+      if (lead && lead.phone) {
+        await scheduleSend(trx, { organizationId, lead, channel: 'sms', text: MISSED_CALL_TEXT, runAt: now, sendWhenOff: true, isAiGenerated: false, now: at });
+      }
+      return sayAndHangUp(INBOUND_UNAVAILABLE);
+    }
+    const voice = await readVoiceSettings(trx, organizationId, lead.customer_profile);
+    const greeting = lead.first_name ? `Hi ${lead.first_name}, thanks for calling! How can I help you today?` : 'Hi, thanks for calling! How can I help you today?';
+    await insertCall(trx, organizationId, { ...row, status: 'in-progress', greeting, answered_at: at });
+    return connectRelay({
+      relayUrl: relayUrl(deps.config, organizationId, id), actionUrl: callbackUrl(deps.config, callPaths.action, organizationId, id),
+      language: voice.language ?? DEFAULT_LANGUAGE, voice: voice.voice, welcomeGreeting: greeting,
+    }, true);
+  });
+}
+
+/** Twilio's terminal call states; the others (queued, ringing, in-progress) only move the status. */
+const TERMINAL = new Set(['completed', 'busy', 'no-answer', 'failed', 'canceled']);
+
+export interface CallStatusWebhook {
+  CallSid?: string;
+  CallStatus?: string;
+  CallDuration?: string;
+}
+
+/**
+ * A status callback of a live call. A terminal one ends the call: its
+ * duration, and the outcome (what AMD, a transfer or an opt-out said, else
+ * Twilio's state). An answered call announces `call.completed`, once.
+ */
+export async function applyCallStatus(deps: Deps, organizationId: string, callId: string, report: CallStatusWebhook): Promise<void> {
+  const at = deps.clock.now().toISOString();
+  const state = report.CallStatus ?? '';
+  await deps.db.transaction().execute(async (trx) => {
+    const call = await findCall(trx, organizationId, callId);
+    if (!call) return;
+    if (!TERMINAL.has(state)) {
+      if (state !== '' && call.ended_at === null) await updateCall(trx, organizationId, call.id, { status: state, updated_at: at });
+      return;
+    }
+    const duration = Number.parseInt(report.CallDuration ?? '', 10);
+    const answered = state === 'completed';
+    const outcome = call.outcome ?? (answered ? 'completed' : state);
+    await updateCall(trx, organizationId, call.id, {
+      status: answered ? 'completed' : state === 'canceled' ? 'canceled' : 'failed', outcome, ended_at: call.ended_at ?? at, updated_at: at,
+      duration_seconds: Number.isFinite(duration) ? duration : (call.duration_seconds ?? 0), provider_call_id: call.provider_call_id ?? report.CallSid ?? null,
+    });
+    if (answered) await announceCompleted(trx, organizationId, call.id, at);
+  });
+}
+
+/** `call.completed`, at most once per call, with the lead's summary when the call has none of its own. */
+async function announceCompleted(trx: Db, organizationId: string, callId: string, at: string): Promise<void> {
+  const call = await findCall(trx, organizationId, callId);
+  if (!call?.lead_id) return;
+  const lead = await findLead(trx, organizationId, call.lead_id);
+  if (!lead) return;
+  if (!(await claimCompletedEvent(trx, organizationId, call.id, at))) return;
+  const summary = call.summary ?? lead.summary;
+  await emitEvents(trx, organizationId, at, [callCompletedEvent(lead, {
+    id: call.id, direction: call.direction, durationSeconds: call.duration_seconds, summary, outcome: call.outcome,
+  })]);
+}
+
+const MACHINE = /^(machine_|fax)/;
+
+/**
+ * Asynchronous answering-machine detection's verdict (AnsweredBy). A person:
+ * the outcome is `human` and the agent goes on. A machine: with voicemail on
+ * and a voicemail text, the call's TwiML is replaced by that text (it is said
+ * after the beep, `DetectMessageEnd`) and a hang-up; otherwise the call is
+ * ended at once. Either way the outcome is `voicemail`.
+ */
+export async function applyAmd(deps: Deps, organizationId: string, callId: string, answeredBy: string): Promise<void> {
+  const twilio = requireTwilio(deps.config);
+  const at = deps.clock.now().toISOString();
+  const call = await findCall(deps.db, organizationId, callId);
+  if (!call) return;
+  if (answeredBy === 'human') {
+    if (call.outcome === null) await updateCall(deps.db, organizationId, call.id, { outcome: 'human', answered_at: call.answered_at ?? at, updated_at: at });
+    return;
+  }
+  if (!MACHINE.test(answeredBy) || !call.provider_call_id) return;
+  const lead = call.lead_id ? await findLead(deps.db, organizationId, call.lead_id) : undefined;
+  const voice = lead ? await readVoiceSettings(deps.db, organizationId, lead.customer_profile) : {};
+  const text = call.voicemail_enabled === 1 && voice.voicemailText && lead ? renderTemplate(voice.voicemailText, lead) : null;
+  await updateCall(deps.db, organizationId, call.id, { outcome: 'voicemail', summary: text ? `Voicemail left: ${text}` : 'Answering machine; no voicemail left', updated_at: at });
+  await updateLiveCall(twilio, call.provider_call_id, text ? { Twiml: sayAndHangUp(text, false) } : { Status: 'completed' });
+}
+
+export interface RelayActionWebhook {
+  CallSid?: string;
+  CallStatus?: string;
+  SessionStatus?: string;
+  HandoffData?: string;
+}
+
+interface Handoff {
+  reasonCode?: string;
+  reason?: string;
+  summary?: string;
+}
+
+function parseHandoff(text: string | null | undefined): Handoff {
+  if (!text) return {};
+  try {
+    const v: unknown = JSON.parse(text);
+    return v && typeof v === 'object' ? (v as Handoff) : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The `<Connect action>` callback: the relay session ended. A transfer the
+ * agent asked for (handoffData `live-agent-handoff`) dials the profile's
+ * transfer number, whispering the summary to whoever answers; the AI is off
+ * for the lead from now on and `call.transferred` is announced. Without a
+ * number to dial the lead hears an apology and the team a notification. An
+ * opt-out gets its goodbye; anything else ends the call.
+ */
+export async function afterRelay(deps: Deps, organizationId: string, callId: string, hook: RelayActionWebhook): Promise<string> {
+  const at = deps.clock.now().toISOString();
+  return deps.db.transaction().execute(async (trx) => {
+    const call = await findCall(trx, organizationId, callId);
+    if (!call) return HANG_UP;
+    const handoff = parseHandoff(hook.HandoffData ?? call.handoff_data);
+    if (handoff.reasonCode === 'opted-out') return sayAndHangUp(OPTED_OUT_GOODBYE);
+    if (handoff.reasonCode !== 'live-agent-handoff' || !call.lead_id) return HANG_UP;
+    const lead = await findLead(trx, organizationId, call.lead_id, true);
+    if (!lead) return HANG_UP;
+    const voice = await readVoiceSettings(trx, organizationId, lead.customer_profile);
+    const to = voice.transferNumber ?? null;
+    const summary = handoff.summary ?? null;
+    await updateCall(trx, organizationId, call.id, { handoff_data: call.handoff_data ?? hook.HandoffData ?? null, summary: summary ?? call.summary, transfer_to: to, updated_at: at });
+    const events = lead.is_ai_on === 1 ? [handoffNotificationEvent(lead, 'voice', handoff.reason ?? summary)] : [];
+    if (lead.is_ai_on === 1) await updateLead(trx, organizationId, lead.id, { is_ai_on: 0, updated_at: at });
+    if (!to) {
+      await emitEvents(trx, organizationId, at, events);
+      return sayAndHangUp(TRANSFER_UNAVAILABLE);
+    }
+    await updateCall(trx, organizationId, call.id, { outcome: 'transferred', updated_at: at });
+    await emitEvents(trx, organizationId, at, [...events, callTransferredEvent(lead, call, { transferType: 'WARM', transferTo: to, reason: handoff.reason ?? null, summary })]);
+    return dialWithWhisper(to, callbackUrl(deps.config, callPaths.whisper, organizationId, call.id), callbackUrl(deps.config, callPaths.transferStatus, organizationId, call.id));
+  });
+}
+
+/** What the person answering a transfer hears: the agent's summary. */
+export async function whisperFor(deps: Deps, organizationId: string, callId: string): Promise<string> {
+  const call = await findCall(deps.db, organizationId, callId);
+  const handoff = parseHandoff(call?.handoff_data);
+  return whisper(handoff.summary ?? call?.summary ?? 'No summary was given.');
+}
+
+/** The transfer's `<Dial action>`: nobody answered, so the lead hears a message and the team gets the summary as a notification. */
+export async function afterTransferDial(deps: Deps, organizationId: string, callId: string, dialStatus: string | undefined): Promise<string> {
+  if (dialStatus === 'completed' || dialStatus === 'answered') return HANG_UP;
+  const at = deps.clock.now().toISOString();
+  await deps.db.transaction().execute(async (trx) => {
+    const call = await findCall(trx, organizationId, callId);
+    if (!call?.lead_id) return;
+    const lead = await findLead(trx, organizationId, call.lead_id);
+    if (!lead) return;
+    await updateCall(trx, organizationId, call.id, { outcome: 'transfer-unanswered', updated_at: at });
+    const summary = parseHandoff(call.handoff_data).summary ?? call.summary ?? '';
+    await emitEvents(trx, organizationId, at, [notificationEvent(lead, 'voice', 'Transfer not answered', `Nobody answered the transfer to ${call.transfer_to ?? 'the team'}. ${summary}`.trim())]);
+  });
+  return sayAndHangUp(TRANSFER_UNAVAILABLE);
+}
+
+export type { CallRow };
+export { findCallBySid };

@@ -104,6 +104,12 @@ describeEachDialect('Live calls with the scripted agent', (ctx) => {
     await callback(ctx(), call.params.StatusCallback!, { CallSid: call.sid, CallStatus: 'completed', CallDuration: '42' });
     expect(await outboxFor(ctx(), id, 'call.completed')).toHaveLength(1);
     expect((await acme.get(`/calls/${call.id}`)).body).toMatchObject({ status: 'completed', durationSeconds: 42, outcome: 'completed' });
+    const timeline = await acme.get(`/leads/${id}/events?since=2000-01-01T00:00:00Z&types=CALL`);
+    expect(timeline.status).toBe(200);
+    const item = (timeline.body.events as { type: string; data: Record<string, unknown> }[]).find((e) => e.data.kind === 'call');
+    expect(item).toMatchObject({ type: 'CALL', data: { callId: call.id, direction: 'OUTBOUND', durationSeconds: 42, outcome: 'completed' } });
+    // The utterances are CALL items too, in the order they were said.
+    expect(timeline.body.events.filter((e: { data: { kind?: string } }) => e.data.kind !== 'call')).toHaveLength(7);
   });
 
   it('hears "stop calling me": a spoken voice opt-out, a polite goodbye, the call ended', async () => {

@@ -7,6 +7,8 @@ import { startFakeTwilio } from '../support/fake-twilio.js';
 import { connectRelay } from '../support/fake-relay.js';
 import { createLead, describeEachDialect, uniquePhone, type Client } from '../support/harness.js';
 import { openAiAgentEnv } from '../agent/helpers.js';
+import { Receiver } from '../support/receiver.js';
+import { FAST_WEBHOOKS, registerEndpoint } from '../support/webhooks.js';
 import { ALWAYS_OPEN, callback, pathOf, placeCall, sendingNumber, TOKEN, twilioEnv, twimlAttr, voiceMessages } from './support.js';
 
 const fake = await startFakeTwilio('ACtest', TOKEN);
@@ -17,6 +19,8 @@ afterAll(async () => {
 });
 
 const TRANSFER_TO = '+16285550142';
+const receiver = await new Receiver().start();
+afterAll(() => receiver.stop());
 
 describeEachDialect('Live calls with a streaming model', (ctx) => {
   let acme: Client;
@@ -91,6 +95,7 @@ describeEachDialect('Live calls with a streaming model', (ctx) => {
   });
 
   it('transferCall ends the session with handoffData; the action callback dials the transfer number, whispering the summary', async () => {
+    await registerEndpoint(acme, receiver, ['call.completed', 'call.transferred']);
     const { id, phone, placed, relay } = await connected();
     const summary = 'Bo wants a quote for a two bedroom move in March.';
     model.program(phone, stream(['Let', ' me', ' connect', ' you', '.'], { calls: [call('transferCall', { reason: 'ready to buy', summary })] }));
@@ -114,6 +119,14 @@ describeEachDialect('Live calls with a streaming model', (ctx) => {
     const notes = await outboxFor(ctx(), id, 'notification');
     expect(notes.some((n) => String(n.data.notificationMessage).includes(summary))).toBe(true);
     relay.close();
+    await callback(ctx(), placed.params.StatusCallback!, { CallSid: placed.sid, CallStatus: 'completed', CallDuration: '95' });
+    // Both events reach a registered endpoint, signed, in the documented shapes.
+    const got = await until(() => receiver.received.filter((r) => JSON.stringify(r.json).includes(placed.id)), (r) => r.length >= 2);
+    const byType = Object.fromEntries(got.map((r) => [r.json.type ?? r.json.event, r.json]));
+    expect(JSON.stringify(byType['call.transferred'])).toContain('"transferType":"WARM"');
+    expect(JSON.stringify(byType['call.completed'])).toContain('"durationSeconds":95');
+    expect(JSON.stringify(byType['call.completed'])).toContain('"direction":"OUTBOUND"');
+    expect(got.every((r) => r.standardSignatureValid)).toBe(true);
   });
 
   it('tool calls on a call act like in a text conversation (tag, hot)', async () => {
@@ -124,4 +137,4 @@ describeEachDialect('Live calls with a streaming model', (ctx) => {
     expect(l.tags.map((t: { name: string }) => t.name)).toContain('mover');
     relay.close();
   });
-}, { ...twilioEnv(fake), ...openAiAgentEnv(model) });
+}, { ...FAST_WEBHOOKS, ...twilioEnv(fake), ...openAiAgentEnv(model) });

@@ -39,6 +39,11 @@ const NOTHING_TO_SAY = 'Thank you. Someone from our team will follow up with you
 /** Words of a scripted answer, each sent as its own token (with its space), as a model would stream them. */
 const words = (text: string): string[] => text.match(/\S+\s*/g) ?? [];
 
+interface Prepared {
+  input: AgentInput;
+  keywords: { optOut: string[]; optIn: string[] };
+}
+
 interface Speaking {
   abort: AbortController;
   /** What the lead heard when it was interrupted (utteranceUntilInterrupt). */
@@ -60,8 +65,11 @@ export class CallSession {
   private speaking: Speaking | undefined;
   private lastAgent: { id: string; text: string } | undefined;
   private ended = false;
-  /** Epoch ms of the last `text` token sent; for the latency bench. */
-  firstTokenAt: number | undefined;
+  /**
+   * What the next turn shows the agent, read ahead (at setup, then after each
+   * turn): a final prompt goes to the model without a query in between.
+   */
+  private prepared: Promise<Prepared> | undefined;
 
   constructor(private readonly deps: Deps, private readonly organizationId: string, private readonly callId: string, private readonly peer: RelayPeer) {}
 
@@ -120,6 +128,19 @@ export class CallSession {
     });
     // The welcome greeting is spoken by ConversationRelay itself as the call connects.
     if (call.greeting) this.lastAgent = await this.storeAgent(call.lead_id, call.greeting, at);
+    this.prepared = this.prepare(call.lead_id);
+  }
+
+  /** The agent's input and the opt-out keywords, read fresh; rejects when the lead is gone. */
+  private prepare(leadId: string): Promise<Prepared> {
+    const p = (async () => {
+      const lead = await findLead(this.deps.db, this.organizationId, leadId);
+      if (!lead) throw new Error('the lead was erased');
+      const [{ input }, settings] = await Promise.all([loadAgentInput(this.deps.db, this.organizationId, lead, this.deps.clock.now()), readSettings(this.deps.db, this.organizationId)]);
+      return { input, keywords: { optOut: [...settings.optOutKeywords], optIn: [...settings.optInKeywords] } };
+    })();
+    p.catch(() => {}); // awaited by the next turn, which handles it
+    return p;
   }
 
   private async storeAgent(leadId: string, text: string, at: string): Promise<{ id: string; text: string }> {
@@ -144,64 +165,72 @@ export class CallSession {
     const at = this.deps.clock.now().toISOString();
     await this.deps.db.updateTable('messages').set({ text: heard.trim(), updated_at: at })
       .where('organization_id', '=', this.organizationId).where('id', '=', last.id).execute();
+    // The next turn shows the agent what the lead heard, not what it meant to say.
+    if (this.call?.lead_id && !this.speaking) this.prepared = this.prepare(this.call.lead_id);
   }
 
-  /** Stores the lead's words and acts on an opt-out in them; answers what the recogniser heard. */
-  private async receive(lead: LeadRow, text: string, now: Date): Promise<{ messageId: string; stop: Extract<Recognition, { kind: 'stop' }> | null }> {
+  /** Stores the lead's words and acts on an opt-out the recogniser heard in them, in one transaction. */
+  private async receive(leadId: string, messageId: string, text: string, heard: Recognition, now: Date): Promise<void> {
     const at = now.toISOString();
-    const messageId = newId();
     const { deps, organizationId } = this;
-    const stop = await deps.db.transaction().execute(async (trx) => {
-      const current = await findLead(trx, organizationId, lead.id, true);
-      if (!current) return null;
+    await deps.db.transaction().execute(async (trx) => {
+      const current = await findLead(trx, organizationId, leadId, true);
+      if (!current) return;
       await insertMessage(trx, organizationId, {
-        id: messageId, lead_id: lead.id, channel: 'voice', direction: 'inbound', owner: 'lead', text, is_ai_generated: 0, status: 'received',
+        id: messageId, lead_id: leadId, channel: 'voice', direction: 'inbound', owner: 'lead', text, is_ai_generated: 0, status: 'received',
         status_reason: null, scheduled_at: null, created_at: at, purpose: 'conversation', provider_message_id: this.call?.provider_call_id ?? null,
       });
-      await updateLead(trx, organizationId, lead.id, { has_replied: 1, last_activity_at: at, updated_at: at });
+      await updateLead(trx, organizationId, leadId, { has_replied: 1, last_activity_at: at, updated_at: at });
       await emitEvents(trx, organizationId, at, [messageReceivedEvent(current, { id: messageId, channel: 'voice', from: current.phone ?? '', text })]);
-      const settings = await readSettings(trx, organizationId);
-      const heard = recognise(text, 'voice', { optOut: settings.optOutKeywords, optIn: settings.optInKeywords });
-      if (heard.kind !== 'stop') return null;
+      if (heard.kind !== 'stop') return;
       const actor = `twilio:${this.call?.provider_call_id ?? 'relay'}`;
       if (heard.doNotContact && current.phone) await addDncIn(trx, organizationId, current.phone, 'message', at, null);
       const reachable = reachableChannels(current);
       // Said on a call, a plain "stop" is about calls at least; the recogniser's channels when it named some.
       const requested: ChannelName[] = heard.channels === 'all' ? (heard.doNotContact ? reachable : ['voice']) : heard.channels.filter((c) => reachable.includes(c));
       if (requested.length > 0) {
-        await applyUnsubscribe(trx, deps, organizationId, lead.id, requested, {
+        await applyUnsubscribe(trx, deps, organizationId, leadId, requested, {
           source: heard.doNotContact ? 'dnc' : 'spoken', optOutMessage: null, isDoNotContact: heard.doNotContact, actor, inboundMessageId: messageId,
         });
       }
       await updateCall(trx, organizationId, this.callId, { outcome: 'opted-out', updated_at: at });
-      return heard;
     });
-    return { messageId, stop };
   }
 
-  private async input(lead: LeadRow, now: Date): Promise<AgentInput> {
-    return (await loadAgentInput(this.deps.db, this.organizationId, lead, now)).input;
-  }
-
-  /** One turn: the lead said `text`; the agent answers by streaming. */
+  /**
+   * One turn: the lead said `text`. The recogniser hears it first (no I/O);
+   * an opt-out is applied at once. Otherwise the model is asked from the
+   * context read ahead, and the words are stored once the first token is
+   * out: the first token waits for no query and no commit of ours.
+   */
   private async turn(text: string): Promise<void> {
     const call = this.call;
-    if (!call?.lead_id || this.ended) return;
-    const now = this.deps.clock.now();
-    const lead = await findLead(this.deps.db, this.organizationId, call.lead_id);
-    if (!lead) {
+    if (!call?.lead_id || this.ended || !this.prepared) return;
+    const leadId = call.lead_id;
+    let prepared: Prepared;
+    try {
+      prepared = await this.prepared;
+    } catch {
       this.peer.close();
       return;
     }
-    // Stored, and the context read, at the same time: the answer starts as soon as both are in.
-    const [received, input] = await Promise.all([this.receive(lead, text, now), this.input(lead, now)]);
+    const now = this.deps.clock.now();
     const at = now.toISOString();
-    if (received.stop) {
-      await this.storeAgent(lead.id, OPTED_OUT_GOODBYE, at);
+    const heard = recognise(text, 'voice', prepared.keywords);
+    const messageId = newId();
+    if (heard.kind === 'stop') {
+      await this.receive(leadId, messageId, text, heard, now);
+      await this.storeAgent(leadId, OPTED_OUT_GOODBYE, at);
       this.end({ reasonCode: 'opted-out' });
       return;
     }
-    input.conversation.push({ from: 'lead', text, channel: 'voice', isAiGenerated: false, at });
+    // Stored once the first token is out (or the answer is over): a commit's fsync never holds the first token back.
+    let startStoring = () => {};
+    const storing = new Promise<void>((resolve) => {
+      startStoring = resolve;
+    }).then(() => this.receive(leadId, messageId, text, heard, now));
+    storing.catch(() => {}); // awaited below
+    const input: AgentInput = { ...prepared.input, now, conversation: [...prepared.input.conversation, { from: 'lead', text, channel: 'voice', isAiGenerated: false, at }] };
 
     const speaking: Speaking = { abort: new AbortController() };
     this.speaking = speaking;
@@ -210,6 +239,7 @@ export class CallSession {
       if (speaking.abort.signal.aborted || this.ended) return;
       said += token;
       this.peer.send({ type: 'text', token, last: false });
+      startStoring();
     };
     let actions: CallAction[] = [];
     try {
@@ -221,10 +251,12 @@ export class CallSession {
     if (said.trim() === '' && !speaking.abort.signal.aborted && actions.length === 0) send(NOTHING_TO_SAY);
     if (!speaking.abort.signal.aborted && !this.ended) this.peer.send({ type: 'text', token: '', last: true });
     this.speaking = undefined;
-    const heard = (speaking.abort.signal.aborted ? (speaking.heard ?? said) : said).trim();
-    const stored = this.deps.clock.now().toISOString();
-    if (heard !== '') this.lastAgent = await this.storeAgent(lead.id, heard, stored);
-    await this.act(lead.id, received.messageId, actions);
+    startStoring();
+    await storing;
+    const heardText = (speaking.abort.signal.aborted ? (speaking.heard ?? said) : said).trim();
+    if (heardText !== '') this.lastAgent = await this.storeAgent(leadId, heardText, this.deps.clock.now().toISOString());
+    await this.act(leadId, messageId, actions);
+    this.prepared = this.prepare(leadId);
   }
 
   /** The agent's answer: streamed from the model, or the scripted provider's words. Returns the actions it asked for. */

@@ -122,7 +122,7 @@ describeEachDialect('Live calls with a streaming model', (ctx) => {
     await callback(ctx(), placed.params.StatusCallback!, { CallSid: placed.sid, CallStatus: 'completed', CallDuration: '95' });
     // Both events reach a registered endpoint, signed, in the documented shapes.
     const got = await until(() => receiver.received.filter((r) => JSON.stringify(r.json).includes(placed.id)), (r) => r.length >= 2);
-    const byType = Object.fromEntries(got.map((r) => [r.json.type ?? r.json.event, r.json]));
+    const byType = Object.fromEntries(got.map((r) => [r.json.event, r.json]));
     expect(JSON.stringify(byType['call.transferred'])).toContain('"transferType":"WARM"');
     expect(JSON.stringify(byType['call.completed'])).toContain('"durationSeconds":95');
     expect(JSON.stringify(byType['call.completed'])).toContain('"direction":"OUTBOUND"');

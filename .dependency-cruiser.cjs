@@ -15,7 +15,7 @@ module.exports = {
     { name: 'repositories-below-services', severity: 'error', comment: 'Repositories hold queries only; rules live in services above them.', from: { path: '\\.repository\\.ts$' }, to: { path: '\\.(service|routes)\\.ts$' } },
     { name: 'services-know-no-http', severity: 'error', comment: 'A service is called by routes, jobs and the CLI alike.', from: { path: '\\.service\\.ts$' }, to: { path: '^node_modules/(fastify|@fastify)/' } },
     { name: 'capabilities-trigger-by-name', severity: 'error', comment: 'A capability never imports a higher one to trigger work: it enqueues a job by name (jobs/names.ts).', from: { path: CAPABILITIES }, to: { path: '^src/(agent|conversation|providers)/' } },
-    { name: 'one-gate', severity: 'error', comment: 'The compliance gate is asked only by the send path, right before a provider is called.', from: { path: '^src/(?!channels/|compliance/|messages/send\\.service\\.ts$)' }, to: { path: '^src/compliance/gate\\.ts$' } },
+    { name: 'one-gate', severity: 'error', comment: 'The compliance gate is asked only by the send path (and by placeCall before dialling), right before a provider is called.', from: { path: '^src/(?!channels/|compliance/|messages/send\\.service\\.ts$|calls/calls\\.service\\.ts$)' }, to: { path: '^src/compliance/gate\\.ts$' } },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

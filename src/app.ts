@@ -29,6 +29,7 @@ import { inDoubtRoutes } from './channels/in-doubt.routes.js';
 import { twilioRoutes } from './providers/twilio/twilio.routes.js';
 import { callRoutes } from './calls/calls.routes.js';
 import { relayRoutes } from './calls/relay.routes.js';
+import { callWebhookRoutes } from './calls/call-webhooks.routes.js';
 import { Settings } from './settings/settings.schemas.js';
 import { settingsRoutes } from './settings/settings.routes.js';
 import { consentRoutes } from './subscriptions/consent.routes.js';
@@ -117,7 +118,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await v1.register(inboundRoutes(deps));
     await v1.register(emailEventRoutes(deps));
     await v1.register(unsubscribeLinkRoutes(deps));
-    await v1.register(twilioRoutes(deps));
+    await v1.register(twilioRoutes(deps, [callWebhookRoutes(deps)]));
     await v1.register(sendingNumberRoutes(deps));
     await v1.register(campaignRoutes(deps));
     await v1.register(importRoutes(deps));

@@ -14,7 +14,7 @@ import { newId } from '../platform/ids.js';
 import { readSettings } from '../settings/settings.service.js';
 import { reachableChannels, type ChannelName } from '../subscriptions/channels.js';
 import { applyUnsubscribe } from '../subscriptions/subscriptions.service.js';
-import { findCall, updateCall, type CallRow } from './calls.repository.js';
+import { findCall, setSpokenText, updateCall, type CallRow } from './calls.repository.js';
 import { OPTED_OUT_GOODBYE } from './calls.service.js';
 import { CALL_INSTRUCTIONS, callToolDefinitions, toCallAction, type CallAction } from './call-tools.js';
 import { streamChat } from './stream.js';
@@ -163,8 +163,7 @@ export class CallSession {
     if (!last || heard.trim() === '' || heard.length >= last.text.length) return;
     this.lastAgent = { id: last.id, text: heard };
     const at = this.deps.clock.now().toISOString();
-    await this.deps.db.updateTable('messages').set({ text: heard.trim(), updated_at: at })
-      .where('organization_id', '=', this.organizationId).where('id', '=', last.id).execute();
+    await setSpokenText(this.deps.db, this.organizationId, last.id, heard.trim(), at);
     // The next turn shows the agent what the lead heard, not what it meant to say.
     if (this.call?.lead_id && !this.speaking) this.prepared = this.prepare(this.call.lead_id);
   }

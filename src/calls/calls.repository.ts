@@ -30,3 +30,23 @@ export async function listCallsOfLead(db: Db, organizationId: string, leadId: st
   return db.selectFrom('calls').selectAll().where('organization_id', '=', organizationId).where('lead_id', '=', leadId)
     .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
+
+/** An utterance of the agent cut short: the stored text becomes what the lead heard. */
+export async function setSpokenText(db: Db, organizationId: string, messageId: string, text: string, at: string): Promise<void> {
+  await db.updateTable('messages').set({ text, updated_at: at }).where('organization_id', '=', organizationId).where('id', '=', messageId).execute();
+}
+
+export async function profileExists(db: Db, organizationId: string, name: string): Promise<boolean> {
+  const row = await db.selectFrom('customer_profiles').select('id').where('organization_id', '=', organizationId).where('name', '=', name).executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function findVoiceSettings(db: Db, organizationId: string, profileName: string): Promise<string | undefined> {
+  const row = await db.selectFrom('profile_voice').select('settings').where('organization_id', '=', organizationId).where('profile_name', '=', profileName).executeTakeFirst();
+  return row?.settings;
+}
+
+export async function saveVoiceSettings(db: Db, organizationId: string, profileName: string, settings: string, at: string): Promise<void> {
+  await db.insertInto('profile_voice').values({ organization_id: organizationId, profile_name: profileName, settings, updated_at: at })
+    .onConflict((oc) => oc.columns(['organization_id', 'profile_name']).doUpdateSet({ settings, updated_at: at })).execute();
+}

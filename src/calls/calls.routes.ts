@@ -6,7 +6,7 @@ import type { Deps } from '../platform/deps.js';
 import { NotFound } from '../platform/errors.js';
 import { withErrors } from '../platform/http/schemas.js';
 import { ProfileNameParams } from '../profiles/profiles.schemas.js';
-import { findCall, listCallsOfLead, type CallRow } from './calls.repository.js';
+import { findCall, listCallsOfLead, profileExists, type CallRow } from './calls.repository.js';
 import { placeCall } from './calls.service.js';
 import { readVoiceSettings, VoiceSettings, writeVoiceSettings } from './voice-settings.js';
 
@@ -83,8 +83,7 @@ export const callRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app)
   app.get('/customerProfiles/:name/voice', {
     schema: { tags: ['calls'], summary: "A profile's call settings", params: ProfileNameParams, response: withErrors({ 200: VoiceSettings }) },
   }, async (req) => {
-    const exists = await deps.db.selectFrom('customer_profiles').select('id').where('organization_id', '=', req.auth.organizationId).where('name', '=', req.params.name).executeTakeFirst();
-    if (!exists) throw new NotFound('CustomerProfile', 'name', req.params.name);
+    if (!(await profileExists(deps.db, req.auth.organizationId, req.params.name))) throw new NotFound('CustomerProfile', 'name', req.params.name);
     return readVoiceSettings(deps.db, req.auth.organizationId, req.params.name);
   });
 

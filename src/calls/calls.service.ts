@@ -97,12 +97,14 @@ function callDecision(d: GateDecision): { status: CallStatus; code: string | nul
  * status callbacks. A call the gate holds is recorded waiting, and not dialled.
  */
 export async function placeCall(deps: Deps, organizationId: string, leadId: string, input: PlaceCallInput): Promise<PlacedCall> {
-  const twilio = requireTwilio(deps.config);
   const now = deps.clock.now();
   const at = now.toISOString();
   const id = newId();
+  let twilio: TwilioConfig | undefined;
   const planned = await deps.db.transaction().execute(async (trx) => {
+    // Another organization's lead answers exactly as a missing one, whatever else is wrong.
     const lead = await requireLead(trx, organizationId, leadId, true);
+    twilio = requireTwilio(deps.config);
     if (!lead.phone) throw new BadRequest('Lead has no phone', 'channel_unavailable');
     const settings = await readSettings(trx, organizationId);
     const decision = callDecision(await checkOutbound(trx, deps.digests, organizationId, {
@@ -127,7 +129,7 @@ export async function placeCall(deps: Deps, organizationId: string, leadId: stri
     language: voice.language ?? DEFAULT_LANGUAGE, voice: voice.voice, welcomeGreeting: greeting,
   });
   try {
-    const sid = await createCall(twilio, {
+    const sid = await createCall(twilio!, {
       To: lead.phone!, From: from!, Twiml: twiml,
       StatusCallback: callbackUrl(deps.config, callPaths.status, organizationId, id),
       MachineDetection: 'DetectMessageEnd', AsyncAmd: 'true', AsyncAmdStatusCallbackMethod: 'POST',

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { Db } from '../platform/db/schema.js';
 import { NotFound } from '../platform/errors.js';
+import { findVoiceSettings, profileExists, saveVoiceSettings } from './calls.repository.js';
 
 /** A profile's call settings (customer_profiles.voice): how the agent sounds and what it does around a call. */
 export const VoiceSettings = Type.Object(
@@ -31,16 +32,12 @@ export function parseVoice(text: string | null | undefined): VoiceSettingsView {
 
 /** The profile's call settings; the defaults ({}) when it has none. */
 export async function readVoiceSettings(db: Db, organizationId: string, profileName: string): Promise<VoiceSettingsView> {
-  const row = await db.selectFrom('profile_voice').select('settings').where('organization_id', '=', organizationId).where('profile_name', '=', profileName).executeTakeFirst();
-  return parseVoice(row?.settings);
+  return parseVoice(await findVoiceSettings(db, organizationId, profileName));
 }
 
 /** Replaces the profile's call settings (the profile must exist). */
 export async function writeVoiceSettings(db: Db, organizationId: string, profileName: string, settings: VoiceSettingsView, at: string): Promise<VoiceSettingsView> {
-  const profile = await db.selectFrom('customer_profiles').select('id').where('organization_id', '=', organizationId).where('name', '=', profileName).executeTakeFirst();
-  if (!profile) throw new NotFound('CustomerProfile', 'name', profileName);
-  const text = JSON.stringify(settings);
-  await db.insertInto('profile_voice').values({ organization_id: organizationId, profile_name: profileName, settings: text, updated_at: at })
-    .onConflict((oc) => oc.columns(['organization_id', 'profile_name']).doUpdateSet({ settings: text, updated_at: at })).execute();
+  if (!(await profileExists(db, organizationId, profileName))) throw new NotFound('CustomerProfile', 'name', profileName);
+  await saveVoiceSettings(db, organizationId, profileName, JSON.stringify(settings), at);
   return settings;
 }

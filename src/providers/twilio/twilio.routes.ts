@@ -6,7 +6,6 @@ import { DomainError, Forbidden } from '../../platform/errors.js';
 import { validTwilioSignature } from './signature.js';
 import { EMPTY_RESPONSE, OPTED_OUT_HANG_UP, THANK_AND_HANG_UP, TWIML_CONTENT_TYPE } from '../../channels/twiml.js';
 import { applyStatus, receiveSms, receiveSpeech } from './twilio.service.js';
-import { callWebhookRoutes } from '../../calls/call-webhooks.routes.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 
@@ -54,7 +53,7 @@ const StatusBody = Type.Object(
  * stored, and without a configured auth token nothing is accepted at all.
  * Form bodies are parsed in this plugin only; every other route stays JSON-only.
  */
-export const twilioRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app) => {
+export const twilioRoutes = (deps: Deps, children: FastifyPluginAsyncTypebox[] = []): FastifyPluginAsyncTypebox => async (app) => {
   // The parameters exactly as sent, in order and with repeats: the signature covers all of them.
   const signedParams = new WeakMap<FastifyRequest, [string, string][]>();
 
@@ -97,6 +96,6 @@ export const twilioRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (ap
     return reply.type(TWIML_CONTENT_TYPE).send(EMPTY_RESPONSE);
   });
 
-  // Live calls (calls/): their callbacks share this plugin's form parsing and signature check.
-  await app.register(callWebhookRoutes(deps));
+  // More of Twilio's webhooks (live calls, calls/call-webhooks.routes.ts), given by the app: they share this plugin's form parsing and signature check.
+  for (const child of children) await app.register(child);
 };

@@ -1,3 +1,4 @@
+import { insideWindow } from '../compliance/contact-hours.js';
 import { checkOutbound, type GateDecision } from '../compliance/gate.js';
 import { emitEvents } from '../events/outbox.repository.js';
 import { callCompletedEvent, callTransferredEvent, handoffNotificationEvent, notificationEvent } from '../events/payloads.js';
@@ -154,7 +155,8 @@ export interface InboundCallWebhook {
 
 /**
  * A call to one of the organization's numbers ("A call comes in"): a known
- * lead whose AI is on is answered by the agent over ConversationRelay.
+ * lead whose AI is on is answered by the agent over ConversationRelay,
+ * within the organization's contact hours.
  * Anyone else hears a short message; a known lead then gets a missed-call
  * text, scheduled through the send path (so the gate judges it).
  */
@@ -171,8 +173,11 @@ export async function answerInboundCall(deps: Deps, organizationId: string, call
     const lead = caller ? await findLeadByAddress(trx, organizationId, 'voice', caller) : undefined;
     const id = newId();
     const row = { id, lead_id: lead?.id ?? null, direction: 'inbound' as const, provider_call_id: call.CallSid ?? null, from_number: caller ?? call.From, to_number: call.To, started_at: at, created_at: at, updated_at: at };
-    if (!lead || lead.is_ai_on !== 1) {
-      await insertCall(trx, organizationId, { ...row, status: 'completed', outcome: 'missed', status_reason: lead ? 'AI is off for this lead' : 'unknown caller', ended_at: at });
+    const settings = await readSettings(trx, organizationId);
+    const closed = !insideWindow(now, settings.timeZone, settings.contactHours);
+    if (!lead || lead.is_ai_on !== 1 || closed) {
+      const why = !lead ? 'unknown caller' : lead.is_ai_on !== 1 ? 'AI is off for this lead' : "outside the organization's hours";
+      await insertCall(trx, organizationId, { ...row, status: 'completed', outcome: 'missed', status_reason: why, ended_at: at });
       if (lead && lead.phone) {
         await scheduleSend(trx, { organizationId, lead, channel: 'sms', text: MISSED_CALL_TEXT, runAt: now, sendWhenOff: true, isAiGenerated: false, now: at });
       }

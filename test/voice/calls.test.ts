@@ -197,6 +197,20 @@ describeEachDialect('Live calls with the scripted agent', (ctx) => {
       expect((await acme.get(`/leads/${id}/calls`)).body.calls[0]).toMatchObject({ outcome: 'missed' });
     });
 
+    it("outside the organization's hours the agent does not take the call; the missed-call text follows", async () => {
+      const beta = ctx().beta;
+      const BETA = sendingNumber();
+      // DAYTIME is 09:00 in Los Angeles: the organization's hours there start at 10:00.
+      expect((await beta.patch('/settings', { sendingNumber: BETA, timeZone: 'America/Los_Angeles', contactHours: { start: '10:00', end: '18:00' } })).status).toBe(200);
+      const phone = uniquePhone();
+      const id = await createLead(beta, { phone, timeZone: 'America/New_York' });
+      const res = await signedWebhook(ctx(), PUBLIC, TOKEN, '/v1/providers/twilio/voice', { From: phone, To: BETA, CallSid: `CA${'4'.repeat(32)}` });
+      expect(String(res.body)).not.toContain('ConversationRelay');
+      expect(String(res.body)).toContain('<Say>Sorry, we cannot take your call right now.');
+      const calls = (await beta.get(`/leads/${id}/calls`)).body.calls;
+      expect(calls[0]).toMatchObject({ outcome: 'missed', statusReason: "outside the organization's hours" });
+    });
+
     it('an unknown caller hears the message; no ConversationRelay', async () => {
       const res = await signedWebhook(ctx(), PUBLIC, TOKEN, '/v1/providers/twilio/voice', { From: uniquePhone(), To: OURS, CallSid: `CA${'3'.repeat(32)}` });
       expect(res.status).toBe(200);

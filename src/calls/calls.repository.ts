@@ -50,3 +50,11 @@ export async function saveVoiceSettings(db: Db, organizationId: string, profileN
   await db.insertInto('profile_voice').values({ organization_id: organizationId, profile_name: profileName, settings, updated_at: at })
     .onConflict((oc) => oc.columns(['organization_id', 'profile_name']).doUpdateSet({ settings, updated_at: at })).execute();
 }
+
+/** Calls placed to the lead since `since` (dialled, whatever came of them): with its automated messages, the frequency cap's count. */
+export async function countDialledSince(db: Db, organizationId: string, leadId: string, since: string): Promise<number> {
+  const row = await db.selectFrom('calls').select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('organization_id', '=', organizationId).where('lead_id', '=', leadId).where('direction', '=', 'outbound')
+    .where('provider_call_id', 'is not', null).where('created_at', '>=', since).executeTakeFirst();
+  return Number(row?.n ?? 0);
+}

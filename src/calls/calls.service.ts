@@ -3,6 +3,7 @@ import { checkOutbound, type GateDecision } from '../compliance/gate.js';
 import { emitEvents } from '../events/outbox.repository.js';
 import { callCompletedEvent, callTransferredEvent, handoffNotificationEvent, notificationEvent } from '../events/payloads.js';
 import { findLead, findLeadByAddress, requireLead, updateLead, type LeadRow } from '../leads/leads.repository.js';
+import { countAutomatedSince } from '../messages/messages.repository.js';
 import { scheduleSend } from '../messages/send.service.js';
 import type { Config, TwilioConfig } from '../platform/config.js';
 import type { Db } from '../platform/db/schema.js';
@@ -12,7 +13,7 @@ import { newId } from '../platform/ids.js';
 import { normalizePhone } from '../platform/phone.js';
 import { renderTemplate } from '../profiles/template.js';
 import { readSettings } from '../settings/settings.service.js';
-import { claimCompletedEvent, findCall, findCallBySid, insertCall, updateCall, type CallRow } from './calls.repository.js';
+import { claimCompletedEvent, countDialledSince, findCall, findCallBySid, insertCall, updateCall, type CallRow } from './calls.repository.js';
 import { createCall, TwilioCallError, updateLiveCall } from './twilio-calls.js';
 import { connectRelay, dialWithWhisper, HANG_UP, sayAndHangUp, whisper } from './twiml.js';
 import { DEFAULT_LANGUAGE, readVoiceSettings, type VoiceSettingsView } from './voice-settings.js';
@@ -27,6 +28,8 @@ export const callPaths = {
   transferStatus: '/v1/providers/twilio/transfer-status',
   voice: '/v1/providers/twilio/voice',
 } as const;
+
+const DAY_MS = 86_400_000;
 
 const query = (organizationId: string, callId: string) => `?org=${encodeURIComponent(organizationId)}&call=${encodeURIComponent(callId)}`;
 export const callbackUrl = (config: Config, path: string, organizationId: string, callId: string) => config.publicUrl + path + query(organizationId, callId);
@@ -108,9 +111,18 @@ export async function placeCall(deps: Deps, organizationId: string, leadId: stri
     twilio = requireTwilio(deps.config);
     if (!lead.phone) throw new BadRequest('Lead has no phone', 'channel_unavailable');
     const settings = await readSettings(trx, organizationId);
-    const decision = callDecision(await checkOutbound(trx, deps.digests, organizationId, {
+    let decision = callDecision(await checkOutbound(trx, deps.digests, organizationId, {
       lead, channel: 'voice', purpose: 'conversation', sendWhenOff: false, automated: true, settings, now, overrideBusinessHours: input.overrideBusinessHours ?? false,
     }));
+    // The gate counts the automated messages sent; a call is an automated contact too.
+    const cap = settings.frequencyCap;
+    if (decision.status !== 'blocked' && cap) {
+      const since = new Date(now.getTime() - DAY_MS).toISOString();
+      const contacts = (await countAutomatedSince(trx, organizationId, lead.id, since)) + (await countDialledSince(trx, organizationId, lead.id, since));
+      if (contacts >= cap.maxAutomatedPerDay) {
+        decision = { status: 'blocked', code: 'FREQUENCY_CAP', reason: `${contacts} automated messages and calls in the last 24 hours (cap ${cap.maxAutomatedPerDay})`, until: null };
+      }
+    }
     const from = settings.sendingNumber;
     if (decision.status === 'dialing' && !from) throw new BadRequest('no sending number: set sendingNumber with PATCH /v1/settings before calling', 'no_sending_number');
     const voice = await readVoiceSettings(trx, organizationId, lead.customer_profile);

@@ -65,6 +65,18 @@ describeEachDialect('Live calls with the scripted agent', (ctx) => {
     expect(fake.accepted('Calls').length).toBe(before);
   });
 
+  it('counts calls against the frequency cap', async () => {
+    const beta = ctx().beta;
+    expect((await beta.patch('/settings', { ...ALWAYS_OPEN, sendingNumber: sendingNumber(), frequencyCap: { maxAutomatedPerDay: 1 } })).status).toBe(200);
+    const id = await createLead(beta, { phone: uniquePhone() });
+    expect((await beta.post(`/leads/${id}/call`, {})).body).toMatchObject({ status: 'dialing' });
+    const before = fake.accepted('Calls').length;
+    const second = await beta.post(`/leads/${id}/call`, {});
+    expect(second.body).toMatchObject({ status: 'blocked', statusCode: 'FREQUENCY_CAP' });
+    expect(fake.accepted('Calls').length).toBe(before);
+    expect((await beta.patch('/settings', { frequencyCap: null })).status).toBe(200);
+  });
+
   it('refuses a relay handshake without a valid signature', async () => {
     const { id } = await lead();
     const call = await placeCall(acme, fake, id);

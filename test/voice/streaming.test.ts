@@ -129,6 +129,27 @@ describeEachDialect('Live calls with a streaming model', (ctx) => {
     expect(got.every((r) => r.standardSignatureValid)).toBe(true);
   });
 
+  it('a failing model gets an apology spoken, and the call goes on', async () => {
+    const { id, phone, relay } = await connected();
+    model.program(phone, { kind: 'status', status: 500 }, stream(['Back', ' again.']));
+    expect(await relay.say('Hello?')).toBe('Sorry, I am having trouble right now. Someone from our team will get back to you soon.');
+    expect(await relay.say('Still there?')).toBe('Back again.');
+    const said = await until(() => voiceMessages(acme, id), (ms) => ms.length >= 5);
+    expect(said.map((m) => m.direction)).toEqual(['outbound', 'inbound', 'outbound', 'inbound', 'outbound']);
+    relay.close();
+  });
+
+  it('a relay session for a call that does not exist is closed at setup', async () => {
+    const phone = uniquePhone();
+    const id = await createLead(acme, { phone, customerProfile: 'sales' });
+    const placed = await placeCall(acme, fake, id);
+    const other = placed.relayUrl.replace(/call=[^&]+/, 'call=00000000-0000-7000-8000-000000000000');
+    const relay = await connectRelay(ctx().url, other, TOKEN);
+    relay.setup(placed.sid);
+    expect(await relay.closed).toBe(1000);
+    expect(relay.received).toEqual([]);
+  });
+
   it('tool calls on a call act like in a text conversation (tag, hot)', async () => {
     const { id, phone, relay } = await connected();
     model.program(phone, stream(['Noted', '.'], { calls: [call('markHot'), call('tagLead', { name: 'mover', condition: 'moving soon' })] }));

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { insideWindow } from '../compliance/contact-hours.js';
 import { checkOutbound, type GateDecision } from '../compliance/gate.js';
 import { emitEvents } from '../events/outbox.repository.js';
@@ -13,6 +14,7 @@ import { newId } from '../platform/ids.js';
 import { normalizePhone } from '../platform/phone.js';
 import { renderTemplate } from '../profiles/template.js';
 import { readSettings } from '../settings/settings.service.js';
+import { chooseSender } from '../sending-numbers/sender.js';
 import { claimCompletedEvent, countDialledSince, findCall, findCallBySid, insertCall, updateCall, type CallRow } from './calls.repository.js';
 import { createCall, TwilioCallError, updateLiveCall } from './twilio-calls.js';
 import { connectRelay, dialWithWhisper, HANG_UP, sayAndHangUp, whisper } from './twiml.js';
@@ -123,7 +125,21 @@ export async function placeCall(deps: Deps, organizationId: string, leadId: stri
         decision = { status: 'blocked', code: 'FREQUENCY_CAP', reason: `${contacts} automated messages and calls in the last 24 hours (cap ${cap.maxAutomatedPerDay})`, until: null };
       }
     }
-    const from = settings.sendingNumber;
+    // The voice pool's number for this lead and its pace (sending-numbers/), else the settings number.
+    let from = settings.sendingNumber;
+    let departAt: Date | null = null;
+    if (decision.status === 'dialing') {
+      const sender = await chooseSender(trx, organizationId, lead, { channel: 'voice', text: '', sending_number_id: null, paced_until: null, paced_since: null }, settings.sendingNumber, deps.clock, deps.config.pacingMaxWaitMs);
+      if (sender.kind === 'now') {
+        from = sender.from;
+        departAt = sender.departAt;
+      } else if (sender.kind === 'later') {
+        from = sender.number;
+        decision = { status: 'waiting', code: 'PACING', reason: `the voice number ${sender.number} is paced: its next free slot is at ${sender.until.toISOString()}`, until: sender.until.toISOString() };
+      } else if (sender.kind === 'too_late') {
+        decision = { status: 'blocked', code: 'PACING_TIMEOUT', reason: sender.reason, until: null };
+      } else from = sender.from;
+    }
     if (decision.status === 'dialing' && !from) throw new BadRequest('no sending number: set sendingNumber with PATCH /v1/settings before calling', 'no_sending_number');
     const voice = await readVoiceSettings(trx, organizationId, lead.customer_profile);
     const greeting = greetingFor(lead, voice);
@@ -132,15 +148,18 @@ export async function placeCall(deps: Deps, organizationId: string, leadId: stri
       from_number: from, to_number: lead.phone, voicemail_enabled: (input.voicemailEnabled ?? voice.voicemailEnabled ?? false) ? 1 : 0,
       greeting, created_at: at, updated_at: at,
     });
-    return { decision, lead, voice, greeting, from };
+    return { decision, lead, voice, greeting, from, departAt };
   });
-  const { decision, lead, voice, greeting, from } = planned;
+  const { decision, lead, voice, greeting, from, departAt } = planned;
   const answer: PlacedCall = { id, status: decision.status, statusCode: decision.code, statusReason: decision.reason, scheduledTime: decision.until, providerCallId: null };
   if (decision.status !== 'dialing') return answer;
   const twiml = connectRelay({
     relayUrl: relayUrl(deps.config, organizationId, id), actionUrl: callbackUrl(deps.config, callPaths.action, organizationId, id),
     language: voice.language ?? DEFAULT_LANGUAGE, voice: voice.voice, welcomeGreeting: greeting,
   });
+  // A paced number's call leaves at its departure, at most a moment away (sending-numbers/pacing.ts MAX_HOLD_MS).
+  const hold = departAt ? departAt.getTime() - deps.clock.now().getTime() : 0;
+  if (hold > 0) await sleep(hold);
   try {
     const sid = await createCall(twilio!, {
       To: lead.phone!, From: from!, Twiml: twiml,

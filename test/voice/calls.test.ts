@@ -6,6 +6,7 @@ import { startFakeTwilio } from '../support/fake-twilio.js';
 import { connectRelay } from '../support/fake-relay.js';
 import { createLead, describeEachDialect, uniquePhone, type Client } from '../support/harness.js';
 import { signedWebhook } from '../support/twilio-webhooks.js';
+import { freshOrg } from '../support/webhooks.js';
 import { ALWAYS_OPEN, callback, placeCall, PUBLIC, sendingNumber, TOKEN, twilioEnv, twimlAttr, voiceMessages } from './support.js';
 
 const fake = await startFakeTwilio('ACtest', TOKEN);
@@ -75,6 +76,22 @@ describeEachDialect('Live calls with the scripted agent', (ctx) => {
     expect(second.body).toMatchObject({ status: 'blocked', statusCode: 'FREQUENCY_CAP' });
     expect(fake.accepted('Calls').length).toBe(before);
     expect((await beta.patch('/settings', { frequencyCap: null })).status).toBe(200);
+  });
+
+  it("dials from the lead's voice pool number, at the number's pace", async () => {
+    const org = await freshOrg(ctx(), 'voicepool');
+    expect((await org.patch('/settings', { ...ALWAYS_OPEN, sendingNumber: sendingNumber() })).status).toBe(200);
+    const pool = sendingNumber();
+    expect((await org.post('/sendingNumbers', { number: pool, kind: 'longCode', channel: 'voice', ratePerSecond: 0.01 })).status).toBe(201);
+    const first = await createLead(org, { phone: uniquePhone() });
+    const dialled = await org.post(`/leads/${first}/call`, {});
+    expect(dialled.body).toMatchObject({ status: 'dialing' });
+    expect(fake.accepted('Calls', (p) => p.Twiml?.includes(dialled.body.id) ?? false)[0]!.params.From).toBe(pool);
+    // One call per 100 s: the next one waits for the number's next slot.
+    const second = await createLead(org, { phone: uniquePhone() });
+    const held = await org.post(`/leads/${second}/call`, {});
+    expect(held.body).toMatchObject({ status: 'waiting', statusCode: 'PACING', providerCallId: null });
+    expect(fake.accepted('Calls', (p) => p.Twiml?.includes(held.body.id) ?? false)).toHaveLength(0);
   });
 
   it('refuses a relay handshake without a valid signature', async () => {

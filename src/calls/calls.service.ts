@@ -6,6 +6,8 @@ import { callCompletedEvent, callTransferredEvent, handoffNotificationEvent, not
 import { findLead, findLeadByAddress, requireLead, updateLead, type LeadRow } from '../leads/leads.repository.js';
 import { countAutomatedSince } from '../messages/messages.repository.js';
 import { scheduleSend } from '../messages/send.service.js';
+import { enqueueJob } from '../jobs/jobs.repository.js';
+import type { JobOutcome } from '../jobs/names.js';
 import type { Config, TwilioConfig } from '../platform/config.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
@@ -94,88 +96,151 @@ function callDecision(d: GateDecision): { status: CallStatus; code: string | nul
   }
 }
 
+interface Judged {
+  decision: ReturnType<typeof callDecision>;
+  from: string | null;
+  departAt: Date | null;
+}
+
+/**
+ * The gate's answer for a call now, under the lead's lock: the compliance
+ * gate exactly as for a voice send, the frequency cap counting calls too,
+ * then the voice pool's number and its pace (sending-numbers/), else the
+ * settings number.
+ */
+async function judge(trx: Db, deps: Deps, organizationId: string, lead: LeadRow, now: Date, overrideBusinessHours: boolean): Promise<Judged> {
+  const settings = await readSettings(trx, organizationId);
+  let decision = callDecision(await checkOutbound(trx, deps.digests, organizationId, {
+    lead, channel: 'voice', purpose: 'conversation', sendWhenOff: false, automated: true, settings, now, overrideBusinessHours,
+  }));
+  // The gate counts the automated messages sent; a call is an automated contact too.
+  const cap = settings.frequencyCap;
+  if (decision.status !== 'blocked' && cap) {
+    const since = new Date(now.getTime() - DAY_MS).toISOString();
+    const contacts = (await countAutomatedSince(trx, organizationId, lead.id, since)) + (await countDialledSince(trx, organizationId, lead.id, since));
+    if (contacts >= cap.maxAutomatedPerDay) {
+      decision = { status: 'blocked', code: 'FREQUENCY_CAP', reason: `${contacts} automated messages and calls in the last 24 hours (cap ${cap.maxAutomatedPerDay})`, until: null };
+    }
+  }
+  let from = settings.sendingNumber;
+  let departAt: Date | null = null;
+  if (decision.status === 'dialing') {
+    const sender = await chooseSender(trx, organizationId, lead, { channel: 'voice', text: '', sending_number_id: null, paced_until: null, paced_since: null }, settings.sendingNumber, deps.clock, deps.config.pacingMaxWaitMs);
+    if (sender.kind === 'now') {
+      from = sender.from;
+      departAt = sender.departAt;
+    } else if (sender.kind === 'later') {
+      from = sender.number;
+      decision = { status: 'waiting', code: 'PACING', reason: `the voice number ${sender.number} is paced: its next free slot is at ${sender.until.toISOString()}`, until: sender.until.toISOString() };
+    } else if (sender.kind === 'too_late') {
+      decision = { status: 'blocked', code: 'PACING_TIMEOUT', reason: sender.reason, until: null };
+    } else from = sender.from;
+  }
+  return { decision, from, departAt };
+}
+
+/** A waiting call's job: asked again when its time comes (contact hours open, the number's slot). */
+async function scheduleRetry(trx: Db, organizationId: string, callId: string, until: string, at: string): Promise<void> {
+  await enqueueJob(trx, organizationId, 'call.place', { callId }, new Date(until), at);
+}
+
 /**
  * `POST /v1/leads/{id}/call`: the gate is asked exactly as for a send on the
  * voice channel (opt-out, DNC, AI on, frequency cap, the night floor where the
  * lead is), under the lead's lock; the call row records its answer. Only an
  * allowed call is dialled: Calls.json with TwiML that connects the lead to the
  * agent over ConversationRelay, asynchronous answering-machine detection, and
- * status callbacks. A call the gate holds is recorded waiting, and not dialled.
+ * status callbacks. A call the gate holds for contact hours or the number's
+ * pace is recorded waiting, and its job asks the gate again when the time comes.
  */
 export async function placeCall(deps: Deps, organizationId: string, leadId: string, input: PlaceCallInput): Promise<PlacedCall> {
   const now = deps.clock.now();
   const at = now.toISOString();
   const id = newId();
-  let twilio: TwilioConfig | undefined;
   const planned = await deps.db.transaction().execute(async (trx) => {
     // Another organization's lead answers exactly as a missing one, whatever else is wrong.
     const lead = await requireLead(trx, organizationId, leadId, true);
-    twilio = requireTwilio(deps.config);
+    requireTwilio(deps.config);
     if (!lead.phone) throw new BadRequest('Lead has no phone', 'channel_unavailable');
-    const settings = await readSettings(trx, organizationId);
-    let decision = callDecision(await checkOutbound(trx, deps.digests, organizationId, {
-      lead, channel: 'voice', purpose: 'conversation', sendWhenOff: false, automated: true, settings, now, overrideBusinessHours: input.overrideBusinessHours ?? false,
-    }));
-    // The gate counts the automated messages sent; a call is an automated contact too.
-    const cap = settings.frequencyCap;
-    if (decision.status !== 'blocked' && cap) {
-      const since = new Date(now.getTime() - DAY_MS).toISOString();
-      const contacts = (await countAutomatedSince(trx, organizationId, lead.id, since)) + (await countDialledSince(trx, organizationId, lead.id, since));
-      if (contacts >= cap.maxAutomatedPerDay) {
-        decision = { status: 'blocked', code: 'FREQUENCY_CAP', reason: `${contacts} automated messages and calls in the last 24 hours (cap ${cap.maxAutomatedPerDay})`, until: null };
-      }
-    }
-    // The voice pool's number for this lead and its pace (sending-numbers/), else the settings number.
-    let from = settings.sendingNumber;
-    let departAt: Date | null = null;
-    if (decision.status === 'dialing') {
-      const sender = await chooseSender(trx, organizationId, lead, { channel: 'voice', text: '', sending_number_id: null, paced_until: null, paced_since: null }, settings.sendingNumber, deps.clock, deps.config.pacingMaxWaitMs);
-      if (sender.kind === 'now') {
-        from = sender.from;
-        departAt = sender.departAt;
-      } else if (sender.kind === 'later') {
-        from = sender.number;
-        decision = { status: 'waiting', code: 'PACING', reason: `the voice number ${sender.number} is paced: its next free slot is at ${sender.until.toISOString()}`, until: sender.until.toISOString() };
-      } else if (sender.kind === 'too_late') {
-        decision = { status: 'blocked', code: 'PACING_TIMEOUT', reason: sender.reason, until: null };
-      } else from = sender.from;
-    }
+    const { decision, from, departAt } = await judge(trx, deps, organizationId, lead, now, input.overrideBusinessHours ?? false);
     if (decision.status === 'dialing' && !from) throw new BadRequest('no sending number: set sendingNumber with PATCH /v1/settings before calling', 'no_sending_number');
     const voice = await readVoiceSettings(trx, organizationId, lead.customer_profile);
-    const greeting = greetingFor(lead, voice);
     await insertCall(trx, organizationId, {
       id, lead_id: lead.id, direction: 'outbound', status: decision.status, status_code: decision.code, status_reason: decision.reason,
       from_number: from, to_number: lead.phone, voicemail_enabled: (input.voicemailEnabled ?? voice.voicemailEnabled ?? false) ? 1 : 0,
-      greeting, created_at: at, updated_at: at,
+      greeting: greetingFor(lead, voice), created_at: at, updated_at: at,
     });
-    return { decision, lead, voice, greeting, from, departAt };
+    if (decision.status === 'waiting' && decision.until) await scheduleRetry(trx, organizationId, id, decision.until, at);
+    return { decision, departAt };
   });
-  const { decision, lead, voice, greeting, from, departAt } = planned;
+  const { decision, departAt } = planned;
   const answer: PlacedCall = { id, status: decision.status, statusCode: decision.code, statusReason: decision.reason, scheduledTime: decision.until, providerCallId: null };
   if (decision.status !== 'dialing') return answer;
+  const dialled = await dial(deps, organizationId, id, departAt);
+  return { ...answer, ...dialled };
+}
+
+/** Dials a call the gate allowed (its row holds the numbers, the greeting and the voicemail choice). */
+async function dial(deps: Deps, organizationId: string, callId: string, departAt: Date | null): Promise<Pick<PlacedCall, 'status' | 'statusReason' | 'providerCallId'>> {
+  const twilio = requireTwilio(deps.config);
+  const call = await findCall(deps.db, organizationId, callId);
+  const lead = call?.lead_id ? await findLead(deps.db, organizationId, call.lead_id) : undefined;
+  if (!call || !lead) return { status: 'failed', statusReason: 'the lead was erased', providerCallId: null };
+  const voice = await readVoiceSettings(deps.db, organizationId, lead.customer_profile);
   const twiml = connectRelay({
-    relayUrl: relayUrl(deps.config, organizationId, id), actionUrl: callbackUrl(deps.config, callPaths.action, organizationId, id),
-    language: voice.language ?? DEFAULT_LANGUAGE, voice: voice.voice, welcomeGreeting: greeting,
+    relayUrl: relayUrl(deps.config, organizationId, callId), actionUrl: callbackUrl(deps.config, callPaths.action, organizationId, callId),
+    language: voice.language ?? DEFAULT_LANGUAGE, voice: voice.voice, welcomeGreeting: call.greeting ?? undefined,
   });
   // A paced number's call leaves at its departure, at most a moment away (sending-numbers/pacing.ts MAX_HOLD_MS).
   const hold = departAt ? departAt.getTime() - deps.clock.now().getTime() : 0;
   if (hold > 0) await sleep(hold);
   try {
-    const sid = await createCall(twilio!, {
-      To: lead.phone!, From: from!, Twiml: twiml,
-      StatusCallback: callbackUrl(deps.config, callPaths.status, organizationId, id),
+    const sid = await createCall(twilio, {
+      To: call.to_number!, From: call.from_number!, Twiml: twiml,
+      StatusCallback: callbackUrl(deps.config, callPaths.status, organizationId, callId),
       MachineDetection: 'DetectMessageEnd', AsyncAmd: 'true', AsyncAmdStatusCallbackMethod: 'POST',
-      AsyncAmdStatusCallback: callbackUrl(deps.config, callPaths.amd, organizationId, id),
+      AsyncAmdStatusCallback: callbackUrl(deps.config, callPaths.amd, organizationId, callId),
     });
     const started = deps.clock.now().toISOString();
-    await updateCall(deps.db, organizationId, id, { status: 'queued', provider_call_id: sid, started_at: started, updated_at: started });
-    return { ...answer, providerCallId: sid };
+    await updateCall(deps.db, organizationId, callId, { status: 'queued', provider_call_id: sid, started_at: started, updated_at: started });
+    return { status: 'dialing', statusReason: null, providerCallId: sid };
   } catch (err) {
     const reason = err instanceof TwilioCallError ? err.message : 'could not reach Twilio';
     const ended = deps.clock.now().toISOString();
-    await updateCall(deps.db, organizationId, id, { status: 'failed', outcome: 'failed', status_reason: reason, ended_at: ended, updated_at: ended });
-    return { ...answer, status: 'failed', statusReason: reason };
+    await updateCall(deps.db, organizationId, callId, { status: 'failed', outcome: 'failed', status_reason: reason, ended_at: ended, updated_at: ended });
+    return { status: 'failed', statusReason: reason, providerCallId: null };
   }
+}
+
+/**
+ * The `call.place` job: a waiting call's time came. The gate is asked again
+ * under the lead's lock (the lead may have opted out meanwhile); allowed, it
+ * is dialled; held again, it waits again; refused, it is recorded blocked.
+ */
+export async function runWaitingCall(deps: Deps, organizationId: string, callId: string): Promise<JobOutcome> {
+  const done: JobOutcome = { kind: 'done' };
+  const now = deps.clock.now();
+  const at = now.toISOString();
+  const judged = await deps.db.transaction().execute(async (trx) => {
+    const call = await findCall(trx, organizationId, callId);
+    if (call?.status !== 'waiting' || !call.lead_id) return null;
+    const lead = await findLead(trx, organizationId, call.lead_id, true);
+    if (!lead?.phone) {
+      await updateCall(trx, organizationId, callId, { status: 'blocked', status_code: 'NO_ADDRESS', status_reason: 'lead has no phone', updated_at: at });
+      return null;
+    }
+    const j = await judge(trx, deps, organizationId, lead, now, false);
+    const d = j.decision;
+    if (d.status === 'dialing' && !j.from) {
+      await updateCall(trx, organizationId, callId, { status: 'failed', outcome: 'failed', status_reason: 'no sending number', updated_at: at });
+      return null;
+    }
+    await updateCall(trx, organizationId, callId, { status: d.status, status_code: d.code, status_reason: d.reason, from_number: j.from, updated_at: at });
+    if (d.status === 'waiting' && d.until) await scheduleRetry(trx, organizationId, callId, d.until, at);
+    return d.status === 'dialing' ? j : null;
+  });
+  if (judged) await dial(deps, organizationId, callId, judged.departAt);
+  return done;
 }
 
 export interface InboundCallWebhook {

@@ -38,6 +38,11 @@ export interface CampaignRunPayload {
   generation: number;
 }
 
+export interface CallPlacePayload {
+  /** The waiting call (calls row): dialled when the gate allows it now (calls/calls.service.ts). */
+  callId: string;
+}
+
 export interface JobPayloads {
   /** Send one recorded outbound message through the gate and its channel (channels/outbound.ts). */
   'message.send': SendMessagePayload;
@@ -49,6 +54,8 @@ export interface JobPayloads {
   'ai.opening': AgentOpeningPayload;
   /** A running campaign's next batch of openings, within its daily cap (campaigns/campaign.job.ts). */
   'campaign.run': CampaignRunPayload;
+  /** A live call that waited for contact hours or its number's pace: the gate is asked again, then it is dialled (calls/calls.service.ts). */
+  'call.place': CallPlacePayload;
 }
 
 export type JobName = keyof JobPayloads;

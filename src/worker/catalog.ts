@@ -3,6 +3,7 @@ import { runOpening } from '../agent/opening.js';
 import { sendRecordedMessage } from '../channels/outbound.js';
 import { runFollowUp } from '../followups/followup.job.js';
 import { runCampaign } from '../campaigns/campaign.job.js';
+import { runWaitingCall } from '../calls/calls.service.js';
 import { failJob } from '../jobs/jobs.repository.js';
 import type { ClaimedJob, JobName, JobOutcome, JobPayloads } from '../jobs/names.js';
 import type { JobHandler, JobHandlers } from '../jobs/runner.js';
@@ -54,4 +55,5 @@ export const jobHandlers: JobHandlers = {
   'followup.send': withRetries<'followup.send'>((deps, job, lastAttempt) => runFollowUp(deps, job, lastAttempt)),
   'ai.opening': withRetries<'ai.opening'>((deps, job, lastAttempt) => runOpening(deps, job.organizationId, job.payload, lastAttempt)),
   'campaign.run': withRetries<'campaign.run'>((deps, job) => runCampaign(deps, job)),
+  'call.place': withRetries<'call.place'>((deps, job) => runWaitingCall(deps, job.organizationId, job.payload.callId)),
 };

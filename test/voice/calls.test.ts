@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../support/assert.js';
-import { startEachTestInDaytime } from '../support/clock-hours.js';
+import { LATE_NIGHT, startEachTestInDaytime } from '../support/clock-hours.js';
 import { outboxFor } from '../support/events.js';
 import { startFakeTwilio } from '../support/fake-twilio.js';
 import { connectRelay } from '../support/fake-relay.js';
@@ -92,6 +92,19 @@ describeEachDialect('Live calls with the scripted agent', (ctx) => {
     const held = await org.post(`/leads/${second}/call`, {});
     expect(held.body).toMatchObject({ status: 'waiting', statusCode: 'PACING', providerCallId: null });
     expect(fake.accepted('Calls', (p) => p.Twiml?.includes(held.body.id) ?? false)).toHaveLength(0);
+  });
+
+  it('a call held for the night floor is dialled by its job when the window opens', async () => {
+    const { id, phone } = await lead();
+    ctx().clock.set(LATE_NIGHT);
+    const held = await acme.post(`/leads/${id}/call`, {});
+    expect(held.body).toMatchObject({ status: 'waiting', statusCode: 'CONTACT_HOURS', providerCallId: null });
+    expect(Date.parse(held.body.scheduledTime)).toBeGreaterThan(LATE_NIGHT.getTime());
+    expect(fake.accepted('Calls', (p) => p.To === phone)).toHaveLength(0);
+    ctx().clock.set(new Date(Date.parse(held.body.scheduledTime) + 60_000));
+    const dialled = await until(() => fake.accepted('Calls', (p) => p.To === phone), (c) => c.length === 1);
+    expect(dialled[0]!.params.Twiml).toContain(held.body.id);
+    await until(async () => (await acme.get(`/calls/${held.body.id}`)).body, (c) => c.status === 'queued' && c.providerCallId === dialled[0]!.sid);
   });
 
   it('refuses a relay handshake without a valid signature', async () => {

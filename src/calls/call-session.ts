@@ -7,7 +7,8 @@ import { recognise, type Recognition } from '../compliance/opt-out-recognizer.js
 import { addDncIn } from '../dnc/dnc.service.js';
 import { emitEvents } from '../events/outbox.repository.js';
 import { messageReceivedEvent } from '../events/payloads.js';
-import { findLead, updateLead, type LeadRow } from '../leads/leads.repository.js';
+import { followUpAfterReply } from '../followups/followups.service.js';
+import { findLead, updateLead } from '../leads/leads.repository.js';
 import { insertMessage } from '../messages/messages.repository.js';
 import type { Deps } from '../platform/deps.js';
 import { newId } from '../platform/ids.js';
@@ -180,6 +181,8 @@ export class CallSession {
         status_reason: null, scheduled_at: null, created_at: at, purpose: 'conversation', provider_message_id: this.call?.provider_call_id ?? null,
       });
       await updateLead(trx, organizationId, leadId, { has_replied: 1, last_activity_at: at, updated_at: at });
+      // The lead answered: no follow-up goes out unanswered after it (followups/), as for a text reply.
+      await followUpAfterReply(trx, organizationId, leadId, now);
       await emitEvents(trx, organizationId, at, [messageReceivedEvent(current, { id: messageId, channel: 'voice', from: current.phone ?? '', text })]);
       if (heard.kind !== 'stop') return;
       const actor = `twilio:${this.call?.provider_call_id ?? 'relay'}`;

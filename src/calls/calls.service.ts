@@ -6,6 +6,7 @@ import { callCompletedEvent, callTransferredEvent, handoffNotificationEvent, not
 import { findLead, findLeadByAddress, requireLead, updateLead, type LeadRow } from '../leads/leads.repository.js';
 import { countAutomatedSince } from '../messages/messages.repository.js';
 import { scheduleSend } from '../messages/send.service.js';
+import { followUpAfterSend } from '../followups/followups.service.js';
 import { enqueueJob } from '../jobs/jobs.repository.js';
 import type { JobOutcome } from '../jobs/names.js';
 import type { Config, TwilioConfig } from '../platform/config.js';
@@ -201,8 +202,17 @@ async function dial(deps: Deps, organizationId: string, callId: string, departAt
       MachineDetection: 'DetectMessageEnd', AsyncAmd: 'true', AsyncAmdStatusCallbackMethod: 'POST',
       AsyncAmdStatusCallback: callbackUrl(deps.config, callPaths.amd, organizationId, callId),
     });
-    const started = deps.clock.now().toISOString();
-    await updateCall(deps.db, organizationId, callId, { status: 'queued', provider_call_id: sid, started_at: started, updated_at: started });
+    const startedAt = deps.clock.now();
+    const started = startedAt.toISOString();
+    await deps.db.transaction().execute(async (trx) => {
+      await updateCall(trx, organizationId, callId, { status: 'queued', provider_call_id: sid, started_at: started, updated_at: started });
+      // A follow-up step's call went out: the cadence waits for a reply from now, as after a sent message.
+      if (call.follow_up_step !== null) {
+        await followUpAfterSend(trx, organizationId, {
+          lead_id: lead.id, direction: 'outbound', purpose: 'conversation', is_ai_generated: 1, is_follow_up: 1, follow_up_step: Number(call.follow_up_step), schedule_follow_ups: null,
+        }, startedAt);
+      }
+    });
     return { status: 'dialing', statusReason: null, providerCallId: sid };
   } catch (err) {
     const reason = err instanceof TwilioCallError ? err.message : 'could not reach Twilio';
@@ -210,6 +220,23 @@ async function dial(deps: Deps, organizationId: string, callId: string, departAt
     await updateCall(deps.db, organizationId, callId, { status: 'failed', outcome: 'failed', status_reason: reason, ended_at: ended, updated_at: ended });
     return { status: 'failed', statusReason: reason, providerCallId: null };
   }
+}
+
+/**
+ * A follow-up step on the `call` channel, with Twilio configured: a live call
+ * whose greeting is the step's message, queued as a waiting call so its job
+ * asks the gate when it runs (followups/followup.job.ts, in its transaction).
+ */
+export async function queueFollowUpCall(trx: Db, deps: Deps, organizationId: string, lead: LeadRow, step: number, greeting: string, voicemailEnabled: boolean | undefined, now: Date): Promise<string> {
+  const id = newId();
+  const at = now.toISOString();
+  const voice = await readVoiceSettings(trx, organizationId, lead.customer_profile);
+  await insertCall(trx, organizationId, {
+    id, lead_id: lead.id, direction: 'outbound', status: 'waiting', status_reason: `follow-up step ${step}`, to_number: lead.phone,
+    voicemail_enabled: (voicemailEnabled ?? voice.voicemailEnabled ?? false) ? 1 : 0, greeting, follow_up_step: step, created_at: at, updated_at: at,
+  });
+  await scheduleRetry(trx, organizationId, id, at, at);
+  return id;
 }
 
 /**

@@ -107,6 +107,19 @@ describeEachDialect('Live calls with the scripted agent', (ctx) => {
     await until(async () => (await acme.get(`/calls/${held.body.id}`)).body, (c) => c.status === 'queued' && c.providerCallId === dialled[0]!.sid);
   });
 
+  it('a follow-up step on the call channel is a live call, its message the greeting', async () => {
+    const { id, phone } = await lead();
+    const patched = await acme.patch(`/leads/${id}`, { followUpConfig: { 1: { hours: 1, channel: 'call', voicemailEnabled: false } } });
+    expect(patched.status).toBe(200);
+    ctx().clock.advance(2 * 3_600_000);
+    const placed = await until(() => fake.accepted('Calls', (p) => p.To === phone), (c) => c.length === 1);
+    expect(twimlAttr(placed[0]!.params.Twiml!, 'ConversationRelay', 'welcomeGreeting')).toBe(QUESTIONS[0]);
+    const calls = await until(async () => (await acme.get(`/leads/${id}/calls`)).body.calls, (c: { status: string }[]) => c[0]?.status === 'queued');
+    expect(calls[0]).toMatchObject({ providerCallId: placed[0]!.sid, direction: 'OUTBOUND' });
+    // Dialled, the step counts as sent: the cadence moves on (one step: long-term nurture).
+    await until(async () => (await acme.get(`/leads/${id}`)).body, (b) => /^step 1 was the last/.test(b.followUpNote ?? ''));
+  });
+
   it('refuses a relay handshake without a valid signature', async () => {
     const { id } = await lead();
     const call = await placeCall(acme, fake, id);

@@ -560,6 +560,8 @@ export interface CallsTable {
   transfer_to: ColumnType<string | null, string | null | undefined, string | null>;
   /** When call.completed was emitted for it: at most once. */
   completed_event_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The follow-up step this call is (followups/), or null. */
+  follow_up_step: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: string;
   updated_at: string;
 }

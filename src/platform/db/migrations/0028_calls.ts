@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 // - calls: one per call, placed (direction outbound) or answered (inbound). `status` is where it
 //   stands (blocked, waiting, dialing, queued, ringing, in-progress, completed, failed); `outcome`
 //   what became of it (human, voicemail, no-answer, busy, failed, canceled, transferred,
-//   opted-out). `greeting` is what the agent says first; `provider_call_id` is Twilio's CallSid; `handoff_data` the relay's handoffData
+//   opted-out). `follow_up_step`: the follow-up step a call is (null otherwise). `greeting` is what the agent says first; `provider_call_id` is Twilio's CallSid; `handoff_data` the relay's handoffData
 //   (JSON text) when the agent transferred the call; `transfer_to` the number it was put through to.
 // - profile_voice: a profile's call settings (voice, language, welcome greeting, voicemail,
 //   transfer number) as JSON text, keyed by the profile's name (which never changes); none: defaults.
@@ -33,6 +33,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('handoff_data', 'text')
     .addColumn('transfer_to', 'text')
     .addColumn('completed_event_at', 'text')
+    .addColumn('follow_up_step', 'integer')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('calls_pk', ['organization_id', 'id'])

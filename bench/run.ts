@@ -8,6 +8,7 @@
  *   npm run bench                 full run (SQLite; PostgreSQL too when reachable)
  *   npm run bench -- --quick      short durations, smaller data (a smoke run)
  *   npm run bench -- --only speed speed to lead alone (both dialects; --no-pg for SQLite only)
+ *   npm run bench -- --only voice live-call latency alone (both dialects)
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -21,6 +22,7 @@ import { pacingSection } from './sections/pacing.js';
 import { importSection } from './sections/import.js';
 import { secureDeleteSection } from './sections/secure-delete.js';
 import { speedSection } from './sections/speed.js';
+import { voiceSection } from './sections/voice.js';
 import { seed, type SeedResult } from './seed.js';
 import { runStamp } from './lib/profile.js';
 
@@ -135,6 +137,20 @@ if (want('speed')) {
     rows.push(...p.rows);
     raw.speedPostgres = p.raw;
   } else console.log('PostgreSQL not reachable (or --no-pg): speed-to-lead PostgreSQL rows skipped.');
+}
+
+if (want('voice')) {
+  // Live calls: prompt to first text token beyond the model's own first-token time (issue 29).
+  for (const x of ['', '-wal', '-shm']) rmSync(`${DATA}/voice.db${x}`, { force: true });
+  const r = await voiceSection('sqlite', `sqlite:${DATA}/voice.db`, quick);
+  rows.push(...r.rows);
+  raw.voiceSqlite = r.raw;
+  const pgVoice = await pgDatabase('parley_bench_voice');
+  if (pgVoice) {
+    const p = await voiceSection('postgres', pgVoice, quick);
+    rows.push(...p.rows);
+    raw.voicePostgres = p.raw;
+  } else console.log('PostgreSQL not reachable (or --no-pg): voice PostgreSQL rows skipped.');
 }
 
 if (want('import')) {

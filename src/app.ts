@@ -27,6 +27,9 @@ import { emailEventRoutes, inboundRoutes } from './conversation/inbound.routes.j
 import { unsubscribeLinkRoutes } from './channels/unsubscribe.routes.js';
 import { inDoubtRoutes } from './channels/in-doubt.routes.js';
 import { twilioRoutes } from './providers/twilio/twilio.routes.js';
+import { callRoutes } from './calls/calls.routes.js';
+import { relayRoutes } from './calls/relay.routes.js';
+import { callWebhookRoutes } from './calls/call-webhooks.routes.js';
 import { Settings } from './settings/settings.schemas.js';
 import { settingsRoutes } from './settings/settings.routes.js';
 import { consentRoutes } from './subscriptions/consent.routes.js';
@@ -119,10 +122,12 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await v1.register(inboundRoutes(deps));
     await v1.register(emailEventRoutes(deps));
     await v1.register(unsubscribeLinkRoutes(deps));
-    await v1.register(twilioRoutes(deps));
+    await v1.register(twilioRoutes(deps, [callWebhookRoutes(deps)]));
     await v1.register(sendingNumberRoutes(deps));
     await v1.register(campaignRoutes(deps));
     await v1.register(importRoutes(deps));
+    await v1.register(callRoutes(deps));
+    await v1.register(relayRoutes(deps));
   }, { prefix: '/v1' });
 
   // The operator console (docs/console.md): its session API, and the built single-page app.

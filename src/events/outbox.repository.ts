@@ -16,7 +16,9 @@ export type EventType =
   | 'message.failed'
   | 'campaign.paused'
   | 'sendingNumber.unusable'
-  | 'lead.created';
+  | 'lead.created'
+  | 'call.completed'
+  | 'call.transferred';
 
 export interface OutboxEvent {
   type: EventType;

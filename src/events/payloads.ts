@@ -272,3 +272,63 @@ export function leadCreatedEvent(lead: LeadFacts & Pick<LeadsTable, 'customer_pr
     },
   };
 }
+
+/** A finished call, as the call events name it. */
+export interface CallFacts {
+  id: string;
+  direction: 'outbound' | 'inbound';
+  durationSeconds: number | null;
+  summary: string | null;
+  outcome: string | null;
+}
+
+/**
+ * `call.completed` (docs.apten.ai/webhooks/call-completed): the lead, the
+ * profile, the call's id, its duration in seconds, INBOUND / OUTBOUND and its
+ * summary. Parley adds `outcome` (human, voicemail, transferred, ...) and `email`.
+ */
+export function callCompletedEvent(lead: LeadFacts & Pick<LeadsTable, 'customer_profile'>, call: CallFacts): OutboxEvent {
+  return {
+    type: 'call.completed',
+    data: {
+      leadId: lead.id,
+      externalLeadId: lead.external_lead_id,
+      phone: lead.phone,
+      profile: lead.customer_profile,
+      callId: call.id,
+      durationSeconds: call.durationSeconds ?? 0,
+      direction: call.direction === 'inbound' ? 'INBOUND' : 'OUTBOUND',
+      summary: call.summary,
+      outcome: call.outcome,
+      email: lead.email,
+    },
+  };
+}
+
+/**
+ * `call.transferred` (docs.apten.ai/webhooks/call-transferred): the agent put
+ * the lead through to a person. `transferType` WARM (the person heard a
+ * summary first) or COLD; `transferTo` the number dialled. Parley adds the
+ * `reason` and `summary` the agent gave.
+ */
+export function callTransferredEvent(
+  lead: LeadFacts & Pick<LeadsTable, 'customer_profile'>, call: { id: string; direction: 'outbound' | 'inbound' },
+  t: { transferType: 'WARM' | 'COLD'; transferTo: string; reason: string | null; summary: string | null },
+): OutboxEvent {
+  return {
+    type: 'call.transferred',
+    data: {
+      leadId: lead.id,
+      externalLeadId: lead.external_lead_id,
+      phone: lead.phone,
+      profile: lead.customer_profile,
+      callId: call.id,
+      direction: call.direction === 'inbound' ? 'INBOUND' : 'OUTBOUND',
+      transferType: t.transferType,
+      transferTo: t.transferTo,
+      reason: t.reason,
+      summary: t.summary,
+      email: lead.email,
+    },
+  };
+}

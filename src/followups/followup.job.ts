@@ -5,6 +5,7 @@ import { holdsLease } from '../jobs/jobs.repository.js';
 import type { ClaimedJob, FollowUpPayload, JobOutcome } from '../jobs/names.js';
 import { findLead, updateLead, type LeadRow } from '../leads/leads.repository.js';
 import { scheduleSend } from '../messages/send.service.js';
+import { queueFollowUpCall } from '../calls/calls.service.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { channelOf, isDue, stepHandled, stop, type CadenceState } from './cadence.js';
@@ -95,6 +96,12 @@ export async function runFollowUp(deps: Deps, job: ClaimedJob & { payload: Follo
   await deps.db.transaction().execute(async (trx) => {
     const gate = await check(trx, job, now);
     if (gate.kind !== 'go' || gate.state.step !== step) return;
+    if (channel === 'voice' && deps.config.twilio && gate.lead.phone) {
+      // With Twilio, a call step is a live call (calls/): the message is its greeting, the agent holds the conversation.
+      const callId = await queueFollowUpCall(trx, deps, job.organizationId, gate.lead, step, text!, stepConfig.voicemailEnabled, now);
+      await updateLead(trx, job.organizationId, gate.lead.id, columnsOf(stepHandled(gate.state, `step ${step} written at ${now.toISOString()} (call ${callId}); the next step waits until it is dialled`)));
+      return;
+    }
     const id = await scheduleSend(trx, {
       organizationId: job.organizationId, lead: gate.lead, channel, text: text!, runAt: now, sendWhenOff: false, isAiGenerated: true, now: now.toISOString(),
     });

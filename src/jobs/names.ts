@@ -51,6 +51,11 @@ export interface OwnerAlertPayload {
   message: string;
 }
 
+export interface CallPlacePayload {
+  /** The waiting call (calls row): dialled when the gate allows it now (calls/calls.service.ts). */
+  callId: string;
+}
+
 export interface JobPayloads {
   /** Send one recorded outbound message through the gate and its channel (channels/outbound.ts). */
   'message.send': SendMessagePayload;
@@ -68,6 +73,8 @@ export interface JobPayloads {
   'handoff.escalate': HandoffJobPayload;
   /** Alert a lead's owner (or the admins) of a notification the agent raised (handoffs/alerts.ts). */
   'owner.alert': OwnerAlertPayload;
+  /** A live call that waited for contact hours or its number's pace: the gate is asked again, then it is dialled (calls/calls.service.ts). */
+  'call.place': CallPlacePayload;
 }
 
 export type JobName = keyof JobPayloads;

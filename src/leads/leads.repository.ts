@@ -245,7 +245,7 @@ export async function deleteLeadData(db: Db, organizationId: string, id: string,
   const addresses = [lead?.phone, lead?.email].filter((a): a is string => !!a);
   // Rejected import rows naming its phone or email (in any cell, any spelling the import reads), by their keyed digests.
   await deleteRejectsNaming(db, organizationId, addresses.map(keyOf));
-  for (const table of ['messages', 'lead_tags', 'lead_notes', 'agent_turns', 'handoffs'] as const) {
+  for (const table of ['messages', 'lead_tags', 'lead_notes', 'agent_turns', 'handoffs', 'calls'] as const) {
     await db.deleteFrom(table).where('organization_id', '=', organizationId).where('lead_id', '=', id).execute();
   }
   // Outbox events keep their rows (deliveries reference them) with the payload reduced to a stub.

@@ -35,6 +35,18 @@ const MessageData = Type.Object({
   durationSeconds: Type.Optional(Type.Union([Type.Number(), Type.Null()], { description: 'CALL only: not measured by Parley (null)' })),
 });
 
+/** CALL for a live call itself (src/calls/): its direction, duration and outcome; its utterances are CALL messages. */
+const CallData = Type.Object({
+  kind: Type.Literal('call'),
+  callId: Type.String(),
+  direction: Direction,
+  durationSeconds: Type.Union([Type.Number(), Type.Null()]),
+  outcome: Type.Union([Type.String(), Type.Null()], { description: 'human, voicemail, no-answer, busy, failed, completed, transferred, opted-out, missed, ...' }),
+  status: Type.String(),
+  summary: Type.Union([Type.String(), Type.Null()]),
+  transferTo: Type.Union([Type.String(), Type.Null()]),
+});
+
 const BlockedData = Type.Object({
   channel: Type.Union([Type.Literal('sms'), Type.Literal('email'), Type.Literal('call')], { description: 'The hosted service spells voice `call`' }),
   reason: Type.String({ description: 'Why the gate stopped it: OPTED_OUT, OPTED_OUT_BEFORE_SEND, DNC, AI_OFF, FREQUENCY_CAP, EXTERNAL_CHECK, NO_ADDRESS, UNREACHABLE' }),
@@ -71,7 +83,7 @@ export const LeadEvent = Type.Object({
   type: Type.Union(EVENT_TYPES.map((t) => Type.Literal(t))),
   timestamp: Type.String({ format: 'date-time', description: 'When it happened' }),
   updatedAt: Type.String({ format: 'date-time', description: 'When it last changed (the order of the list, and what since compares)' }),
-  data: Type.Union([MessageData, BlockedData, ToolCallData, CustomData], { description: 'Shape chosen by type' }),
+  data: Type.Union([MessageData, BlockedData, ToolCallData, CustomData, CallData], { description: 'Shape chosen by type' }),
 });
 export type LeadEventView = Static<typeof LeadEvent>;
 

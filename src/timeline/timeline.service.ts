@@ -117,6 +117,19 @@ function noteEvent(organizationId: string, n: repo.TimelineNoteRow): Stamped {
   };
 }
 
+function callEvent(organizationId: string, c: repo.TimelineCallRow): Stamped {
+  return {
+    at: c.updated_at, id: c.id,
+    event: {
+      id: c.id, roomId: c.lead_id ?? '', orgId: organizationId, type: 'CALL', timestamp: c.created_at, updatedAt: c.updated_at,
+      data: {
+        kind: 'call', callId: c.id, direction: c.direction === 'inbound' ? 'INBOUND' : 'OUTBOUND', durationSeconds: c.duration_seconds === null ? null : Number(c.duration_seconds),
+        outcome: c.outcome, status: c.status, summary: c.summary, transferTo: c.transfer_to,
+      },
+    },
+  };
+}
+
 const byTimeThenId = (a: Stamped, b: Stamped) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
@@ -142,20 +155,22 @@ export async function listLeadEvents(deps: Deps, organizationId: string, leadId:
   const toolCalls = types.has('TOOL_CALL');
   // One snapshot for every source (repeatable read on PostgreSQL; SQLite's transaction is one already):
   // an agent turn and the reply it recorded, committed together, are never half on a page.
-  const { messages, turns, openings, notes, checks } = await deps.db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
+  const { messages, turns, openings, notes, checks, calls } = await deps.db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
     const messages = channels.length > 0 || blocked ? await repo.messagesPage(trx, s, { channels, blocked }) : [];
     const turns = toolCalls ? await repo.turnsPage(trx, s) : [];
     const openings = toolCalls ? await repo.composedOpeningsPage(trx, s) : [];
     const notes = types.has('CUSTOM') ? await repo.notesPage(trx, s) : [];
     const externallyBlocked = messages.filter((m) => m.status === 'blocked' && m.status_code === 'EXTERNAL_CHECK').map((m) => m.id);
     const checks = new Map((await repo.blockingChecks(trx, organizationId, externallyBlocked)).map((c) => [c.message_id, c]));
-    return { messages, turns, openings, notes, checks };
+    const calls = types.has('CALL') ? await repo.callsPage(trx, s) : [];
+    return { messages, turns, openings, notes, checks, calls };
   });
   const all = [
     ...messages.map((m) => messageEvent(organizationId, m, checks)),
     ...turns.map((t) => turnEvent(organizationId, t)),
     ...openings.map((o) => openingEvent(organizationId, o)),
     ...notes.map((n) => noteEvent(organizationId, n)),
+    ...calls.map((c) => callEvent(organizationId, c)),
   ].sort(byTimeThenId);
   const page = all.slice(0, limit);
   const last = page[page.length - 1];

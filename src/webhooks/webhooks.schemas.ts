@@ -17,6 +17,8 @@ export const EVENT_TYPES = [
   'campaign.paused',
   'sendingNumber.unusable',
   'lead.created',
+  'call.completed',
+  'call.transferred',
 ] as const satisfies readonly EventType[];
 const everyEventTypeListed: Exclude<EventType, (typeof EVENT_TYPES)[number]> extends never ? true : false = true;
 void everyEventTypeListed;

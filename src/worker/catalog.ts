@@ -4,6 +4,7 @@ import { sendRecordedMessage } from '../channels/outbound.js';
 import { runFollowUp } from '../followups/followup.job.js';
 import { runCampaign } from '../campaigns/campaign.job.js';
 import { runHandoffAlert, runHandoffEscalation, runOwnerAlert } from '../handoffs/alerts.js';
+import { runWaitingCall } from '../calls/calls.service.js';
 import { failJob } from '../jobs/jobs.repository.js';
 import type { ClaimedJob, JobName, JobOutcome, JobPayloads } from '../jobs/names.js';
 import type { JobHandler, JobHandlers } from '../jobs/runner.js';
@@ -58,4 +59,5 @@ export const jobHandlers: JobHandlers = {
   'handoff.alert': withRetries<'handoff.alert'>((deps, job) => runHandoffAlert(deps, job.organizationId, job.payload)),
   'handoff.escalate': withRetries<'handoff.escalate'>((deps, job) => runHandoffEscalation(deps, job.organizationId, job.payload)),
   'owner.alert': withRetries<'owner.alert'>((deps, job) => runOwnerAlert(deps, job.organizationId, job.payload, job.id)),
+  'call.place': withRetries<'call.place'>((deps, job) => runWaitingCall(deps, job.organizationId, job.payload.callId)),
 };

@@ -39,6 +39,8 @@ const MAY: Record<string, readonly string[]> = {
   link: [],
   complaint: [],
   voice: [],
+  // Said on a live call ("stop calling me"): as a voice opt-out, never lifted through Parley.
+  spoken: [],
   'some-future-source': [],
   '': [],
 };

@@ -263,8 +263,11 @@ describeEachDialect('tenant isolation and scopes', (ctx) => {
       expect(registeredRoutes(ts).map((r) => `${r.method} ${r.url}`).sort()).toEqual(scopeTable().map((r) => `${r.method} ${r.url}`).sort());
       for (const scope of Object.values(routeScopes)) expect([...SCOPES, 'public']).toContain(scope);
       expect(scopeTable().filter((r) => r.scope === 'public').map((r) => `${r.method} ${r.url}`).sort()).toEqual([
-        'GET /v1/openapi.json', 'GET /v1/unsubscribe/:token', 'POST /v1/providers/twilio/sms', 'POST /v1/providers/twilio/status',
-        'POST /v1/providers/twilio/voice/gather', 'POST /v1/unsubscribe/:token',
+        // Live calls (src/calls/) add the relay WebSocket and Twilio's call callbacks, each verified by X-Twilio-Signature.
+        'GET /v1/openapi.json', 'GET /v1/providers/twilio/relay', 'GET /v1/unsubscribe/:token', 'POST /v1/providers/twilio/amd',
+        'POST /v1/providers/twilio/call-status', 'POST /v1/providers/twilio/relay/action', 'POST /v1/providers/twilio/sms', 'POST /v1/providers/twilio/status',
+        'POST /v1/providers/twilio/transfer-status', 'POST /v1/providers/twilio/voice', 'POST /v1/providers/twilio/voice/gather', 'POST /v1/providers/twilio/whisper',
+        'POST /v1/unsubscribe/:token',
       ]);
     });
 

@@ -18,7 +18,9 @@ export type FakeBehaviour =
   | { kind: 'tools'; calls: FakeToolCall[]; content?: string | null; delayMs?: number }
   | { kind: 'status'; status: number }
   | { kind: 'raw'; body: string }
-  | { kind: 'hang' };
+  | { kind: 'hang' }
+  /** `stream: true` (server-sent events): content tokens, `firstTokenMs` after the request, then one every `tokenMs`; then the tool calls, then [DONE]. */
+  | { kind: 'stream'; tokens: string[]; calls?: FakeToolCall[]; firstTokenMs?: number; tokenMs?: number };
 
 export interface RecordedRequest {
   path: string;
@@ -41,6 +43,47 @@ export interface FakeOpenAi {
 
 export const tools = (...calls: FakeToolCall[]): FakeBehaviour => ({ kind: 'tools', calls });
 export const call = (name: string, args: unknown = {}): FakeToolCall => ({ name, arguments: args });
+/** A streamed answer: the tokens spoken, then any tool calls. */
+export const stream = (tokens: string[], opts: { calls?: FakeToolCall[]; firstTokenMs?: number; tokenMs?: number } = {}): FakeBehaviour => ({ kind: 'stream', tokens, ...opts });
+
+/**
+ * Writes an OpenAI streaming answer: `chat.completion.chunk` events whose
+ * `delta` carries the role, each content token, then each tool call (name
+ * and arguments in two pieces, as real servers split them), a finish reason,
+ * and `data: [DONE]`. Stops early when the client goes away.
+ */
+function streamAnswer(res: ServerResponse, b: Extract<FakeBehaviour, { kind: 'stream' }>, model: string): void {
+  const id = `chatcmpl-${Math.random().toString(36).slice(2, 12)}`;
+  const chunk = (delta: object, finish: string | null = null) =>
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.write(chunk({ role: 'assistant', content: '' }));
+  let gone = false;
+  res.on('close', () => {
+    gone = true;
+  });
+  const tokens = [...b.tokens];
+  const finish = () => {
+    if (gone) return;
+    (b.calls ?? []).forEach((c, index) => {
+      const args = typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments);
+      const half = Math.floor(args.length / 2);
+      res.write(chunk({ tool_calls: [{ index, id: `call_${index}`, type: 'function', function: { name: c.name, arguments: args.slice(0, half) } }] }));
+      res.write(chunk({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] }));
+    });
+    res.write(chunk({}, (b.calls ?? []).length > 0 ? 'tool_calls' : 'stop'));
+    res.end('data: [DONE]\n\n');
+  };
+  const next = () => {
+    if (gone) return;
+    const token = tokens.shift();
+    if (token === undefined) return finish();
+    res.write(chunk({ content: token }));
+    if (b.tokenMs) setTimeout(next, b.tokenMs);
+    else next();
+  };
+  setTimeout(next, b.firstTokenMs ?? 0);
+}
 
 function answer(res: ServerResponse, status: number, body: unknown): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
@@ -98,6 +141,8 @@ export async function startFakeOpenAi(key = 'sk-test-fake-openai-key'): Promise<
           return answer(res, behaviour.status, { error: { message: 'The server had an error while processing your request.' } });
         case 'raw':
           return answer(res, 200, behaviour.body);
+        case 'stream':
+          return streamAnswer(res, behaviour, String(body?.model));
         case 'tools': {
           const send = () => answer(res, 200, completion(behaviour, String(body?.model)));
           if (behaviour.delayMs) setTimeout(send, behaviour.delayMs);

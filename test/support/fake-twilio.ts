@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 
 /** One request Twilio's REST API accepted (or was told to fail). */
 export interface TwilioRequest {
-  resource: 'Messages' | 'Calls';
+  /** `CallUpdate`: a POST to Calls/{Sid}.json (new TwiML for a live call, or Status=completed). */
+  resource: 'Messages' | 'Calls' | 'CallUpdate';
   params: Record<string, string>;
   status: number;
   /** The sid answered on success. */
@@ -64,7 +65,7 @@ export interface FakeTwilio {
   url: string;
   requests: TwilioRequest[];
   /** The accepted requests of one resource, optionally filtered. */
-  accepted(resource: 'Messages' | 'Calls', where?: (p: Record<string, string>) => boolean): TwilioRequest[];
+  accepted(resource: 'Messages' | 'Calls' | 'CallUpdate', where?: (p: Record<string, string>) => boolean): TwilioRequest[];
   /** The next `times` matching creates (POST; or GET lists with method 'GET') get `status` with a Twilio error body. */
   failNext(match: Failure['match'], status?: number, times?: number, method?: 'POST' | 'GET', code?: number): void;
   /** GETs of the message list, in order. */
@@ -154,6 +155,20 @@ export async function startFakeTwilio(accountSid: string, authToken: string): Pr
   const handle = async (req: IncomingMessage, res: ServerResponse, raw: string) => {
     const arrived = Date.now();
     const [pathname, search] = (req.url ?? '').split('?', 2) as [string, string | undefined];
+    const update = /^\/2010-04-01\/Accounts\/([^/]+)\/Calls\/(CA[0-9a-f]{32})\.json$/.exec(pathname);
+    if (update && req.method === 'POST') {
+      const expected = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`;
+      if (req.headers.authorization !== expected || update[1] !== accountSid) return error(res, 401, 20003, 'Authenticate');
+      const params = Object.fromEntries(new URLSearchParams(raw));
+      const known = requests.some((r) => r.resource === 'Calls' && r.sid === update[2]);
+      if (!known) {
+        requests.push({ resource: 'CallUpdate', params: { ...params, CallSid: update[2]! }, status: 404, sid: null, at: arrived });
+        return error(res, 404, 20404, 'The requested resource was not found');
+      }
+      if (params.Twiml && !/^\s*(<\?xml[^>]*\?>)?\s*<Response>[\s\S]*<\/Response>\s*$/.test(params.Twiml)) return error(res, 400, 12100, 'Document parse failure');
+      requests.push({ resource: 'CallUpdate', params: { ...params, CallSid: update[2]! }, status: 200, sid: update[2]!, at: arrived });
+      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ sid: update[2], status: params.Status ?? 'in-progress' }));
+    }
     const m = /^\/2010-04-01\/Accounts\/([^/]+)\/(Messages|Calls)\.json$/.exec(pathname);
     const listing = req.method === 'GET' && m?.[2] === 'Messages';
     if ((req.method !== 'POST' && !listing) || !m || (!listing && search !== undefined)) return error(res, 404, 20404, 'The requested resource was not found');
@@ -255,7 +270,7 @@ export async function startFakeTwilio(accountSid: string, authToken: string): Pr
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    accepted: (resource, where = () => true) => requests.filter((r) => r.resource === resource && r.status === 201 && where(r.params)),
+    accepted: (resource, where = () => true) => requests.filter((r) => r.resource === resource && (r.status === 201 || (r.resource === 'CallUpdate' && r.status === 200)) && where(r.params)),
     failNext: (match, status = 500, times = 1, method = 'POST', code) => void failures.push({ match, status, left: times, method, ...(code === undefined ? {} : { code }) }),
     lists,
     slowly: (ms, accept = () => 'on_arrival') => {

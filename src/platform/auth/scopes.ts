@@ -119,6 +119,18 @@ export const routeScopes: Record<string, Scope | 'public'> = {
   'POST /v1/providers/twilio/sms': 'public',
   'POST /v1/providers/twilio/voice/gather': 'public',
   'POST /v1/providers/twilio/status': 'public',
+  'GET /v1/providers/twilio/relay': 'public',
+  'POST /v1/providers/twilio/voice': 'public',
+  'POST /v1/providers/twilio/relay/action': 'public',
+  'POST /v1/providers/twilio/call-status': 'public',
+  'POST /v1/providers/twilio/amd': 'public',
+  'POST /v1/providers/twilio/whisper': 'public',
+  'POST /v1/providers/twilio/transfer-status': 'public',
+  'POST /v1/leads/:leadId/call': 'messages:write',
+  'GET /v1/leads/:leadId/calls': 'leads:read',
+  'GET /v1/calls/:id': 'leads:read',
+  'GET /v1/customerProfiles/:name/voice': 'profiles:read',
+  'PUT /v1/customerProfiles/:name/voice': 'profiles:write',
 };
 
 /**

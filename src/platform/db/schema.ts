@@ -378,6 +378,8 @@ export interface Database {
   console_reads: ConsoleReadsTable;
   handoffs: HandoffsTable;
   handoff_alerts: HandoffAlertsTable;
+  calls: CallsTable;
+  profile_voice: ProfileVoiceTable;
 }
 
 /** One part of a hand-off alert that went out (0030): key = alert, recipient and channel. */
@@ -594,4 +596,42 @@ export interface ProviderReceiptsTable {
   organization_id: string;
   id: string;
   received_at: string;
+}
+
+/** A live call (0028, src/calls/): placed or answered by the agent over ConversationRelay. */
+export interface CallsTable {
+  organization_id: string;
+  id: string;
+  lead_id: string | null;
+  direction: 'outbound' | 'inbound';
+  status: string;
+  status_code: ColumnType<string | null, string | null | undefined, string | null>;
+  status_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  outcome: ColumnType<string | null, string | null | undefined, string | null>;
+  provider_call_id: ColumnType<string | null, string | null | undefined, string | null>;
+  from_number: ColumnType<string | null, string | null | undefined, string | null>;
+  to_number: ColumnType<string | null, string | null | undefined, string | null>;
+  voicemail_enabled: ColumnType<Flag, Flag | undefined, Flag>;
+  started_at: ColumnType<string | null, string | null | undefined, string | null>;
+  answered_at: ColumnType<string | null, string | null | undefined, string | null>;
+  ended_at: ColumnType<string | null, string | null | undefined, string | null>;
+  duration_seconds: ColumnType<number | null, number | null | undefined, number | null>;
+  greeting: ColumnType<string | null, string | null | undefined, string | null>;
+  summary: ColumnType<string | null, string | null | undefined, string | null>;
+  handoff_data: ColumnType<string | null, string | null | undefined, string | null>;
+  transfer_to: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When call.completed was emitted for it: at most once. */
+  completed_event_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The follow-up step this call is (followups/), or null. */
+  follow_up_step: ColumnType<number | null, number | null | undefined, number | null>;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A profile's call settings (0028, src/calls/voice-settings.ts), JSON text; no row: the defaults. */
+export interface ProfileVoiceTable {
+  organization_id: string;
+  profile_name: string;
+  settings: string;
+  updated_at: string;
 }

@@ -53,7 +53,7 @@ const StatusBody = Type.Object(
  * stored, and without a configured auth token nothing is accepted at all.
  * Form bodies are parsed in this plugin only; every other route stays JSON-only.
  */
-export const twilioRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app) => {
+export const twilioRoutes = (deps: Deps, children: FastifyPluginAsyncTypebox[] = []): FastifyPluginAsyncTypebox => async (app) => {
   // The parameters exactly as sent, in order and with repeats: the signature covers all of them.
   const signedParams = new WeakMap<FastifyRequest, [string, string][]>();
 
@@ -95,4 +95,7 @@ export const twilioRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (ap
     await applyStatus(deps, req.body);
     return reply.type(TWIML_CONTENT_TYPE).send(EMPTY_RESPONSE);
   });
+
+  // More of Twilio's webhooks (live calls, calls/call-webhooks.routes.ts), given by the app: they share this plugin's form parsing and signature check.
+  for (const child of children) await app.register(child);
 };

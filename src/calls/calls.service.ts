@@ -1,0 +1,474 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { insideWindow } from '../compliance/contact-hours.js';
+import { checkOutbound, type GateDecision } from '../compliance/gate.js';
+import { emitEvents } from '../events/outbox.repository.js';
+import { callCompletedEvent, callTransferredEvent, handoffNotificationEvent, notificationEvent } from '../events/payloads.js';
+import { findLead, findLeadByAddress, requireLead, updateLead, type LeadRow } from '../leads/leads.repository.js';
+import { countAutomatedSince } from '../messages/messages.repository.js';
+import { scheduleSend } from '../messages/send.service.js';
+import { followUpAfterSend } from '../followups/followups.service.js';
+import { enqueueJob } from '../jobs/jobs.repository.js';
+import type { JobOutcome } from '../jobs/names.js';
+import type { Config, TwilioConfig } from '../platform/config.js';
+import type { Db } from '../platform/db/schema.js';
+import type { Deps } from '../platform/deps.js';
+import { BadRequest, DomainError } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import { normalizePhone } from '../platform/phone.js';
+import { renderTemplate } from '../profiles/template.js';
+import { readSettings } from '../settings/settings.service.js';
+import { chooseSender } from '../sending-numbers/sender.js';
+import { claimCompletedEvent, countDialledSince, findCall, findCallBySid, insertCall, updateCall, type CallRow } from './calls.repository.js';
+import { createCall, TwilioCallError, updateLiveCall } from './twilio-calls.js';
+import { connectRelay, dialWithWhisper, HANG_UP, sayAndHangUp, whisper } from './twiml.js';
+import { DEFAULT_LANGUAGE, readVoiceSettings, type VoiceSettingsView } from './voice-settings.js';
+
+/** Where Twilio reaches a live call's callbacks; each carries the organization and the call, and is signed with them. */
+export const callPaths = {
+  relay: '/v1/providers/twilio/relay',
+  action: '/v1/providers/twilio/relay/action',
+  status: '/v1/providers/twilio/call-status',
+  amd: '/v1/providers/twilio/amd',
+  whisper: '/v1/providers/twilio/whisper',
+  transferStatus: '/v1/providers/twilio/transfer-status',
+  voice: '/v1/providers/twilio/voice',
+} as const;
+
+const DAY_MS = 86_400_000;
+
+const query = (organizationId: string, callId: string) => `?org=${encodeURIComponent(organizationId)}&call=${encodeURIComponent(callId)}`;
+export const callbackUrl = (config: Config, path: string, organizationId: string, callId: string) => config.publicUrl + path + query(organizationId, callId);
+/** The relay's WebSocket URL: `wss` from an https public URL, `ws` from http. */
+export const relayUrl = (config: Config, organizationId: string, callId: string) =>
+  config.publicUrl.replace(/^http/, 'ws') + callPaths.relay + query(organizationId, callId);
+
+export const OPTED_OUT_GOODBYE = 'Understood. We will not call you again. Goodbye.';
+const TRANSFER_UNAVAILABLE = 'Sorry, nobody is available to take your call right now. Someone from our team will get back to you soon. Goodbye.';
+const INBOUND_UNAVAILABLE = 'Sorry, we cannot take your call right now. We will text you shortly.';
+export const MISSED_CALL_TEXT = 'Sorry we missed your call. How can we help?';
+
+class TwilioNotConfigured extends DomainError {
+  constructor() {
+    super(400, 'Twilio is not configured on this server: set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN to place calls', 'not_configured');
+  }
+}
+
+const requireTwilio = (config: Config): TwilioConfig => {
+  if (!config.twilio) throw new TwilioNotConfigured();
+  return config.twilio;
+};
+
+/** What the agent says first on a call it places: the profile's greeting, else a hello by first name. */
+export function greetingFor(lead: LeadRow, voice: VoiceSettingsView): string {
+  if (voice.welcomeGreeting) {
+    const text = renderTemplate(voice.welcomeGreeting, lead);
+    if (text !== '') return text;
+  }
+  return lead.first_name ? `Hi ${lead.first_name}! Do you have a minute to talk?` : 'Hi! Do you have a minute to talk?';
+}
+
+export interface PlaceCallInput {
+  overrideBusinessHours?: boolean;
+  voicemailEnabled?: boolean;
+}
+
+export type CallStatus = 'dialing' | 'waiting' | 'blocked' | 'failed';
+
+export interface PlacedCall {
+  id: string;
+  status: CallStatus;
+  statusCode: string | null;
+  statusReason: string | null;
+  scheduledTime: string | null;
+  providerCallId: string | null;
+}
+
+/** The gate's answer for a call. The External Compliance Check is asked about messages only: a call waits for it as blocked (fail closed). */
+function callDecision(d: GateDecision): { status: CallStatus; code: string | null; reason: string | null; until: string | null } {
+  switch (d.kind) {
+    case 'allowed':
+      return { status: 'dialing', code: null, reason: null, until: null };
+    case 'blocked':
+      return { status: 'blocked', code: d.code, reason: d.reason, until: null };
+    case 'wait':
+      return { status: 'waiting', code: d.code, reason: d.reason, until: d.until.toISOString() };
+    case 'ask_external':
+      return { status: 'blocked', code: 'EXTERNAL_CHECK', reason: 'calls are not placed while an External Compliance Check is configured', until: null };
+  }
+}
+
+interface Judged {
+  decision: ReturnType<typeof callDecision>;
+  from: string | null;
+  departAt: Date | null;
+}
+
+/**
+ * The gate's answer for a call now, under the lead's lock: the compliance
+ * gate exactly as for a voice send, the frequency cap counting calls too,
+ * then the voice pool's number and its pace (sending-numbers/), else the
+ * settings number.
+ */
+async function judge(trx: Db, deps: Deps, organizationId: string, lead: LeadRow, now: Date, overrideBusinessHours: boolean): Promise<Judged> {
+  const settings = await readSettings(trx, organizationId);
+  let decision = callDecision(await checkOutbound(trx, deps.digests, organizationId, {
+    lead, channel: 'voice', purpose: 'conversation', sendWhenOff: false, automated: true, settings, now, overrideBusinessHours,
+  }));
+  // The gate counts the automated messages sent; a call is an automated contact too.
+  const cap = settings.frequencyCap;
+  if (decision.status !== 'blocked' && cap) {
+    const since = new Date(now.getTime() - DAY_MS).toISOString();
+    const contacts = (await countAutomatedSince(trx, organizationId, lead.id, since)) + (await countDialledSince(trx, organizationId, lead.id, since));
+    if (contacts >= cap.maxAutomatedPerDay) {
+      decision = { status: 'blocked', code: 'FREQUENCY_CAP', reason: `${contacts} automated messages and calls in the last 24 hours (cap ${cap.maxAutomatedPerDay})`, until: null };
+    }
+  }
+  let from = settings.sendingNumber;
+  let departAt: Date | null = null;
+  if (decision.status === 'dialing') {
+    const sender = await chooseSender(trx, organizationId, lead, { channel: 'voice', text: '', sending_number_id: null, paced_until: null, paced_since: null }, settings.sendingNumber, deps.clock, deps.config.pacingMaxWaitMs);
+    if (sender.kind === 'now') {
+      from = sender.from;
+      departAt = sender.departAt;
+    } else if (sender.kind === 'later') {
+      from = sender.number;
+      decision = { status: 'waiting', code: 'PACING', reason: `the voice number ${sender.number} is paced: its next free slot is at ${sender.until.toISOString()}`, until: sender.until.toISOString() };
+    } else if (sender.kind === 'too_late') {
+      decision = { status: 'blocked', code: 'PACING_TIMEOUT', reason: sender.reason, until: null };
+    } else from = sender.from;
+  }
+  return { decision, from, departAt };
+}
+
+/** A waiting call's job: asked again when its time comes (contact hours open, the number's slot). */
+async function scheduleRetry(trx: Db, organizationId: string, callId: string, until: string, at: string): Promise<void> {
+  await enqueueJob(trx, organizationId, 'call.place', { callId }, new Date(until), at);
+}
+
+/**
+ * `POST /v1/leads/{id}/call`: the gate is asked exactly as for a send on the
+ * voice channel (opt-out, DNC, AI on, frequency cap, the night floor where the
+ * lead is), under the lead's lock; the call row records its answer. Only an
+ * allowed call is dialled: Calls.json with TwiML that connects the lead to the
+ * agent over ConversationRelay, asynchronous answering-machine detection, and
+ * status callbacks. A call the gate holds for contact hours or the number's
+ * pace is recorded waiting, and its job asks the gate again when the time comes.
+ */
+export async function placeCall(deps: Deps, organizationId: string, leadId: string, input: PlaceCallInput): Promise<PlacedCall> {
+  const now = deps.clock.now();
+  const at = now.toISOString();
+  const id = newId();
+  const planned = await deps.db.transaction().execute(async (trx) => {
+    // Another organization's lead answers exactly as a missing one, whatever else is wrong.
+    const lead = await requireLead(trx, organizationId, leadId, true);
+    requireTwilio(deps.config);
+    if (!lead.phone) throw new BadRequest('Lead has no phone', 'channel_unavailable');
+    const { decision, from, departAt } = await judge(trx, deps, organizationId, lead, now, input.overrideBusinessHours ?? false);
+    if (decision.status === 'dialing' && !from) throw new BadRequest('no sending number: set sendingNumber with PATCH /v1/settings before calling', 'no_sending_number');
+    const voice = await readVoiceSettings(trx, organizationId, lead.customer_profile);
+    await insertCall(trx, organizationId, {
+      id, lead_id: lead.id, direction: 'outbound', status: decision.status, status_code: decision.code, status_reason: decision.reason,
+      from_number: from, to_number: lead.phone, voicemail_enabled: (input.voicemailEnabled ?? voice.voicemailEnabled ?? false) ? 1 : 0,
+      greeting: greetingFor(lead, voice), created_at: at, updated_at: at,
+    });
+    if (decision.status === 'waiting' && decision.until) await scheduleRetry(trx, organizationId, id, decision.until, at);
+    return { decision, departAt };
+  });
+  const { decision, departAt } = planned;
+  const answer: PlacedCall = { id, status: decision.status, statusCode: decision.code, statusReason: decision.reason, scheduledTime: decision.until, providerCallId: null };
+  if (decision.status !== 'dialing') return answer;
+  const dialled = await dial(deps, organizationId, id, departAt);
+  return { ...answer, ...dialled };
+}
+
+/** Dials a call the gate allowed (its row holds the numbers, the greeting and the voicemail choice). */
+async function dial(deps: Deps, organizationId: string, callId: string, departAt: Date | null): Promise<Pick<PlacedCall, 'status' | 'statusReason' | 'providerCallId'>> {
+  const twilio = requireTwilio(deps.config);
+  const call = await findCall(deps.db, organizationId, callId);
+  const lead = call?.lead_id ? await findLead(deps.db, organizationId, call.lead_id) : undefined;
+  if (!call || !lead) return { status: 'failed', statusReason: 'the lead was erased', providerCallId: null };
+  const voice = await readVoiceSettings(deps.db, organizationId, lead.customer_profile);
+  const twiml = connectRelay({
+    relayUrl: relayUrl(deps.config, organizationId, callId), actionUrl: callbackUrl(deps.config, callPaths.action, organizationId, callId),
+    language: voice.language ?? DEFAULT_LANGUAGE, voice: voice.voice, welcomeGreeting: call.greeting ?? undefined,
+  });
+  // A paced number's call leaves at its departure, at most a moment away (sending-numbers/pacing.ts MAX_HOLD_MS).
+  const hold = departAt ? departAt.getTime() - deps.clock.now().getTime() : 0;
+  if (hold > 0) await sleep(hold);
+  try {
+    const sid = await createCall(twilio, {
+      To: call.to_number!, From: call.from_number!, Twiml: twiml,
+      StatusCallback: callbackUrl(deps.config, callPaths.status, organizationId, callId),
+      MachineDetection: 'DetectMessageEnd', AsyncAmd: 'true', AsyncAmdStatusCallbackMethod: 'POST',
+      AsyncAmdStatusCallback: callbackUrl(deps.config, callPaths.amd, organizationId, callId),
+    });
+    const startedAt = deps.clock.now();
+    const started = startedAt.toISOString();
+    await deps.db.transaction().execute(async (trx) => {
+      await updateCall(trx, organizationId, callId, { status: 'queued', provider_call_id: sid, started_at: started, updated_at: started });
+      // A follow-up step's call went out: the cadence waits for a reply from now, as after a sent message.
+      if (call.follow_up_step !== null) {
+        await followUpAfterSend(trx, organizationId, {
+          lead_id: lead.id, direction: 'outbound', purpose: 'conversation', is_ai_generated: 1, is_follow_up: 1, follow_up_step: Number(call.follow_up_step), schedule_follow_ups: null,
+        }, startedAt);
+      }
+    });
+    return { status: 'dialing', statusReason: null, providerCallId: sid };
+  } catch (err) {
+    const reason = err instanceof TwilioCallError ? err.message : 'could not reach Twilio';
+    const ended = deps.clock.now().toISOString();
+    await updateCall(deps.db, organizationId, callId, { status: 'failed', outcome: 'failed', status_reason: reason, ended_at: ended, updated_at: ended });
+    return { status: 'failed', statusReason: reason, providerCallId: null };
+  }
+}
+
+/**
+ * A follow-up step on the `call` channel, with Twilio configured: a live call
+ * whose greeting is the step's message, queued as a waiting call so its job
+ * asks the gate when it runs (followups/followup.job.ts, in its transaction).
+ */
+export async function queueFollowUpCall(trx: Db, deps: Deps, organizationId: string, lead: LeadRow, step: number, greeting: string, voicemailEnabled: boolean | undefined, now: Date): Promise<string> {
+  const id = newId();
+  const at = now.toISOString();
+  const voice = await readVoiceSettings(trx, organizationId, lead.customer_profile);
+  await insertCall(trx, organizationId, {
+    id, lead_id: lead.id, direction: 'outbound', status: 'waiting', status_reason: `follow-up step ${step}`, to_number: lead.phone,
+    voicemail_enabled: (voicemailEnabled ?? voice.voicemailEnabled ?? false) ? 1 : 0, greeting, follow_up_step: step, created_at: at, updated_at: at,
+  });
+  await scheduleRetry(trx, organizationId, id, at, at);
+  return id;
+}
+
+/**
+ * The `call.place` job: a waiting call's time came. The gate is asked again
+ * under the lead's lock (the lead may have opted out meanwhile); allowed, it
+ * is dialled; held again, it waits again; refused, it is recorded blocked.
+ */
+export async function runWaitingCall(deps: Deps, organizationId: string, callId: string): Promise<JobOutcome> {
+  const done: JobOutcome = { kind: 'done' };
+  const now = deps.clock.now();
+  const at = now.toISOString();
+  const judged = await deps.db.transaction().execute(async (trx) => {
+    const call = await findCall(trx, organizationId, callId);
+    if (call?.status !== 'waiting' || !call.lead_id) return null;
+    const lead = await findLead(trx, organizationId, call.lead_id, true);
+    if (!lead?.phone) {
+      await updateCall(trx, organizationId, callId, { status: 'blocked', status_code: 'NO_ADDRESS', status_reason: 'lead has no phone', updated_at: at });
+      return null;
+    }
+    const j = await judge(trx, deps, organizationId, lead, now, false);
+    const d = j.decision;
+    if (d.status === 'dialing' && !j.from) {
+      await updateCall(trx, organizationId, callId, { status: 'failed', outcome: 'failed', status_reason: 'no sending number', updated_at: at });
+      return null;
+    }
+    await updateCall(trx, organizationId, callId, { status: d.status, status_code: d.code, status_reason: d.reason, from_number: j.from, updated_at: at });
+    if (d.status === 'waiting' && d.until) await scheduleRetry(trx, organizationId, callId, d.until, at);
+    return d.status === 'dialing' ? j : null;
+  });
+  if (judged) await dial(deps, organizationId, callId, judged.departAt);
+  return done;
+}
+
+export interface InboundCallWebhook {
+  From: string;
+  To: string;
+  CallSid?: string;
+}
+
+/**
+ * A call to one of the organization's numbers ("A call comes in"): a known
+ * lead whose AI is on is answered by the agent over ConversationRelay,
+ * within the organization's contact hours.
+ * Anyone else hears a short message; a known lead then gets a missed-call
+ * text, scheduled through the send path (so the gate judges it).
+ */
+export async function answerInboundCall(deps: Deps, organizationId: string, call: InboundCallWebhook): Promise<string> {
+  const now = deps.clock.now();
+  const at = now.toISOString();
+  let caller: string | null = null;
+  try {
+    caller = normalizePhone(call.From, deps.config.defaultCountry);
+  } catch {
+    caller = null;
+  }
+  return deps.db.transaction().execute(async (trx) => {
+    const lead = caller ? await findLeadByAddress(trx, organizationId, 'voice', caller) : undefined;
+    const id = newId();
+    const row = { id, lead_id: lead?.id ?? null, direction: 'inbound' as const, provider_call_id: call.CallSid ?? null, from_number: caller ?? call.From, to_number: call.To, started_at: at, created_at: at, updated_at: at };
+    const settings = await readSettings(trx, organizationId);
+    const closed = !insideWindow(now, settings.timeZone, settings.contactHours);
+    if (!lead || lead.is_ai_on !== 1 || closed) {
+      const why = !lead ? 'unknown caller' : lead.is_ai_on !== 1 ? 'AI is off for this lead' : "outside the organization's hours";
+      await insertCall(trx, organizationId, { ...row, status: 'completed', outcome: 'missed', status_reason: why, ended_at: at });
+      if (lead && lead.phone) {
+        await scheduleSend(trx, { organizationId, lead, channel: 'sms', text: MISSED_CALL_TEXT, runAt: now, sendWhenOff: true, isAiGenerated: false, now: at });
+      }
+      return sayAndHangUp(INBOUND_UNAVAILABLE);
+    }
+    const voice = await readVoiceSettings(trx, organizationId, lead.customer_profile);
+    const greeting = lead.first_name ? `Hi ${lead.first_name}, thanks for calling! How can I help you today?` : 'Hi, thanks for calling! How can I help you today?';
+    await insertCall(trx, organizationId, { ...row, status: 'in-progress', greeting, answered_at: at });
+    return connectRelay({
+      relayUrl: relayUrl(deps.config, organizationId, id), actionUrl: callbackUrl(deps.config, callPaths.action, organizationId, id),
+      language: voice.language ?? DEFAULT_LANGUAGE, voice: voice.voice, welcomeGreeting: greeting,
+    }, true);
+  });
+}
+
+/** Twilio's terminal call states; the others (queued, ringing, in-progress) only move the status. */
+const TERMINAL = new Set(['completed', 'busy', 'no-answer', 'failed', 'canceled']);
+
+export interface CallStatusWebhook {
+  CallSid?: string;
+  CallStatus?: string;
+  CallDuration?: string;
+}
+
+/**
+ * A status callback of a live call. A terminal one ends the call: its
+ * duration, and the outcome (what AMD, a transfer or an opt-out said, else
+ * Twilio's state). An answered call announces `call.completed`, once.
+ */
+export async function applyCallStatus(deps: Deps, organizationId: string, callId: string, report: CallStatusWebhook): Promise<void> {
+  const at = deps.clock.now().toISOString();
+  const state = report.CallStatus ?? '';
+  await deps.db.transaction().execute(async (trx) => {
+    const call = await findCall(trx, organizationId, callId);
+    if (!call) return;
+    if (!TERMINAL.has(state)) {
+      if (state !== '' && call.ended_at === null) await updateCall(trx, organizationId, call.id, { status: state, updated_at: at });
+      return;
+    }
+    const duration = Number.parseInt(report.CallDuration ?? '', 10);
+    const answered = state === 'completed';
+    const outcome = call.outcome ?? (answered ? 'completed' : state);
+    await updateCall(trx, organizationId, call.id, {
+      status: answered ? 'completed' : state === 'canceled' ? 'canceled' : 'failed', outcome, ended_at: call.ended_at ?? at, updated_at: at,
+      duration_seconds: Number.isFinite(duration) ? duration : (call.duration_seconds ?? 0), provider_call_id: call.provider_call_id ?? report.CallSid ?? null,
+    });
+    if (answered) await announceCompleted(trx, organizationId, call.id, at);
+  });
+}
+
+/** `call.completed`, at most once per call, with the lead's summary when the call has none of its own. */
+async function announceCompleted(trx: Db, organizationId: string, callId: string, at: string): Promise<void> {
+  const call = await findCall(trx, organizationId, callId);
+  if (!call?.lead_id) return;
+  const lead = await findLead(trx, organizationId, call.lead_id);
+  if (!lead) return;
+  if (!(await claimCompletedEvent(trx, organizationId, call.id, at))) return;
+  const summary = call.summary ?? lead.summary;
+  await emitEvents(trx, organizationId, at, [callCompletedEvent(lead, {
+    id: call.id, direction: call.direction, durationSeconds: call.duration_seconds, summary, outcome: call.outcome,
+  })]);
+}
+
+const MACHINE = /^(machine_|fax)/;
+
+/**
+ * Asynchronous answering-machine detection's verdict (AnsweredBy). A person:
+ * the outcome is `human` and the agent goes on. A machine: with voicemail on
+ * and a voicemail text, the call's TwiML is replaced by that text (it is said
+ * after the beep, `DetectMessageEnd`) and a hang-up; otherwise the call is
+ * ended at once. Either way the outcome is `voicemail`.
+ */
+export async function applyAmd(deps: Deps, organizationId: string, callId: string, answeredBy: string): Promise<void> {
+  const twilio = requireTwilio(deps.config);
+  const at = deps.clock.now().toISOString();
+  const call = await findCall(deps.db, organizationId, callId);
+  if (!call) return;
+  if (answeredBy === 'human') {
+    if (call.outcome === null) await updateCall(deps.db, organizationId, call.id, { outcome: 'human', answered_at: call.answered_at ?? at, updated_at: at });
+    return;
+  }
+  if (!MACHINE.test(answeredBy) || !call.provider_call_id) return;
+  const lead = call.lead_id ? await findLead(deps.db, organizationId, call.lead_id) : undefined;
+  const voice = lead ? await readVoiceSettings(deps.db, organizationId, lead.customer_profile) : {};
+  const text = call.voicemail_enabled === 1 && voice.voicemailText && lead ? renderTemplate(voice.voicemailText, lead) : null;
+  await updateCall(deps.db, organizationId, call.id, { outcome: 'voicemail', summary: text ? `Voicemail left: ${text}` : 'Answering machine; no voicemail left', updated_at: at });
+  await updateLiveCall(twilio, call.provider_call_id, text ? { Twiml: sayAndHangUp(text, false) } : { Status: 'completed' });
+}
+
+export interface RelayActionWebhook {
+  CallSid?: string;
+  CallStatus?: string;
+  SessionStatus?: string;
+  HandoffData?: string;
+}
+
+interface Handoff {
+  reasonCode?: string;
+  reason?: string;
+  summary?: string;
+}
+
+function parseHandoff(text: string | null | undefined): Handoff {
+  if (!text) return {};
+  try {
+    const v: unknown = JSON.parse(text);
+    return v && typeof v === 'object' ? (v as Handoff) : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The `<Connect action>` callback: the relay session ended. A transfer the
+ * agent asked for (handoffData `live-agent-handoff`) dials the profile's
+ * transfer number, whispering the summary to whoever answers; the AI is off
+ * for the lead from now on and `call.transferred` is announced. Without a
+ * number to dial the lead hears an apology and the team a notification. An
+ * opt-out gets its goodbye; anything else ends the call.
+ */
+export async function afterRelay(deps: Deps, organizationId: string, callId: string, hook: RelayActionWebhook): Promise<string> {
+  const at = deps.clock.now().toISOString();
+  return deps.db.transaction().execute(async (trx) => {
+    const call = await findCall(trx, organizationId, callId);
+    if (!call) return HANG_UP;
+    const handoff = parseHandoff(hook.HandoffData ?? call.handoff_data);
+    if (handoff.reasonCode === 'opted-out') return sayAndHangUp(OPTED_OUT_GOODBYE);
+    if (handoff.reasonCode !== 'live-agent-handoff' || !call.lead_id) return HANG_UP;
+    const lead = await findLead(trx, organizationId, call.lead_id, true);
+    if (!lead) return HANG_UP;
+    const voice = await readVoiceSettings(trx, organizationId, lead.customer_profile);
+    const to = voice.transferNumber ?? null;
+    const summary = handoff.summary ?? null;
+    await updateCall(trx, organizationId, call.id, { handoff_data: call.handoff_data ?? hook.HandoffData ?? null, summary: summary ?? call.summary, transfer_to: to, updated_at: at });
+    const events = lead.is_ai_on === 1 ? [handoffNotificationEvent(lead, 'voice', handoff.reason ?? summary)] : [];
+    if (lead.is_ai_on === 1) await updateLead(trx, organizationId, lead.id, { is_ai_on: 0, updated_at: at });
+    if (!to) {
+      await emitEvents(trx, organizationId, at, events);
+      return sayAndHangUp(TRANSFER_UNAVAILABLE);
+    }
+    await updateCall(trx, organizationId, call.id, { outcome: 'transferred', updated_at: at });
+    await emitEvents(trx, organizationId, at, [...events, callTransferredEvent(lead, call, { transferType: 'WARM', transferTo: to, reason: handoff.reason ?? null, summary })]);
+    return dialWithWhisper(to, callbackUrl(deps.config, callPaths.whisper, organizationId, call.id), callbackUrl(deps.config, callPaths.transferStatus, organizationId, call.id));
+  });
+}
+
+/** What the person answering a transfer hears: the agent's summary. */
+export async function whisperFor(deps: Deps, organizationId: string, callId: string): Promise<string> {
+  const call = await findCall(deps.db, organizationId, callId);
+  const handoff = parseHandoff(call?.handoff_data);
+  return whisper(handoff.summary ?? call?.summary ?? 'No summary was given.');
+}
+
+/** The transfer's `<Dial action>`: nobody answered, so the lead hears a message and the team gets the summary as a notification. */
+export async function afterTransferDial(deps: Deps, organizationId: string, callId: string, dialStatus: string | undefined): Promise<string> {
+  if (dialStatus === 'completed' || dialStatus === 'answered') return HANG_UP;
+  const at = deps.clock.now().toISOString();
+  await deps.db.transaction().execute(async (trx) => {
+    const call = await findCall(trx, organizationId, callId);
+    if (!call?.lead_id) return;
+    const lead = await findLead(trx, organizationId, call.lead_id);
+    if (!lead) return;
+    await updateCall(trx, organizationId, call.id, { outcome: 'transfer-unanswered', updated_at: at });
+    const summary = parseHandoff(call.handoff_data).summary ?? call.summary ?? '';
+    await emitEvents(trx, organizationId, at, [notificationEvent(lead, 'voice', 'Transfer not answered', `Nobody answered the transfer to ${call.transfer_to ?? 'the team'}. ${summary}`.trim())]);
+  });
+  return sayAndHangUp(TRANSFER_UNAVAILABLE);
+}
+
+export type { CallRow };
+export { findCallBySid };

@@ -11,7 +11,10 @@ export type EventType =
   | 'message.received'
   | 'lead.additionalInfo.updated'
   | 'leadTagged'
-  | 'notification';
+  | 'notification'
+  | 'appointment.booked'
+  | 'appointment.rescheduled'
+  | 'appointment.cancelled';
 
 export interface OutboxEvent {
   type: EventType;

@@ -38,6 +38,17 @@ export interface CampaignRunPayload {
   generation: number;
 }
 
+export interface AppointmentRemindPayload {
+  appointmentId: string;
+  /** The appointment_reminders row: the job's identity (sent once, or skipped). */
+  reminderId: string;
+}
+
+export interface AppointmentInvitePayload {
+  appointmentId: string;
+  method: 'REQUEST' | 'CANCEL';
+}
+
 export interface JobPayloads {
   /** Send one recorded outbound message through the gate and its channel (channels/outbound.ts). */
   'message.send': SendMessagePayload;
@@ -49,6 +60,10 @@ export interface JobPayloads {
   'ai.opening': AgentOpeningPayload;
   /** A running campaign's next batch of openings, within its daily cap (campaigns/campaign.job.ts). */
   'campaign.run': CampaignRunPayload;
+  /** A reminder before an appointment, or the no-show follow-up: a message through the gate (appointments/reminder.job.ts). */
+  'appointment.remind': AppointmentRemindPayload;
+  /** The embedded calendar's invitation (.ics) by email (appointments/invite.job.ts). */
+  'appointment.invite': AppointmentInvitePayload;
 }
 
 export type JobName = keyof JobPayloads;

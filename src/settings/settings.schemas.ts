@@ -36,6 +36,46 @@ const ExternalCheckInput = Type.Object(
   { additionalProperties: false },
 );
 
+const WeeklyHours = Type.Record(Type.String({ pattern: '^(sun|mon|tue|wed|thu|fri|sat)$' }), Type.Array(Type.Tuple([ClockTime, ClockTime]), { maxItems: 6 }), {
+  description: 'local opening hours per weekday, e.g. {"mon": [["09:00","12:00"],["13:00","17:00"]]}; a missing day is closed',
+});
+const ReminderMinutes = Type.Array(Type.Integer({ minimum: 5, maximum: 14 * 24 * 60 }), { maxItems: 5, description: 'minutes before the start at which the lead is reminded' });
+
+const CalendarView = Type.Object({
+  provider: Type.Union([Type.Literal('embedded'), Type.Literal('calcom')]),
+  durationMinutes: Type.Integer(),
+  ownerId: Type.Union([Type.String(), Type.Null()], { description: 'whose calendar the agent books (a user id), or null: the organization\'s' }),
+  timeZone: Type.Union([Type.String(), Type.Null()], { description: 'zone of weeklyHours (null: the organization\'s)' }),
+  weeklyHours: WeeklyHours,
+  reminderMinutes: ReminderMinutes,
+  profileReminderMinutes: Type.Record(Type.String(), ReminderMinutes, { description: 'per customer profile, replacing reminderMinutes' }),
+  calcom: Type.Union([Type.Object({ baseUrl: Type.String(), eventTypeId: Type.Integer(), apiKeySet: Type.Boolean() }), Type.Null()]),
+});
+
+const CalendarInput = Type.Object(
+  {
+    provider: Type.Union([Type.Literal('embedded'), Type.Literal('calcom')]),
+    durationMinutes: Type.Optional(Type.Integer({ minimum: 15, maximum: 480, multipleOf: 15 })),
+    ownerId: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()])),
+    timeZone: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()])),
+    weeklyHours: Type.Optional(WeeklyHours),
+    reminderMinutes: Type.Optional(ReminderMinutes),
+    profileReminderMinutes: Type.Optional(Type.Record(Type.String(), ReminderMinutes)),
+    calcom: Type.Optional(Type.Union([
+      Type.Object(
+        {
+          baseUrl: Type.String({ minLength: 8, maxLength: 2000, description: 'Cal.com API base, e.g. https://api.cal.com (self-hosted: your instance)' }),
+          apiKey: Type.String({ minLength: 1, maxLength: 500 }),
+          eventTypeId: Type.Integer({ minimum: 1 }),
+        },
+        { additionalProperties: false },
+      ),
+      Type.Null(),
+    ])),
+  },
+  { additionalProperties: false },
+);
+
 export const Settings = Type.Object(
   {
     smsVoiceOptOutCoupled: Type.Boolean({ description: 'When true, an SMS or voice opt-out unsubscribes both.' }),
@@ -53,6 +93,7 @@ export const Settings = Type.Object(
     sendingNumber: Type.Union([Type.String(), Type.Null()], {
       description: 'The number SMS and calls go out from (E.164), and the one inbound Twilio webhooks are routed by; unique across organizations',
     }),
+    calendar: Type.Union([CalendarView, Type.Null()], { description: 'appointments (docs/appointments.md); null: the agent does not book' }),
   },
   { $id: 'Settings' },
 );
@@ -73,7 +114,9 @@ export const UpdateSettingsBody = Type.Object(
     externalCheck: Type.Optional(Type.Union([ExternalCheckInput, Type.Null()])),
     helpText: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
     sendingNumber: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 32 }), Type.Null()])),
+    calendar: Type.Optional(Type.Union([CalendarInput, Type.Null()])),
   },
   { additionalProperties: false, minProperties: 1 },
 );
 export type UpdateSettingsInput = Static<typeof UpdateSettingsBody>;
+export type CalendarInputValue = Static<typeof CalendarInput>;

@@ -8,6 +8,7 @@ import { checkTimeZone } from '../platform/time-zone.js';
 import { findSettingsRow, releaseWaitingSends, setSendingNumber } from './settings.repository.js';
 import { checkNumberFree, numberTaken } from '../sending-numbers/ownership.js';
 import type { SettingsView, UpdateSettingsInput } from './settings.schemas.js';
+import { calendarSettings, calendarView } from './calendar-settings.js';
 
 export interface ExternalCheckSettings {
   url: string;
@@ -16,8 +17,11 @@ export interface ExternalCheckSettings {
   failureMode: 'closed' | 'open';
 }
 
+/** The calendar as stored (docs/appointments.md): Cal.com's API key included, never shown again. */
+export type CalendarSettings = Omit<NonNullable<SettingsView['calendar']>, 'calcom'> & { calcom: { baseUrl: string; eventTypeId: number; apiKey: string } | null };
+
 /** Everything the organization set, secrets included; `toSettingsView` is what a client sees. */
-export type OrganizationSettings = Omit<SettingsView, 'externalCheck'> & { externalCheck: ExternalCheckSettings | null };
+export type OrganizationSettings = Omit<SettingsView, 'externalCheck' | 'calendar'> & { externalCheck: ExternalCheckSettings | null; calendar: CalendarSettings | null };
 
 /**
  * The zone an organization gets when none was given: an organization's zone is
@@ -43,6 +47,7 @@ export const DEFAULT_SETTINGS: OrganizationSettings = {
   externalCheck: null,
   helpText: 'Reply STOP to stop receiving messages, START to receive them again.',
   sendingNumber: null,
+  calendar: null,
 };
 
 type StoredSettings = Partial<Omit<OrganizationSettings, 'sendingNumber'>>;
@@ -76,8 +81,8 @@ export async function readSettings(db: Db, organizationId: string): Promise<Orga
 
 /** What a client reads: the external check's secret is never shown again. */
 export function toSettingsView(s: OrganizationSettings): SettingsView {
-  const { externalCheck, ...rest } = s;
-  return { ...rest, externalCheck: externalCheck ? { url: externalCheck.url, timeoutMs: externalCheck.timeoutMs, failureMode: externalCheck.failureMode, secretSet: true } : null };
+  const { externalCheck, calendar, ...rest } = s;
+  return { ...rest, calendar: calendarView(calendar), externalCheck: externalCheck ? { url: externalCheck.url, timeoutMs: externalCheck.timeoutMs, failureMode: externalCheck.failureMode, secretSet: true } : null };
 }
 
 function checkUrl(url: string, allowPrivate: boolean): void {
@@ -104,8 +109,9 @@ function uniqueWords(words: string[]): string[] {
 
 export async function updateSettings(deps: Deps, organizationId: string, input: UpdateSettingsInput): Promise<SettingsView> {
   if (input.timeZone !== undefined) checkTimeZone(input.timeZone);
-  const { sendingNumber: given, externalCheck, ...fields } = input;
+  const { sendingNumber: given, externalCheck, calendar, ...fields } = input;
   const documentFields: StoredSettings = { ...fields };
+  if (calendar !== undefined) documentFields.calendar = calendar && calendarSettings(calendar, deps.config.allowPrivateWebhookUrls);
   if (fields.optOutKeywords) documentFields.optOutKeywords = uniqueWords(fields.optOutKeywords);
   if (fields.optInKeywords) documentFields.optInKeywords = uniqueWords(fields.optInKeywords);
   if (externalCheck) checkUrl(externalCheck.url, deps.config.allowPrivateWebhookUrls);

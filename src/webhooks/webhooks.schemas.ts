@@ -12,6 +12,9 @@ export const EVENT_TYPES = [
   'lead.additionalInfo.updated',
   'leadTagged',
   'notification',
+  'appointment.booked',
+  'appointment.rescheduled',
+  'appointment.cancelled',
 ] as const satisfies readonly EventType[];
 const everyEventTypeListed: Exclude<EventType, (typeof EVENT_TYPES)[number]> extends never ? true : false = true;
 void everyEventTypeListed;

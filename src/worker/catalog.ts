@@ -3,6 +3,8 @@ import { runOpening } from '../agent/opening.js';
 import { sendRecordedMessage } from '../channels/outbound.js';
 import { runFollowUp } from '../followups/followup.job.js';
 import { runCampaign } from '../campaigns/campaign.job.js';
+import { runAppointmentReminder } from '../appointments/reminder.job.js';
+import { runAppointmentInvite } from '../appointments/invite.job.js';
 import { failJob } from '../jobs/jobs.repository.js';
 import type { ClaimedJob, JobName, JobOutcome, JobPayloads } from '../jobs/names.js';
 import type { JobHandler, JobHandlers } from '../jobs/runner.js';
@@ -54,4 +56,6 @@ export const jobHandlers: JobHandlers = {
   'followup.send': withRetries<'followup.send'>((deps, job, lastAttempt) => runFollowUp(deps, job, lastAttempt)),
   'ai.opening': withRetries<'ai.opening'>((deps, job, lastAttempt) => runOpening(deps, job.organizationId, job.payload, lastAttempt)),
   'campaign.run': withRetries<'campaign.run'>((deps, job) => runCampaign(deps, job)),
+  'appointment.remind': withRetries<'appointment.remind'>((deps, job) => runAppointmentReminder(deps, job.organizationId, job.payload)),
+  'appointment.invite': withRetries<'appointment.invite'>((deps, job) => runAppointmentInvite(deps, job.organizationId, job.payload)),
 };

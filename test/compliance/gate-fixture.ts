@@ -58,6 +58,7 @@ export function gateFixture(name: string, phoneBlock: string, mailPrefix: string
       sms_opt_out_source: null, voice_opt_out_source: null, email_opt_out_source: null, memory_cleared_at: null, created_at: at, updated_at: at, last_activity_at: null,
       follow_up_config: null, follow_up_step: null, follow_up_due_at: null, follow_up_generation: 0, follow_up_note: null,
       sms_sending_number_id: null, voice_sending_number_id: null,
+      is_booked: 0,
       ...overrides,
     };
   }

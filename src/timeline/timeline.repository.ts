@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { AgentTurnsTable, Db, LeadNotesTable, LeadOpeningsTable, MessagesTable, SendChecksTable } from '../platform/db/schema.js';
+import type { AgentTurnsTable, AppointmentsTable, Db, LeadNotesTable, LeadOpeningsTable, MessagesTable, SendChecksTable } from '../platform/db/schema.js';
 
 /** Where a page starts: after this (time, id), in the timeline's order. */
 export interface TimelineCursor {
@@ -80,4 +80,12 @@ export async function blockingChecks(db: Db, organizationId: string, messageIds:
     .where('outcome', '=', 'blocked')
     .orderBy('id')
     .execute();
+}
+
+export type TimelineAppointmentRow = Selectable<AppointmentsTable>;
+
+/** The lead's appointments, each in its current state, by the time it last changed (booked, moved, cancelled, no-show). */
+export async function appointmentsPage(db: Db, s: SourceQuery): Promise<TimelineAppointmentRow[]> {
+  const q = db.selectFrom('appointments').selectAll().where('organization_id', '=', s.organizationId).where('lead_id', '=', s.leadId);
+  return keyset(q, 'updated_at', s).orderBy('updated_at').orderBy('id').limit(s.limit).execute();
 }

@@ -67,6 +67,13 @@ describeEachDialect('appointments booked by the scripted agent and the API', (ct
       leadId: id, externalLeadId: null, appointmentId: a.id, start: THURSDAY_SLOTS[1], end: THURSDAY_SLOTS[2], timeZone: 'America/Los_Angeles', owner: null, provider: 'embedded',
     }]);
 
+    // The lead's timeline shows it.
+    const timeline = await c.get(`/leads/${id}/events?since=2026-01-01T00:00:00Z&types=CUSTOM`);
+    expect(timeline.status).toBe(200);
+    expect(timeline.body.events.map((e: { type: string; data: unknown }) => [e.type, e.data])).toEqual([[
+      'CUSTOM', { name: 'appointment', appointmentId: a.id, status: 'booked', start: THURSDAY_SLOTS[1], end: THURSDAY_SLOTS[2], timeZone: 'America/Los_Angeles', ownerId: null, provider: 'embedded' },
+    ]]);
+
     // The invitation: an email to the lead through SMTP, with the .ics.
     const mail = await until(() => sink.received.find((m) => m.rcptTo.includes(email)), (m) => m !== undefined);
     expect(mail!.headers.get('subject')).toBe('Appointment with acme');

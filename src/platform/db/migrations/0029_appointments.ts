@@ -40,6 +40,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addUniqueConstraint('appointments_booking_key_uq', ['organization_id', 'booking_key'])
     .execute();
   await db.schema.createIndex('appointments_lead_idx').on('appointments').columns(['organization_id', 'lead_id', 'start_at']).execute();
+  // The lead's timeline reads appointments by (updated_at, id), like its other sources (0011).
+  await db.schema.createIndex('appointments_lead_updated_idx').on('appointments').columns(['organization_id', 'lead_id', 'updated_at', 'id']).execute();
   await db.schema.createIndex('appointments_start_idx').on('appointments').columns(['organization_id', 'start_at']).execute();
 
   await db.schema

@@ -169,6 +169,14 @@ describeEachDialect('appointments booked by the scripted agent and the API', (ct
     expect((await c.post(`/leads/${l.id}/appointments`, { start: '2020-01-01T10:00:00Z' })).status).toBe(400);
     expect((await c.post(`/leads/${l.id}/appointments`, { start: '2026-07-09T10:00:00Z', ownerId: 'nobody' })).status).toBe(400);
     expect((await ts.beta.get(`/appointments/${b.body.id}`)).status).toBe(404);
+
+    // Erasing the lead erases its appointments, their blocks and reminders.
+    expect((await c.get(`/appointments/${b.body.id}`)).status).toBe(200);
+    expect((await c.del(`/leads/${l.id}`)).status).toBe(200);
+    expect((await c.get(`/appointments/${b.body.id}`)).status).toBe(404);
+    const db = ts.server.store.db;
+    expect(await db.selectFrom('appointment_reminders').select('id').where('appointment_id', '=', b.body.id).execute()).toEqual([]);
+    expect(await db.selectFrom('appointment_slots').select('block_start').where('appointment_id', '=', b.body.id).execute()).toEqual([]);
   });
 
   it('a turn run twice books once: the booking is keyed on the turn and the step', async () => {

@@ -1,7 +1,9 @@
 import { BadRequest } from '../platform/errors.js';
 import { checkTimeZone } from '../platform/time-zone.js';
 import type { CalendarInputValue, SettingsView } from './settings.schemas.js';
-import type { CalendarSettings } from './settings.service.js';
+
+/** The calendar as stored (docs/appointments.md): Cal.com's API key included, never shown again. */
+export type CalendarSettings = Omit<NonNullable<SettingsView['calendar']>, 'calcom'> & { calcom: { baseUrl: string; eventTypeId: number; apiKey: string } | null };
 
 /** Monday to Friday, 09:00-17:00 in the calendar's zone: the embedded calendar's hours until the organization sets its own. */
 export const DEFAULT_WEEKLY_HOURS: Record<string, [string, string][]> = {

@@ -8,7 +8,7 @@ import { checkTimeZone } from '../platform/time-zone.js';
 import { findSettingsRow, releaseWaitingSends, setSendingNumber } from './settings.repository.js';
 import { checkNumberFree, numberTaken } from '../sending-numbers/ownership.js';
 import type { SettingsView, UpdateSettingsInput } from './settings.schemas.js';
-import { calendarSettings, calendarView } from './calendar-settings.js';
+import { calendarSettings, calendarView, type CalendarSettings } from './calendar-settings.js';
 
 export interface ExternalCheckSettings {
   url: string;
@@ -17,8 +17,7 @@ export interface ExternalCheckSettings {
   failureMode: 'closed' | 'open';
 }
 
-/** The calendar as stored (docs/appointments.md): Cal.com's API key included, never shown again. */
-export type CalendarSettings = Omit<NonNullable<SettingsView['calendar']>, 'calcom'> & { calcom: { baseUrl: string; eventTypeId: number; apiKey: string } | null };
+export type { CalendarSettings };
 
 /** Everything the organization set, secrets included; `toSettingsView` is what a client sees. */
 export type OrganizationSettings = Omit<SettingsView, 'externalCheck' | 'calendar'> & { externalCheck: ExternalCheckSettings | null; calendar: CalendarSettings | null };

@@ -67,7 +67,7 @@ const ClockTime = Type.String({ pattern: '^([01]\\d|2[0-3]):[0-5]\\d$' });
 export const AvailabilityBody = Type.Object(
   {
     timeZone: Type.String({ minLength: 1, maxLength: 64 }),
-    weeklyHours: Type.Record(Type.String({ pattern: '^(sun|mon|tue|wed|thu|fri|sat)$' }), Type.Array(Type.Tuple([ClockTime, ClockTime]), { maxItems: 6 })),
+    weeklyHours: Type.Record(Type.String({ pattern: '^(sun|mon|tue|wed|thu|fri|sat)$' }), Type.Array(Type.Array(ClockTime, { minItems: 2, maxItems: 2, description: '[opens, closes]' }), { maxItems: 6 })),
   },
   { additionalProperties: false },
 );

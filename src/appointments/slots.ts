@@ -31,7 +31,7 @@ export interface SlotQuery {
   durationMinutes: number;
   /** The zone the weekly hours are written in. */
   timeZone: string;
-  weeklyHours: Record<string, [string, string][]>;
+  weeklyHours: Record<string, string[][]>;
   /** Blocks already held on the owner's calendar. */
   taken: Set<string>;
   limit: number;
@@ -49,8 +49,8 @@ export function freeSlots(q: SlotQuery): Slot[] {
   const firstDay = Math.floor(localTime(q.timeZone, q.from.getTime()).wall / DAY_MS) * DAY_MS;
   const lastDay = Math.floor(localTime(q.timeZone, q.to.getTime()).wall / DAY_MS) * DAY_MS;
   for (let day = firstDay; day <= lastDay && out.length < q.limit; day += DAY_MS) {
-    const ranges = [...(q.weeklyHours[DAYS[new Date(day).getUTCDay()]!] ?? [])].sort((a, b) => a[0].localeCompare(b[0]));
-    for (const [open, close] of ranges) {
+    const ranges = [...(q.weeklyHours[DAYS[new Date(day).getUTCDay()]!] ?? [])].sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    for (const [open = '00:00', close = '00:00'] of ranges) {
       for (let m = minutesOf(open); m + q.durationMinutes <= minutesOf(close) && out.length < q.limit; m += q.durationMinutes) {
         // A wall time skipped by daylight saving has no instant; one repeated has two: the first is taken.
         const at = instantsAtLocal(q.timeZone, day + m * 60_000)[0];

@@ -36,7 +36,7 @@ const ExternalCheckInput = Type.Object(
   { additionalProperties: false },
 );
 
-const WeeklyHours = Type.Record(Type.String({ pattern: '^(sun|mon|tue|wed|thu|fri|sat)$' }), Type.Array(Type.Tuple([ClockTime, ClockTime]), { maxItems: 6 }), {
+const WeeklyHours = Type.Record(Type.String({ pattern: '^(sun|mon|tue|wed|thu|fri|sat)$' }), Type.Array(Type.Array(ClockTime, { minItems: 2, maxItems: 2, description: '[opens, closes]' }), { maxItems: 6 }), {
   description: 'local opening hours per weekday, e.g. {"mon": [["09:00","12:00"],["13:00","17:00"]]}; a missing day is closed',
 });
 const ReminderMinutes = Type.Array(Type.Integer({ minimum: 5, maximum: 14 * 24 * 60 }), { maxItems: 5, description: 'minutes before the start at which the lead is reminded' });
@@ -93,7 +93,7 @@ export const Settings = Type.Object(
     sendingNumber: Type.Union([Type.String(), Type.Null()], {
       description: 'The number SMS and calls go out from (E.164), and the one inbound Twilio webhooks are routed by; unique across organizations',
     }),
-    calendar: Type.Union([CalendarView, Type.Null()], { description: 'appointments (docs/appointments.md); null: the agent does not book' }),
+    calendar: Type.Optional(Type.Union([CalendarView, Type.Null()], { description: 'appointments (docs/appointments.md); absent or null: the agent does not book' })),
   },
   { $id: 'Settings' },
 );

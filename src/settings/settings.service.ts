@@ -81,7 +81,7 @@ export async function readSettings(db: Db, organizationId: string): Promise<Orga
 /** What a client reads: the external check's secret is never shown again. */
 export function toSettingsView(s: OrganizationSettings): SettingsView {
   const { externalCheck, calendar, ...rest } = s;
-  return { ...rest, calendar: calendarView(calendar), externalCheck: externalCheck ? { url: externalCheck.url, timeoutMs: externalCheck.timeoutMs, failureMode: externalCheck.failureMode, secretSet: true } : null };
+  return { ...rest, ...(calendar ? { calendar: calendarView(calendar) } : {}), externalCheck: externalCheck ? { url: externalCheck.url, timeoutMs: externalCheck.timeoutMs, failureMode: externalCheck.failureMode, secretSet: true } : null };
 }
 
 function checkUrl(url: string, allowPrivate: boolean): void {

@@ -58,6 +58,9 @@ export function sampleBody(method: string, url: string): unknown {
     'PATCH /v1/sendingNumbers/:id': { ratePerSecond: 2 },
     // A tag nobody carries: the campaign enrolls no lead and sends nothing.
     'POST /v1/campaigns': { name: 'sample', customerProfile: 'default', dailyCap: 1, filter: { tags: ['sample-tag-nobody-has'] } },
+    'POST /v1/leads/:leadId/appointments': { start: '2030-01-07T15:00:00Z' },
+    'PATCH /v1/appointments/:id': { start: '2030-01-07T15:00:00Z' },
+    'PUT /v1/users/:userId/availability': { timeZone: 'America/New_York', weeklyHours: { mon: [['09:00', '17:00']] } },
   };
   return bodies[`${method} ${url}`] ?? {};
 }

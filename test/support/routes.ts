@@ -31,6 +31,7 @@ export function concretePath(url: string, leadId: string): string {
     .replace(/:[A-Za-z]+/g, '00000000-0000-7000-8000-0000000000ff');
   if (path === '/leads/lookup' || path === '/dnc/check') return `${path}?phone=${encodeURIComponent(uniquePhone())}`;
   if (path === '/consent/export') return `${path}?from=2026-01-01T00:00:00Z&to=2027-01-01T00:00:00Z`;
+  if (path === '/appointments') return `${path}?from=2026-01-01T00:00:00Z&to=2027-01-01T00:00:00Z`;
   return path;
 }
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeEach, expect, it } from 'vitest';
 import { bookAppointment } from '../../src/appointments/appointments.service.js';
+import { createUser } from '../../src/users/users.service.js';
 import { messages, until } from '../agent/helpers.js';
 import { outboxFor } from '../support/events.js';
 import { startFakeCalcom } from '../support/fake-calcom.js';
@@ -179,6 +180,41 @@ describeEachDialect('appointments booked by the scripted agent and the API', (ct
     expect(await db.selectFrom('appointment_slots').select('block_start').where('appointment_id', '=', b.body.id).execute()).toEqual([]);
   });
 
+  it("an owner's own hours and zone; one owner's slot does not block another's; reminders per profile", async () => {
+    const ts = ctx();
+    const c = ts.acme;
+    const org = await orgId(ts, 'acme');
+    const at = new Date().toISOString();
+    const { user } = await createUser(ts.server.store.db, org, { email: `rep-${Math.random().toString(36).slice(2, 8)}@acme.test`, role: 'agent' }, at);
+    await c.post('/customerProfiles', { name: 'vip' });
+    await setCalendar(ts, c, { ...EMBEDDED, calendar: { ...EMBEDDED.calendar, profileReminderMinutes: { vip: [120] } } });
+    const put = await c.call('PUT', `/users/${user.id}/availability`, { timeZone: 'Europe/Paris', weeklyHours: { thu: [['10:00', '11:00']] } });
+    expect(put.status).toBe(200);
+    expect((await c.call('PUT', `/users/${user.id}/availability`, { timeZone: 'Mars/Olympus', weeklyHours: {} })).status).toBe(400);
+    const { id } = await newLead(c, { customerProfile: 'vip' });
+
+    // 10:00-11:00 in Paris on Thursday is 08:00-09:00Z, labelled in the lead's zone (Los Angeles).
+    const slots = await c.get(`/leads/${id}/appointmentSlots?ownerId=${user.id}`);
+    expect(slots.status).toBe(200);
+    expect(slots.body).toEqual({
+      timeZone: 'America/Los_Angeles',
+      slots: [
+        { start: '2026-07-02T08:00:00.000Z', end: '2026-07-02T08:30:00.000Z', label: 'Thu, Jul 2, 1:00 AM PDT' },
+        { start: '2026-07-02T08:30:00.000Z', end: '2026-07-02T09:00:00.000Z', label: 'Thu, Jul 2, 1:30 AM PDT' },
+      ],
+    });
+    const mine = await c.post(`/leads/${id}/appointments`, { start: '2026-07-02T08:00:00Z', ownerId: user.id });
+    expect(mine.status).toBe(200);
+    expect(mine.body).toMatchObject({ ownerId: user.id, reminders: [{ kind: 'reminder:120', dueAt: '2026-07-02T06:00:00.000Z', status: 'pending' }] });
+    expect((await outboxFor(ts, id, 'appointment.booked')).at(-1)!.data).toMatchObject({ owner: user.id });
+    // The organization's calendar is another calendar; the owner's is now full at 08:00.
+    expect((await c.post(`/leads/${id}/appointments`, { start: '2026-07-02T08:00:00Z', ownerId: null })).status).toBe(200);
+    expect((await c.post(`/leads/${id}/appointments`, { start: '2026-07-02T08:00:00Z', ownerId: user.id })).status).toBe(409);
+    expect((await c.get(`/leads/${id}/appointmentSlots?ownerId=${user.id}`)).body.slots.map((s: { start: string }) => s.start)).toEqual(['2026-07-02T08:30:00.000Z']);
+    const listed = await c.get(`/appointments?from=2026-07-02T00:00:00Z&to=2026-07-03T00:00:00Z&ownerId=${user.id}`);
+    expect(listed.body.appointments.map((a: { id: string }) => a.id)).toEqual([mine.body.id]);
+  });
+
   it('a turn run twice books once: the booking is keyed on the turn and the step', async () => {
     const ts = ctx();
     const c = ts.acme;
@@ -225,9 +261,18 @@ describeEachDialect('appointments booked by the scripted agent and the API', (ct
     const other = await newLead(c);
     expect((await c.post(`/leads/${other.id}/appointments`, { start: THURSDAY_SLOTS[0] })).status).toBe(409);
 
+    // Rescheduling goes through Cal.com, which answers a new booking (uid).
+    const moved = await c.patch(`/appointments/${a.id}`, { start: THURSDAY_SLOTS[2] });
+    expect(moved.status).toBe(200);
+    const reschedule = cal.requests.at(-1)!;
+    expect(reschedule.path).toBe(`/v2/bookings/${a.externalId}/reschedule`);
+    expect(reschedule.body).toMatchObject({ start: THURSDAY_SLOTS[2] });
+    expect(moved.body.externalId).not.toBe(a.externalId);
+    expect(cal.bookings.get(moved.body.externalId)).toMatchObject({ status: 'accepted', start: THURSDAY_SLOTS[2] });
+
     const cancelled = await c.post(`/appointments/${a.id}/cancel`, { reason: 'changed plans' });
     expect(cancelled.status).toBe(200);
-    expect(cal.bookings.get(a.externalId)!.status).toBe('cancelled');
+    expect(cal.bookings.get(moved.body.externalId)!.status).toBe('cancelled');
     expect(cal.requests.at(-1)!.body).toEqual({ cancellationReason: 'changed plans' });
   });
 }, ENV);

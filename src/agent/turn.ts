@@ -83,6 +83,8 @@ async function decideInSteps(deps: Deps, turn: AgentTurnRow, ctx: { lead: LeadRo
     const calls = actions.filter((a) => isCalendarTool(a.type));
     gathered.push(...actions.filter((a) => !isCalendarTool(a.type)));
     if (calls.length === 0) break;
+    // A newer message of the lead has its own turn, which will answer both: this one books nothing more.
+    if (await hasNewerTurn(deps.db, turn.organization_id, turn.lead_id, turn.id)) break;
     const results = [];
     for (const [call, action] of actions.entries()) {
       const site = { organizationId: turn.organization_id, lead: ctx.lead, input: ctx.input, turnId: turn.id, step, call };

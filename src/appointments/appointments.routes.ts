@@ -91,8 +91,8 @@ export const appointmentRoutes = (deps: Deps): FastifyPluginAsyncTypebox => asyn
     const org = req.auth.organizationId;
     if (!(await findUser(deps.db, org, req.params.userId))) throw new NotFound('User', 'id', req.params.userId);
     checkTimeZone(req.body.timeZone);
-    for (const ranges of Object.values(req.body.weeklyHours)) {
-      for (const [s = '', e = ''] of ranges) if (s >= e) throw new BadRequest('weeklyHours: each range must start before it ends', 'invalid_hours');
+    for (const ranges of Object.values(req.body.weeklyHours) as (string[][] | undefined)[]) {
+      for (const [s = '', e = ''] of ranges ?? []) if (s >= e) throw new BadRequest('weeklyHours: each range must start before it ends', 'invalid_hours');
     }
     const updatedAt = deps.clock.now().toISOString();
     await putAvailability(deps.db, org, req.params.userId, { timeZone: req.body.timeZone, weeklyHours: req.body.weeklyHours, updatedAt });

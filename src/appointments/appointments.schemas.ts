@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { WeeklyHours } from '../settings/settings.schemas.js';
 
 const DateTime = Type.String({ format: 'date-time' });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
@@ -63,11 +64,10 @@ export const SlotsReply = Type.Object({
   slots: Type.Array(Type.Object({ start: DateTime, end: DateTime, label: Type.String({ description: "the start in the lead's zone and language" }) })),
 });
 
-const ClockTime = Type.String({ pattern: '^([01]\\d|2[0-3]):[0-5]\\d$' });
 export const AvailabilityBody = Type.Object(
   {
     timeZone: Type.String({ minLength: 1, maxLength: 64 }),
-    weeklyHours: Type.Record(Type.String({ pattern: '^(sun|mon|tue|wed|thu|fri|sat)$' }), Type.Array(Type.Array(ClockTime, { minItems: 2, maxItems: 2, description: '[opens, closes]' }), { maxItems: 6 })),
+    weeklyHours: WeeklyHours,
   },
   { additionalProperties: false },
 );

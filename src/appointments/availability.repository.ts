@@ -2,7 +2,7 @@ import type { Db } from '../platform/db/schema.js';
 
 export interface Availability {
   timeZone: string;
-  weeklyHours: Record<string, string[][]>;
+  weeklyHours: Partial<Record<string, string[][]>>;
   updatedAt: string;
 }
 

@@ -31,7 +31,7 @@ export interface SlotQuery {
   durationMinutes: number;
   /** The zone the weekly hours are written in. */
   timeZone: string;
-  weeklyHours: Record<string, string[][]>;
+  weeklyHours: Partial<Record<string, string[][]>>;
   /** Blocks already held on the owner's calendar. */
   taken: Set<string>;
   limit: number;

@@ -6,7 +6,7 @@ import type { CalendarInputValue, SettingsView } from './settings.schemas.js';
 export type CalendarSettings = Omit<NonNullable<SettingsView['calendar']>, 'calcom'> & { calcom: { baseUrl: string; eventTypeId: number; apiKey: string } | null };
 
 /** Monday to Friday, 09:00-17:00 in the calendar's zone: the embedded calendar's hours until the organization sets its own. */
-export const DEFAULT_WEEKLY_HOURS: Record<string, string[][]> = {
+export const DEFAULT_WEEKLY_HOURS: CalendarSettings['weeklyHours'] = {
   mon: [['09:00', '17:00']], tue: [['09:00', '17:00']], wed: [['09:00', '17:00']], thu: [['09:00', '17:00']], fri: [['09:00', '17:00']],
 };
 export const DEFAULT_REMINDER_MINUTES = [24 * 60, 60];
@@ -15,8 +15,8 @@ export const DEFAULT_DURATION_MINUTES = 30;
 /** The stored calendar from PATCH /settings `calendar` (defaults filled in, Cal.com's base URL checked). */
 export function calendarSettings(input: CalendarInputValue, allowPrivate: boolean): CalendarSettings {
   if (input.timeZone) checkTimeZone(input.timeZone, 'calendar.timeZone');
-  for (const ranges of Object.values(input.weeklyHours ?? {})) {
-    for (const [start = '', end = ''] of ranges) if (start >= end) throw new BadRequest('calendar.weeklyHours: each range must start before it ends', 'invalid_hours');
+  for (const ranges of Object.values(input.weeklyHours ?? {}) as (string[][] | undefined)[]) {
+    for (const [start = '', end = ''] of ranges ?? []) if (start >= end) throw new BadRequest('calendar.weeklyHours: each range must start before it ends', 'invalid_hours');
   }
   if (input.provider === 'calcom' && !input.calcom) throw new BadRequest('calendar.calcom {baseUrl, apiKey, eventTypeId} is required with provider calcom', 'calcom_required');
   if (input.calcom) {

@@ -36,7 +36,12 @@ const ExternalCheckInput = Type.Object(
   { additionalProperties: false },
 );
 
-const WeeklyHours = Type.Record(Type.String({ pattern: '^(sun|mon|tue|wed|thu|fri|sat)$' }), Type.Array(Type.Array(ClockTime, { minItems: 2, maxItems: 2, description: '[opens, closes]' }), { maxItems: 6 }), {
+const DayRanges = Type.Array(Type.Array(ClockTime, { minItems: 2, maxItems: 2, description: '[opens, closes]' }), { maxItems: 6 });
+export const WeeklyHours = Type.Object({
+  sun: Type.Optional(DayRanges), mon: Type.Optional(DayRanges), tue: Type.Optional(DayRanges), wed: Type.Optional(DayRanges),
+  thu: Type.Optional(DayRanges), fri: Type.Optional(DayRanges), sat: Type.Optional(DayRanges),
+}, {
+  additionalProperties: false,
   description: 'local opening hours per weekday, e.g. {"mon": [["09:00","12:00"],["13:00","17:00"]]}; a missing day is closed',
 });
 const ReminderMinutes = Type.Array(Type.Integer({ minimum: 5, maximum: 14 * 24 * 60 }), { maxItems: 5, description: 'minutes before the start at which the lead is reminded' });

@@ -22,6 +22,7 @@ import { profileRoutes } from './profiles/profiles.routes.js';
 import { switchProfileRoutes } from './profiles/switch.routes.js';
 import { contextRoutes } from './context/context.routes.js';
 import { agentTurnRoutes } from './agent/turns.routes.js';
+import { appointmentRoutes } from './appointments/appointments.routes.js';
 import { timelineRoutes } from './timeline/timeline.routes.js';
 import { emailEventRoutes, inboundRoutes } from './conversation/inbound.routes.js';
 import { unsubscribeLinkRoutes } from './channels/unsubscribe.routes.js';
@@ -128,6 +129,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await v1.register(importRoutes(deps));
     await v1.register(callRoutes(deps));
     await v1.register(relayRoutes(deps));
+    await v1.register(appointmentRoutes(deps));
   }, { prefix: '/v1' });
 
   // The operator console (docs/console.md): its session API, and the built single-page app.

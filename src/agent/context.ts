@@ -4,7 +4,12 @@ import { findLead, listTags, type LeadRow } from '../leads/leads.repository.js';
 import { conversationOf, findMessage, type MessageRow } from '../messages/messages.repository.js';
 import type { Db } from '../platform/db/schema.js';
 import { findProfileByName } from '../profiles/profiles.repository.js';
-import type { AgentInput, ConversationMessage } from './provider.js';
+import type { AgentCalendar, AgentInput, AgentStep, ConversationMessage } from './provider.js';
+import { leadLocale, leadZone } from '../appointments/appointments.service.js';
+import { listLeadAppointments } from '../appointments/appointments.repository.js';
+import { slotLabel } from '../appointments/slots.js';
+import { readSettings } from '../settings/settings.service.js';
+import { lastTurnSteps } from './turns.repository.js';
 
 /** The model sees at most this many messages: the most recent ones since the memory was cleared. */
 const CONVERSATION_LIMIT = 100;
@@ -36,7 +41,36 @@ export async function loadTurnContext(db: Db, organizationId: string, leadId: st
   const trigger = await findMessage(db, organizationId, messageId);
   if (!trigger || trigger.lead_id !== leadId) return undefined;
   const { input, commandIds } = await loadAgentInput(db, organizationId, lead, now);
-  return { lead, trigger, input, commandIds };
+  const calendar = await calendarInput(db, organizationId, lead, now);
+  return { lead, trigger, input: calendar ? { ...input, calendar } : input, commandIds };
+}
+
+/** The slots the last findSlots of a recorded turn answered. */
+function offeredIn(steps: string | null): AgentCalendar['offeredSlots'] {
+  if (!steps) return [];
+  const parsed = JSON.parse(steps) as AgentStep[];
+  for (const step of [...parsed].reverse()) {
+    for (const r of [...step.results].reverse()) {
+      const slots = (r.result as { slots?: unknown } | null)?.slots;
+      if (r.name === 'findSlots' && r.ok && Array.isArray(slots)) return slots as AgentCalendar['offeredSlots'];
+    }
+  }
+  return [];
+}
+
+/** What the agent knows of the calendar, when the organization set one (its tools are offered then). */
+async function calendarInput(db: Db, organizationId: string, lead: LeadRow, now: Date): Promise<AgentCalendar | undefined> {
+  const settings = await readSettings(db, organizationId);
+  if (!settings.calendar) return undefined;
+  const timeZone = await leadZone(lead, settings);
+  const locale = leadLocale(lead);
+  const booked = (await listLeadAppointments(db, organizationId, lead.id)).filter((a) => a.status === 'booked' && a.end_at > now.toISOString());
+  return {
+    timeZone,
+    locale,
+    appointments: booked.map((a) => ({ id: a.id, start: a.start_at, end: a.end_at, label: slotLabel(a.start_at, timeZone, locale) })),
+    offeredSlots: offeredIn(await lastTurnSteps(db, organizationId, lead.id)),
+  };
 }
 
 /**

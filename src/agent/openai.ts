@@ -64,7 +64,7 @@ export class OpenAiProvider implements AgentProvider {
 
   async decide(input: AgentInput): Promise<Action[]> {
     const { openaiBaseUrl, openaiApiKey, model, timeoutMs } = this.config;
-    const body = { model, messages: chatMessages(input), tools: toolDefinitions(), tool_choice: 'auto' };
+    const body = { model, messages: chatMessages(input), tools: toolDefinitions(input), tool_choice: 'auto' };
     let status: number;
     let text: string;
     try {

@@ -1,10 +1,17 @@
 import type { AgentInput } from './provider.js';
-import { TOOLS, TOOL_NAMES } from './provider.js';
+import { TOOLS, TOOL_NAMES, isCalendarTool, type ToolName } from './provider.js';
 
 export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string | null;
+  /** An assistant message of an earlier step of this turn: the tools it called. */
+  tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
+  /** A tool message: the call it answers. */
+  tool_call_id?: string;
 }
+
+/** The tools this turn may use: the calendar tools only when the organization set a calendar. */
+export const toolNamesFor = (input?: AgentInput): ToolName[] => TOOL_NAMES.filter((name) => !isCalendarTool(name) || input?.calendar !== undefined);
 
 const DEFAULT_INSTRUCTIONS = 'You talk with a lead on behalf of the organization. Be brief, friendly and truthful.';
 
@@ -33,6 +40,17 @@ export function systemPrompt(input: AgentInput): string {
   }
   if (input.contextNotes.length > 0) lines.push('', '## Context notes from the organization', ...input.contextNotes.map((n) => `- ${n}`));
   if (input.commands.length > 0) lines.push('', '## Command from the organization: carry it out in this turn', ...input.commands.map((c) => `- ${c}`));
+  if (input.calendar) {
+    const cal = input.calendar;
+    lines.push(
+      '',
+      '## Appointments',
+      `The lead's time zone: ${cal.timeZone}; the lead's language: ${cal.locale}. Offer times in that zone, written in that language.`,
+      'To offer times, call findSlots first (its answer comes back to you in this turn), then reply with a few of the labels. When the lead accepts one, call bookAppointment with that slot\'s start exactly. If a booking fails because the slot was taken, call findSlots again and offer other slots.',
+      `Booked: ${cal.appointments.length === 0 ? '(none)' : cal.appointments.map((a) => `${a.label} (id ${a.id})`).join('; ')}`,
+    );
+    if (cal.offeredSlots.length > 0) lines.push(`Slots offered in the previous turn: ${cal.offeredSlots.map((s) => `${s.label} = ${s.start}`).join('; ')}`);
+  }
   if (input.task === 'opening') {
     lines.push(
       '',
@@ -45,7 +63,7 @@ export function systemPrompt(input: AgentInput): string {
   lines.push(
     '',
     '## How to act',
-    `Act only through the tools (${TOOL_NAMES.join(', ')}). Text outside a tool call is never sent: to write to the lead, call reply.`,
+    `Act only through the tools (${toolNamesFor(input).join(', ')}). Text outside a tool call is never sent: to write to the lead, call reply.`,
     `Now: ${input.now.toISOString()}.`,
   );
   return lines.join('\n');
@@ -56,12 +74,32 @@ export function chatMessages(input: AgentInput): ChatMessage[] {
   return [
     { role: 'system', content: systemPrompt(input) },
     ...input.conversation.map((m): ChatMessage => ({ role: m.from === 'lead' ? 'user' : 'assistant', content: m.text })),
+    ...stepMessages(input),
   ];
 }
 
+/**
+ * This turn's earlier steps in the chat-completions format: each an assistant
+ * message with its tool calls, then one tool message per call with what it
+ * answered (an error as `{error}`). The ids are the turn's own (`s<step>c<call>`).
+ */
+function stepMessages(input: AgentInput): ChatMessage[] {
+  return (input.steps ?? []).flatMap((step) => [
+    {
+      role: 'assistant' as const,
+      content: null,
+      tool_calls: step.actions.map((a, i) => {
+        const { type, ...args } = a;
+        return { id: step.results[i]?.id ?? `c${i}`, type: 'function' as const, function: { name: type, arguments: JSON.stringify(args) } };
+      }),
+    },
+    ...step.results.map((r): ChatMessage => ({ role: 'tool', tool_call_id: r.id, content: JSON.stringify(r.ok ? r.result : { error: r.result }) })),
+  ]);
+}
+
 /** The tools in the chat-completions format; the schemas are plain JSON (TypeBox's symbols dropped). */
-export function toolDefinitions() {
-  return TOOL_NAMES.map((name) => ({
+export function toolDefinitions(input?: AgentInput) {
+  return toolNamesFor(input).map((name) => ({
     type: 'function' as const,
     function: { name, description: TOOLS[name].description, parameters: JSON.parse(JSON.stringify(TOOLS[name].parameters)) as object },
   }));

@@ -46,10 +46,39 @@ export const TOOLS = {
     description: 'Tell the team: one of the profile\'s notification conditions now holds for this lead. Name it exactly; call it once, when it first holds.',
     parameters: args({ name: text(100, 'The notification\'s name, as listed'), message: Type.Optional(text(1000, 'What happened, for the person alerted')) }),
   },
+  // Calendar tools (appointments/, docs/appointments.md): offered only when the organization set a calendar.
+  // Their results come back to the model within the same turn, before it answers the lead.
+  findSlots: {
+    description: "Look up free appointment slots in a window. Answers each slot's start (ISO) and a label in the lead's time zone and language: offer labels, book by start.",
+    parameters: args({
+      from: Type.Optional(Type.String({ minLength: 10, maxLength: 40, description: 'Window start (ISO 8601); default: now' })),
+      to: Type.Optional(Type.String({ minLength: 10, maxLength: 40, description: 'Window end (ISO 8601); default: 7 days after from' })),
+    }),
+  },
+  bookAppointment: {
+    description: 'Book the slot the lead accepted. Fails when the slot was taken meanwhile: then offer other slots.',
+    parameters: args({
+      start: Type.String({ minLength: 10, maxLength: 40, description: 'The slot start exactly as findSlots answered it' }),
+      notes: Type.Optional(text(2000, 'What the meeting is about')),
+    }),
+  },
+  rescheduleAppointment: {
+    description: "Move the lead's booked appointment to another free slot.",
+    parameters: args({ appointmentId: text(200, 'The appointment to move'), start: Type.String({ minLength: 10, maxLength: 40, description: 'The new slot start, as findSlots answered it' }) }),
+  },
+  cancelAppointment: {
+    description: "Cancel the lead's booked appointment.",
+    parameters: args({ appointmentId: text(200, 'The appointment to cancel'), reason: Type.Optional(text(1000, 'Why')) }),
+  },
 } satisfies Record<string, { description: string; parameters: TObject }>;
 
 export type ToolName = keyof typeof TOOLS;
 export const TOOL_NAMES = Object.keys(TOOLS) as ToolName[];
+
+/** Tools run within the turn, their results shown to the model before it answers (agent/turn.ts); the others are applied at the end. */
+export const CALENDAR_TOOLS = ['findSlots', 'bookAppointment', 'rescheduleAppointment', 'cancelAppointment'] as const satisfies readonly ToolName[];
+export type CalendarToolName = (typeof CALENDAR_TOOLS)[number];
+export const isCalendarTool = (name: string): name is CalendarToolName => (CALENDAR_TOOLS as readonly string[]).includes(name);
 
 export type Action = { [K in ToolName]: { type: K } & Static<(typeof TOOLS)[K]['parameters']> }[ToolName];
 
@@ -123,12 +152,39 @@ export interface AgentInput {
   /** Since the lead's memory was last cleared, oldest first; ends with the message that triggered the turn. */
   conversation: ConversationMessage[];
   now: Date;
+  /** The organization's calendar, when it set one: the calendar tools are offered. */
+  calendar?: AgentCalendar;
+  /** This turn's earlier steps: the tools called and what they answered (agent/turn.ts). */
+  steps?: AgentStep[];
   /**
    * `opening`: no lead message to answer; the profile asked for its first
    * message (a switch with sendMessage to a profile without a template). The
    * agent writes it with one `reply`; nothing else it answers is applied.
    */
   task?: 'opening';
+}
+
+export interface AgentCalendar {
+  /** The lead's zone (as the gate finds it) and language: slots are offered in them. */
+  timeZone: string;
+  locale: string;
+  /** The lead's booked appointments to come. */
+  appointments: { id: string; start: string; end: string; label: string }[];
+  /** Slots the previous turn found (what the lead was last offered), earliest first. */
+  offeredSlots: { start: string; end: string; label: string }[];
+}
+
+/** One tool call of a step and what it answered: `ok` false carries the error the model is told. */
+export interface ToolResult {
+  id: string;
+  name: string;
+  ok: boolean;
+  result: unknown;
+}
+
+export interface AgentStep {
+  actions: Action[];
+  results: ToolResult[];
 }
 
 export interface AgentProvider {

@@ -1,4 +1,5 @@
 import type { Action, AgentInput, AgentProvider, ConversationMessage } from './provider.js';
+import { scriptedBooking } from './scripted-booking.js';
 
 /**
  * The zero-setup agent: deterministic, no network. It works through the
@@ -100,6 +101,10 @@ export function scriptedDecide(input: AgentInput): Action[] {
     actions.push({ type: 'markHot' });
     if (!input.lead.tags.some((t) => t.name === 'hot')) actions.push({ type: 'tagLead', name: 'hot', condition: `lead wrote "${word}"` });
   }
+  // Within a turn's loop (a calendar tool answered), only the booking speaks; the rest was said in the first step.
+  const booking = last ? scriptedBooking(input, last.text) : null;
+  if ((input.steps?.length ?? 0) > 0) return booking ?? [];
+  if (booking) return [...actions, ...booking];
   const commanded = input.commands.flatMap((c) => commandActions(c, input) ?? []);
   // A command the script understood is this turn's business; the questions wait for the next one.
   if (commanded.length > 0) return [...actions, ...commanded];

@@ -38,13 +38,15 @@ export interface TurnOutcome {
   actions?: string[];
   error?: string | null;
   at: string;
+  /** The turn's loop, step by step (agent/turn.ts), JSON-encoded by the caller. */
+  steps?: string | null;
 }
 
 /** Only a pending turn can end, and only once: a second run of the same job changes nothing. */
 export async function finishTurn(db: Db, organizationId: string, triggerMessageId: string, o: TurnOutcome): Promise<void> {
   await db
     .updateTable('agent_turns')
-    .set({ status: o.status, actions: o.actions ? JSON.stringify(o.actions) : null, error: o.error ? o.error.slice(0, 1000) : null, updated_at: o.at })
+    .set({ status: o.status, actions: o.actions ? JSON.stringify(o.actions) : null, error: o.error ? o.error.slice(0, 1000) : null, updated_at: o.at, ...(o.steps ? { steps: o.steps } : {}) })
     .where('organization_id', '=', organizationId)
     .where('trigger_message_id', '=', triggerMessageId)
     .where('status', '=', 'pending')
@@ -69,4 +71,19 @@ export async function listTurns(db: Db, organizationId: string, leadId: string, 
   let q = db.selectFrom('agent_turns').selectAll().where('organization_id', '=', organizationId).where('lead_id', '=', leadId);
   if (afterId) q = q.where('id', '>', afterId);
   return q.orderBy('id').limit(limit + 1).execute();
+}
+
+/** The steps of the lead's latest finished turn that recorded any (what the lead was last offered). */
+export async function lastTurnSteps(db: Db, organizationId: string, leadId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('agent_turns')
+    .select('steps')
+    .where('organization_id', '=', organizationId)
+    .where('lead_id', '=', leadId)
+    .where('status', '=', 'done')
+    .where('steps', 'is not', null)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.steps ?? null;
 }

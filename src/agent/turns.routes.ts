@@ -6,6 +6,7 @@ import type { Deps } from '../platform/deps.js';
 import { decodeCursor, page } from '../platform/http/pagination.js';
 import { NextToken, PageQuery, withErrors } from '../platform/http/schemas.js';
 import { listTurns, type AgentTurnRow } from './turns.repository.js';
+import type { AgentStep } from './provider.js';
 
 const AgentTurn = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -15,6 +16,9 @@ const AgentTurn = Type.Object({
   }),
   actions: Type.Array(Type.String(), { description: 'Types of the actions applied, in order' }),
   error: Type.Union([Type.String(), Type.Null()], { description: 'Why the turn failed or was skipped' }),
+  steps: Type.Array(Type.Object({
+    calls: Type.Array(Type.Object({ tool: Type.String(), ok: Type.Boolean(), result: Type.Unknown() })),
+  }), { description: 'The turn\'s loop: the tools each step called and what they answered (calendar tools run within the turn)' }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
@@ -22,6 +26,12 @@ type AgentTurnView = Static<typeof AgentTurn>;
 
 const ListTurnsQuery = Type.Object({ ...PageQuery });
 const ListTurnsReply = Type.Object({ turns: Type.Array(AgentTurn), nextToken: NextToken });
+
+function stepsView(steps: string | null | undefined): AgentTurnView['steps'] {
+  if (!steps) return [];
+  const parsed = JSON.parse(steps) as AgentStep[];
+  return parsed.map((s) => ({ calls: s.results.map((r) => ({ tool: r.name, ok: r.ok, result: r.result })) }));
+}
 
 function toView(r: AgentTurnRow): AgentTurnView {
   const actions: unknown = r.actions ? JSON.parse(r.actions) : [];
@@ -31,6 +41,7 @@ function toView(r: AgentTurnRow): AgentTurnView {
     status: r.status,
     actions: Array.isArray(actions) ? actions.map(String) : [],
     error: r.error,
+    steps: stepsView(r.steps),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };

@@ -18,7 +18,10 @@ export type EventType =
   | 'sendingNumber.unusable'
   | 'lead.created'
   | 'call.completed'
-  | 'call.transferred';
+  | 'call.transferred'
+  | 'appointment.booked'
+  | 'appointment.rescheduled'
+  | 'appointment.cancelled';
 
 export interface OutboxEvent {
   type: EventType;

@@ -332,3 +332,42 @@ export function callTransferredEvent(
     },
   };
 }
+
+/** An appointment as its events carry it (appointments/, docs/appointments.md). */
+export interface AppointmentFacts {
+  id: string;
+  start_at: string;
+  end_at: string;
+  time_zone: string;
+  owner_user_id: string | null;
+  provider: string;
+}
+
+/**
+ * `appointment.booked`, `appointment.rescheduled`, `appointment.cancelled`:
+ * Parley's own events (the reference has none). `owner` is the user id whose
+ * calendar holds it (null: the organization's); `timeZone` the lead's zone the
+ * slot was offered in; a rescheduled event also names the previous start.
+ */
+export function appointmentEvent(
+  type: 'appointment.booked' | 'appointment.rescheduled' | 'appointment.cancelled',
+  lead: LeadFacts,
+  a: AppointmentFacts,
+  extra: { previousStart?: string; reason?: string | null } = {},
+): OutboxEvent {
+  return {
+    type,
+    data: {
+      leadId: lead.id,
+      externalLeadId: lead.external_lead_id,
+      appointmentId: a.id,
+      start: a.start_at,
+      end: a.end_at,
+      timeZone: a.time_zone,
+      owner: a.owner_user_id,
+      provider: a.provider,
+      ...(extra.previousStart ? { previousStart: extra.previousStart } : {}),
+      ...(extra.reason !== undefined ? { reason: extra.reason } : {}),
+    },
+  };
+}

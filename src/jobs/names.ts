@@ -56,6 +56,17 @@ export interface CallPlacePayload {
   callId: string;
 }
 
+export interface AppointmentRemindPayload {
+  appointmentId: string;
+  /** The appointment_reminders row: the job's identity (sent once, or skipped). */
+  reminderId: string;
+}
+
+export interface AppointmentInvitePayload {
+  appointmentId: string;
+  method: 'REQUEST' | 'CANCEL';
+}
+
 export interface JobPayloads {
   /** Send one recorded outbound message through the gate and its channel (channels/outbound.ts). */
   'message.send': SendMessagePayload;
@@ -75,6 +86,10 @@ export interface JobPayloads {
   'owner.alert': OwnerAlertPayload;
   /** A live call that waited for contact hours or its number's pace: the gate is asked again, then it is dialled (calls/calls.service.ts). */
   'call.place': CallPlacePayload;
+  /** A reminder before an appointment, or the no-show follow-up: a message through the gate (appointments/reminder.job.ts). */
+  'appointment.remind': AppointmentRemindPayload;
+  /** The embedded calendar's invitation (.ics) by email (appointments/invite.job.ts). */
+  'appointment.invite': AppointmentInvitePayload;
 }
 
 export type JobName = keyof JobPayloads;

@@ -25,6 +25,7 @@ export function toLeadView(row: LeadRow, tags: TagRow[], onDnc: boolean): LeadVi
     hasReplied: row.has_replied === 1,
     isHot: row.is_hot === 1,
     isQualified: row.is_qualified === 1,
+    isBooked: row.is_booked === 1,
     isUnsubscribed: isUnsubscribed(row),
     isAiOn: row.is_ai_on === 1,
     isDoNotContact: onDnc,

@@ -248,6 +248,12 @@ export async function deleteLeadData(db: Db, organizationId: string, id: string,
   for (const table of ['messages', 'lead_tags', 'lead_notes', 'agent_turns', 'handoffs', 'calls'] as const) {
     await db.deleteFrom(table).where('organization_id', '=', organizationId).where('lead_id', '=', id).execute();
   }
+  // Its appointments (their notes, times and zone), the blocks they held and their reminders (0029).
+  const appointmentIds = db.selectFrom('appointments').select('id').where('organization_id', '=', organizationId).where('lead_id', '=', id);
+  for (const table of ['appointment_slots', 'appointment_reminders'] as const) {
+    await db.deleteFrom(table).where('organization_id', '=', organizationId).where('appointment_id', 'in', appointmentIds).execute();
+  }
+  await db.deleteFrom('appointments').where('organization_id', '=', organizationId).where('lead_id', '=', id).execute();
   // Outbox events keep their rows (deliveries reference them) with the payload reduced to a stub.
   await eraseLeadEvents(db, organizationId, id);
   // Messages from its phone or email that arrived before it was a lead.

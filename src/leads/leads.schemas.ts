@@ -28,6 +28,7 @@ export const Lead = Type.Object(
     hasReplied: Type.Boolean(),
     isHot: Type.Boolean(),
     isQualified: Type.Boolean(),
+    isBooked: Type.Boolean({ description: 'the lead has a booked appointment to come (docs/appointments.md)' }),
     isUnsubscribed: Type.Boolean(),
     isAiOn: Type.Boolean(),
     isDoNotContact: Type.Boolean(),

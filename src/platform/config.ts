@@ -111,6 +111,8 @@ export interface AiConfig {
   model: string;
   /** One model call, connect to last byte; a slower answer is a failed attempt (retried). */
   timeoutMs: number;
+  /** PARLEY_AGENT_MAX_STEPS: model calls in one turn at most (read tools answer between them; agent/turn.ts). */
+  maxSteps: number;
 }
 
 export interface TwilioConfig {
@@ -286,6 +288,7 @@ function ai(env: Env): AiConfig {
     openaiApiKey: key.trim() === '' ? null : key.trim(),
     model,
     timeoutMs: integer(env, 'PARLEY_AI_TIMEOUT_MS', 20_000, 50, 600_000),
+    maxSteps: integer(env, 'PARLEY_AGENT_MAX_STEPS', 5, 1, 20),
   };
 }
 

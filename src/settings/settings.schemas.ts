@@ -55,6 +55,50 @@ const Assignment = Type.Object(
   { additionalProperties: false },
 );
 export type AssignmentSettings = Static<typeof Assignment>;
+const DayRanges = Type.Array(Type.Array(ClockTime, { minItems: 2, maxItems: 2, description: '[opens, closes]' }), { maxItems: 6 });
+export const WeeklyHours = Type.Object({
+  sun: Type.Optional(DayRanges), mon: Type.Optional(DayRanges), tue: Type.Optional(DayRanges), wed: Type.Optional(DayRanges),
+  thu: Type.Optional(DayRanges), fri: Type.Optional(DayRanges), sat: Type.Optional(DayRanges),
+}, {
+  additionalProperties: false,
+  description: 'local opening hours per weekday, e.g. {"mon": [["09:00","12:00"],["13:00","17:00"]]}; a missing day is closed',
+});
+const ReminderMinutes = Type.Array(Type.Integer({ minimum: 5, maximum: 14 * 24 * 60 }), { maxItems: 5, description: 'minutes before the start at which the lead is reminded' });
+
+const CalendarView = Type.Object({
+  provider: Type.Union([Type.Literal('embedded'), Type.Literal('calcom')]),
+  durationMinutes: Type.Integer(),
+  ownerId: Type.Union([Type.String(), Type.Null()], { description: 'whose calendar the agent books (a user id), or null: the organization\'s' }),
+  timeZone: Type.Union([Type.String(), Type.Null()], { description: 'zone of weeklyHours (null: the organization\'s)' }),
+  weeklyHours: WeeklyHours,
+  reminderMinutes: ReminderMinutes,
+  profileReminderMinutes: Type.Record(Type.String(), ReminderMinutes, { description: 'per customer profile, replacing reminderMinutes' }),
+  calcom: Type.Union([Type.Object({ baseUrl: Type.String(), eventTypeId: Type.Integer(), apiKeySet: Type.Boolean() }), Type.Null()]),
+});
+
+const CalendarInput = Type.Object(
+  {
+    provider: Type.Union([Type.Literal('embedded'), Type.Literal('calcom')]),
+    durationMinutes: Type.Optional(Type.Integer({ minimum: 15, maximum: 480, multipleOf: 15 })),
+    ownerId: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()])),
+    timeZone: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()])),
+    weeklyHours: Type.Optional(WeeklyHours),
+    reminderMinutes: Type.Optional(ReminderMinutes),
+    profileReminderMinutes: Type.Optional(Type.Record(Type.String(), ReminderMinutes)),
+    calcom: Type.Optional(Type.Union([
+      Type.Object(
+        {
+          baseUrl: Type.String({ minLength: 8, maxLength: 2000, description: 'Cal.com API base, e.g. https://api.cal.com (self-hosted: your instance)' }),
+          apiKey: Type.String({ minLength: 1, maxLength: 500 }),
+          eventTypeId: Type.Integer({ minimum: 1 }),
+        },
+        { additionalProperties: false },
+      ),
+      Type.Null(),
+    ])),
+  },
+  { additionalProperties: false },
+);
 
 export const Settings = Type.Object(
   {
@@ -78,6 +122,7 @@ export const Settings = Type.Object(
     }),
     filteredPause: Type.Union([FilteredPause, Type.Null()], { description: 'campaigns pause themselves when carriers filter this share of their latest sends (default 5 % of 200); null: never' }),
     assignment: Assignment,
+    calendar: Type.Optional(Type.Union([CalendarView, Type.Null()], { description: 'appointments (docs/appointments.md); absent or null: the agent does not book' })),
   },
   { $id: 'Settings' },
 );
@@ -104,7 +149,9 @@ export const UpdateSettingsBody = Type.Object(
     sendingNumber: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 32 }), Type.Null()])),
     filteredPause: Type.Optional(Type.Union([FilteredPause, Type.Null()])),
     assignment: Type.Optional(Assignment),
+    calendar: Type.Optional(Type.Union([CalendarInput, Type.Null()])),
   },
   { additionalProperties: false, minProperties: 1 },
 );
 export type UpdateSettingsInput = Static<typeof UpdateSettingsBody>;
+export type CalendarInputValue = Static<typeof CalendarInput>;

@@ -9,6 +9,7 @@ import { findSettingsRow, releaseWaitingSends, setSendingNumber } from './settin
 import { checkNumberFree, numberTaken } from '../sending-numbers/ownership.js';
 import type { SettingsView, UpdateSettingsInput } from './settings.schemas.js';
 import { checkPool } from '../handoffs/pool.js';
+import { calendarSettings, calendarView, type CalendarSettings } from './calendar-settings.js';
 
 export interface ExternalCheckSettings {
   url: string;
@@ -17,8 +18,10 @@ export interface ExternalCheckSettings {
   failureMode: 'closed' | 'open';
 }
 
+export type { CalendarSettings };
+
 /** Everything the organization set, secrets included; `toSettingsView` is what a client sees. */
-export type OrganizationSettings = Omit<SettingsView, 'externalCheck'> & { externalCheck: ExternalCheckSettings | null };
+export type OrganizationSettings = Omit<SettingsView, 'externalCheck' | 'calendar'> & { externalCheck: ExternalCheckSettings | null; calendar: CalendarSettings | null };
 
 /**
  * The zone an organization gets when none was given: an organization's zone is
@@ -51,6 +54,7 @@ export const DEFAULT_SETTINGS: OrganizationSettings = {
   // deliverability/: 10 filtered among a campaign's (or a number's) last 200 sends pause the campaign.
   filteredPause: { percent: 5, window: 200 },
   assignment: { mode: 'none', pool: [], on: 'handoff', ackWithinMinutes: 10 },
+  calendar: null,
 };
 
 type StoredSettings = Partial<Omit<OrganizationSettings, 'sendingNumber'>>;
@@ -84,8 +88,8 @@ export async function readSettings(db: Db, organizationId: string): Promise<Orga
 
 /** What a client reads: the external check's secret is never shown again. */
 export function toSettingsView(s: OrganizationSettings): SettingsView {
-  const { externalCheck, ...rest } = s;
-  return { ...rest, externalCheck: externalCheck ? { url: externalCheck.url, timeoutMs: externalCheck.timeoutMs, failureMode: externalCheck.failureMode, secretSet: true } : null };
+  const { externalCheck, calendar, ...rest } = s;
+  return { ...rest, ...(calendar ? { calendar: calendarView(calendar) } : {}), externalCheck: externalCheck ? { url: externalCheck.url, timeoutMs: externalCheck.timeoutMs, failureMode: externalCheck.failureMode, secretSet: true } : null };
 }
 
 function checkUrl(url: string, allowPrivate: boolean): void {
@@ -112,8 +116,9 @@ function uniqueWords(words: string[]): string[] {
 
 export async function updateSettings(deps: Deps, organizationId: string, input: UpdateSettingsInput): Promise<SettingsView> {
   if (input.timeZone !== undefined) checkTimeZone(input.timeZone);
-  const { sendingNumber: given, externalCheck, stopConfirmation, ...fields } = input;
+  const { sendingNumber: given, externalCheck, stopConfirmation, calendar, ...fields } = input;
   const documentFields: StoredSettings = { ...fields };
+  if (calendar !== undefined) documentFields.calendar = calendar && calendarSettings(calendar, deps.config.allowPrivateWebhookUrls);
   if (fields.optOutKeywords) documentFields.optOutKeywords = uniqueWords(fields.optOutKeywords);
   if (fields.optInKeywords) documentFields.optInKeywords = uniqueWords(fields.optInKeywords);
   if (externalCheck) checkUrl(externalCheck.url, deps.config.allowPrivateWebhookUrls);

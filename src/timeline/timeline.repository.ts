@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { AgentTurnsTable, CallsTable, Db, LeadNotesTable, LeadOpeningsTable, MessagesTable, SendChecksTable } from '../platform/db/schema.js';
+import type { AgentTurnsTable, AppointmentsTable, CallsTable, Db, LeadNotesTable, LeadOpeningsTable, MessagesTable, SendChecksTable } from '../platform/db/schema.js';
 
 /** Where a page starts: after this (time, id), in the timeline's order. */
 export interface TimelineCursor {
@@ -87,5 +87,13 @@ export type TimelineCallRow = Selectable<CallsTable>;
 /** The lead's live calls (src/calls/), by the time they last changed. */
 export async function callsPage(db: Db, s: SourceQuery): Promise<TimelineCallRow[]> {
   const q = db.selectFrom('calls').selectAll().where('organization_id', '=', s.organizationId).where('lead_id', '=', s.leadId);
+  return keyset(q, 'updated_at', s).orderBy('updated_at').orderBy('id').limit(s.limit).execute();
+}
+
+export type TimelineAppointmentRow = Selectable<AppointmentsTable>;
+
+/** The lead's appointments, each in its current state, by the time it last changed (booked, moved, cancelled, no-show). */
+export async function appointmentsPage(db: Db, s: SourceQuery): Promise<TimelineAppointmentRow[]> {
+  const q = db.selectFrom('appointments').selectAll().where('organization_id', '=', s.organizationId).where('lead_id', '=', s.leadId);
   return keyset(q, 'updated_at', s).orderBy('updated_at').orderBy('id').limit(s.limit).execute();
 }

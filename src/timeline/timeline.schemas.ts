@@ -76,6 +76,17 @@ const CustomData = Type.Object({
   consumedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'command: when the AI carried it out' }),
 });
 
+const AppointmentData = Type.Object({
+  name: Type.Literal('appointment', { description: 'an appointment of the lead (docs/appointments.md), in its current state' }),
+  appointmentId: Type.String(),
+  status: Type.Union([Type.Literal('booked'), Type.Literal('cancelled'), Type.Literal('no_show')]),
+  start: Type.String({ format: 'date-time' }),
+  end: Type.String({ format: 'date-time' }),
+  timeZone: Type.String(),
+  ownerId: Type.Union([Type.String(), Type.Null()]),
+  provider: Type.Union([Type.Literal('embedded'), Type.Literal('calcom')]),
+});
+
 export const LeadEvent = Type.Object({
   id: Type.String({ description: 'Stable: with type, the key of the event' }),
   roomId: Type.String({ description: 'The lead id' }),
@@ -83,7 +94,7 @@ export const LeadEvent = Type.Object({
   type: Type.Union(EVENT_TYPES.map((t) => Type.Literal(t))),
   timestamp: Type.String({ format: 'date-time', description: 'When it happened' }),
   updatedAt: Type.String({ format: 'date-time', description: 'When it last changed (the order of the list, and what since compares)' }),
-  data: Type.Union([MessageData, BlockedData, ToolCallData, CustomData, CallData], { description: 'Shape chosen by type' }),
+  data: Type.Union([MessageData, BlockedData, ToolCallData, CustomData, CallData, AppointmentData], { description: 'Shape chosen by type' }),
 });
 export type LeadEventView = Static<typeof LeadEvent>;
 

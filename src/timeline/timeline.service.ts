@@ -130,6 +130,16 @@ function callEvent(organizationId: string, c: repo.TimelineCallRow): Stamped {
   };
 }
 
+function appointmentEvent(organizationId: string, a: repo.TimelineAppointmentRow): Stamped {
+  return {
+    at: a.updated_at, id: a.id,
+    event: {
+      id: a.id, roomId: a.lead_id, orgId: organizationId, type: 'CUSTOM', timestamp: a.created_at, updatedAt: a.updated_at,
+      data: { name: 'appointment', appointmentId: a.id, status: a.status, start: a.start_at, end: a.end_at, timeZone: a.time_zone, ownerId: a.owner_user_id, provider: a.provider },
+    },
+  };
+}
+
 const byTimeThenId = (a: Stamped, b: Stamped) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
@@ -138,7 +148,8 @@ const byTimeThenId = (a: Stamped, b: Stamped) => (a.at < b.at ? -1 : a.at > b.at
  * keeps: messages (MESSAGE sms, EMAIL, CALL voice), sends the compliance gate
  * stopped (COMPLIANCE_BLOCKED, with the reason; such a send appears as that
  * and not as a message), the agent's turns and the openings it wrote
- * (TOOL_CALL) and addContext notes and commands (CUSTOM). Each source is read
+ * (TOOL_CALL), addContext notes and commands (CUSTOM) and appointments
+ * (CUSTOM, name `appointment`, in their current state). Each source is read
  * with the same keyset (time, id) for at most one page plus one, the results
  * merged: a page costs the same on the first day and after years of history.
  */
@@ -155,15 +166,16 @@ export async function listLeadEvents(deps: Deps, organizationId: string, leadId:
   const toolCalls = types.has('TOOL_CALL');
   // One snapshot for every source (repeatable read on PostgreSQL; SQLite's transaction is one already):
   // an agent turn and the reply it recorded, committed together, are never half on a page.
-  const { messages, turns, openings, notes, checks, calls } = await deps.db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
+  const { messages, turns, openings, notes, checks, calls, appointments } = await deps.db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
     const messages = channels.length > 0 || blocked ? await repo.messagesPage(trx, s, { channels, blocked }) : [];
     const turns = toolCalls ? await repo.turnsPage(trx, s) : [];
     const openings = toolCalls ? await repo.composedOpeningsPage(trx, s) : [];
     const notes = types.has('CUSTOM') ? await repo.notesPage(trx, s) : [];
+    const appointments = types.has('CUSTOM') ? await repo.appointmentsPage(trx, s) : [];
     const externallyBlocked = messages.filter((m) => m.status === 'blocked' && m.status_code === 'EXTERNAL_CHECK').map((m) => m.id);
     const checks = new Map((await repo.blockingChecks(trx, organizationId, externallyBlocked)).map((c) => [c.message_id, c]));
     const calls = types.has('CALL') ? await repo.callsPage(trx, s) : [];
-    return { messages, turns, openings, notes, checks, calls };
+    return { messages, turns, openings, notes, checks, calls, appointments };
   });
   const all = [
     ...messages.map((m) => messageEvent(organizationId, m, checks)),
@@ -171,6 +183,7 @@ export async function listLeadEvents(deps: Deps, organizationId: string, leadId:
     ...openings.map((o) => openingEvent(organizationId, o)),
     ...notes.map((n) => noteEvent(organizationId, n)),
     ...calls.map((c) => callEvent(organizationId, c)),
+    ...appointments.map((a) => appointmentEvent(organizationId, a)),
   ].sort(byTimeThenId);
   const page = all.slice(0, limit);
   const last = page[page.length - 1];

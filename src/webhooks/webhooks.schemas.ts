@@ -19,6 +19,9 @@ export const EVENT_TYPES = [
   'lead.created',
   'call.completed',
   'call.transferred',
+  'appointment.booked',
+  'appointment.rescheduled',
+  'appointment.cancelled',
 ] as const satisfies readonly EventType[];
 const everyEventTypeListed: Exclude<EventType, (typeof EVENT_TYPES)[number]> extends never ? true : false = true;
 void everyEventTypeListed;

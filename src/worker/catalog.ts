@@ -5,6 +5,8 @@ import { runFollowUp } from '../followups/followup.job.js';
 import { runCampaign } from '../campaigns/campaign.job.js';
 import { runHandoffAlert, runHandoffEscalation, runOwnerAlert } from '../handoffs/alerts.js';
 import { runWaitingCall } from '../calls/calls.service.js';
+import { runAppointmentReminder } from '../appointments/reminder.job.js';
+import { runAppointmentInvite } from '../appointments/invite.job.js';
 import { failJob } from '../jobs/jobs.repository.js';
 import type { ClaimedJob, JobName, JobOutcome, JobPayloads } from '../jobs/names.js';
 import type { JobHandler, JobHandlers } from '../jobs/runner.js';
@@ -60,4 +62,6 @@ export const jobHandlers: JobHandlers = {
   'handoff.escalate': withRetries<'handoff.escalate'>((deps, job) => runHandoffEscalation(deps, job.organizationId, job.payload)),
   'owner.alert': withRetries<'owner.alert'>((deps, job) => runOwnerAlert(deps, job.organizationId, job.payload, job.id)),
   'call.place': withRetries<'call.place'>((deps, job) => runWaitingCall(deps, job.organizationId, job.payload.callId)),
+  'appointment.remind': withRetries<'appointment.remind'>((deps, job) => runAppointmentReminder(deps, job.organizationId, job.payload)),
+  'appointment.invite': withRetries<'appointment.invite'>((deps, job) => runAppointmentInvite(deps, job.organizationId, job.payload)),
 };

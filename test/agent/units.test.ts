@@ -78,12 +78,12 @@ describe('the scripted agent, as a pure function', () => {
 
 describe('AI configuration', () => {
   it('defaults to the scripted agent', () => {
-    expect(loadConfig({}).ai).toEqual({ provider: 'scripted', openaiBaseUrl: 'https://api.openai.com/v1', openaiApiKey: null, model: 'gpt-4o-mini', timeoutMs: 20_000 });
+    expect(loadConfig({}).ai).toEqual({ provider: 'scripted', openaiBaseUrl: 'https://api.openai.com/v1', openaiApiKey: null, model: 'gpt-4o-mini', timeoutMs: 20_000, maxSteps: 5 });
   });
 
   it('reads the OpenAI settings and fails fast without a key', () => {
     const ai = loadConfig({ PARLEY_AI_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-x', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1/', PARLEY_AI_MODEL: 'llama3', PARLEY_AI_TIMEOUT_MS: '500' }).ai;
-    expect(ai).toEqual({ provider: 'openai', openaiBaseUrl: 'http://127.0.0.1:9/v1', openaiApiKey: 'sk-x', model: 'llama3', timeoutMs: 500 });
+    expect(ai).toEqual({ provider: 'openai', openaiBaseUrl: 'http://127.0.0.1:9/v1', openaiApiKey: 'sk-x', model: 'llama3', timeoutMs: 500, maxSteps: 5 });
     expect(() => loadConfig({ PARLEY_AI_PROVIDER: 'openai' })).toThrow('OPENAI_API_KEY must be set when PARLEY_AI_PROVIDER=openai');
     expect(() => loadConfig({ PARLEY_AI_PROVIDER: 'gpt' })).toThrow(/PARLEY_AI_PROVIDER must be one of scripted, openai/);
     expect(() => loadConfig({ OPENAI_BASE_URL: 'ftp://x' })).toThrow(/OPENAI_BASE_URL/);

@@ -59,6 +59,7 @@ export function gateFixture(name: string, phoneBlock: string, mailPrefix: string
       follow_up_config: null, follow_up_step: null, follow_up_due_at: null, follow_up_generation: 0, follow_up_note: null,
       sms_sending_number_id: null, voice_sending_number_id: null, owner_id: null,
       sms_unreachable_digest: null, sms_unreachable_code: null, voice_unreachable_digest: null, voice_unreachable_code: null, email_unreachable_digest: null, email_unreachable_code: null,
+      is_booked: 0,
       ...overrides,
     };
   }

@@ -133,6 +133,7 @@ describeEachDialect('leads', (ctx) => {
         hasReplied: false,
         isHot: false,
         isQualified: false,
+        isBooked: false,
         isUnsubscribed: false,
         isAiOn: true,
         isDoNotContact: false,

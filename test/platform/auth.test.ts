@@ -62,7 +62,7 @@ describeEachDialect('authentication and scopes', (ctx) => {
       if (route.scope === 'leads:read') {
         // Served: the lead exists, so 200 everywhere but the lookup of a number no lead has, and the routes
         // whose id is not a lead's (an import's, a campaign's): 404, past the scope check all the same.
-        const missing = route.url === '/v1/leads/lookup' || route.url.startsWith('/v1/imports/') || route.url === '/v1/campaigns/:id';
+        const missing = route.url === '/v1/leads/lookup' || route.url.startsWith('/v1/imports/') || route.url === '/v1/campaigns/:id' || route.url === '/v1/appointments/:id' || route.url === '/v1/calls/:id';
         expect({ route: `${route.method} ${route.url}`, status: res.status }).toEqual({
           route: `${route.method} ${route.url}`, status: missing ? 404 : 200,
         });

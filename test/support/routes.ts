@@ -31,6 +31,7 @@ export function concretePath(url: string, leadId: string): string {
     .replace(/:[A-Za-z]+/g, '00000000-0000-7000-8000-0000000000ff');
   if (path === '/leads/lookup' || path === '/dnc/check') return `${path}?phone=${encodeURIComponent(uniquePhone())}`;
   if (path === '/consent/export') return `${path}?from=2026-01-01T00:00:00Z&to=2027-01-01T00:00:00Z`;
+  if (path === '/appointments') return `${path}?from=2026-01-01T00:00:00Z&to=2027-01-01T00:00:00Z`;
   return path;
 }
 
@@ -60,6 +61,9 @@ export function sampleBody(method: string, url: string): unknown {
     'POST /v1/campaigns': { name: 'sample', customerProfile: 'default', dailyCap: 1, filter: { tags: ['sample-tag-nobody-has'] } },
     'PUT /v1/leads/:leadId/owner': { userId: null },
     'PATCH /v1/users/:id': { isAway: false },
+    'POST /v1/leads/:leadId/appointments': { start: '2030-01-07T15:00:00Z' },
+    'PATCH /v1/appointments/:id': { start: '2030-01-07T15:00:00Z' },
+    'PUT /v1/users/:userId/availability': { timeZone: 'America/New_York', weeklyHours: { mon: [['09:00', '17:00']] } },
   };
   return bodies[`${method} ${url}`] ?? {};
 }

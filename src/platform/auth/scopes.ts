@@ -115,6 +115,18 @@ export const routeScopes: Record<string, Scope | 'public'> = {
   'GET /v1/imports/:id': 'leads:read',
   'GET /v1/imports/:id/rejects': 'leads:read',
 
+  // Appointments (docs/appointments.md): a lead's business, under the leads scopes.
+  'POST /v1/leads/:leadId/appointments': 'leads:write',
+  'GET /v1/leads/:leadId/appointments': 'leads:read',
+  'GET /v1/leads/:leadId/appointmentSlots': 'leads:read',
+  'GET /v1/appointments': 'leads:read',
+  'GET /v1/appointments/:id': 'leads:read',
+  'PATCH /v1/appointments/:id': 'leads:write',
+  'POST /v1/appointments/:id/cancel': 'leads:write',
+  'POST /v1/appointments/:id/no-show': 'leads:write',
+  'PUT /v1/users/:userId/availability': 'settings:write',
+  'GET /v1/users/:userId/availability': 'settings:read',
+
   // Provider webhooks carry no key: each request is verified by the provider's signature instead.
   'POST /v1/providers/twilio/sms': 'public',
   'POST /v1/providers/twilio/voice/gather': 'public',

@@ -24,6 +24,7 @@ import * as erasureReach from './migrations/0025_erasure_reach.js';
 import * as sendAttempts from './migrations/0026_send_attempts.js';
 import * as messageReplyTo from './migrations/0027_message_reply_to.js';
 import * as calls from './migrations/0028_calls.js';
+import * as appointments from './migrations/0029_appointments.js';
 import * as handoffs from './migrations/0030_handoffs.js';
 import * as deliveryClasses from './migrations/0031_delivery_classes.js';
 import * as importWarnings from './migrations/0033_import_warnings.js';
@@ -54,6 +55,7 @@ export const migrations: Record<string, Migration> = {
   '0026_send_attempts': sendAttempts,
   '0027_message_reply_to': messageReplyTo,
   '0028_calls': calls,
+  '0029_appointments': appointments,
   '0030_handoffs': handoffs,
   '0031_delivery_classes': deliveryClasses,
   '0033_import_warnings': importWarnings,

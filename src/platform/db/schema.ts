@@ -59,6 +59,8 @@ export interface LeadsTable {
   has_replied: Flag;
   is_hot: Flag;
   is_qualified: Flag;
+  /** 0029: the lead has a booked appointment to come (src/appointments/). */
+  is_booked?: Flag;
   is_ai_on: Flag;
   sms_status: SubscriptionStatus;
   voice_status: SubscriptionStatus;
@@ -341,6 +343,8 @@ export interface AgentTurnsTable {
   error: string | null;
   created_at: string;
   updated_at: string;
+  /** JSON array of the turn's steps (0029): each step's tool calls and their results; null before 0029 or while pending. */
+  steps: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface Database {
@@ -380,6 +384,10 @@ export interface Database {
   handoff_alerts: HandoffAlertsTable;
   calls: CallsTable;
   profile_voice: ProfileVoiceTable;
+  appointments: AppointmentsTable;
+  appointment_slots: AppointmentSlotsTable;
+  appointment_reminders: AppointmentRemindersTable;
+  user_availability: UserAvailabilityTable;
 }
 
 /** One part of a hand-off alert that went out (0030): key = alert, recipient and channel. */
@@ -628,10 +636,65 @@ export interface CallsTable {
   updated_at: string;
 }
 
+export type AppointmentStatus = 'booked' | 'cancelled' | 'no_show';
+export type CalendarProviderName = 'embedded' | 'calcom';
+
+/** A meeting of a lead with an owner (0029, src/appointments/). */
+export interface AppointmentsTable {
+  organization_id: string;
+  id: string;
+  lead_id: string;
+  owner_user_id: string | null;
+  start_at: string;
+  end_at: string;
+  /** The lead's zone when booked: how the slot was offered. */
+  time_zone: string;
+  status: AppointmentStatus;
+  provider: CalendarProviderName;
+  /** Cal.com's booking uid; null on the embedded calendar. */
+  external_id: string | null;
+  notes: string | null;
+  created_by_turn_id: string | null;
+  /** Idempotency of the booking (the agent's: `<turn>:<step>:<call>`); unique per organization. */
+  booking_key: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 /** A profile's call settings (0028, src/calls/voice-settings.ts), JSON text; no row: the defaults. */
 export interface ProfileVoiceTable {
   organization_id: string;
   profile_name: string;
   settings: string;
+  updated_at: string;
+}
+
+/** One 15-minute block of an owner's calendar held by a booked appointment (0029): the primary key forbids double booking. */
+export interface AppointmentSlotsTable {
+  organization_id: string;
+  /** The owner's user id, or `-` for the organization's own calendar. */
+  owner_key: string;
+  block_start: string;
+  appointment_id: string;
+}
+
+export interface AppointmentRemindersTable {
+  organization_id: string;
+  id: string;
+  appointment_id: string;
+  /** `reminder` (minutes before) or `no_show` (the follow-up). */
+  kind: string;
+  due_at: string;
+  status: 'pending' | 'sent' | 'skipped';
+  message_id: string | null;
+  created_at: string;
+}
+
+/** A user's weekly hours for the embedded calendar (0029): JSON `{mon: [["09:00","17:00"]], ...}`. */
+export interface UserAvailabilityTable {
+  organization_id: string;
+  user_id: string;
+  time_zone: string;
+  weekly_hours: string;
   updated_at: string;
 }

@@ -15,24 +15,39 @@ export type JobHandlers = { [N in JobName]: JobHandler<N> };
 /** Jobs one worker runs at once; a slow provider holds one slot, never the worker. */
 const JOB_SLOTS = 16;
 
-async function runOne(deps: Deps, handlers: JobHandlers, job: ClaimedJob): Promise<void> {
+/** What one run of a job came to: the worker's step (Worker.runDue) answers these. */
+export interface JobRun {
+  id: string;
+  name: string;
+  /** done; deferred (to `until`, e.g. contact hours); retry (failed, runs again later); failed (for good). */
+  outcome: 'done' | 'deferred' | 'retry' | 'failed';
+  until?: string;
+  error?: string;
+}
+
+async function runOne(deps: Deps, handlers: JobHandlers, job: ClaimedJob): Promise<JobRun> {
   const handler = (handlers as Record<string, JobHandler<JobName> | undefined>)[job.name];
+  const run = { id: job.id, name: job.name };
   if (!handler) {
-    await failJob(deps.db, job, `no handler for job "${job.name}"`, [], deps.clock.now());
-    return;
+    const error = `no handler for job "${job.name}"`;
+    await failJob(deps.db, job, error, [], deps.clock.now());
+    return { ...run, outcome: 'failed', error };
   }
   try {
     const outcome = await handler.run(deps, job as ClaimedJob & { payload: never });
-    if (outcome.kind === 'done') await finishJob(deps.db, job, isoNow(deps.clock));
-    else {
-      await deferJob(deps.db, job, outcome.until, isoNow(deps.clock), outcome.punctual);
-      // A send waiting for contact hours is not a silent one: the log says until when, and why.
-      deps.log.info({ job: job.name, jobId: job.id, until: outcome.until.toISOString(), reason: outcome.reason }, `${job.name} waits until ${outcome.until.toISOString()}: ${outcome.reason}`);
+    if (outcome.kind === 'done') {
+      await finishJob(deps.db, job, isoNow(deps.clock));
+      return { ...run, outcome: 'done' };
     }
+    await deferJob(deps.db, job, outcome.until, isoNow(deps.clock), outcome.punctual);
+    // A send waiting for contact hours is not a silent one: the log says until when, and why.
+    deps.log.info({ job: job.name, jobId: job.id, until: outcome.until.toISOString(), reason: outcome.reason }, `${job.name} waits until ${outcome.until.toISOString()}: ${outcome.reason}`);
+    return { ...run, outcome: 'deferred', until: outcome.until.toISOString() };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     const result = await failJob(deps.db, job, message, handler.retryDelaysMs, deps.clock.now());
     deps.log.warn({ job: job.name, jobId: job.id, attempt: job.attempts + 1, result, err: message }, 'job attempt failed');
+    return { ...run, outcome: result, error: message };
   }
 }
 
@@ -45,6 +60,8 @@ async function runOne(deps: Deps, handlers: JobHandlers, job: ClaimedJob): Promi
 export class JobPipeline {
   private inFlight = 0;
   private idleWaiters: (() => void)[] = [];
+  /** Told of every run as it ends (the worker's step collects them). */
+  private readonly watchers = new Set<(run: JobRun) => void>();
 
   /**
    * `onSlotFreed` is told when a job ends while every slot was taken: the
@@ -70,6 +87,7 @@ export class JobPipeline {
     for (const job of jobs) {
       this.inFlight += 1;
       void runOne(this.deps, this.handlers, job)
+        .then((run) => this.watchers.forEach((w) => w(run)))
         .catch((err) => this.deps.log.error({ err, jobId: job.id }, 'job bookkeeping failed; its lease will lapse and it runs again'))
         .finally(() => {
           const wasFull = this.inFlight >= JOB_SLOTS;
@@ -79,6 +97,12 @@ export class JobPipeline {
         });
     }
     return jobs.length;
+  }
+
+  /** Calls `watcher` with each run that ends until the returned function is called. */
+  watch(watcher: (run: JobRun) => void): () => void {
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
   }
 
   /** Resolves when no job is running, or after `ms`. */

@@ -36,11 +36,18 @@ export class DeliveryPipeline {
   private readonly inFlightByEndpoint = new Map<string, number>();
   private outcomes: Outcome[] = [];
   private slotWaiters: (() => void)[] = [];
+  /** Attempts ended since the start (the worker's step reports the difference). */
+  private ended = 0;
 
   constructor(private readonly deps: Deps, private readonly sender: WebhookSender) {}
 
   get busy(): number {
     return this.inFlight;
+  }
+
+  /** Attempts that have ended (their outcome recorded or waiting for the next flush) since the start. */
+  get completed(): number {
+    return this.ended;
   }
 
   /** Free slots: a fill that claims fewer found every due delivery it may take now. */
@@ -84,6 +91,7 @@ export class DeliveryPipeline {
         .then((result) => this.record(row, result, !!endpoint && !!event))
         .catch((err) => this.deps.log.error({ err, deliveryId: row.id }, 'delivery crashed'))
         .finally(() => {
+          this.ended += 1;
           this.inFlight -= 1;
           const left = this.inFlightByEndpoint.get(row.endpoint_id)! - 1;
           if (left > 0) this.inFlightByEndpoint.set(row.endpoint_id, left);

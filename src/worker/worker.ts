@@ -1,4 +1,4 @@
-import { JobPipeline, type JobHandlers } from '../jobs/runner.js';
+import { JobPipeline, type JobHandlers, type JobRun } from '../jobs/runner.js';
 import { jobHandlers } from './catalog.js';
 import type { Deps } from '../platform/deps.js';
 import { DeliveryPipeline } from '../webhooks/delivery.js';
@@ -7,6 +7,24 @@ import { WebhookSender } from '../webhooks/sender.js';
 import { refreshStatistics } from '../platform/db/statistics.js';
 import { Housekeeping } from './housekeeping.js';
 import type { WorkSignal } from '../platform/db/wake.js';
+
+/** What one step of the worker (Worker.runDue) did. */
+export interface StepReport {
+  /** Every job run that ended during the step, in the order they ended. */
+  jobs: JobRun[];
+  /** Outbox events fanned out to webhook deliveries. */
+  events: number;
+  /** Webhook delivery attempts that ended (succeeded, failed or set to retry). */
+  deliveries: number;
+}
+
+interface TickResult {
+  more: boolean;
+  claimed: number;
+}
+
+/** Rounds of a step before it gives up: work that makes due work forever (a job retried at once) is a bug to report. */
+const STEP_ROUNDS = 100;
 
 /**
  * The background worker: fans outbox events out to endpoints, delivers them,
@@ -25,6 +43,9 @@ export class Worker {
   private nudged = false;
 
   private stopListening: (() => void) | undefined;
+  /** Ticks take turns (the loop's and a step's), so a step never misses rows a concurrent claim holds. */
+  private tickLock: Promise<unknown> = Promise.resolve();
+  private eventsFannedOut = 0;
 
   /**
    * `handlers`: the catalog's, unless a test gives its own. `work`: the store's
@@ -57,8 +78,51 @@ export class Worker {
     this.loop = this.run();
   }
 
-  /** Answers whether more may be due right now: something was fanned out, or a claim filled every free slot. */
-  private async tick(): Promise<boolean> {
+  private locked<T>(fn: () => Promise<T>): Promise<T> {
+    const turn = this.tickLock.then(fn);
+    this.tickLock = turn.catch(() => {});
+    return turn;
+  }
+
+  /**
+   * One step, for tests and tools that drive the worker with a moved clock instead of waiting for its
+   * loop: claims and runs everything due now (by the deps' clock), waits for those jobs and deliveries
+   * to end and their outcomes to be written, and again for what they made due, until a claim finds
+   * nothing. Answers what ran. Safe beside the running loop (both claim in turns); work the loop
+   * had already started is waited for and reported too.
+   */
+  async runDue(): Promise<StepReport> {
+    const jobs: JobRun[] = [];
+    const unwatch = this.jobs.watch((run) => jobs.push(run));
+    const startEvents = this.eventsFannedOut;
+    const startDeliveries = this.deliveries.completed;
+    try {
+      for (let round = 0; ; round++) {
+        if (round >= STEP_ROUNDS) throw new Error(`runDue: still finding due work after ${STEP_ROUNDS} rounds (jobs so far: ${JSON.stringify(jobs.slice(-5))})`);
+        await this.settle();
+        const { claimed } = await this.locked(() => this.tick());
+        if (claimed === 0 && this.jobs.busy === 0 && this.deliveries.busy === 0) break;
+      }
+      await this.locked(() => this.deliveries.flush());
+      return { jobs, events: this.eventsFannedOut - startEvents, deliveries: this.deliveries.completed - startDeliveries };
+    } finally {
+      unwatch();
+    }
+  }
+
+  /** Waits until no job or delivery is running, and writes the deliveries' outcomes. */
+  private async settle(): Promise<void> {
+    const deadline = Date.now() + this.deps.config.webhookTimeoutMs + this.deps.config.ai.timeoutMs + 5_000;
+    while (this.jobs.busy > 0 || this.deliveries.busy > 0) {
+      if (Date.now() > deadline) throw new Error(`runDue: ${this.jobs.busy} jobs and ${this.deliveries.busy} deliveries still running`);
+      if (this.jobs.busy > 0) await this.jobs.drained(50);
+      else await this.deliveries.waitForSlot(50);
+    }
+    await this.locked(() => this.deliveries.flush());
+  }
+
+  /** Answers whether more may be due right now (something was fanned out, or a claim filled every free slot) and how much it claimed. */
+  private async tick(): Promise<TickResult> {
     const deliveryRoom = this.deliveries.room;
     const jobRoom = this.jobs.room;
     // Independent rows, so one round trip's wait instead of four: fanning out new events, claiming
@@ -67,12 +131,14 @@ export class Worker {
     const [dispatched, delivering, , jobs] = await Promise.all([
       dispatchEvents(this.deps, 500), this.deliveries.fill(), this.deliveries.flush(), this.jobs.fill(),
     ]);
+    this.eventsFannedOut += dispatched;
     await this.keepStatisticsFresh(dispatched);
     // Expired rejected rows and provider receipts: hourly by the clock, nothing to do otherwise.
     await this.housekeeping.runIfDue();
     // Fanned-out events made deliveries the claim beside it could not see. A claim short of its room
     // took all that was due: what commits later wakes the loop, so it need not look again at once.
-    return dispatched > 0 || (deliveryRoom > 0 && delivering >= deliveryRoom) || (jobRoom > 0 && jobs >= jobRoom);
+    const more = dispatched > 0 || (deliveryRoom > 0 && delivering >= deliveryRoom) || (jobRoom > 0 && jobs >= jobRoom);
+    return { more, claimed: dispatched + delivering + jobs };
   }
 
   private fannedOut = 0;
@@ -91,7 +157,7 @@ export class Worker {
     while (this.running) {
       let more = false;
       try {
-        more = await this.tick();
+        more = (await this.locked(() => this.tick())).more;
       } catch (err) {
         // A database hiccup must not kill the worker: log, back off, try again.
         this.deps.log.error({ err }, 'worker tick failed');

@@ -1,8 +1,9 @@
 import { afterAll, expect, it } from 'vitest';
 import { outboxFor } from '../support/events.js';
 import { call, startFakeOpenAi, tools, type FakeBehaviour } from '../support/fake-openai.js';
-import { createLead, describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
-import { ALWAYS_OPEN, aiMessages, openAiAgentEnv, finished, inbound, lead, messages, say, sleep, turns, until } from './helpers.js';
+import { createLead, describeEachDialect, uniquePhone, type TestServer } from '../support/harness.js';
+import { ALWAYS_OPEN, aiMessages, openAiAgentEnv, finished, inbound, lead, messages, say, turns, until } from './helpers.js';
+import { startEachTestInDaytime } from '../support/clock-hours.js';
 
 const fake = await startFakeOpenAi('sk-test-parley-0123456789');
 afterAll(() => fake.close());
@@ -19,11 +20,12 @@ async function newLead(ts: TestServer, fields: Record<string, unknown> = {}) {
 }
 
 /** A failed turn: nothing sent, nothing changed, the lead's message kept. */
-async function expectFailedTurn(c: Client, id: string, phone: string, text: string, error: RegExp) {
+async function expectFailedTurn(ts: TestServer, id: string, phone: string, text: string, error: RegExp) {
+  const c = ts.acme;
   const { messageId, turn } = await say(c, id, phone, text);
   expect(turn).toMatchObject({ status: 'failed', actions: [] });
   expect(turn!.error).toMatch(error);
-  await sleep(150);
+  await ts.runDue();
   const ms = await messages(c, id);
   expect(aiMessages(ms)).toHaveLength(0);
   expect(ms.filter((m) => m.direction === 'outbound')).toHaveLength(0);
@@ -34,6 +36,7 @@ async function expectFailedTurn(c: Client, id: string, phone: string, text: stri
 }
 
 describeEachDialect('the OpenAI-compatible agent', (ctx) => {
+  startEachTestInDaytime(ctx);
   it('sends the instructions, lead fields, additionalInfo, context notes, the pending command and only the conversation since clearMemory', async () => {
     const ts = ctx();
     const c = ts.acme;
@@ -90,7 +93,7 @@ describeEachDialect('the OpenAI-compatible agent', (ctx) => {
       call('updateSummary', { summary: 'Wants panels on a tiled roof.' }),
       call('scheduleFollowUp', { delayMinutes: 90, text: 'Did you get a chance to look at the quote?' }),
     ));
-    const before = Date.now();
+    const before = ts.clock.now().getTime();
     expect((await say(c, id, phone, 'Tell me about panels')).turn).toMatchObject({
       status: 'done', actions: ['reply', 'tagLead', 'markHot', 'markQualified', 'updateSummary', 'scheduleFollowUp'], error: null,
     });
@@ -110,7 +113,7 @@ describeEachDialect('the OpenAI-compatible agent', (ctx) => {
     const followUp = ms.find((m) => m.content.text === 'Did you get a chance to look at the quote?')!;
     expect(followUp).toMatchObject({ owner: 'user', isAiGenerated: true, status: 'scheduled' });
     expect(Date.parse(followUp.scheduledTime!)).toBeGreaterThanOrEqual(before + 90 * 60_000 - 1000);
-    expect(Date.parse(followUp.scheduledTime!)).toBeLessThanOrEqual(Date.now() + 90 * 60_000 + 1000);
+    expect(Date.parse(followUp.scheduledTime!)).toBeLessThanOrEqual(ts.clock.now().getTime() + 90 * 60_000 + 1000);
     const sent = await until(() => outboxFor(ts, id, 'message.sent'), (e) => e.length > 0);
     expect(sent.map((e) => e.data)).toEqual([expect.objectContaining({ text: 'Happy to help, Olga!', isAiGenerated: true, leadId: id })]);
 
@@ -131,7 +134,7 @@ describeEachDialect('the OpenAI-compatible agent', (ctx) => {
     const ms = await until(() => messages(c, id), (m) => aiMessages(m)[0]?.status === 'sent');
     expect(aiMessages(ms)).toMatchObject([{ content: { text: 'A colleague will call you shortly.' }, status: 'sent' }]);
     const later = await inbound(c, phone, 'Hello?');
-    await sleep(300);
+    await ts.runDue();
     expect((await turns(c, id)).map((t) => t.triggerMessageId)).not.toContain(later.messageId);
     expect(fake.requestsFor(phone)).toHaveLength(1);
   });
@@ -162,10 +165,10 @@ describeEachDialect('the OpenAI-compatible agent', (ctx) => {
     await until(() => messages(c, id), (m) => aiMessages(m)[0]?.status === 'sent');
 
     // The same job delivered again (a lapsed lease, a crash after the commit): the turn is not repeated.
-    await ts.server.store.db.updateTable('jobs').set({ status: 'pending', run_at: new Date().toISOString(), lease_until: null })
+    await ts.server.store.db.updateTable('jobs').set({ status: 'pending', run_at: ts.clock.now().toISOString(), lease_until: null })
       .where('name', '=', 'ai.turn').where('payload', 'like', `%${messageId}%`).execute();
     await until(async () => (await ts.server.store.db.selectFrom('jobs').select('status').where('payload', 'like', `%${messageId}%`).executeTakeFirst())?.status, (s) => s === 'done');
-    await sleep(200);
+    await ts.runDue();
     expect(fake.requestsFor(phone)).toHaveLength(2);
     expect(aiMessages(await messages(c, id))).toHaveLength(1);
     expect(await turns(c, id)).toHaveLength(1);
@@ -175,7 +178,7 @@ describeEachDialect('the OpenAI-compatible agent', (ctx) => {
     const ts = ctx();
     const { id, phone } = await newLead(ts);
     fake.program(phone, { kind: 'hang' });
-    const messageId = await expectFailedTurn(ts.acme, id, phone, 'anyone there?', /did not answer within 1500 ms/);
+    const messageId = await expectFailedTurn(ts, id, phone, 'anyone there?', /did not answer within 1500 ms/);
     expect(fake.requestsFor(phone)).toHaveLength(3); // the first attempt and two retries (PARLEY_JOB_RETRY_SCHEDULE=50ms,50ms)
     const job = await ts.server.store.db.selectFrom('jobs').selectAll().where('payload', 'like', `%${messageId}%`).executeTakeFirstOrThrow();
     expect(job).toMatchObject({ status: 'failed', attempts: 3 });
@@ -195,7 +198,7 @@ describeEachDialect('the OpenAI-compatible agent', (ctx) => {
     const ts = ctx();
     const { id, phone } = await newLead(ts);
     fake.program(phone, behaviour);
-    await expectFailedTurn(ts.acme, id, phone, 'hi there', error);
+    await expectFailedTurn(ts, id, phone, 'hi there', error);
     expect(fake.requestsFor(phone)).toHaveLength(3);
   });
 
@@ -208,7 +211,7 @@ describeEachDialect('the OpenAI-compatible agent', (ctx) => {
     expect((await c.post(`/leads/${id}/turnOffAi`)).status).toBe(200);
     const all = await until(() => turns(c, id), (t) => t.length > 0 && finished(t));
     expect(all).toMatchObject([{ triggerMessageId: r.messageId, status: 'skipped', error: 'AI is off for this lead', actions: [] }]);
-    await sleep(150);
+    await ts.runDue();
     expect(aiMessages(await messages(c, id))).toHaveLength(0);
   });
 

@@ -1,7 +1,8 @@
 import { expect, it } from 'vitest';
 import { outboxFor } from '../support/events.js';
 import { createLead, describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
-import { ALWAYS_OPEN, FAST_AGENT_ENV, aiMessages, inbound, lead, messages, say, sleep, turns, until } from './helpers.js';
+import { ALWAYS_OPEN, FAST_AGENT_ENV, aiMessages, inbound, lead, messages, say, turns, until } from './helpers.js';
+import { startEachTestInDaytime } from '../support/clock-hours.js';
 
 const Q1 = 'How big is your roof, roughly?';
 const Q2 = 'When would you like the panels installed?';
@@ -23,6 +24,7 @@ async function aiJobsFor(ts: TestServer, messageId: string) {
 const lastAi = async (client: Client, id: string) => aiMessages(await messages(client, id)).at(-1);
 
 describeEachDialect('the scripted agent', (ctx) => {
+  startEachTestInDaytime(ctx);
   it('runs a whole conversation: opening, questions, qualification, hot, a commanded follow-up, STOP, START, AI off, clearMemory', async () => {
     const ts = ctx();
     const c = ts.acme;
@@ -70,13 +72,13 @@ describeEachDialect('the scripted agent', (ctx) => {
 
     // A pending command is honoured on the next turn, then consumed.
     expect((await c.post(`/leads/${id}/addContext`, { command: 'follow up in 1 minutes: Any questions about the quote?' })).status).toBe(200);
-    const before = Date.now();
+    const before = ts.clock.now().getTime();
     expect((await say(c, id, phone, 'ok thanks')).turn).toMatchObject({ status: 'done', actions: ['scheduleFollowUp'] });
     const followUp = (await messages(c, id)).find((m) => m.content.text === 'Any questions about the quote?')!;
     expect(followUp).toMatchObject({ status: 'scheduled', isAiGenerated: true, owner: 'user', channel: 'sms' });
     const due = Date.parse(followUp.scheduledTime!);
     expect(due).toBeGreaterThanOrEqual(before + 60_000 - 1000);
-    expect(due).toBeLessThanOrEqual(Date.now() + 60_000 + 1000);
+    expect(due).toBeLessThanOrEqual(ts.clock.now().getTime() + 60_000 + 1000);
     const notes = (await c.get(`/leads/${id}/context`)).body.notes;
     expect(notes).toMatchObject([{ kind: 'command', consumedAt: expect.any(String) }]);
 
@@ -88,7 +90,7 @@ describeEachDialect('the scripted agent', (ctx) => {
     l = await lead(c, id);
     expect(l.subscriptions.sms).toBe('unsubscribed');
     await until(() => messages(c, id), (m) => m.some((x) => x.content.text.includes('You have been unsubscribed') && x.status === 'sent'));
-    await sleep(300);
+    await ts.runDue();
     expect(await aiJobsFor(ts, stop.messageId)).toHaveLength(0);
     expect(await turns(c, id)).toHaveLength(turnsBefore);
     expect(aiMessages(await messages(c, id))).toHaveLength(aiBefore);
@@ -103,7 +105,7 @@ describeEachDialect('the scripted agent', (ctx) => {
     expect((await c.post(`/leads/${id}/turnOffAi`)).status).toBe(200);
     const quiet = await inbound(c, phone, 'Are you still there?');
     expect(quiet.action).toBe('conversation');
-    await sleep(300);
+    await ts.runDue();
     expect(await aiJobsFor(ts, quiet.messageId)).toHaveLength(0);
     expect(await turns(c, id)).toHaveLength(turnsBefore);
     expect(aiMessages(await messages(c, id))).toHaveLength(aiBefore);
@@ -122,7 +124,7 @@ describeEachDialect('the scripted agent', (ctx) => {
     const phone = uniquePhone();
     const plain = await createLead(c, { phone });
     const off = await createLead(c, { customerProfile: await solarProfile(c), isAiOn: false });
-    await sleep(200);
+    await ts.runDue();
     expect(await messages(c, plain)).toHaveLength(0);
     expect(await messages(c, off)).toHaveLength(0);
     // The default profile has no questions: the turn runs and decides nothing.

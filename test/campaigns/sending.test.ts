@@ -3,7 +3,6 @@ import { startFakeTwilio } from '../support/fake-twilio.js';
 import { createLead, describeEachDialect, type Client, type TestServer } from '../support/harness.js';
 import { startEachTestInDaytime } from '../support/clock-hours.js';
 import { eventually, FAST_WEBHOOKS, receiverPool, registerEndpoint } from '../support/webhooks.js';
-import { sleep } from '../support/assert.js';
 import { enqueueJob } from '../../src/jobs/jobs.repository.js';
 import { createCampaign, enrolledLeads, freshOrg } from './helpers.js';
 
@@ -61,7 +60,7 @@ describeEachDialect('campaigns: sending through the send path', (ctx) => {
     const campaign = await createCampaign(client, { customerProfile: 'promo', filter: { additionalInfo: { list: 'cap' } }, dailyCap: 2 });
     expect(campaign.status).toBe('running');
     await eventually('two sent on day one', async () => sentTo(phones).length === 2);
-    await sleep(300);
+    await ts.runDue();
     expect(sentTo(phones)).toHaveLength(2);
     await eventually('recorded sent', async () => (await counts(client, campaign.id)).sent === 2);
     expect(await counts(client, campaign.id)).toMatchObject({ enrolled: 6, pending: 3, sent: 2, messagesSent: 2, blocked: 1, blockedByReason: { OPTED_OUT: 1 } });
@@ -72,7 +71,7 @@ describeEachDialect('campaigns: sending through the send path', (ctx) => {
 
     ts.clock.set('2026-08-04T00:00:30Z');
     await eventually('two more on day two', async () => sentTo(phones).length === 4);
-    await sleep(300);
+    await ts.runDue();
     expect(sentTo(phones)).toHaveLength(4);
     ts.clock.set('2026-08-05T00:00:30Z');
     await eventually('the last one on day three, and completed', async () => sentTo(phones).length === 5 && (await state(client, campaign.id)) === 'completed');
@@ -92,7 +91,7 @@ describeEachDialect('campaigns: sending through the send path', (ctx) => {
     await eventually('queued', async () => (await counts(client, campaign.id)).queued === 2);
     const [msg] = (await client.get(`/leads/${ids[0]}/messages`)).body.messages;
     await eventually('waiting for contact hours', async () => (await client.get(`/leads/${ids[0]}/messages`)).body.messages[0]?.statusCode === 'CONTACT_HOURS');
-    await sleep(300);
+    await ts.runDue();
     expect(sentTo(phones)).toHaveLength(0);
     expect(msg.status).toBe('scheduled');
     ts.clock.set('2026-08-11T15:01:00Z'); // 08:01 in Los Angeles
@@ -111,18 +110,18 @@ describeEachDialect('campaigns: sending through the send path', (ctx) => {
     expect(paused.status).toBe(200);
     expect(paused.body).toMatchObject({ status: 'paused', counts: { queued: 0, pending: 3 } });
     ts.clock.set('2026-08-18T16:00:00Z'); // morning: the taken-back opening must not go out
-    await sleep(500);
+    await ts.runDue();
     expect(sentTo(phones)).toHaveLength(0);
     const resumed = await client.post(`/campaigns/${campaign.id}/resume`);
     expect(resumed.body.status).toBe('running');
     await eventually('one sent after resume', async () => sentTo(phones).length === 1);
-    await sleep(300);
+    await ts.runDue();
     expect(sentTo(phones)).toHaveLength(1); // the cap: one a day
     await eventually('recorded sent', async () => (await counts(client, campaign.id)).sent === 1);
     const cancelled = await client.post(`/campaigns/${campaign.id}/cancel`);
     expect(cancelled.body).toMatchObject({ status: 'cancelled', counts: { sent: 1, pending: 0, cancelled: 2 } });
     ts.clock.set('2026-08-19T16:00:00Z');
-    await sleep(500);
+    await ts.runDue();
     expect(sentTo(phones)).toHaveLength(1);
     expect(await state(client, campaign.id)).toBe('cancelled');
   });
@@ -141,7 +140,7 @@ describeEachDialect('campaigns: sending through the send path', (ctx) => {
     ts.clock.set('2026-08-25T16:00:00Z');
     await eventually('the third sent', async () => sentTo([phones[2]!]).length === 1);
     await eventually('counts settle', async () => (await counts(client, campaign.id)).sent === 1);
-    await sleep(300);
+    await ts.runDue();
     expect(sentTo(phones.slice(0, 2))).toHaveLength(0);
     expect(await counts(client, campaign.id)).toMatchObject({ enrolled: 3, replied: 1, optedOut: 1, sent: 1, messagesSent: 1, queued: 0 });
     const enrolled = await enrolledLeads(ts, campaign.id);
@@ -161,7 +160,7 @@ describeEachDialect('campaigns: sending through the send path', (ctx) => {
     expect(paused.body).toMatchObject({ status: 'paused', counts: { queued: 0, pending: 2 } });
     expect((await client.get(`/leads/${ids[0]}/messages`)).body.messages[0]).toMatchObject({ status: 'blocked', statusCode: 'CAMPAIGN_PAUSED' });
     ts.clock.set('2026-08-19T16:00:00Z'); // morning
-    await sleep(500);
+    await ts.runDue();
     expect(sentTo(phones)).toHaveLength(0);
   });
 
@@ -238,7 +237,7 @@ describeEachDialect('campaigns: sending through the send path', (ctx) => {
     const campaign = await createCampaign(client, { customerProfile: 'promo', filter: { additionalInfo: { list: 'erased' } }, dailyCap: 10, startAt: '2026-09-22T19:00:00Z' });
     expect(campaign.status).toBe('scheduled');
     expect((await client.del(`/leads/${ids[0]}`)).status).toBe(200);
-    await sleep(300);
+    await ts.runDue();
     expect(sentTo(phones)).toHaveLength(0);
     ts.clock.set('2026-09-22T19:00:05Z');
     await eventually('completed', async () => (await state(client, campaign.id)) === 'completed');
@@ -260,7 +259,7 @@ describeEachDialect('campaigns: sending through the send path', (ctx) => {
     for (let i = 0; i < 4; i += 1) await enqueueJob(db, orgId, 'campaign.run', { campaignId: campaign.id, generation: 0 }, new Date(startAt), new Date().toISOString());
     ts.clock.set('2026-09-15T18:00:05Z');
     await eventually('the cap reached', async () => sentTo(phones).length >= 7);
-    await sleep(500);
+    await ts.runDue();
     expect(sentTo(phones)).toHaveLength(7);
     expect(new Set(sentTo(phones).map((r) => r.params.To)).size).toBe(7);
     const rows = await db.selectFrom('messages').select('lead_id').where('organization_id', '=', orgId).where('campaign_id', '=', campaign.id).execute();

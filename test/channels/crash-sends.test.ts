@@ -7,6 +7,7 @@ import { clientFor, createLead, dialects, freshDatabase, uniquePhone, type Clien
 import { waitForStatus } from '../support/messages.js';
 import { buildCli, freePort, killStarted, spawnParley, waitReady, type ParleyProcess } from '../support/processes.js';
 import { eventually } from '../support/webhooks.js';
+import { zoneInDaytimeNow } from '../support/clock-hours.js';
 
 const SID = 'ACcrash';
 const TOKEN = 'crash-secret';
@@ -77,7 +78,8 @@ for (const dialect of dialects()) {
       const { proc, client } = await serve({ PARLEY_LEASE_MS: '6000' });
       const sent: Sent[] = [];
       for (const text of texts) {
-        const leadId = await createLead(client, { phone: uniquePhone() });
+        // Child process on real time (no TestClock): hours lifted AND the lead in a zone where it is day now (legal 08:00-21:00).
+        const leadId = await createLead(client, { phone: uniquePhone(), timeZone: zoneInDaytimeNow().zone });
         const res = await client.post(`/leads/${leadId}/sendMessage`, { message: text, channel: 'sms' });
         expect(res.status, JSON.stringify(res.body)).toBe(200);
         sent.push({ leadId, id: res.body.id, text });

@@ -4,6 +4,7 @@ import { createLead, describeEachDialect, uniquePhone } from '../support/harness
 import { waitForStatus } from '../support/messages.js';
 import { startSmtpSink } from '../support/smtp-sink.js';
 import { eventually } from '../support/webhooks.js';
+import { startEachTestInDaytime } from '../support/clock-hours.js';
 
 const SID = 'ACdoubt';
 const TOKEN = 'doubt-secret';
@@ -34,6 +35,7 @@ const ENV = {
  * refusal is never retried.
  */
 describeEachDialect('sends whose outcome is unknown, and refusals', (ctx) => {
+  startEachTestInDaytime(ctx);
   const from = uniquePhone();
 
   beforeAll(async () => {
@@ -93,6 +95,7 @@ describeEachDialect('sends whose outcome is unknown, and refusals', (ctx) => {
  * carries the same Message-ID, made from the message's id.
  */
 describeEachDialect('an email whose answer is lost', (ctx) => {
+  startEachTestInDaytime(ctx);
   afterEach(() => sink.answerAfter(0));
 
   it('waits in doubt for an operator, who resolves it; a resend carries the same Message-ID', async () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/platform/config.js';
 import { openStore } from '../../src/platform/db/connect.js';
 import { startServer, type RunningServer } from '../../src/server.js';
-import { sleep } from '../support/assert.js';
+import { until } from '../support/assert.js';
 import { clientFor, dialects, freshDatabase, uniquePhone } from '../support/harness.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -135,8 +135,8 @@ describe('parley CLI, revocation, serve and input errors [sqlite]', () => {
     expect((await client.get('/leads')).status).toBe(200);
     const revoke = await parley(['keys', 'revoke', prefix], env);
     expect(revoke).toEqual({ code: 0, stdout: 'revoked 1 key\n', stderr: '' });
-    await sleep(server.deps.config.keyCacheMs + 200);
-    const refused = await client.get('/leads');
+    // Refused once the key cache's entry lapses (keyCacheMs): waited for as an event, not a fixed sleep.
+    const refused = await until(() => client.get('/leads'), (r) => r.status === 403, server.deps.config.keyCacheMs + 10_000);
     expect(refused.status).toBe(403);
     expect(refused.body.message).toBe('Forbidden');
     expect(lines((await parley(['keys', 'list', '--org', 'listed'], env)).stdout).find((l) => l.startsWith(prefix))).toContain('\trevoked\t');

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '../support/assert.js';
 import { buildCli, freePort, root } from '../support/processes.js';
+import { zoneInDaytimeNow } from '../support/clock-hours.js';
 
 /**
  * The first hour of a new user, with only the README: start the server, make
@@ -34,18 +35,8 @@ async function createKey(org: string, env: Record<string, string>): Promise<{ ke
   return { key: res.stdout.trim().split('\n').at(-1)!, stdout: res.stdout };
 }
 
-/** The server's local wall-clock hour in Los Angeles, where a +1 415 number is. */
-const hourIn = (zone: string): number => Number(new Intl.DateTimeFormat('en-US', { timeZone: zone, hour: 'numeric', hourCycle: 'h23' }).format(new Date()));
-
-/**
- * A zone where it is now 09:00-17:59, as getting-started.md suggests for trying it at night: no hours
- * reach past the legal 08:00-21:00 where the lead is. The zones are at most three hours apart all round.
- */
-function daytimeZone(): { zone: string; hour: number } {
-  const zones = ['Pacific/Honolulu', 'America/Los_Angeles', 'America/Chicago', 'America/Sao_Paulo', 'Atlantic/Azores', 'Europe/Madrid', 'Asia/Dubai', 'Asia/Bangkok', 'Asia/Tokyo', 'Pacific/Auckland'];
-  const zone = zones.find((z) => hourIn(z) >= 9 && hourIn(z) <= 17)!;
-  return { zone, hour: hourIn(zone) };
-}
+// The server is a child process on real time: the lead is placed in a zone where it is day now (zoneInDaytimeNow).
+const daytimeZone = (): { zone: string; hour: number } => zoneInDaytimeNow();
 
 describe('docs.apten.ai/api-reference/leads/create, send-message and messages: the first hour, from the README alone', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'parley-first-hour-'));

@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { ALWAYS_OPEN, FAST_AGENT_ENV, aiMessages, inbound, messages, until } from '../agent/helpers.js';
 import { createLead, describeEachDialect, uniquePhone, type TestServer } from '../support/harness.js';
 import { waitForStatus } from '../support/messages.js';
-import { MIDDAY } from '../support/clock-hours.js';
+import { MIDDAY, startEachTestInDaytime } from '../support/clock-hours.js';
 
 /**
  * The reference pages of docs.apten.ai for the lead operations, read the way a
@@ -21,6 +21,7 @@ async function curl(ts: TestServer, method: string, path: string, body?: unknown
 }
 
 describeEachDialect('docs.apten.ai/api-reference/leads/switch-customer-profile', (ctx) => {
+  startEachTestInDaytime(ctx);
   it('the example body (all five fields) answers the documented four fields, and the message goes out', async () => {
     const ts = ctx();
     await ts.acme.patch('/settings', ALWAYS_OPEN);
@@ -49,6 +50,7 @@ describeEachDialect('docs.apten.ai/api-reference/leads/switch-customer-profile',
 }, FAST_AGENT_ENV);
 
 describeEachDialect('docs.apten.ai/api-reference/leads/resubscribe', (ctx) => {
+  startEachTestInDaytime(ctx);
   it('the curl example (no body, no content type) answers "Lead resubscribed successfully." and turns the AI on for the lead', async () => {
     const ts = ctx();
     const leadId = await createLead(ts.acme);
@@ -88,6 +90,7 @@ describeEachDialect('docs.apten.ai/api-reference/leads/resubscribe', (ctx) => {
 });
 
 describeEachDialect('docs.apten.ai/api-reference/leads/send-message', (ctx) => {
+  startEachTestInDaytime(ctx);
   it('the example body (all five fields) answers "Message sent successfully." and the message goes out', async () => {
     const ts = ctx();
     // overrideBusinessHours keeps the legal window where the lead is: midday there.
@@ -115,6 +118,7 @@ describeEachDialect('docs.apten.ai/api-reference/leads/send-message', (ctx) => {
 });
 
 describeEachDialect('docs.apten.ai/api-reference/leads/list-events', (ctx) => {
+  startEachTestInDaytime(ctx);
   it('the example: MESSAGE and COMPLIANCE_BLOCKED events in the documented shape, updatedAt ascending, nextToken null at the end', async () => {
     const ts = ctx();
     await ts.acme.patch('/settings', ALWAYS_OPEN);

@@ -8,6 +8,7 @@ import { startFakeTwilio } from '../support/fake-twilio.js';
 import { createLead, describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
 import { Receiver, type Received } from '../support/receiver.js';
 import { FAST_WEBHOOKS, freshOrg, registerEndpoint } from '../support/webhooks.js';
+import { startEachTestInDaytime } from '../support/clock-hours.js';
 
 /**
  * Every webhook Parley emits, as a receiver gets it over real HTTP, checked
@@ -148,6 +149,7 @@ let numbers = 0;
 let externals = 0;
 
 describeEachDialect('webhook payloads in the documented shapes', (ctx) => {
+  startEachTestInDaytime(ctx);
   const receivers: Receiver[] = [];
   afterAll(async () => {
     await Promise.all(receivers.map((r) => r.stop()));

@@ -84,7 +84,7 @@ describeWithBrowser('console in the browser: an agent imports leads from a CSV f
       const axe = await new AxeBuilder({ page }).include('.import').analyze();
       expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
       await page.setViewportSize({ width: 390, height: 844 });
-      await page.waitForTimeout(50);
+      await page.waitForFunction(() => window.innerWidth === 390);
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
       await screenshot(page, 'leads-import-390');
       expect(errors).toEqual([]);

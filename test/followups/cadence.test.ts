@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { ALWAYS_OPEN, FAST_AGENT_ENV, inbound, lead, messages, say, sleep, until } from '../agent/helpers.js';
+import { ALWAYS_OPEN, FAST_AGENT_ENV, inbound, lead, messages, say, until } from '../agent/helpers.js';
 import { createLead, describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
 import { LATE_NIGHT, useRealisticHours, startEachTestInDaytime } from '../support/clock-hours.js';
 import { outboxFor } from '../support/events.js';
@@ -79,7 +79,7 @@ describeEachDialect('the follow-up cadence', (ctx) => {
 
     // Not before its hours.
     ts.clock.advance(59 * MINUTE);
-    await sleep(300);
+    await ts.runDue();
     expect(await followUps(ts, id)).toEqual([]);
 
     ts.clock.advance(2 * MINUTE);
@@ -101,7 +101,7 @@ describeEachDialect('the follow-up cadence', (ctx) => {
     expect(l2.nextFollowUpAt).toBeNull();
     expect(l2.followUpNote).toBe('step 2 was the last: long-term nurture');
     ts.clock.advance(100 * HOUR);
-    await sleep(300);
+    await ts.runDue();
     expect(await followUps(ts, id)).toHaveLength(2);
   });
 

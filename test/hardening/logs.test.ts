@@ -17,6 +17,7 @@ import { clientFor, dialects, freshDatabase, type Client } from '../support/harn
 import { buildCli, freePort, root } from '../support/processes.js';
 import { Receiver, respond } from '../support/receiver.js';
 import { eventually } from '../support/webhooks.js';
+import { zoneInDaytimeNow } from '../support/clock-hours.js';
 
 describe('log masking (unit)', () => {
   it('masks E.164 numbers and email addresses in any logged string, keeping enough to tell records apart', () => {
@@ -183,7 +184,9 @@ for (const dialect of dialects()) {
       const email = keep('a lead email', `ann.${MARK}@example.com`);
       expect((await api.patch('/settings', { sendingNumber: keep('the sending number', '+14155550199'), contactHours: { start: '00:00', end: '00:00' } })).status).toBe(200);
       expect((await api.post('/customerProfiles', { name: 'sales', openingMessage: keep('an opening message', `Hi {{firstName}}, opening-${MARK}`), questions: [keep('a question', `question-${MARK}?`)] })).status).toBe(201);
-      const created = await api.post('/leads/create', { firstName: 'Ann', phone, email, customerProfile: 'sales', additionalInfo: { note: keep('additional info', `info-${MARK}`) } });
+      // The server is a child process on real time (no TestClock): hours lifted AND the lead placed in a zone where
+      // it is day now, so the legal 08:00-21:00 where the lead is lets the sends go at whatever hour this runs.
+      const created = await api.post('/leads/create', { firstName: 'Ann', phone, email, timeZone: zoneInDaytimeNow().zone, customerProfile: 'sales', additionalInfo: { note: keep('additional info', `info-${MARK}`) } });
       expect(created.status).toBe(200);
       const leadId = created.body.id as string;
 

@@ -4,6 +4,7 @@ import { findOrganizationByName } from '../../src/organizations/organizations.re
 import { startFakeTwilio } from '../support/fake-twilio.js';
 import { describeEachDialect, type Client, type TestServer } from '../support/harness.js';
 import { allLeads, importCsv, importPhone } from './support.js';
+import { startEachTestInDaytime } from '../support/clock-hours.js';
 
 const SID = 'ACimport';
 const TOKEN = 'secret';
@@ -48,6 +49,7 @@ const openingsOf = (ts: TestServer, organizationId: string) =>
   ts.server.store.db.selectFrom('lead_openings').select(['lead_id']).where('organization_id', '=', organizationId).execute();
 
 describeEachDialect('imports and openings', (ctx) => {
+  startEachTestInDaytime(ctx);
   let org: { client: Client; organizationId: string };
   beforeAll(async () => {
     org = await greetingOrg(ctx(), 'importer-greets');

@@ -5,6 +5,7 @@ import { startFakeTwilio } from '../support/fake-twilio.js';
 import { clientFor, uniquePhone, type Client, type freshDatabase } from '../support/harness.js';
 import { freePort, killStarted, preparedPostgres, spawnParley, waitForOutput, waitReady, type ParleyProcess } from '../support/processes.js';
 import { ALWAYS_OPEN, SID, TOKEN, twilioEnv, until } from '../sending-numbers/helpers.js';
+import { zoneInDaytimeNow } from '../support/clock-hours.js';
 
 const pgAvailable = inject('pgAvailable');
 if (!pgAvailable) console.warn('\n*** PostgreSQL not reachable: the wake-across-processes suite is SKIPPED (it needs PostgreSQL). ***\n');
@@ -71,7 +72,8 @@ describe.skipIf(!pgAvailable)('wake on commit across processes [postgres]', () =
   const openingLatency = async (): Promise<number> => {
     const phone = uniquePhone();
     n += 1;
-    expect((await client.post('/leads/create', { firstName: `Far${n}`, phone, customerProfile: 'far-greeter' })).status).toBe(200);
+    // Child process on real time (no TestClock): hours lifted AND the lead in a zone where it is day now (legal 08:00-21:00).
+    expect((await client.post('/leads/create', { firstName: `Far${n}`, phone, timeZone: zoneInDaytimeNow().zone, customerProfile: 'far-greeter' })).status).toBe(200);
     const answered = Date.now();
     const [arrived] = await until(() => fake.accepted('Messages', (p) => p.To === phone), (r) => r.length > 0, 8000);
     return arrived!.at - answered;

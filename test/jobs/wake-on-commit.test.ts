@@ -7,6 +7,7 @@ import { startFakeTwilio } from '../support/fake-twilio.js';
 import { createLead, describeEachDialect, uniquePhone } from '../support/harness.js';
 import { ALWAYS_OPEN, SID, TOKEN, twilioEnv, until } from '../sending-numbers/helpers.js';
 import { FAST_WEBHOOKS, freshOrg, receiverPool, registerEndpoint } from '../support/webhooks.js';
+import { startEachTestInDaytime } from '../support/clock-hours.js';
 
 const fake = await startFakeTwilio(SID, TOKEN);
 afterAll(() => fake.close());
@@ -24,6 +25,7 @@ function expectWoken(latencies: number[]): void {
 }
 
 describeEachDialect('wake on commit', (ctx) => {
+  startEachTestInDaytime(ctx);
   const receivers = receiverPool();
 
   it("a lead created with an opening reaches the carrier within 500 ms of the API's answer", async () => {
@@ -68,6 +70,7 @@ describeEachDialect('wake on commit', (ctx) => {
  * test's transactions are the only ones that write work.
  */
 describeEachDialect('wake on commit, never on rollback', (ctx) => {
+  startEachTestInDaytime(ctx);
   it('counts a committed transaction that wrote work once, after its commit; a rolled-back one never', async () => {
     const ts = ctx();
     const { db, work } = ts.server.store;

@@ -55,7 +55,7 @@ describeEachDialect('sendMessage overrideBusinessHours: the organization\'s hour
     const night = await send(c, leadId, { message: 'Not before 08:00', overrideBusinessHours: true });
     expect(night).toMatchObject({ status: 'waiting', statusCode: 'CONTACT_HOURS', statusReason: 'outside the legal window 08:00-21:00 America/Los_Angeles', scheduledTime: NEXT_MORNING.toISOString() });
     // The worker runs, the message stays held: nothing goes out before the window.
-    await new Promise((r) => setTimeout(r, 300));
+    await ts.runDue();
     expect((await messages(c, leadId)).find((m) => m.id === night.id)?.status).toBe('scheduled');
     expect(await outboxFor(ts, leadId, 'message.sent')).toHaveLength(0);
     ts.clock.set(NEXT_MORNING);
@@ -71,7 +71,7 @@ describeEachDialect('sendMessage overrideBusinessHours: the organization\'s hour
     // Judged for the time it would go out: held until the legal window opens.
     expect(res).toMatchObject({ status: 'waiting', scheduledTime: NEXT_MORNING.toISOString(), statusReason: 'outside the legal window 08:00-21:00 America/Los_Angeles' });
     ts.clock.set(LATE_NIGHT);
-    await new Promise((r) => setTimeout(r, 300));
+    await ts.runDue();
     expect((await messages(c, leadId)).find((m) => m.id === res.id)?.status).toBe('scheduled');
     expect(await outboxFor(ts, leadId, 'message.sent')).toHaveLength(0);
   });

@@ -1,7 +1,8 @@
 import { afterAll, expect, it } from 'vitest';
-import { ALWAYS_OPEN, FAST_AGENT_ENV, aiMessages, openAiAgentEnv, messages, say, sleep, until, type MessageView } from '../agent/helpers.js';
+import { ALWAYS_OPEN, FAST_AGENT_ENV, aiMessages, openAiAgentEnv, messages, say, until, type MessageView } from '../agent/helpers.js';
 import { call, startFakeOpenAi, tools } from '../support/fake-openai.js';
 import { createLead, describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
+import { startEachTestInDaytime } from '../support/clock-hours.js';
 
 const OK = 'Switched profile successfully.';
 
@@ -16,6 +17,7 @@ async function aiMessage(c: Client, leadId: string, ok: (m: MessageView) => bool
 }
 
 describeEachDialect('switchCustomerProfile with sendMessage to a profile without an opening template', (ctx) => {
+  startEachTestInDaytime(ctx);
   it('a client switching a lead to `default` with sendMessage: true gets 200, and the agent writes and sends the opening', async () => {
     const ts = ctx();
     await ts.acme.patch('/settings', ALWAYS_OPEN);
@@ -49,7 +51,7 @@ describeEachDialect('switchCustomerProfile with sendMessage to a profile without
     const sent = await aiMessage(ts.acme, leadId, (m) => m.status === 'sent');
     const third = await ts.acme.post(`/leads/${leadId}/switchCustomerProfile`, { profile: 'default', sendMessage: true });
     expect(third.body.opening).toEqual({ status: 'not_sent', messageId: sent.id, reason: 'the opening of customer profile default was already sent to this lead' });
-    await sleep(200);
+    await ts.runDue();
     expect(aiMessages(await messages(ts.acme, leadId))).toHaveLength(1);
     expect(await openingsOf(ts, leadId)).toHaveLength(1);
   });
@@ -120,6 +122,7 @@ const fake = await startFakeOpenAi('sk-test-parley-opening-0123456789');
 afterAll(() => fake.close());
 
 describeEachDialect('the opening written by an OpenAI-compatible model', (ctx) => {
+  startEachTestInDaytime(ctx);
   it("asks the model with the profile's instructions and the lead's context, and sends its reply", async () => {
     const ts = ctx();
     await ts.acme.patch('/settings', ALWAYS_OPEN);
@@ -158,7 +161,7 @@ describeEachDialect('the opening written by an OpenAI-compatible model', (ctx) =
     await ts.acme.post(`/leads/${leadId}/switchCustomerProfile`, { profile: 'elsewhere' });
     const [skipped] = await until(() => openingsOf(ts, leadId), (os) => os[0]?.status === 'skipped');
     expect(skipped!.error).toBe('the lead was switched to another customer profile before its opening was written');
-    await sleep(150);
+    await ts.runDue();
     expect(await messages(ts.acme, leadId)).toHaveLength(0);
   });
 

@@ -1,15 +1,17 @@
 import { expect, it } from 'vitest';
 import { createLead, describeEachDialect } from '../support/harness.js';
+import { startEachTestInDaytime } from '../support/clock-hours.js';
 
 const ALWAYS_OPEN = { contactHours: { start: '00:00', end: '00:00' } };
 
 describeEachDialect('switchCustomerProfile with sendMessage', (ctx) => {
+  startEachTestInDaytime(ctx);
   it('schedules the new profile opening message, rendered, after the effective delay', async () => {
     const ts = ctx();
     await ts.acme.patch('/settings', ALWAYS_OPEN);
     expect((await ts.acme.post('/customerProfiles', { name: 'renewals', openingMessage: 'Hi {{firstName}}, about your {{plan}} plan{{missing}}!' })).status).toBe(201);
     const leadId = await createLead(ts.acme, { firstName: 'Ann', additionalInfo: { plan: 'gold' } });
-    const before = Date.now();
+    const before = ts.clock.now().getTime();
     const res = await ts.acme.post(`/leads/${leadId}/switchCustomerProfile`, { profile: 'renewals', sendMessage: true, messageDelayMins: 30 });
     expect(res.body).toEqual({
       message: 'Switched profile successfully.', sendMessage: true, messageDelayHours: 0, messageDelayMins: 30,
@@ -44,7 +46,7 @@ describeEachDialect('switchCustomerProfile with sendMessage', (ctx) => {
     const leadId = await createLead(ts.acme);
     const res = await ts.acme.post(`/leads/${leadId}/switchCustomerProfile`, { profile: 'greeter-quiet' });
     expect(res.body).toEqual({ message: 'Switched profile successfully.', sendMessage: false, messageDelayHours: 0, messageDelayMins: 0 });
-    await new Promise((r) => setTimeout(r, 200));
+    await ts.runDue();
     expect((await ts.acme.get(`/leads/${leadId}/messages`)).body.messages).toHaveLength(0);
   });
 

@@ -6,6 +6,7 @@ import { expectError, until } from '../support/assert.js';
 import { outboxFor } from '../support/events.js';
 import { startFakeTwilio } from '../support/fake-twilio.js';
 import { createLead, describeEachDialect, uniquePhone, type ApiResponse, type Client, type TestServer } from '../support/harness.js';
+import { startEachTestInDaytime } from '../support/clock-hours.js';
 
 const SID = 'ACtest';
 const TOKEN = 'secret';
@@ -86,6 +87,7 @@ async function org(ts: TestServer, name: string, number: string | null = sending
 }
 
 describeEachDialect('Twilio SMS and voice', (ctx) => {
+  startEachTestInDaytime(ctx);
   let acme: Client;
   let ACME: string;
   beforeAll(async () => {
@@ -463,6 +465,7 @@ describeEachDialect('Twilio SMS and voice', (ctx) => {
 }, ENV);
 
 describeEachDialect('Twilio not configured', (ctx) => {
+  startEachTestInDaytime(ctx);
   it('the webhooks answer 404 and accept nothing, even correctly signed', async () => {
     const ts = ctx();
     await ts.acme.patch('/settings', { sendingNumber: '+16285550111' });

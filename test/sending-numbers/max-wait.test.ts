@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from '../../src/platform/config.js';
 import { startFakeTwilio } from '../support/fake-twilio.js';
 import { createLead, describeEachDialect } from '../support/harness.js';
 import { ALWAYS_OPEN, addNumber, busiestWindow, messageOf, numberIn, send, settled, twilioEnv, until } from './helpers.js';
+import { startEachTestInDaytime } from '../support/clock-hours.js';
 
 describe('PARLEY_PACING_MAX_WAIT_HOURS', () => {
   it('defaults to 10 h, takes decimals, and stops the boot on anything else', () => {
@@ -21,6 +22,7 @@ const fake = await startFakeTwilio('ACpool', 'pool-secret');
 afterAll(() => fake.close());
 
 describeEachDialect('the maximum wait of a paced send (0.001 h: 3.6 s)', (ctx) => {
+  startEachTestInDaytime(ctx);
   it('a send whose slot on a slow number is further than the maximum wait fails at once, with the configured wait in its reason', async () => {
     const ts = ctx();
     const client = await ts.clientWithScopes([...SCOPES], `max-wait-${process.pid}`);
@@ -37,6 +39,7 @@ describeEachDialect('the maximum wait of a paced send (0.001 h: 3.6 s)', (ctx) =
 }, { ...twilioEnv(fake), PARLEY_PACING_MAX_WAIT_HOURS: '0.001' });
 
 describeEachDialect('the maximum wait counts from the first ask, across fresh slots (0.005 h: 18 s)', (ctx) => {
+  startEachTestInDaytime(ctx);
   it('sends that fall behind and take fresh slots fail PACING_TIMEOUT once those are beyond the maximum wait of their first ask', async () => {
     const ts = ctx();
     const client = await ts.clientWithScopes([...SCOPES], `max-wait-since-${process.pid}`);

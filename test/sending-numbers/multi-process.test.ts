@@ -4,6 +4,7 @@ import { startFakeTwilio } from '../support/fake-twilio.js';
 import { clientFor, type Client, type freshDatabase } from '../support/harness.js';
 import { freePort, killStarted, preparedPostgres, spawnParley, waitForOutput, waitReady, type ParleyProcess } from '../support/processes.js';
 import { ALWAYS_OPEN, addNumber, busiestWindow, numberIn, send, settled, twilioEnv } from './helpers.js';
+import { zoneInDaytimeNow } from '../support/clock-hours.js';
 
 const pgAvailable = inject('pgAvailable');
 if (!pgAvailable) console.warn('\n*** PostgreSQL not reachable: the multi-process pacing suite is SKIPPED (it needs PostgreSQL). ***\n');
@@ -45,7 +46,8 @@ describe.skipIf(!pgAvailable)('pacing across two worker processes on one Postgre
     const pool = await addNumber(client, { number: numberIn('415'), kind: 'tollFree', ratePerSecond: 8 });
     const leads: string[] = [];
     for (let i = 0; i < 32; i += 1) {
-      const res = await client.post('/leads/create', { firstName: `P${i}`, phone: numberIn('415') });
+      // Child process on real time (no TestClock): hours lifted AND the lead in a zone where it is day now (legal 08:00-21:00).
+      const res = await client.post('/leads/create', { firstName: `P${i}`, phone: numberIn('415'), timeZone: zoneInDaytimeNow().zone });
       leads.push(res.body.id);
     }
     // Four requests at a time: enough to build a backlog far beyond 8/s, and gentle with the API's small pool on a busy machine.

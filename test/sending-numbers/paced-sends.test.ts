@@ -1,9 +1,9 @@
 import { afterAll, expect, it } from 'vitest';
 import { SCOPES } from '../../src/platform/auth/scopes.js';
-import { sleep } from '../support/assert.js';
 import { startFakeTwilio } from '../support/fake-twilio.js';
 import { createLead, describeEachDialect, type Client, type TestServer } from '../support/harness.js';
 import { ALWAYS_OPEN, addNumber, busiestWindow, messageOf, numberIn, send, settled, twilioEnv, until } from './helpers.js';
+import { startEachTestInDaytime } from '../support/clock-hours.js';
 
 const fake = await startFakeTwilio('ACpool', 'pool-secret');
 afterAll(() => fake.close());
@@ -19,6 +19,7 @@ let texts = 0;
 const text = (label: string) => `${label} ${process.pid}-${texts++}`;
 
 describeEachDialect('pacing of pool numbers', (ctx) => {
+  startEachTestInDaytime(ctx);
   it('sends from one number never exceed its rate (10 segments/s, 24 sends at once)', async () => {
     const ts = ctx();
     const client = await freshOrg(ts);
@@ -81,7 +82,7 @@ describeEachDialect('pacing of pool numbers', (ctx) => {
     const waitingDnc = await send(client, dnc!, dncText);
     const m = await until(() => messageOf(client, quitter!, waiting), (v) => v?.statusCode === 'PACING');
     expect(m).toMatchObject({ status: 'scheduled', statusReason: expect.stringMatching(/waiting for a sending slot on \+1415/) });
-    expect(Date.parse(m!.scheduledTime!) - Date.now()).toBeGreaterThan(10_000);
+    expect(Date.parse(m!.scheduledTime!) - ts.clock.now().getTime()).toBeGreaterThan(10_000);
     expect((await until(() => messageOf(client, dnc!, waitingDnc), (v) => v?.statusCode === 'PACING'))!.status).toBe('scheduled');
     // Its job is due at the slot itself: claimed ahead of older due jobs when the slot comes (jobs.repository.ts claimJobs).
     const jobOf = (id: string) => ts.server.store.db.selectFrom('jobs').select(['status', 'punctual']).where('name', '=', 'message.send').where('payload', 'like', `%${id}%`).executeTakeFirstOrThrow();
@@ -96,7 +97,7 @@ describeEachDialect('pacing of pool numbers', (ctx) => {
     expect(blocked!.statusCode).toBe('DNC');
     expect((await until(() => messageOf(client, quitter!, waiting), (v) => v?.status === 'blocked'))!.status).toBe('blocked');
     expect(await until(() => jobOf(waiting), (j) => j.status === 'done')).toEqual({ status: 'done', punctual: 0 });
-    await sleep(300);
+    await ts.runDue();
     expect(fake.accepted('Messages', (p) => p.Body === quitterText || p.Body === dncText)).toEqual([]);
     expect(fake.accepted('Messages', (p) => p.Body === firstText)).toHaveLength(1);
   });
@@ -164,7 +165,7 @@ describeEachDialect('pacing of pool numbers', (ctx) => {
       const waiting = await until(() => messageOf(client, leads[1]!, next), (v) => v?.statusCode === 'PACING');
       const midnight = new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000).toISOString();
       expect(waiting!.scheduledTime).toBe(midnight);
-      await sleep(200);
+      await ts.runDue();
       expect(fake.accepted('Messages', (p) => p.From === pool.number)).toHaveLength(1);
       ts.clock.set(new Date(Date.parse(midnight) + 1000));
       expect((await settled(client, leads[1]!, next)).status).toBe('sent');

@@ -3,6 +3,7 @@ import { SCOPES } from '../../src/platform/auth/scopes.js';
 import { startFakeTwilio } from '../support/fake-twilio.js';
 import { createLead, describeEachDialect, type Client, type TestServer } from '../support/harness.js';
 import { ALWAYS_OPEN, addNumber, numberIn, send, settled, twilioEnv, twilioWebhook, until } from './helpers.js';
+import { MIDDAY, startEachTestInDaytime } from '../support/clock-hours.js';
 
 const fake = await startFakeTwilio('ACpool', 'pool-secret');
 afterAll(() => fake.close());
@@ -29,6 +30,7 @@ async function sendAndFrom(client: Client, leadId: string, body = `hello ${texts
 }
 
 describeEachDialect('sticky sender', (ctx) => {
+  startEachTestInDaytime(ctx);
   it('a lead meets a number of its area code first; others go to the least loaded, the oldest on a tie', async () => {
     const ts = ctx();
     const client = await freshOrg(ts);
@@ -72,6 +74,8 @@ describeEachDialect('sticky sender', (ctx) => {
     const ts = ctx();
     const client = await freshOrg(ts);
     for (const area of ['415', '212', '303']) await addNumber(client, { number: numberIn(area), kind: 'longCode', ratePerSecond: 100 });
+    // An Alaskan lead (907: Adak and Anchorage): DAYTIME is 07:00 in Adak, so this test runs at MIDDAY (10:00 there).
+    ts.clock.set(MIDDAY);
     const lead = await createLead(client, { phone: numberIn('907') });
     const bodies = Array.from({ length: 6 }, (_, i) => `together ${texts}-${i}`);
     texts += 1;

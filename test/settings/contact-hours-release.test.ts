@@ -48,7 +48,7 @@ describeEachDialect('PATCH /v1/settings re-judges the sends waiting for contact 
   it('wider hours release a waiting message at once: it goes out', async () => {
     const ts = ctx();
     const { client, leadId, messageId } = await waitingByDay(ts, 'release-wider');
-    await sleep(200);
+    await ts.runDue();
     expect((await waitForStatus(client, leadId, messageId, () => true)).status).toBe('scheduled');
     expect((await client.patch('/settings', { contactHours: { start: '00:00', end: '23:59' } })).status).toBe(200);
     await waitForStatus(client, leadId, messageId, (s) => s === 'sent');
@@ -90,7 +90,7 @@ describeEachDialect('PATCH /v1/settings re-judges the sends waiting for contact 
     const { client, leadId, messageId } = await waitingSend(ts, 'release-not-before', { scheduledTime: asked });
     expect((await client.patch('/settings', { contactHours: { start: '00:00', end: '23:59' } })).status).toBe(200);
     expect(new Date((await jobOf(ts, messageId)).run_at).toISOString()).toBe(asked);
-    await sleep(300);
+    await ts.runDue();
     expect((await waitForStatus(client, leadId, messageId, () => true)).status).toBe('scheduled');
     expect(await outboxFor(ts, leadId, 'message.sent')).toHaveLength(0);
   });

@@ -43,3 +43,18 @@ export const DAYTIME = new Date('2026-07-01T16:00:00Z');
 export function startEachTestInDaytime(ctx: () => { clock: TestClock }): void {
   beforeEach(() => ctx().clock.set(DAYTIME));
 }
+
+const hourIn = (zone: string, at: Date): number => Number(new Intl.DateTimeFormat('en-US', { timeZone: zone, hour: 'numeric', hourCycle: 'h23' }).format(at));
+
+/**
+ * For suites whose server is a child process (it keeps real time: no TestClock to move): a zone where it is now
+ * 09:00-17:59 by the wall clock, to give a lead as its `timeZone` with the organization's hours lifted, so the
+ * legal 08:00-21:00 where the lead is holds at whatever hour the suite runs. The zones are at most three hours
+ * apart all round the day.
+ */
+export function zoneInDaytimeNow(at = new Date()): { zone: string; hour: number } {
+  const zones = ['Pacific/Honolulu', 'America/Los_Angeles', 'America/Chicago', 'America/Sao_Paulo', 'Atlantic/Azores', 'Europe/Madrid', 'Asia/Dubai', 'Asia/Bangkok', 'Asia/Tokyo', 'Pacific/Auckland'];
+  const zone = zones.find((z) => hourIn(z, at) >= 9 && hourIn(z, at) <= 17);
+  if (!zone) throw new Error(`no daytime zone at ${at.toISOString()}`);
+  return { zone, hour: hourIn(zone, at) };
+}

@@ -9,6 +9,7 @@ import type { Scope } from '../../src/platform/auth/scopes.js';
 import { loadConfig, type Config } from '../../src/platform/config.js';
 import type { DialectName } from '../../src/platform/db/connect.js';
 import { startServer, type RunningServer } from '../../src/server.js';
+import type { StepReport } from '../../src/worker/worker.js';
 import { PG_ADMIN_URL } from './global-setup.js';
 import { TestClock } from './test-clock.js';
 
@@ -70,6 +71,12 @@ export interface TestServer {
   /** A client for a key with only these scopes, in organization `acme`. */
   clientWithScopes(scopes: Scope[], org?: string): Promise<Client>;
   raw(path: string, init?: RequestInit): Promise<ApiResponse>;
+  /**
+   * The worker's step (src/worker/worker.ts runDue): claims and runs everything due now by `clock`, waits
+   * for it to end, and answers what ran. Move the clock, call this, then assert: "nothing was sent" holds
+   * once the step that would have sent it has run, with no sleeping.
+   */
+  runDue(): Promise<StepReport>;
   close(): Promise<void>;
 }
 
@@ -130,6 +137,10 @@ export async function startTestServer(dialect: Dialect, env: Record<string, stri
     beta: clientFor(url, betaKey.key),
     clientWithScopes: async (scopes, org = 'acme') => clientFor(url, (await issueKey(server.store.db, org, scopes)).key),
     raw: async (path, init) => toResponse(await fetch(`${url}${path}`, init)),
+    runDue: async () => {
+      if (!server.worker) throw new Error('runDue: this server runs no worker (PARLEY_WORKER=false?)');
+      return server.worker.runDue();
+    },
     close: async () => {
       await server.stop();
       await database.drop();

@@ -90,7 +90,25 @@ export async function eventually<T>(what: string, probe: () => Promise<T> | T, m
   }
 }
 
-/** Lets the worker run for a while, then checks nothing more arrived: for "and no further delivery" claims. */
+/**
+ * "And no further delivery", for a server in this process: runs the worker's step (every delivery due now is
+ * attempted and recorded), lets `ms` pass for retries the schedule sets a little later, steps again, and fails
+ * if the receiver got anything more. The check rests on the steps having run, not on the wait being long enough.
+ */
+export async function quietAfterStep(ts: Pick<TestServer, 'runDue'>, receiver: Receiver, ms = 0): Promise<void> {
+  const before = receiver.received.length;
+  await ts.runDue();
+  if (ms > 0) {
+    await sleep(ms);
+    await ts.runDue();
+  }
+  if (receiver.received.length !== before) throw new Error(`receiver got ${receiver.received.length - before} unexpected deliveries`);
+}
+
+/**
+ * Lets the worker run for a while, then checks nothing more arrived: only for workers in child processes
+ * (multi-worker, scale-out), which have no step to drive; in-process suites use quietAfterStep.
+ */
 export async function quietFor(receiver: Receiver, ms: number): Promise<void> {
   const before = receiver.received.length;
   await sleep(ms);

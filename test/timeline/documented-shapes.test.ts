@@ -4,6 +4,7 @@ import { expect, it } from 'vitest';
 import { ALWAYS_OPEN, FAST_AGENT_ENV, aiMessages, inbound, messages, say, until } from '../agent/helpers.js';
 import { createLead, describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
 import { waitForStatus } from '../support/messages.js';
+import { startEachTestInDaytime } from '../support/clock-hours.js';
 
 /**
  * The answers of the operations in docs/operations.md checked against the
@@ -33,6 +34,7 @@ async function checker(ts: TestServer) {
 }
 
 describeEachDialect('operations answer in the shapes the OpenAPI document describes', (ctx) => {
+  startEachTestInDaytime(ctx);
   it('switchCustomerProfile, resubscribe, sendMessage and every kind of timeline event', async () => {
     const ts = ctx();
     const call = await checker(ts);

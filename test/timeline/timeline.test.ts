@@ -4,6 +4,7 @@ import { newId } from '../../src/platform/ids.js';
 import { ALWAYS_OPEN, FAST_AGENT_ENV, inbound, say, until } from '../agent/helpers.js';
 import { createLead, describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
 import { waitForStatus } from '../support/messages.js';
+import { startEachTestInDaytime } from '../support/clock-hours.js';
 
 const EPOCH = '2000-01-01T00:00:00Z';
 
@@ -43,6 +44,7 @@ async function orgIdOf(ts: TestServer, leadId: string): Promise<string> {
 }
 
 describeEachDialect('GET /leads/{leadId}/events (the lead timeline)', (ctx) => {
+  startEachTestInDaytime(ctx);
   it('lists messages, emails, calls, the agent\'s turns, context notes and blocked sends, oldest change first', async () => {
     const ts = ctx();
     await ts.acme.patch('/settings', ALWAYS_OPEN);

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { sleep } from '../support/assert.js';
 import { useRealisticHours } from '../support/clock-hours.js';
 import { startFakeTwilio } from '../support/fake-twilio.js';
 import { createLead, describeEachDialect, type Client, type TestServer } from '../support/harness.js';
@@ -163,7 +162,7 @@ describeEachDialect('volume: a dirty CSV imported twice, then a paced campaign i
     // Night where the leads are (628: California): the openings are made and wait for the window.
     await until(() => ts.server.store.db.selectFrom('messages').select('status_code').where('campaign_id', '=', id).execute(),
       (rows) => rows.length === reachable && rows.every((r) => r.status_code === 'CONTACT_HOURS'), 60_000);
-    await sleep(500);
+    await ts.runDue();
     expect(fromPool()).toHaveLength(0);
 
     ts.clock.set(NEXT_MORNING);

@@ -4,7 +4,7 @@ import { outboxFor } from '../support/events.js';
 import { createLead, describeEachDialect } from '../support/harness.js';
 import { respond, verifyLegacy, verifyStandard } from '../support/receiver.js';
 import {
-  FAST_SCHEDULE_LENGTH, FAST_WEBHOOKS, deliveriesOf, receiverPool, eventually, freshOrg, optOutLead, quietFor, registerEndpoint,
+  FAST_SCHEDULE_LENGTH, FAST_WEBHOOKS, deliveriesOf, receiverPool, eventually, freshOrg, optOutLead, quietAfterStep, registerEndpoint,
 } from '../support/webhooks.js';
 
 /**
@@ -106,7 +106,7 @@ describeEachDialect('webhook delivery', (ctx) => {
     expect(r.received.slice(1).map((d) => d.json.data.channel).sort()).toEqual(['call', 'email']);
 
     expect((await client.post(`/leads/${leadId}/unsubscribe`, {})).status).toBe(200);
-    await quietFor(r, 400);
+    await quietAfterStep(ctx(), r, 400);
     expect(r.received).toHaveLength(3);
     expect(new Set(r.received.map((d) => d.id)).size).toBe(3);
     expect((await outboxFor(ts, leadId)).filter((e) => e.type !== 'lead.created')).toHaveLength(3);
@@ -121,7 +121,7 @@ describeEachDialect('webhook delivery', (ctx) => {
     const answers = await Promise.all(Array.from({ length: 50 }, () => client.post(`/leads/${leadId}/unsubscribe`, {})));
     expect(answers.map((a) => a.status)).toEqual(Array(50).fill(200));
     await r.until(() => r.acknowledged.length >= 3);
-    await quietFor(r, 400);
+    await quietAfterStep(ctx(), r, 400);
     expect(r.received.map((d) => d.json.data.channel).sort()).toEqual(['call', 'email', 'sms']);
     expect(new Set(r.received.map((d) => d.id)).size).toBe(3);
   });
@@ -137,7 +137,7 @@ describeEachDialect('webhook delivery', (ctx) => {
     expect((await client.post(`/leads/${leadId}/resubscribe`, {})).status).toBe(200);
     await all.until(() => all.acknowledged.length === 4);
     await only.until(() => only.acknowledged.length === 2);
-    await quietFor(only, 200);
+    await quietAfterStep(ctx(), only, 200);
     expect(only.received.map((d) => d.json.event)).toEqual(['resubscribed', 'resubscribed']);
     expect(only.received.every((d) => d.standardSignatureValid && d.legacySignatureValid)).toBe(true);
     expect(all.received.map((d) => d.json.event).sort()).toEqual(['optOut', 'optOut', 'resubscribed', 'resubscribed']);
@@ -221,7 +221,7 @@ describeEachDialect('webhook delivery', (ctx) => {
       const list = await deliveriesOf(client, ep.id);
       return list.length === 4 && list;
     });
-    await quietFor(r, 400);
+    await quietAfterStep(ctx(), r, 400);
     expect(r.received.length).toBe(seen);
     const held = after.filter((d) => d.status === 'pending');
     expect(held.length).toBeGreaterThanOrEqual(2);

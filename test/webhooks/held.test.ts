@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { outboxFor } from '../support/events.js';
 import { createLead, describeEachDialect } from '../support/harness.js';
-import { FAST_WEBHOOKS, deliveriesOf, receiverPool, eventually, freshOrg, optOutLead, quietFor, registerEndpoint } from '../support/webhooks.js';
+import { FAST_WEBHOOKS, deliveriesOf, receiverPool, eventually, freshOrg, optOutLead, quietAfterStep, registerEndpoint } from '../support/webhooks.js';
 
 /**
  * docs/contract.md, Webhooks: "Events of a disabled endpoint are kept and delivered
@@ -24,7 +24,7 @@ describeEachDialect('webhook deliveries held for a disabled endpoint, and Retry-
       return list.length === 2 && list;
     });
     for (const d of held) expect(d).toMatchObject({ status: 'pending', attempts: 0, nextAttemptAt: null, lastError: null });
-    await quietFor(r, 400);
+    await quietAfterStep(ctx(), r, 400);
     expect(r.received).toHaveLength(0);
 
     expect((await client.patch(`/webhooks/${ep.id}`, { enabled: true })).body.enabled).toBe(true);
@@ -53,7 +53,7 @@ describeEachDialect('webhook deliveries held for a disabled endpoint, and Retry-
       return list[0]?.status === 'pending' && list[0].nextAttemptAt === null && list;
     });
     // Held, not failed: the schedule (eight attempts in under two seconds) would have run out meanwhile.
-    await quietFor(r, 2500);
+    await quietAfterStep(ctx(), r, 2500);
     const tried = r.received.length;
     expect((await deliveriesOf(client, ep.id))[0]).toMatchObject({ status: 'pending', nextAttemptAt: null, attempts: held!.attempts });
 

@@ -1,7 +1,7 @@
 import { afterAll, expect, it } from 'vitest';
 import { createLead, describeEachDialect, type TestServer } from '../support/harness.js';
 import { Receiver, hang, hugeBody, respond, respondAfter, trickle, type Behaviour } from '../support/receiver.js';
-import { FAST_WEBHOOKS, deliveriesOf, eventually, freshOrg, optOutLeads, quietFor, registerEndpoint } from '../support/webhooks.js';
+import { FAST_WEBHOOKS, deliveriesOf, eventually, freshOrg, optOutLeads, quietAfterStep, registerEndpoint } from '../support/webhooks.js';
 
 /** Every id acknowledged exactly once, and exactly the ids expected. */
 function expectEachOnce(r: Receiver, expected: number): void {
@@ -46,7 +46,7 @@ describeEachDialect('webhook delivery to failing receivers', (ctx) => {
     const ep = await registerEndpoint(client, r);
     await optOutLeads(client, 10);
     await r.until(() => r.ackCounts().size === 20, 15_000);
-    await quietFor(r, 200);
+    await quietAfterStep(ctx(), r, 200);
     expectEachOnce(r, 20);
     expect([...tries.values()]).toEqual(Array(20).fill(4));
     expect(r.received.every((d) => d.standardSignatureValid && d.legacySignatureValid)).toBe(true);
@@ -68,7 +68,7 @@ describeEachDialect('webhook delivery to failing receivers', (ctx) => {
     await r.start(port);
     expect(r.port).toBe(port);
     await r.until(() => r.ackCounts().size === 10, 10_000);
-    await quietFor(r, 200);
+    await quietAfterStep(ctx(), r, 200);
     expectEachOnce(r, 10);
   });
 
@@ -94,7 +94,7 @@ describeEachDialect('webhook delivery to failing receivers', (ctx) => {
     const leadId = await createLead(client);
     expect((await client.post(`/leads/${leadId}/unsubscribe`, { channels: ['sms'] })).status).toBe(200);
     await slow.until(() => slow.acknowledged.length === 1, 5_000);
-    await quietFor(slow, 300);
+    await quietAfterStep(ctx(), slow, 300);
     expect(slow.overlapping).toEqual([]);
     expect(slow.received).toHaveLength(1);
   });
@@ -116,7 +116,7 @@ describeEachDialect('webhook delivery to receivers that never finish', (ctx) => 
     expect(r.acknowledged).toHaveLength(0);
     r.behaviour = respond(200);
     await r.until(() => r.ackCounts().size === 10, 10_000);
-    await quietFor(r, 200);
+    await quietAfterStep(ctx(), r, 200);
     expectEachOnce(r, 10);
   });
 

@@ -9,6 +9,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 export const SLOW_SUITES = [
   // Browser: the console through Debian's chromium.
   'test/e2e/**',
+  'test/handoffs/console-handoffs.test.ts',
   // Volume and scale-out: 100k-row imports, several server processes.
   'test/volume/**',
   'test/scale/**',

@@ -219,7 +219,7 @@ async function failedSend(deps: Deps, job: ClaimedJob, message: MessageRow, to: 
   const outcome = err instanceof SendError ? err.outcome : 'unknown';
   const none = { attemptAt: null, attemptFrom: null };
   if (outcome === 'refused') {
-    await setMessageStatus(deps.db, organizationId, message.id, { status: 'failed', reason: `refused by the provider: ${text}`.slice(0, 500), ...none });
+    await setMessageStatus(deps.db, organizationId, message.id, { status: 'failed', reason: `refused by the provider: ${text}`.slice(0, 500), ...none, at: deps.clock.now().toISOString() });
     return { kind: 'done' };
   }
   if (outcome === 'unknown' && adapter.inDoubt === 'ask') {
@@ -238,7 +238,7 @@ async function failedSend(deps: Deps, job: ClaimedJob, message: MessageRow, to: 
     });
     return { kind: 'done' };
   }
-  await setMessageStatus(deps.db, organizationId, message.id, lastAttempt ? { status: 'failed', reason: `provider error: ${text}`.slice(0, 500), ...none } : { status: 'sending', reason: null, ...none });
+  await setMessageStatus(deps.db, organizationId, message.id, lastAttempt ? { status: 'failed', reason: `provider error: ${text}`.slice(0, 500), ...none, at: deps.clock.now().toISOString() } : { status: 'sending', reason: null, ...none });
   if (!lastAttempt) throw err;
   return { kind: 'done' };
 }

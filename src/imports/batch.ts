@@ -1,3 +1,4 @@
+import { noteLeadsCreated } from '../analytics/recorder.repository.js';
 import type { Updateable } from 'kysely';
 import { eventsInsert, type OutboxEvent } from '../events/outbox.repository.js';
 import { mergeInfo } from '../leads/additional-info.js';
@@ -123,6 +124,7 @@ async function writeBatch(deps: Deps, trx: Db, organizationId: string, input: Ba
   const created = entries.filter((e) => e.isNew);
   for (const e of created) e.lead.additional_info = JSON.stringify(mergeInfo({}, e.infoPatch).merged);
   await repo.insertLeads(trx, organizationId, created.map((e) => { const { organization_id: _, ...row } = e.lead; return row; }));
+  await noteLeadsCreated(trx, organizationId, created.map((e) => e.lead), o.importId ? `import:${o.importId}` : 'import');
   await writeUpdates(trx, organizationId, entries, before, at);
   if (o.startConversations) counts.openings = await scheduleOpenings(trx, organizationId, entries, now);
   return counts;

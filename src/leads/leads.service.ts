@@ -1,3 +1,4 @@
+import { noteLeadsCreated } from '../analytics/recorder.repository.js';
 import type { Updateable } from 'kysely';
 import { emitEvents } from '../events/outbox.repository.js';
 import { scheduleOpeningMessage } from '../profiles/opening.js';
@@ -44,6 +45,7 @@ export async function createLead(deps: Deps, organizationId: string, input: Crea
         firstName: input.firstName, lastName: input.lastName, phone, email, customerProfile: profile, timeZone: input.timeZone,
         externalLeadId: input.externalLeadId, additionalInfo: input.additionalInfo ?? {}, isAiOn: input.isAiOn !== false,
       }, suppressed, at, id));
+      await noteLeadsCreated(trx, organizationId, [{ id, customer_profile: profile, created_at: at }], 'api');
       // The profile's opening message, if any, commits with the lead (the gate decides at send time).
       await scheduleOpeningMessage(trx, organizationId, id, new Date(at), maySend);
     });

@@ -31,6 +31,7 @@ export const CustomerProfile = Type.Object(
     instructions: Type.Union([Type.String(), Type.Null()], { description: 'Instructions for the AI agent' }),
     openingMessage: Type.Union([Type.String(), Type.Null()], { description: 'Template of the first message, e.g. "Hi {{firstName}}"' }),
     questions: Type.Array(Type.String()),
+    openingVariants: Type.Array(Type.Object({ name: Type.String(), text: Type.String(), weight: Type.Number() }), { description: 'A/B variants of the opening (docs/analytics.md); empty when none' }),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
   },
@@ -43,6 +44,11 @@ const editable = {
   instructions: Type.Optional(Text(20_000, 'Instructions for the AI agent')),
   openingMessage: Type.Optional(Text(2000, 'Template of the first message')),
   questions: Type.Optional(Questions),
+  openingVariants: Type.Optional(Type.Union([Type.Array(Type.Object({
+    name: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$' }),
+    text: Type.String({ minLength: 1, maxLength: 2000 }),
+    weight: Type.Number({ exclusiveMinimum: 0, maximum: 1000 }),
+  }, { additionalProperties: false }), { maxItems: 20, description: 'A/B variants of the opening: each lead gets one, by a hash of its id, in proportion to the weights; null or [] for none' }), Type.Null()])),
 };
 
 export const CreateProfileBody = Type.Object({ name: ProfileName, ...editable }, { additionalProperties: false });

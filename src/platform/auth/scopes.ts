@@ -16,6 +16,7 @@ export const SCOPES = [
   'webhooks:manage',
   'consent:read',
   'inbound:write',
+  'analytics:read',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
@@ -109,6 +110,10 @@ export const routeScopes: Record<string, Scope | 'public'> = {
   'POST /v1/providers/twilio/sms': 'public',
   'POST /v1/providers/twilio/voice/gather': 'public',
   'POST /v1/providers/twilio/status': 'public',
+
+  'GET /v1/analytics/summary': 'analytics:read',
+  'GET /v1/analytics/deliverability': 'analytics:read',
+  'GET /v1/analytics/openings': 'analytics:read',
 };
 
 /**

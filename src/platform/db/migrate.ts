@@ -23,6 +23,7 @@ import * as leadEmailPrefix from './migrations/0022_lead_email_prefix.js';
 import * as erasureReach from './migrations/0025_erasure_reach.js';
 import * as sendAttempts from './migrations/0026_send_attempts.js';
 import * as messageReplyTo from './migrations/0027_message_reply_to.js';
+import * as analytics from './migrations/0032_analytics.js';
 
 /** Migrations are listed here in order (no directory scan: works from src and dist alike). */
 export const migrations: Record<string, Migration> = {
@@ -49,6 +50,7 @@ export const migrations: Record<string, Migration> = {
   '0025_erasure_reach': erasureReach,
   '0026_send_attempts': sendAttempts,
   '0027_message_reply_to': messageReplyTo,
+  '0032_analytics': analytics,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

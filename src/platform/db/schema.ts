@@ -40,6 +40,8 @@ export interface CustomerProfilesTable {
   questions: string;
   created_at: string;
   updated_at: string;
+  /** A/B variants of the opening (0032): JSON [{name, text, weight}]; null when none. */
+  opening_variants: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface LeadsTable {
@@ -161,6 +163,10 @@ export interface MessagesTable {
   attempt_at: ColumnType<string | null, string | null | undefined, string | null>;
   /** The sender that attempt used (0026): the provider's list of messages is searched by it. */
   attempt_from: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Transitions analytics already counted (0032): 1 sent, 2 delivered, 4 failed. */
+  analytics_counted: ColumnType<number, number | undefined, number>;
+  /** The opening variant it was written from (0032); null otherwise. */
+  opening_variant: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface UnmatchedInboundTable {
@@ -361,6 +367,11 @@ export interface Database {
   users: UsersTable;
   console_sessions: ConsoleSessionsTable;
   console_reads: ConsoleReadsTable;
+  analytics_leads: AnalyticsLeadsTable;
+  analytics_rollups: AnalyticsRollupsTable;
+  analytics_latency: AnalyticsLatencyTable;
+  analytics_numbers: AnalyticsNumbersTable;
+  analytics_errors: AnalyticsErrorsTable;
 }
 
 export type SendingNumberKind = 'longCode' | 'tollFree' | 'shortCode';
@@ -532,4 +543,79 @@ export interface ProviderReceiptsTable {
   organization_id: string;
   id: string;
   received_at: string;
+}
+
+/** One lead's funnel facts and the dimensions it is counted under (0032, src/analytics/). '' is "none". */
+export interface AnalyticsLeadsTable {
+  organization_id: string;
+  lead_id: string;
+  created_at: string;
+  profile: string;
+  /** `api`, `import:<id>`, `inbound`, `unknown` (created before analytics). */
+  source: string;
+  campaign_id: ColumnType<string, string | undefined, string>;
+  sending_number_id: ColumnType<string, string | undefined, string>;
+  first_sent_at: ColumnType<string | null, string | null | undefined, string | null>;
+  first_delivered_at: ColumnType<string | null, string | null | undefined, string | null>;
+  replied_at: ColumnType<string | null, string | null | undefined, string | null>;
+  hot_at: ColumnType<string | null, string | null | undefined, string | null>;
+  qualified_at: ColumnType<string | null, string | null | undefined, string | null>;
+  booked_at: ColumnType<string | null, string | null | undefined, string | null>;
+  opted_out_at: ColumnType<string | null, string | null | undefined, string | null>;
+  variant_profile: ColumnType<string | null, string | null | undefined, string | null>;
+  variant: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+type Counter = ColumnType<number, number | undefined, number>;
+
+/** Funnel counters per (organization, UTC day, profile, campaign, sending number, source) (0032). */
+export interface AnalyticsRollupsTable {
+  organization_id: string;
+  day: string;
+  profile: string;
+  campaign_id: string;
+  sending_number_id: string;
+  source: string;
+  leads: Counter;
+  contacted: Counter;
+  delivered: Counter;
+  replied: Counter;
+  hot: Counter;
+  qualified: Counter;
+  booked: Counter;
+  opted_out: Counter;
+  failed: Counter;
+}
+
+/** Speed to lead histogram (0032): bucket = latency ms truncated to 3 significant digits. */
+export interface AnalyticsLatencyTable {
+  organization_id: string;
+  day: string;
+  profile: string;
+  campaign_id: string;
+  sending_number_id: string;
+  source: string;
+  kind: 'sent' | 'delivered';
+  bucket: ColumnType<number | string, number, number>;
+  count: Counter;
+}
+
+/** Sends per (organization, UTC day, sending number) (0032). */
+export interface AnalyticsNumbersTable {
+  organization_id: string;
+  day: string;
+  sending_number_id: string;
+  sent: Counter;
+  delivered: Counter;
+  failed: Counter;
+}
+
+/** Failures per error code (0032); class null until a classifier names it. */
+export interface AnalyticsErrorsTable {
+  organization_id: string;
+  day: string;
+  sending_number_id: string;
+  code: string;
+  class: string | null;
+  count: Counter;
 }

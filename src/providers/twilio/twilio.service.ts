@@ -108,5 +108,5 @@ export async function applyStatus(deps: Deps, report: StatusWebhook): Promise<nu
   if (!organizationId) throw new UnknownNumber(report.From ?? report.To ?? '(none)');
   if (!sid || !status) return 0;
   const reason = status === 'delivered' ? null : report.ErrorCode ? `Twilio error ${report.ErrorCode}` : `Twilio reported ${isMessage ? 'message' : 'call'} ${raw}`;
-  return setStatusByProviderId(deps.db, organizationId, sid, status, reason);
+  return setStatusByProviderId(deps.db, organizationId, sid, status, reason, deps.clock.now().toISOString());
 }

@@ -1,0 +1,117 @@
+import { sql } from 'kysely';
+import type { Db } from '../platform/db/schema.js';
+
+/** The rollup column a report groups by. */
+export type GroupColumn = 'day' | 'profile' | 'campaign_id' | 'sending_number_id' | 'source';
+
+export interface CounterRow {
+  key: string;
+  leads: number;
+  contacted: number;
+  delivered: number;
+  replied: number;
+  hot: number;
+  qualified: number;
+  booked: number;
+  opted_out: number;
+  failed: number;
+}
+
+const COUNTERS = ['leads', 'contacted', 'delivered', 'replied', 'hot', 'qualified', 'booked', 'opted_out', 'failed'] as const;
+
+/** Funnel counters of the days [from, to] (UTC dates, both included), summed per group: reads the rollups only. */
+export async function sumCounters(db: Db, organizationId: string, from: string, to: string, by: GroupColumn): Promise<CounterRow[]> {
+  const rows = await db.selectFrom('analytics_rollups')
+    .select(sql.ref<string>(by).as('key'))
+    .select(COUNTERS.map((c) => sql<number | string>`sum(${sql.ref(c)})`.as(c)))
+    .where('organization_id', '=', organizationId).where('day', '>=', from).where('day', '<=', to)
+    .groupBy(by).orderBy(by)
+    .execute();
+  return rows.map((r) => {
+    const out = { key: r.key } as CounterRow;
+    for (const c of COUNTERS) out[c] = Number((r as Record<string, unknown>)[c] ?? 0);
+    return out;
+  });
+}
+
+export interface LatencyRow {
+  key: string;
+  kind: 'sent' | 'delivered';
+  bucket: number;
+  count: number;
+}
+
+/** Speed-to-lead histogram of the days, per group, kind and bucket. */
+export async function sumLatency(db: Db, organizationId: string, from: string, to: string, by: GroupColumn): Promise<LatencyRow[]> {
+  const rows = await db.selectFrom('analytics_latency')
+    .select([sql.ref<string>(by).as('key'), 'kind', 'bucket', sql<number | string>`sum(count)`.as('count')])
+    .where('organization_id', '=', organizationId).where('day', '>=', from).where('day', '<=', to)
+    .groupBy([by, 'kind', 'bucket'])
+    .execute();
+  return rows.map((r) => ({ key: r.key, kind: r.kind, bucket: Number(r.bucket), count: Number(r.count) }));
+}
+
+export interface NumberRow {
+  sending_number_id: string;
+  sent: number;
+  delivered: number;
+  failed: number;
+}
+
+export async function sumNumbers(db: Db, organizationId: string, from: string, to: string): Promise<NumberRow[]> {
+  const rows = await db.selectFrom('analytics_numbers')
+    .select(['sending_number_id', sql<number | string>`sum(sent)`.as('sent'), sql<number | string>`sum(delivered)`.as('delivered'), sql<number | string>`sum(failed)`.as('failed')])
+    .where('organization_id', '=', organizationId).where('day', '>=', from).where('day', '<=', to)
+    .groupBy('sending_number_id').orderBy('sending_number_id')
+    .execute();
+  return rows.map((r) => ({ sending_number_id: r.sending_number_id, sent: Number(r.sent), delivered: Number(r.delivered), failed: Number(r.failed) }));
+}
+
+export interface ErrorRow {
+  sending_number_id: string;
+  code: string;
+  class: string | null;
+  count: number;
+}
+
+export async function sumErrors(db: Db, organizationId: string, from: string, to: string): Promise<ErrorRow[]> {
+  const rows = await db.selectFrom('analytics_errors')
+    .select(['sending_number_id', 'code', sql<string | null>`max(class)`.as('class'), sql<number | string>`sum(count)`.as('count')])
+    .where('organization_id', '=', organizationId).where('day', '>=', from).where('day', '<=', to)
+    .groupBy(['sending_number_id', 'code']).orderBy('sending_number_id').orderBy('code')
+    .execute();
+  return rows.map((r) => ({ sending_number_id: r.sending_number_id, code: r.code, class: r.class, count: Number(r.count) }));
+}
+
+/** The E.164 of the organization's pool numbers, by id. */
+export async function numbersById(db: Db, organizationId: string, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('sending_numbers').select(['id', 'number']).where('organization_id', '=', organizationId).where('id', 'in', [...ids]).execute();
+  return new Map(rows.map((r) => [r.id, r.number]));
+}
+
+export interface VariantRow {
+  variant: string;
+  sent: number;
+  replied: number;
+  qualified: number;
+  booked: number;
+  opted_out: number;
+}
+
+/** Per opening variant of a profile: leads sent it, and of those how many replied, qualified, booked, opted out. */
+export async function sumVariants(db: Db, organizationId: string, profile: string): Promise<VariantRow[]> {
+  const rows = await db.selectFrom('analytics_leads')
+    .select([
+      'variant',
+      sql<number | string>`count(*)`.as('sent'),
+      sql<number | string>`count(replied_at)`.as('replied'),
+      sql<number | string>`count(qualified_at)`.as('qualified'),
+      sql<number | string>`count(booked_at)`.as('booked'),
+      sql<number | string>`count(opted_out_at)`.as('opted_out'),
+    ])
+    .where('organization_id', '=', organizationId).where('variant_profile', '=', profile).where('variant', 'is not', null)
+    .groupBy('variant').orderBy('variant')
+    .execute();
+  return rows.map((r) => ({ variant: r.variant!, sent: Number(r.sent), replied: Number(r.replied), qualified: Number(r.qualified), booked: Number(r.booked), opted_out: Number(r.opted_out) }));
+}

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../platform/db/schema.js';
+import type { AnalyticsLatencyTable, Db } from '../platform/db/schema.js';
 
 /** The rollup column a report groups by. */
 export type GroupColumn = 'day' | 'profile' | 'campaign_id' | 'sending_number_id' | 'source';
@@ -41,12 +41,24 @@ export interface LatencyRow {
   count: number;
 }
 
-/** Speed-to-lead histogram of the days, per group, kind and bucket. */
-export async function sumLatency(db: Db, organizationId: string, from: string, to: string, by: GroupColumn): Promise<LatencyRow[]> {
+export type LatencyDim = AnalyticsLatencyTable['dim'];
+
+/**
+ * Speed-to-lead histogram of one report dimension, per group value, kind and
+ * bucket: whole months from the month rows, the days around them from the
+ * day rows (dim `day` has day rows only, its group is the day itself).
+ */
+export async function sumLatency(db: Db, organizationId: string, dim: LatencyDim, months: readonly string[], days: readonly (readonly [string, string])[]): Promise<LatencyRow[]> {
+  if (months.length === 0 && days.length === 0) return [];
+  const key = dim === 'day' ? sql.ref<string>('period') : sql.ref<string>('value');
   const rows = await db.selectFrom('analytics_latency')
-    .select([sql.ref<string>(by).as('key'), 'kind', 'bucket', sql<number | string>`sum(count)`.as('count')])
-    .where('organization_id', '=', organizationId).where('day', '>=', from).where('day', '<=', to)
-    .groupBy([by, 'kind', 'bucket'])
+    .select([key.as('key'), 'kind', 'bucket', sql<number | string>`sum(count)`.as('count')])
+    .where('organization_id', '=', organizationId).where('dim', '=', dim)
+    .where((eb) => eb.or([
+      ...(months.length > 0 ? [eb('period', 'in', [...months])] : []),
+      ...days.map(([from, to]) => eb.and([eb('period', '>=', from), eb('period', '<=', to), eb(sql`length(period)`, '=', 10)])),
+    ]))
+    .groupBy([dim === 'day' ? 'period' : 'value', 'kind', 'bucket'])
     .execute();
   return rows.map((r) => ({ key: r.key, kind: r.kind, bucket: Number(r.bucket), count: Number(r.count) }));
 }

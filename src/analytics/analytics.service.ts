@@ -31,6 +31,38 @@ export function checkRange(from: string, to: string): void {
   if (days > MAX_DAYS) throw new BadRequest(`The range covers ${days} days; at most ${MAX_DAYS} are allowed`, 'invalid_range');
 }
 
+const DAY_MS = 86_400_000;
+const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * [from, to] cut into the whole UTC months inside it (read from month rows)
+ * and the day ranges left at either end (read from day rows).
+ */
+export function coverage(from: string, to: string): { months: string[]; days: [string, string][] } {
+  const a = Date.parse(`${from}T00:00:00Z`);
+  const b = Date.parse(`${to}T00:00:00Z`);
+  const months: string[] = [];
+  const days: [string, string][] = [];
+  let cursor = a;
+  let dayStart: number | undefined;
+  while (cursor <= b) {
+    const d = new Date(cursor);
+    const monthStart = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+    const monthEnd = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) - DAY_MS;
+    if (cursor === monthStart && monthEnd <= b) {
+      if (dayStart !== undefined) days.push([iso(dayStart), iso(cursor - DAY_MS)]);
+      dayStart = undefined;
+      months.push(iso(cursor).slice(0, 7));
+      cursor = monthEnd + DAY_MS;
+    } else {
+      dayStart ??= cursor;
+      cursor = Math.min(monthEnd, b) + DAY_MS;
+    }
+  }
+  if (dayStart !== undefined) days.push([iso(dayStart), iso(b)]);
+  return { months, days };
+}
+
 const COLUMN: Record<GroupBy, repo.GroupColumn> = { day: 'day', profile: 'profile', campaign: 'campaign_id', sendingNumber: 'sending_number_id', source: 'source' };
 
 type Funnel = SummaryReply['total'];
@@ -51,7 +83,10 @@ export async function summary(deps: Deps, organizationId: string, from: string, 
   const by = COLUMN[groupBy];
   const [counters, latency] = await Promise.all([
     repo.sumCounters(deps.db, organizationId, from, to, by),
-    repo.sumLatency(deps.db, organizationId, from, to, by),
+    groupBy === 'day' ? repo.sumLatency(deps.db, organizationId, 'day', [], [[from, to]]) : (() => {
+      const { months, days } = coverage(from, to);
+      return repo.sumLatency(deps.db, organizationId, groupBy, months, days);
+    })(),
   ]);
   const hist = new Map<string, { sent: Map<number, number>; delivered: Map<number, number> }>();
   const totalHist = { sent: emptyLatency(), delivered: emptyLatency() };

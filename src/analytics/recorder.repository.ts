@@ -1,6 +1,6 @@
 import { sql, type Updateable } from 'kysely';
 import { insertRows } from '../platform/db/arrays.js';
-import type { Db, LeadsTable } from '../platform/db/schema.js';
+import type { AnalyticsLatencyTable, Db, LeadsTable } from '../platform/db/schema.js';
 import { errorCodeOf, latencyBucket } from './latency.js';
 
 /**
@@ -32,9 +32,21 @@ async function bump(db: Db, organizationId: string, dims: Dims, counter: Counter
     .execute();
 }
 
+/**
+ * One latency into the histogram of each report dimension: by day (the day's
+ * row), and by profile, campaign, number and source (a day's row and a
+ * month's row each): nine rows, one statement.
+ */
 async function bumpLatency(db: Db, organizationId: string, dims: Dims, kind: 'sent' | 'delivered', ms: number): Promise<void> {
-  await db.insertInto('analytics_latency').values({ organization_id: organizationId, ...dims, kind, bucket: latencyBucket(ms), count: 1 })
-    .onConflict((oc) => oc.columns([...KEY, 'kind', 'bucket']).doUpdateSet({ count: sql`analytics_latency.count + 1` }))
+  const bucket = latencyBucket(ms);
+  const month = dims.day.slice(0, 7);
+  const row = (dim: AnalyticsLatencyTable['dim'], period: string, value: string) => ({ organization_id: organizationId, dim, period, value, kind, bucket, count: 1 });
+  const rows = [row('day', dims.day, '')];
+  for (const [dim, value] of [['profile', dims.profile], ['campaign', dims.campaign_id], ['sendingNumber', dims.sending_number_id], ['source', dims.source]] as const) {
+    rows.push(row(dim, dims.day, value), row(dim, month, value));
+  }
+  await db.insertInto('analytics_latency').values(rows)
+    .onConflict((oc) => oc.columns(['organization_id', 'dim', 'period', 'value', 'kind', 'bucket']).doUpdateSet({ count: sql`analytics_latency.count + 1` }))
     .execute();
 }
 

@@ -54,8 +54,8 @@ describeEachDialect('analytics: a scripted scenario through the API and Twilio c
     expect(firstSend.p50).toBeGreaterThanOrEqual(0);
     expect(firstSend.p95).toBeLessThan(30_000);
     expect(firstDelivery.count).toBe(1);
-    // Created, sent within seconds, delivered a minute later: 60 s plus the send's seconds, at most 3 % low (the histogram's bound).
-    expect(firstDelivery.p50).toBeGreaterThanOrEqual(60_000 * 0.97);
+    // Created, sent within seconds, delivered a minute later: 60 s plus the send's seconds, at most 5 % low (the histogram's bound).
+    expect(firstDelivery.p50).toBeGreaterThanOrEqual(60_000 * 0.95);
     expect(firstDelivery.p50).toBeLessThan(90_000);
     expect(firstDelivery.p95).toBe(firstDelivery.p50);
 

@@ -122,6 +122,13 @@ for (const dialect of dialects()) {
         expect(report.total).toMatchObject(expected);
         expect(report.total.speedToLead.firstSend.count).toBe(expected.contacted);
         expect(report.total.speedToLead.firstDelivery.count).toBe(expected.delivered);
+        // The same day read through whole months (July from its month rows) and days (the end of June): the same answer.
+        for (const groupBy of ['profile', 'source', 'campaign', 'sendingNumber'] as const) {
+          const byDays = await summary(deps, org, DAY, DAY, groupBy);
+          const byMonths = await summary(deps, org, '2026-06-20', '2026-07-31', groupBy);
+          expect(byMonths.groups).toEqual(byDays.groups);
+          expect(byMonths.total).toEqual(report.total);
+        }
         for (const g of report.groups) {
           const leadsOf = await n(sql`select count(*) as n from leads where organization_id = ${org} and customer_profile = ${g.key}`);
           expect(g.leads).toBe(leadsOf);

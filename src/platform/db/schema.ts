@@ -587,14 +587,12 @@ export interface AnalyticsRollupsTable {
   failed: Counter;
 }
 
-/** Speed to lead histogram (0032): bucket = latency ms truncated to 3 significant digits. */
+/** Speed to lead histograms (0032): per report dimension and value, per UTC day ('YYYY-MM-DD') and month ('YYYY-MM'). */
 export interface AnalyticsLatencyTable {
   organization_id: string;
-  day: string;
-  profile: string;
-  campaign_id: string;
-  sending_number_id: string;
-  source: string;
+  dim: 'day' | 'profile' | 'campaign' | 'sendingNumber' | 'source';
+  period: string;
+  value: string;
   kind: 'sent' | 'delivered';
   bucket: ColumnType<number | string, number, number>;
   count: Counter;

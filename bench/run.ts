@@ -21,6 +21,7 @@ import { pacingSection } from './sections/pacing.js';
 import { importSection } from './sections/import.js';
 import { secureDeleteSection } from './sections/secure-delete.js';
 import { speedSection } from './sections/speed.js';
+import { analyticsSection } from './sections/analytics.js';
 import { seed, type SeedResult } from './seed.js';
 import { runStamp } from './lib/profile.js';
 
@@ -144,6 +145,21 @@ if (want('import')) {
   const r = await importSection(quick, cli && reference ? { cli, reference } : undefined, process.env.BENCH_IMPORT_ROWS ? Number(process.env.BENCH_IMPORT_ROWS) : undefined);
   rows.push(...r.rows);
   raw.import = r.raw;
+}
+
+if (want('analytics')) {
+  // Analytics reads at 1M leads / 10M messages (BENCH_ANALYTICS_LEADS overrides the size); fresh databases each run.
+  const size = process.env.BENCH_ANALYTICS_LEADS ? Number(process.env.BENCH_ANALYTICS_LEADS) : undefined;
+  for (const x of ['', '-wal', '-shm']) rmSync(`${DATA}/analytics.db${x}`, { force: true });
+  const r = await analyticsSection('sqlite', `sqlite:${DATA}/analytics.db`, quick, size);
+  rows.push(...r.rows);
+  raw.analyticsSqlite = r.raw;
+  const pgAnalytics = await pgDatabase('parley_bench_analytics');
+  if (pgAnalytics) {
+    const p = await analyticsSection('postgres', pgAnalytics, quick, size);
+    rows.push(...p.rows);
+    raw.analyticsPostgres = p.raw;
+  } else console.log('PostgreSQL not reachable (or --no-pg): analytics PostgreSQL rows skipped.');
 }
 
 if (want('secure-delete')) {

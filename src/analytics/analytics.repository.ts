@@ -1,8 +1,7 @@
-import { sql } from 'kysely';
-import type { AnalyticsLatencyTable, Db } from '../platform/db/schema.js';
+import { sql, type ExpressionBuilder } from 'kysely';
+import type { AnalyticsLatencyTable, Database, Db } from '../platform/db/schema.js';
 
-/** The rollup column a report groups by. */
-export type GroupColumn = 'day' | 'profile' | 'campaign_id' | 'sending_number_id' | 'source';
+export type LatencyDim = AnalyticsLatencyTable['dim'];
 
 export interface CounterRow {
   key: string;
@@ -19,13 +18,22 @@ export interface CounterRow {
 
 const COUNTERS = ['leads', 'contacted', 'delivered', 'replied', 'hot', 'qualified', 'booked', 'opted_out', 'failed'] as const;
 
-/** Funnel counters of the days [from, to] (UTC dates, both included), summed per group: reads the rollups only. */
-export async function sumCounters(db: Db, organizationId: string, from: string, to: string, by: GroupColumn): Promise<CounterRow[]> {
+/** Rows of one dimension over whole months (month rows) and day ranges (day rows). */
+const periods = (months: readonly string[], days: readonly (readonly [string, string])[]) => (eb: ExpressionBuilder<Database, 'analytics_rollups'>) => eb.or([
+  ...(months.length > 0 ? [eb('period', 'in', [...months])] : []),
+  ...days.map(([from, to]) => eb.and([eb('period', '>=', from), eb('period', '<=', to), eb(sql`length(period)`, '=', 10)])),
+]);
+
+/** Funnel counters of one report dimension per group: whole months from month rows, the days around them from day rows. */
+export async function sumCounters(db: Db, organizationId: string, dim: LatencyDim, months: readonly string[], days: readonly (readonly [string, string])[]): Promise<CounterRow[]> {
+  if (months.length === 0 && days.length === 0) return [];
+  const group = dim === 'day' ? 'period' : 'value';
   const rows = await db.selectFrom('analytics_rollups')
-    .select(sql.ref<string>(by).as('key'))
+    .select(sql.ref<string>(group).as('key'))
     .select(COUNTERS.map((c) => sql<number | string>`sum(${sql.ref(c)})`.as(c)))
-    .where('organization_id', '=', organizationId).where('day', '>=', from).where('day', '<=', to)
-    .groupBy(by).orderBy(by)
+    .where('organization_id', '=', organizationId).where('dim', '=', dim)
+    .where(periods(months, days) as never)
+    .groupBy(group)
     .execute();
   return rows.map((r) => {
     const out = { key: r.key } as CounterRow;
@@ -41,8 +49,6 @@ export interface LatencyRow {
   count: number;
 }
 
-export type LatencyDim = AnalyticsLatencyTable['dim'];
-
 /**
  * Speed-to-lead histogram of one report dimension, per group value, kind and
  * bucket: whole months from the month rows, the days around them from the
@@ -54,10 +60,7 @@ export async function sumLatency(db: Db, organizationId: string, dim: LatencyDim
   const rows = await db.selectFrom('analytics_latency')
     .select([key.as('key'), 'kind', 'bucket', sql<number | string>`sum(count)`.as('count')])
     .where('organization_id', '=', organizationId).where('dim', '=', dim)
-    .where((eb) => eb.or([
-      ...(months.length > 0 ? [eb('period', 'in', [...months])] : []),
-      ...days.map(([from, to]) => eb.and([eb('period', '>=', from), eb('period', '<=', to), eb(sql`length(period)`, '=', 10)])),
-    ]))
+    .where(periods(months, days) as never)
     .groupBy([dim === 'day' ? 'period' : 'value', 'kind', 'bucket'])
     .execute();
   return rows.map((r) => ({ key: r.key, kind: r.kind, bucket: Number(r.bucket), count: Number(r.count) }));
@@ -70,10 +73,11 @@ export interface NumberRow {
   failed: number;
 }
 
-export async function sumNumbers(db: Db, organizationId: string, from: string, to: string): Promise<NumberRow[]> {
+// (An empty range reads nothing: the service never passes one.)
+export async function sumNumbers(db: Db, organizationId: string, months: readonly string[], days: readonly (readonly [string, string])[]): Promise<NumberRow[]> {
   const rows = await db.selectFrom('analytics_numbers')
     .select(['sending_number_id', sql<number | string>`sum(sent)`.as('sent'), sql<number | string>`sum(delivered)`.as('delivered'), sql<number | string>`sum(failed)`.as('failed')])
-    .where('organization_id', '=', organizationId).where('day', '>=', from).where('day', '<=', to)
+    .where('organization_id', '=', organizationId).where(periods(months, days) as never)
     .groupBy('sending_number_id').orderBy('sending_number_id')
     .execute();
   return rows.map((r) => ({ sending_number_id: r.sending_number_id, sent: Number(r.sent), delivered: Number(r.delivered), failed: Number(r.failed) }));
@@ -86,10 +90,10 @@ export interface ErrorRow {
   count: number;
 }
 
-export async function sumErrors(db: Db, organizationId: string, from: string, to: string): Promise<ErrorRow[]> {
+export async function sumErrors(db: Db, organizationId: string, months: readonly string[], days: readonly (readonly [string, string])[]): Promise<ErrorRow[]> {
   const rows = await db.selectFrom('analytics_errors')
     .select(['sending_number_id', 'code', sql<string | null>`max(class)`.as('class'), sql<number | string>`sum(count)`.as('count')])
-    .where('organization_id', '=', organizationId).where('day', '>=', from).where('day', '<=', to)
+    .where('organization_id', '=', organizationId).where(periods(months, days) as never)
     .groupBy(['sending_number_id', 'code']).orderBy('sending_number_id').orderBy('code')
     .execute();
   return rows.map((r) => ({ sending_number_id: r.sending_number_id, code: r.code, class: r.class, count: Number(r.count) }));

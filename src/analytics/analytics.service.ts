@@ -63,8 +63,6 @@ export function coverage(from: string, to: string): { months: string[]; days: [s
   return { months, days };
 }
 
-const COLUMN: Record<GroupBy, repo.GroupColumn> = { day: 'day', profile: 'profile', campaign: 'campaign_id', sendingNumber: 'sending_number_id', source: 'source' };
-
 type Funnel = SummaryReply['total'];
 
 const emptyLatency = (): Map<number, number> => new Map();
@@ -80,13 +78,11 @@ const ZERO = { leads: 0, contacted: 0, delivered: 0, replied: 0, hot: 0, qualifi
 
 export async function summary(deps: Deps, organizationId: string, from: string, to: string, groupBy: GroupBy = 'day'): Promise<SummaryReply> {
   checkRange(from, to);
-  const by = COLUMN[groupBy];
+  // By day: the day rows; by any other dimension: whole months from month rows, the rest from day rows.
+  const { months, days } = groupBy === 'day' ? { months: [], days: [[from, to] as [string, string]] } : coverage(from, to);
   const [counters, latency] = await Promise.all([
-    repo.sumCounters(deps.db, organizationId, from, to, by),
-    groupBy === 'day' ? repo.sumLatency(deps.db, organizationId, 'day', [], [[from, to]]) : (() => {
-      const { months, days } = coverage(from, to);
-      return repo.sumLatency(deps.db, organizationId, groupBy, months, days);
-    })(),
+    repo.sumCounters(deps.db, organizationId, groupBy, months, days),
+    repo.sumLatency(deps.db, organizationId, groupBy, months, days),
   ]);
   const hist = new Map<string, { sent: Map<number, number>; delivered: Map<number, number> }>();
   const totalHist = { sent: emptyLatency(), delivered: emptyLatency() };
@@ -113,7 +109,8 @@ export async function summary(deps: Deps, organizationId: string, from: string, 
 
 export async function deliverability(deps: Deps, organizationId: string, from: string, to: string): Promise<DeliverabilityReply> {
   checkRange(from, to);
-  const [numbers, errors] = await Promise.all([repo.sumNumbers(deps.db, organizationId, from, to), repo.sumErrors(deps.db, organizationId, from, to)]);
+  const { months, days } = coverage(from, to);
+  const [numbers, errors] = await Promise.all([repo.sumNumbers(deps.db, organizationId, months, days), repo.sumErrors(deps.db, organizationId, months, days)]);
   const ids = [...new Set([...numbers.map((n) => n.sending_number_id), ...errors.map((e) => e.sending_number_id)])].sort();
   const e164 = await repo.numbersById(deps.db, organizationId, ids.filter((id) => id !== ''));
   const byId = new Map(numbers.map((n) => [n.sending_number_id, n]));

@@ -1,6 +1,6 @@
 import { sql, type Updateable } from 'kysely';
 import { insertRows } from '../platform/db/arrays.js';
-import type { AnalyticsLatencyTable, Db, LeadsTable } from '../platform/db/schema.js';
+import type { AnalyticsRollupsTable, Db, LeadsTable } from '../platform/db/schema.js';
 import { errorCodeOf, latencyBucket } from './latency.js';
 
 /**
@@ -21,14 +21,25 @@ export interface Dims {
   source: string;
 }
 
-const KEY = ['organization_id', 'day', 'profile', 'campaign_id', 'sending_number_id', 'source'] as const;
+type Dim = AnalyticsRollupsTable['dim'];
+
+/** The (dim, period, value) rows an event on `dims` counts in: its day overall, and per dimension its day and its month. */
+function cells(dims: Dims): [Dim, string, string][] {
+  const month = dims.day.slice(0, 7);
+  const out: [Dim, string, string][] = [['day', dims.day, '']];
+  for (const [dim, value] of [['profile', dims.profile], ['campaign', dims.campaign_id], ['sendingNumber', dims.sending_number_id], ['source', dims.source]] as const) {
+    out.push([dim, dims.day, value], [dim, month, value]);
+  }
+  return out;
+}
 
 /** The UTC day of an instant (ISO text). */
 export const dayOf = (at: string): string => at.slice(0, 10);
 
+/** One counter up by `by` in each of the event's nine rows: one statement. */
 async function bump(db: Db, organizationId: string, dims: Dims, counter: Counter, by = 1): Promise<void> {
-  await db.insertInto('analytics_rollups').values({ organization_id: organizationId, ...dims, [counter]: by })
-    .onConflict((oc) => oc.columns([...KEY]).doUpdateSet({ [counter]: sql`analytics_rollups.${sql.ref(counter)} + excluded.${sql.ref(counter)}` }))
+  await db.insertInto('analytics_rollups').values(cells(dims).map(([dim, period, value]) => ({ organization_id: organizationId, dim, period, value, [counter]: by })))
+    .onConflict((oc) => oc.columns(['organization_id', 'dim', 'period', 'value']).doUpdateSet({ [counter]: sql`analytics_rollups.${sql.ref(counter)} + excluded.${sql.ref(counter)}` }))
     .execute();
 }
 
@@ -39,12 +50,7 @@ async function bump(db: Db, organizationId: string, dims: Dims, counter: Counter
  */
 async function bumpLatency(db: Db, organizationId: string, dims: Dims, kind: 'sent' | 'delivered', ms: number): Promise<void> {
   const bucket = latencyBucket(ms);
-  const month = dims.day.slice(0, 7);
-  const row = (dim: AnalyticsLatencyTable['dim'], period: string, value: string) => ({ organization_id: organizationId, dim, period, value, kind, bucket, count: 1 });
-  const rows = [row('day', dims.day, '')];
-  for (const [dim, value] of [['profile', dims.profile], ['campaign', dims.campaign_id], ['sendingNumber', dims.sending_number_id], ['source', dims.source]] as const) {
-    rows.push(row(dim, dims.day, value), row(dim, month, value));
-  }
+  const rows = cells(dims).map(([dim, period, value]) => ({ organization_id: organizationId, dim, period, value, kind, bucket, count: 1 }));
   await db.insertInto('analytics_latency').values(rows)
     .onConflict((oc) => oc.columns(['organization_id', 'dim', 'period', 'value', 'kind', 'bucket']).doUpdateSet({ count: sql`analytics_latency.count + 1` }))
     .execute();
@@ -63,7 +69,7 @@ export async function noteLeadsCreated(db: Db, organizationId: string, leads: re
   const groups = new Map<string, { dims: Dims; n: number }>();
   for (const l of leads) {
     const dims: Dims = { day: dayOf(l.created_at), profile: l.customer_profile, campaign_id: '', sending_number_id: '', source };
-    const k = `${dims.day}\u0000${dims.profile}`;
+    const k = `${dims.day}\u0000${dims.profile}`; // campaign, number and source are the same for the whole call
     const g = groups.get(k);
     if (g) g.n += 1;
     else groups.set(k, { dims, n: 1 });
@@ -125,15 +131,17 @@ export async function noteMessageStatus(db: Db, organizationId: string, key: Mes
   q = 'id' in key ? q.where('id', '=', key.id) : q.where('provider_message_id', '=', key.providerMessageId);
   const messages = await q.returning(['lead_id', 'purpose', 'campaign_id', 'sending_number_id', 'opening_variant']).execute();
   const day = dayOf(at);
+  const periods = [day, day.slice(0, 7)];
   for (const m of messages) {
     const number = m.sending_number_id ?? '';
     const column = bit === 1 ? 'sent' : bit === 2 ? 'delivered' : 'failed';
-    await db.insertInto('analytics_numbers').values({ organization_id: organizationId, day, sending_number_id: number, [column]: 1 })
-      .onConflict((oc) => oc.columns(['organization_id', 'day', 'sending_number_id']).doUpdateSet({ [column]: sql`analytics_numbers.${sql.ref(column)} + 1` }))
+    await db.insertInto('analytics_numbers').values(periods.map((period) => ({ organization_id: organizationId, period, sending_number_id: number, [column]: 1 })))
+      .onConflict((oc) => oc.columns(['organization_id', 'period', 'sending_number_id']).doUpdateSet({ [column]: sql`analytics_numbers.${sql.ref(column)} + 1` }))
       .execute();
     if (bit === 4) {
-      await db.insertInto('analytics_errors').values({ organization_id: organizationId, day, sending_number_id: number, code: errorCodeOf(reason), class: null, count: 1 })
-        .onConflict((oc) => oc.columns(['organization_id', 'day', 'sending_number_id', 'code']).doUpdateSet({ count: sql`analytics_errors.count + 1` }))
+      const code = errorCodeOf(reason);
+      await db.insertInto('analytics_errors').values(periods.map((period) => ({ organization_id: organizationId, period, sending_number_id: number, code, class: null, count: 1 })))
+        .onConflict((oc) => oc.columns(['organization_id', 'period', 'sending_number_id', 'code']).doUpdateSet({ count: sql`analytics_errors.count + 1` }))
         .execute();
     }
     if (m.purpose !== 'conversation') continue;

@@ -134,6 +134,7 @@ for (const dialect of dialects()) {
           expect(g.leads).toBe(leadsOf);
         }
         const del = await deliverability(deps, org, DAY, DAY);
+        expect((await deliverability(deps, org, '2026-06-20', '2026-07-31')).numbers).toEqual(del.numbers);
         const sent = await n(sql`select count(*) as n from messages where organization_id = ${org} and provider_message_id is not null`);
         if (messages.length === 0) expect(del.numbers).toEqual([]);
         else {

@@ -568,14 +568,12 @@ export interface AnalyticsLeadsTable {
 
 type Counter = ColumnType<number, number | undefined, number>;
 
-/** Funnel counters per (organization, UTC day, profile, campaign, sending number, source) (0032). */
+/** Funnel counters per report dimension and group, per UTC day ('YYYY-MM-DD') and month ('YYYY-MM') (0032). */
 export interface AnalyticsRollupsTable {
   organization_id: string;
-  day: string;
-  profile: string;
-  campaign_id: string;
-  sending_number_id: string;
-  source: string;
+  dim: 'day' | 'profile' | 'campaign' | 'sendingNumber' | 'source';
+  period: string;
+  value: string;
   leads: Counter;
   contacted: Counter;
   delivered: Counter;
@@ -598,10 +596,10 @@ export interface AnalyticsLatencyTable {
   count: Counter;
 }
 
-/** Sends per (organization, UTC day, sending number) (0032). */
+/** Sends per (organization, UTC day or month, sending number) (0032). */
 export interface AnalyticsNumbersTable {
   organization_id: string;
-  day: string;
+  period: string;
   sending_number_id: string;
   sent: Counter;
   delivered: Counter;
@@ -611,7 +609,7 @@ export interface AnalyticsNumbersTable {
 /** Failures per error code (0032); class null until a classifier names it. */
 export interface AnalyticsErrorsTable {
   organization_id: string;
-  day: string;
+  period: string;
   sending_number_id: string;
   code: string;
   class: string | null;

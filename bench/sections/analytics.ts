@@ -34,6 +34,7 @@ const PROFILES = ['default', 'buyers', 'sellers', 'renters'];
 const SOURCES = ['api', 'inbound', 'import:a', 'import:b', 'import:c'];
 const CAMPAIGNS = Array.from({ length: 20 }, (_, i) => `camp-${String(i).padStart(2, '0')}`);
 const CODES = ['30007', '30003', '21610', '30034'];
+const COUNTERS = ['leads', 'contacted', 'delivered', 'replied', 'hot', 'qualified', 'booked', 'opted_out', 'failed'];
 
 /** A small deterministic generator (mulberry32): the same data on every run and dialect. */
 function rng(seed: number) {
@@ -53,7 +54,11 @@ async function insertChunks(db: Db, table: keyof Database, rows: Record<string, 
   for (let i = 0; i < rows.length; i += 400) await db.insertInto(table).values(rows.slice(i, i + 400) as never).execute();
 }
 
-/** Writes the rollups of `leads` leads and `messages` messages; answers the rows written per table. */
+/**
+ * Writes the rollups of `leads` leads and `messages` messages, as the recorder
+ * keeps them (src/analytics/recorder.repository.ts: per dimension, per day and
+ * month); answers the rows written per table.
+ */
 export async function generate(db: Db, leads: number, messages: number): Promise<Record<string, number>> {
   const rand = rng(20261127);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
@@ -61,27 +66,45 @@ export async function generate(db: Db, leads: number, messages: number): Promise
   const perDay = leads / DAYS;
   const messagesPerLead = messages / leads;
   const written = { rollups: 0, latency: 0, numbers: 0, errors: 0 };
-  let monthLatency = new Map<string, number>();
+  const SEP = '\u0000';
+  // Month rows accumulate over the month; day rows are written at the end of each day.
   let month = '';
-  const flushMonth = async () => {
-    const rows = [...monthLatency].map(([k, count]) => {
-      const [dim, period, value, kind, bucket] = k.split('\u0000');
+  let m = { rollups: new Map<string, number[]>(), latency: new Map<string, number>(), numbers: new Map<string, number[]>(), errors: new Map<string, number>() };
+  const flush = async (t: typeof m) => {
+    const split = (k: string) => k.split(SEP);
+    const rollups = [...t.rollups].map(([k, v]) => {
+      const [dim, period, value] = split(k);
+      return { organization_id: ORG, dim, period, value, ...Object.fromEntries(COUNTERS.map((c, i) => [c, v[i]])) };
+    });
+    const latency = [...t.latency].map(([k, count]) => {
+      const [dim, period, value, kind, bucket] = split(k);
       return { organization_id: ORG, dim, period, value, kind, bucket: Number(bucket), count };
     });
-    await insertChunks(db, 'analytics_latency', rows);
-    written.latency += rows.length;
-    monthLatency = new Map();
+    const numbers = [...t.numbers].map(([k, [sent, delivered, failed]]) => {
+      const [period, num] = split(k);
+      return { organization_id: ORG, period, sending_number_id: num, sent, delivered, failed };
+    });
+    const errors = [...t.errors].map(([k, count]) => {
+      const [period, num, code] = split(k);
+      return { organization_id: ORG, period, sending_number_id: num, code, class: null, count };
+    });
+    await insertChunks(db, 'analytics_rollups', rollups);
+    await insertChunks(db, 'analytics_latency', latency);
+    await insertChunks(db, 'analytics_numbers', numbers);
+    await insertChunks(db, 'analytics_errors', errors);
+    written.rollups += rollups.length;
+    written.latency += latency.length;
+    written.numbers += numbers.length;
+    written.errors += errors.length;
   };
   for (let d = 0; d < DAYS; d++) {
     const day = iso(START + d * 86_400_000);
     if (day.slice(0, 7) !== month) {
-      if (month) await flushMonth();
+      if (month) await flush(m);
       month = day.slice(0, 7);
+      m = { rollups: new Map(), latency: new Map(), numbers: new Map(), errors: new Map() };
     }
-    const rollups = new Map<string, number[]>();
-    const latency = new Map<string, number>();
-    const numbers = new Map<string, number[]>();
-    const errors = new Map<string, number>();
+    const t = { rollups: new Map<string, number[]>(), latency: new Map<string, number>(), numbers: new Map<string, number[]>(), errors: new Map<string, number>() };
     const n = Math.round(perDay * (0.5 + rand()));
     for (let i = 0; i < n; i++) {
       const inCampaign = rand() < 0.4;
@@ -90,70 +113,56 @@ export async function generate(db: Db, leads: number, messages: number): Promise
       const number = inCampaign ? `num-${c * 3 + Math.floor(rand() * 3)}` : `num-x${Math.floor(rand() * 10)}`;
       const profile = inCampaign ? PROFILES[c % PROFILES.length]! : pick(PROFILES);
       const source = pick(SOURCES);
+      // The recorder's nine cells of an event: the day overall; each dimension by day and by month.
+      const cells = (camp: string, num: string) => [
+        [t, `day${SEP}${day}${SEP}`],
+        ...([['profile', profile], ['campaign', camp], ['sendingNumber', num], ['source', source]] as const).flatMap(([dim, value]) => [
+          [t, `${dim}${SEP}${day}${SEP}${value}`], [m, `${dim}${SEP}${month}${SEP}${value}`],
+        ]),
+      ] as [typeof t, string][];
       const bump = (camp: string, num: string, counter: number) => {
-        const k = [day, profile, camp, num, source].join('\u0000');
-        const row = rollups.get(k) ?? Array(9).fill(0);
-        row[counter] += 1;
-        rollups.set(k, row);
+        for (const [target, k] of cells(camp, num)) {
+          const row = target.rollups.get(k) ?? Array(9).fill(0);
+          row[counter] += 1;
+          target.rollups.set(k, row);
+        }
       };
       bump('', '', 0);
-      const contacted = rand() < 0.85;
-      if (contacted) {
-        bump(campaign, number, 1);
-        const sent = Math.exp(Math.log(20_000) + 1.2 * normal());
-        const delivered = rand() < 0.94;
-        if (delivered) bump(campaign, number, 2);
-        for (const [kind, ms] of [['sent', sent], ...(delivered ? [['delivered', sent + 1500 + 1000 * rand()]] : [])] as [string, number][]) {
-          const b = latencyBucket(ms);
-          const add = (m: Map<string, number>, dim: string, period: string, value: string) => {
-            const k = [dim, period, value, kind, b].join('\u0000');
-            m.set(k, (m.get(k) ?? 0) + 1);
-          };
-          add(latency, 'day', day, '');
-          for (const [dim, value] of [['profile', profile], ['campaign', campaign], ['sendingNumber', number], ['source', source]]) {
-            add(latency, dim!, day, value!);
-            add(monthLatency, dim!, month, value!);
-          }
+      if (rand() >= 0.85) continue;
+      bump(campaign, number, 1);
+      const sent = Math.exp(Math.log(20_000) + 1.2 * normal());
+      const delivered = rand() < 0.94;
+      if (delivered) bump(campaign, number, 2);
+      for (const [kind, ms] of [['sent', sent], ...(delivered ? [['delivered', sent + 1500 + 1000 * rand()]] : [])] as [string, number][]) {
+        const b = latencyBucket(ms);
+        for (const [target, k] of cells(campaign, number)) {
+          const key = `${k}${SEP}${kind}${SEP}${b}`;
+          target.latency.set(key, (target.latency.get(key) ?? 0) + 1);
         }
-        if (rand() < 0.25) bump(campaign, number, 3);
-        if (rand() < 0.08) bump(campaign, number, 4);
-        if (rand() < 0.06) bump(campaign, number, 5);
-        if (rand() < 0.03) bump(campaign, number, 6);
-        if (rand() < 0.04) bump(campaign, number, 7);
-        const m = Math.round(messagesPerLead * (0.5 + rand()));
-        const nr = numbers.get(number) ?? [0, 0, 0];
-        for (let j = 0; j < m; j++) {
+      }
+      if (rand() < 0.25) bump(campaign, number, 3);
+      if (rand() < 0.08) bump(campaign, number, 4);
+      if (rand() < 0.06) bump(campaign, number, 5);
+      if (rand() < 0.03) bump(campaign, number, 6);
+      if (rand() < 0.04) bump(campaign, number, 7);
+      const count = Math.round(messagesPerLead * (0.5 + rand()));
+      for (let j = 0; j < count; j++) {
+        const failed = rand() < 0.03;
+        const code = failed ? pick(CODES) : '';
+        if (failed) bump(campaign, number, 8);
+        for (const [target, period] of [[t, day], [m, month]] as const) {
+          const k = `${period}${SEP}${number}`;
+          const nr = target.numbers.get(k) ?? [0, 0, 0];
           nr[0]! += 1;
-          if (rand() < 0.03) {
-            nr[2]! += 1;
-            bump(campaign, number, 8);
-            const k = `${number}\u0000${pick(CODES)}`;
-            errors.set(k, (errors.get(k) ?? 0) + 1);
-          } else nr[1]! += 1;
+          nr[failed ? 2 : 1]! += 1;
+          target.numbers.set(k, nr);
+          if (failed) target.errors.set(`${k}${SEP}${code}`, (target.errors.get(`${k}${SEP}${code}`) ?? 0) + 1);
         }
-        numbers.set(number, nr);
       }
     }
-    const COUNTERS = ['leads', 'contacted', 'delivered', 'replied', 'hot', 'qualified', 'booked', 'opted_out', 'failed'];
-    await insertChunks(db, 'analytics_rollups', [...rollups].map(([k, v]) => {
-      const [dayK, profile, campaign_id, sending_number_id, source] = k.split('\u0000');
-      return { organization_id: ORG, day: dayK, profile, campaign_id, sending_number_id, source, ...Object.fromEntries(COUNTERS.map((c, i) => [c, v[i]])) };
-    }));
-    await insertChunks(db, 'analytics_latency', [...latency].map(([k, count]) => {
-      const [dim, period, value, kind, bucket] = k.split('\u0000');
-      return { organization_id: ORG, dim, period, value, kind, bucket: Number(bucket), count };
-    }));
-    await insertChunks(db, 'analytics_numbers', [...numbers].map(([num, [sent, delivered, failed]]) => ({ organization_id: ORG, day, sending_number_id: num, sent, delivered, failed })));
-    await insertChunks(db, 'analytics_errors', [...errors].map(([k, count]) => {
-      const [num, code] = k.split('\u0000');
-      return { organization_id: ORG, day, sending_number_id: num, code, class: null, count };
-    }));
-    written.rollups += rollups.size;
-    written.latency += latency.size;
-    written.numbers += numbers.size;
-    written.errors += errors.size;
+    await flush(t);
   }
-  await flushMonth();
+  await flush(m);
   return written;
 }
 

@@ -18,21 +18,25 @@ export interface CounterRow {
 
 const COUNTERS = ['leads', 'contacted', 'delivered', 'replied', 'hot', 'qualified', 'booked', 'opted_out', 'failed'] as const;
 
-/** Rows of one dimension over whole months (month rows) and day ranges (day rows). */
-const periods = (months: readonly string[], days: readonly (readonly [string, string])[]) => (eb: ExpressionBuilder<Database, 'analytics_rollups'>) => eb.or([
-  ...(months.length > 0 ? [eb('period', 'in', [...months])] : []),
-  ...days.map(([from, to]) => eb.and([eb('period', '>=', from), eb('period', '<=', to), eb(sql`length(period)`, '=', 10)])),
-]);
+/**
+ * A slice of a report's range: whole months (their month rows) or one run of
+ * days (day rows). Each slice is its own statement, a range of the primary
+ * key: an OR of both in one statement made SQLite walk the dimension's every row.
+ */
+export type Slice = { months: readonly string[] } | { from: string; to: string };
+
+const periods = (slice: Slice) => (eb: ExpressionBuilder<Database, 'analytics_rollups'>) => 'months' in slice
+  ? eb('period', 'in', [...slice.months])
+  : eb.and([eb('period', '>=', slice.from), eb('period', '<=', slice.to), eb(sql`length(period)`, '=', 10)]);
 
 /** Funnel counters of one report dimension per group: whole months from month rows, the days around them from day rows. */
-export async function sumCounters(db: Db, organizationId: string, dim: LatencyDim, months: readonly string[], days: readonly (readonly [string, string])[]): Promise<CounterRow[]> {
-  if (months.length === 0 && days.length === 0) return [];
+export async function sumCounters(db: Db, organizationId: string, dim: LatencyDim, slice: Slice): Promise<CounterRow[]> {
   const group = dim === 'day' ? 'period' : 'value';
   const rows = await db.selectFrom('analytics_rollups')
     .select(sql.ref<string>(group).as('key'))
     .select(COUNTERS.map((c) => sql<number | string>`sum(${sql.ref(c)})`.as(c)))
     .where('organization_id', '=', organizationId).where('dim', '=', dim)
-    .where(periods(months, days) as never)
+    .where(periods(slice) as never)
     .groupBy(group)
     .execute();
   return rows.map((r) => {
@@ -54,13 +58,12 @@ export interface LatencyRow {
  * bucket: whole months from the month rows, the days around them from the
  * day rows (dim `day` has day rows only, its group is the day itself).
  */
-export async function sumLatency(db: Db, organizationId: string, dim: LatencyDim, months: readonly string[], days: readonly (readonly [string, string])[]): Promise<LatencyRow[]> {
-  if (months.length === 0 && days.length === 0) return [];
+export async function sumLatency(db: Db, organizationId: string, dim: LatencyDim, slice: Slice): Promise<LatencyRow[]> {
   const key = dim === 'day' ? sql.ref<string>('period') : sql.ref<string>('value');
   const rows = await db.selectFrom('analytics_latency')
     .select([key.as('key'), 'kind', 'bucket', sql<number | string>`sum(count)`.as('count')])
     .where('organization_id', '=', organizationId).where('dim', '=', dim)
-    .where(periods(months, days) as never)
+    .where(periods(slice) as never)
     .groupBy([dim === 'day' ? 'period' : 'value', 'kind', 'bucket'])
     .execute();
   return rows.map((r) => ({ key: r.key, kind: r.kind, bucket: Number(r.bucket), count: Number(r.count) }));
@@ -73,11 +76,10 @@ export interface NumberRow {
   failed: number;
 }
 
-// (An empty range reads nothing: the service never passes one.)
-export async function sumNumbers(db: Db, organizationId: string, months: readonly string[], days: readonly (readonly [string, string])[]): Promise<NumberRow[]> {
+export async function sumNumbers(db: Db, organizationId: string, slice: Slice): Promise<NumberRow[]> {
   const rows = await db.selectFrom('analytics_numbers')
     .select(['sending_number_id', sql<number | string>`sum(sent)`.as('sent'), sql<number | string>`sum(delivered)`.as('delivered'), sql<number | string>`sum(failed)`.as('failed')])
-    .where('organization_id', '=', organizationId).where(periods(months, days) as never)
+    .where('organization_id', '=', organizationId).where(periods(slice) as never)
     .groupBy('sending_number_id').orderBy('sending_number_id')
     .execute();
   return rows.map((r) => ({ sending_number_id: r.sending_number_id, sent: Number(r.sent), delivered: Number(r.delivered), failed: Number(r.failed) }));
@@ -90,10 +92,10 @@ export interface ErrorRow {
   count: number;
 }
 
-export async function sumErrors(db: Db, organizationId: string, months: readonly string[], days: readonly (readonly [string, string])[]): Promise<ErrorRow[]> {
+export async function sumErrors(db: Db, organizationId: string, slice: Slice): Promise<ErrorRow[]> {
   const rows = await db.selectFrom('analytics_errors')
     .select(['sending_number_id', 'code', sql<string | null>`max(class)`.as('class'), sql<number | string>`sum(count)`.as('count')])
-    .where('organization_id', '=', organizationId).where(periods(months, days) as never)
+    .where('organization_id', '=', organizationId).where(periods(slice) as never)
     .groupBy(['sending_number_id', 'code']).orderBy('sending_number_id').orderBy('code')
     .execute();
   return rows.map((r) => ({ sending_number_id: r.sending_number_id, code: r.code, class: r.class, count: Number(r.count) }));

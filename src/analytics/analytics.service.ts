@@ -63,6 +63,43 @@ export function coverage(from: string, to: string): { months: string[]; days: [s
   return { months, days };
 }
 
+/** The statements a range is read with: its whole months at once, each run of days apart. */
+function slicesOf(from: string, to: string): repo.Slice[] {
+  const { months, days } = coverage(from, to);
+  return [...(months.length > 0 ? [{ months }] : []), ...days.map(([a, b]) => ({ from: a, to: b }))];
+}
+
+function mergeCounters(rows: repo.CounterRow[]): repo.CounterRow[] {
+  const out = new Map<string, repo.CounterRow>();
+  for (const r of rows) {
+    const have = out.get(r.key);
+    if (!have) out.set(r.key, { ...r });
+    else for (const k of Object.keys(ZERO) as (keyof typeof ZERO)[]) have[k] += r[k];
+  }
+  return [...out.values()];
+}
+
+function mergeNumbers(rows: repo.NumberRow[]): repo.NumberRow[] {
+  const out = new Map<string, repo.NumberRow>();
+  for (const r of rows) {
+    const have = out.get(r.sending_number_id);
+    if (!have) out.set(r.sending_number_id, { ...r });
+    else Object.assign(have, { sent: have.sent + r.sent, delivered: have.delivered + r.delivered, failed: have.failed + r.failed });
+  }
+  return [...out.values()];
+}
+
+function mergeErrors(rows: repo.ErrorRow[]): repo.ErrorRow[] {
+  const out = new Map<string, repo.ErrorRow>();
+  for (const r of rows) {
+    const k = `${r.sending_number_id}\u0000${r.code}`;
+    const have = out.get(k);
+    if (!have) out.set(k, { ...r });
+    else Object.assign(have, { count: have.count + r.count, class: have.class ?? r.class });
+  }
+  return [...out.values()].sort((a, b) => (a.sending_number_id === b.sending_number_id ? (a.code < b.code ? -1 : 1) : a.sending_number_id < b.sending_number_id ? -1 : 1));
+}
+
 type Funnel = SummaryReply['total'];
 
 const emptyLatency = (): Map<number, number> => new Map();
@@ -79,11 +116,9 @@ const ZERO = { leads: 0, contacted: 0, delivered: 0, replied: 0, hot: 0, qualifi
 export async function summary(deps: Deps, organizationId: string, from: string, to: string, groupBy: GroupBy = 'day'): Promise<SummaryReply> {
   checkRange(from, to);
   // By day: the day rows; by any other dimension: whole months from month rows, the rest from day rows.
-  const { months, days } = groupBy === 'day' ? { months: [], days: [[from, to] as [string, string]] } : coverage(from, to);
-  const [counters, latency] = await Promise.all([
-    repo.sumCounters(deps.db, organizationId, groupBy, months, days),
-    repo.sumLatency(deps.db, organizationId, groupBy, months, days),
-  ]);
+  const slices = groupBy === 'day' ? [{ from, to }] : slicesOf(from, to);
+  const counters = mergeCounters((await Promise.all(slices.map((s) => repo.sumCounters(deps.db, organizationId, groupBy, s)))).flat());
+  const latency = (await Promise.all(slices.map((s) => repo.sumLatency(deps.db, organizationId, groupBy, s)))).flat();
   const hist = new Map<string, { sent: Map<number, number>; delivered: Map<number, number> }>();
   const totalHist = { sent: emptyLatency(), delivered: emptyLatency() };
   const add = (m: Map<number, number>, bucket: number, n: number) => m.set(bucket, (m.get(bucket) ?? 0) + n);
@@ -109,8 +144,9 @@ export async function summary(deps: Deps, organizationId: string, from: string, 
 
 export async function deliverability(deps: Deps, organizationId: string, from: string, to: string): Promise<DeliverabilityReply> {
   checkRange(from, to);
-  const { months, days } = coverage(from, to);
-  const [numbers, errors] = await Promise.all([repo.sumNumbers(deps.db, organizationId, months, days), repo.sumErrors(deps.db, organizationId, months, days)]);
+  const slices = slicesOf(from, to);
+  const numbers = mergeNumbers((await Promise.all(slices.map((s) => repo.sumNumbers(deps.db, organizationId, s)))).flat());
+  const errors = mergeErrors((await Promise.all(slices.map((s) => repo.sumErrors(deps.db, organizationId, s)))).flat());
   const ids = [...new Set([...numbers.map((n) => n.sending_number_id), ...errors.map((e) => e.sending_number_id)])].sort();
   const e164 = await repo.numbersById(deps.db, organizationId, ids.filter((id) => id !== ''));
   const byId = new Map(numbers.map((n) => [n.sending_number_id, n]));

@@ -12,12 +12,14 @@ import { WebhooksPage } from './pages/webhooks';
 import { SettingsPage } from './pages/settings';
 import { KeysPage } from './pages/keys';
 import { UsersPage } from './pages/users';
+import { AnalyticsPage } from './pages/analytics';
 import { UserText } from './user-text';
 
 const NAV: { href: string; label: string; admin?: boolean }[] = [
   { href: '/', label: 'Inbox' },
   { href: '/leads', label: 'Leads' },
   { href: '/profiles', label: 'Profiles' },
+  { href: '/analytics', label: 'Analytics' },
   { href: '/webhooks', label: 'Webhooks', admin: true },
   { href: '/settings', label: 'Settings' },
   { href: '/keys', label: 'API keys', admin: true },
@@ -37,6 +39,8 @@ function Routes({ path, user }: { path: string; user: User }) {
       return <ProfilesPage />;
     case '/settings':
       return <SettingsPage />;
+    case '/analytics':
+      return <AnalyticsPage />;
   }
   if (canAdmin(user.role)) {
     if (path === '/webhooks') return <WebhooksPage />;

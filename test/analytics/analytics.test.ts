@@ -2,6 +2,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectError, until } from '../support/assert.js';
 import { DAYTIME } from '../support/clock-hours.js';
 import { createLead, describeEachDialect, uniquePhone } from '../support/harness.js';
+import { importCsv } from '../imports/support.js';
 import { envFor, messagesOf, organization, providerIdOf, sendAndSettle, startFakeTwilio, statusCallback } from './support.js';
 
 const fake = await startFakeTwilio('ACanalytics', 'analytics-secret');
@@ -87,6 +88,20 @@ describeEachDialect('analytics: a scripted scenario through the API and Twilio c
     expect(lines[2]).toMatch(/^\(total\),4,2,1,2,1,1,0,1,2,2,/);
     const delCsv = await client.get(`/analytics/deliverability?from=${DAY}&to=${DAY}&format=csv`);
     expect(String(delCsv.body).split('\r\n')[1]).toBe('(own number),,3,1,33.33,2,20500=1 30007=1');
+  });
+
+  it('counts imported leads under their import, and a re-run of the import counts nothing twice', async () => {
+    const ts = ctx();
+    const { client } = await organization(ts, 'imports');
+    await createLead(client, { phone: uniquePhone(), isAiOn: false });
+    const csv = `First Name,Phone\nAna,${uniquePhone()}\nBen,${uniquePhone()}\nCy,${uniquePhone()}\n`;
+    const first = await importCsv(client, csv);
+    expect(first).toMatchObject({ status: 'completed' });
+    const again = await importCsv(client, csv);
+    expect(again).toMatchObject({ status: 'completed' });
+    const res = await client.get(`/analytics/summary?from=${DAY}&to=${DAY}&groupBy=source`);
+    expect(res.body.groups.map((g: { key: string; leads: number }) => [g.key, g.leads])).toEqual([['api', 1], [`import:${first.id}`, 3]]);
+    expect(res.body.total.leads).toBe(4);
   });
 
   it('answers 400 for a bad range or grouping, and 403 without analytics:read', async () => {

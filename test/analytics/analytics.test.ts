@@ -1,4 +1,4 @@
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, expect, it } from 'vitest';
 import { expectError, until } from '../support/assert.js';
 import { DAYTIME } from '../support/clock-hours.js';
 import { createLead, describeEachDialect, uniquePhone } from '../support/harness.js';
@@ -116,7 +116,3 @@ describeEachDialect('analytics: a scripted scenario through the API and Twilio c
     expect((await reader.get('/analytics/summary?from=2026-07-01&to=2026-07-01')).status).toBe(403);
   });
 }, envFor(fake));
-
-describe('analytics without PostgreSQL', () => {
-  it('runs (the suites above run on each available dialect)', () => expect(true).toBe(true));
-});

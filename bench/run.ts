@@ -23,6 +23,8 @@ import { importSection } from './sections/import.js';
 import { secureDeleteSection } from './sections/secure-delete.js';
 import { speedSection } from './sections/speed.js';
 import { voiceSection } from './sections/voice.js';
+import { analyticsSection } from './sections/analytics.js';
+import { analyticsWritesSection } from './sections/analytics-writes.js';
 import { seed, type SeedResult } from './seed.js';
 import { runStamp } from './lib/profile.js';
 
@@ -160,6 +162,37 @@ if (want('import')) {
   const r = await importSection(quick, cli && reference ? { cli, reference } : undefined, process.env.BENCH_IMPORT_ROWS ? Number(process.env.BENCH_IMPORT_ROWS) : undefined);
   rows.push(...r.rows);
   raw.import = r.raw;
+}
+
+if (want('analytics')) {
+  // Analytics reads at 1M leads / 10M messages (BENCH_ANALYTICS_LEADS overrides the size); fresh databases each run.
+  const size = process.env.BENCH_ANALYTICS_LEADS ? Number(process.env.BENCH_ANALYTICS_LEADS) : undefined;
+  if (process.env.BENCH_ANALYTICS_REUSE !== '1') for (const x of ['', '-wal', '-shm']) rmSync(`${DATA}/analytics.db${x}`, { force: true });
+  if (process.env.BENCH_ANALYTICS_PG_ONLY !== '1') {
+    const r = await analyticsSection('sqlite', `sqlite:${DATA}/analytics.db`, quick, size);
+    rows.push(...r.rows);
+    raw.analyticsSqlite = r.raw;
+  }
+  const pgAnalytics = args['no-pg'] ? undefined : await pgDatabase('parley_bench_analytics');
+  if (pgAnalytics) {
+    const p = await analyticsSection('postgres', pgAnalytics, quick, size);
+    rows.push(...p.rows);
+    raw.analyticsPostgres = p.raw;
+  } else console.log('PostgreSQL not reachable (or --no-pg): analytics PostgreSQL rows skipped.');
+}
+
+if (want('analytics-writes')) {
+  // What the rollups add to the writes that carry them: the same transactions with and without.
+  for (const x of ['', '-wal', '-shm']) rmSync(`${DATA}/analytics-writes.db${x}`, { force: true });
+  const r = await analyticsWritesSection('sqlite', `sqlite:${DATA}/analytics-writes.db`, quick);
+  rows.push(...r.rows);
+  raw.analyticsWritesSqlite = r.raw;
+  const pgWrites = await pgDatabase('parley_bench_analytics_writes');
+  if (pgWrites) {
+    const p = await analyticsWritesSection('postgres', pgWrites, quick);
+    rows.push(...p.rows);
+    raw.analyticsWritesPostgres = p.raw;
+  }
 }
 
 if (want('secure-delete')) {

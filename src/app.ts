@@ -14,6 +14,7 @@ import { validatorCompiler } from './platform/http/validation.js';
 import { Lead } from './leads/leads.schemas.js';
 import { leadRoutes } from './leads/leads.routes.js';
 import { dncRoutes } from './dnc/dnc.routes.js';
+import { analyticsRoutes } from './analytics/analytics.routes.js';
 import { Message } from './messages/messages.schemas.js';
 import { messageRoutes } from './messages/messages.routes.js';
 import { sendRoutes } from './messages/send.routes.js';
@@ -117,6 +118,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await v1.register(agentTurnRoutes(deps));
     await v1.register(timelineRoutes(deps));
     await v1.register(dncRoutes(deps));
+    await v1.register(analyticsRoutes(deps));
     await v1.register(messageRoutes(deps));
     await v1.register(sendRoutes(deps));
     await v1.register(inDoubtRoutes(deps));

@@ -13,6 +13,7 @@ import { SettingsPage } from './pages/settings';
 import { KeysPage } from './pages/keys';
 import { UsersPage } from './pages/users';
 import { HandoffBadge, HandoffsPage } from './pages/handoffs';
+import { AnalyticsPage } from './pages/analytics';
 import { UserText } from './user-text';
 
 const NAV: { href: string; label: string; admin?: boolean }[] = [
@@ -20,6 +21,7 @@ const NAV: { href: string; label: string; admin?: boolean }[] = [
   { href: '/leads', label: 'Leads' },
   { href: '/handoffs', label: 'My hand-offs' },
   { href: '/profiles', label: 'Profiles' },
+  { href: '/analytics', label: 'Analytics' },
   { href: '/webhooks', label: 'Webhooks', admin: true },
   { href: '/settings', label: 'Settings' },
   { href: '/keys', label: 'API keys', admin: true },
@@ -41,6 +43,8 @@ function Routes({ path, user }: { path: string; user: User }) {
       return <SettingsPage />;
     case '/handoffs':
       return <HandoffsPage />;
+    case '/analytics':
+      return <AnalyticsPage />;
   }
   if (canAdmin(user.role)) {
     if (path === '/webhooks') return <WebhooksPage />;

@@ -94,6 +94,8 @@ export interface Profile {
   instructions: string | null;
   openingMessage: string | null;
   questions: string[];
+  /** A/B variants of the opening (docs/analytics.md). */
+  openingVariants?: { name: string; text: string; weight: number }[];
 }
 
 export interface WebhookEndpoint {

@@ -37,7 +37,7 @@ export async function recordSent(trx: Db, organizationId: string, message: Messa
   // the other order deadlocked with an erasure on PostgreSQL. A lead erased meanwhile took the message with it.
   const lead = await lockLeadOfMessage(trx, organizationId, message.id);
   if (!lead) return;
-  await setMessageStatus(trx, organizationId, message.id, { ...outcome, attemptAt: null, attemptFrom: null });
+  await setMessageStatus(trx, organizationId, message.id, { ...outcome, attemptAt: null, attemptFrom: null, at });
   await updateLead(trx, organizationId, lead.id, { last_activity_at: at });
   // The wait for a reply starts again from this message (followups/): the cadence's next step is due its hours from now.
   await followUpAfterSend(trx, organizationId, message, new Date(at));

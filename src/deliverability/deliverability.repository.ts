@@ -1,3 +1,4 @@
+import { countsStatus, noteMessageStatus } from '../analytics/recorder.repository.js';
 import type { Db } from '../platform/db/schema.js';
 import type { ChannelName } from '../subscriptions/channels.js';
 
@@ -22,6 +23,8 @@ export async function setDeliveryOutcome(db: Db, organizationId: string, message
     .set({ status: c.status, status_reason: c.reason, error_code: c.errorCode, error_class: c.errorClass, updated_at: c.at, attempt_at: null, attempt_from: null })
     .where('organization_id', '=', organizationId).where('id', '=', messageId)
     .execute();
+  // Counted by analytics in the same transaction, with the code and class (analytics/recorder.repository.ts).
+  if (countsStatus(c.status)) await noteMessageStatus(db, organizationId, { id: messageId }, c.status, c.reason, c.at, { code: c.errorCode, class: c.errorClass });
 }
 
 const unreachableColumns = (c: ChannelName) => ({ digest: `${c}_unreachable_digest` as const, code: `${c}_unreachable_code` as const });

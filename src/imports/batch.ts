@@ -1,3 +1,4 @@
+import { noteLeadsCreated } from '../analytics/recorder.repository.js';
 import type { Updateable } from 'kysely';
 import { eventsInsert, type OutboxEvent } from '../events/outbox.repository.js';
 import { leadCreatedEvent } from '../events/payloads.js';
@@ -129,6 +130,7 @@ async function writeBatch(deps: Deps, trx: Db, organizationId: string, input: Ba
   // lead.created, one per new lead, with the batch: multi-row inserts of 500, never a statement per lead.
   const createdEvents = created.map((e) => leadCreatedEvent(e.lead, { source: 'import', importId: o.importId }));
   for (let i = 0; i < createdEvents.length; i += 500) await eventsInsert(trx, organizationId, at, createdEvents.slice(i, i + 500)).query.execute();
+  await noteLeadsCreated(trx, organizationId, created.map((e) => e.lead), o.importId ? `import:${o.importId}` : 'import');
   await writeUpdates(trx, organizationId, entries, before, at);
   if (o.startConversations) counts.openings = await scheduleOpenings(trx, organizationId, entries, now);
   return counts;

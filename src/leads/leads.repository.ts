@@ -1,3 +1,4 @@
+import { forgetLead, noteLeadPatch } from '../analytics/recorder.repository.js';
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { eraseLeadEvents } from '../events/outbox.repository.js';
 import { clearJobErrorsMentioning, deleteFinishedJobsOf } from '../jobs/jobs.repository.js';
@@ -77,6 +78,8 @@ export async function findLeadView(db: Db, organizationId: string, id: string): 
 
 export async function updateLead(db: Db, organizationId: string, id: string, patch: Updateable<LeadsTable>): Promise<void> {
   await updateLeadQuery(db, organizationId, id, patch).execute();
+  // Analytics (src/analytics/): a first reply, hot, qualified or opt-out is counted with the change.
+  await noteLeadPatch(db, organizationId, id, patch);
 }
 
 /**
@@ -265,6 +268,7 @@ export async function deleteLeadData(db: Db, organizationId: string, id: string,
   await clearJobErrorsMentioning(db, organizationId, addresses);
   await clearDeliveryErrorsMentioning(db, organizationId, addresses);
   await db.deleteFrom('leads').where('organization_id', '=', organizationId).where('id', '=', id).execute();
+  await forgetLead(db, organizationId, id);
   // What GET /v1/leads shows of it from now on: the id and the times, so a client syncing the list removes it.
   if (lead) await db.insertInto('deleted_leads').values({ organization_id: organizationId, id, created_at: lead.created_at, deleted_at: deletedAt }).execute();
 }

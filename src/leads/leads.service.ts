@@ -1,3 +1,4 @@
+import { noteLeadsCreated } from '../analytics/recorder.repository.js';
 import type { Updateable } from 'kysely';
 import { assignOnCreation } from '../handoffs/handoffs.service.js';
 import { closeHandoffsOfLead } from '../handoffs/handoffs.repository.js';
@@ -52,6 +53,7 @@ export async function createLead(deps: Deps, organizationId: string, input: Crea
       await emitEvents(trx, organizationId, at, [leadCreatedEvent(row as Parameters<typeof leadCreatedEvent>[0], { source: 'api' })]);
       // Round-robin on creation, when the organization assigns then (src/handoffs/).
       await assignOnCreation(trx, organizationId, id, new Date(at));
+      await noteLeadsCreated(trx, organizationId, [{ id, customer_profile: profile, created_at: at }], 'api');
       // The profile's opening message, if any, commits with the lead (the gate decides at send time).
       await scheduleOpeningMessage(trx, organizationId, id, new Date(at), maySend);
     });

@@ -1,4 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
+import { countsStatus, noteMessageStatus } from '../analytics/recorder.repository.js';
 import { prepared } from '../platform/db/prepared.js';
 import type { Db, MessagesTable } from '../platform/db/schema.js';
 
@@ -77,6 +78,8 @@ export async function setMessageStatus(db: Db, organizationId: string, id: strin
   if (change.attemptAt !== undefined) patch.attempt_at = change.attemptAt;
   if (change.attemptFrom !== undefined) patch.attempt_from = change.attemptFrom;
   await db.updateTable('messages').set(patch).where('organization_id', '=', organizationId).where('id', '=', id).execute();
+  // Analytics (src/analytics/): a send accepted, delivered or failed is counted in the same transaction.
+  if (countsStatus(change.status)) await noteMessageStatus(db, organizationId, { id }, change.status, change.reason, patch.updated_at as string);
 }
 
 /**
@@ -133,6 +136,7 @@ export async function setStatusByProviderId(db: Db, organizationId: string, prov
   const result = await db.updateTable('messages').set({ status, status_reason: reason, updated_at: changedAt(at) })
     .where('organization_id', '=', organizationId).where('provider_message_id', '=', providerMessageId).where('direction', '=', 'outbound')
     .executeTakeFirst();
+  if (countsStatus(status)) await noteMessageStatus(db, organizationId, { providerMessageId }, status, reason, changedAt(at));
   return Number(result.numUpdatedRows);
 }
 
@@ -160,4 +164,9 @@ export async function providerIdsHeldElsewhere(db: Db, organizationId: string, m
     .where('organization_id', '=', organizationId).where('provider_message_id', 'in', [...providerMessageIds]).where('id', '!=', messageId)
     .execute();
   return new Set(rows.map((r) => r.provider_message_id!));
+}
+
+/** The A/B opening variant a message was written from (analytics counts the lead's outcomes under it). */
+export async function setOpeningVariant(db: Db, organizationId: string, id: string, variant: string): Promise<void> {
+  await db.updateTable('messages').set({ opening_variant: variant }).where('organization_id', '=', organizationId).where('id', '=', id).execute();
 }

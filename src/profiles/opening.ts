@@ -8,6 +8,11 @@ import { newId } from '../platform/ids.js';
 import { insertOpening, latestOpening } from './openings.repository.js';
 import { findProfileByName, type ProfileRow } from './profiles.repository.js';
 import { renderTemplate } from './template.js';
+import { parseVariants, pickVariant } from './variants.js';
+import { setOpeningVariant } from '../messages/messages.repository.js';
+
+/** Whether the profile has a template to open with: its opening message, or A/B variants of it. */
+const hasTemplate = (profile: ProfileRow): boolean => !!profile.opening_message || parseVariants(profile.opening_variants).length > 0;
 
 /**
  * What became of an opening asked for: `scheduled` (rendered from the
@@ -30,13 +35,17 @@ export type OpeningResult =
  * renders to nothing.
  */
 export async function scheduleOpening(trx: Db, organizationId: string, lead: LeadRow, profile: ProfileRow, runAt: Date, now: Date, campaignId: string | null = null): Promise<string | undefined> {
-  if (!profile.opening_message) return undefined;
-  const text = renderTemplate(profile.opening_message, lead);
+  // A/B (docs/analytics.md): with variants, the lead's variant (a hash of its id: the same on every retry) is the template.
+  const variant = pickVariant(parseVariants(profile.opening_variants), profile.name, lead.id);
+  const template = variant?.text ?? profile.opening_message;
+  if (!template) return undefined;
+  const text = renderTemplate(template, lead);
   if (text === '') return undefined;
   const at = now.toISOString();
   const messageId = await scheduleSend(trx, {
     organizationId, lead, channel: defaultChannel(lead), text, runAt, sendWhenOff: false, isAiGenerated: true, now: at, campaignId,
   });
+  if (variant) await setOpeningVariant(trx, organizationId, messageId, variant.name);
   await insertOpening(trx, organizationId, {
     id: newId(), lead_id: lead.id, profile: profile.name, kind: 'template', status: 'scheduled', message_id: messageId,
     send_at: runAt.toISOString(), error: null, created_at: at, updated_at: at, campaign_id: campaignId,
@@ -73,7 +82,7 @@ export async function requestOpening(trx: Db, organizationId: string, lead: Lead
   const made = await openingAlreadyMade(trx, organizationId, lead, profile.name);
   if (made) return { status: 'not_sent', messageId: made.messageId, reason: `the opening of customer profile ${profile.name} was already sent to this lead` };
   const switched = { ...lead, customer_profile: profile.name };
-  if (profile.opening_message) {
+  if (hasTemplate(profile)) {
     const messageId = await scheduleOpening(trx, organizationId, switched, profile, runAt, now, campaignId);
     if (messageId) return { status: 'scheduled', messageId, reason: null };
   }
@@ -97,7 +106,7 @@ export async function scheduleOpeningMessage(trx: Db, organizationId: string, le
   const lead = await findLead(trx, organizationId, leadId);
   if (!lead || lead.is_ai_on !== 1) return;
   const profile = await findProfileByName(trx, organizationId, lead.customer_profile);
-  if (!profile?.opening_message) return;
+  if (!profile || !hasTemplate(profile)) return;
   // A caller without messages:write cannot make a message go out this way either; the transaction rolls back.
   if (!maySend) throw new Forbidden();
   await scheduleOpening(trx, organizationId, lead, profile, now, now);

@@ -31,6 +31,7 @@ export const CustomerProfile = Type.Object(
     instructions: Type.Union([Type.String(), Type.Null()], { description: 'Instructions for the AI agent' }),
     openingMessage: Type.Union([Type.String(), Type.Null()], { description: 'Template of the first message, e.g. "Hi {{firstName}}"' }),
     questions: Type.Array(Type.String()),
+    openingVariants: Type.Array(Type.Object({ name: Type.String(), text: Type.String(), weight: Type.Number() }), { description: 'A/B variants of the opening (docs/analytics.md); empty when none' }),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
     notifications: Type.Array(Type.Object({ name: Type.String(), condition: Type.String() }), { description: 'Plain-English conditions the agent judges on each turn; a match notifies (docs/handoffs.md)' }),
@@ -48,6 +49,11 @@ const editable = {
     Type.Object({ name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }), condition: Type.String({ minLength: 1, maxLength: 1000, pattern: '\\S' }) }, { additionalProperties: false }),
     { maxItems: 20, description: 'Plain-English notification conditions, e.g. {name: "Wants a demo", condition: "the lead asks for a demo"}' },
   )),
+  openingVariants: Type.Optional(Type.Union([Type.Array(Type.Object({
+    name: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$' }),
+    text: Type.String({ minLength: 1, maxLength: 2000 }),
+    weight: Type.Number({ exclusiveMinimum: 0, maximum: 1000 }),
+  }, { additionalProperties: false }), { maxItems: 20, description: 'A/B variants of the opening: each lead gets one, by a hash of its id, in proportion to the weights; null or [] for none' }), Type.Null()])),
 };
 
 export const CreateProfileBody = Type.Object({ name: ProfileName, ...editable }, { additionalProperties: false });

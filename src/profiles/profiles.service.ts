@@ -1,9 +1,10 @@
+import { parseVariants, type OpeningVariant } from './variants.js';
 import type { Updateable } from 'kysely';
 import { isoNow } from '../platform/clock.js';
 import { isUniqueViolation } from '../platform/db/errors.js';
 import type { CustomerProfilesTable, Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
-import { Conflict, NotFound } from '../platform/errors.js';
+import { BadRequest, Conflict, NotFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import * as repo from './profiles.repository.js';
 import type { CreateProfileInput, ProfileView, UpdateProfileInput } from './profiles.schemas.js';
@@ -23,6 +24,7 @@ function toProfileView(row: repo.ProfileRow): ProfileView {
     description: row.description,
     instructions: row.instructions,
     openingMessage: row.opening_message,
+    openingVariants: parseVariants(row.opening_variants),
     questions: Array.isArray(questions) ? questions.map(String) : [],
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -66,6 +68,7 @@ export async function createProfile(deps: Deps, organizationId: string, input: C
     created_at: at,
     updated_at: at,
     notifications: input.notifications?.length ? JSON.stringify(input.notifications) : null,
+    opening_variants: variantsColumn(input.openingVariants),
   };
   try {
     await repo.insertProfile(deps.db, organizationId, row);
@@ -83,6 +86,7 @@ export async function updateProfile(deps: Deps, organizationId: string, name: st
     if (input.description !== undefined) patch.description = input.description;
     if (input.instructions !== undefined) patch.instructions = input.instructions;
     if (input.openingMessage !== undefined) patch.opening_message = input.openingMessage;
+    if (input.openingVariants !== undefined) patch.opening_variants = variantsColumn(input.openingVariants);
     if (input.questions !== undefined) patch.questions = JSON.stringify(input.questions);
     if (input.notifications !== undefined) patch.notifications = input.notifications.length ? JSON.stringify(input.notifications) : null;
     await repo.updateProfile(trx, organizationId, name, patch);
@@ -107,4 +111,12 @@ export async function deleteProfile(deps: Deps, organizationId: string, name: st
     }
     await repo.deleteProfile(trx, organizationId, name);
   });
+}
+
+/** Variants as stored: JSON, or null for none; names must be unique (a 400 otherwise). */
+function variantsColumn(variants: readonly OpeningVariant[] | null | undefined): string | null {
+  if (!variants || variants.length === 0) return null;
+  const names = new Set(variants.map((v) => v.name));
+  if (names.size !== variants.length) throw new BadRequest('openingVariants: each variant needs its own name', 'duplicate_variant');
+  return JSON.stringify(variants.map((v) => ({ name: v.name, text: v.text, weight: v.weight })));
 }

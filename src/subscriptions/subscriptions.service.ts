@@ -1,3 +1,4 @@
+import { noteLeadFact } from '../analytics/recorder.repository.js';
 import type { Updateable } from 'kysely';
 import { mayLift, strongerSource, type Lifter, type OptOutSource } from '../compliance/consent-rules.js';
 import { emitEvents, eventsInsert, type OutboxEvent } from '../events/outbox.repository.js';
@@ -128,6 +129,7 @@ export async function applyUnsubscribe(trx: Db, deps: Deps, organizationId: stri
     ...(events.length > 0 ? [eventsInsert(trx, organizationId, at, events).query] : []),
     ...campaignOptOutQueries(trx, organizationId, lead, updated, at),
   ]);
+  await noteLeadFact(trx, organizationId, leadId, 'opted_out_at', at);
   // A phone is unique in an organization; an email is not: the other holders are suppressed too.
   if (updated.includes('email') && lead.email && lead.email_shared) await followAddress(trx, deps, organizationId, lead, 'email', 'opt_out', source, opts, at);
   return { applied, changed, updated };

@@ -18,7 +18,7 @@ describeEachDialect('customer profiles CRUD', (ctx) => {
     expect(one.status).toBe(200);
     expect(one.body).toEqual(list.body.profiles[0]);
     expect(Object.keys(one.body).sort()).toEqual(
-      ['createdAt', 'description', 'id', 'instructions', 'name', 'notifications', 'openingMessage', 'questions', 'updatedAt'],
+      ['createdAt', 'description', 'id', 'instructions', 'name', 'notifications', 'openingMessage', 'openingVariants', 'questions', 'updatedAt'],
     );
     expect(one.body.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(Array.isArray(one.body.questions)).toBe(true);

@@ -16,6 +16,7 @@ export const SCOPES = [
   'webhooks:manage',
   'consent:read',
   'inbound:write',
+  'analytics:read',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
@@ -143,6 +144,10 @@ export const routeScopes: Record<string, Scope | 'public'> = {
   'GET /v1/calls/:id': 'leads:read',
   'GET /v1/customerProfiles/:name/voice': 'profiles:read',
   'PUT /v1/customerProfiles/:name/voice': 'profiles:write',
+
+  'GET /v1/analytics/summary': 'analytics:read',
+  'GET /v1/analytics/deliverability': 'analytics:read',
+  'GET /v1/analytics/openings': 'analytics:read',
 };
 
 /**

@@ -27,6 +27,7 @@ import * as calls from './migrations/0028_calls.js';
 import * as appointments from './migrations/0029_appointments.js';
 import * as handoffs from './migrations/0030_handoffs.js';
 import * as deliveryClasses from './migrations/0031_delivery_classes.js';
+import * as analytics from './migrations/0032_analytics.js';
 import * as importWarnings from './migrations/0033_import_warnings.js';
 
 /** Migrations are listed here in order (no directory scan: works from src and dist alike). */
@@ -58,6 +59,7 @@ export const migrations: Record<string, Migration> = {
   '0029_appointments': appointments,
   '0030_handoffs': handoffs,
   '0031_delivery_classes': deliveryClasses,
+  '0032_analytics': analytics,
   '0033_import_warnings': importWarnings,
 };
 

@@ -42,6 +42,8 @@ export interface CustomerProfilesTable {
   updated_at: string;
   /** Plain-English notification conditions (0030): JSON [{name, condition}]; null: none. */
   notifications: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A/B variants of the opening (0032): JSON [{name, text, weight}]; null when none. */
+  opening_variants: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface LeadsTable {
@@ -178,6 +180,10 @@ export interface MessagesTable {
   error_code: ColumnType<string | null, string | null | undefined, string | null>;
   /** Its class (0031, deliverability/error-codes.ts): filtered sends are counted by it. */
   error_class: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Transitions analytics already counted (0032): 1 sent, 2 delivered, 4 failed. */
+  analytics_counted: ColumnType<number, number | undefined, number>;
+  /** The opening variant it was written from (0032); null otherwise. */
+  opening_variant: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface UnmatchedInboundTable {
@@ -388,6 +394,11 @@ export interface Database {
   appointment_slots: AppointmentSlotsTable;
   appointment_reminders: AppointmentRemindersTable;
   user_availability: UserAvailabilityTable;
+  analytics_leads: AnalyticsLeadsTable;
+  analytics_rollups: AnalyticsRollupsTable;
+  analytics_latency: AnalyticsLatencyTable;
+  analytics_numbers: AnalyticsNumbersTable;
+  analytics_errors: AnalyticsErrorsTable;
 }
 
 /** One part of a hand-off alert that went out (0030): key = alert, recipient and channel. */
@@ -697,4 +708,75 @@ export interface UserAvailabilityTable {
   time_zone: string;
   weekly_hours: string;
   updated_at: string;
+}
+
+/** One lead's funnel facts and the dimensions it is counted under (0032, src/analytics/). '' is "none". */
+export interface AnalyticsLeadsTable {
+  organization_id: string;
+  lead_id: string;
+  created_at: string;
+  profile: string;
+  /** `api`, `import:<id>`, `inbound`, `unknown` (created before analytics). */
+  source: string;
+  campaign_id: ColumnType<string, string | undefined, string>;
+  sending_number_id: ColumnType<string, string | undefined, string>;
+  first_sent_at: ColumnType<string | null, string | null | undefined, string | null>;
+  first_delivered_at: ColumnType<string | null, string | null | undefined, string | null>;
+  replied_at: ColumnType<string | null, string | null | undefined, string | null>;
+  hot_at: ColumnType<string | null, string | null | undefined, string | null>;
+  qualified_at: ColumnType<string | null, string | null | undefined, string | null>;
+  booked_at: ColumnType<string | null, string | null | undefined, string | null>;
+  opted_out_at: ColumnType<string | null, string | null | undefined, string | null>;
+  variant_profile: ColumnType<string | null, string | null | undefined, string | null>;
+  variant: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+type Counter = ColumnType<number, number | undefined, number>;
+
+/** Funnel counters per report dimension and group, per UTC day ('YYYY-MM-DD') and month ('YYYY-MM') (0032). */
+export interface AnalyticsRollupsTable {
+  organization_id: string;
+  dim: 'day' | 'profile' | 'campaign' | 'sendingNumber' | 'source';
+  period: string;
+  value: string;
+  leads: Counter;
+  contacted: Counter;
+  delivered: Counter;
+  replied: Counter;
+  hot: Counter;
+  qualified: Counter;
+  booked: Counter;
+  opted_out: Counter;
+  failed: Counter;
+}
+
+/** Speed to lead histograms (0032): per report dimension and value, per UTC day ('YYYY-MM-DD') and month ('YYYY-MM'). */
+export interface AnalyticsLatencyTable {
+  organization_id: string;
+  dim: 'day' | 'profile' | 'campaign' | 'sendingNumber' | 'source';
+  period: string;
+  value: string;
+  kind: 'sent' | 'delivered';
+  bucket: ColumnType<number | string, number, number>;
+  count: Counter;
+}
+
+/** Sends per (organization, UTC day or month, sending number) (0032). */
+export interface AnalyticsNumbersTable {
+  organization_id: string;
+  period: string;
+  sending_number_id: string;
+  sent: Counter;
+  delivered: Counter;
+  failed: Counter;
+}
+
+/** Failures per error code (0032); class null until a classifier names it. */
+export interface AnalyticsErrorsTable {
+  organization_id: string;
+  period: string;
+  sending_number_id: string;
+  code: string;
+  class: string | null;
+  count: Counter;
 }

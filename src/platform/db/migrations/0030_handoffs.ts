@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 
-// Hot leads that reach a person (issue 30, src/handoffs/, docs/handoffs.md):
+// Hot leads that reach a person (src/handoffs/, docs/handoffs.md):
 // - users as sales reps: phone (E.164, the rep's own: alerts go there, never through a lead's
 //   conversation), capacity (open hand-offs at once; null: no limit), working hours (JSON
 //   {days, start, end}; null: any time) read in time_zone, and is_away (the away switch).
@@ -17,7 +17,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('users').addColumn('time_zone', 'text').execute();
   await db.schema.alterTable('users').addColumn('is_away', 'integer', (c) => c.notNull().defaultTo(0)).execute();
   await db.schema.alterTable('leads').addColumn('owner_id', 'text').execute();
-  await db.schema.createIndex('leads_owner_idx').on('leads').columns(['organization_id', 'owner_id']).execute();
+  // Partial: only owned leads are found by owner, and an index of every lead by organization would tempt the
+  // planner away from the listing's own indexes (the email prefix range) on small tables.
+  await db.schema.createIndex('leads_owner_idx').on('leads').columns(['organization_id', 'owner_id']).where(sql.ref('owner_id'), 'is not', null).execute();
   await db.schema.alterTable('customer_profiles').addColumn('notifications', 'text').execute();
 
   await db.schema

@@ -8,7 +8,11 @@ export interface LiveEvent {
   [k: string]: unknown;
 }
 
-const TYPES = ['message.received', 'message.sent', 'optOut', 'resubscribed', 'doNotContact', 'notification', 'leadTagged', 'lead.additionalInfo.updated', 'message'];
+const TYPES = [
+  'message.received', 'message.sent', 'optOut', 'resubscribed', 'doNotContact', 'notification', 'leadTagged', 'lead.additionalInfo.updated', 'message',
+  'message.delivered', 'message.failed', 'campaign.paused', 'sendingNumber.unusable', 'lead.created',
+  'call.completed', 'call.transferred', 'appointment.booked', 'appointment.rescheduled', 'appointment.cancelled',
+];
 
 /**
  * Calls `onEvent` for every event of the organization while the component is

@@ -3,6 +3,8 @@ import { insideWindow } from '../compliance/contact-hours.js';
 import { checkOutbound, type GateDecision } from '../compliance/gate.js';
 import { emitEvents } from '../events/outbox.repository.js';
 import { callCompletedEvent, callTransferredEvent, handoffNotificationEvent, notificationEvent } from '../events/payloads.js';
+import { findRepRow } from '../handoffs/handoffs.repository.js';
+import { raiseHandoff } from '../handoffs/handoffs.service.js';
 import { findLead, findLeadByAddress, requireLead, updateLead, type LeadRow } from '../leads/leads.repository.js';
 import { countAutomatedSince } from '../messages/messages.repository.js';
 import { scheduleSend } from '../messages/send.service.js';
@@ -415,8 +417,10 @@ function parseHandoff(text: string | null | undefined): Handoff {
 
 /**
  * The `<Connect action>` callback: the relay session ended. A transfer the
- * agent asked for (handoffData `live-agent-handoff`) dials the profile's
- * transfer number, whispering the summary to whoever answers; the AI is off
+ * agent asked for (handoffData `live-agent-handoff`) raises a hand-off (its
+ * owner, round-robin when the organization assigns, gets the summary by email
+ * and SMS: handoffs/) and dials the owner's own phone (an owner who is away or
+ * has none: the profile's transfer number), whispering the summary to whoever answers; the AI is off
  * for the lead from now on and `call.transferred` is announced. Without a
  * number to dial the lead hears an apology and the team a notification. An
  * opt-out gets its goodbye; anything else ends the call.
@@ -432,8 +436,10 @@ export async function afterRelay(deps: Deps, organizationId: string, callId: str
     const lead = await findLead(trx, organizationId, call.lead_id, true);
     if (!lead) return HANG_UP;
     const voice = await readVoiceSettings(trx, organizationId, lead.customer_profile);
-    const to = voice.transferNumber ?? null;
     const summary = handoff.summary ?? null;
+    const raised = await raiseHandoff(trx, organizationId, lead, handoff.reason ?? summary, new Date(at));
+    const owner = raised.owner_id ? await findRepRow(trx, organizationId, raised.owner_id) : undefined;
+    const to = (owner && !owner.disabled_at && owner.is_away !== 1 ? owner.phone : null) ?? voice.transferNumber ?? null;
     await updateCall(trx, organizationId, call.id, { handoff_data: call.handoff_data ?? hook.HandoffData ?? null, summary: summary ?? call.summary, transfer_to: to, updated_at: at });
     const events = lead.is_ai_on === 1 ? [handoffNotificationEvent(lead, 'voice', handoff.reason ?? summary)] : [];
     if (lead.is_ai_on === 1) await updateLead(trx, organizationId, lead.id, { is_ai_on: 0, updated_at: at });

@@ -7,6 +7,7 @@ import { startFakeTwilio } from '../support/fake-twilio.js';
 import { connectRelay } from '../support/fake-relay.js';
 import { createLead, describeEachDialect, uniquePhone, type Client } from '../support/harness.js';
 import { openAiAgentEnv } from '../agent/helpers.js';
+import { makeRep } from '../handoffs/support.js';
 import { Receiver } from '../support/receiver.js';
 import { FAST_WEBHOOKS, registerEndpoint } from '../support/webhooks.js';
 import { ALWAYS_OPEN, callback, pathOf, placeCall, sendingNumber, TOKEN, twilioEnv, twimlAttr, voiceMessages } from './support.js';
@@ -127,6 +128,32 @@ describeEachDialect('Live calls with a streaming model', (ctx) => {
     expect(JSON.stringify(byType['call.completed'])).toContain('"durationSeconds":95');
     expect(JSON.stringify(byType['call.completed'])).toContain('"direction":"OUTBOUND"');
     expect(got.every((r) => r.standardSignatureValid)).toBe(true);
+  });
+
+  it("a transfer raises a hand-off and dials the lead's owner on their own phone, before the profile's number", async () => {
+    const ownerPhone = uniquePhone();
+    const rep = await makeRep(ctx(), { name: 'acme', client: acme }, { phone: ownerPhone });
+    const { id, phone, placed, relay } = await connected();
+    expect((await acme.call('PUT', `/leads/${id}/owner`, { userId: rep.userId })).status).toBe(200);
+    model.program(phone, stream(['One', ' moment', '.'], { calls: [call('transferCall', { reason: 'wants a person', summary: 'Bo asks for Sam.' })] }));
+    relay.send({ type: 'prompt', voicePrompt: 'Can I talk to Sam?', last: true });
+    const end = await relay.waitFor((m) => m.type === 'end');
+    const after = await callback(ctx(), placed.actionUrl, { CallSid: placed.sid, SessionStatus: 'ended', HandoffData: end.handoffData! });
+    expect(String(after.body)).toContain(`>${ownerPhone}</Number>`);
+    expect(String(after.body)).not.toContain(TRANSFER_TO);
+    const handoffs = (await acme.get(`/handoffs?ownerId=${rep.userId}`)).body;
+    expect(JSON.stringify(handoffs)).toContain(id);
+    // Away, the owner is not dialled: the profile's number is.
+    expect((await acme.patch(`/users/${rep.userId}`, { isAway: true })).status).toBe(200);
+    const second = await connected();
+    expect((await acme.call('PUT', `/leads/${second.id}/owner`, { userId: rep.userId })).status).toBe(200);
+    model.program(second.phone, stream(['Sure', '.'], { calls: [call('transferCall', { reason: 'wants a person', summary: 'Asks for Sam.' })] }));
+    second.relay.send({ type: 'prompt', voicePrompt: 'Sam please', last: true });
+    const end2 = await second.relay.waitFor((m) => m.type === 'end');
+    const after2 = await callback(ctx(), second.placed.actionUrl, { CallSid: second.placed.sid, SessionStatus: 'ended', HandoffData: end2.handoffData! });
+    expect(String(after2.body)).toContain(`>${TRANSFER_TO}</Number>`);
+    relay.close();
+    second.relay.close();
   });
 
   it('a failing model gets an apology spoken, and the call goes on', async () => {

@@ -53,7 +53,8 @@ export const ISOLATED = ['test/compliance/contact-window.mutation.test.ts', 'tes
 export function projects(exclude: string[], isolatedToo: string[] = []) {
   return [
     { extends: true as const, test: { name: 'shared', isolate: false, include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...exclude, ...ISOLATED, ...isolatedToo] } },
-    { extends: true as const, test: { name: 'isolated', isolate: true, include: [...ISOLATED, ...isolatedToo], exclude: [...configDefaults.exclude, ...exclude] } },
+    // A folder pattern names its test files only (test/e2e/support.ts is no suite).
+    { extends: true as const, test: { name: 'isolated', isolate: true, include: [...ISOLATED, ...isolatedToo].map((p) => (p.endsWith('/**') ? `${p}/*.test.ts` : p)), exclude: [...configDefaults.exclude, ...exclude] } },
   ];
 }
 

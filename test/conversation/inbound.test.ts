@@ -70,7 +70,8 @@ describeEachDialect('inbound messages', (ctx) => {
     expect(events[0]!.data).toMatchObject({ channel: 'sms', source: 'keyword', optOutMessage: word, isDoNotContact: false });
     const outbound = await until(() => messages(ts.acme, id), (ms) => ms.filter((m) => m.direction === 'outbound' && m.status === 'sent').length === 1);
     expect(outbound.filter((m) => m.direction === 'outbound')).toHaveLength(1);
-    expect(outbound.find((m) => m.direction === 'outbound')!.content.text).toMatch(/unsubscribed/);
+    // In the language of the opt-out (settings.stopConfirmation): BAJA is Spanish.
+    expect(outbound.find((m) => m.direction === 'outbound')!.content.text).toMatch(word === 'BAJA' ? /dado de baja/ : /unsubscribed/);
     const res = await ts.acme.post(`/leads/${id}/resubscribe`, { channels: ['sms'] });
     expect(res.status).toBe(409);
   });

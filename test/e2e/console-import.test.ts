@@ -64,11 +64,11 @@ describeWithBrowser('console in the browser: an agent imports leads from a CSV f
       expect(await countText(page, 'Skipped')).toBe('1');
       expect(await countText(page, 'Rejected')).toBe('2');
 
-      // The rejected rows download with the session cookie, as a CSV with a reason column.
+      // The rejected rows download with the session cookie, as a CSV with reason and warnings columns.
       const link = page.getByRole('link', { name: /Download the 2 rejected rows/ });
       const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
       const rejects = readFileSync((await download.path())!, 'utf8').trim().split(/\r?\n/);
-      expect(rejects[0]).toMatch(/,reason$/);
+      expect(rejects[0]).toMatch(/,reason,warnings$/);
       expect(rejects).toHaveLength(3);
       expect(rejects.slice(1).map((l) => l.split(',')[0])).toEqual(['Nobody', 'Bad']);
 

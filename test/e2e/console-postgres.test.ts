@@ -27,7 +27,9 @@ describeWithBrowser('console in the browser on PostgreSQL: live conversation', (
     const id = await createLead(s.ts.acme, { firstName: 'Petra', lastName: 'Postgres', phone, isAiOn: true });
     const { context, page } = await signedIn(browser!, s, s.users.agent);
     await page.goto('/console/');
-    await page.getByText('Petra Postgres').waitFor();
+    // Listed once the inbox has loaded: no message yet, so no conversation.
+    await page.getByText(/conversations, \d+ unread/).waitFor();
+    expect(await page.getByText('Petra Postgres').count()).toBe(0);
     await page.waitForTimeout(300);
     expect((await s.ts.acme.post('/inbound', { channel: 'sms', from: phone, text: 'Any news on my quote?' })).status).toBe(200);
     await page.getByText('Any news on my quote?').waitFor({ timeout: 20_000 });

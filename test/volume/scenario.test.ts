@@ -105,7 +105,9 @@ describeEachDialect('volume: a dirty CSV imported twice, then a paced campaign i
   let written: Written;
   const csv = () => join(dir, `leads-${ctx().dialect}.csv`);
   const rejects = () => join(dir, `rejects-${ctx().dialect}.csv`);
-  const importOnce = () => run(process.execPath, ['bin/parley.js', 'import', 'leads', csv(), '--org', 'acme', '--rejects', rejects()], { DATABASE_URL: ctx().config.databaseUrl });
+  // Rows with one bad field are rejected whole here, as this file's counts were written for (the default keeps
+  // the lead without the field: test/imports/imports.api.test.ts).
+  const importOnce = () => run(process.execPath, ['bin/parley.js', 'import', 'leads', csv(), '--org', 'acme', '--invalid-fields', 'reject', '--rejects', rejects()], { DATABASE_URL: ctx().config.databaseUrl });
 
   beforeAll(async () => {
     client = ctx().acme;

@@ -155,6 +155,15 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     await screenshot(page, 'inbox-opt-out');
   });
 
+  it('"Call now" asks the server to place the call and says its answer next to the button', async () => {
+    const id = await createLead(server.ts.acme, { firstName: 'Cal', lastName: 'Now', phone: uniquePhone() });
+    await page.goto(`/console/leads/${id}`);
+    await page.getByRole('button', { name: 'Call now' }).click();
+    // This server has no Twilio: the API's refusal stands beside the button, and no call was recorded.
+    await page.locator('p', { has: page.getByRole('button', { name: 'Call now' }) }).locator('xpath=following-sibling::*[1]').getByText(/Twilio is not configured/).waitFor();
+    expect((await server.ts.acme.get(`/leads/${id}/calls`)).body.calls).toEqual([]);
+  });
+
   it('renders a lead\'s <script> as text: nothing runs', async () => {
     const phone = uniquePhone();
     const id = await createLead(server.ts.acme, { firstName: '<b>Bold</b>', lastName: 'Mallory', phone });

@@ -23,7 +23,7 @@ export function LeadActions({ lead, onChange }: { lead: Lead; onChange: () => vo
     setFailedAt(null);
     action.clear();
     if (confirm && !window.confirm(confirm)) return;
-    if (await action.run(fn)) setDone({ at, text: what });
+    if (await action.run(fn)) setDone((d) => (what ? { at, text: what } : d));
     else setFailedAt(at);
     onChange();
   };
@@ -48,6 +48,24 @@ export function LeadActions({ lead, onChange }: { lead: Lead; onChange: () => vo
         </button>
       </p>
       <Feedback at="ai" />
+
+      {lead.phone && (
+        <p>
+          <button
+            type="button"
+            disabled={action.busy}
+            onClick={act('call', '', async () => {
+              // The gate decides, as for any send: the answer says whether it dials, waits for hours, or why not.
+              const r = await post<{ status: string; statusReason: string | null; scheduledTime: string | null }>(`${base}/call`);
+              const said = r.status === 'dialing' ? 'Calling: the agent talks with the lead.' : r.status === 'waiting' ? `Waiting: ${r.statusReason ?? 'outside contact hours'}.` : `Not called: ${r.statusReason ?? r.status}.`;
+              setDone({ at: 'call', text: said });
+            })}
+          >
+            Call now
+          </button>
+        </p>
+      )}
+      <Feedback at="call" />
 
       <form class="inline" onSubmit={(e) => (e.preventDefault(), void act('profile', 'Profile switched.', () => post(`${base}/switchCustomerProfile`, { profile }))())}>
         <label for="switch-profile">Profile</label>

@@ -52,9 +52,25 @@ export const ISOLATED = ['test/compliance/contact-window.mutation.test.ts', 'tes
 /** The two projects of a tier: shared modules for `include` minus ISOLATED and `exclude`, fresh ones for the rest. */
 export function projects(exclude: string[], isolatedToo: string[] = []) {
   return [
-    { extends: true as const, test: { name: 'shared', isolate: false, include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...exclude, ...ISOLATED, ...isolatedToo] } },
+    {
+      extends: true as const,
+      test: {
+        name: 'shared',
+        isolate: false,
+        include: ['test/**/*.test.ts'],
+        exclude: [...configDefaults.exclude, ...exclude, ...ISOLATED, ...isolatedToo],
+      },
+    },
     // A folder pattern names its test files only (test/e2e/support.ts is no suite).
-    { extends: true as const, test: { name: 'isolated', isolate: true, include: [...ISOLATED, ...isolatedToo].map((p) => (p.endsWith('/**') ? `${p}/*.test.ts` : p)), exclude: [...configDefaults.exclude, ...exclude] } },
+    {
+      extends: true as const,
+      test: {
+        name: 'isolated',
+        isolate: true,
+        include: [...ISOLATED, ...isolatedToo].map((p) => (p.endsWith('/**') ? `${p}/*.test.ts` : p)),
+        exclude: [...configDefaults.exclude, ...exclude],
+      },
+    },
   ];
 }
 

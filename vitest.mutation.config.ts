@@ -44,7 +44,10 @@ const fastCheckSeed = {
   name: 'fast-check-seed',
   enforce: 'pre' as const,
   resolveId: (id: string) => (id.endsWith(FAST_CHECK_SEED) ? `\0${FAST_CHECK_SEED}` : null),
-  load: (id: string) => (id === `\0${FAST_CHECK_SEED}` ? "import fc from 'fast-check';\nfc.configureGlobal({ ...fc.readConfigureGlobal(), seed: 20261123 });\n" : null),
+  load: (id: string) =>
+    id === `\0${FAST_CHECK_SEED}`
+      ? "import fc from 'fast-check';\nfc.configureGlobal({ ...fc.readConfigureGlobal(), seed: 20261123 });\n"
+      : null,
 };
 
 export default defineConfig({

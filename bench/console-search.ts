@@ -16,7 +16,14 @@ import { loadConfig } from '../src/platform/config.js';
 import { startServer } from '../src/server.js';
 import { phoneOf, seed } from './seed.js';
 
-const { values } = parseArgs({ options: { db: { type: 'string' }, leads: { type: 'string', default: '100000' }, runs: { type: 'string', default: '20' }, talking: { type: 'string', default: '0' } } });
+const { values } = parseArgs({
+  options: {
+    db: { type: 'string' },
+    leads: { type: 'string', default: '100000' },
+    runs: { type: 'string', default: '20' },
+    talking: { type: 'string', default: '0' },
+  },
+});
 const databaseUrl = values.db!;
 const leads = Number(values.leads);
 const runs = Number(values.runs);
@@ -24,11 +31,27 @@ const talking = Number(values.talking);
 
 const seeded = await seed(databaseUrl, leads, 100, (s) => console.error(s));
 console.error(`seeded ${leads} leads in ${seeded.seconds.toFixed(1)} s`);
-const server = await startServer(loadConfig({ DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', PARLEY_WORKER: 'false', PARLEY_RATE_LIMIT: '0' }));
+const server = await startServer(
+  loadConfig({
+    DATABASE_URL: databaseUrl,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    PARLEY_WORKER: 'false',
+    PARLEY_RATE_LIMIT: '0',
+  }),
+);
 
 if (talking > 0) {
   const db = server.store.db;
-  const ids = (await db.selectFrom('leads').select('id').where('organization_id', '=', seeded.organizationId).orderBy('id').execute()).map((r) => r.id);
+  const ids = (
+    await db
+      .selectFrom('leads')
+      .select('id')
+      .where('organization_id', '=', seeded.organizationId)
+      .orderBy('id')
+      .execute()
+  ).map((r) => r.id);
   const chosen = ids.filter((_, i) => i % talking === talking - 1);
   const base = Date.now() - chosen.length * 1000;
   for (let start = 0; start < chosen.length; start += 500) {
@@ -36,15 +59,43 @@ if (talking > 0) {
     const rows = batch.flatMap((leadId, k) => {
       const i = start + k;
       const at = new Date(base + i * 1000).toISOString();
-      const common = { organization_id: seeded.organizationId, lead_id: leadId, channel: 'sms' as const, status_reason: null, scheduled_at: null, created_at: at };
-      const opening = { ...common, id: v7(), direction: 'outbound' as const, owner: 'user' as const, text: `Hi Lead, this is bench ${i}`, is_ai_generated: 1 as const, status: 'delivered' };
-      const reply = { ...common, id: v7(), direction: 'inbound' as const, owner: 'lead' as const, text: `Sure, call me ${i}`, is_ai_generated: 0 as const, status: 'received' };
+      const common = {
+        organization_id: seeded.organizationId,
+        lead_id: leadId,
+        channel: 'sms' as const,
+        status_reason: null,
+        scheduled_at: null,
+        created_at: at,
+      };
+      const opening = {
+        ...common,
+        id: v7(),
+        direction: 'outbound' as const,
+        owner: 'user' as const,
+        text: `Hi Lead, this is bench ${i}`,
+        is_ai_generated: 1 as const,
+        status: 'delivered',
+      };
+      const reply = {
+        ...common,
+        id: v7(),
+        direction: 'inbound' as const,
+        owner: 'lead' as const,
+        text: `Sure, call me ${i}`,
+        is_ai_generated: 0 as const,
+        status: 'received',
+      };
       return i % 2 === 0 ? [opening, reply] : [opening];
     });
     await db.transaction().execute(async (trx) => {
       await trx.insertInto('messages').values(rows).execute();
       for (const [k, leadId] of batch.entries()) {
-        await trx.updateTable('leads').set({ last_activity_at: new Date(base + (start + k) * 1000).toISOString() }).where('organization_id', '=', seeded.organizationId).where('id', '=', leadId).execute();
+        await trx
+          .updateTable('leads')
+          .set({ last_activity_at: new Date(base + (start + k) * 1000).toISOString() })
+          .where('organization_id', '=', seeded.organizationId)
+          .where('id', '=', leadId)
+          .execute();
       }
     });
   }
@@ -74,7 +125,9 @@ const queries: [string, string][] = [
   ['plain listing (unchanged path)', 'limit=100'],
 ];
 
-console.log(`| query (${leads} leads${talking > 0 ? `, every ${talking}th talking` : ''}, ${server.store.dialect}) | hits | p50 ms | max ms |`);
+console.log(
+  `| query (${leads} leads${talking > 0 ? `, every ${talking}th talking` : ''}, ${server.store.dialect}) | hits | p50 ms | max ms |`,
+);
 console.log('|---|---:|---:|---:|');
 for (const [label, query] of queries) {
   const times: number[] = [];

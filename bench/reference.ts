@@ -25,8 +25,12 @@ function sqliteStore(path: string): Store {
   db.pragma('synchronous = FULL');
   db.pragma('busy_timeout = 5000');
   const get = db.prepare('select * from leads where organization_id = ? and id = ?');
-  const update = db.prepare("update leads set sms_status = 'unsubscribed', voice_status = 'unsubscribed', updated_at = ? where organization_id = ? and id = ?");
-  const insert = db.prepare('insert into events (organization_id, id, type, payload, created_at, dispatched_at) values (?, ?, ?, ?, ?, null)');
+  const update = db.prepare(
+    "update leads set sms_status = 'unsubscribed', voice_status = 'unsubscribed', updated_at = ? where organization_id = ? and id = ?",
+  );
+  const insert = db.prepare(
+    'insert into events (organization_id, id, type, payload, created_at, dispatched_at) values (?, ?, ?, ?, ?, null)',
+  );
   const tx = db.transaction((id: string) => {
     const at = new Date().toISOString();
     update.run(at, org, id);
@@ -39,16 +43,28 @@ function sqliteStore(path: string): Store {
 function postgresStore(url: string): Store {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   return {
-    getLead: async (id) => (await pool.query('select * from leads where organization_id = $1 and id = $2', [org, id])).rows[0],
+    getLead: async (id) =>
+      (await pool.query('select * from leads where organization_id = $1 and id = $2', [org, id])).rows[0],
     unsubscribe: async (id) => {
       const c = await pool.connect();
       try {
         const at = new Date().toISOString();
         await c.query('begin');
-        await c.query("update leads set sms_status = 'unsubscribed', voice_status = 'unsubscribed', updated_at = $1 where organization_id = $2 and id = $3", [at, org, id]);
-        await c.query("insert into events (organization_id, id, type, payload, created_at) values ($1, $2, 'optOut', $3, $4), ($1, $5, 'optOut', $6, $4)", [
-          org, v7(), JSON.stringify({ leadId: id, channel: 'sms' }), at, v7(), JSON.stringify({ leadId: id, channel: 'voice' }),
-        ]);
+        await c.query(
+          "update leads set sms_status = 'unsubscribed', voice_status = 'unsubscribed', updated_at = $1 where organization_id = $2 and id = $3",
+          [at, org, id],
+        );
+        await c.query(
+          "insert into events (organization_id, id, type, payload, created_at) values ($1, $2, 'optOut', $3, $4), ($1, $5, 'optOut', $6, $4)",
+          [
+            org,
+            v7(),
+            JSON.stringify({ leadId: id, channel: 'sms' }),
+            at,
+            v7(),
+            JSON.stringify({ leadId: id, channel: 'voice' }),
+          ],
+        );
         await c.query('commit');
       } finally {
         c.release();

@@ -29,7 +29,12 @@ import { seed, type SeedResult } from './seed.js';
 import { runStamp } from './lib/profile.js';
 
 const { values: args } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, fresh: { type: 'boolean', default: false }, only: { type: 'string' }, 'no-pg': { type: 'boolean', default: false } },
+  options: {
+    quick: { type: 'boolean', default: false },
+    fresh: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    'no-pg': { type: 'boolean', default: false },
+  },
 });
 export const quick = args.quick!;
 const DATA = 'bench/data';
@@ -37,10 +42,17 @@ mkdirSync(DATA, { recursive: true });
 mkdirSync('bench/results', { recursive: true });
 
 /** Seeds are cached between runs (read-only use); write benchmarks get a fresh copy. */
-async function cachedSeed(name: string, databaseUrl: string, leads: number, messages: number, fresh = false): Promise<SeedResult> {
+async function cachedSeed(
+  name: string,
+  databaseUrl: string,
+  leads: number,
+  messages: number,
+  fresh = false,
+): Promise<SeedResult> {
   const meta = `${DATA}/${name}.json`;
   const file = databaseUrl.startsWith('sqlite:') ? databaseUrl.slice(7) : undefined;
-  if (!fresh && !args.fresh && existsSync(meta) && (!file || existsSync(file))) return JSON.parse(readFileSync(meta, 'utf8')) as SeedResult;
+  if (!fresh && !args.fresh && existsSync(meta) && (!file || existsSync(file)))
+    return JSON.parse(readFileSync(meta, 'utf8')) as SeedResult;
   if (file) for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
   process.stdout.write(`seeding ${name}: ${leads} leads, ${messages} history messages ... `);
   const r = await seed(databaseUrl, leads, messages);
@@ -51,7 +63,10 @@ async function cachedSeed(name: string, databaseUrl: string, leads: number, mess
 
 async function pgDatabase(name: string): Promise<string | undefined> {
   if (args['no-pg']) return undefined;
-  const admin = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres', connectionTimeoutMillis: 2000 });
+  const admin = new pg.Client({
+    connectionString: 'postgres://postgres@127.0.0.1:5432/postgres',
+    connectionTimeoutMillis: 2000,
+  });
   try {
     await admin.connect();
     await admin.query(`drop database if exists ${name} with (force)`);
@@ -78,8 +93,20 @@ if (want('http')) {
 if (want('scale')) {
   const small = await cachedSeed('small', `sqlite:${DATA}/small.db`, 10_000, 100);
   const bigLeads = quick ? 200_000 : 1_000_000;
-  const big = await cachedSeed(quick ? 'medium' : 'large', `sqlite:${DATA}/${quick ? 'medium' : 'large'}.db`, bigLeads, quick ? 20_000 : 100_000);
-  const r = await scaleSection(`sqlite:${DATA}/small.db`, small, `sqlite:${DATA}/${quick ? 'medium' : 'large'}.db`, big, bigLeads, quick);
+  const big = await cachedSeed(
+    quick ? 'medium' : 'large',
+    `sqlite:${DATA}/${quick ? 'medium' : 'large'}.db`,
+    bigLeads,
+    quick ? 20_000 : 100_000,
+  );
+  const r = await scaleSection(
+    `sqlite:${DATA}/small.db`,
+    small,
+    `sqlite:${DATA}/${quick ? 'medium' : 'large'}.db`,
+    big,
+    bigLeads,
+    quick,
+  );
   rows.push(...r.rows);
   raw.scale = r.raw;
 }
@@ -128,7 +155,8 @@ if (want('pacing')) {
 
 if (want('speed')) {
   // Speed to lead: fresh databases each run (the counts want an empty queue).
-  for (const f of ['speed.db', 'speed-count.db']) for (const x of ['', '-wal', '-shm']) rmSync(`${DATA}/${f}${x}`, { force: true });
+  for (const f of ['speed.db', 'speed-count.db'])
+    for (const x of ['', '-wal', '-shm']) rmSync(`${DATA}/${f}${x}`, { force: true });
   const r = await speedSection('sqlite', `sqlite:${DATA}/speed.db`, `sqlite:${DATA}/speed-count.db`, quick);
   rows.push(...r.rows);
   raw.speedSqlite = r.raw;
@@ -159,7 +187,11 @@ if (want('import')) {
   // BENCH_IMPORT_ROWS overrides the size (a smoke run: BENCH_IMPORT_ROWS=20000 npm run bench -- --only import).
   const cli = await pgDatabase('parley_bench_import');
   const reference = cli ? await pgDatabase('parley_bench_import_ref') : undefined;
-  const r = await importSection(quick, cli && reference ? { cli, reference } : undefined, process.env.BENCH_IMPORT_ROWS ? Number(process.env.BENCH_IMPORT_ROWS) : undefined);
+  const r = await importSection(
+    quick,
+    cli && reference ? { cli, reference } : undefined,
+    process.env.BENCH_IMPORT_ROWS ? Number(process.env.BENCH_IMPORT_ROWS) : undefined,
+  );
   rows.push(...r.rows);
   raw.import = r.raw;
 }
@@ -167,7 +199,8 @@ if (want('import')) {
 if (want('analytics')) {
   // Analytics reads at 1M leads / 10M messages (BENCH_ANALYTICS_LEADS overrides the size); fresh databases each run.
   const size = process.env.BENCH_ANALYTICS_LEADS ? Number(process.env.BENCH_ANALYTICS_LEADS) : undefined;
-  if (process.env.BENCH_ANALYTICS_REUSE !== '1') for (const x of ['', '-wal', '-shm']) rmSync(`${DATA}/analytics.db${x}`, { force: true });
+  if (process.env.BENCH_ANALYTICS_REUSE !== '1')
+    for (const x of ['', '-wal', '-shm']) rmSync(`${DATA}/analytics.db${x}`, { force: true });
   if (process.env.BENCH_ANALYTICS_PG_ONLY !== '1') {
     const r = await analyticsSection('sqlite', `sqlite:${DATA}/analytics.db`, quick, size);
     rows.push(...r.rows);
@@ -201,13 +234,23 @@ if (want('secure-delete')) {
   raw.secureDelete = r.raw;
 }
 
-const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version };
+const machine = {
+  cpus: cpus().length,
+  cpuModel: cpus()[0]?.model,
+  memoryGb: Math.round(totalmem() / 2 ** 30),
+  node: process.version,
+};
 const table = printTable(rows);
-console.log(`\nParley benchmark (${quick ? 'quick' : 'full'}), ${machine.cpus} cores ${machine.cpuModel}, ${machine.memoryGb} GiB, Node ${machine.node}\n`);
+console.log(
+  `\nParley benchmark (${quick ? 'quick' : 'full'}), ${machine.cpus} cores ${machine.cpuModel}, ${machine.memoryGb} GiB, Node ${machine.node}\n`,
+);
 console.log(table);
 const file = `bench/results/${runStamp}.json`;
 writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), quick, machine, rows, raw }, null, 2));
 console.log(`\nresults: ${file}`);
 const missed = rows.filter((r) => r.met === false);
 if (missed.length) console.log(`targets not met: ${missed.map((r) => `${r.section}/${r.measure}`).join(', ')}`);
-if (missed.length) console.log('Each missed target has a CPU profile summary under bench/results/ (see its row); bench/README.md explains the misses.');
+if (missed.length)
+  console.log(
+    'Each missed target has a CPU profile summary under bench/results/ (see its row); bench/README.md explains the misses.',
+  );

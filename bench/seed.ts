@@ -24,27 +24,97 @@ export interface SeedResult {
 }
 
 const LEAD_COLUMNS = [
-  'organization_id', 'id', 'first_name', 'last_name', 'phone', 'email', 'customer_profile', 'time_zone', 'external_lead_id',
-  'additional_info', 'summary', 'has_replied', 'is_hot', 'is_qualified', 'is_ai_on', 'sms_status', 'voice_status', 'email_status',
-  'sms_opt_out_source', 'voice_opt_out_source', 'email_opt_out_source', 'memory_cleared_at', 'created_at', 'updated_at', 'last_activity_at',
+  'organization_id',
+  'id',
+  'first_name',
+  'last_name',
+  'phone',
+  'email',
+  'customer_profile',
+  'time_zone',
+  'external_lead_id',
+  'additional_info',
+  'summary',
+  'has_replied',
+  'is_hot',
+  'is_qualified',
+  'is_ai_on',
+  'sms_status',
+  'voice_status',
+  'email_status',
+  'sms_opt_out_source',
+  'voice_opt_out_source',
+  'email_opt_out_source',
+  'memory_cleared_at',
+  'created_at',
+  'updated_at',
+  'last_activity_at',
 ] as const;
 const MESSAGE_COLUMNS = [
-  'organization_id', 'id', 'lead_id', 'channel', 'direction', 'owner', 'text', 'is_ai_generated', 'status', 'status_reason', 'scheduled_at', 'created_at', 'purpose',
+  'organization_id',
+  'id',
+  'lead_id',
+  'channel',
+  'direction',
+  'owner',
+  'text',
+  'is_ai_generated',
+  'status',
+  'status_reason',
+  'scheduled_at',
+  'created_at',
+  'purpose',
 ] as const;
 
 export const phoneOf = (i: number): string => `+1${String(2012000000 + i)}`;
 
 function leadRow(org: string, i: number, at: string): unknown[] {
   return [
-    org, v7(), `Lead${i}`, 'Bench', phoneOf(i), i % 3 === 0 ? `lead${i}@example.com` : null, 'default', null, `crm-${i}`,
-    '{"source":"bench"}', null, 0, 0, 0, 1, 'subscribed', 'subscribed', 'subscribed', null, null, null, null, at, at, null,
+    org,
+    v7(),
+    `Lead${i}`,
+    'Bench',
+    phoneOf(i),
+    i % 3 === 0 ? `lead${i}@example.com` : null,
+    'default',
+    null,
+    `crm-${i}`,
+    '{"source":"bench"}',
+    null,
+    0,
+    0,
+    0,
+    1,
+    'subscribed',
+    'subscribed',
+    'subscribed',
+    null,
+    null,
+    null,
+    null,
+    at,
+    at,
+    null,
   ];
 }
 
 function messageRow(org: string, leadId: string, i: number, at: string): unknown[] {
   const inbound = i % 2 === 1;
-  return [org, v7(), leadId, 'sms', inbound ? 'inbound' : 'outbound', inbound ? 'lead' : 'user', `bench message ${i}`, inbound ? 0 : 1,
-    inbound ? 'received' : 'sent', null, null, at, 'conversation'];
+  return [
+    org,
+    v7(),
+    leadId,
+    'sms',
+    inbound ? 'inbound' : 'outbound',
+    inbound ? 'lead' : 'user',
+    `bench message ${i}`,
+    inbound ? 0 : 1,
+    inbound ? 'received' : 'sent',
+    null,
+    null,
+    at,
+    'conversation',
+  ];
 }
 
 type Writer = (table: 'leads' | 'messages', columns: readonly string[], rows: unknown[][]) => Promise<void>;
@@ -74,7 +144,9 @@ function postgresWriter(url: string): { write: Writer; close(): Promise<void> } 
     // One statement per batch: unnest of one array per column.
     write: async (table, columns, rows) => {
       const arrays = columns.map((_, c) => rows.map((r) => r[c]));
-      const types = columns.map((col) => (['has_replied', 'is_hot', 'is_qualified', 'is_ai_on', 'is_ai_generated'].includes(col) ? 'int[]' : 'text[]'));
+      const types = columns.map((col) =>
+        ['has_replied', 'is_hot', 'is_qualified', 'is_ai_on', 'is_ai_generated'].includes(col) ? 'int[]' : 'text[]',
+      );
       const sql = `insert into ${table} (${columns.join(',')}) select * from unnest(${types.map((t, i) => `$${i + 1}::${t}`).join(',')})`;
       await pool.query(sql, arrays);
     },
@@ -82,13 +154,22 @@ function postgresWriter(url: string): { write: Writer; close(): Promise<void> } 
   };
 }
 
-export async function seed(databaseUrl: string, leads: number, historyMessages: number, log = (_s: string) => {}): Promise<SeedResult> {
+export async function seed(
+  databaseUrl: string,
+  leads: number,
+  historyMessages: number,
+  log = (_s: string) => {},
+): Promise<SeedResult> {
   const started = Date.now();
   const store = openStore(databaseUrl, 2);
   await migrateToLatest(store);
   const orgName = `bench-${leads}`;
   const issued = await issueKey(store.db, orgName);
-  await store.db.updateTable('organizations').set({ settings: JSON.stringify({ contactHours: { start: '00:00', end: '00:00' } }) }).where('id', '=', issued.organizationId).execute();
+  await store.db
+    .updateTable('organizations')
+    .set({ settings: JSON.stringify({ contactHours: { start: '00:00', end: '00:00' } }) })
+    .where('id', '=', issued.organizationId)
+    .execute();
   await store.close();
   const writer = databaseUrl.startsWith('sqlite:') ? sqliteWriter(databaseUrl.slice(7)) : postgresWriter(databaseUrl);
   const org = issued.organizationId;
@@ -110,16 +191,30 @@ export async function seed(databaseUrl: string, leads: number, historyMessages: 
   }
   for (let start = 0; start < historyMessages; start += batch) {
     const rows: unknown[][] = [];
-    for (let i = start; i < Math.min(historyMessages, start + batch); i++) rows.push(messageRow(org, historyLeadId, i, at));
+    for (let i = start; i < Math.min(historyMessages, start + batch); i++)
+      rows.push(messageRow(org, historyLeadId, i, at));
     await writer.write('messages', MESSAGE_COLUMNS, rows);
   }
   await writer.close();
-  return { key: issued.key, organizationId: org, historyLeadId, sampleLeadIds, samplePhones, seconds: (Date.now() - started) / 1000 };
+  return {
+    key: issued.key,
+    organizationId: org,
+    historyLeadId,
+    sampleLeadIds,
+    samplePhones,
+    seconds: (Date.now() - started) / 1000,
+  };
 }
 
 const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/.*\//, ''));
 if (isMain) {
-  const { values } = parseArgs({ options: { db: { type: 'string' }, leads: { type: 'string', default: '10000' }, messages: { type: 'string', default: '100' } } });
+  const { values } = parseArgs({
+    options: {
+      db: { type: 'string' },
+      leads: { type: 'string', default: '10000' },
+      messages: { type: 'string', default: '100' },
+    },
+  });
   if (!values.db) throw new Error('--db sqlite:<path> | postgres://... is required');
   const r = await seed(values.db, Number(values.leads), Number(values.messages), console.log);
   console.log(`seeded ${values.leads} leads and ${values.messages} history messages in ${r.seconds.toFixed(1)} s`);

@@ -89,7 +89,15 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   // One access line per request (route pattern, never the raw URL and its query), and no cost at all below info.
   if (deps.log.isLevelEnabled('info')) {
     app.addHook('onResponse', (req, reply, done) => {
-      req.log.info({ method: req.method, route: req.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+      req.log.info(
+        {
+          method: req.method,
+          route: req.routeOptions.url,
+          status: reply.statusCode,
+          ms: Math.round(reply.elapsedTime),
+        },
+        'request',
+      );
       done();
     });
   }
@@ -104,47 +112,53 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     }
   });
 
-  await app.register(async (v1) => {
-    registerOpenApiRoute(v1);
-    await v1.register(leadRoutes(deps));
-    await v1.register(handoffRoutes(deps));
-    await v1.register(subscriptionRoutes(deps));
-    await v1.register(consentRoutes(deps));
-    await v1.register(webhookRoutes(deps));
-    await v1.register(settingsRoutes(deps));
-    await v1.register(profileRoutes(deps));
-    await v1.register(switchProfileRoutes(deps));
-    await v1.register(contextRoutes(deps));
-    await v1.register(agentTurnRoutes(deps));
-    await v1.register(timelineRoutes(deps));
-    await v1.register(dncRoutes(deps));
-    await v1.register(analyticsRoutes(deps));
-    await v1.register(messageRoutes(deps));
-    await v1.register(sendRoutes(deps));
-    await v1.register(inDoubtRoutes(deps));
-    await v1.register(inboundRoutes(deps));
-    await v1.register(emailEventRoutes(deps));
-    await v1.register(unsubscribeLinkRoutes(deps));
-    await v1.register(twilioRoutes(deps, [callWebhookRoutes(deps)]));
-    await v1.register(sendingNumberRoutes(deps));
-    await v1.register(campaignRoutes(deps));
-    await v1.register(importRoutes(deps));
-    await v1.register(callRoutes(deps));
-    await v1.register(relayRoutes(deps));
-    await v1.register(appointmentRoutes(deps));
-  }, { prefix: '/v1' });
+  await app.register(
+    async (v1) => {
+      registerOpenApiRoute(v1);
+      await v1.register(leadRoutes(deps));
+      await v1.register(handoffRoutes(deps));
+      await v1.register(subscriptionRoutes(deps));
+      await v1.register(consentRoutes(deps));
+      await v1.register(webhookRoutes(deps));
+      await v1.register(settingsRoutes(deps));
+      await v1.register(profileRoutes(deps));
+      await v1.register(switchProfileRoutes(deps));
+      await v1.register(contextRoutes(deps));
+      await v1.register(agentTurnRoutes(deps));
+      await v1.register(timelineRoutes(deps));
+      await v1.register(dncRoutes(deps));
+      await v1.register(analyticsRoutes(deps));
+      await v1.register(messageRoutes(deps));
+      await v1.register(sendRoutes(deps));
+      await v1.register(inDoubtRoutes(deps));
+      await v1.register(inboundRoutes(deps));
+      await v1.register(emailEventRoutes(deps));
+      await v1.register(unsubscribeLinkRoutes(deps));
+      await v1.register(twilioRoutes(deps, [callWebhookRoutes(deps)]));
+      await v1.register(sendingNumberRoutes(deps));
+      await v1.register(campaignRoutes(deps));
+      await v1.register(importRoutes(deps));
+      await v1.register(callRoutes(deps));
+      await v1.register(relayRoutes(deps));
+      await v1.register(appointmentRoutes(deps));
+    },
+    { prefix: '/v1' },
+  );
 
   // The operator console (docs/console.md): its session API, and the built single-page app.
   registerConsoleHeaders(app);
-  await app.register(async (consoleApi) => {
-    registerSessionGuard(consoleApi, deps);
-    await consoleApi.register(consoleSessionRoutes(deps));
-    await consoleApi.register(consoleUserRoutes(deps));
-    await consoleApi.register(consoleKeyRoutes(deps));
-    await consoleApi.register(consoleReadRoutes(deps));
-    await consoleApi.register(consoleEventRoutes(deps));
-    await consoleApi.register(consoleRepRoutes(deps));
-  }, { prefix: '/console/api' });
+  await app.register(
+    async (consoleApi) => {
+      registerSessionGuard(consoleApi, deps);
+      await consoleApi.register(consoleSessionRoutes(deps));
+      await consoleApi.register(consoleUserRoutes(deps));
+      await consoleApi.register(consoleKeyRoutes(deps));
+      await consoleApi.register(consoleReadRoutes(deps));
+      await consoleApi.register(consoleEventRoutes(deps));
+      await consoleApi.register(consoleRepRoutes(deps));
+    },
+    { prefix: '/console/api' },
+  );
   await app.register(consoleStaticRoutes(deps));
 
   return app;

@@ -32,7 +32,11 @@ export interface StartOptions {
 
 /** Opens and migrates the store and builds what every process shares. */
 async function openDeps(config: Config, options: StartOptions): Promise<{ store: Store; deps: Deps }> {
-  const store = openStore(config.databaseUrl, config.dbPoolSize, { queryTimeoutMs: config.dbQueryTimeoutMs, namedStatements: config.dbNamedStatements, onStatement: options.onStatement });
+  const store = openStore(config.databaseUrl, config.dbPoolSize, {
+    queryTimeoutMs: config.dbQueryTimeoutMs,
+    namedStatements: config.dbNamedStatements,
+    onStatement: options.onStatement,
+  });
   return { store, deps: await assembleDeps(store, config, { clock: options.clock }) };
 }
 
@@ -43,7 +47,11 @@ async function openDeps(config: Config, options: StartOptions): Promise<{ store:
 async function runWorker(store: Store, deps: Deps): Promise<{ worker: Worker; listening: Listening | undefined }> {
   const worker = new (await loadWorker())(deps, undefined, store.work);
   const listening = store.listen?.({
-    onLost: (err, retryInMs) => deps.log.warn({ err, retryInMs }, `lost the LISTEN connection; subscribing again in ${retryInMs} ms (polling meanwhile)`),
+    onLost: (err, retryInMs) =>
+      deps.log.warn(
+        { err, retryInMs },
+        `lost the LISTEN connection; subscribing again in ${retryInMs} ms (polling meanwhile)`,
+      ),
   });
   worker.start();
   return { worker, listening };
@@ -57,7 +65,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   if (swept.length > 0) deps.log.info({ folders: swept }, 'removed the import uploads of processes that are gone');
   const app = await buildApp(deps);
   const address = await app.listen({ port: config.port, host: config.host });
-  const { worker, listening } = config.runWorker ? await runWorker(store, deps) : { worker: undefined, listening: undefined };
+  const { worker, listening } = config.runWorker
+    ? await runWorker(store, deps)
+    : { worker: undefined, listening: undefined };
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
@@ -70,7 +80,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 }
 
 /** A worker process with no HTTP API (`parley worker`). */
-export async function startWorker(config: Config, options: StartOptions = {}): Promise<{ deps: Deps; stop(): Promise<void> }> {
+export async function startWorker(
+  config: Config,
+  options: StartOptions = {},
+): Promise<{ deps: Deps; stop(): Promise<void> }> {
   const { store, deps } = await openDeps(config, options);
   const { worker, listening } = await runWorker(store, deps);
   let stopping: Promise<void> | undefined;

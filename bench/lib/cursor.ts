@@ -2,7 +2,12 @@ import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 
 /** The API's opaque cursor for "after this id" (base64url of the id), built from the row at `offset`. */
-export async function cursorAt(databaseUrl: string, table: 'leads' | 'messages', where: Record<string, string>, offset: number): Promise<string | undefined> {
+export async function cursorAt(
+  databaseUrl: string,
+  table: 'leads' | 'messages',
+  where: Record<string, string>,
+  offset: number,
+): Promise<string | undefined> {
   const cols = Object.keys(where);
   let id: string | undefined;
   if (databaseUrl.startsWith('sqlite:')) {

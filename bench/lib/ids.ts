@@ -5,13 +5,18 @@ import pg from 'pg';
 export async function leadIds(databaseUrl: string, organizationId: string, limit: number): Promise<string[]> {
   if (databaseUrl.startsWith('sqlite:')) {
     const db = new SqliteDatabase(databaseUrl.slice(7), { readonly: true });
-    const rows = db.prepare('select id from leads where organization_id = ? order by id limit ?').all(organizationId, limit) as { id: string }[];
+    const rows = db
+      .prepare('select id from leads where organization_id = ? order by id limit ?')
+      .all(organizationId, limit) as { id: string }[];
     db.close();
     return rows.map((r) => r.id);
   }
   const c = new pg.Client({ connectionString: databaseUrl });
   await c.connect();
-  const res = await c.query('select id from leads where organization_id = $1 order by id limit $2', [organizationId, limit]);
+  const res = await c.query('select id from leads where organization_id = $1 order by id limit $2', [
+    organizationId,
+    limit,
+  ]);
   await c.end();
   return res.rows.map((r: { id: string }) => r.id);
 }

@@ -36,7 +36,13 @@ export async function waitReady(url: string, timeoutMs = 60_000): Promise<number
 }
 
 /** Starts a process and waits until `readyPath` answers; answers how long that took too. */
-export async function startProcess(cmd: string, args: string[], env: Record<string, string>, port: number, readyPath: string): Promise<Proc & { readyMs: number }> {
+export async function startProcess(
+  cmd: string,
+  args: string[],
+  env: Record<string, string>,
+  port: number,
+  readyPath: string,
+): Promise<Proc & { readyMs: number }> {
   const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   const readyMs = await waitReady(url + readyPath);
@@ -60,8 +66,24 @@ export async function startProcess(cmd: string, args: string[], env: Record<stri
 }
 
 /** `parley serve` from the compiled tree (the `npm start` path). */
-export function startParley(databaseUrl: string, port: number, extraEnv: Record<string, string> = {}, nodeArgs: string[] = []) {
-  return startProcess('node', [...nodeArgs, 'bin/parley.js', 'serve'], {
-    DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', PARLEY_RATE_LIMIT: '0', ...extraEnv,
-  }, port, '/readyz');
+export function startParley(
+  databaseUrl: string,
+  port: number,
+  extraEnv: Record<string, string> = {},
+  nodeArgs: string[] = [],
+) {
+  return startProcess(
+    'node',
+    [...nodeArgs, 'bin/parley.js', 'serve'],
+    {
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      PARLEY_RATE_LIMIT: '0',
+      ...extraEnv,
+    },
+    port,
+    '/readyz',
+  );
 }

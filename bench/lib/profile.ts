@@ -16,7 +16,10 @@ interface CpuProfile {
 }
 
 const frameName = (n: ProfileNode) => {
-  const url = n.callFrame.url.replace(/^file:\/\//, '').replace(`${process.cwd()}/`, '').replace(/.*node_modules\//, '');
+  const url = n.callFrame.url
+    .replace(/^file:\/\//, '')
+    .replace(`${process.cwd()}/`, '')
+    .replace(/.*node_modules\//, '');
   return `${n.callFrame.functionName || '(anonymous)'} ${url}${url ? `:${n.callFrame.lineNumber + 1}` : ''}`;
 };
 
@@ -32,7 +35,8 @@ export function summarizeProfile(profile: CpuProfile, top = 30): string {
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const self = new Map<number, number>();
-  for (let i = 0; i < profile.samples.length; i++) self.set(profile.samples[i]!, (self.get(profile.samples[i]!) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  for (let i = 0; i < profile.samples.length; i++)
+    self.set(profile.samples[i]!, (self.get(profile.samples[i]!) ?? 0) + (profile.timeDeltas[i] ?? 0));
   let busy = 0;
   const selfByName = new Map<string, number>();
   const inclByName = new Map<string, number>();
@@ -50,8 +54,20 @@ export function summarizeProfile(profile: CpuProfile, top = 30): string {
     }
   }
   const table = (m: Map<string, number>) =>
-    [...m].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k, t]) => `${((t / Math.max(1, busy)) * 100).toFixed(1).padStart(5)} %  ${k}`).join('\n');
-  return [`busy time sampled: ${(busy / 1000).toFixed(0)} ms`, '', 'self time (the function itself):', table(selfByName), '', 'inclusive time (with what it calls):', table(inclByName)].join('\n');
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([k, t]) => `${((t / Math.max(1, busy)) * 100).toFixed(1).padStart(5)} %  ${k}`)
+      .join('\n');
+  return [
+    `busy time sampled: ${(busy / 1000).toFixed(0)} ms`,
+    '',
+    'self time (the function itself):',
+    table(selfByName),
+    '',
+    'inclusive time (with what it calls):',
+    table(inclByName),
+  ].join('\n');
 }
 
 /** Node flags that write a CPU profile into a fresh directory when the process exits. */
@@ -64,7 +80,9 @@ export function profilingArgs(name: string): { nodeArgs: string[]; collect(): st
     /** After the process exited: writes summary.txt beside the profile(s) and answers its path. */
     collect: () => {
       const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
-      const text = files.map((f) => `# ${f}\n\n${summarizeProfile(JSON.parse(readFileSync(join(dir, f), 'utf8')) as CpuProfile)}`).join('\n\n');
+      const text = files
+        .map((f) => `# ${f}\n\n${summarizeProfile(JSON.parse(readFileSync(join(dir, f), 'utf8')) as CpuProfile)}`)
+        .join('\n\n');
       const out = join(dir, 'summary.txt');
       writeFileSync(out, text || 'no profile was written (the process did not exit cleanly)\n');
       return out;

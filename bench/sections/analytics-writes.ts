@@ -29,25 +29,56 @@ export async function analyticsWritesSection(dialect: 'sqlite' | 'postgres', dat
   const org = 'bench-writes';
   const at = () => new Date().toISOString();
   await db.insertInto('organizations').values({ id: org, name: org, settings: '{}', created_at: at() }).execute();
-  await db.insertInto('customer_profiles').values({ organization_id: org, id: newId(), name: 'default', description: null, instructions: null, opening_message: null, questions: '[]', created_at: at(), updated_at: at() }).execute();
+  await db
+    .insertInto('customer_profiles')
+    .values({
+      organization_id: org,
+      id: newId(),
+      name: 'default',
+      description: null,
+      instructions: null,
+      opening_message: null,
+      questions: '[]',
+      created_at: at(),
+      updated_at: at(),
+    })
+    .execute();
   let phone = 0;
-  const lead = () => newLeadRow({ firstName: 'A', phone: `+1415${String(2_000_000 + phone++).padStart(7, '0')}`, email: null, customerProfile: 'default', additionalInfo: {}, isAiOn: false } as never, new Map(), at());
+  const lead = () =>
+    newLeadRow(
+      {
+        firstName: 'A',
+        phone: `+1415${String(2_000_000 + phone++).padStart(7, '0')}`,
+        email: null,
+        customerProfile: 'default',
+        additionalInfo: {},
+        isAiOn: false,
+      } as never,
+      new Map(),
+      at(),
+    );
   const n = quick ? 300 : 1500;
   const time = async (fn: () => Promise<void>, count: number) => {
     const t = performance.now();
     for (let i = 0; i < count; i++) await fn();
     return ((performance.now() - t) * 1000) / count;
   };
-  const apiCreate = (analytics: boolean) => () => db.transaction().execute(async (trx) => {
-    const row = lead();
-    await insertLead(trx, org, row);
-    if (analytics) await noteLeadsCreated(trx, org, [row], 'api');
-  });
-  const batch = (analytics: boolean) => () => db.transaction().execute(async (trx) => {
-    const rows = Array.from({ length: 500 }, lead);
-    for (let i = 0; i < rows.length; i += 100) await trx.insertInto('leads').values(rows.slice(i, i + 100).map((r) => ({ ...r, organization_id: org }))).execute();
-    if (analytics) await noteLeadsCreated(trx, org, rows, 'import:bench');
-  });
+  const apiCreate = (analytics: boolean) => () =>
+    db.transaction().execute(async (trx) => {
+      const row = lead();
+      await insertLead(trx, org, row);
+      if (analytics) await noteLeadsCreated(trx, org, [row], 'api');
+    });
+  const batch = (analytics: boolean) => () =>
+    db.transaction().execute(async (trx) => {
+      const rows = Array.from({ length: 500 }, lead);
+      for (let i = 0; i < rows.length; i += 100)
+        await trx
+          .insertInto('leads')
+          .values(rows.slice(i, i + 100).map((r) => ({ ...r, organization_id: org })))
+          .execute();
+      if (analytics) await noteLeadsCreated(trx, org, rows, 'import:bench');
+    });
   // A lead (with analytics) and a message waiting to be sent, made ahead; the timed part is the move to `sent`.
   const pending: { leadId: string; id: string }[] = [];
   const prepare = async (count: number) => {
@@ -57,7 +88,19 @@ export async function analyticsWritesSection(dialect: 'sqlite' | 'postgres', dat
       await db.transaction().execute(async (trx) => {
         await insertLead(trx, org, row);
         await noteLeadsCreated(trx, org, [row], 'api');
-        await insertMessage(trx, org, { id, lead_id: row.id, channel: 'sms', direction: 'outbound', owner: 'user', text: 'hi', is_ai_generated: 0, status: 'sending', status_reason: null, scheduled_at: at(), created_at: at() });
+        await insertMessage(trx, org, {
+          id,
+          lead_id: row.id,
+          channel: 'sms',
+          direction: 'outbound',
+          owner: 'user',
+          text: 'hi',
+          is_ai_generated: 0,
+          status: 'sending',
+          status_reason: null,
+          scheduled_at: at(),
+          created_at: at(),
+        });
       });
       pending.push({ leadId: row.id, id });
     }
@@ -65,9 +108,30 @@ export async function analyticsWritesSection(dialect: 'sqlite' | 'postgres', dat
   const send = (analytics: boolean) => async () => {
     const m = pending.pop()!;
     await db.transaction().execute(async (trx) => {
-      if (analytics) await setMessageStatus(trx, org, m.id, { status: 'sent', reason: null, providerMessageId: `SM${m.id}`, attemptAt: null, attemptFrom: null, at: at() });
-      else await trx.updateTable('messages').set({ status: 'sent', status_reason: null, status_code: null, provider_message_id: `SM${m.id}`, attempt_at: null, attempt_from: null, updated_at: at() })
-        .where('organization_id', '=', org).where('id', '=', m.id).execute();
+      if (analytics)
+        await setMessageStatus(trx, org, m.id, {
+          status: 'sent',
+          reason: null,
+          providerMessageId: `SM${m.id}`,
+          attemptAt: null,
+          attemptFrom: null,
+          at: at(),
+        });
+      else
+        await trx
+          .updateTable('messages')
+          .set({
+            status: 'sent',
+            status_reason: null,
+            status_code: null,
+            provider_message_id: `SM${m.id}`,
+            attempt_at: null,
+            attempt_from: null,
+            updated_at: at(),
+          })
+          .where('organization_id', '=', org)
+          .where('id', '=', m.id)
+          .execute();
     });
   };
   const best: Record<string, number> = {};
@@ -82,10 +146,22 @@ export async function analyticsWritesSection(dialect: 'sqlite' | 'postgres', dat
   }
   await store.close();
   const rows: Row[] = [];
-  for (const [k, label, unit] of [['create', 'a lead created (API transaction)', 'µs'], ['batch', 'an import batch of 500 leads', 'µs'], ['send', 'a send accepted (first contact)', 'µs']] as const) {
+  for (const [k, label, unit] of [
+    ['create', 'a lead created (API transaction)', 'µs'],
+    ['batch', 'an import batch of 500 leads', 'µs'],
+    ['send', 'a send accepted (first contact)', 'µs'],
+  ] as const) {
     const without = best[`${k}-false`]!;
     const withIt = best[`${k}-true`]!;
-    rows.push({ section, measure: `${label}: with analytics (${unit})`, value: withIt.toFixed(0), reference: without.toFixed(0), ratio: `${(withIt / without).toFixed(2)}x`, target: 'report', met: null });
+    rows.push({
+      section,
+      measure: `${label}: with analytics (${unit})`,
+      value: withIt.toFixed(0),
+      reference: without.toFixed(0),
+      ratio: `${(withIt / without).toFixed(2)}x`,
+      target: 'report',
+      met: null,
+    });
   }
   return { rows, raw: best };
 }

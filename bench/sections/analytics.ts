@@ -51,7 +51,11 @@ function rng(seed: number) {
 const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 async function insertChunks(db: Db, table: keyof Database, rows: Record<string, unknown>[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += 400) await db.insertInto(table).values(rows.slice(i, i + 400) as never).execute();
+  for (let i = 0; i < rows.length; i += 400)
+    await db
+      .insertInto(table)
+      .values(rows.slice(i, i + 400) as never)
+      .execute();
 }
 
 /**
@@ -69,7 +73,12 @@ export async function generate(db: Db, leads: number, messages: number): Promise
   const SEP = '\u0000';
   // Month rows accumulate over the month; day rows are written at the end of each day.
   let month = '';
-  let m = { rollups: new Map<string, number[]>(), latency: new Map<string, number>(), numbers: new Map<string, number[]>(), errors: new Map<string, number>() };
+  let m = {
+    rollups: new Map<string, number[]>(),
+    latency: new Map<string, number>(),
+    numbers: new Map<string, number[]>(),
+    errors: new Map<string, number>(),
+  };
   const flush = async (t: typeof m) => {
     const split = (k: string) => k.split(SEP);
     const rollups = [...t.rollups].map(([k, v]) => {
@@ -104,7 +113,12 @@ export async function generate(db: Db, leads: number, messages: number): Promise
       month = day.slice(0, 7);
       m = { rollups: new Map(), latency: new Map(), numbers: new Map(), errors: new Map() };
     }
-    const t = { rollups: new Map<string, number[]>(), latency: new Map<string, number>(), numbers: new Map<string, number[]>(), errors: new Map<string, number>() };
+    const t = {
+      rollups: new Map<string, number[]>(),
+      latency: new Map<string, number>(),
+      numbers: new Map<string, number[]>(),
+      errors: new Map<string, number>(),
+    };
     const n = Math.round(perDay * (0.5 + rand()));
     for (let i = 0; i < n; i++) {
       const inCampaign = rand() < 0.4;
@@ -114,12 +128,21 @@ export async function generate(db: Db, leads: number, messages: number): Promise
       const profile = inCampaign ? PROFILES[c % PROFILES.length]! : pick(PROFILES);
       const source = pick(SOURCES);
       // The recorder's nine cells of an event: the day overall; each dimension by day and by month.
-      const cells = (camp: string, num: string) => [
-        [t, `day${SEP}${day}${SEP}`],
-        ...([['profile', profile], ['campaign', camp], ['sendingNumber', num], ['source', source]] as const).flatMap(([dim, value]) => [
-          [t, `${dim}${SEP}${day}${SEP}${value}`], [m, `${dim}${SEP}${month}${SEP}${value}`],
-        ]),
-      ] as [typeof t, string][];
+      const cells = (camp: string, num: string) =>
+        [
+          [t, `day${SEP}${day}${SEP}`],
+          ...(
+            [
+              ['profile', profile],
+              ['campaign', camp],
+              ['sendingNumber', num],
+              ['source', source],
+            ] as const
+          ).flatMap(([dim, value]) => [
+            [t, `${dim}${SEP}${day}${SEP}${value}`],
+            [m, `${dim}${SEP}${month}${SEP}${value}`],
+          ]),
+        ] as [typeof t, string][];
       const bump = (camp: string, num: string, counter: number) => {
         for (const [target, k] of cells(camp, num)) {
           const row = target.rollups.get(k) ?? Array(9).fill(0);
@@ -133,7 +156,10 @@ export async function generate(db: Db, leads: number, messages: number): Promise
       const sent = Math.exp(Math.log(20_000) + 1.2 * normal());
       const delivered = rand() < 0.94;
       if (delivered) bump(campaign, number, 2);
-      for (const [kind, ms] of [['sent', sent], ...(delivered ? [['delivered', sent + 1500 + 1000 * rand()]] : [])] as [string, number][]) {
+      for (const [kind, ms] of [['sent', sent], ...(delivered ? [['delivered', sent + 1500 + 1000 * rand()]] : [])] as [
+        string,
+        number,
+      ][]) {
         const b = latencyBucket(ms);
         for (const [target, k] of cells(campaign, number)) {
           const key = `${k}${SEP}${kind}${SEP}${b}`;
@@ -150,7 +176,10 @@ export async function generate(db: Db, leads: number, messages: number): Promise
         const failed = rand() < 0.03;
         const code = failed ? pick(CODES) : '';
         if (failed) bump(campaign, number, 8);
-        for (const [target, period] of [[t, day], [m, month]] as const) {
+        for (const [target, period] of [
+          [t, day],
+          [m, month],
+        ] as const) {
           const k = `${period}${SEP}${number}`;
           const nr = target.numbers.get(k) ?? [0, 0, 0];
           nr[0]! += 1;
@@ -166,7 +195,11 @@ export async function generate(db: Db, leads: number, messages: number): Promise
   return written;
 }
 
-async function p95Of(url: string, headers: Record<string, string>, times: number): Promise<{ p50: number; p95: number; bytes: number }> {
+async function p95Of(
+  url: string,
+  headers: Record<string, string>,
+  times: number,
+): Promise<{ p50: number; p95: number; bytes: number }> {
   const ms: number[] = [];
   let bytes = 0;
   for (let i = 0; i < 20 + times; i++) {
@@ -181,18 +214,32 @@ async function p95Of(url: string, headers: Record<string, string>, times: number
   return { p50: ms[Math.floor(ms.length * 0.5)]!, p95: ms[Math.ceil(ms.length * 0.95) - 1]!, bytes };
 }
 
-export async function analyticsSection(dialect: 'sqlite' | 'postgres', databaseUrl: string, quick: boolean, leads = quick ? 100_000 : 1_000_000, messages = leads * 10) {
+export async function analyticsSection(
+  dialect: 'sqlite' | 'postgres',
+  databaseUrl: string,
+  quick: boolean,
+  leads = quick ? 100_000 : 1_000_000,
+  messages = leads * 10,
+) {
   const section = `analytics-${dialect}`;
   const store = openStore(databaseUrl);
   await migrateToLatest(store);
   // BENCH_ANALYTICS_REUSE=1: measure the rollups an earlier run left (generating 1M leads' takes minutes).
-  const reuse = process.env.BENCH_ANALYTICS_REUSE === '1' && (await store.db.selectFrom('organizations').select('id').where('id', '=', ORG).executeTakeFirst()) !== undefined;
-  if (!reuse) await store.db.insertInto('organizations').values({ id: ORG, name: ORG, settings: '{}', created_at: new Date().toISOString() }).execute();
+  const reuse =
+    process.env.BENCH_ANALYTICS_REUSE === '1' &&
+    (await store.db.selectFrom('organizations').select('id').where('id', '=', ORG).executeTakeFirst()) !== undefined;
+  if (!reuse)
+    await store.db
+      .insertInto('organizations')
+      .values({ id: ORG, name: ORG, settings: '{}', created_at: new Date().toISOString() })
+      .execute();
   const key = (await issueKey(store.db, ORG, ['analytics:read'])).key;
   const started = performance.now();
   const written = reuse ? { reused: 1 } : await generate(store.db, leads, messages);
   const seconds = (performance.now() - started) / 1000;
-  console.log(`${section}: ${reuse ? 'reused' : 'wrote'} the rollups of ${leads} leads and ${messages} messages in ${seconds.toFixed(1)} s: ${JSON.stringify(written)}`);
+  console.log(
+    `${section}: ${reuse ? 'reused' : 'wrote'} the rollups of ${leads} leads and ${messages} messages in ${seconds.toFixed(1)} s: ${JSON.stringify(written)}`,
+  );
   if (dialect === 'postgres') await sql`analyze`.execute(store.db);
   await store.close();
 
@@ -201,22 +248,45 @@ export async function analyticsSection(dialect: 'sqlite' | 'postgres', databaseU
   const raw: Record<string, unknown> = { leads, messages, written, seconds };
   try {
     const port = await freePort();
-    const parley = await startProcess('node', ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
-      DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', PARLEY_RATE_LIMIT: '0', PARLEY_WORKER: 'false',
-    }, port, '/readyz');
+    const parley = await startProcess(
+      'node',
+      ['--import', 'tsx', 'src/cli/main.ts', 'serve'],
+      {
+        DATABASE_URL: databaseUrl,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        PARLEY_RATE_LIMIT: '0',
+        PARLEY_WORKER: 'false',
+      },
+      port,
+      '/readyz',
+    );
     procs.push(parley);
     const refPort = await freePort();
-    const ref = await startProcess('node', ['--import', 'tsx', 'bench/reference.ts', String(refPort), databaseUrl, ORG], {}, refPort, '/static');
+    const ref = await startProcess(
+      'node',
+      ['--import', 'tsx', 'bench/reference.ts', String(refPort), databaseUrl, ORG],
+      {},
+      refPort,
+      '/static',
+    );
     procs.push(ref);
     const times = Number(process.env.BENCH_ANALYTICS_TIMES ?? (quick ? 60 : 200));
     const ceiling = await p95Of(`http://127.0.0.1:${refPort}/static`, {}, times);
     raw.ceiling = ceiling;
     const shapes: [string, string][] = [
       ['summary, 30 days by day', '/v1/analytics/summary?from=2026-06-01&to=2026-06-30&groupBy=day'],
-      ['summary, 30 days by sendingNumber', '/v1/analytics/summary?from=2026-06-01&to=2026-06-30&groupBy=sendingNumber'],
+      [
+        'summary, 30 days by sendingNumber',
+        '/v1/analytics/summary?from=2026-06-01&to=2026-06-30&groupBy=sendingNumber',
+      ],
       ['summary, year by day', '/v1/analytics/summary?from=2026-01-01&to=2026-12-31&groupBy=day'],
       ['summary, year by campaign', '/v1/analytics/summary?from=2026-01-01&to=2026-12-31&groupBy=campaign'],
-      ['summary, 100 days by source (partial months)', '/v1/analytics/summary?from=2026-03-15&to=2026-06-22&groupBy=source'],
+      [
+        'summary, 100 days by source (partial months)',
+        '/v1/analytics/summary?from=2026-03-15&to=2026-06-22&groupBy=source',
+      ],
       ['deliverability, 30 days', '/v1/analytics/deliverability?from=2026-06-01&to=2026-06-30'],
       ['deliverability, year', '/v1/analytics/deliverability?from=2026-01-01&to=2026-12-31'],
     ];
@@ -224,8 +294,13 @@ export async function analyticsSection(dialect: 'sqlite' | 'postgres', databaseU
       const r = await p95Of(`http://127.0.0.1:${port}${path}`, { 'x-api-key': key }, times);
       raw[name] = r;
       rows.push({
-        section, measure: `${name}: p95 (ms)`, value: r.p95.toFixed(1), reference: ceiling.p95.toFixed(2),
-        ratio: `${(r.p95 / ceiling.p95).toFixed(1)}x`, target: '<= 200 ms', met: r.p95 <= 200,
+        section,
+        measure: `${name}: p95 (ms)`,
+        value: r.p95.toFixed(1),
+        reference: ceiling.p95.toFixed(2),
+        ratio: `${(r.p95 / ceiling.p95).toFixed(1)}x`,
+        target: '<= 200 ms',
+        met: r.p95 <= 200,
       });
     }
   } finally {

@@ -23,7 +23,11 @@ import type { Row } from '../lib/table.js';
 const SID = 'ACbench';
 const TOKEN = 'bench-token';
 
-interface FakeTwilio { url: string; arrivals: Map<string, number[]>; close(): Promise<void> }
+interface FakeTwilio {
+  url: string;
+  arrivals: Map<string, number[]>;
+  close(): Promise<void>;
+}
 
 async function fakeTwilio(): Promise<FakeTwilio> {
   const arrivals = new Map<string, number[]>();
@@ -35,25 +39,41 @@ async function fakeTwilio(): Promise<FakeTwilio> {
       const from = new URLSearchParams(Buffer.concat(chunks).toString('utf8')).get('From') ?? '';
       arrivals.set(from, [...(arrivals.get(from) ?? []), Date.now()]);
       n += 1;
-      res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ sid: `SM${String(n).padStart(32, '0')}`, status: 'queued' }));
+      res
+        .writeHead(201, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ sid: `SM${String(n).padStart(32, '0')}`, status: 'queued' }));
     });
   });
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, arrivals, close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    arrivals,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /** Runs `fn` over `items`, `width` at a time. */
 async function inParallel<T>(items: T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
 async function call(url: string, key: string, path: string, body: unknown): Promise<{ id: string }> {
-  const res = await fetch(`${url}/v1${path}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${url}/v1${path}`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
   return (await res.json()) as { id: string };
 }
@@ -61,27 +81,50 @@ async function call(url: string, key: string, path: string, body: unknown): Prom
 let phones = 0;
 /** `count` leads of the organization, each with one SMS queued (no worker runs yet, so they wait). */
 async function queue(api: string, key: string, count: number): Promise<void> {
-  await inParallel(Array.from({ length: count }, (_, i) => i), 16, async (i) => {
-    phones += 1;
-    const lead = await call(api, key, '/leads/create', { firstName: `P${i}`, phone: `+1415${String(3000000 + phones).padStart(7, '0')}` });
-    await call(api, key, `/leads/${lead.id}/sendMessage`, { message: `pacing bench ${i}`, channel: 'sms' });
-  });
+  await inParallel(
+    Array.from({ length: count }, (_, i) => i),
+    16,
+    async (i) => {
+      phones += 1;
+      const lead = await call(api, key, '/leads/create', {
+        firstName: `P${i}`,
+        phone: `+1415${String(3000000 + phones).padStart(7, '0')}`,
+      });
+      await call(api, key, `/leads/${lead.id}/sendMessage`, { message: `pacing bench ${i}`, channel: 'sms' });
+    },
+  );
 }
 
 function startWorkers(env: Record<string, string>, count: number): ChildProcess[] {
-  return Array.from({ length: count }, () => spawn('node', ['bin/parley.js', 'worker'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] }));
+  return Array.from({ length: count }, () =>
+    spawn('node', ['bin/parley.js', 'worker'], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    }),
+  );
 }
 
 async function stopAll(procs: ChildProcess[]): Promise<void> {
-  await Promise.all(procs.map((p) => new Promise<void>((resolve) => {
-    if (p.exitCode !== null) return resolve();
-    p.once('exit', () => resolve());
-    p.kill('SIGTERM');
-  })));
+  await Promise.all(
+    procs.map(
+      (p) =>
+        new Promise<void>((resolve) => {
+          if (p.exitCode !== null) return resolve();
+          p.once('exit', () => resolve());
+          p.kill('SIGTERM');
+        }),
+    ),
+  );
 }
 
 /** Waits until `from` has `count` more arrivals; answers their times. */
-async function drained(fake: FakeTwilio, from: string, base: number, count: number, limitMs: number): Promise<number[]> {
+async function drained(
+  fake: FakeTwilio,
+  from: string,
+  base: number,
+  count: number,
+  limitMs: number,
+): Promise<number[]> {
   const deadline = Date.now() + limitMs;
   for (;;) {
     const got = (fake.arrivals.get(from) ?? []).slice(base);
@@ -105,19 +148,42 @@ export async function pacingSection(databaseUrl: string, quick: boolean) {
   const paced = '+13125550100';
   const unbound = '+13125550101';
   const settingsNumber = '+13125550102';
-  await store.db.updateTable('organizations').set({ settings: open }).where('id', 'in', [pooled.organizationId, plain.organizationId]).execute();
-  await store.db.updateTable('organizations').set({ sending_number: settingsNumber }).where('id', '=', plain.organizationId).execute();
+  await store.db
+    .updateTable('organizations')
+    .set({ settings: open })
+    .where('id', 'in', [pooled.organizationId, plain.organizationId])
+    .execute();
+  await store.db
+    .updateTable('organizations')
+    .set({ sending_number: settingsNumber })
+    .where('id', '=', plain.organizationId)
+    .execute();
   await store.close();
 
   const env = {
-    DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', PARLEY_WORKER_POLL_MS: '20', PARLEY_RATE_LIMIT: '0', PARLEY_DB_POOL_SIZE: '10',
-    TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_API_BASE_URL: fake.url,
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'warn',
+    PARLEY_WORKER_POLL_MS: '20',
+    PARLEY_RATE_LIMIT: '0',
+    PARLEY_DB_POOL_SIZE: '10',
+    TWILIO_ACCOUNT_SID: SID,
+    TWILIO_AUTH_TOKEN: TOKEN,
+    TWILIO_API_BASE_URL: fake.url,
   };
   const api = await startParley(databaseUrl, await freePort(), { ...env, PARLEY_WORKER: 'false' });
   const addNumber = async (organizationId: string, number: string, ratePerSecond: number) => {
     const s = openStore(databaseUrl, 1);
     // Straight into the table: the API caps ratePerSecond at 1000, and the overhead run wants a rate that never binds.
-    await insertSendingNumber(s.db, organizationId, { id: crypto.randomUUID(), number, kind: 'shortCode', channel: 'sms', rate_per_second: ratePerSecond, daily_cap: null, created_at: now, updated_at: now });
+    await insertSendingNumber(s.db, organizationId, {
+      id: crypto.randomUUID(),
+      number,
+      kind: 'shortCode',
+      channel: 'sms',
+      rate_per_second: ratePerSecond,
+      daily_cap: null,
+      created_at: now,
+      updated_at: now,
+    });
     await s.close();
   };
   try {
@@ -145,7 +211,10 @@ export async function pacingSection(databaseUrl: string, quick: boolean) {
     await s.close();
     const best = { pool: 0, plain: 0 };
     for (let round = 0; round < 2; round += 1) {
-      for (const [which, key, from] of [['plain', plain.key, settingsNumber], ['pool', pooled.key, unbound]] as const) {
+      for (const [which, key, from] of [
+        ['plain', plain.key, settingsNumber],
+        ['pool', pooled.key, unbound],
+      ] as const) {
         await queue(api.url, key, perRound);
         const base = fake.arrivals.get(from)?.length ?? 0;
         workers = startWorkers(env, 2);
@@ -156,11 +225,47 @@ export async function pacingSection(databaseUrl: string, quick: boolean) {
     }
     const ratio = achieved / rate;
     const rows: Row[] = [
-      { section: 'pacing-postgres', measure: `achieved rate, 2 workers, one number (${backlog} sends)`, value: `${achieved.toFixed(2)}/s`, reference: `${rate}/s`, ratio: `${(ratio * 100).toFixed(1)}%`, target: 'within 5%', met: Math.abs(ratio - 1) <= 0.05 },
-      { section: 'pacing-postgres', measure: 'busiest second at the provider vs rate', value: String(worstSecond), reference: `${rate}/s`, ratio: `${((worstSecond / rate) * 100).toFixed(0)}%`, target: '<= rate x 1.1', met: worstSecond <= rate * 1.1 },
-      { section: 'pacing-postgres', measure: 'messages/s, 2 workers: pool (rate unbound) vs no pool', value: `${best.pool}/s`, reference: `${best.plain}/s`, ratio: `${Math.round((best.pool / best.plain) * 100)}%`, target: 'report', met: null },
+      {
+        section: 'pacing-postgres',
+        measure: `achieved rate, 2 workers, one number (${backlog} sends)`,
+        value: `${achieved.toFixed(2)}/s`,
+        reference: `${rate}/s`,
+        ratio: `${(ratio * 100).toFixed(1)}%`,
+        target: 'within 5%',
+        met: Math.abs(ratio - 1) <= 0.05,
+      },
+      {
+        section: 'pacing-postgres',
+        measure: 'busiest second at the provider vs rate',
+        value: String(worstSecond),
+        reference: `${rate}/s`,
+        ratio: `${((worstSecond / rate) * 100).toFixed(0)}%`,
+        target: '<= rate x 1.1',
+        met: worstSecond <= rate * 1.1,
+      },
+      {
+        section: 'pacing-postgres',
+        measure: 'messages/s, 2 workers: pool (rate unbound) vs no pool',
+        value: `${best.pool}/s`,
+        reference: `${best.plain}/s`,
+        ratio: `${Math.round((best.pool / best.plain) * 100)}%`,
+        target: 'report',
+        met: null,
+      },
     ];
-    return { rows, raw: { rate, seconds, backlog, achieved, worstSecond, perSecond: Array.from(perSecond, (n) => n ?? 0), best, perRound } };
+    return {
+      rows,
+      raw: {
+        rate,
+        seconds,
+        backlog,
+        achieved,
+        worstSecond,
+        perSecond: Array.from(perSecond, (n) => n ?? 0),
+        best,
+        perRound,
+      },
+    };
   } finally {
     await api.stop();
     await fake.close();

@@ -14,8 +14,18 @@ interface Sized {
 type Plan = [string, () => string][];
 
 async function planFor(s: Sized): Promise<Plan> {
-  const msgCursor = await cursorAt(s.url, 'messages', { organization_id: s.seed.organizationId, lead_id: s.seed.historyLeadId }, Math.max(0, Math.floor(s.messages / 2) - 100));
-  const leadCursor = await cursorAt(s.url, 'leads', { organization_id: s.seed.organizationId }, Math.floor(s.leads / 2));
+  const msgCursor = await cursorAt(
+    s.url,
+    'messages',
+    { organization_id: s.seed.organizationId, lead_id: s.seed.historyLeadId },
+    Math.max(0, Math.floor(s.messages / 2) - 100),
+  );
+  const leadCursor = await cursorAt(
+    s.url,
+    'leads',
+    { organization_id: s.seed.organizationId },
+    Math.floor(s.leads / 2),
+  );
   const phones = rotating(s.seed.samplePhones);
   const ids = rotating(s.seed.sampleLeadIds);
   // A history of 100 has one full page; a long one is read in its middle, also a full page of 100.
@@ -35,7 +45,15 @@ async function planFor(s: Sized): Promise<Plan> {
  * rounds each), so machine drift hits both alike. Time per request is taken
  * from throughput at fixed concurrency (connections / req/s).
  */
-export async function scaleSection(smallUrl: string, small: SeedResult, bigUrl: string, big: SeedResult, bigLeads: number, quick: boolean, dialect: 'sqlite' | 'postgres' = 'sqlite') {
+export async function scaleSection(
+  smallUrl: string,
+  small: SeedResult,
+  bigUrl: string,
+  big: SeedResult,
+  bigLeads: number,
+  quick: boolean,
+  dialect: 'sqlite' | 'postgres' = 'sqlite',
+) {
   const section = `scale-${dialect}`;
   const sizes: Sized[] = [
     { url: smallUrl, seed: small, leads: 10_000, messages: 100 },
@@ -80,9 +98,33 @@ export async function scaleSection(smallUrl: string, small: SeedResult, bigUrl: 
   const label = `${bigLeads / 1000}k leads`;
   const rows: Row[] = Object.keys(best[0]!).map((name) => {
     const ratio = best[1]![name]! / best[0]![name]!;
-    return { section, measure: `${name}: ms/request, ${label} vs 10k`, value: String(best[1]![name]), reference: String(best[0]![name]), ratio: `${ratio.toFixed(2)}x`, target: '<= 1.25x', met: ratio <= 1.25 && failures === 0 };
+    return {
+      section,
+      measure: `${name}: ms/request, ${label} vs 10k`,
+      value: String(best[1]![name]),
+      reference: String(best[0]![name]),
+      ratio: `${ratio.toFixed(2)}x`,
+      target: '<= 1.25x',
+      met: ratio <= 1.25 && failures === 0,
+    };
   });
-  rows.push({ section, measure: `peak RSS MB under load, ${label}`, value: String(rss[1]), reference: String(rss[0]), ratio: '-', target: '< 256 MB', met: rss[1]! < 256 });
-  rows.push({ section, measure: `ready to serve ms, ${label}`, value: String(ready[1]), reference: String(ready[0]), ratio: '-', target: '< 1000 ms', met: ready[1]! < 1000 });
+  rows.push({
+    section,
+    measure: `peak RSS MB under load, ${label}`,
+    value: String(rss[1]),
+    reference: String(rss[0]),
+    ratio: '-',
+    target: '< 256 MB',
+    met: rss[1]! < 256,
+  });
+  rows.push({
+    section,
+    measure: `ready to serve ms, ${label}`,
+    value: String(ready[1]),
+    reference: String(ready[0]),
+    ratio: '-',
+    target: '< 1000 ms',
+    met: ready[1]! < 1000,
+  });
   return { rows, raw: { small: best[0], big: best[1], ready, rss, failures } };
 }

@@ -26,22 +26,32 @@ async function freshFile(name: string): Promise<{ file: string; org: string }> {
   for (const s of ['', '-wal', '-shm']) rmSync(file + s, { force: true });
   const store = openStore(`sqlite:${file}`);
   await migrateToLatest(store);
-  const org = await store.db.transaction().execute((trx) => createOrganization(trx, 'bench', new Date().toISOString(), 'UTC'));
+  const org = await store.db
+    .transaction()
+    .execute((trx) => createOrganization(trx, 'bench', new Date().toISOString(), 'UTC'));
   await store.close();
   return { file, org: org.id };
 }
 
-function runRound({ file, org }: { file: string; org: string }, secure: boolean, leads: number, round: number): Record<Phase, number> {
+function runRound(
+  { file, org }: { file: string; org: string },
+  secure: boolean,
+  leads: number,
+  round: number,
+): Record<Phase, number> {
   const tag = `r${round}`;
   const db = new SqliteDatabase(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma(`secure_delete = ${secure ? 'ON' : 'OFF'}`);
   const at = new Date().toISOString();
-  const insert = db.prepare(`insert into leads (organization_id, id, first_name, last_name, phone, email, customer_profile, additional_info,
+  const insert =
+    db.prepare(`insert into leads (organization_id, id, first_name, last_name, phone, email, customer_profile, additional_info,
     has_replied, is_hot, is_qualified, is_ai_on, sms_status, voice_status, email_status, created_at, updated_at)
     values (?, ?, ?, 'Lee', ?, ?, 'default', '{}', 0, 0, 0, 0, 'subscribed', 'subscribed', 'subscribed', ?, ?)`);
-  const update = db.prepare(`update leads set last_name = ?, additional_info = ?, updated_at = ? where organization_id = ? and id = ?`);
+  const update = db.prepare(
+    `update leads set last_name = ?, additional_info = ?, updated_at = ? where organization_id = ? and id = ?`,
+  );
   const remove = db.prepare(`delete from leads where organization_id = ? and id = ?`);
   const ids = Array.from({ length: leads }, (_, i) => `${tag}-${String(i).padStart(8, '0')}`);
   const timed = (work: (id: string, i: number) => void, count: number): number => {
@@ -57,8 +67,30 @@ function runRound({ file, org }: { file: string; org: string }, secure: boolean,
   // Each round's addresses differ (half of the previous round's leads are still there).
   const n = (i: number) => ((i + round * leads) * 1_234_567) % 7_000_003;
   const ms = {
-    insert: timed((id, i) => insert.run(org, id, `First${i}`, `+1415${String(2_000_000 + n(i)).padStart(7, '0')}`, `${tag}.${n(i)}@example.com`, at, at), leads),
-    update: timed((id, i) => update.run(`Lee-Longer-Name-${i}`, JSON.stringify({ note: `updated ${i}`, company: `Company ${i % 1000}` }), at, org, id), leads),
+    insert: timed(
+      (id, i) =>
+        insert.run(
+          org,
+          id,
+          `First${i}`,
+          `+1415${String(2_000_000 + n(i)).padStart(7, '0')}`,
+          `${tag}.${n(i)}@example.com`,
+          at,
+          at,
+        ),
+      leads,
+    ),
+    update: timed(
+      (id, i) =>
+        update.run(
+          `Lee-Longer-Name-${i}`,
+          JSON.stringify({ note: `updated ${i}`, company: `Company ${i % 1000}` }),
+          at,
+          org,
+          id,
+        ),
+      leads,
+    ),
     delete: timed((id) => remove.run(org, id), Math.floor(leads / 2)),
   };
   db.close();

@@ -24,7 +24,11 @@ const SID = 'ACspeed';
 const TOKEN = 'speed-token';
 const SENDER = '+16285550190';
 
-interface Carrier { url: string; arrivals: Map<string, number>; close(): Promise<void> }
+interface Carrier {
+  url: string;
+  arrivals: Map<string, number>;
+  close(): Promise<void>;
+}
 
 async function fakeCarrier(): Promise<Carrier> {
   const arrivals = new Map<string, number>();
@@ -36,19 +40,33 @@ async function fakeCarrier(): Promise<Carrier> {
       const to = new URLSearchParams(Buffer.concat(chunks).toString('utf8')).get('To') ?? '';
       if (!arrivals.has(to)) arrivals.set(to, Date.now());
       n += 1;
-      res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ sid: `SM${String(n).padStart(32, '0')}`, status: 'queued' }));
+      res
+        .writeHead(201, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ sid: `SM${String(n).padStart(32, '0')}`, status: 'queued' }));
     });
   });
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, arrivals, close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    arrivals,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function post(url: string, key: string, path: string, body: unknown, method = 'POST'): Promise<void> {
-  const res = await fetch(`${url}/v1${path}`, { method, headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${url}/v1${path}`, {
+    method,
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
 }
 
@@ -65,7 +83,10 @@ async function createLead(url: string, key: string): Promise<{ phone: string; an
 async function arrivedAll(carrier: Carrier, phones: string[], limitMs: number): Promise<void> {
   const deadline = Date.now() + limitMs;
   while (phones.some((p) => !carrier.arrivals.has(p))) {
-    if (Date.now() > deadline) throw new Error(`speed bench stalled: ${phones.filter((p) => carrier.arrivals.has(p)).length}/${phones.length} at the carrier`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `speed bench stalled: ${phones.filter((p) => carrier.arrivals.has(p)).length}/${phones.length} at the carrier`,
+      );
     await sleep(5);
   }
 }
@@ -80,13 +101,20 @@ async function prepare(databaseUrl: string): Promise<string> {
   const store = openStore(databaseUrl, 2);
   await migrateToLatest(store);
   const { key, organizationId } = await issueKey(store.db, `speed-${Date.now()}`);
-  await store.db.updateTable('organizations').set({ settings: JSON.stringify({ contactHours: { start: '00:00', end: '00:00' } }), sending_number: SENDER }).where('id', '=', organizationId).execute();
+  await store.db
+    .updateTable('organizations')
+    .set({ settings: JSON.stringify({ contactHours: { start: '00:00', end: '00:00' } }), sending_number: SENDER })
+    .where('id', '=', organizationId)
+    .execute();
   await store.close();
   return key;
 }
 
 async function measure(url: string, key: string, carrier: Carrier, quick: boolean) {
-  await post(url, key, '/customerProfiles', { name: 'speed-greeter', openingMessage: 'Hi {{firstName}}, thanks for your interest' }).catch(() => {});
+  await post(url, key, '/customerProfiles', {
+    name: 'speed-greeter',
+    openingMessage: 'Hi {{firstName}}, thanks for your interest',
+  }).catch(() => {});
   // Warm-up: the first sends load the provider's client and open connections.
   for (let i = 0; i < 5; i += 1) {
     const { phone } = await createLead(url, key);
@@ -101,22 +129,43 @@ async function measure(url: string, key: string, carrier: Carrier, quick: boolea
     if (due > Date.now()) await sleep(due - Date.now());
     trickle.push(await createLead(url, key));
   }
-  await arrivedAll(carrier, trickle.map((t) => t.phone), 60_000);
+  await arrivedAll(
+    carrier,
+    trickle.map((t) => t.phone),
+    60_000,
+  );
   const trickleMs = trickle.map((t) => carrier.arrivals.get(t.phone)! - t.answered);
   await sleep(500);
   // Burst: 25 requests at a time.
   const burstCount = quick ? 250 : 1000;
   const burst: { phone: string; answered: number }[] = [];
-  for (let i = 0; i < burstCount; i += 25) burst.push(...(await Promise.all(Array.from({ length: Math.min(25, burstCount - i) }, () => createLead(url, key)))));
-  await arrivedAll(carrier, burst.map((b) => b.phone), 300_000);
+  for (let i = 0; i < burstCount; i += 25)
+    burst.push(
+      ...(await Promise.all(Array.from({ length: Math.min(25, burstCount - i) }, () => createLead(url, key)))),
+    );
+  await arrivedAll(
+    carrier,
+    burst.map((b) => b.phone),
+    300_000,
+  );
   const burstMs = burst.map((b) => carrier.arrivals.get(b.phone)! - b.answered);
   const lastAnswer = Math.max(...burst.map((b) => b.answered));
   const lastArrival = Math.max(...burst.map((b) => carrier.arrivals.get(b.phone)!));
-  return { trickleCount, burstCount, trickleMs, burstMs, drainMs: lastArrival - lastAnswer, burstSeconds: (lastAnswer - burst[0]!.answered + burstMs[0]!) / 1000 };
+  return {
+    trickleCount,
+    burstCount,
+    trickleMs,
+    burstMs,
+    drainMs: lastArrival - lastAnswer,
+    burstSeconds: (lastAnswer - burst[0]!.answered + burstMs[0]!) / 1000,
+  };
 }
 
 function startWorker(env: Record<string, string>): ChildProcess {
-  return spawn('node', ['bin/parley.js', 'worker'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  return spawn('node', ['bin/parley.js', 'worker'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 async function stop(proc: ChildProcess): Promise<void> {
@@ -139,10 +188,21 @@ async function statementsPerLead(databaseUrl: string, fake: Carrier, quick: bool
   let api = 0;
   let inRequest = false;
   const config = loadConfig({
-    DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', PARLEY_RATE_LIMIT: '0',
-    TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_API_BASE_URL: fake.url,
+    DATABASE_URL: databaseUrl,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    PARLEY_RATE_LIMIT: '0',
+    TWILIO_ACCOUNT_SID: SID,
+    TWILIO_AUTH_TOKEN: TOKEN,
+    TWILIO_API_BASE_URL: fake.url,
   });
-  const server = await startServer(config, { onStatement: () => { count += 1; if (inRequest) api += 1; } });
+  const server = await startServer(config, {
+    onStatement: () => {
+      count += 1;
+      if (inRequest) api += 1;
+    },
+  });
   try {
     const url = server.address;
     await post(url, key, '/customerProfiles', { name: 'speed-greeter', openingMessage: 'Hi {{firstName}}' });
@@ -172,12 +232,21 @@ async function statementsPerLead(databaseUrl: string, fake: Carrier, quick: bool
   }
 }
 
-export async function speedSection(dialect: 'sqlite' | 'postgres', databaseUrl: string, countUrl: string, quick: boolean) {
+export async function speedSection(
+  dialect: 'sqlite' | 'postgres',
+  databaseUrl: string,
+  countUrl: string,
+  quick: boolean,
+) {
   const carrier = await fakeCarrier();
   const key = await prepare(databaseUrl);
   const env = {
-    DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', PARLEY_RATE_LIMIT: '0',
-    TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_API_BASE_URL: carrier.url,
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'warn',
+    PARLEY_RATE_LIMIT: '0',
+    TWILIO_ACCOUNT_SID: SID,
+    TWILIO_AUTH_TOKEN: TOKEN,
+    TWILIO_API_BASE_URL: carrier.url,
   };
   const separate = dialect === 'postgres';
   const api = await startParley(databaseUrl, await freePort(), separate ? { ...env, PARLEY_WORKER: 'false' } : env);
@@ -197,11 +266,51 @@ export async function speedSection(dialect: 'sqlite' | 'postgres', databaseUrl: 
   const t99 = percentile(m.trickleMs, 99);
   const b99 = percentile(m.burstMs, 99);
   const rows: Row[] = [
-    { section, measure: `trickle (${m.trickleCount} leads, 100 ms apart, ${how}): answer to carrier p50`, value: `${t50} ms`, reference: '', ratio: '', target: '<= 30 ms', met: t50 <= 30 },
-    { section, measure: 'trickle: answer to carrier p99', value: `${t99} ms`, reference: '', ratio: '', target: '<= 100 ms', met: t99 <= 100 },
-    { section, measure: `burst (${m.burstCount} leads, 25 at a time): last answer to last opening`, value: `${m.drainMs} ms`, reference: '', ratio: '', target: '<= 2000 ms', met: m.drainMs <= 2000 },
-    { section, measure: 'burst: answer to carrier per lead p99', value: `${b99} ms`, reference: '', ratio: '', target: '<= 1000 ms', met: b99 <= 1000 },
-    { section, measure: 'statements per lead: API / worker (no BEGIN, COMMIT)', value: `${statements.api.toFixed(1)} / ${statements.worker.toFixed(1)}`, reference: `idle ${statements.idlePerSecond.toFixed(1)}/s`, ratio: '', target: 'report', met: null },
+    {
+      section,
+      measure: `trickle (${m.trickleCount} leads, 100 ms apart, ${how}): answer to carrier p50`,
+      value: `${t50} ms`,
+      reference: '',
+      ratio: '',
+      target: '<= 30 ms',
+      met: t50 <= 30,
+    },
+    {
+      section,
+      measure: 'trickle: answer to carrier p99',
+      value: `${t99} ms`,
+      reference: '',
+      ratio: '',
+      target: '<= 100 ms',
+      met: t99 <= 100,
+    },
+    {
+      section,
+      measure: `burst (${m.burstCount} leads, 25 at a time): last answer to last opening`,
+      value: `${m.drainMs} ms`,
+      reference: '',
+      ratio: '',
+      target: '<= 2000 ms',
+      met: m.drainMs <= 2000,
+    },
+    {
+      section,
+      measure: 'burst: answer to carrier per lead p99',
+      value: `${b99} ms`,
+      reference: '',
+      ratio: '',
+      target: '<= 1000 ms',
+      met: b99 <= 1000,
+    },
+    {
+      section,
+      measure: 'statements per lead: API / worker (no BEGIN, COMMIT)',
+      value: `${statements.api.toFixed(1)} / ${statements.worker.toFixed(1)}`,
+      reference: `idle ${statements.idlePerSecond.toFixed(1)}/s`,
+      ratio: '',
+      target: 'report',
+      met: null,
+    },
   ];
   return { rows, raw: { ...m, trickleP50: t50, trickleP99: t99, burstP99: b99, statements } };
 }

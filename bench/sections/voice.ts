@@ -34,21 +34,34 @@ const percentile = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
 };
 
-interface Fake { url: string; server: Server; close(): Promise<void> }
+interface Fake {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
 
 async function listen(handler: Parameters<typeof createServer>[1]): Promise<Fake> {
   const server = createServer(handler);
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, server, close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    server,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
-const body = (req: import('node:http').IncomingMessage) => new Promise<string>((resolve) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-});
+const body = (req: import('node:http').IncomingMessage) =>
+  new Promise<string>((resolve) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+  });
 
 /** The carrier: Calls.json answers a sid and keeps the TwiML, by the number called. */
 async function fakeCarrier() {
@@ -70,7 +83,8 @@ async function fakeModel() {
   const fake = await listen(async (req, res) => {
     await body(req);
     const arrived = performance.now();
-    const chunk = (content: string) => `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content } }] })}\n\n`;
+    const chunk = (content: string) =>
+      `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content } }] })}\n\n`;
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     setTimeout(() => {
       turns.push({ arrived, firstToken: performance.now() });
@@ -87,13 +101,21 @@ async function prepare(databaseUrl: string): Promise<string> {
   const store = openStore(databaseUrl, 2);
   await migrateToLatest(store);
   const { key, organizationId } = await issueKey(store.db, `voice-${Date.now()}`);
-  await store.db.updateTable('organizations').set({ settings: JSON.stringify({ contactHours: { start: '00:00', end: '00:00' } }), sending_number: SENDER }).where('id', '=', organizationId).execute();
+  await store.db
+    .updateTable('organizations')
+    .set({ settings: JSON.stringify({ contactHours: { start: '00:00', end: '00:00' } }), sending_number: SENDER })
+    .where('id', '=', organizationId)
+    .execute();
   await store.close();
   return key;
 }
 
 async function api(url: string, key: string, path: string, payload: unknown): Promise<any> {
-  const res = await fetch(`${url}/v1${path}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+  const res = await fetch(`${url}/v1${path}`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify(payload),
+  });
   if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
   return res.json();
 }
@@ -109,8 +131,13 @@ async function oneCall(url: string, key: string, carrier: Awaited<ReturnType<typ
   const placed = carrier.twiml.get(phone)!;
   const relayUrl = /<ConversationRelay url="([^"]+)"/.exec(placed.twiml)![1]!.replace(/&amp;/g, '&');
   const u = new URL(relayUrl);
-  const ws = new WebSocket(url.replace(/^http/, 'ws') + u.pathname + u.search, { headers: { 'x-twilio-signature': twilioSignature(TOKEN, relayUrl, []) } });
-  await new Promise<void>((resolve, reject) => { ws.once('open', () => resolve()); ws.once('error', reject); });
+  const ws = new WebSocket(url.replace(/^http/, 'ws') + u.pathname + u.search, {
+    headers: { 'x-twilio-signature': twilioSignature(TOKEN, relayUrl, []) },
+  });
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
   let waiting: ((at: number, last: boolean) => void) | undefined;
   ws.on('message', (data) => {
     const m = JSON.parse(data.toString()) as { type: string; last?: boolean };
@@ -128,7 +155,14 @@ async function oneCall(url: string, key: string, carrier: Awaited<ReturnType<typ
         if (first === 0) first = at;
         if (last) resolve();
       };
-      ws.send(JSON.stringify({ type: 'prompt', voicePrompt: `I would like to know more, question ${t}`, lang: 'en-US', last: true }));
+      ws.send(
+        JSON.stringify({
+          type: 'prompt',
+          voicePrompt: `I would like to know more, question ${t}`,
+          lang: 'en-US',
+          last: true,
+        }),
+      );
     });
     times.push(first - sent);
     await sleep(LISTEN_MS);
@@ -143,8 +177,14 @@ export async function voiceSection(dialect: 'sqlite' | 'postgres', databaseUrl: 
   const key = await prepare(databaseUrl);
   const port = await freePort();
   const parley = await startParley(databaseUrl, port, {
-    TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_API_BASE_URL: carrier.url, PARLEY_PUBLIC_URL: `http://127.0.0.1:${port}`,
-    PARLEY_AI_PROVIDER: 'openai', OPENAI_BASE_URL: `${model.url}/v1`, OPENAI_API_KEY: 'sk-bench', PARLEY_AI_MODEL: 'bench-model',
+    TWILIO_ACCOUNT_SID: SID,
+    TWILIO_AUTH_TOKEN: TOKEN,
+    TWILIO_API_BASE_URL: carrier.url,
+    PARLEY_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    PARLEY_AI_PROVIDER: 'openai',
+    OPENAI_BASE_URL: `${model.url}/v1`,
+    OPENAI_API_KEY: 'sk-bench',
+    PARLEY_AI_MODEL: 'bench-model',
   });
   const calls = quick ? 5 : 20;
   const totals: number[] = [];
@@ -165,8 +205,24 @@ export async function voiceSection(dialect: 'sqlite' | 'postgres', databaseUrl: 
   const section = `voice-${dialect}`;
   const ms = (x: number) => `${x.toFixed(1)} ms`;
   const rows: Row[] = [
-    { section, measure: `prompt to first text token, beyond the model's first token (${totals.length} turns, ${calls} calls) p50`, value: ms(p50), reference: `model ${FIRST_TOKEN_MS} ms`, ratio: '', target: '', met: null },
-    { section, measure: `prompt to first text token, beyond the model's first token (${totals.length} turns, ${calls} calls) p99`, value: ms(p99), reference: `model ${FIRST_TOKEN_MS} ms`, ratio: '', target: '<= 50 ms', met: p99 <= 50 },
+    {
+      section,
+      measure: `prompt to first text token, beyond the model's first token (${totals.length} turns, ${calls} calls) p50`,
+      value: ms(p50),
+      reference: `model ${FIRST_TOKEN_MS} ms`,
+      ratio: '',
+      target: '',
+      met: null,
+    },
+    {
+      section,
+      measure: `prompt to first text token, beyond the model's first token (${totals.length} turns, ${calls} calls) p99`,
+      value: ms(p99),
+      reference: `model ${FIRST_TOKEN_MS} ms`,
+      ratio: '',
+      target: '<= 50 ms',
+      met: p99 <= 50,
+    },
   ];
   return { rows, raw: { overheadMs: overhead, totalMs: totals, modelMs } };
 }

@@ -26,7 +26,12 @@ export function whenUnauthorized(fn: () => void): void {
 }
 
 /** `contentType` sends `body` as it is (a file, for an upload) instead of as JSON. */
-export async function request<T = unknown>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
+export async function request<T = unknown>(
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType?: string,
+): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (method !== 'GET' && method !== 'HEAD') headers['x-csrf-token'] = csrfToken;
   const init: RequestInit = { method, headers, credentials: 'same-origin' };

@@ -90,7 +90,8 @@ export function App() {
   if (user === undefined) return <p class="muted boot">Loading…</p>;
   if (user === null) return <LoginPage onLogin={login} />;
 
-  const current = (href: string) => (href === '/' ? path === '/' || path === '/inbox' : path === href || path.startsWith(`${href}/`));
+  const current = (href: string) =>
+    href === '/' ? path === '/' || path === '/inbox' : path === href || path.startsWith(`${href}/`);
   return (
     <SessionContext.Provider value={{ user, logout }}>
       <a class="skip" href="#main">
@@ -104,7 +105,12 @@ export function App() {
               <li key={n.href}>
                 <Link href={n.href} aria-current={current(n.href) ? 'page' : undefined}>
                   {n.label}
-                  {n.href === '/handoffs' && <> <HandoffBadge /></>}
+                  {n.href === '/handoffs' && (
+                    <>
+                      {' '}
+                      <HandoffBadge />
+                    </>
+                  )}
                 </Link>
               </li>
             ))}
@@ -112,7 +118,8 @@ export function App() {
         </nav>
         <div class="who">
           <span>
-            <UserText text={user.email} /> <span class="badge">{user.role}</span> · <UserText text={user.organizationName} />
+            <UserText text={user.email} /> <span class="badge">{user.role}</span> ·{' '}
+            <UserText text={user.organizationName} />
           </span>
           <button type="button" class="link" onClick={logout}>
             Log out

@@ -14,7 +14,19 @@ const COLOURS = ['#1f6feb', '#2da44e', '#bf8700', '#cf222e', '#8250df', '#57606a
  * canvas is hidden from assistive technology; every chart is drawn from a
  * table that sits beside it, which is what screen readers read.
  */
-export function Chart({ title, x, series, bars, timeAxis }: { title: string; x: number[]; series: Series[]; bars?: boolean; timeAxis?: boolean }) {
+export function Chart({
+  title,
+  x,
+  series,
+  bars,
+  timeAxis,
+}: {
+  title: string;
+  x: number[];
+  series: Series[];
+  bars?: boolean;
+  timeAxis?: boolean;
+}) {
   const box = useRef<HTMLDivElement>(null);
   const [failed, setFailed] = useState(false);
   useEffect(() => {
@@ -25,22 +37,36 @@ export function Chart({ title, x, series, bars, timeAxis }: { title: string; x: 
         const [{ default: UPlot }] = await Promise.all([import('uplot'), import('uplot/dist/uPlot.min.css')]);
         if (gone || !box.current) return;
         const width = Math.max(280, Math.min(720, box.current.clientWidth || 600));
-        plot = new UPlot({
-          width,
-          height: 220,
-          scales: { x: { time: !!timeAxis } },
-          legend: { show: true },
-          series: [
-            {},
-            ...series.map((s, i) => ({
-              label: s.label,
-              stroke: COLOURS[i % COLOURS.length],
-              width: 2,
-              ...(bars ? { fill: `${COLOURS[i % COLOURS.length]}55`, paths: UPlot.paths.bars!({ size: [0.6, 60] }) } : {}),
-            })),
-          ],
-          axes: timeAxis ? [{}, {}] : [{ values: (_u: unknown, ticks: number[]) => ticks.map((t) => (Number.isInteger(t) ? String(t + 1) : '')) }, {}],
-        }, [x, ...series.map((s) => s.values)] as never, box.current);
+        plot = new UPlot(
+          {
+            width,
+            height: 220,
+            scales: { x: { time: !!timeAxis } },
+            legend: { show: true },
+            series: [
+              {},
+              ...series.map((s, i) => ({
+                label: s.label,
+                stroke: COLOURS[i % COLOURS.length],
+                width: 2,
+                ...(bars
+                  ? { fill: `${COLOURS[i % COLOURS.length]}55`, paths: UPlot.paths.bars!({ size: [0.6, 60] }) }
+                  : {}),
+              })),
+            ],
+            axes: timeAxis
+              ? [{}, {}]
+              : [
+                  {
+                    values: (_u: unknown, ticks: number[]) =>
+                      ticks.map((t) => (Number.isInteger(t) ? String(t + 1) : '')),
+                  },
+                  {},
+                ],
+          },
+          [x, ...series.map((s) => s.values)] as never,
+          box.current,
+        );
       } catch {
         setFailed(true);
       }

@@ -9,9 +9,25 @@ export interface LiveEvent {
 }
 
 const TYPES = [
-  'message.received', 'message.sent', 'optOut', 'resubscribed', 'doNotContact', 'notification', 'leadTagged', 'lead.additionalInfo.updated', 'message',
-  'message.delivered', 'message.failed', 'campaign.paused', 'sendingNumber.unusable', 'lead.created',
-  'call.completed', 'call.transferred', 'appointment.booked', 'appointment.rescheduled', 'appointment.cancelled',
+  'message.received',
+  'message.sent',
+  'optOut',
+  'resubscribed',
+  'doNotContact',
+  'notification',
+  'leadTagged',
+  'lead.additionalInfo.updated',
+  'message',
+  'message.delivered',
+  'message.failed',
+  'campaign.paused',
+  'sendingNumber.unusable',
+  'lead.created',
+  'call.completed',
+  'call.transferred',
+  'appointment.booked',
+  'appointment.rescheduled',
+  'appointment.cancelled',
 ];
 
 /**

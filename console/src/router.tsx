@@ -32,7 +32,13 @@ export function usePath(): string {
   return path;
 }
 
-type LinkProps = { href: string; children: ComponentChildren; class?: string; 'aria-current'?: 'page' | undefined; 'aria-label'?: string };
+type LinkProps = {
+  href: string;
+  children: ComponentChildren;
+  class?: string;
+  'aria-current'?: 'page' | undefined;
+  'aria-label'?: string;
+};
 
 /** A real link (keyboard, middle-click, copy address) that routes in place on a plain click. */
 export function Link({ href, children, ...rest }: LinkProps) {

@@ -4,7 +4,10 @@ import { errorText } from './api.js';
 import { UserText, visibleText } from './user-text';
 
 /** Loads data on mount and whenever `deps` change; `reload` fetches again (after a change or a live event). */
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: string | null; reload: () => void } {
+export function useLoad<T>(
+  load: () => Promise<T>,
+  deps: unknown[],
+): { data: T | undefined; error: string | null; reload: () => void } {
   const [data, setData] = useState<T | undefined>(undefined);
   const [error, setError] = useState<string | null>(null);
   const [tick, setTick] = useState(0);
@@ -24,7 +27,12 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T |
 }
 
 /** Runs an action, keeps its error and a busy flag for the button that started it. */
-export function useAction(): { busy: boolean; error: string | null; run: (fn: () => Promise<unknown>) => Promise<boolean>; clear: () => void } {
+export function useAction(): {
+  busy: boolean;
+  error: string | null;
+  run: (fn: () => Promise<unknown>) => Promise<boolean>;
+  clear: () => void;
+} {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const run = async (fn: () => Promise<unknown>) => {
@@ -56,7 +64,15 @@ export function ErrorNote({ error }: { error: string | null | undefined }) {
  * Where a load stands until its data is there: its error, or a loading line.
  * `error` is an action's error shown in the same place (it goes first).
  */
-export function LoadStatus({ load, what, error }: { load: { data: unknown; error: string | null }; what: string; error?: string | null }) {
+export function LoadStatus({
+  load,
+  what,
+  error,
+}: {
+  load: { data: unknown; error: string | null };
+  what: string;
+  error?: string | null;
+}) {
   return (
     <>
       <ErrorNote error={error ?? load.error} />
@@ -70,8 +86,18 @@ export function LoadStatus({ load, what, error }: { load: { data: unknown; error
 }
 
 /** A table in its scrolling wrapper: the caption (for screen readers only unless `showCaption`), one header row, the rows; `below` sits under the table. */
-export function Table({ caption, showCaption, columns, children, below }: {
-  caption: ComponentChildren; showCaption?: boolean; columns: string[]; children: ComponentChildren; below?: ComponentChildren;
+export function Table({
+  caption,
+  showCaption,
+  columns,
+  children,
+  below,
+}: {
+  caption: ComponentChildren;
+  showCaption?: boolean;
+  columns: string[];
+  children: ComponentChildren;
+  below?: ComponentChildren;
 }) {
   return (
     <div class="table-wrap">
@@ -93,7 +119,15 @@ export function Table({ caption, showCaption, columns, children, below }: {
   );
 }
 
-export function Page({ title, children, actions }: { title: string; children: ComponentChildren; actions?: ComponentChildren }) {
+export function Page({
+  title,
+  children,
+  actions,
+}: {
+  title: string;
+  children: ComponentChildren;
+  actions?: ComponentChildren;
+}) {
   useEffect(() => {
     document.title = `${visibleText(title)} · Parley console`;
   }, [title]);

@@ -30,7 +30,15 @@ export function UserText({ text, class: className }: { text: string | null | und
   if (last < value.length) parts.push(value.slice(last));
   return (
     <bdi class={className ? `user-text ${className}` : 'user-text'}>
-      {parts.map((p, i) => (typeof p === 'string' ? p : <span key={i} class="hidden-char" title="invisible character">{p.marker}</span>))}
+      {parts.map((p, i) =>
+        typeof p === 'string' ? (
+          p
+        ) : (
+          <span key={i} class="hidden-char" title="invisible character">
+            {p.marker}
+          </span>
+        ),
+      )}
     </bdi>
   );
 }

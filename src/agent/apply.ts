@@ -37,7 +37,17 @@ export async function applyActions(trx: Db, deps: Deps, t: ApplyTarget, actions:
   const patch: Updateable<LeadsTable> = {};
   const tagNames = new Set((await listTags(trx, organizationId, [lead.id])).map((tag) => tag.name.toLowerCase()));
   const send = (text: string, runAt: Date, sendWhenOff: boolean, inReplyTo?: string) =>
-    scheduleSend(trx, { organizationId, lead, channel, text, runAt, sendWhenOff, isAiGenerated: true, now: at, inReplyTo });
+    scheduleSend(trx, {
+      organizationId,
+      lead,
+      channel,
+      text,
+      runAt,
+      sendWhenOff,
+      isAiGenerated: true,
+      now: at,
+      inReplyTo,
+    });
 
   for (const action of actions) {
     switch (action.type) {
@@ -59,11 +69,13 @@ export async function applyActions(trx: Db, deps: Deps, t: ApplyTarget, actions:
       }
       // isHot and isQualified are also leadTagged tags out of the box: announced when they become true.
       case 'markHot':
-        if (lead.is_hot !== 1 && patch.is_hot !== 1) await emitEvents(trx, organizationId, at, [leadTaggedEvent(lead, channel, 'isHot')]);
+        if (lead.is_hot !== 1 && patch.is_hot !== 1)
+          await emitEvents(trx, organizationId, at, [leadTaggedEvent(lead, channel, 'isHot')]);
         patch.is_hot = 1;
         break;
       case 'markQualified':
-        if (lead.is_qualified !== 1 && patch.is_qualified !== 1) await emitEvents(trx, organizationId, at, [leadTaggedEvent(lead, channel, 'isQualified')]);
+        if (lead.is_qualified !== 1 && patch.is_qualified !== 1)
+          await emitEvents(trx, organizationId, at, [leadTaggedEvent(lead, channel, 'isQualified')]);
         patch.is_qualified = 1;
         break;
       case 'updateSummary':

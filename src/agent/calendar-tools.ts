@@ -1,5 +1,11 @@
 import { findAppointment } from '../appointments/appointments.repository.js';
-import { bookAppointment, cancelAppointment, findSlots, leadLocale, rescheduleAppointment } from '../appointments/appointments.service.js';
+import {
+  bookAppointment,
+  cancelAppointment,
+  findSlots,
+  leadLocale,
+  rescheduleAppointment,
+} from '../appointments/appointments.service.js';
 import { slotLabel } from '../appointments/slots.js';
 import type { LeadRow } from '../leads/leads.repository.js';
 import type { Deps } from '../platform/deps.js';
@@ -40,11 +46,17 @@ async function run(deps: Deps, site: ToolCallSite, action: CalendarAction): Prom
   const label = (start: string) => slotLabel(start, cal.timeZone, leadLocale(lead));
   switch (action.type) {
     case 'findSlots':
-      return findSlots(deps, organizationId, lead, { from: instant(action.from, 'from'), to: instant(action.to, 'to') });
+      return findSlots(deps, organizationId, lead, {
+        from: instant(action.from, 'from'),
+        to: instant(action.to, 'to'),
+      });
     case 'bookAppointment': {
       // Keyed on the turn and the step: the same turn run again (a retried job) books once.
       const a = await bookAppointment(deps, organizationId, lead.id, {
-        start: instant(action.start, 'start')!, notes: action.notes ?? null, bookingKey: `${site.turnId}:${site.step}:${site.call}`, turnId: site.turnId,
+        start: instant(action.start, 'start')!,
+        notes: action.notes ?? null,
+        bookingKey: `${site.turnId}:${site.step}:${site.call}`,
+        turnId: site.turnId,
       });
       return { appointmentId: a.id, start: a.start_at, end: a.end_at, label: label(a.start_at) };
     }
@@ -52,12 +64,16 @@ async function run(deps: Deps, site: ToolCallSite, action: CalendarAction): Prom
       const current = await ownAppointment(deps, site, action.appointmentId);
       const start = instant(action.start, 'start')!;
       // Already there (the same turn run again): nothing to move.
-      const a = current.status === 'booked' && current.start_at === start.toISOString() ? current : await rescheduleAppointment(deps, organizationId, current.id, { start });
+      const a =
+        current.status === 'booked' && current.start_at === start.toISOString()
+          ? current
+          : await rescheduleAppointment(deps, organizationId, current.id, { start });
       return { appointmentId: a.id, start: a.start_at, end: a.end_at, label: label(a.start_at) };
     }
     case 'cancelAppointment': {
       const current = await ownAppointment(deps, site, action.appointmentId);
-      if (current.status !== 'cancelled') await cancelAppointment(deps, organizationId, current.id, action.reason ?? null);
+      if (current.status !== 'cancelled')
+        await cancelAppointment(deps, organizationId, current.id, action.reason ?? null);
       return { appointmentId: current.id, status: 'cancelled' };
     }
   }

@@ -35,7 +35,13 @@ async function conversation(db: Db, organizationId: string, lead: LeadRow): Prom
 }
 
 /** Everything one turn may look at, read fresh; undefined when the lead or its triggering message is gone (erased). */
-export async function loadTurnContext(db: Db, organizationId: string, leadId: string, messageId: string, now: Date): Promise<TurnContext | undefined> {
+export async function loadTurnContext(
+  db: Db,
+  organizationId: string,
+  leadId: string,
+  messageId: string,
+  now: Date,
+): Promise<TurnContext | undefined> {
   const lead = await findLead(db, organizationId, leadId);
   if (!lead) return undefined;
   const trigger = await findMessage(db, organizationId, messageId);
@@ -59,16 +65,28 @@ function offeredIn(steps: string | null): AgentCalendar['offeredSlots'] {
 }
 
 /** What the agent knows of the calendar, when the organization set one (its tools are offered then). */
-async function calendarInput(db: Db, organizationId: string, lead: LeadRow, now: Date): Promise<AgentCalendar | undefined> {
+async function calendarInput(
+  db: Db,
+  organizationId: string,
+  lead: LeadRow,
+  now: Date,
+): Promise<AgentCalendar | undefined> {
   const settings = await readSettings(db, organizationId);
   if (!settings.calendar) return undefined;
   const timeZone = await leadZone(lead, settings);
   const locale = leadLocale(lead);
-  const booked = (await listLeadAppointments(db, organizationId, lead.id)).filter((a) => a.status === 'booked' && a.end_at > now.toISOString());
+  const booked = (await listLeadAppointments(db, organizationId, lead.id)).filter(
+    (a) => a.status === 'booked' && a.end_at > now.toISOString(),
+  );
   return {
     timeZone,
     locale,
-    appointments: booked.map((a) => ({ id: a.id, start: a.start_at, end: a.end_at, label: slotLabel(a.start_at, timeZone, locale) })),
+    appointments: booked.map((a) => ({
+      id: a.id,
+      start: a.start_at,
+      end: a.end_at,
+      label: slotLabel(a.start_at, timeZone, locale),
+    })),
     offeredSlots: offeredIn(await lastTurnSteps(db, organizationId, lead.id)),
   };
 }
@@ -78,7 +96,13 @@ async function calendarInput(db: Db, organizationId: string, lead: LeadRow, now:
  * notes, pending commands and the conversation since the memory was cleared.
  * `task: 'opening'` asks for the profile's first message instead of a reply.
  */
-export async function loadAgentInput(db: Db, organizationId: string, lead: LeadRow, now: Date, task?: 'opening'): Promise<{ input: AgentInput; commandIds: string[] }> {
+export async function loadAgentInput(
+  db: Db,
+  organizationId: string,
+  lead: LeadRow,
+  now: Date,
+  task?: 'opening',
+): Promise<{ input: AgentInput; commandIds: string[] }> {
   const leadId = lead.id;
   const [profile, tags, notes, said] = await Promise.all([
     findProfileByName(db, organizationId, lead.customer_profile),
@@ -95,7 +119,9 @@ export async function loadAgentInput(db: Db, organizationId: string, lead: LeadR
       instructions: profile?.instructions ?? null,
       openingMessage: profile?.opening_message ?? null,
       questions: Array.isArray(questions) ? questions.map(String) : [],
-      notifications: profile?.notifications ? (JSON.parse(profile.notifications) as { name: string; condition: string }[]) : [],
+      notifications: profile?.notifications
+        ? (JSON.parse(profile.notifications) as { name: string; condition: string }[])
+        : [],
     },
     lead: {
       id: lead.id,

@@ -1,6 +1,13 @@
 import type { AiConfig } from '../platform/config.js';
 import { chatMessages, toolDefinitions } from './prompt.js';
-import { InvalidAgentAnswer, MAX_ACTIONS, toAction, type Action, type AgentInput, type AgentProvider } from './provider.js';
+import {
+  InvalidAgentAnswer,
+  MAX_ACTIONS,
+  toAction,
+  type Action,
+  type AgentInput,
+  type AgentProvider,
+} from './provider.js';
 
 /** A model answer bigger than this is not one we would act on. */
 const MAX_ANSWER_BYTES = 2 * 1024 * 1024;
@@ -41,9 +48,11 @@ export function actionsFromAnswer(answer: unknown): Action[] {
   if (!message || typeof message !== 'object') throw new InvalidAgentAnswer('model answer has no choices[0].message');
   const calls = (message as { tool_calls?: unknown }).tool_calls ?? [];
   if (!Array.isArray(calls)) throw new InvalidAgentAnswer('tool_calls is not a list');
-  if (calls.length > MAX_ACTIONS) throw new InvalidAgentAnswer(`too many tool calls (${calls.length}, at most ${MAX_ACTIONS})`);
+  if (calls.length > MAX_ACTIONS)
+    throw new InvalidAgentAnswer(`too many tool calls (${calls.length}, at most ${MAX_ACTIONS})`);
   return calls.map((call: ToolCall) => {
-    if (!call || typeof call !== 'object' || (call.type !== undefined && call.type !== 'function')) throw new InvalidAgentAnswer('a tool call that is not a function call');
+    if (!call || typeof call !== 'object' || (call.type !== undefined && call.type !== 'function'))
+      throw new InvalidAgentAnswer('a tool call that is not a function call');
     const name = call.function?.name;
     if (typeof name !== 'string') throw new InvalidAgentAnswer('a tool call without a function name');
     return toAction(name, parseArguments(name, call.function?.arguments));
@@ -70,7 +79,11 @@ export class OpenAiProvider implements AgentProvider {
     try {
       const res = await fetch(`${openaiBaseUrl}/chat/completions`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${openaiApiKey ?? ''}`, 'content-type': 'application/json', accept: 'application/json' },
+        headers: {
+          authorization: `Bearer ${openaiApiKey ?? ''}`,
+          'content-type': 'application/json',
+          accept: 'application/json',
+        },
         body: JSON.stringify(body),
         redirect: 'error',
         signal: AbortSignal.timeout(timeoutMs),
@@ -80,7 +93,8 @@ export class OpenAiProvider implements AgentProvider {
     } catch (err) {
       if (err instanceof InvalidAgentAnswer) throw err;
       const e = err as Error & { cause?: { code?: string } };
-      if (e.name === 'TimeoutError' || e.name === 'AbortError') throw new Error(`model did not answer within ${timeoutMs} ms`);
+      if (e.name === 'TimeoutError' || e.name === 'AbortError')
+        throw new Error(`model did not answer within ${timeoutMs} ms`);
       throw new Error(`model request failed: ${e.cause?.code ?? e.name}`);
     }
     if (status < 200 || status > 299) throw new Error(`model endpoint answered HTTP ${status}`);

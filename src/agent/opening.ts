@@ -22,7 +22,12 @@ const SWITCHED_AWAY = 'the lead was switched to another customer profile before 
  * reason, which the lead's timeline shows. Runs once: an opening no longer
  * being composed is left alone.
  */
-export async function runOpening(deps: Deps, organizationId: string, p: AgentOpeningPayload, lastAttempt: boolean): Promise<JobOutcome> {
+export async function runOpening(
+  deps: Deps,
+  organizationId: string,
+  p: AgentOpeningPayload,
+  lastAttempt: boolean,
+): Promise<JobOutcome> {
   const done: JobOutcome = { kind: 'done' };
   const opening = await findOpening(deps.db, organizationId, p.openingId);
   if (opening?.status !== 'composing') return done;
@@ -45,12 +50,24 @@ export async function runOpening(deps: Deps, organizationId: string, p: AgentOpe
       if (current?.status !== 'composing') return;
       const now = deps.clock.now();
       if (locked.customer_profile !== opening.profile) {
-        await finishOpening(trx, organizationId, opening.id, { status: 'skipped', error: SWITCHED_AWAY, at: now.toISOString() });
+        await finishOpening(trx, organizationId, opening.id, {
+          status: 'skipped',
+          error: SWITCHED_AWAY,
+          at: now.toISOString(),
+        });
         return;
       }
       const sendAt = new Date(Math.max(new Date(opening.send_at).getTime(), now.getTime()));
       const messageId = await scheduleSend(trx, {
-        organizationId, lead: locked, channel: defaultChannel(locked), text, runAt: sendAt, sendWhenOff: false, isAiGenerated: true, now: now.toISOString(), campaignId: opening.campaign_id,
+        organizationId,
+        lead: locked,
+        channel: defaultChannel(locked),
+        text,
+        runAt: sendAt,
+        sendWhenOff: false,
+        isAiGenerated: true,
+        now: now.toISOString(),
+        campaignId: opening.campaign_id,
       });
       await finishOpening(trx, organizationId, opening.id, { status: 'scheduled', messageId, at: now.toISOString() });
     });
@@ -58,8 +75,9 @@ export async function runOpening(deps: Deps, organizationId: string, p: AgentOpe
   } catch (err) {
     if (lastAttempt) {
       const error = `the agent could not write the opening message: ${err instanceof Error ? err.message : String(err)}`;
-      await finishOpening(deps.db, organizationId, opening.id, { status: 'failed', error, at: at() })
-        .catch((e: unknown) => deps.log.error({ err: e, leadId: p.leadId }, 'could not record the failed opening'));
+      await finishOpening(deps.db, organizationId, opening.id, { status: 'failed', error, at: at() }).catch(
+        (e: unknown) => deps.log.error({ err: e, leadId: p.leadId }, 'could not record the failed opening'),
+      );
     }
     throw err;
   }

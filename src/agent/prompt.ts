@@ -11,7 +11,8 @@ export interface ChatMessage {
 }
 
 /** The tools this turn may use: the calendar tools only when the organization set a calendar. */
-export const toolNamesFor = (input?: AgentInput): ToolName[] => TOOL_NAMES.filter((name) => !isCalendarTool(name) || input?.calendar !== undefined);
+export const toolNamesFor = (input?: AgentInput): ToolName[] =>
+  TOOL_NAMES.filter((name) => !isCalendarTool(name) || input?.calendar !== undefined);
 
 const DEFAULT_INSTRUCTIONS = 'You talk with a lead on behalf of the organization. Be brief, friendly and truthful.';
 
@@ -34,22 +35,40 @@ export function systemPrompt(input: AgentInput): string {
     '## Additional info',
     JSON.stringify(lead.additionalInfo),
   ];
-  if (profile.questions.length > 0) lines.push('', '## Questions to work through with the lead, in order', ...profile.questions.map((q, i) => `${i + 1}. ${q}`));
+  if (profile.questions.length > 0)
+    lines.push(
+      '',
+      '## Questions to work through with the lead, in order',
+      ...profile.questions.map((q, i) => `${i + 1}. ${q}`),
+    );
   if (profile.notifications?.length) {
-    lines.push('', '## Notifications: when one of these conditions first holds for this lead, call notify with its name', ...profile.notifications.map((n) => `- ${n.name}: ${n.condition}`));
+    lines.push(
+      '',
+      '## Notifications: when one of these conditions first holds for this lead, call notify with its name',
+      ...profile.notifications.map((n) => `- ${n.name}: ${n.condition}`),
+    );
   }
-  if (input.contextNotes.length > 0) lines.push('', '## Context notes from the organization', ...input.contextNotes.map((n) => `- ${n}`));
-  if (input.commands.length > 0) lines.push('', '## Command from the organization: carry it out in this turn', ...input.commands.map((c) => `- ${c}`));
+  if (input.contextNotes.length > 0)
+    lines.push('', '## Context notes from the organization', ...input.contextNotes.map((n) => `- ${n}`));
+  if (input.commands.length > 0)
+    lines.push(
+      '',
+      '## Command from the organization: carry it out in this turn',
+      ...input.commands.map((c) => `- ${c}`),
+    );
   if (input.calendar) {
     const cal = input.calendar;
     lines.push(
       '',
       '## Appointments',
       `The lead's time zone: ${cal.timeZone}; the lead's language: ${cal.locale}. Offer times in that zone, written in that language.`,
-      'To offer times, call findSlots first (its answer comes back to you in this turn), then reply with a few of the labels. When the lead accepts one, call bookAppointment with that slot\'s start exactly. If a booking fails because the slot was taken, call findSlots again and offer other slots.',
+      "To offer times, call findSlots first (its answer comes back to you in this turn), then reply with a few of the labels. When the lead accepts one, call bookAppointment with that slot's start exactly. If a booking fails because the slot was taken, call findSlots again and offer other slots.",
       `Booked: ${cal.appointments.length === 0 ? '(none)' : cal.appointments.map((a) => `${a.label} (id ${a.id})`).join('; ')}`,
     );
-    if (cal.offeredSlots.length > 0) lines.push(`Slots offered in the previous turn: ${cal.offeredSlots.map((s) => `${s.label} = ${s.start}`).join('; ')}`);
+    if (cal.offeredSlots.length > 0)
+      lines.push(
+        `Slots offered in the previous turn: ${cal.offeredSlots.map((s) => `${s.label} = ${s.start}`).join('; ')}`,
+      );
   }
   if (input.task === 'opening') {
     lines.push(
@@ -73,7 +92,9 @@ export function systemPrompt(input: AgentInput): string {
 export function chatMessages(input: AgentInput): ChatMessage[] {
   return [
     { role: 'system', content: systemPrompt(input) },
-    ...input.conversation.map((m): ChatMessage => ({ role: m.from === 'lead' ? 'user' : 'assistant', content: m.text })),
+    ...input.conversation.map(
+      (m): ChatMessage => ({ role: m.from === 'lead' ? 'user' : 'assistant', content: m.text }),
+    ),
     ...stepMessages(input),
   ];
 }
@@ -90,10 +111,20 @@ function stepMessages(input: AgentInput): ChatMessage[] {
       content: null,
       tool_calls: step.actions.map((a, i) => {
         const { type, ...args } = a;
-        return { id: step.results[i]?.id ?? `c${i}`, type: 'function' as const, function: { name: type, arguments: JSON.stringify(args) } };
+        return {
+          id: step.results[i]?.id ?? `c${i}`,
+          type: 'function' as const,
+          function: { name: type, arguments: JSON.stringify(args) },
+        };
       }),
     },
-    ...step.results.map((r): ChatMessage => ({ role: 'tool', tool_call_id: r.id, content: JSON.stringify(r.ok ? r.result : { error: r.result }) })),
+    ...step.results.map(
+      (r): ChatMessage => ({
+        role: 'tool',
+        tool_call_id: r.id,
+        content: JSON.stringify(r.ok ? r.result : { error: r.result }),
+      }),
+    ),
   ]);
 }
 
@@ -101,6 +132,10 @@ function stepMessages(input: AgentInput): ChatMessage[] {
 export function toolDefinitions(input?: AgentInput) {
   return toolNamesFor(input).map((name) => ({
     type: 'function' as const,
-    function: { name, description: TOOLS[name].description, parameters: JSON.parse(JSON.stringify(TOOLS[name].parameters)) as object },
+    function: {
+      name,
+      description: TOOLS[name].description,
+      parameters: JSON.parse(JSON.stringify(TOOLS[name].parameters)) as object,
+    },
   }));
 }

@@ -8,18 +8,24 @@ import type { ChannelName } from '../subscriptions/channels.js';
  * answer must pass, and (through Static) the TypeScript type of the action.
  * `pattern: '\S'` refuses blank text: an empty reply is garbage, not a message.
  */
-const text = (maxLength: number, description: string) => Type.String({ minLength: 1, maxLength, pattern: '\\S', description });
-const args = <T extends Parameters<typeof Type.Object>[0]>(props: T) => Type.Object(props, { additionalProperties: false });
+const text = (maxLength: number, description: string) =>
+  Type.String({ minLength: 1, maxLength, pattern: '\\S', description });
+const args = <T extends Parameters<typeof Type.Object>[0]>(props: T) =>
+  Type.Object(props, { additionalProperties: false });
 const ChannelArg = Type.Union([Type.Literal('sms'), Type.Literal('voice'), Type.Literal('email')]);
 
 export const TOOLS = {
   reply: {
-    description: 'Send a message to the lead now, on the channel the lead last wrote from. The only way to talk to the lead.',
+    description:
+      'Send a message to the lead now, on the channel the lead last wrote from. The only way to talk to the lead.',
     parameters: args({ text: text(4000, 'The message, as the lead will read it') }),
   },
   tagLead: {
     description: 'Put a tag on the lead, with the condition (why it applies).',
-    parameters: args({ name: text(100, 'Short tag name, e.g. qualified'), condition: text(500, 'Why the tag applies') }),
+    parameters: args({
+      name: text(100, 'Short tag name, e.g. qualified'),
+      condition: text(500, 'Why the tag applies'),
+    }),
   },
   markHot: { description: 'Mark the lead as hot (ready to buy soon).', parameters: args({}) },
   markQualified: { description: 'Mark the lead as qualified.', parameters: args({}) },
@@ -31,7 +37,8 @@ export const TOOLS = {
     }),
   },
   optOut: {
-    description: 'Stop contacting the lead, because the lead asked for it. Without channels: every channel the lead can receive.',
+    description:
+      'Stop contacting the lead, because the lead asked for it. Without channels: every channel the lead can receive.',
     parameters: args({ channels: Type.Optional(Type.Array(ChannelArg, { minItems: 1, maxItems: 3 })) }),
   },
   handOff: {
@@ -43,32 +50,51 @@ export const TOOLS = {
     parameters: args({ summary: text(20_000, 'The whole summary, not a delta') }),
   },
   notify: {
-    description: 'Tell the team: one of the profile\'s notification conditions now holds for this lead. Name it exactly; call it once, when it first holds.',
-    parameters: args({ name: text(100, 'The notification\'s name, as listed'), message: Type.Optional(text(1000, 'What happened, for the person alerted')) }),
+    description:
+      "Tell the team: one of the profile's notification conditions now holds for this lead. Name it exactly; call it once, when it first holds.",
+    parameters: args({
+      name: text(100, "The notification's name, as listed"),
+      message: Type.Optional(text(1000, 'What happened, for the person alerted')),
+    }),
   },
   // Calendar tools (appointments/, docs/appointments.md): offered only when the organization set a calendar.
   // Their results come back to the model within the same turn, before it answers the lead.
   findSlots: {
-    description: "Look up free appointment slots in a window. Answers each slot's start (ISO) and a label in the lead's time zone and language: offer labels, book by start.",
+    description:
+      "Look up free appointment slots in a window. Answers each slot's start (ISO) and a label in the lead's time zone and language: offer labels, book by start.",
     parameters: args({
-      from: Type.Optional(Type.String({ minLength: 10, maxLength: 40, description: 'Window start (ISO 8601); default: now' })),
-      to: Type.Optional(Type.String({ minLength: 10, maxLength: 40, description: 'Window end (ISO 8601); default: 7 days after from' })),
+      from: Type.Optional(
+        Type.String({ minLength: 10, maxLength: 40, description: 'Window start (ISO 8601); default: now' }),
+      ),
+      to: Type.Optional(
+        Type.String({ minLength: 10, maxLength: 40, description: 'Window end (ISO 8601); default: 7 days after from' }),
+      ),
     }),
   },
   bookAppointment: {
     description: 'Book the slot the lead accepted. Fails when the slot was taken meanwhile: then offer other slots.',
     parameters: args({
-      start: Type.String({ minLength: 10, maxLength: 40, description: 'The slot start exactly as findSlots answered it' }),
+      start: Type.String({
+        minLength: 10,
+        maxLength: 40,
+        description: 'The slot start exactly as findSlots answered it',
+      }),
       notes: Type.Optional(text(2000, 'What the meeting is about')),
     }),
   },
   rescheduleAppointment: {
     description: "Move the lead's booked appointment to another free slot.",
-    parameters: args({ appointmentId: text(200, 'The appointment to move'), start: Type.String({ minLength: 10, maxLength: 40, description: 'The new slot start, as findSlots answered it' }) }),
+    parameters: args({
+      appointmentId: text(200, 'The appointment to move'),
+      start: Type.String({ minLength: 10, maxLength: 40, description: 'The new slot start, as findSlots answered it' }),
+    }),
   },
   cancelAppointment: {
     description: "Cancel the lead's booked appointment.",
-    parameters: args({ appointmentId: text(200, 'The appointment to cancel'), reason: Type.Optional(text(1000, 'Why')) }),
+    parameters: args({
+      appointmentId: text(200, 'The appointment to cancel'),
+      reason: Type.Optional(text(1000, 'Why')),
+    }),
   },
 } satisfies Record<string, { description: string; parameters: TObject }>;
 
@@ -76,9 +102,15 @@ export type ToolName = keyof typeof TOOLS;
 export const TOOL_NAMES = Object.keys(TOOLS) as ToolName[];
 
 /** Tools run within the turn, their results shown to the model before it answers (agent/turn.ts); the others are applied at the end. */
-export const CALENDAR_TOOLS = ['findSlots', 'bookAppointment', 'rescheduleAppointment', 'cancelAppointment'] as const satisfies readonly ToolName[];
+export const CALENDAR_TOOLS = [
+  'findSlots',
+  'bookAppointment',
+  'rescheduleAppointment',
+  'cancelAppointment',
+] as const satisfies readonly ToolName[];
 export type CalendarToolName = (typeof CALENDAR_TOOLS)[number];
-export const isCalendarTool = (name: string): name is CalendarToolName => (CALENDAR_TOOLS as readonly string[]).includes(name);
+export const isCalendarTool = (name: string): name is CalendarToolName =>
+  (CALENDAR_TOOLS as readonly string[]).includes(name);
 
 export type Action = { [K in ToolName]: { type: K } & Static<(typeof TOOLS)[K]['parameters']> }[ToolName];
 
@@ -99,7 +131,9 @@ export function toAction(name: string, argumentsValue: unknown): Action {
   if (!Value.Check(schema, argumentsValue)) {
     const first = Value.Errors(schema, argumentsValue).First();
     const where = first?.path ? `${first.path} ` : '';
-    throw new InvalidAgentAnswer(`invalid arguments for ${name}: ${where}${first?.message ?? 'does not match the schema'}`);
+    throw new InvalidAgentAnswer(
+      `invalid arguments for ${name}: ${where}${first?.message ?? 'does not match the schema'}`,
+    );
   }
   return { type: name, ...(argumentsValue as object) } as Action;
 }
@@ -107,9 +141,11 @@ export function toAction(name: string, argumentsValue: unknown): Action {
 /** Checks a whole list of actions, whoever produced it: anything malformed fails the turn. */
 export function checkActions(actions: unknown): Action[] {
   if (!Array.isArray(actions)) throw new InvalidAgentAnswer('the agent did not answer with a list of actions');
-  if (actions.length > MAX_ACTIONS) throw new InvalidAgentAnswer(`too many actions (${actions.length}, at most ${MAX_ACTIONS})`);
+  if (actions.length > MAX_ACTIONS)
+    throw new InvalidAgentAnswer(`too many actions (${actions.length}, at most ${MAX_ACTIONS})`);
   return actions.map((a: unknown) => {
-    if (!a || typeof a !== 'object' || typeof (a as { type?: unknown }).type !== 'string') throw new InvalidAgentAnswer('an action without a type');
+    if (!a || typeof a !== 'object' || typeof (a as { type?: unknown }).type !== 'string')
+      throw new InvalidAgentAnswer('an action without a type');
     const { type, ...rest } = a as { type: string };
     return toAction(type, rest);
   });
@@ -127,7 +163,10 @@ export interface ConversationMessage {
 /** Everything one turn may look at; built fresh from the database for each turn. */
 export interface AgentInput {
   profile: {
-    name: string; instructions: string | null; openingMessage: string | null; questions: string[];
+    name: string;
+    instructions: string | null;
+    openingMessage: string | null;
+    questions: string[];
     /** Plain-English notification conditions (src/handoffs/): the agent calls `notify` when one holds. */
     notifications?: { name: string; condition: string }[];
   };

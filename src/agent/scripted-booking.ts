@@ -12,7 +12,11 @@ import type { Action, AgentInput, ToolResult } from './provider.js';
 
 const MEETING = /\b(talk|call|meet|meeting|appointment|book|schedule|demo|chat|available|availability|slot)\b/i;
 const DAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
-const PARTS: Record<string, [number, number]> = { morning: [8 * 60, 12 * 60], afternoon: [12 * 60, 17 * 60], evening: [17 * 60, 21 * 60] };
+const PARTS: Record<string, [number, number]> = {
+  morning: [8 * 60, 12 * 60],
+  afternoon: [12 * 60, 17 * 60],
+  evening: [17 * 60, 21 * 60],
+};
 const ORDINALS = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth'];
 const YES = /^\s*(yes|yeah|yep|ok|okay|sure|sounds good|that works|perfect)\b/i;
 const DAY_MS = 86_400_000;
@@ -25,7 +29,7 @@ export function windowFromText(text: string, zone: string, now: Date): { from?: 
   const today = Math.floor(here.wall / DAY_MS) * DAY_MS;
   let day: number | undefined;
   const named = DAYS.findIndex((d) => new RegExp(`\\b${d}\\b`).test(lower));
-  if (named >= 0) day = today + (((named - here.weekday + 7) % 7) || 7) * DAY_MS;
+  if (named >= 0) day = today + ((named - here.weekday + 7) % 7 || 7) * DAY_MS;
   else if (/\btomorrow\b/.test(lower)) day = today + DAY_MS;
   else if (/\btoday\b/.test(lower)) day = today;
   const part = Object.keys(PARTS).find((p) => lower.includes(p));
@@ -34,7 +38,10 @@ export function windowFromText(text: string, zone: string, now: Date): { from?: 
   const base = day ?? today;
   const at = (wall: number) => new Date(instantsAtLocal(zone, wall)[0] ?? wall).toISOString();
   // A part of the day without a day: the next few days at that time are searched (slots outside it are filtered out below).
-  return { from: at(base + startMin * 60_000), to: at((day === undefined ? base + 7 * DAY_MS : base) + endMin * 60_000) };
+  return {
+    from: at(base + startMin * 60_000),
+    to: at((day === undefined ? base + 7 * DAY_MS : base) + endMin * 60_000),
+  };
 }
 
 function chosen(text: string, count: number): number | null {
@@ -49,8 +56,12 @@ type Slots = { timeZone: string; slots: { start: string; end: string; label: str
 
 function offer(slots: Slots['slots'], sorry: boolean): Action {
   const lead = sorry ? 'Sorry, that time was just taken. ' : '';
-  if (slots.length === 0) return { type: 'reply', text: `${lead}I could not find a free time then. Would another day suit you?` };
-  const list = slots.slice(0, OFFER).map((s, i) => `${i + 1}) ${s.label}`).join(', ');
+  if (slots.length === 0)
+    return { type: 'reply', text: `${lead}I could not find a free time then. Would another day suit you?` };
+  const list = slots
+    .slice(0, OFFER)
+    .map((s, i) => `${i + 1}) ${s.label}`)
+    .join(', ');
   return { type: 'reply', text: `${lead}I can offer: ${list}. Which one suits you? Reply with its number.` };
 }
 
@@ -74,7 +85,9 @@ export function scriptedBooking(input: AgentInput, leadText: string): Action[] |
   if (last?.name === 'bookAppointment') {
     if (last.ok) {
       const r = last.result as { label: string };
-      return [{ type: 'reply', text: `You are booked for ${r.label}. You will get a reminder before it. See you then!` }];
+      return [
+        { type: 'reply', text: `You are booked for ${r.label}. You will get a reminder before it. See you then!` },
+      ];
     }
     // Taken meanwhile: the next free slots from the one the lead chose on.
     const chose = (steps.at(-1)?.actions.at(-1) as { start?: string } | undefined)?.start;
@@ -82,7 +95,13 @@ export function scriptedBooking(input: AgentInput, leadText: string): Action[] |
   }
   if (last?.name === 'findSlots') {
     const sorry = steps.some((s) => s.results.some((r) => r.name === 'bookAppointment' && !r.ok));
-    if (!last.ok) return [{ type: 'reply', text: 'Sorry, I cannot look at the calendar right now. A colleague will get back to you with times.' }];
+    if (!last.ok)
+      return [
+        {
+          type: 'reply',
+          text: 'Sorry, I cannot look at the calendar right now. A colleague will get back to you with times.',
+        },
+      ];
     const found = last.result as Slots;
     const fitting = withinPart(found.slots, leadText, cal.timeZone);
     return [offer(fitting.length > 0 ? fitting : found.slots, sorry)];

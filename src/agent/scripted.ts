@@ -35,7 +35,8 @@ export function commandActions(command: string, input: AgentInput): Action[] | n
   const notify = NOTIFY.exec(command);
   if (notify) return [{ type: 'notify', name: notify[1]!.trim().slice(0, 100) }];
   const handOff = HAND_OFF.exec(command);
-  if (handOff) return [{ type: 'handOff', ...(handOff[1]?.trim() ? { reason: handOff[1].trim().slice(0, 1000) } : {}) }];
+  if (handOff)
+    return [{ type: 'handOff', ...(handOff[1]?.trim() ? { reason: handOff[1].trim().slice(0, 1000) } : {}) }];
   const follow = FOLLOW_UP.exec(command);
   if (follow) {
     const delayMinutes = Number(follow[1]) * UNIT_MINUTES[follow[2]!.toLowerCase()[0]!]!;
@@ -48,7 +49,8 @@ export function commandActions(command: string, input: AgentInput): Action[] | n
 
 const same = (a: string, b: string) => a.trim() === b.trim();
 /** A message asks a question when it is the question, or ends with it (the scripted opening greets, then asks the first). */
-const asks = (message: string, question: string) => same(message, question) || message.trim().endsWith(` ${question.trim()}`);
+const asks = (message: string, question: string) =>
+  same(message, question) || message.trim().endsWith(` ${question.trim()}`);
 
 function lastIndexWhere<T>(items: T[], ok: (item: T) => boolean): number {
   for (let i = items.length - 1; i >= 0; i -= 1) if (ok(items[i]!)) return i;
@@ -57,11 +59,18 @@ function lastIndexWhere<T>(items: T[], ok: (item: T) => boolean): number {
 
 /** Where each question was last asked by the AI in this conversation (-1: not yet). */
 function askedAt(questions: string[], conversation: ConversationMessage[]): number[] {
-  return questions.map((q) => lastIndexWhere(conversation, (m) => m.from === 'agent' && m.isAiGenerated && asks(m.text, q)));
+  return questions.map((q) =>
+    lastIndexWhere(conversation, (m) => m.from === 'agent' && m.isAiGenerated && asks(m.text, q)),
+  );
 }
 
 function answerAfter(conversation: ConversationMessage[], index: number): string {
-  return conversation.slice(index + 1).find((m) => m.from === 'lead')?.text.trim() ?? '';
+  return (
+    conversation
+      .slice(index + 1)
+      .find((m) => m.from === 'lead')
+      ?.text.trim() ?? ''
+  );
 }
 
 function questionActions(input: AgentInput): Action[] {
@@ -71,13 +80,18 @@ function questionActions(input: AgentInput): Action[] {
   const next = asked.findIndex((at) => at < 0);
   if (next >= 0) return [{ type: 'reply', text: questions[next]! }];
   if (input.lead.isQualified) return [];
-  const summary = questions.map((q, i) => `Q: ${q}\nA: ${answerAfter(input.conversation, asked[i]!) || '(no answer)'}`).join('\n');
+  const summary = questions
+    .map((q, i) => `Q: ${q}\nA: ${answerAfter(input.conversation, asked[i]!) || '(no answer)'}`)
+    .join('\n');
   const name = input.lead.firstName ? `, ${input.lead.firstName}` : '';
   return [
     { type: 'markQualified' },
     { type: 'tagLead', name: 'qualified', condition: 'answered all profile questions' },
     { type: 'updateSummary', summary },
-    { type: 'reply', text: `Thank you${name}! That is everything I needed. Someone from our team will be in touch soon.` },
+    {
+      type: 'reply',
+      text: `Thank you${name}! That is everything I needed. Someone from our team will be in touch soon.`,
+    },
   ];
 }
 
@@ -99,7 +113,8 @@ export function scriptedDecide(input: AgentInput): Action[] {
   const word = last ? hotWord(last.text) : null;
   if (word && !input.lead.isHot) {
     actions.push({ type: 'markHot' });
-    if (!input.lead.tags.some((t) => t.name === 'hot')) actions.push({ type: 'tagLead', name: 'hot', condition: `lead wrote "${word}"` });
+    if (!input.lead.tags.some((t) => t.name === 'hot'))
+      actions.push({ type: 'tagLead', name: 'hot', condition: `lead wrote "${word}"` });
   }
   // Within a turn's loop (a calendar tool answered), only the booking speaks; the rest was said in the first step.
   const booking = last ? scriptedBooking(input, last.text) : null;

@@ -11,7 +11,13 @@ import { loadTurnContext } from './context.js';
 import { runCalendarTool, type CalendarAction } from './calendar-tools.js';
 import { checkActions, isCalendarTool, type Action, type AgentInput, type AgentStep } from './provider.js';
 import { agentFor } from './registry.js';
-import { finishTurn, findTurnByTrigger, hasNewerTurn, insertPendingTurn, type AgentTurnRow } from './turns.repository.js';
+import {
+  finishTurn,
+  findTurnByTrigger,
+  hasNewerTurn,
+  insertPendingTurn,
+  type AgentTurnRow,
+} from './turns.repository.js';
 
 const SUPERSEDED = 'superseded by a newer message from the lead';
 const AI_OFF = 'AI is off for this lead';
@@ -21,7 +27,13 @@ const AI_OFF = 'AI is off for this lead';
  * message: the turn (pending) and its job commit with the message, so a crash
  * or a failing model never loses the lead's words.
  */
-export async function enqueueAgentTurn(trx: Db, _deps: Deps, lead: LeadRow, messageId: string, now: Date): Promise<void> {
+export async function enqueueAgentTurn(
+  trx: Db,
+  _deps: Deps,
+  lead: LeadRow,
+  messageId: string,
+  now: Date,
+): Promise<void> {
   if (lead.is_ai_on !== 1) return;
   const at = now.toISOString();
   await insertPendingTurn(trx, lead.organization_id, lead.id, messageId, at);
@@ -41,7 +53,14 @@ async function standDownReason(db: Db, turn: AgentTurnRow, lead: LeadRow): Promi
  * erased, the AI turned off, a newer message, or this very turn finished by a
  * concurrent run. The turn's outcome commits with its effects.
  */
-async function applyTurn(deps: Deps, turn: AgentTurnRow, actions: Action[], commandIds: string[], channel: ChannelName, steps: string | null): Promise<void> {
+async function applyTurn(
+  deps: Deps,
+  turn: AgentTurnRow,
+  actions: Action[],
+  commandIds: string[],
+  channel: ChannelName,
+  steps: string | null,
+): Promise<void> {
   const organizationId = turn.organization_id;
   await deps.db.transaction().execute(async (trx) => {
     const lead = await findLead(trx, organizationId, turn.lead_id, true);
@@ -56,9 +75,19 @@ async function applyTurn(deps: Deps, turn: AgentTurnRow, actions: Action[], comm
       return;
     }
     const usable = reachableChannels(lead).includes(channel) ? channel : defaultChannel(lead);
-    await applyActions(trx, deps, { organizationId, lead, channel: usable, now, triggerMessageId: turn.trigger_message_id }, actions);
+    await applyActions(
+      trx,
+      deps,
+      { organizationId, lead, channel: usable, now, triggerMessageId: turn.trigger_message_id },
+      actions,
+    );
     await consumeNotes(trx, organizationId, commandIds, at);
-    await finishTurn(trx, organizationId, turn.trigger_message_id, { status: 'done', actions: actions.map((a) => a.type), at, steps });
+    await finishTurn(trx, organizationId, turn.trigger_message_id, {
+      status: 'done',
+      actions: actions.map((a) => a.type),
+      at,
+      steps,
+    });
   });
 }
 
@@ -75,7 +104,12 @@ const DEFERRED = 'noted: applied when the turn ends';
  * keyed on the turn, the step and the call, so a job that runs twice books
  * once. Running out of steps ends the loop with what was gathered.
  */
-async function decideInSteps(deps: Deps, turn: AgentTurnRow, ctx: { lead: LeadRow; input: AgentInput }, steps: AgentStep[]): Promise<Action[]> {
+async function decideInSteps(
+  deps: Deps,
+  turn: AgentTurnRow,
+  ctx: { lead: LeadRow; input: AgentInput },
+  steps: AgentStep[],
+): Promise<Action[]> {
   const agent = agentFor(deps.config);
   const gathered: Action[] = [];
   for (let step = 0; step < deps.config.ai.maxSteps; step += 1) {
@@ -87,10 +121,19 @@ async function decideInSteps(deps: Deps, turn: AgentTurnRow, ctx: { lead: LeadRo
     if (await hasNewerTurn(deps.db, turn.organization_id, turn.lead_id, turn.id)) break;
     const results = [];
     for (const [call, action] of actions.entries()) {
-      const site = { organizationId: turn.organization_id, lead: ctx.lead, input: ctx.input, turnId: turn.id, step, call };
-      results.push(isCalendarTool(action.type)
-        ? await runCalendarTool(deps, site, action as CalendarAction)
-        : { id: `s${step}c${call}`, name: action.type, ok: true, result: DEFERRED });
+      const site = {
+        organizationId: turn.organization_id,
+        lead: ctx.lead,
+        input: ctx.input,
+        turnId: turn.id,
+        step,
+        call,
+      };
+      results.push(
+        isCalendarTool(action.type)
+          ? await runCalendarTool(deps, site, action as CalendarAction)
+          : { id: `s${step}c${call}`, name: action.type, ok: true, result: DEFERRED },
+      );
     }
     steps.push({ actions, results });
   }
@@ -104,7 +147,12 @@ async function decideInSteps(deps: Deps, turn: AgentTurnRow, ctx: { lead: LeadRo
  * schedule; on the last attempt the turn is recorded as failed with its error
  * and nothing is sent. The inbound message was committed before the job existed.
  */
-export async function runAgentTurn(deps: Deps, organizationId: string, p: AgentTurnPayload, lastAttempt: boolean): Promise<JobOutcome> {
+export async function runAgentTurn(
+  deps: Deps,
+  organizationId: string,
+  p: AgentTurnPayload,
+  lastAttempt: boolean,
+): Promise<JobOutcome> {
   const done: JobOutcome = { kind: 'done' };
   const turn = await findTurnByTrigger(deps.db, organizationId, p.messageId);
   if (turn?.status !== 'pending') return done;
@@ -115,7 +163,11 @@ export async function runAgentTurn(deps: Deps, organizationId: string, p: AgentT
     if (!ctx) return done; // erased meanwhile
     const reason = await standDownReason(deps.db, turn, ctx.lead);
     if (reason) {
-      await finishTurn(deps.db, organizationId, p.messageId, { status: 'skipped', error: reason, at: deps.clock.now().toISOString() });
+      await finishTurn(deps.db, organizationId, p.messageId, {
+        status: 'skipped',
+        error: reason,
+        at: deps.clock.now().toISOString(),
+      });
       return done;
     }
     const actions = await decideInSteps(deps, turn, ctx, steps);
@@ -124,8 +176,12 @@ export async function runAgentTurn(deps: Deps, organizationId: string, p: AgentT
   } catch (err) {
     if (lastAttempt) {
       const error = err instanceof Error ? err.message : String(err);
-      await finishTurn(deps.db, organizationId, p.messageId, { status: 'failed', error, at: deps.clock.now().toISOString(), steps: recorded() })
-        .catch((e: unknown) => deps.log.error({ err: e, leadId: p.leadId }, 'could not record the failed agent turn'));
+      await finishTurn(deps.db, organizationId, p.messageId, {
+        status: 'failed',
+        error,
+        at: deps.clock.now().toISOString(),
+        steps: recorded(),
+      }).catch((e: unknown) => deps.log.error({ err: e, leadId: p.leadId }, 'could not record the failed agent turn'));
     }
     throw err;
   }

@@ -4,7 +4,11 @@ import { newId } from '../platform/ids.js';
 
 export type AgentTurnRow = Selectable<AgentTurnsTable>;
 
-export async function findTurnByTrigger(db: Db, organizationId: string, triggerMessageId: string): Promise<AgentTurnRow | undefined> {
+export async function findTurnByTrigger(
+  db: Db,
+  organizationId: string,
+  triggerMessageId: string,
+): Promise<AgentTurnRow | undefined> {
   return db
     .selectFrom('agent_turns')
     .selectAll()
@@ -14,7 +18,13 @@ export async function findTurnByTrigger(db: Db, organizationId: string, triggerM
 }
 
 /** Written with the inbound message and its job; the unique trigger makes a second one a no-op. */
-export async function insertPendingTurn(db: Db, organizationId: string, leadId: string, triggerMessageId: string, at: string): Promise<void> {
+export async function insertPendingTurn(
+  db: Db,
+  organizationId: string,
+  leadId: string,
+  triggerMessageId: string,
+  at: string,
+): Promise<void> {
   await db
     .insertInto('agent_turns')
     .values({
@@ -43,10 +53,21 @@ export interface TurnOutcome {
 }
 
 /** Only a pending turn can end, and only once: a second run of the same job changes nothing. */
-export async function finishTurn(db: Db, organizationId: string, triggerMessageId: string, o: TurnOutcome): Promise<void> {
+export async function finishTurn(
+  db: Db,
+  organizationId: string,
+  triggerMessageId: string,
+  o: TurnOutcome,
+): Promise<void> {
   await db
     .updateTable('agent_turns')
-    .set({ status: o.status, actions: o.actions ? JSON.stringify(o.actions) : null, error: o.error ? o.error.slice(0, 1000) : null, updated_at: o.at, ...(o.steps ? { steps: o.steps } : {}) })
+    .set({
+      status: o.status,
+      actions: o.actions ? JSON.stringify(o.actions) : null,
+      error: o.error ? o.error.slice(0, 1000) : null,
+      updated_at: o.at,
+      ...(o.steps ? { steps: o.steps } : {}),
+    })
     .where('organization_id', '=', organizationId)
     .where('trigger_message_id', '=', triggerMessageId)
     .where('status', '=', 'pending')
@@ -67,10 +88,23 @@ export async function hasNewerTurn(db: Db, organizationId: string, leadId: strin
 }
 
 /** Oldest first, keyset on the time-ordered id; limit+1 rows to tell whether more exist. */
-export async function listTurns(db: Db, organizationId: string, leadId: string, afterId: string | undefined, limit: number): Promise<AgentTurnRow[]> {
-  let q = db.selectFrom('agent_turns').selectAll().where('organization_id', '=', organizationId).where('lead_id', '=', leadId);
+export async function listTurns(
+  db: Db,
+  organizationId: string,
+  leadId: string,
+  afterId: string | undefined,
+  limit: number,
+): Promise<AgentTurnRow[]> {
+  let q = db
+    .selectFrom('agent_turns')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('lead_id', '=', leadId);
   if (afterId) q = q.where('id', '>', afterId);
-  return q.orderBy('id').limit(limit + 1).execute();
+  return q
+    .orderBy('id')
+    .limit(limit + 1)
+    .execute();
 }
 
 /** The steps of the lead's latest finished turn that recorded any (what the lead was last offered). */

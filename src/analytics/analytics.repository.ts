@@ -16,7 +16,17 @@ export interface CounterRow {
   failed: number;
 }
 
-const COUNTERS = ['leads', 'contacted', 'delivered', 'replied', 'hot', 'qualified', 'booked', 'opted_out', 'failed'] as const;
+const COUNTERS = [
+  'leads',
+  'contacted',
+  'delivered',
+  'replied',
+  'hot',
+  'qualified',
+  'booked',
+  'opted_out',
+  'failed',
+] as const;
 
 /**
  * A slice of a report's range: whole months (their month rows) or one run of
@@ -25,17 +35,25 @@ const COUNTERS = ['leads', 'contacted', 'delivered', 'replied', 'hot', 'qualifie
  */
 export type Slice = { months: readonly string[] } | { from: string; to: string };
 
-const periods = (slice: Slice) => (eb: ExpressionBuilder<Database, 'analytics_rollups'>) => 'months' in slice
-  ? eb('period', 'in', [...slice.months])
-  : eb.and([eb('period', '>=', slice.from), eb('period', '<=', slice.to), eb(sql`length(period)`, '=', 10)]);
+const periods = (slice: Slice) => (eb: ExpressionBuilder<Database, 'analytics_rollups'>) =>
+  'months' in slice
+    ? eb('period', 'in', [...slice.months])
+    : eb.and([eb('period', '>=', slice.from), eb('period', '<=', slice.to), eb(sql`length(period)`, '=', 10)]);
 
 /** Funnel counters of one report dimension per group: whole months from month rows, the days around them from day rows. */
-export async function sumCounters(db: Db, organizationId: string, dim: LatencyDim, slice: Slice): Promise<CounterRow[]> {
+export async function sumCounters(
+  db: Db,
+  organizationId: string,
+  dim: LatencyDim,
+  slice: Slice,
+): Promise<CounterRow[]> {
   const group = dim === 'day' ? 'period' : 'value';
-  const rows = await db.selectFrom('analytics_rollups')
+  const rows = await db
+    .selectFrom('analytics_rollups')
     .select(sql.ref<string>(group).as('key'))
     .select(COUNTERS.map((c) => sql<number | string>`sum(${sql.ref(c)})`.as(c)))
-    .where('organization_id', '=', organizationId).where('dim', '=', dim)
+    .where('organization_id', '=', organizationId)
+    .where('dim', '=', dim)
     .where(periods(slice) as never)
     .groupBy(group)
     .execute();
@@ -60,9 +78,11 @@ export interface LatencyRow {
  */
 export async function sumLatency(db: Db, organizationId: string, dim: LatencyDim, slice: Slice): Promise<LatencyRow[]> {
   const key = dim === 'day' ? sql.ref<string>('period') : sql.ref<string>('value');
-  const rows = await db.selectFrom('analytics_latency')
+  const rows = await db
+    .selectFrom('analytics_latency')
     .select([key.as('key'), 'kind', 'bucket', sql<number | string>`sum(count)`.as('count')])
-    .where('organization_id', '=', organizationId).where('dim', '=', dim)
+    .where('organization_id', '=', organizationId)
+    .where('dim', '=', dim)
     .where(periods(slice) as never)
     .groupBy([dim === 'day' ? 'period' : 'value', 'kind', 'bucket'])
     .execute();
@@ -77,12 +97,25 @@ export interface NumberRow {
 }
 
 export async function sumNumbers(db: Db, organizationId: string, slice: Slice): Promise<NumberRow[]> {
-  const rows = await db.selectFrom('analytics_numbers')
-    .select(['sending_number_id', sql<number | string>`sum(sent)`.as('sent'), sql<number | string>`sum(delivered)`.as('delivered'), sql<number | string>`sum(failed)`.as('failed')])
-    .where('organization_id', '=', organizationId).where(periods(slice) as never)
-    .groupBy('sending_number_id').orderBy('sending_number_id')
+  const rows = await db
+    .selectFrom('analytics_numbers')
+    .select([
+      'sending_number_id',
+      sql<number | string>`sum(sent)`.as('sent'),
+      sql<number | string>`sum(delivered)`.as('delivered'),
+      sql<number | string>`sum(failed)`.as('failed'),
+    ])
+    .where('organization_id', '=', organizationId)
+    .where(periods(slice) as never)
+    .groupBy('sending_number_id')
+    .orderBy('sending_number_id')
     .execute();
-  return rows.map((r) => ({ sending_number_id: r.sending_number_id, sent: Number(r.sent), delivered: Number(r.delivered), failed: Number(r.failed) }));
+  return rows.map((r) => ({
+    sending_number_id: r.sending_number_id,
+    sent: Number(r.sent),
+    delivered: Number(r.delivered),
+    failed: Number(r.failed),
+  }));
 }
 
 export interface ErrorRow {
@@ -93,18 +126,41 @@ export interface ErrorRow {
 }
 
 export async function sumErrors(db: Db, organizationId: string, slice: Slice): Promise<ErrorRow[]> {
-  const rows = await db.selectFrom('analytics_errors')
-    .select(['sending_number_id', 'code', sql<string | null>`max(class)`.as('class'), sql<number | string>`sum(count)`.as('count')])
-    .where('organization_id', '=', organizationId).where(periods(slice) as never)
-    .groupBy(['sending_number_id', 'code']).orderBy('sending_number_id').orderBy('code')
+  const rows = await db
+    .selectFrom('analytics_errors')
+    .select([
+      'sending_number_id',
+      'code',
+      sql<string | null>`max(class)`.as('class'),
+      sql<number | string>`sum(count)`.as('count'),
+    ])
+    .where('organization_id', '=', organizationId)
+    .where(periods(slice) as never)
+    .groupBy(['sending_number_id', 'code'])
+    .orderBy('sending_number_id')
+    .orderBy('code')
     .execute();
-  return rows.map((r) => ({ sending_number_id: r.sending_number_id, code: r.code, class: r.class, count: Number(r.count) }));
+  return rows.map((r) => ({
+    sending_number_id: r.sending_number_id,
+    code: r.code,
+    class: r.class,
+    count: Number(r.count),
+  }));
 }
 
 /** The E.164 of the organization's pool numbers, by id. */
-export async function numbersById(db: Db, organizationId: string, ids: readonly string[]): Promise<Map<string, string>> {
+export async function numbersById(
+  db: Db,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('sending_numbers').select(['id', 'number']).where('organization_id', '=', organizationId).where('id', 'in', [...ids]).execute();
+  const rows = await db
+    .selectFrom('sending_numbers')
+    .select(['id', 'number'])
+    .where('organization_id', '=', organizationId)
+    .where('id', 'in', [...ids])
+    .execute();
   return new Map(rows.map((r) => [r.id, r.number]));
 }
 
@@ -119,7 +175,8 @@ export interface VariantRow {
 
 /** Per opening variant of a profile: leads sent it, and of those how many replied, qualified, booked, opted out. */
 export async function sumVariants(db: Db, organizationId: string, profile: string): Promise<VariantRow[]> {
-  const rows = await db.selectFrom('analytics_leads')
+  const rows = await db
+    .selectFrom('analytics_leads')
     .select([
       'variant',
       sql<number | string>`count(*)`.as('sent'),
@@ -128,8 +185,18 @@ export async function sumVariants(db: Db, organizationId: string, profile: strin
       sql<number | string>`count(booked_at)`.as('booked'),
       sql<number | string>`count(opted_out_at)`.as('opted_out'),
     ])
-    .where('organization_id', '=', organizationId).where('variant_profile', '=', profile).where('variant', 'is not', null)
-    .groupBy('variant').orderBy('variant')
+    .where('organization_id', '=', organizationId)
+    .where('variant_profile', '=', profile)
+    .where('variant', 'is not', null)
+    .groupBy('variant')
+    .orderBy('variant')
     .execute();
-  return rows.map((r) => ({ variant: r.variant!, sent: Number(r.sent), replied: Number(r.replied), qualified: Number(r.qualified), booked: Number(r.booked), opted_out: Number(r.opted_out) }));
+  return rows.map((r) => ({
+    variant: r.variant!,
+    sent: Number(r.sent),
+    replied: Number(r.replied),
+    qualified: Number(r.qualified),
+    booked: Number(r.booked),
+    opted_out: Number(r.opted_out),
+  }));
 }

@@ -17,7 +17,10 @@ function dayValue(field: string, value: string): number {
   const m = DAY.exec(value);
   const ms = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : Number.NaN;
   if (!m || Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value) {
-    throw new BadRequest(`${field} must be a date, YYYY-MM-DD (UTC), like 2026-07-01; got ${JSON.stringify(value)}`, 'invalid_range');
+    throw new BadRequest(
+      `${field} must be a date, YYYY-MM-DD (UTC), like 2026-07-01; got ${JSON.stringify(value)}`,
+      'invalid_range',
+    );
   }
   return ms;
 }
@@ -26,9 +29,14 @@ function dayValue(field: string, value: string): number {
 export function checkRange(from: string, to: string): void {
   const a = dayValue('from', from);
   const b = dayValue('to', to);
-  if (b < a) throw new BadRequest(`to (${to}) is before from (${from}): the range is from..to, both days included`, 'invalid_range');
+  if (b < a)
+    throw new BadRequest(
+      `to (${to}) is before from (${from}): the range is from..to, both days included`,
+      'invalid_range',
+    );
   const days = (b - a) / 86_400_000 + 1;
-  if (days > MAX_DAYS) throw new BadRequest(`The range covers ${days} days; at most ${MAX_DAYS} are allowed`, 'invalid_range');
+  if (days > MAX_DAYS)
+    throw new BadRequest(`The range covers ${days} days; at most ${MAX_DAYS} are allowed`, 'invalid_range');
 }
 
 const DAY_MS = 86_400_000;
@@ -84,7 +92,12 @@ function mergeNumbers(rows: repo.NumberRow[]): repo.NumberRow[] {
   for (const r of rows) {
     const have = out.get(r.sending_number_id);
     if (!have) out.set(r.sending_number_id, { ...r });
-    else Object.assign(have, { sent: have.sent + r.sent, delivered: have.delivered + r.delivered, failed: have.failed + r.failed });
+    else
+      Object.assign(have, {
+        sent: have.sent + r.sent,
+        delivered: have.delivered + r.delivered,
+        failed: have.failed + r.failed,
+      });
   }
   return [...out.values()];
 }
@@ -97,7 +110,15 @@ function mergeErrors(rows: repo.ErrorRow[]): repo.ErrorRow[] {
     if (!have) out.set(k, { ...r });
     else Object.assign(have, { count: have.count + r.count, class: have.class ?? r.class });
   }
-  return [...out.values()].sort((a, b) => (a.sending_number_id === b.sending_number_id ? (a.code < b.code ? -1 : 1) : a.sending_number_id < b.sending_number_id ? -1 : 1));
+  return [...out.values()].sort((a, b) =>
+    a.sending_number_id === b.sending_number_id
+      ? a.code < b.code
+        ? -1
+        : 1
+      : a.sending_number_id < b.sending_number_id
+        ? -1
+        : 1,
+  );
 }
 
 type Funnel = SummaryReply['total'];
@@ -106,18 +127,44 @@ const emptyLatency = (): Map<number, number> => new Map();
 
 function funnelOf(c: Omit<repo.CounterRow, 'key'>, sent: Map<number, number>, delivered: Map<number, number>): Funnel {
   return {
-    leads: c.leads, contacted: c.contacted, delivered: c.delivered, replied: c.replied, hot: c.hot, qualified: c.qualified, booked: c.booked, optedOut: c.opted_out, failed: c.failed,
+    leads: c.leads,
+    contacted: c.contacted,
+    delivered: c.delivered,
+    replied: c.replied,
+    hot: c.hot,
+    qualified: c.qualified,
+    booked: c.booked,
+    optedOut: c.opted_out,
+    failed: c.failed,
     speedToLead: { firstSend: percentiles(sent), firstDelivery: percentiles(delivered) },
   };
 }
 
-const ZERO = { leads: 0, contacted: 0, delivered: 0, replied: 0, hot: 0, qualified: 0, booked: 0, opted_out: 0, failed: 0 };
+const ZERO = {
+  leads: 0,
+  contacted: 0,
+  delivered: 0,
+  replied: 0,
+  hot: 0,
+  qualified: 0,
+  booked: 0,
+  opted_out: 0,
+  failed: 0,
+};
 
-export async function summary(deps: Deps, organizationId: string, from: string, to: string, groupBy: GroupBy = 'day'): Promise<SummaryReply> {
+export async function summary(
+  deps: Deps,
+  organizationId: string,
+  from: string,
+  to: string,
+  groupBy: GroupBy = 'day',
+): Promise<SummaryReply> {
   checkRange(from, to);
   // By day: the day rows; by any other dimension: whole months from month rows, the rest from day rows.
   const slices = groupBy === 'day' ? [{ from, to }] : slicesOf(from, to);
-  const counters = mergeCounters((await Promise.all(slices.map((s) => repo.sumCounters(deps.db, organizationId, groupBy, s)))).flat());
+  const counters = mergeCounters(
+    (await Promise.all(slices.map((s) => repo.sumCounters(deps.db, organizationId, groupBy, s)))).flat(),
+  );
   const latency = (await Promise.all(slices.map((s) => repo.sumLatency(deps.db, organizationId, groupBy, s)))).flat();
   const hist = new Map<string, { sent: Map<number, number>; delivered: Map<number, number> }>();
   const totalHist = { sent: emptyLatency(), delivered: emptyLatency() };
@@ -133,7 +180,9 @@ export async function summary(deps: Deps, organizationId: string, from: string, 
   const total = { ...ZERO };
   for (const c of counters) for (const k of Object.keys(ZERO) as (keyof typeof ZERO)[]) total[k] += c[k];
   return {
-    from, to, groupBy,
+    from,
+    to,
+    groupBy,
     groups: keys.map((key) => {
       const h = hist.get(key) ?? { sent: emptyLatency(), delivered: emptyLatency() };
       return { key: key === '' ? null : key, ...funnelOf(byKey.get(key) ?? { ...ZERO }, h.sent, h.delivered) };
@@ -142,16 +191,30 @@ export async function summary(deps: Deps, organizationId: string, from: string, 
   };
 }
 
-export async function deliverability(deps: Deps, organizationId: string, from: string, to: string): Promise<DeliverabilityReply> {
+export async function deliverability(
+  deps: Deps,
+  organizationId: string,
+  from: string,
+  to: string,
+): Promise<DeliverabilityReply> {
   checkRange(from, to);
   const slices = slicesOf(from, to);
-  const numbers = mergeNumbers((await Promise.all(slices.map((s) => repo.sumNumbers(deps.db, organizationId, s)))).flat());
+  const numbers = mergeNumbers(
+    (await Promise.all(slices.map((s) => repo.sumNumbers(deps.db, organizationId, s)))).flat(),
+  );
   const errors = mergeErrors((await Promise.all(slices.map((s) => repo.sumErrors(deps.db, organizationId, s)))).flat());
-  const ids = [...new Set([...numbers.map((n) => n.sending_number_id), ...errors.map((e) => e.sending_number_id)])].sort();
-  const e164 = await repo.numbersById(deps.db, organizationId, ids.filter((id) => id !== ''));
+  const ids = [
+    ...new Set([...numbers.map((n) => n.sending_number_id), ...errors.map((e) => e.sending_number_id)]),
+  ].sort();
+  const e164 = await repo.numbersById(
+    deps.db,
+    organizationId,
+    ids.filter((id) => id !== ''),
+  );
   const byId = new Map(numbers.map((n) => [n.sending_number_id, n]));
   return {
-    from, to,
+    from,
+    to,
     numbers: ids.map((id) => {
       const n = byId.get(id) ?? { sending_number_id: id, sent: 0, delivered: 0, failed: 0 };
       const mine = errors.filter((e) => e.sending_number_id === id);
@@ -176,42 +239,125 @@ export async function openings(deps: Deps, organizationId: string, profileName: 
   const configured = parseVariants(profile.opening_variants);
   const rows = await repo.sumVariants(deps.db, organizationId, profile.name);
   const seen = new Map(rows.map((r) => [r.variant, r]));
-  const names = [...configured.map((v) => v.name), ...rows.map((r) => r.variant).filter((v) => !configured.some((c) => c.name === v))];
+  const names = [
+    ...configured.map((v) => v.name),
+    ...rows.map((r) => r.variant).filter((v) => !configured.some((c) => c.name === v)),
+  ];
   const variants = names.map((name) => {
     const r = seen.get(name) ?? { variant: name, sent: 0, replied: 0, qualified: 0, booked: 0, opted_out: 0 };
     return {
       variant: name,
       weight: configured.find((c) => c.name === name)?.weight ?? null,
-      sent: r.sent, replied: r.replied, qualified: r.qualified, booked: r.booked, optedOut: r.opted_out,
-      rates: { replied: wilson(r.replied, r.sent), qualified: wilson(r.qualified, r.sent), booked: wilson(r.booked, r.sent), optedOut: wilson(r.opted_out, r.sent) },
+      sent: r.sent,
+      replied: r.replied,
+      qualified: r.qualified,
+      booked: r.booked,
+      optedOut: r.opted_out,
+      rates: {
+        replied: wilson(r.replied, r.sent),
+        qualified: wilson(r.qualified, r.sent),
+        booked: wilson(r.booked, r.sent),
+        optedOut: wilson(r.opted_out, r.sent),
+      },
     };
   });
-  const ranked = variants.filter((v) => v.sent > 0).sort((a, b) => (b.rates.replied.rate ?? 0) - (a.rates.replied.rate ?? 0));
+  const ranked = variants
+    .filter((v) => v.sent > 0)
+    .sort((a, b) => (b.rates.replied.rate ?? 0) - (a.rates.replied.rate ?? 0));
   const leader = ranked[0] ?? null;
-  const significant = leader !== null && ranked.length > 1 && ranked.slice(1).every((v) => apart(leader.rates.replied, v.rates.replied));
+  const significant =
+    leader !== null && ranked.length > 1 && ranked.slice(1).every((v) => apart(leader.rates.replied, v.rates.replied));
   return { profile: profile.name, variants, significant, leader: leader?.variant ?? null };
 }
 
 const pct = (p: Percentiles, k: 'p50' | 'p90' | 'p95') => (p[k] === null ? '' : String(p[k]));
 
 export function summaryCsv(r: SummaryReply): string {
-  const head = ['group', 'leads', 'contacted', 'delivered', 'replied', 'hot', 'qualified', 'booked', 'optedOut', 'failed',
-    'firstSendCount', 'firstSendP50Ms', 'firstSendP90Ms', 'firstSendP95Ms', 'firstDeliveryCount', 'firstDeliveryP50Ms', 'firstDeliveryP90Ms', 'firstDeliveryP95Ms'];
-  const line = (key: string, f: Funnel) => csvLine([key, ...[f.leads, f.contacted, f.delivered, f.replied, f.hot, f.qualified, f.booked, f.optedOut, f.failed].map(String),
-    String(f.speedToLead.firstSend.count), pct(f.speedToLead.firstSend, 'p50'), pct(f.speedToLead.firstSend, 'p90'), pct(f.speedToLead.firstSend, 'p95'),
-    String(f.speedToLead.firstDelivery.count), pct(f.speedToLead.firstDelivery, 'p50'), pct(f.speedToLead.firstDelivery, 'p90'), pct(f.speedToLead.firstDelivery, 'p95')]);
+  const head = [
+    'group',
+    'leads',
+    'contacted',
+    'delivered',
+    'replied',
+    'hot',
+    'qualified',
+    'booked',
+    'optedOut',
+    'failed',
+    'firstSendCount',
+    'firstSendP50Ms',
+    'firstSendP90Ms',
+    'firstSendP95Ms',
+    'firstDeliveryCount',
+    'firstDeliveryP50Ms',
+    'firstDeliveryP90Ms',
+    'firstDeliveryP95Ms',
+  ];
+  const line = (key: string, f: Funnel) =>
+    csvLine([
+      key,
+      ...[f.leads, f.contacted, f.delivered, f.replied, f.hot, f.qualified, f.booked, f.optedOut, f.failed].map(String),
+      String(f.speedToLead.firstSend.count),
+      pct(f.speedToLead.firstSend, 'p50'),
+      pct(f.speedToLead.firstSend, 'p90'),
+      pct(f.speedToLead.firstSend, 'p95'),
+      String(f.speedToLead.firstDelivery.count),
+      pct(f.speedToLead.firstDelivery, 'p50'),
+      pct(f.speedToLead.firstDelivery, 'p90'),
+      pct(f.speedToLead.firstDelivery, 'p95'),
+    ]);
   return csvLine(head) + r.groups.map((g) => line(g.key ?? '(none)', g)).join('') + line('(total)', r.total);
 }
 
 export function deliverabilityCsv(r: DeliverabilityReply): string {
-  return csvLine(['sendingNumberId', 'number', 'sent', 'delivered', 'deliveredPercent', 'failed', 'failuresByCode'])
-    + r.numbers.map((n) => csvLine([n.sendingNumberId ?? '(own number)', n.number, String(n.sent), String(n.delivered), n.deliveredPercent === null ? '' : String(n.deliveredPercent), String(n.failed),
-      n.failuresByCode.map((f) => `${f.code ?? 'none'}=${f.count}`).join(' ')])).join('');
+  return (
+    csvLine(['sendingNumberId', 'number', 'sent', 'delivered', 'deliveredPercent', 'failed', 'failuresByCode']) +
+    r.numbers
+      .map((n) =>
+        csvLine([
+          n.sendingNumberId ?? '(own number)',
+          n.number,
+          String(n.sent),
+          String(n.delivered),
+          n.deliveredPercent === null ? '' : String(n.deliveredPercent),
+          String(n.failed),
+          n.failuresByCode.map((f) => `${f.code ?? 'none'}=${f.count}`).join(' '),
+        ]),
+      )
+      .join('')
+  );
 }
 
 export function openingsCsv(r: OpeningsReply): string {
   const rate = (x: { rate: number | null }) => (x.rate === null ? '' : String(x.rate));
-  return csvLine(['variant', 'weight', 'sent', 'replied', 'qualified', 'booked', 'optedOut', 'repliedRate', 'repliedLow', 'repliedHigh'])
-    + r.variants.map((v) => csvLine([v.variant, v.weight === null ? '' : String(v.weight), String(v.sent), String(v.replied), String(v.qualified), String(v.booked), String(v.optedOut),
-      rate(v.rates.replied), v.rates.replied.low === null ? '' : String(v.rates.replied.low), v.rates.replied.high === null ? '' : String(v.rates.replied.high)])).join('');
+  return (
+    csvLine([
+      'variant',
+      'weight',
+      'sent',
+      'replied',
+      'qualified',
+      'booked',
+      'optedOut',
+      'repliedRate',
+      'repliedLow',
+      'repliedHigh',
+    ]) +
+    r.variants
+      .map((v) =>
+        csvLine([
+          v.variant,
+          v.weight === null ? '' : String(v.weight),
+          String(v.sent),
+          String(v.replied),
+          String(v.qualified),
+          String(v.booked),
+          String(v.optedOut),
+          rate(v.rates.replied),
+          v.rates.replied.low === null ? '' : String(v.rates.replied.low),
+          v.rates.replied.high === null ? '' : String(v.rates.replied.high),
+        ]),
+      )
+      .join('')
+  );
 }

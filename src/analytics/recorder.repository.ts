@@ -11,7 +11,16 @@ import { errorCodeOf, latencyBucket } from './latency.js';
  * yet set), so a repeated callback, a retried job or a re-run counts nothing.
  */
 
-export type Counter = 'leads' | 'contacted' | 'delivered' | 'replied' | 'hot' | 'qualified' | 'booked' | 'opted_out' | 'failed';
+export type Counter =
+  | 'leads'
+  | 'contacted'
+  | 'delivered'
+  | 'replied'
+  | 'hot'
+  | 'qualified'
+  | 'booked'
+  | 'opted_out'
+  | 'failed';
 
 export interface Dims {
   day: string;
@@ -27,7 +36,12 @@ type Dim = AnalyticsRollupsTable['dim'];
 function cells(dims: Dims): [Dim, string, string][] {
   const month = dims.day.slice(0, 7);
   const out: [Dim, string, string][] = [['day', dims.day, '']];
-  for (const [dim, value] of [['profile', dims.profile], ['campaign', dims.campaign_id], ['sendingNumber', dims.sending_number_id], ['source', dims.source]] as const) {
+  for (const [dim, value] of [
+    ['profile', dims.profile],
+    ['campaign', dims.campaign_id],
+    ['sendingNumber', dims.sending_number_id],
+    ['source', dims.source],
+  ] as const) {
     out.push([dim, dims.day, value], [dim, month, value]);
   }
   return out;
@@ -38,8 +52,22 @@ export const dayOf = (at: string): string => at.slice(0, 10);
 
 /** One counter up by `by` in each of the event's nine rows: one statement. */
 async function bump(db: Db, organizationId: string, dims: Dims, counter: Counter, by = 1): Promise<void> {
-  await db.insertInto('analytics_rollups').values(cells(dims).map(([dim, period, value]) => ({ organization_id: organizationId, dim, period, value, [counter]: by })))
-    .onConflict((oc) => oc.columns(['organization_id', 'dim', 'period', 'value']).doUpdateSet({ [counter]: sql`analytics_rollups.${sql.ref(counter)} + excluded.${sql.ref(counter)}` }))
+  await db
+    .insertInto('analytics_rollups')
+    .values(
+      cells(dims).map(([dim, period, value]) => ({
+        organization_id: organizationId,
+        dim,
+        period,
+        value,
+        [counter]: by,
+      })),
+    )
+    .onConflict((oc) =>
+      oc
+        .columns(['organization_id', 'dim', 'period', 'value'])
+        .doUpdateSet({ [counter]: sql`analytics_rollups.${sql.ref(counter)} + excluded.${sql.ref(counter)}` }),
+    )
     .execute();
 }
 
@@ -48,11 +76,31 @@ async function bump(db: Db, organizationId: string, dims: Dims, counter: Counter
  * row), and by profile, campaign, number and source (a day's row and a
  * month's row each): nine rows, one statement.
  */
-async function bumpLatency(db: Db, organizationId: string, dims: Dims, kind: 'sent' | 'delivered', ms: number): Promise<void> {
+async function bumpLatency(
+  db: Db,
+  organizationId: string,
+  dims: Dims,
+  kind: 'sent' | 'delivered',
+  ms: number,
+): Promise<void> {
   const bucket = latencyBucket(ms);
-  const rows = cells(dims).map(([dim, period, value]) => ({ organization_id: organizationId, dim, period, value, kind, bucket, count: 1 }));
-  await db.insertInto('analytics_latency').values(rows)
-    .onConflict((oc) => oc.columns(['organization_id', 'dim', 'period', 'value', 'kind', 'bucket']).doUpdateSet({ count: sql`analytics_latency.count + 1` }))
+  const rows = cells(dims).map(([dim, period, value]) => ({
+    organization_id: organizationId,
+    dim,
+    period,
+    value,
+    kind,
+    bucket,
+    count: 1,
+  }));
+  await db
+    .insertInto('analytics_latency')
+    .values(rows)
+    .onConflict((oc) =>
+      oc
+        .columns(['organization_id', 'dim', 'period', 'value', 'kind', 'bucket'])
+        .doUpdateSet({ count: sql`analytics_latency.count + 1` }),
+    )
     .execute();
 }
 
@@ -63,12 +111,33 @@ export interface CreatedLead {
 }
 
 /** New leads (one from the API, a batch from an import): their analytics rows and the `leads` counter, one upsert per group. */
-export async function noteLeadsCreated(db: Db, organizationId: string, leads: readonly CreatedLead[], source: string): Promise<void> {
+export async function noteLeadsCreated(
+  db: Db,
+  organizationId: string,
+  leads: readonly CreatedLead[],
+  source: string,
+): Promise<void> {
   if (leads.length === 0) return;
-  await insertRows(db, 'analytics_leads', leads.map((l) => ({ organization_id: organizationId, lead_id: l.id, created_at: l.created_at, profile: l.customer_profile, source })));
+  await insertRows(
+    db,
+    'analytics_leads',
+    leads.map((l) => ({
+      organization_id: organizationId,
+      lead_id: l.id,
+      created_at: l.created_at,
+      profile: l.customer_profile,
+      source,
+    })),
+  );
   const groups = new Map<string, { dims: Dims; n: number }>();
   for (const l of leads) {
-    const dims: Dims = { day: dayOf(l.created_at), profile: l.customer_profile, campaign_id: '', sending_number_id: '', source };
+    const dims: Dims = {
+      day: dayOf(l.created_at),
+      profile: l.customer_profile,
+      campaign_id: '',
+      sending_number_id: '',
+      source,
+    };
     const k = `${dims.day}\u0000${dims.profile}`; // campaign, number and source are the same for the whole call
     const g = groups.get(k);
     if (g) g.n += 1;
@@ -78,38 +147,73 @@ export async function noteLeadsCreated(db: Db, organizationId: string, leads: re
 }
 
 type LeadFact = 'replied_at' | 'hot_at' | 'qualified_at' | 'booked_at' | 'opted_out_at';
-const FACT_COUNTER: Record<LeadFact, Counter> = { replied_at: 'replied', hot_at: 'hot', qualified_at: 'qualified', booked_at: 'booked', opted_out_at: 'opted_out' };
+const FACT_COUNTER: Record<LeadFact, Counter> = {
+  replied_at: 'replied',
+  hot_at: 'hot',
+  qualified_at: 'qualified',
+  booked_at: 'booked',
+  opted_out_at: 'opted_out',
+};
 
 /** A lead's fact recorded the first time only; counted under the lead's dimensions on the day it happened. */
-export async function noteLeadFact(db: Db, organizationId: string, leadId: string, fact: LeadFact, at: string): Promise<void> {
-  const row = await db.updateTable('analytics_leads').set({ [fact]: at })
-    .where('organization_id', '=', organizationId).where('lead_id', '=', leadId).where(fact, 'is', null)
+export async function noteLeadFact(
+  db: Db,
+  organizationId: string,
+  leadId: string,
+  fact: LeadFact,
+  at: string,
+): Promise<void> {
+  const row = await db
+    .updateTable('analytics_leads')
+    .set({ [fact]: at })
+    .where('organization_id', '=', organizationId)
+    .where('lead_id', '=', leadId)
+    .where(fact, 'is', null)
     .returning(['profile', 'campaign_id', 'sending_number_id', 'source'])
     .executeTakeFirst();
   if (row) await bump(db, organizationId, { day: dayOf(at), ...row }, FACT_COUNTER[fact]);
 }
 
 /** What a patch of the lead row means for the funnel (leads.repository.ts calls it with every patch). */
-export async function noteLeadPatch(db: Db, organizationId: string, leadId: string, patch: Updateable<LeadsTable>): Promise<void> {
+export async function noteLeadPatch(
+  db: Db,
+  organizationId: string,
+  leadId: string,
+  patch: Updateable<LeadsTable>,
+): Promise<void> {
   const facts: LeadFact[] = [];
   if (patch.has_replied === 1) facts.push('replied_at');
   if (patch.is_hot === 1) facts.push('hot_at');
   if (patch.is_qualified === 1) facts.push('qualified_at');
   // A lead is booked once, at its first appointment (appointments/): a later one, or a rebooking, counts nothing.
   if (patch.is_booked === 1) facts.push('booked_at');
-  if (patch.sms_status === 'unsubscribed' || patch.voice_status === 'unsubscribed' || patch.email_status === 'unsubscribed') facts.push('opted_out_at');
+  if (
+    patch.sms_status === 'unsubscribed' ||
+    patch.voice_status === 'unsubscribed' ||
+    patch.email_status === 'unsubscribed'
+  )
+    facts.push('opted_out_at');
   const profile = patch.customer_profile;
   if (facts.length === 0 && typeof profile !== 'string') return;
   const at = String(patch.updated_at ?? patch.last_activity_at ?? new Date().toISOString());
   if (typeof profile === 'string') {
-    await db.updateTable('analytics_leads').set({ profile }).where('organization_id', '=', organizationId).where('lead_id', '=', leadId).execute();
+    await db
+      .updateTable('analytics_leads')
+      .set({ profile })
+      .where('organization_id', '=', organizationId)
+      .where('lead_id', '=', leadId)
+      .execute();
   }
   for (const fact of facts) await noteLeadFact(db, organizationId, leadId, fact, at);
 }
 
 /** The lead is erased: its row goes; the counters (no person in them) stay. */
 export async function forgetLead(db: Db, organizationId: string, leadId: string): Promise<void> {
-  await db.deleteFrom('analytics_leads').where('organization_id', '=', organizationId).where('lead_id', '=', leadId).execute();
+  await db
+    .deleteFrom('analytics_leads')
+    .where('organization_id', '=', organizationId)
+    .where('lead_id', '=', leadId)
+    .execute();
 }
 
 const BIT: Record<string, number> = { sent: 1, delivered: 2, failed: 4, undelivered: 4 };
@@ -125,34 +229,68 @@ export type MessageKey = { id: string } | { providerMessageId: string };
  * message's bits), then once per lead for the funnel (first send, first delivery).
  */
 export async function noteMessageStatus(
-  db: Db, organizationId: string, key: MessageKey, status: string, reason: string | null, at: string,
+  db: Db,
+  organizationId: string,
+  key: MessageKey,
+  status: string,
+  reason: string | null,
+  at: string,
   /** The provider's error as deliverability/ classified it (`twilio:30007`, `filtered`); else the code is read from the reason. */
   error?: { code: string | null; class: string | null },
 ): Promise<void> {
   const bit = BIT[status];
   if (bit === undefined) return;
-  let q = db.updateTable('messages').set({ analytics_counted: sql`analytics_counted + ${bit}` })
-    .where('organization_id', '=', organizationId).where('direction', '=', 'outbound')
+  let q = db
+    .updateTable('messages')
+    .set({ analytics_counted: sql`analytics_counted + ${bit}` })
+    .where('organization_id', '=', organizationId)
+    .where('direction', '=', 'outbound')
     .where(sql<boolean>`(analytics_counted & ${sql.lit(bit)}) = 0`);
   q = 'id' in key ? q.where('id', '=', key.id) : q.where('provider_message_id', '=', key.providerMessageId);
-  const messages = await q.returning(['lead_id', 'purpose', 'campaign_id', 'sending_number_id', 'opening_variant']).execute();
+  const messages = await q
+    .returning(['lead_id', 'purpose', 'campaign_id', 'sending_number_id', 'opening_variant'])
+    .execute();
   const day = dayOf(at);
   const periods = [day, day.slice(0, 7)];
   for (const m of messages) {
     const number = m.sending_number_id ?? '';
     const column = bit === 1 ? 'sent' : bit === 2 ? 'delivered' : 'failed';
-    await db.insertInto('analytics_numbers').values(periods.map((period) => ({ organization_id: organizationId, period, sending_number_id: number, [column]: 1 })))
-      .onConflict((oc) => oc.columns(['organization_id', 'period', 'sending_number_id']).doUpdateSet({ [column]: sql`analytics_numbers.${sql.ref(column)} + 1` }))
+    await db
+      .insertInto('analytics_numbers')
+      .values(
+        periods.map((period) => ({ organization_id: organizationId, period, sending_number_id: number, [column]: 1 })),
+      )
+      .onConflict((oc) =>
+        oc
+          .columns(['organization_id', 'period', 'sending_number_id'])
+          .doUpdateSet({ [column]: sql`analytics_numbers.${sql.ref(column)} + 1` }),
+      )
       .execute();
     if (bit === 4) {
       const code = error?.code?.replace(/^[a-z]+:/, '') || errorCodeOf(reason);
       const cls = error?.class ?? null;
-      await db.insertInto('analytics_errors').values(periods.map((period) => ({ organization_id: organizationId, period, sending_number_id: number, code, class: cls, count: 1 })))
-        .onConflict((oc) => oc.columns(['organization_id', 'period', 'sending_number_id', 'code']).doUpdateSet({ count: sql`analytics_errors.count + 1` }))
+      await db
+        .insertInto('analytics_errors')
+        .values(
+          periods.map((period) => ({
+            organization_id: organizationId,
+            period,
+            sending_number_id: number,
+            code,
+            class: cls,
+            count: 1,
+          })),
+        )
+        .onConflict((oc) =>
+          oc
+            .columns(['organization_id', 'period', 'sending_number_id', 'code'])
+            .doUpdateSet({ count: sql`analytics_errors.count + 1` }),
+        )
         .execute();
     }
     if (m.purpose !== 'conversation') continue;
-    if (bit === 1) await noteFirstSend(db, organizationId, m.lead_id, m.campaign_id ?? '', number, m.opening_variant, at);
+    if (bit === 1)
+      await noteFirstSend(db, organizationId, m.lead_id, m.campaign_id ?? '', number, m.opening_variant, at);
     else if (bit === 2) await noteFirstDelivery(db, organizationId, m.lead_id, at);
     else await noteFailure(db, organizationId, m.lead_id, m.campaign_id ?? '', number, at);
   }
@@ -160,27 +298,53 @@ export async function noteMessageStatus(
 
 const msBetween = (from: string, to: string): number => Date.parse(to) - Date.parse(from);
 
-async function noteFirstSend(db: Db, organizationId: string, leadId: string, campaignId: string, numberId: string, variant: string | null, at: string): Promise<void> {
-  const lead = await db.updateTable('analytics_leads').set({ first_sent_at: at, campaign_id: campaignId, sending_number_id: numberId })
-    .where('organization_id', '=', organizationId).where('lead_id', '=', leadId).where('first_sent_at', 'is', null)
+async function noteFirstSend(
+  db: Db,
+  organizationId: string,
+  leadId: string,
+  campaignId: string,
+  numberId: string,
+  variant: string | null,
+  at: string,
+): Promise<void> {
+  const lead = await db
+    .updateTable('analytics_leads')
+    .set({ first_sent_at: at, campaign_id: campaignId, sending_number_id: numberId })
+    .where('organization_id', '=', organizationId)
+    .where('lead_id', '=', leadId)
+    .where('first_sent_at', 'is', null)
     .returning(['created_at', 'profile', 'source'])
     .executeTakeFirst();
   if (lead) {
-    const dims: Dims = { day: dayOf(at), profile: lead.profile, campaign_id: campaignId, sending_number_id: numberId, source: lead.source };
+    const dims: Dims = {
+      day: dayOf(at),
+      profile: lead.profile,
+      campaign_id: campaignId,
+      sending_number_id: numberId,
+      source: lead.source,
+    };
     await bump(db, organizationId, dims, 'contacted');
     await bumpLatency(db, organizationId, dims, 'sent', msBetween(lead.created_at, at));
   }
   if (variant !== null) {
     // The first opening variant the lead was sent is the one its outcomes are counted under.
-    await db.updateTable('analytics_leads').set({ variant, variant_profile: sql`profile` })
-      .where('organization_id', '=', organizationId).where('lead_id', '=', leadId).where('variant', 'is', null)
+    await db
+      .updateTable('analytics_leads')
+      .set({ variant, variant_profile: sql`profile` })
+      .where('organization_id', '=', organizationId)
+      .where('lead_id', '=', leadId)
+      .where('variant', 'is', null)
       .execute();
   }
 }
 
 async function noteFirstDelivery(db: Db, organizationId: string, leadId: string, at: string): Promise<void> {
-  const lead = await db.updateTable('analytics_leads').set({ first_delivered_at: at })
-    .where('organization_id', '=', organizationId).where('lead_id', '=', leadId).where('first_delivered_at', 'is', null)
+  const lead = await db
+    .updateTable('analytics_leads')
+    .set({ first_delivered_at: at })
+    .where('organization_id', '=', organizationId)
+    .where('lead_id', '=', leadId)
+    .where('first_delivered_at', 'is', null)
     .returning(['created_at', 'profile', 'campaign_id', 'sending_number_id', 'source'])
     .executeTakeFirst();
   if (!lead) return;
@@ -190,9 +354,31 @@ async function noteFirstDelivery(db: Db, organizationId: string, leadId: string,
   await bumpLatency(db, organizationId, dims, 'delivered', msBetween(created_at, at));
 }
 
-async function noteFailure(db: Db, organizationId: string, leadId: string, campaignId: string, numberId: string, at: string): Promise<void> {
-  const lead = await db.selectFrom('analytics_leads').select(['profile', 'source'])
-    .where('organization_id', '=', organizationId).where('lead_id', '=', leadId).executeTakeFirst();
+async function noteFailure(
+  db: Db,
+  organizationId: string,
+  leadId: string,
+  campaignId: string,
+  numberId: string,
+  at: string,
+): Promise<void> {
+  const lead = await db
+    .selectFrom('analytics_leads')
+    .select(['profile', 'source'])
+    .where('organization_id', '=', organizationId)
+    .where('lead_id', '=', leadId)
+    .executeTakeFirst();
   if (!lead) return;
-  await bump(db, organizationId, { day: dayOf(at), profile: lead.profile, campaign_id: campaignId, sending_number_id: numberId, source: lead.source }, 'failed');
+  await bump(
+    db,
+    organizationId,
+    {
+      day: dayOf(at),
+      profile: lead.profile,
+      campaign_id: campaignId,
+      sending_number_id: numberId,
+      source: lead.source,
+    },
+    'failed',
+  );
 }

@@ -20,7 +20,9 @@ export const Appointment = Type.Object(
     externalId: Nullable(Type.String()),
     notes: Nullable(Type.String()),
     createdByTurnId: Nullable(Type.String()),
-    reminders: Type.Array(Type.Object({ kind: Type.String(), dueAt: DateTime, status: Type.String(), messageId: Nullable(Type.String()) })),
+    reminders: Type.Array(
+      Type.Object({ kind: Type.String(), dueAt: DateTime, status: Type.String(), messageId: Nullable(Type.String()) }),
+    ),
     createdAt: DateTime,
     updatedAt: DateTime,
   },
@@ -47,7 +49,9 @@ export const RescheduleBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const CancelBody = Type.Optional(Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) }, { additionalProperties: false }));
+export const CancelBody = Type.Optional(
+  Type.Object({ reason: Type.Optional(Type.String({ maxLength: 1000 })) }, { additionalProperties: false }),
+);
 
 export const ListQuery = Type.Object(
   { from: DateTime, to: DateTime, ownerId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) },
@@ -55,13 +59,23 @@ export const ListQuery = Type.Object(
 );
 
 export const SlotsQuery = Type.Object(
-  { from: Type.Optional(DateTime), to: Type.Optional(DateTime), ownerId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) },
+  {
+    from: Type.Optional(DateTime),
+    to: Type.Optional(DateTime),
+    ownerId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  },
   { additionalProperties: false },
 );
 
 export const SlotsReply = Type.Object({
   timeZone: Type.String(),
-  slots: Type.Array(Type.Object({ start: DateTime, end: DateTime, label: Type.String({ description: "the start in the lead's zone and language" }) })),
+  slots: Type.Array(
+    Type.Object({
+      start: DateTime,
+      end: DateTime,
+      label: Type.String({ description: "the start in the lead's zone and language" }),
+    }),
+  ),
 });
 
 export const AvailabilityBody = Type.Object(
@@ -71,4 +85,9 @@ export const AvailabilityBody = Type.Object(
   },
   { additionalProperties: false },
 );
-export const AvailabilityReply = Type.Object({ userId: Type.String(), timeZone: Type.String(), weeklyHours: AvailabilityBody.properties.weeklyHours, updatedAt: DateTime });
+export const AvailabilityReply = Type.Object({
+  userId: Type.String(),
+  timeZone: Type.String(),
+  weeklyHours: AvailabilityBody.properties.weeklyHours,
+  updatedAt: DateTime,
+});

@@ -7,10 +7,23 @@ export interface Availability {
 }
 
 /** A user's weekly hours for the embedded calendar (user_availability), or undefined: the calendar's own hours apply. */
-export async function findAvailability(db: Db, organizationId: string, userId: string): Promise<Availability | undefined> {
-  const row = await db.selectFrom('user_availability').selectAll().where('organization_id', '=', organizationId).where('user_id', '=', userId).executeTakeFirst();
+export async function findAvailability(
+  db: Db,
+  organizationId: string,
+  userId: string,
+): Promise<Availability | undefined> {
+  const row = await db
+    .selectFrom('user_availability')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
   if (!row) return undefined;
-  return { timeZone: row.time_zone, weeklyHours: JSON.parse(row.weekly_hours) as Availability['weeklyHours'], updatedAt: row.updated_at };
+  return {
+    timeZone: row.time_zone,
+    weeklyHours: JSON.parse(row.weekly_hours) as Availability['weeklyHours'],
+    updatedAt: row.updated_at,
+  };
 }
 
 export async function putAvailability(db: Db, organizationId: string, userId: string, a: Availability): Promise<void> {

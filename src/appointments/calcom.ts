@@ -19,7 +19,10 @@ export interface CalcomConfig {
 }
 
 export class CalcomError extends Error {
-  constructor(message: string, readonly taken: boolean) {
+  constructor(
+    message: string,
+    readonly taken: boolean,
+  ) {
     super(message);
   }
 }
@@ -30,12 +33,23 @@ interface Envelope<T> {
   error?: { message?: string };
 }
 
-async function call<T>(c: CalcomConfig, method: 'GET' | 'POST', path: string, version: string, body?: unknown): Promise<T> {
+async function call<T>(
+  c: CalcomConfig,
+  method: 'GET' | 'POST',
+  path: string,
+  version: string,
+  body?: unknown,
+): Promise<T> {
   let res: Response;
   try {
     res = await fetch(`${c.baseUrl}${path}`, {
       method,
-      headers: { authorization: `Bearer ${c.apiKey}`, 'cal-api-version': version, accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        authorization: `Bearer ${c.apiKey}`,
+        'cal-api-version': version,
+        accept: 'application/json',
+        ...(body ? { 'content-type': 'application/json' } : {}),
+      },
       body: body ? JSON.stringify(body) : undefined,
       redirect: 'error',
       signal: AbortSignal.timeout(TIMEOUT_MS),
@@ -61,9 +75,25 @@ async function call<T>(c: CalcomConfig, method: 'GET' | 'POST', path: string, ve
 }
 
 /** GET /v2/slots: `{data: {"YYYY-MM-DD": [{start}]}}`, each start an ISO instant (with an offset). */
-export async function calcomSlots(c: CalcomConfig, from: Date, to: Date, timeZone: string, durationMinutes: number): Promise<Slot[]> {
-  const q = new URLSearchParams({ eventTypeId: String(c.eventTypeId), start: from.toISOString(), end: to.toISOString(), timeZone });
-  const data = await call<Record<string, { start: string; end?: string }[]>>(c, 'GET', `/v2/slots?${q.toString()}`, SLOTS_VERSION);
+export async function calcomSlots(
+  c: CalcomConfig,
+  from: Date,
+  to: Date,
+  timeZone: string,
+  durationMinutes: number,
+): Promise<Slot[]> {
+  const q = new URLSearchParams({
+    eventTypeId: String(c.eventTypeId),
+    start: from.toISOString(),
+    end: to.toISOString(),
+    timeZone,
+  });
+  const data = await call<Record<string, { start: string; end?: string }[]>>(
+    c,
+    'GET',
+    `/v2/slots?${q.toString()}`,
+    SLOTS_VERSION,
+  );
   const out: Slot[] = [];
   for (const day of Object.keys(data).sort()) {
     for (const s of data[day] ?? []) {
@@ -85,7 +115,11 @@ export interface CalcomBooking {
 function booking(data: unknown): CalcomBooking {
   const b = (Array.isArray(data) ? data[0] : data) as Partial<CalcomBooking> | undefined;
   if (!b?.uid || !b.start) throw new CalcomError('Cal.com booking answer has no uid', false);
-  return { uid: b.uid, start: new Date(b.start).toISOString(), end: b.end ? new Date(b.end).toISOString() : new Date(b.start).toISOString() };
+  return {
+    uid: b.uid,
+    start: new Date(b.start).toISOString(),
+    end: b.end ? new Date(b.end).toISOString() : new Date(b.start).toISOString(),
+  };
 }
 
 export interface Attendee {
@@ -97,17 +131,36 @@ export interface Attendee {
 }
 
 /** POST /v2/bookings. */
-export async function calcomBook(c: CalcomConfig, start: Date, attendee: Attendee, notes: string | null, metadata: Record<string, string>): Promise<CalcomBooking> {
-  const body = { eventTypeId: c.eventTypeId, start: start.toISOString(), attendee, ...(notes ? { bookingFieldsResponses: { notes } } : {}), metadata };
+export async function calcomBook(
+  c: CalcomConfig,
+  start: Date,
+  attendee: Attendee,
+  notes: string | null,
+  metadata: Record<string, string>,
+): Promise<CalcomBooking> {
+  const body = {
+    eventTypeId: c.eventTypeId,
+    start: start.toISOString(),
+    attendee,
+    ...(notes ? { bookingFieldsResponses: { notes } } : {}),
+    metadata,
+  };
   return booking(await call<unknown>(c, 'POST', '/v2/bookings', BOOKINGS_VERSION, body));
 }
 
 /** POST /v2/bookings/{uid}/reschedule: Cal.com answers the new booking (a new uid). */
 export async function calcomReschedule(c: CalcomConfig, uid: string, start: Date): Promise<CalcomBooking> {
-  return booking(await call<unknown>(c, 'POST', `/v2/bookings/${encodeURIComponent(uid)}/reschedule`, BOOKINGS_VERSION, { start: start.toISOString(), reschedulingReason: 'Rescheduled through Parley' }));
+  return booking(
+    await call<unknown>(c, 'POST', `/v2/bookings/${encodeURIComponent(uid)}/reschedule`, BOOKINGS_VERSION, {
+      start: start.toISOString(),
+      reschedulingReason: 'Rescheduled through Parley',
+    }),
+  );
 }
 
 /** POST /v2/bookings/{uid}/cancel. */
 export async function calcomCancel(c: CalcomConfig, uid: string, reason: string): Promise<void> {
-  await call<unknown>(c, 'POST', `/v2/bookings/${encodeURIComponent(uid)}/cancel`, BOOKINGS_VERSION, { cancellationReason: reason });
+  await call<unknown>(c, 'POST', `/v2/bookings/${encodeURIComponent(uid)}/cancel`, BOOKINGS_VERSION, {
+    cancellationReason: reason,
+  });
 }

@@ -15,7 +15,12 @@ const transports = new WeakMap<Config, Transporter>();
 function transportFor(config: Config & { smtpUrl: string }): Transporter {
   let t = transports.get(config);
   if (!t) {
-    t = createTransport({ url: config.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 });
+    t = createTransport({
+      url: config.smtpUrl,
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 30_000,
+    });
     transports.set(config, t);
   }
   return t;
@@ -25,9 +30,16 @@ const utc = (iso: string) => new Date(iso).getTime();
 const fromAddress = (from: string) => /<([^>]+)>/.exec(from)?.[1] ?? from.trim();
 
 /** The iCalendar (RFC 5545) invitation: REQUEST on booking and rescheduling (a higher SEQUENCE), CANCEL on cancelling. */
-export function invitationIcs(a: { id: string; start_at: string; end_at: string; updated_at: string; notes: string | null }, o: {
-  method: 'REQUEST' | 'CANCEL'; title: string; organizer: string; attendee: { name: string; email: string }; owner?: string | null;
-}): string {
+export function invitationIcs(
+  a: { id: string; start_at: string; end_at: string; updated_at: string; notes: string | null },
+  o: {
+    method: 'REQUEST' | 'CANCEL';
+    title: string;
+    organizer: string;
+    attendee: { name: string; email: string };
+    owner?: string | null;
+  },
+): string {
   const { error, value } = createEvent({
     uid: `${a.id}@parley`,
     method: o.method,
@@ -59,7 +71,11 @@ export function invitationIcs(a: { id: string; start_at: string; end_at: string;
  * offer to add it. Without SMTP there is no invitation (logged). An SMTP
  * failure throws: the job is retried.
  */
-export async function runAppointmentInvite(deps: Deps, organizationId: string, p: AppointmentInvitePayload): Promise<JobOutcome> {
+export async function runAppointmentInvite(
+  deps: Deps,
+  organizationId: string,
+  p: AppointmentInvitePayload,
+): Promise<JobOutcome> {
   const done: JobOutcome = { kind: 'done' };
   const smtpUrl = deps.config.smtpUrl;
   if (!smtpUrl) {
@@ -70,15 +86,24 @@ export async function runAppointmentInvite(deps: Deps, organizationId: string, p
   if (!a) return done;
   const lead = await findLead(deps.db, organizationId, a.lead_id);
   if (!lead?.email) return done;
-  const [org, owner] = await Promise.all([findOrganization(deps.db, organizationId), a.owner_user_id ? findUser(deps.db, organizationId, a.owner_user_id) : undefined]);
+  const [org, owner] = await Promise.all([
+    findOrganization(deps.db, organizationId),
+    a.owner_user_id ? findUser(deps.db, organizationId, a.owner_user_id) : undefined,
+  ]);
   const orgName = org?.name ?? 'Parley';
   const title = `Appointment with ${orgName}`;
   const ics = invitationIcs(a, {
-    method: p.method, title, organizer: fromAddress(deps.config.emailFrom),
-    attendee: { name: [lead.first_name, lead.last_name].filter(Boolean).join(' ') || lead.email, email: lead.email }, owner: owner?.email ?? null,
+    method: p.method,
+    title,
+    organizer: fromAddress(deps.config.emailFrom),
+    attendee: { name: [lead.first_name, lead.last_name].filter(Boolean).join(' ') || lead.email, email: lead.email },
+    owner: owner?.email ?? null,
   });
   const label = slotLabel(a.start_at, a.time_zone, leadLocale(lead));
-  const text = p.method === 'CANCEL' ? `Your appointment with ${orgName} (${label}) is cancelled.` : `Your appointment with ${orgName}: ${label}. The invitation is attached.`;
+  const text =
+    p.method === 'CANCEL'
+      ? `Your appointment with ${orgName} (${label}) is cancelled.`
+      : `Your appointment with ${orgName}: ${label}. The invitation is attached.`;
   await transportFor({ ...deps.config, smtpUrl }).sendMail({
     from: deps.config.emailFrom,
     to: lead.email,
@@ -86,7 +111,9 @@ export async function runAppointmentInvite(deps: Deps, organizationId: string, p
     subject: p.method === 'CANCEL' ? `Cancelled: ${title}` : title,
     text,
     icalEvent: { method: p.method, filename: 'invite.ics', content: ics },
-    attachments: [{ filename: 'invite.ics', content: ics, contentType: `text/calendar; charset=utf-8; method=${p.method}` }],
+    attachments: [
+      { filename: 'invite.ics', content: ics, contentType: `text/calendar; charset=utf-8; method=${p.method}` },
+    ],
     messageId: `<appointment-${a.id}-${p.method.toLowerCase()}-${utc(a.updated_at)}@parley>`,
   });
   return done;

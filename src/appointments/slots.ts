@@ -19,7 +19,8 @@ export interface Slot {
 /** The block starts (ISO) an appointment from start to end covers. */
 export function blocksOf(start: Date, end: Date): string[] {
   const out: string[] = [];
-  for (let t = Math.floor(start.getTime() / BLOCK_MS) * BLOCK_MS; t < end.getTime(); t += BLOCK_MS) out.push(new Date(t).toISOString());
+  for (let t = Math.floor(start.getTime() / BLOCK_MS) * BLOCK_MS; t < end.getTime(); t += BLOCK_MS)
+    out.push(new Date(t).toISOString());
   return out;
 }
 
@@ -49,9 +50,15 @@ export function freeSlots(q: SlotQuery): Slot[] {
   const firstDay = Math.floor(localTime(q.timeZone, q.from.getTime()).wall / DAY_MS) * DAY_MS;
   const lastDay = Math.floor(localTime(q.timeZone, q.to.getTime()).wall / DAY_MS) * DAY_MS;
   for (let day = firstDay; day <= lastDay && out.length < q.limit; day += DAY_MS) {
-    const ranges = [...(q.weeklyHours[DAYS[new Date(day).getUTCDay()]!] ?? [])].sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    const ranges = [...(q.weeklyHours[DAYS[new Date(day).getUTCDay()]!] ?? [])].sort((a, b) =>
+      String(a[0]).localeCompare(String(b[0])),
+    );
     for (const [open = '00:00', close = '00:00'] of ranges) {
-      for (let m = minutesOf(open); m + q.durationMinutes <= minutesOf(close) && out.length < q.limit; m += q.durationMinutes) {
+      for (
+        let m = minutesOf(open);
+        m + q.durationMinutes <= minutesOf(close) && out.length < q.limit;
+        m += q.durationMinutes
+      ) {
         // A wall time skipped by daylight saving has no instant; one repeated has two: the first is taken.
         const at = instantsAtLocal(q.timeZone, day + m * 60_000)[0];
         if (at === undefined) continue;
@@ -69,7 +76,15 @@ export function freeSlots(q: SlotQuery): Slot[] {
 /** A slot as the lead reads it: in the lead's zone and language (`Thu, Jul 2, 2:00 PM PDT`). */
 export function slotLabel(start: string, timeZone: string, locale: string): string {
   const fmt = (loc: string) =>
-    new Intl.DateTimeFormat(loc, { timeZone, weekday: 'short', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' }).format(new Date(start));
+    new Intl.DateTimeFormat(loc, {
+      timeZone,
+      weekday: 'short',
+      month: 'short',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: '2-digit',
+      timeZoneName: 'short',
+    }).format(new Date(start));
   try {
     return fmt(locale);
   } catch {

@@ -28,7 +28,14 @@ export interface RelayPeer {
 
 /** ConversationRelay's messages to us (docs/voice.md). */
 export type RelayMessage =
-  | { type: 'setup'; callSid?: string; from?: string; to?: string; direction?: string; customParameters?: Record<string, string> }
+  | {
+      type: 'setup';
+      callSid?: string;
+      from?: string;
+      to?: string;
+      direction?: string;
+      customParameters?: Record<string, string>;
+    }
   | { type: 'prompt'; voicePrompt?: string; lang?: string; last?: boolean }
   | { type: 'interrupt'; utteranceUntilInterrupt?: string; durationUntilInterruptMs?: number }
   | { type: 'dtmf'; digit?: string }
@@ -72,7 +79,12 @@ export class CallSession {
    */
   private prepared: Promise<Prepared> | undefined;
 
-  constructor(private readonly deps: Deps, private readonly organizationId: string, private readonly callId: string, private readonly peer: RelayPeer) {}
+  constructor(
+    private readonly deps: Deps,
+    private readonly organizationId: string,
+    private readonly callId: string,
+    private readonly peer: RelayPeer,
+  ) {}
 
   handle(raw: string): void {
     let m: RelayMessage;
@@ -90,7 +102,8 @@ export class CallSession {
         this.enqueue(() => this.turn(m.voicePrompt!.trim()));
         break;
       case 'dtmf':
-        if (typeof m.digit === 'string' && /^[0-9*#wW]$/.test(m.digit)) this.enqueue(() => this.turn(`(pressed ${m.digit})`));
+        if (typeof m.digit === 'string' && /^[0-9*#wW]$/.test(m.digit))
+          this.enqueue(() => this.turn(`(pressed ${m.digit})`));
         break;
       case 'interrupt':
         void this.interrupt(typeof m.utteranceUntilInterrupt === 'string' ? m.utteranceUntilInterrupt : '');
@@ -113,7 +126,9 @@ export class CallSession {
   }
 
   private enqueue(step: () => Promise<void>): void {
-    this.chain = this.chain.then(step).catch((err: unknown) => this.deps.log.error({ err, callId: this.callId }, 'call turn failed'));
+    this.chain = this.chain
+      .then(step)
+      .catch((err: unknown) => this.deps.log.error({ err, callId: this.callId }, 'call turn failed'));
   }
 
   private async setup(m: Extract<RelayMessage, { type: 'setup' }>): Promise<void> {
@@ -125,7 +140,10 @@ export class CallSession {
     }
     this.call = call;
     await updateCall(this.deps.db, this.organizationId, call.id, {
-      status: 'in-progress', answered_at: call.answered_at ?? at, provider_call_id: call.provider_call_id ?? m.callSid ?? null, updated_at: at,
+      status: 'in-progress',
+      answered_at: call.answered_at ?? at,
+      provider_call_id: call.provider_call_id ?? m.callSid ?? null,
+      updated_at: at,
     });
     // The welcome greeting is spoken by ConversationRelay itself as the call connects.
     if (call.greeting) this.lastAgent = await this.storeAgent(call.lead_id, call.greeting, at);
@@ -137,7 +155,10 @@ export class CallSession {
     const p = (async () => {
       const lead = await findLead(this.deps.db, this.organizationId, leadId);
       if (!lead) throw new Error('the lead was erased');
-      const [{ input }, settings] = await Promise.all([loadAgentInput(this.deps.db, this.organizationId, lead, this.deps.clock.now()), readSettings(this.deps.db, this.organizationId)]);
+      const [{ input }, settings] = await Promise.all([
+        loadAgentInput(this.deps.db, this.organizationId, lead, this.deps.clock.now()),
+        readSettings(this.deps.db, this.organizationId),
+      ]);
       return { input, keywords: { optOut: [...settings.optOutKeywords], optIn: [...settings.optInKeywords] } };
     })();
     p.catch(() => {}); // awaited by the next turn, which handles it
@@ -147,8 +168,19 @@ export class CallSession {
   private async storeAgent(leadId: string, text: string, at: string): Promise<{ id: string; text: string }> {
     const id = newId();
     await insertMessage(this.deps.db, this.organizationId, {
-      id, lead_id: leadId, channel: 'voice', direction: 'outbound', owner: 'user', text, is_ai_generated: 1, status: 'spoken', status_reason: null,
-      scheduled_at: at, created_at: at, purpose: 'conversation', updated_at: at,
+      id,
+      lead_id: leadId,
+      channel: 'voice',
+      direction: 'outbound',
+      owner: 'user',
+      text,
+      is_ai_generated: 1,
+      status: 'spoken',
+      status_reason: null,
+      scheduled_at: at,
+      created_at: at,
+      purpose: 'conversation',
+      updated_at: at,
     });
     return { id, text };
   }
@@ -177,22 +209,44 @@ export class CallSession {
       const current = await findLead(trx, organizationId, leadId, true);
       if (!current) return;
       await insertMessage(trx, organizationId, {
-        id: messageId, lead_id: leadId, channel: 'voice', direction: 'inbound', owner: 'lead', text, is_ai_generated: 0, status: 'received',
-        status_reason: null, scheduled_at: null, created_at: at, purpose: 'conversation', provider_message_id: this.call?.provider_call_id ?? null,
+        id: messageId,
+        lead_id: leadId,
+        channel: 'voice',
+        direction: 'inbound',
+        owner: 'lead',
+        text,
+        is_ai_generated: 0,
+        status: 'received',
+        status_reason: null,
+        scheduled_at: null,
+        created_at: at,
+        purpose: 'conversation',
+        provider_message_id: this.call?.provider_call_id ?? null,
       });
       await updateLead(trx, organizationId, leadId, { has_replied: 1, last_activity_at: at, updated_at: at });
       // The lead answered: no follow-up goes out unanswered after it (followups/), as for a text reply.
       await followUpAfterReply(trx, organizationId, leadId, now);
-      await emitEvents(trx, organizationId, at, [messageReceivedEvent(current, { id: messageId, channel: 'voice', from: current.phone ?? '', text })]);
+      await emitEvents(trx, organizationId, at, [
+        messageReceivedEvent(current, { id: messageId, channel: 'voice', from: current.phone ?? '', text }),
+      ]);
       if (heard.kind !== 'stop') return;
       const actor = `twilio:${this.call?.provider_call_id ?? 'relay'}`;
       if (heard.doNotContact && current.phone) await addDncIn(trx, organizationId, current.phone, 'message', at, null);
       const reachable = reachableChannels(current);
       // Said on a call, a plain "stop" is about calls at least; the recogniser's channels when it named some.
-      const requested: ChannelName[] = heard.channels === 'all' ? (heard.doNotContact ? reachable : ['voice']) : heard.channels.filter((c) => reachable.includes(c));
+      const requested: ChannelName[] =
+        heard.channels === 'all'
+          ? heard.doNotContact
+            ? reachable
+            : ['voice']
+          : heard.channels.filter((c) => reachable.includes(c));
       if (requested.length > 0) {
         await applyUnsubscribe(trx, deps, organizationId, leadId, requested, {
-          source: heard.doNotContact ? 'dnc' : 'spoken', optOutMessage: null, isDoNotContact: heard.doNotContact, actor, inboundMessageId: messageId,
+          source: heard.doNotContact ? 'dnc' : 'spoken',
+          optOutMessage: null,
+          isDoNotContact: heard.doNotContact,
+          actor,
+          inboundMessageId: messageId,
         });
       }
       await updateCall(trx, organizationId, this.callId, { outcome: 'opted-out', updated_at: at });
@@ -232,7 +286,14 @@ export class CallSession {
       startStoring = resolve;
     }).then(() => this.receive(leadId, messageId, text, heard, now));
     storing.catch(() => {}); // awaited below
-    const input: AgentInput = { ...prepared.input, now, conversation: [...prepared.input.conversation, { from: 'lead', text, channel: 'voice', isAiGenerated: false, at }] };
+    const input: AgentInput = {
+      ...prepared.input,
+      now,
+      conversation: [
+        ...prepared.input.conversation,
+        { from: 'lead', text, channel: 'voice', isAiGenerated: false, at },
+      ],
+    };
 
     const speaking: Speaking = { abort: new AbortController() };
     this.speaking = speaking;
@@ -256,7 +317,8 @@ export class CallSession {
     startStoring();
     await storing;
     const heardText = (speaking.abort.signal.aborted ? (speaking.heard ?? said) : said).trim();
-    if (heardText !== '') this.lastAgent = await this.storeAgent(leadId, heardText, this.deps.clock.now().toISOString());
+    if (heardText !== '')
+      this.lastAgent = await this.storeAgent(leadId, heardText, this.deps.clock.now().toISOString());
     await this.act(leadId, messageId, actions);
     this.prepared = this.prepare(leadId);
   }
@@ -268,7 +330,9 @@ export class CallSession {
       const messages = chatMessages(input);
       messages[0] = { role: 'system', content: messages[0]!.content + '\n' + CALL_INSTRUCTIONS };
       const streamed = await streamChat(ai, messages, callToolDefinitions(), send, signal);
-      return streamed.toolCalls.map((c) => toCallAction(c.name, c.arguments)).filter((a): a is CallAction => a !== null);
+      return streamed.toolCalls
+        .map((c) => toCallAction(c.name, c.arguments))
+        .filter((a): a is CallAction => a !== null);
     }
     const decided = scriptedDecide(input);
     for (const a of decided) if (a.type === 'reply') for (const w of words(`${a.text} `)) send(w);
@@ -291,10 +355,24 @@ export class CallSession {
     await this.deps.db.transaction().execute(async (trx) => {
       const lead = await findLead(trx, this.organizationId, leadId, true);
       if (!lead) return;
-      if (shared.length > 0) await applyActions(trx, this.deps, { organizationId: this.organizationId, lead, channel: 'voice', now, triggerMessageId }, shared);
+      if (shared.length > 0)
+        await applyActions(
+          trx,
+          this.deps,
+          { organizationId: this.organizationId, lead, channel: 'voice', now, triggerMessageId },
+          shared,
+        );
       if (transfer) {
-        const handoffData = JSON.stringify({ reasonCode: 'live-agent-handoff', reason: transfer.reason, summary: transfer.summary });
-        await updateCall(trx, this.organizationId, this.callId, { handoff_data: handoffData, summary: transfer.summary, updated_at: at });
+        const handoffData = JSON.stringify({
+          reasonCode: 'live-agent-handoff',
+          reason: transfer.reason,
+          summary: transfer.summary,
+        });
+        await updateCall(trx, this.organizationId, this.callId, {
+          handoff_data: handoffData,
+          summary: transfer.summary,
+          updated_at: at,
+        });
       }
     });
     if (transfer) this.end({ reasonCode: 'live-agent-handoff', reason: transfer.reason, summary: transfer.summary });

@@ -8,12 +8,20 @@ import { isToolName, toAction, TOOLS, type Action, type ToolName } from '../agen
  * other tools act as in a text conversation. `transferCall` hands the lead to
  * a person (warm transfer), `endCall` hangs up after the answer.
  */
-const text = (maxLength: number, description: string) => Type.String({ minLength: 1, maxLength, pattern: '\\S', description });
+const text = (maxLength: number, description: string) =>
+  Type.String({ minLength: 1, maxLength, pattern: '\\S', description });
 
 export const CALL_TOOLS = {
   transferCall: {
-    description: 'Put the lead through to a person now (warm transfer). The person hears your summary before the lead is connected. Say a short sentence first, e.g. "Let me connect you with a colleague."',
-    parameters: Type.Object({ reason: text(1000, 'Why a person should take over'), summary: text(2000, 'What the person needs to know, in two or three sentences') }, { additionalProperties: false }),
+    description:
+      'Put the lead through to a person now (warm transfer). The person hears your summary before the lead is connected. Say a short sentence first, e.g. "Let me connect you with a colleague."',
+    parameters: Type.Object(
+      {
+        reason: text(1000, 'Why a person should take over'),
+        summary: text(2000, 'What the person needs to know, in two or three sentences'),
+      },
+      { additionalProperties: false },
+    ),
   },
   endCall: {
     description: 'End the call after what you say now (the conversation is over).',
@@ -23,15 +31,24 @@ export const CALL_TOOLS = {
 
 const SHARED: ToolName[] = ['tagLead', 'markHot', 'markQualified', 'optOut', 'updateSummary'];
 
-export type CallAction =
-  | { type: 'transferCall'; reason: string; summary: string }
-  | { type: 'endCall' }
-  | Action;
+export type CallAction = { type: 'transferCall'; reason: string; summary: string } | { type: 'endCall' } | Action;
 
 export function callToolDefinitions(): object[] {
-  const shared = SHARED.map((name) => ({ type: 'function', function: { name, description: TOOLS[name].description, parameters: JSON.parse(JSON.stringify(TOOLS[name].parameters)) as object } }));
+  const shared = SHARED.map((name) => ({
+    type: 'function',
+    function: {
+      name,
+      description: TOOLS[name].description,
+      parameters: JSON.parse(JSON.stringify(TOOLS[name].parameters)) as object,
+    },
+  }));
   const own = (Object.keys(CALL_TOOLS) as (keyof typeof CALL_TOOLS)[]).map((name) => ({
-    type: 'function', function: { name, description: CALL_TOOLS[name].description, parameters: JSON.parse(JSON.stringify(CALL_TOOLS[name].parameters)) as object },
+    type: 'function',
+    function: {
+      name,
+      description: CALL_TOOLS[name].description,
+      parameters: JSON.parse(JSON.stringify(CALL_TOOLS[name].parameters)) as object,
+    },
   }));
   return [...shared, ...own];
 }
@@ -44,7 +61,10 @@ export function toCallAction(name: string, rawArguments: string): CallAction | n
   } catch {
     return null;
   }
-  if (name === 'transferCall') return Value.Check(CALL_TOOLS.transferCall.parameters, args) ? { type: 'transferCall', ...(args as Static<typeof CALL_TOOLS.transferCall.parameters>) } : null;
+  if (name === 'transferCall')
+    return Value.Check(CALL_TOOLS.transferCall.parameters, args)
+      ? { type: 'transferCall', ...(args as Static<typeof CALL_TOOLS.transferCall.parameters>) }
+      : null;
   if (name === 'endCall') return { type: 'endCall' };
   if (!isToolName(name) || !SHARED.includes(name)) return null;
   try {

@@ -3,58 +3,142 @@ import type { CallsTable, Db } from '../platform/db/schema.js';
 
 export type CallRow = Selectable<CallsTable>;
 
-export async function insertCall(db: Db, organizationId: string, row: Omit<Insertable<CallsTable>, 'organization_id'>): Promise<void> {
-  await db.insertInto('calls').values({ ...row, organization_id: organizationId }).execute();
+export async function insertCall(
+  db: Db,
+  organizationId: string,
+  row: Omit<Insertable<CallsTable>, 'organization_id'>,
+): Promise<void> {
+  await db
+    .insertInto('calls')
+    .values({ ...row, organization_id: organizationId })
+    .execute();
 }
 
 export async function findCall(db: Db, organizationId: string, id: string): Promise<CallRow | undefined> {
-  return db.selectFrom('calls').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('calls')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export async function findCallBySid(db: Db, organizationId: string, sid: string): Promise<CallRow | undefined> {
-  return db.selectFrom('calls').selectAll().where('organization_id', '=', organizationId).where('provider_call_id', '=', sid).executeTakeFirst();
+  return db
+    .selectFrom('calls')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('provider_call_id', '=', sid)
+    .executeTakeFirst();
 }
 
-export async function updateCall(db: Db, organizationId: string, id: string, patch: Updateable<CallsTable>): Promise<void> {
+export async function updateCall(
+  db: Db,
+  organizationId: string,
+  id: string,
+  patch: Updateable<CallsTable>,
+): Promise<void> {
   await db.updateTable('calls').set(patch).where('organization_id', '=', organizationId).where('id', '=', id).execute();
 }
 
 /** Sets completed_event_at once: true for the one caller that did (it emits call.completed). */
 export async function claimCompletedEvent(db: Db, organizationId: string, id: string, at: string): Promise<boolean> {
-  const r = await db.updateTable('calls').set({ completed_event_at: at }).where('organization_id', '=', organizationId).where('id', '=', id)
-    .where('completed_event_at', 'is', null).executeTakeFirst();
+  const r = await db
+    .updateTable('calls')
+    .set({ completed_event_at: at })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .where('completed_event_at', 'is', null)
+    .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 
-export async function listCallsOfLead(db: Db, organizationId: string, leadId: string, limit: number): Promise<CallRow[]> {
-  return db.selectFrom('calls').selectAll().where('organization_id', '=', organizationId).where('lead_id', '=', leadId)
-    .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+export async function listCallsOfLead(
+  db: Db,
+  organizationId: string,
+  leadId: string,
+  limit: number,
+): Promise<CallRow[]> {
+  return db
+    .selectFrom('calls')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('lead_id', '=', leadId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
 }
 
 /** An utterance of the agent cut short: the stored text becomes what the lead heard. */
-export async function setSpokenText(db: Db, organizationId: string, messageId: string, text: string, at: string): Promise<void> {
-  await db.updateTable('messages').set({ text, updated_at: at }).where('organization_id', '=', organizationId).where('id', '=', messageId).execute();
+export async function setSpokenText(
+  db: Db,
+  organizationId: string,
+  messageId: string,
+  text: string,
+  at: string,
+): Promise<void> {
+  await db
+    .updateTable('messages')
+    .set({ text, updated_at: at })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', messageId)
+    .execute();
 }
 
 export async function profileExists(db: Db, organizationId: string, name: string): Promise<boolean> {
-  const row = await db.selectFrom('customer_profiles').select('id').where('organization_id', '=', organizationId).where('name', '=', name).executeTakeFirst();
+  const row = await db
+    .selectFrom('customer_profiles')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('name', '=', name)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
-export async function findVoiceSettings(db: Db, organizationId: string, profileName: string): Promise<string | undefined> {
-  const row = await db.selectFrom('profile_voice').select('settings').where('organization_id', '=', organizationId).where('profile_name', '=', profileName).executeTakeFirst();
+export async function findVoiceSettings(
+  db: Db,
+  organizationId: string,
+  profileName: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('profile_voice')
+    .select('settings')
+    .where('organization_id', '=', organizationId)
+    .where('profile_name', '=', profileName)
+    .executeTakeFirst();
   return row?.settings;
 }
 
-export async function saveVoiceSettings(db: Db, organizationId: string, profileName: string, settings: string, at: string): Promise<void> {
-  await db.insertInto('profile_voice').values({ organization_id: organizationId, profile_name: profileName, settings, updated_at: at })
-    .onConflict((oc) => oc.columns(['organization_id', 'profile_name']).doUpdateSet({ settings, updated_at: at })).execute();
+export async function saveVoiceSettings(
+  db: Db,
+  organizationId: string,
+  profileName: string,
+  settings: string,
+  at: string,
+): Promise<void> {
+  await db
+    .insertInto('profile_voice')
+    .values({ organization_id: organizationId, profile_name: profileName, settings, updated_at: at })
+    .onConflict((oc) => oc.columns(['organization_id', 'profile_name']).doUpdateSet({ settings, updated_at: at }))
+    .execute();
 }
 
 /** Calls placed to the lead since `since` (dialled, whatever came of them): with its automated messages, the frequency cap's count. */
-export async function countDialledSince(db: Db, organizationId: string, leadId: string, since: string): Promise<number> {
-  const row = await db.selectFrom('calls').select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .where('organization_id', '=', organizationId).where('lead_id', '=', leadId).where('direction', '=', 'outbound')
-    .where('provider_call_id', 'is not', null).where('created_at', '>=', since).executeTakeFirst();
+export async function countDialledSince(
+  db: Db,
+  organizationId: string,
+  leadId: string,
+  since: string,
+): Promise<number> {
+  const row = await db
+    .selectFrom('calls')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('organization_id', '=', organizationId)
+    .where('lead_id', '=', leadId)
+    .where('direction', '=', 'outbound')
+    .where('provider_call_id', 'is not', null)
+    .where('created_at', '>=', since)
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }

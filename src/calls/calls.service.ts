@@ -2,7 +2,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { insideWindow } from '../compliance/contact-hours.js';
 import { checkOutbound, type GateDecision } from '../compliance/gate.js';
 import { emitEvents } from '../events/outbox.repository.js';
-import { callCompletedEvent, callTransferredEvent, handoffNotificationEvent, notificationEvent } from '../events/payloads.js';
+import {
+  callCompletedEvent,
+  callTransferredEvent,
+  handoffNotificationEvent,
+  notificationEvent,
+} from '../events/payloads.js';
 import { findRepRow } from '../handoffs/handoffs.repository.js';
 import { raiseHandoff } from '../handoffs/handoffs.service.js';
 import { findLead, findLeadByAddress, requireLead, updateLead, type LeadRow } from '../leads/leads.repository.js';
@@ -20,7 +25,15 @@ import { normalizePhone } from '../platform/phone.js';
 import { renderTemplate } from '../profiles/template.js';
 import { readSettings } from '../settings/settings.service.js';
 import { chooseSender } from '../sending-numbers/sender.js';
-import { claimCompletedEvent, countDialledSince, findCall, findCallBySid, insertCall, updateCall, type CallRow } from './calls.repository.js';
+import {
+  claimCompletedEvent,
+  countDialledSince,
+  findCall,
+  findCallBySid,
+  insertCall,
+  updateCall,
+  type CallRow,
+} from './calls.repository.js';
 import { createCall, TwilioCallError, updateLiveCall } from './twilio-calls.js';
 import { connectRelay, dialWithWhisper, HANG_UP, sayAndHangUp, whisper } from './twiml.js';
 import { DEFAULT_LANGUAGE, readVoiceSettings, type VoiceSettingsView } from './voice-settings.js';
@@ -38,20 +51,27 @@ export const callPaths = {
 
 const DAY_MS = 86_400_000;
 
-const query = (organizationId: string, callId: string) => `?org=${encodeURIComponent(organizationId)}&call=${encodeURIComponent(callId)}`;
-export const callbackUrl = (config: Config, path: string, organizationId: string, callId: string) => config.publicUrl + path + query(organizationId, callId);
+const query = (organizationId: string, callId: string) =>
+  `?org=${encodeURIComponent(organizationId)}&call=${encodeURIComponent(callId)}`;
+export const callbackUrl = (config: Config, path: string, organizationId: string, callId: string) =>
+  config.publicUrl + path + query(organizationId, callId);
 /** The relay's WebSocket URL: `wss` from an https public URL, `ws` from http. */
 export const relayUrl = (config: Config, organizationId: string, callId: string) =>
   config.publicUrl.replace(/^http/, 'ws') + callPaths.relay + query(organizationId, callId);
 
 export const OPTED_OUT_GOODBYE = 'Understood. We will not call you again. Goodbye.';
-const TRANSFER_UNAVAILABLE = 'Sorry, nobody is available to take your call right now. Someone from our team will get back to you soon. Goodbye.';
+const TRANSFER_UNAVAILABLE =
+  'Sorry, nobody is available to take your call right now. Someone from our team will get back to you soon. Goodbye.';
 const INBOUND_UNAVAILABLE = 'Sorry, we cannot take your call right now. We will text you shortly.';
 export const MISSED_CALL_TEXT = 'Sorry we missed your call. How can we help?';
 
 class TwilioNotConfigured extends DomainError {
   constructor() {
-    super(400, 'Twilio is not configured on this server: set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN to place calls', 'not_configured');
+    super(
+      400,
+      'Twilio is not configured on this server: set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN to place calls',
+      'not_configured',
+    );
   }
 }
 
@@ -86,7 +106,12 @@ export interface PlacedCall {
 }
 
 /** The gate's answer for a call. The External Compliance Check is asked about messages only: a call waits for it as blocked (fail closed). */
-function callDecision(d: GateDecision): { status: CallStatus; code: string | null; reason: string | null; until: string | null } {
+function callDecision(d: GateDecision): {
+  status: CallStatus;
+  code: string | null;
+  reason: string | null;
+  until: string | null;
+} {
   switch (d.kind) {
     case 'allowed':
       return { status: 'dialing', code: null, reason: null, until: null };
@@ -95,7 +120,12 @@ function callDecision(d: GateDecision): { status: CallStatus; code: string | nul
     case 'wait':
       return { status: 'waiting', code: d.code, reason: d.reason, until: d.until.toISOString() };
     case 'ask_external':
-      return { status: 'blocked', code: 'EXTERNAL_CHECK', reason: 'calls are not placed while an External Compliance Check is configured', until: null };
+      return {
+        status: 'blocked',
+        code: 'EXTERNAL_CHECK',
+        reason: 'calls are not placed while an External Compliance Check is configured',
+        until: null,
+      };
   }
 }
 
@@ -111,30 +141,66 @@ interface Judged {
  * then the voice pool's number and its pace (sending-numbers/), else the
  * settings number.
  */
-async function judge(trx: Db, deps: Deps, organizationId: string, lead: LeadRow, now: Date, overrideBusinessHours: boolean): Promise<Judged> {
+async function judge(
+  trx: Db,
+  deps: Deps,
+  organizationId: string,
+  lead: LeadRow,
+  now: Date,
+  overrideBusinessHours: boolean,
+): Promise<Judged> {
   const settings = await readSettings(trx, organizationId);
-  let decision = callDecision(await checkOutbound(trx, deps.digests, organizationId, {
-    lead, channel: 'voice', purpose: 'conversation', sendWhenOff: false, automated: true, settings, now, overrideBusinessHours,
-  }));
+  let decision = callDecision(
+    await checkOutbound(trx, deps.digests, organizationId, {
+      lead,
+      channel: 'voice',
+      purpose: 'conversation',
+      sendWhenOff: false,
+      automated: true,
+      settings,
+      now,
+      overrideBusinessHours,
+    }),
+  );
   // The gate counts the automated messages sent; a call is an automated contact too.
   const cap = settings.frequencyCap;
   if (decision.status !== 'blocked' && cap) {
     const since = new Date(now.getTime() - DAY_MS).toISOString();
-    const contacts = (await countAutomatedSince(trx, organizationId, lead.id, since)) + (await countDialledSince(trx, organizationId, lead.id, since));
+    const contacts =
+      (await countAutomatedSince(trx, organizationId, lead.id, since)) +
+      (await countDialledSince(trx, organizationId, lead.id, since));
     if (contacts >= cap.maxAutomatedPerDay) {
-      decision = { status: 'blocked', code: 'FREQUENCY_CAP', reason: `${contacts} automated messages and calls in the last 24 hours (cap ${cap.maxAutomatedPerDay})`, until: null };
+      decision = {
+        status: 'blocked',
+        code: 'FREQUENCY_CAP',
+        reason: `${contacts} automated messages and calls in the last 24 hours (cap ${cap.maxAutomatedPerDay})`,
+        until: null,
+      };
     }
   }
   let from = settings.sendingNumber;
   let departAt: Date | null = null;
   if (decision.status === 'dialing') {
-    const sender = await chooseSender(trx, organizationId, lead, { channel: 'voice', text: '', sending_number_id: null, paced_until: null, paced_since: null }, settings.sendingNumber, deps.clock, deps.config.pacingMaxWaitMs);
+    const sender = await chooseSender(
+      trx,
+      organizationId,
+      lead,
+      { channel: 'voice', text: '', sending_number_id: null, paced_until: null, paced_since: null },
+      settings.sendingNumber,
+      deps.clock,
+      deps.config.pacingMaxWaitMs,
+    );
     if (sender.kind === 'now') {
       from = sender.from;
       departAt = sender.departAt;
     } else if (sender.kind === 'later') {
       from = sender.number;
-      decision = { status: 'waiting', code: 'PACING', reason: `the voice number ${sender.number} is paced: its next free slot is at ${sender.until.toISOString()}`, until: sender.until.toISOString() };
+      decision = {
+        status: 'waiting',
+        code: 'PACING',
+        reason: `the voice number ${sender.number} is paced: its next free slot is at ${sender.until.toISOString()}`,
+        until: sender.until.toISOString(),
+      };
     } else if (sender.kind === 'too_late') {
       decision = { status: 'blocked', code: 'PACING_TIMEOUT', reason: sender.reason, until: null };
     } else from = sender.from;
@@ -143,7 +209,13 @@ async function judge(trx: Db, deps: Deps, organizationId: string, lead: LeadRow,
 }
 
 /** A waiting call's job: asked again when its time comes (contact hours open, the number's slot). */
-async function scheduleRetry(trx: Db, organizationId: string, callId: string, until: string, at: string): Promise<void> {
+async function scheduleRetry(
+  trx: Db,
+  organizationId: string,
+  callId: string,
+  until: string,
+  at: string,
+): Promise<void> {
   await enqueueJob(trx, organizationId, 'call.place', { callId }, new Date(until), at);
 }
 
@@ -156,7 +228,12 @@ async function scheduleRetry(trx: Db, organizationId: string, callId: string, un
  * status callbacks. A call the gate holds for contact hours or the number's
  * pace is recorded waiting, and its job asks the gate again when the time comes.
  */
-export async function placeCall(deps: Deps, organizationId: string, leadId: string, input: PlaceCallInput): Promise<PlacedCall> {
+export async function placeCall(
+  deps: Deps,
+  organizationId: string,
+  leadId: string,
+  input: PlaceCallInput,
+): Promise<PlacedCall> {
   const now = deps.clock.now();
   const at = now.toISOString();
   const id = newId();
@@ -165,61 +242,123 @@ export async function placeCall(deps: Deps, organizationId: string, leadId: stri
     const lead = await requireLead(trx, organizationId, leadId, true);
     requireTwilio(deps.config);
     if (!lead.phone) throw new BadRequest('Lead has no phone', 'channel_unavailable');
-    const { decision, from, departAt } = await judge(trx, deps, organizationId, lead, now, input.overrideBusinessHours ?? false);
-    if (decision.status === 'dialing' && !from) throw new BadRequest('no sending number: set sendingNumber with PATCH /v1/settings before calling', 'no_sending_number');
+    const { decision, from, departAt } = await judge(
+      trx,
+      deps,
+      organizationId,
+      lead,
+      now,
+      input.overrideBusinessHours ?? false,
+    );
+    if (decision.status === 'dialing' && !from)
+      throw new BadRequest(
+        'no sending number: set sendingNumber with PATCH /v1/settings before calling',
+        'no_sending_number',
+      );
     const voice = await readVoiceSettings(trx, organizationId, lead.customer_profile);
     await insertCall(trx, organizationId, {
-      id, lead_id: lead.id, direction: 'outbound', status: decision.status, status_code: decision.code, status_reason: decision.reason,
-      from_number: from, to_number: lead.phone, voicemail_enabled: (input.voicemailEnabled ?? voice.voicemailEnabled ?? false) ? 1 : 0,
-      greeting: greetingFor(lead, voice), created_at: at, updated_at: at,
+      id,
+      lead_id: lead.id,
+      direction: 'outbound',
+      status: decision.status,
+      status_code: decision.code,
+      status_reason: decision.reason,
+      from_number: from,
+      to_number: lead.phone,
+      voicemail_enabled: (input.voicemailEnabled ?? voice.voicemailEnabled ?? false) ? 1 : 0,
+      greeting: greetingFor(lead, voice),
+      created_at: at,
+      updated_at: at,
     });
-    if (decision.status === 'waiting' && decision.until) await scheduleRetry(trx, organizationId, id, decision.until, at);
+    if (decision.status === 'waiting' && decision.until)
+      await scheduleRetry(trx, organizationId, id, decision.until, at);
     return { decision, departAt };
   });
   const { decision, departAt } = planned;
-  const answer: PlacedCall = { id, status: decision.status, statusCode: decision.code, statusReason: decision.reason, scheduledTime: decision.until, providerCallId: null };
+  const answer: PlacedCall = {
+    id,
+    status: decision.status,
+    statusCode: decision.code,
+    statusReason: decision.reason,
+    scheduledTime: decision.until,
+    providerCallId: null,
+  };
   if (decision.status !== 'dialing') return answer;
   const dialled = await dial(deps, organizationId, id, departAt);
   return { ...answer, ...dialled };
 }
 
 /** Dials a call the gate allowed (its row holds the numbers, the greeting and the voicemail choice). */
-async function dial(deps: Deps, organizationId: string, callId: string, departAt: Date | null): Promise<Pick<PlacedCall, 'status' | 'statusReason' | 'providerCallId'>> {
+async function dial(
+  deps: Deps,
+  organizationId: string,
+  callId: string,
+  departAt: Date | null,
+): Promise<Pick<PlacedCall, 'status' | 'statusReason' | 'providerCallId'>> {
   const twilio = requireTwilio(deps.config);
   const call = await findCall(deps.db, organizationId, callId);
   const lead = call?.lead_id ? await findLead(deps.db, organizationId, call.lead_id) : undefined;
   if (!call || !lead) return { status: 'failed', statusReason: 'the lead was erased', providerCallId: null };
   const voice = await readVoiceSettings(deps.db, organizationId, lead.customer_profile);
   const twiml = connectRelay({
-    relayUrl: relayUrl(deps.config, organizationId, callId), actionUrl: callbackUrl(deps.config, callPaths.action, organizationId, callId),
-    language: voice.language ?? DEFAULT_LANGUAGE, voice: voice.voice, welcomeGreeting: call.greeting ?? undefined,
+    relayUrl: relayUrl(deps.config, organizationId, callId),
+    actionUrl: callbackUrl(deps.config, callPaths.action, organizationId, callId),
+    language: voice.language ?? DEFAULT_LANGUAGE,
+    voice: voice.voice,
+    welcomeGreeting: call.greeting ?? undefined,
   });
   // A paced number's call leaves at its departure, at most a moment away (sending-numbers/pacing.ts MAX_HOLD_MS).
   const hold = departAt ? departAt.getTime() - deps.clock.now().getTime() : 0;
   if (hold > 0) await sleep(hold);
   try {
     const sid = await createCall(twilio, {
-      To: call.to_number!, From: call.from_number!, Twiml: twiml,
+      To: call.to_number!,
+      From: call.from_number!,
+      Twiml: twiml,
       StatusCallback: callbackUrl(deps.config, callPaths.status, organizationId, callId),
-      MachineDetection: 'DetectMessageEnd', AsyncAmd: 'true', AsyncAmdStatusCallbackMethod: 'POST',
+      MachineDetection: 'DetectMessageEnd',
+      AsyncAmd: 'true',
+      AsyncAmdStatusCallbackMethod: 'POST',
       AsyncAmdStatusCallback: callbackUrl(deps.config, callPaths.amd, organizationId, callId),
     });
     const startedAt = deps.clock.now();
     const started = startedAt.toISOString();
     await deps.db.transaction().execute(async (trx) => {
-      await updateCall(trx, organizationId, callId, { status: 'queued', provider_call_id: sid, started_at: started, updated_at: started });
+      await updateCall(trx, organizationId, callId, {
+        status: 'queued',
+        provider_call_id: sid,
+        started_at: started,
+        updated_at: started,
+      });
       // A follow-up step's call went out: the cadence waits for a reply from now, as after a sent message.
       if (call.follow_up_step !== null) {
-        await followUpAfterSend(trx, organizationId, {
-          lead_id: lead.id, direction: 'outbound', purpose: 'conversation', is_ai_generated: 1, is_follow_up: 1, follow_up_step: Number(call.follow_up_step), schedule_follow_ups: null,
-        }, startedAt);
+        await followUpAfterSend(
+          trx,
+          organizationId,
+          {
+            lead_id: lead.id,
+            direction: 'outbound',
+            purpose: 'conversation',
+            is_ai_generated: 1,
+            is_follow_up: 1,
+            follow_up_step: Number(call.follow_up_step),
+            schedule_follow_ups: null,
+          },
+          startedAt,
+        );
       }
     });
     return { status: 'dialing', statusReason: null, providerCallId: sid };
   } catch (err) {
     const reason = err instanceof TwilioCallError ? err.message : 'could not reach Twilio';
     const ended = deps.clock.now().toISOString();
-    await updateCall(deps.db, organizationId, callId, { status: 'failed', outcome: 'failed', status_reason: reason, ended_at: ended, updated_at: ended });
+    await updateCall(deps.db, organizationId, callId, {
+      status: 'failed',
+      outcome: 'failed',
+      status_reason: reason,
+      ended_at: ended,
+      updated_at: ended,
+    });
     return { status: 'failed', statusReason: reason, providerCallId: null };
   }
 }
@@ -229,13 +368,31 @@ async function dial(deps: Deps, organizationId: string, callId: string, departAt
  * whose greeting is the step's message, queued as a waiting call so its job
  * asks the gate when it runs (followups/followup.job.ts, in its transaction).
  */
-export async function queueFollowUpCall(trx: Db, deps: Deps, organizationId: string, lead: LeadRow, step: number, greeting: string, voicemailEnabled: boolean | undefined, now: Date): Promise<string> {
+export async function queueFollowUpCall(
+  trx: Db,
+  deps: Deps,
+  organizationId: string,
+  lead: LeadRow,
+  step: number,
+  greeting: string,
+  voicemailEnabled: boolean | undefined,
+  now: Date,
+): Promise<string> {
   const id = newId();
   const at = now.toISOString();
   const voice = await readVoiceSettings(trx, organizationId, lead.customer_profile);
   await insertCall(trx, organizationId, {
-    id, lead_id: lead.id, direction: 'outbound', status: 'waiting', status_reason: `follow-up step ${step}`, to_number: lead.phone,
-    voicemail_enabled: (voicemailEnabled ?? voice.voicemailEnabled ?? false) ? 1 : 0, greeting, follow_up_step: step, created_at: at, updated_at: at,
+    id,
+    lead_id: lead.id,
+    direction: 'outbound',
+    status: 'waiting',
+    status_reason: `follow-up step ${step}`,
+    to_number: lead.phone,
+    voicemail_enabled: (voicemailEnabled ?? voice.voicemailEnabled ?? false) ? 1 : 0,
+    greeting,
+    follow_up_step: step,
+    created_at: at,
+    updated_at: at,
   });
   await scheduleRetry(trx, organizationId, id, at, at);
   return id;
@@ -255,16 +412,32 @@ export async function runWaitingCall(deps: Deps, organizationId: string, callId:
     if (call?.status !== 'waiting' || !call.lead_id) return null;
     const lead = await findLead(trx, organizationId, call.lead_id, true);
     if (!lead?.phone) {
-      await updateCall(trx, organizationId, callId, { status: 'blocked', status_code: 'NO_ADDRESS', status_reason: 'lead has no phone', updated_at: at });
+      await updateCall(trx, organizationId, callId, {
+        status: 'blocked',
+        status_code: 'NO_ADDRESS',
+        status_reason: 'lead has no phone',
+        updated_at: at,
+      });
       return null;
     }
     const j = await judge(trx, deps, organizationId, lead, now, false);
     const d = j.decision;
     if (d.status === 'dialing' && !j.from) {
-      await updateCall(trx, organizationId, callId, { status: 'failed', outcome: 'failed', status_reason: 'no sending number', updated_at: at });
+      await updateCall(trx, organizationId, callId, {
+        status: 'failed',
+        outcome: 'failed',
+        status_reason: 'no sending number',
+        updated_at: at,
+      });
       return null;
     }
-    await updateCall(trx, organizationId, callId, { status: d.status, status_code: d.code, status_reason: d.reason, from_number: j.from, updated_at: at });
+    await updateCall(trx, organizationId, callId, {
+      status: d.status,
+      status_code: d.code,
+      status_reason: d.reason,
+      from_number: j.from,
+      updated_at: at,
+    });
     if (d.status === 'waiting' && d.until) await scheduleRetry(trx, organizationId, callId, d.until, at);
     return d.status === 'dialing' ? j : null;
   });
@@ -297,24 +470,61 @@ export async function answerInboundCall(deps: Deps, organizationId: string, call
   return deps.db.transaction().execute(async (trx) => {
     const lead = caller ? await findLeadByAddress(trx, organizationId, 'voice', caller) : undefined;
     const id = newId();
-    const row = { id, lead_id: lead?.id ?? null, direction: 'inbound' as const, provider_call_id: call.CallSid ?? null, from_number: caller ?? call.From, to_number: call.To, started_at: at, created_at: at, updated_at: at };
+    const row = {
+      id,
+      lead_id: lead?.id ?? null,
+      direction: 'inbound' as const,
+      provider_call_id: call.CallSid ?? null,
+      from_number: caller ?? call.From,
+      to_number: call.To,
+      started_at: at,
+      created_at: at,
+      updated_at: at,
+    };
     const settings = await readSettings(trx, organizationId);
     const closed = !insideWindow(now, settings.timeZone, settings.contactHours);
     if (!lead || lead.is_ai_on !== 1 || closed) {
-      const why = !lead ? 'unknown caller' : lead.is_ai_on !== 1 ? 'AI is off for this lead' : "outside the organization's hours";
-      await insertCall(trx, organizationId, { ...row, status: 'completed', outcome: 'missed', status_reason: why, ended_at: at });
+      const why = !lead
+        ? 'unknown caller'
+        : lead.is_ai_on !== 1
+          ? 'AI is off for this lead'
+          : "outside the organization's hours";
+      await insertCall(trx, organizationId, {
+        ...row,
+        status: 'completed',
+        outcome: 'missed',
+        status_reason: why,
+        ended_at: at,
+      });
       if (lead && lead.phone) {
-        await scheduleSend(trx, { organizationId, lead, channel: 'sms', text: MISSED_CALL_TEXT, runAt: now, sendWhenOff: true, isAiGenerated: false, now: at });
+        await scheduleSend(trx, {
+          organizationId,
+          lead,
+          channel: 'sms',
+          text: MISSED_CALL_TEXT,
+          runAt: now,
+          sendWhenOff: true,
+          isAiGenerated: false,
+          now: at,
+        });
       }
       return sayAndHangUp(INBOUND_UNAVAILABLE);
     }
     const voice = await readVoiceSettings(trx, organizationId, lead.customer_profile);
-    const greeting = lead.first_name ? `Hi ${lead.first_name}, thanks for calling! How can I help you today?` : 'Hi, thanks for calling! How can I help you today?';
+    const greeting = lead.first_name
+      ? `Hi ${lead.first_name}, thanks for calling! How can I help you today?`
+      : 'Hi, thanks for calling! How can I help you today?';
     await insertCall(trx, organizationId, { ...row, status: 'in-progress', greeting, answered_at: at });
-    return connectRelay({
-      relayUrl: relayUrl(deps.config, organizationId, id), actionUrl: callbackUrl(deps.config, callPaths.action, organizationId, id),
-      language: voice.language ?? DEFAULT_LANGUAGE, voice: voice.voice, welcomeGreeting: greeting,
-    }, true);
+    return connectRelay(
+      {
+        relayUrl: relayUrl(deps.config, organizationId, id),
+        actionUrl: callbackUrl(deps.config, callPaths.action, organizationId, id),
+        language: voice.language ?? DEFAULT_LANGUAGE,
+        voice: voice.voice,
+        welcomeGreeting: greeting,
+      },
+      true,
+    );
   });
 }
 
@@ -332,22 +542,32 @@ export interface CallStatusWebhook {
  * duration, and the outcome (what AMD, a transfer or an opt-out said, else
  * Twilio's state). An answered call announces `call.completed`, once.
  */
-export async function applyCallStatus(deps: Deps, organizationId: string, callId: string, report: CallStatusWebhook): Promise<void> {
+export async function applyCallStatus(
+  deps: Deps,
+  organizationId: string,
+  callId: string,
+  report: CallStatusWebhook,
+): Promise<void> {
   const at = deps.clock.now().toISOString();
   const state = report.CallStatus ?? '';
   await deps.db.transaction().execute(async (trx) => {
     const call = await findCall(trx, organizationId, callId);
     if (!call) return;
     if (!TERMINAL.has(state)) {
-      if (state !== '' && call.ended_at === null) await updateCall(trx, organizationId, call.id, { status: state, updated_at: at });
+      if (state !== '' && call.ended_at === null)
+        await updateCall(trx, organizationId, call.id, { status: state, updated_at: at });
       return;
     }
     const duration = Number.parseInt(report.CallDuration ?? '', 10);
     const answered = state === 'completed';
     const outcome = call.outcome ?? (answered ? 'completed' : state);
     await updateCall(trx, organizationId, call.id, {
-      status: answered ? 'completed' : state === 'canceled' ? 'canceled' : 'failed', outcome, ended_at: call.ended_at ?? at, updated_at: at,
-      duration_seconds: Number.isFinite(duration) ? duration : (call.duration_seconds ?? 0), provider_call_id: call.provider_call_id ?? report.CallSid ?? null,
+      status: answered ? 'completed' : state === 'canceled' ? 'canceled' : 'failed',
+      outcome,
+      ended_at: call.ended_at ?? at,
+      updated_at: at,
+      duration_seconds: Number.isFinite(duration) ? duration : (call.duration_seconds ?? 0),
+      provider_call_id: call.provider_call_id ?? report.CallSid ?? null,
     });
     if (answered) await announceCompleted(trx, organizationId, call.id, at);
   });
@@ -361,9 +581,15 @@ async function announceCompleted(trx: Db, organizationId: string, callId: string
   if (!lead) return;
   if (!(await claimCompletedEvent(trx, organizationId, call.id, at))) return;
   const summary = call.summary ?? lead.summary;
-  await emitEvents(trx, organizationId, at, [callCompletedEvent(lead, {
-    id: call.id, direction: call.direction, durationSeconds: call.duration_seconds, summary, outcome: call.outcome,
-  })]);
+  await emitEvents(trx, organizationId, at, [
+    callCompletedEvent(lead, {
+      id: call.id,
+      direction: call.direction,
+      durationSeconds: call.duration_seconds,
+      summary,
+      outcome: call.outcome,
+    }),
+  ]);
 }
 
 const MACHINE = /^(machine_|fax)/;
@@ -381,15 +607,29 @@ export async function applyAmd(deps: Deps, organizationId: string, callId: strin
   const call = await findCall(deps.db, organizationId, callId);
   if (!call) return;
   if (answeredBy === 'human') {
-    if (call.outcome === null) await updateCall(deps.db, organizationId, call.id, { outcome: 'human', answered_at: call.answered_at ?? at, updated_at: at });
+    if (call.outcome === null)
+      await updateCall(deps.db, organizationId, call.id, {
+        outcome: 'human',
+        answered_at: call.answered_at ?? at,
+        updated_at: at,
+      });
     return;
   }
   if (!MACHINE.test(answeredBy) || !call.provider_call_id) return;
   const lead = call.lead_id ? await findLead(deps.db, organizationId, call.lead_id) : undefined;
   const voice = lead ? await readVoiceSettings(deps.db, organizationId, lead.customer_profile) : {};
-  const text = call.voicemail_enabled === 1 && voice.voicemailText && lead ? renderTemplate(voice.voicemailText, lead) : null;
-  await updateCall(deps.db, organizationId, call.id, { outcome: 'voicemail', summary: text ? `Voicemail left: ${text}` : 'Answering machine; no voicemail left', updated_at: at });
-  await updateLiveCall(twilio, call.provider_call_id, text ? { Twiml: sayAndHangUp(text, false) } : { Status: 'completed' });
+  const text =
+    call.voicemail_enabled === 1 && voice.voicemailText && lead ? renderTemplate(voice.voicemailText, lead) : null;
+  await updateCall(deps.db, organizationId, call.id, {
+    outcome: 'voicemail',
+    summary: text ? `Voicemail left: ${text}` : 'Answering machine; no voicemail left',
+    updated_at: at,
+  });
+  await updateLiveCall(
+    twilio,
+    call.provider_call_id,
+    text ? { Twiml: sayAndHangUp(text, false) } : { Status: 'completed' },
+  );
 }
 
 export interface RelayActionWebhook {
@@ -425,7 +665,12 @@ function parseHandoff(text: string | null | undefined): Handoff {
  * number to dial the lead hears an apology and the team a notification. An
  * opt-out gets its goodbye; anything else ends the call.
  */
-export async function afterRelay(deps: Deps, organizationId: string, callId: string, hook: RelayActionWebhook): Promise<string> {
+export async function afterRelay(
+  deps: Deps,
+  organizationId: string,
+  callId: string,
+  hook: RelayActionWebhook,
+): Promise<string> {
   const at = deps.clock.now().toISOString();
   return deps.db.transaction().execute(async (trx) => {
     const call = await findCall(trx, organizationId, callId);
@@ -439,8 +684,14 @@ export async function afterRelay(deps: Deps, organizationId: string, callId: str
     const summary = handoff.summary ?? null;
     const raised = await raiseHandoff(trx, organizationId, lead, handoff.reason ?? summary, new Date(at));
     const owner = raised.owner_id ? await findRepRow(trx, organizationId, raised.owner_id) : undefined;
-    const to = (owner && !owner.disabled_at && owner.is_away !== 1 ? owner.phone : null) ?? voice.transferNumber ?? null;
-    await updateCall(trx, organizationId, call.id, { handoff_data: call.handoff_data ?? hook.HandoffData ?? null, summary: summary ?? call.summary, transfer_to: to, updated_at: at });
+    const to =
+      (owner && !owner.disabled_at && owner.is_away !== 1 ? owner.phone : null) ?? voice.transferNumber ?? null;
+    await updateCall(trx, organizationId, call.id, {
+      handoff_data: call.handoff_data ?? hook.HandoffData ?? null,
+      summary: summary ?? call.summary,
+      transfer_to: to,
+      updated_at: at,
+    });
     const events = lead.is_ai_on === 1 ? [handoffNotificationEvent(lead, 'voice', handoff.reason ?? summary)] : [];
     if (lead.is_ai_on === 1) await updateLead(trx, organizationId, lead.id, { is_ai_on: 0, updated_at: at });
     if (!to) {
@@ -448,8 +699,20 @@ export async function afterRelay(deps: Deps, organizationId: string, callId: str
       return sayAndHangUp(TRANSFER_UNAVAILABLE);
     }
     await updateCall(trx, organizationId, call.id, { outcome: 'transferred', updated_at: at });
-    await emitEvents(trx, organizationId, at, [...events, callTransferredEvent(lead, call, { transferType: 'WARM', transferTo: to, reason: handoff.reason ?? null, summary })]);
-    return dialWithWhisper(to, callbackUrl(deps.config, callPaths.whisper, organizationId, call.id), callbackUrl(deps.config, callPaths.transferStatus, organizationId, call.id));
+    await emitEvents(trx, organizationId, at, [
+      ...events,
+      callTransferredEvent(lead, call, {
+        transferType: 'WARM',
+        transferTo: to,
+        reason: handoff.reason ?? null,
+        summary,
+      }),
+    ]);
+    return dialWithWhisper(
+      to,
+      callbackUrl(deps.config, callPaths.whisper, organizationId, call.id),
+      callbackUrl(deps.config, callPaths.transferStatus, organizationId, call.id),
+    );
   });
 }
 
@@ -461,7 +724,12 @@ export async function whisperFor(deps: Deps, organizationId: string, callId: str
 }
 
 /** The transfer's `<Dial action>`: nobody answered, so the lead hears a message and the team gets the summary as a notification. */
-export async function afterTransferDial(deps: Deps, organizationId: string, callId: string, dialStatus: string | undefined): Promise<string> {
+export async function afterTransferDial(
+  deps: Deps,
+  organizationId: string,
+  callId: string,
+  dialStatus: string | undefined,
+): Promise<string> {
   if (dialStatus === 'completed' || dialStatus === 'answered') return HANG_UP;
   const at = deps.clock.now().toISOString();
   await deps.db.transaction().execute(async (trx) => {
@@ -471,7 +739,14 @@ export async function afterTransferDial(deps: Deps, organizationId: string, call
     if (!lead) return;
     await updateCall(trx, organizationId, call.id, { outcome: 'transfer-unanswered', updated_at: at });
     const summary = parseHandoff(call.handoff_data).summary ?? call.summary ?? '';
-    await emitEvents(trx, organizationId, at, [notificationEvent(lead, 'voice', 'Transfer not answered', `Nobody answered the transfer to ${call.transfer_to ?? 'the team'}. ${summary}`.trim())]);
+    await emitEvents(trx, organizationId, at, [
+      notificationEvent(
+        lead,
+        'voice',
+        'Transfer not answered',
+        `Nobody answered the transfer to ${call.transfer_to ?? 'the team'}. ${summary}`.trim(),
+      ),
+    ]);
   });
   return sayAndHangUp(TRANSFER_UNAVAILABLE);
 }

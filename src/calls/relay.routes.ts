@@ -12,7 +12,10 @@ class TwilioNotConfigured extends DomainError {
   }
 }
 
-const RelayQuery = Type.Object({ org: Type.String({ minLength: 1, maxLength: 200 }), call: Type.String({ minLength: 1, maxLength: 200 }) });
+const RelayQuery = Type.Object({
+  org: Type.String({ minLength: 1, maxLength: 200 }),
+  call: Type.String({ minLength: 1, maxLength: 200 }),
+});
 
 /** Messages bigger than this are not ConversationRelay's. */
 const MAX_MESSAGE_BYTES = 64 * 1024;
@@ -25,30 +28,41 @@ const MAX_MESSAGE_BYTES = 64 * 1024;
  * read or stored for it. The query names the organization and the call,
  * and being signed it cannot be altered.
  */
-export const relayRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app) => {
-  await app.register(websocket, { options: { maxPayload: MAX_MESSAGE_BYTES } });
+export const relayRoutes =
+  (deps: Deps): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    await app.register(websocket, { options: { maxPayload: MAX_MESSAGE_BYTES } });
 
-  app.addHook('onRequest', async (req) => {
-    const twilio = deps.config.twilio;
-    if (!twilio) throw new TwilioNotConfigured();
-    const url = deps.config.publicUrl.replace(/^http/, 'ws') + req.url;
-    if (!validTwilioSignature(twilio.authToken, url, [], req.headers['x-twilio-signature'])) throw new Forbidden();
-  });
+    app.addHook('onRequest', async (req) => {
+      const twilio = deps.config.twilio;
+      if (!twilio) throw new TwilioNotConfigured();
+      const url = deps.config.publicUrl.replace(/^http/, 'ws') + req.url;
+      if (!validTwilioSignature(twilio.authToken, url, [], req.headers['x-twilio-signature'])) throw new Forbidden();
+    });
 
-  app.get('/providers/twilio/relay', {
-    websocket: true,
-    schema: { hide: true, tags: ['providers'], summary: 'Twilio ConversationRelay WebSocket', querystring: RelayQuery },
-  }, (socket, req) => {
-    const { org, call } = req.query;
-    const session = new CallSession(deps, org, call, {
-      send: (message) => {
-        if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+    app.get(
+      '/providers/twilio/relay',
+      {
+        websocket: true,
+        schema: {
+          hide: true,
+          tags: ['providers'],
+          summary: 'Twilio ConversationRelay WebSocket',
+          querystring: RelayQuery,
+        },
       },
-      close: () => socket.close(1000),
-    });
-    socket.on('message', (data, isBinary) => {
-      if (!isBinary) session.handle(data.toString());
-    });
-    socket.on('close', () => session.closed());
-  });
-};
+      (socket, req) => {
+        const { org, call } = req.query;
+        const session = new CallSession(deps, org, call, {
+          send: (message) => {
+            if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+          },
+          close: () => socket.close(1000),
+        });
+        socket.on('message', (data, isBinary) => {
+          if (!isBinary) session.handle(data.toString());
+        });
+        socket.on('close', () => session.closed());
+      },
+    );
+  };

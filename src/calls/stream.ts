@@ -28,7 +28,11 @@ interface Delta {
  * `data: [DONE]` or the end of the body; `signal` cuts it short.
  */
 export async function streamChat(
-  config: AiConfig, messages: ChatMessage[], tools: object[], onToken: (token: string) => void, signal: AbortSignal,
+  config: AiConfig,
+  messages: ChatMessage[],
+  tools: object[],
+  onToken: (token: string) => void,
+  signal: AbortSignal,
 ): Promise<StreamedAnswer> {
   const { openaiBaseUrl, openaiApiKey, model, timeoutMs } = config;
   const body = { model, messages, stream: true, ...(tools.length > 0 ? { tools, tool_choice: 'auto' } : {}) };
@@ -38,7 +42,11 @@ export async function streamChat(
   try {
     res = await fetch(`${openaiBaseUrl}/chat/completions`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${openaiApiKey ?? ''}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+      headers: {
+        authorization: `Bearer ${openaiApiKey ?? ''}`,
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+      },
       body: JSON.stringify(body),
       redirect: 'error',
       signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),

@@ -10,7 +10,11 @@ export class TwilioCallError extends Error {}
  * update a live one (`Calls/{Sid}.json`: new TwiML, or Status=completed to
  * hang up). Basic auth with the account SID and auth token.
  */
-async function post(twilio: TwilioConfig, path: string, form: Record<string, string>): Promise<Record<string, unknown>> {
+async function post(
+  twilio: TwilioConfig,
+  path: string,
+  form: Record<string, string>,
+): Promise<Record<string, unknown>> {
   let res;
   try {
     res = await request(`${twilio.apiBaseUrl}/2010-04-01/Accounts/${encodeURIComponent(twilio.accountSid)}/${path}`, {

@@ -26,7 +26,8 @@ export function connectRelay(o: RelayOptions, prolog = false): string {
   return `${prolog ? PROLOG : ''}<Response><Connect action="${xmlEscape(o.actionUrl)}"><ConversationRelay ${attrs.join(' ')}/></Connect></Response>`;
 }
 
-export const sayAndHangUp = (text: string, prolog = true): string => `${prolog ? PROLOG : ''}<Response><Say>${xmlEscape(text)}</Say><Hangup/></Response>`;
+export const sayAndHangUp = (text: string, prolog = true): string =>
+  `${prolog ? PROLOG : ''}<Response><Say>${xmlEscape(text)}</Say><Hangup/></Response>`;
 
 export const HANG_UP = `${PROLOG}<Response><Hangup/></Response>`;
 
@@ -36,4 +37,5 @@ export function dialWithWhisper(number: string, whisperUrl: string, actionUrl: s
 }
 
 /** What the person answering a transfer hears before the lead is connected. */
-export const whisper = (summary: string): string => `${PROLOG}<Response><Say>${xmlEscape(`Transfer from the AI assistant. ${summary}`)}</Say></Response>`;
+export const whisper = (summary: string): string =>
+  `${PROLOG}<Response><Say>${xmlEscape(`Transfer from the AI assistant. ${summary}`)}</Say></Response>`;

@@ -9,7 +9,13 @@ import { requestOpening } from '../profiles/opening.js';
 import { findProfileByName, type ProfileRow } from '../profiles/profiles.repository.js';
 import { readSettings } from '../settings/settings.service.js';
 import { findCampaign, leadsByIds, updateCampaign, type CampaignRow } from './campaigns.repository.js';
-import { countQueuedOn, nextPending, setEnrollment, settlePending, type EnrollmentRow } from './enrollments.repository.js';
+import {
+  countQueuedOn,
+  nextPending,
+  setEnrollment,
+  settlePending,
+  type EnrollmentRow,
+} from './enrollments.repository.js';
 import { standingBlocks, type StandingBlock } from './screen.js';
 
 /** Openings per transaction: the campaign row is locked while they are made. */
@@ -39,23 +45,43 @@ interface Context {
  * message.send job runs (contact hours where the lead is, opt-outs, the
  * number's pacing).
  */
-async function openFor(c: Context, e: EnrollmentRow, lead: LeadRow | undefined, block: StandingBlock | undefined): Promise<void> {
+async function openFor(
+  c: Context,
+  e: EnrollmentRow,
+  lead: LeadRow | undefined,
+  block: StandingBlock | undefined,
+): Promise<void> {
   const { trx, campaign } = c;
   const org = campaign.organization_id;
   const at = c.now.toISOString();
-  const settle = (patch: Parameters<typeof settlePending>[4]) => settlePending(trx, org, campaign.id, e.lead_id, { ...patch, updated_at: at });
-  const set = (patch: Parameters<typeof setEnrollment>[4]) => setEnrollment(trx, org, campaign.id, e.lead_id, { ...patch, updated_at: at });
+  const settle = (patch: Parameters<typeof settlePending>[4]) =>
+    settlePending(trx, org, campaign.id, e.lead_id, { ...patch, updated_at: at });
+  const set = (patch: Parameters<typeof setEnrollment>[4]) =>
+    setEnrollment(trx, org, campaign.id, e.lead_id, { ...patch, updated_at: at });
   if (!lead || !c.profile || block) {
-    await settle(!lead ? { status: 'failed', reason_code: 'LEAD_ERASED', reason: 'the lead was erased' }
-      : !c.profile ? { status: 'failed', reason_code: 'PROFILE_GONE', reason: `customer profile ${campaign.customer_profile} no longer exists` }
-      : { status: STOPS.has(block!.code) ? 'opted_out' : 'blocked', reason_code: block!.code, reason: block!.reason });
+    await settle(
+      !lead
+        ? { status: 'failed', reason_code: 'LEAD_ERASED', reason: 'the lead was erased' }
+        : !c.profile
+          ? {
+              status: 'failed',
+              reason_code: 'PROFILE_GONE',
+              reason: `customer profile ${campaign.customer_profile} no longer exists`,
+            }
+          : {
+              status: STOPS.has(block!.code) ? 'opted_out' : 'blocked',
+              reason_code: block!.code,
+              reason: block!.reason,
+            },
+    );
     return;
   }
   if (!(await settle({ status: 'queued', queued_day: c.day }))) return;
   await updateLead(trx, org, lead.id, { customer_profile: campaign.customer_profile, updated_at: at });
   const opening = await requestOpening(trx, org, lead, c.profile, c.now, c.now, campaign.id);
   if (opening.status === 'scheduled') await set({ message_id: opening.messageId });
-  else if (opening.status === 'composing') await set({ opening_id: (await latestOpening(trx, org, lead.id))?.id ?? null });
+  else if (opening.status === 'composing')
+    await set({ opening_id: (await latestOpening(trx, org, lead.id))?.id ?? null });
   else await set({ status: 'blocked', reason_code: 'ALREADY_OPENED', reason: opening.reason, queued_day: null });
 }
 
@@ -71,21 +97,37 @@ async function runBatch(deps: Deps, job: ClaimedJob, p: CampaignRunPayload): Pro
     const now = deps.clock.now();
     if (!(await holdsLease(trx, job, now.toISOString()))) return { kind: 'stopped' };
     const campaign = await findCampaign(trx, org, p.campaignId, true);
-    if (!campaign || campaign.run_generation !== p.generation || campaign.status !== 'running') return { kind: 'stopped' };
+    if (!campaign || campaign.run_generation !== p.generation || campaign.status !== 'running')
+      return { kind: 'stopped' };
     const settings = await readSettings(trx, org);
     const day = localTime(settings.timeZone, now.getTime()).date;
     const room = Number(campaign.daily_cap) - (await countQueuedOn(trx, org, campaign.id, day));
     if (room <= 0) return { kind: 'capped', until: new Date(nextLocalClock(now.getTime(), settings.timeZone, 0)) };
     const pending = await nextPending(trx, org, campaign.id, Math.min(room, BATCH));
     if (pending.length === 0) {
-      await updateCampaign(trx, org, campaign.id, ['running'], { status: 'completed', completed_at: now.toISOString(), updated_at: now.toISOString() });
+      await updateCampaign(trx, org, campaign.id, ['running'], {
+        status: 'completed',
+        completed_at: now.toISOString(),
+        updated_at: now.toISOString(),
+      });
       return { kind: 'completed' };
     }
     const profile = await findProfileByName(trx, org, campaign.customer_profile, 'share');
     const c: Context = { trx, campaign, profile, now, day };
     // The batch's leads locked in one statement (id order, as nextPending reads them), pre-screened in two more.
-    const leads = new Map((await leadsByIds(trx, org, pending.map((e) => e.lead_id), true)).map((l) => [l.id, l]));
-    const blocks = await standingBlocks(trx, deps.digests, org, [...leads.values()], settings, now, async (ids) => ids.map((id) => leads.get(id)!));
+    const leads = new Map(
+      (
+        await leadsByIds(
+          trx,
+          org,
+          pending.map((e) => e.lead_id),
+          true,
+        )
+      ).map((l) => [l.id, l]),
+    );
+    const blocks = await standingBlocks(trx, deps.digests, org, [...leads.values()], settings, now, async (ids) =>
+      ids.map((id) => leads.get(id)!),
+    );
     for (const e of pending) await openFor(c, e, leads.get(e.lead_id), blocks.get(e.lead_id));
     return { kind: 'more' };
   });
@@ -109,7 +151,10 @@ export async function runCampaign(deps: Deps, job: ClaimedJob & { payload: Campa
     const now = deps.clock.now();
     const startAt = new Date(campaign.start_at);
     if (startAt > now) return { kind: 'defer', until: startAt, reason: 'the campaign starts later' };
-    await updateCampaign(deps.db, org, campaign.id, ['scheduled'], { status: 'running', updated_at: now.toISOString() });
+    await updateCampaign(deps.db, org, campaign.id, ['scheduled'], {
+      status: 'running',
+      updated_at: now.toISOString(),
+    });
   }
   for (let i = 0; i < BATCHES_PER_RUN; i += 1) {
     const r = await runBatch(deps, job, p);

@@ -29,13 +29,20 @@ type Bucket = Exclude<keyof CampaignCountsView, 'enrolled' | 'blockedByReason' |
 /** The one bucket an enrollment is in: its own state first, then what its opening and message became. */
 function bucketOf(g: CountGroup): { bucket: Bucket; code?: string } {
   switch (g.status) {
-    case 'pending': return { bucket: 'pending' };
-    case 'blocked': return { bucket: 'blocked', code: g.reason_code ?? 'UNKNOWN' };
-    case 'replied': return { bucket: 'replied' };
-    case 'opted_out': return { bucket: 'optedOut' };
-    case 'failed': return { bucket: 'failed' };
-    case 'cancelled': return { bucket: 'cancelled' };
-    case 'queued': break;
+    case 'pending':
+      return { bucket: 'pending' };
+    case 'blocked':
+      return { bucket: 'blocked', code: g.reason_code ?? 'UNKNOWN' };
+    case 'replied':
+      return { bucket: 'replied' };
+    case 'opted_out':
+      return { bucket: 'optedOut' };
+    case 'failed':
+      return { bucket: 'failed' };
+    case 'cancelled':
+      return { bucket: 'cancelled' };
+    case 'queued':
+      break;
   }
   if (g.message_status === null) {
     // Neither a message nor an opening being written: the message went with its lead's erasure.
@@ -44,14 +51,27 @@ function bucketOf(g: CountGroup): { bucket: Bucket; code?: string } {
     return { bucket: 'queued' };
   }
   if (g.message_status === 'scheduled' || g.message_status === 'sending') return { bucket: 'queued' };
-  if (g.message_status === 'blocked') return STOPS.has(g.message_code ?? '') ? { bucket: 'optedOut' } : { bucket: 'blocked', code: g.message_code ?? 'UNKNOWN' };
+  if (g.message_status === 'blocked')
+    return STOPS.has(g.message_code ?? '')
+      ? { bucket: 'optedOut' }
+      : { bucket: 'blocked', code: g.message_code ?? 'UNKNOWN' };
   if (g.message_status === 'failed' || g.message_status === 'undelivered') return { bucket: 'failed' };
   return { bucket: 'sent' };
 }
 
 export function toCounts(groups: readonly CountGroup[]): CampaignCountsView {
   const c: CampaignCountsView = {
-    enrolled: 0, pending: 0, queued: 0, sent: 0, blocked: 0, blockedByReason: {}, replied: 0, optedOut: 0, failed: 0, cancelled: 0, messagesSent: 0,
+    enrolled: 0,
+    pending: 0,
+    queued: 0,
+    sent: 0,
+    blocked: 0,
+    blockedByReason: {},
+    replied: 0,
+    optedOut: 0,
+    failed: 0,
+    cancelled: 0,
+    messagesSent: 0,
   };
   for (const g of groups) {
     const { bucket, code } = bucketOf(g);

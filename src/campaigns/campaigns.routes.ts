@@ -7,35 +7,88 @@ import * as campaigns from './campaigns.service.js';
 
 const CampaignIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
 
-export const campaignRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app) => {
-  const tags = ['campaigns'];
+export const campaignRoutes =
+  (deps: Deps): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const tags = ['campaigns'];
 
-  app.post('/campaigns', {
-    schema: {
-      tags,
-      summary: "Create a campaign: enrolls the leads the filter selects now (a snapshot) and sends them the profile's opening, at most dailyCap a day",
-      body: CreateCampaignBody,
-      response: withErrors({ 201: CampaignWithCounts }),
-    },
-  }, async (req, reply) => reply.code(201).send(await campaigns.createCampaign(deps, req.auth.organizationId, req.body)));
+    app.post(
+      '/campaigns',
+      {
+        schema: {
+          tags,
+          summary:
+            "Create a campaign: enrolls the leads the filter selects now (a snapshot) and sends them the profile's opening, at most dailyCap a day",
+          body: CreateCampaignBody,
+          response: withErrors({ 201: CampaignWithCounts }),
+        },
+      },
+      async (req, reply) =>
+        reply.code(201).send(await campaigns.createCampaign(deps, req.auth.organizationId, req.body)),
+    );
 
-  app.get('/campaigns', {
-    schema: { tags, summary: 'List campaigns, oldest first (without counts)', querystring: ListCampaignsQuery, response: withErrors({ 200: ListCampaignsReply }) },
-  }, async (req) => campaigns.listCampaigns(deps, req.auth.organizationId, req.query));
+    app.get(
+      '/campaigns',
+      {
+        schema: {
+          tags,
+          summary: 'List campaigns, oldest first (without counts)',
+          querystring: ListCampaignsQuery,
+          response: withErrors({ 200: ListCampaignsReply }),
+        },
+      },
+      async (req) => campaigns.listCampaigns(deps, req.auth.organizationId, req.query),
+    );
 
-  app.get('/campaigns/:id', {
-    schema: { tags, summary: 'A campaign, its state and its counts', params: CampaignIdParams, response: withErrors({ 200: CampaignWithCounts }) },
-  }, async (req) => campaigns.getCampaign(deps, req.auth.organizationId, req.params.id));
+    app.get(
+      '/campaigns/:id',
+      {
+        schema: {
+          tags,
+          summary: 'A campaign, its state and its counts',
+          params: CampaignIdParams,
+          response: withErrors({ 200: CampaignWithCounts }),
+        },
+      },
+      async (req) => campaigns.getCampaign(deps, req.auth.organizationId, req.params.id),
+    );
 
-  app.post('/campaigns/:id/pause', {
-    schema: { tags, summary: 'Pause a scheduled or running campaign; 409 otherwise', params: CampaignIdParams, response: withErrors({ 200: CampaignWithCounts }, 409) },
-  }, async (req) => campaigns.pauseCampaign(deps, req.auth.organizationId, req.params.id));
+    app.post(
+      '/campaigns/:id/pause',
+      {
+        schema: {
+          tags,
+          summary: 'Pause a scheduled or running campaign; 409 otherwise',
+          params: CampaignIdParams,
+          response: withErrors({ 200: CampaignWithCounts }, 409),
+        },
+      },
+      async (req) => campaigns.pauseCampaign(deps, req.auth.organizationId, req.params.id),
+    );
 
-  app.post('/campaigns/:id/resume', {
-    schema: { tags, summary: 'Resume a paused campaign; 409 otherwise', params: CampaignIdParams, response: withErrors({ 200: CampaignWithCounts }, 409) },
-  }, async (req) => campaigns.resumeCampaign(deps, req.auth.organizationId, req.params.id));
+    app.post(
+      '/campaigns/:id/resume',
+      {
+        schema: {
+          tags,
+          summary: 'Resume a paused campaign; 409 otherwise',
+          params: CampaignIdParams,
+          response: withErrors({ 200: CampaignWithCounts }, 409),
+        },
+      },
+      async (req) => campaigns.resumeCampaign(deps, req.auth.organizationId, req.params.id),
+    );
 
-  app.post('/campaigns/:id/cancel', {
-    schema: { tags, summary: 'Cancel a campaign for good; 409 when it is completed or cancelled', params: CampaignIdParams, response: withErrors({ 200: CampaignWithCounts }, 409) },
-  }, async (req) => campaigns.cancelCampaign(deps, req.auth.organizationId, req.params.id));
-};
+    app.post(
+      '/campaigns/:id/cancel',
+      {
+        schema: {
+          tags,
+          summary: 'Cancel a campaign for good; 409 when it is completed or cancelled',
+          params: CampaignIdParams,
+          response: withErrors({ 200: CampaignWithCounts }, 409),
+        },
+      },
+      async (req) => campaigns.cancelCampaign(deps, req.auth.organizationId, req.params.id),
+    );
+  };

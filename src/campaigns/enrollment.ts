@@ -17,7 +17,13 @@ export const ENROLL_BATCH = 2000;
  * `blocked` with the gate's code and reason (never skipped silently); the
  * others `pending`.
  */
-export async function enrollSnapshot(deps: Deps, organizationId: string, campaignId: string, filter: CampaignFilterInput, cutoff: string): Promise<void> {
+export async function enrollSnapshot(
+  deps: Deps,
+  organizationId: string,
+  campaignId: string,
+  filter: CampaignFilterInput,
+  cutoff: string,
+): Promise<void> {
   // Read once: with purpose 'compliance' the gate's standing checks never look at them, whatever the batch.
   const settings = await readSettings(deps.db, organizationId);
   let after: SnapshotPosition | undefined;
@@ -27,14 +33,28 @@ export async function enrollSnapshot(deps: Deps, organizationId: string, campaig
       if (page.length === 0) return undefined;
       const now = deps.clock.now();
       const at = now.toISOString();
-      const blocks = await standingBlocks(trx, deps.digests, organizationId, page, settings, now, (ids) => leadsByIds(trx, organizationId, ids));
+      const blocks = await standingBlocks(trx, deps.digests, organizationId, page, settings, now, (ids) =>
+        leadsByIds(trx, organizationId, ids),
+      );
       const end = page[page.length - 1]!;
       const upTo = { at: end.created_at, id: end.id };
       await enrollPage(trx, organizationId, campaignId, filter, cutoff, after, upTo, [...blocks.keys()], at);
-      await insertEnrollments(trx, organizationId, [...blocks].map(([leadId, block]) => ({
-        campaign_id: campaignId, lead_id: leadId, status: 'blocked' as const, reason_code: block.code, reason: block.reason,
-        message_id: null, opening_id: null, queued_day: null, created_at: at, updated_at: at,
-      })));
+      await insertEnrollments(
+        trx,
+        organizationId,
+        [...blocks].map(([leadId, block]) => ({
+          campaign_id: campaignId,
+          lead_id: leadId,
+          status: 'blocked' as const,
+          reason_code: block.code,
+          reason: block.reason,
+          message_id: null,
+          opening_id: null,
+          queued_day: null,
+          created_at: at,
+          updated_at: at,
+        })),
+      );
       return upTo;
     });
     if (last === undefined) return;

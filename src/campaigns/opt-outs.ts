@@ -16,10 +16,22 @@ import { skipComposingOpeningsQuery, stopEnrollmentsQuery } from './enrollments.
  * opt-out's batch of writes (platform/db/together.ts: two tables no other
  * write of it touches); none when the campaign channel stays open.
  */
-export function campaignOptOutQueries(db: Db, organizationId: string, lead: LeadRow, channels: readonly ChannelName[], at: string) {
+export function campaignOptOutQueries(
+  db: Db,
+  organizationId: string,
+  lead: LeadRow,
+  channels: readonly ChannelName[],
+  at: string,
+) {
   if (!channels.includes(defaultChannel(lead))) return [];
   return [
     stopEnrollmentsQuery(db, organizationId, lead.id, 'opted_out', 'the lead opted out', at),
-    skipComposingOpeningsQuery(db, organizationId, lead.id, 'the lead opted out before the campaign message was sent', at),
+    skipComposingOpeningsQuery(
+      db,
+      organizationId,
+      lead.id,
+      'the lead opted out before the campaign message was sent',
+      at,
+    ),
   ];
 }

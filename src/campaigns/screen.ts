@@ -21,17 +21,30 @@ export interface StandingBlock {
  * Read for the whole batch in two statements. It may flag a lead the gate
  * would let through (an opt-out of another channel), never the reverse.
  */
-async function flagged(db: Db, digests: AddressDigests, organizationId: string, leads: readonly ScreenedLead[]): Promise<string[]> {
+async function flagged(
+  db: Db,
+  digests: AddressDigests,
+  organizationId: string,
+  leads: readonly ScreenedLead[],
+): Promise<string[]> {
   // Each address hashed once (two digests: keyed and legacy): at 100k leads the hashing is seconds of CPU.
   const digestsOf = new Map<string, [string, string]>();
-  for (const l of leads) for (const a of [l.phone, l.email]) if (a && !digestsOf.has(a)) digestsOf.set(a, [digests.keyed(a), digests.legacy(a)]);
+  for (const l of leads)
+    for (const a of [l.phone, l.email])
+      if (a && !digestsOf.has(a)) digestsOf.set(a, [digests.keyed(a), digests.legacy(a)]);
   const suppressed = await suppressedDigests(db, organizationId, [...digestsOf.values()].flat());
-  const onDnc = await phonesOnDnc(db, organizationId, leads.flatMap((l) => (l.phone ? [l.phone] : [])));
-  const isSuppressed = (a: string | null) => !!a && suppressed.size > 0 && digestsOf.get(a)!.some((d) => suppressed.has(d));
+  const onDnc = await phonesOnDnc(
+    db,
+    organizationId,
+    leads.flatMap((l) => (l.phone ? [l.phone] : [])),
+  );
+  const isSuppressed = (a: string | null) =>
+    !!a && suppressed.size > 0 && digestsOf.get(a)!.some((d) => suppressed.has(d));
   const out: string[] = [];
   for (const lead of leads) {
     const rowSays = (!lead.phone && !lead.email) || CHANNELS.some((c) => channelStatus(lead, c) === 'unsubscribed');
-    if (rowSays || (lead.phone && onDnc.has(lead.phone)) || isSuppressed(lead.phone) || isSuppressed(lead.email)) out.push(lead.id);
+    if (rowSays || (lead.phone && onDnc.has(lead.phone)) || isSuppressed(lead.phone) || isSuppressed(lead.email))
+      out.push(lead.id);
   }
   return out;
 }
@@ -46,7 +59,12 @@ async function flagged(db: Db, digests: AddressDigests, organizationId: string, 
  * send when it goes out.
  */
 export async function standingBlocks(
-  db: Db, digests: AddressDigests, organizationId: string, leads: readonly ScreenedLead[], settings: OrganizationSettings, now: Date,
+  db: Db,
+  digests: AddressDigests,
+  organizationId: string,
+  leads: readonly ScreenedLead[],
+  settings: OrganizationSettings,
+  now: Date,
   whole: (ids: string[]) => Promise<LeadRow[]>,
 ): Promise<Map<string, StandingBlock>> {
   const out = new Map<string, StandingBlock>();

@@ -29,7 +29,11 @@ export type SendOutcome = 'refused' | 'not_sent' | 'unknown';
 
 export class SendError extends Error {
   /** The provider's own error code, when it gave one (Twilio's `code`, an SMTP reply code): deliverability/error-codes.ts classifies it. */
-  constructor(message: string, readonly outcome: SendOutcome, readonly providerError?: ProviderError) {
+  constructor(
+    message: string,
+    readonly outcome: SendOutcome,
+    readonly providerError?: ProviderError,
+  ) {
     super(message);
   }
 }

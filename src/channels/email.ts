@@ -24,7 +24,13 @@ const NEVER_REACHED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTU
  * was lost: unknown, and SMTP cannot be asked afterwards.
  */
 function smtpOutcome(err: Error & { code?: string; originalCode?: string; responseCode?: number }): SendOutcome {
-  if (err.code === 'EAUTH' || err.code === 'ETLS' || err.code === 'EDNS' || NEVER_REACHED.has(err.originalCode ?? err.code ?? '')) return 'not_sent';
+  if (
+    err.code === 'EAUTH' ||
+    err.code === 'ETLS' ||
+    err.code === 'EDNS' ||
+    NEVER_REACHED.has(err.originalCode ?? err.code ?? '')
+  )
+    return 'not_sent';
   if (typeof err.responseCode === 'number') return err.responseCode >= 500 ? 'refused' : 'not_sent';
   if (err.code === 'EENVELOPE' || err.code === 'EMESSAGE') return 'refused';
   return 'unknown';
@@ -42,7 +48,11 @@ export function emailBody(text: string, link: string): string {
  * and the same link in a plain-text footer for readers whose client shows no
  * button. An SMTP failure throws, so the send job retries it.
  */
-export function createEmailAdapter(config: Config & { smtpUrl: string }, db: Kysely<Database>, digests: AddressDigests): ChannelAdapter {
+export function createEmailAdapter(
+  config: Config & { smtpUrl: string },
+  db: Kysely<Database>,
+  digests: AddressDigests,
+): ChannelAdapter {
   // A send must end well inside the job's lease, or a second worker would claim the job
   // and send the message again while the first is still talking to a slow server.
   const deadlineMs = Math.min(60_000, Math.floor(config.leaseMs / 2));
@@ -67,30 +77,41 @@ export function createEmailAdapter(config: Config & { smtpUrl: string }, db: Kys
       try {
         const key = await unsubscribeKey({ config, db });
         // Bound to the address it is sent to: a click unsubscribes that address, whoever holds it later.
-        const token = issueUnsubscribeToken(key, { organizationId: m.organizationId, leadId: m.leadId, channel: 'email', issuedAt: new Date(), addressDigest: digests.keyed(m.to) });
+        const token = issueUnsubscribeToken(key, {
+          organizationId: m.organizationId,
+          leadId: m.leadId,
+          channel: 'email',
+          issuedAt: new Date(),
+          addressDigest: digests.keyed(m.to),
+        });
         link = unsubscribeUrl(config.publicUrl, token);
         organization = await findOrganization(db, m.organizationId);
       } catch (err) {
         throw new SendError((err as Error).message, 'not_sent');
       }
-      const info = await transport.sendMail({
-        from: config.emailFrom,
-        to: m.to,
-        subject: outboundEmailSubject(organization?.name),
-        text: emailBody(m.text, link),
-        textEncoding: 'quoted-printable',
-        // Stable across retries: a copy sent twice (accepted, but the answer lost) is recognisable as one.
-        messageId: `<${m.messageId}@${domain}>`,
-        headers: {
-          'List-Unsubscribe': `<${link}>`,
-          'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
-        },
-        signal: AbortSignal.timeout(deadlineMs),
-      }).catch((err: Error & { responseCode?: number }) => {
-        // A reply code is the server's answer: 5xx a hard bounce, 4xx a soft one (deliverability/error-codes.ts).
-        const code = typeof err.responseCode === 'number' ? { provider: 'smtp' as const, code: String(err.responseCode) } : undefined;
-        throw new SendError(err.message, smtpOutcome(err), code);
-      });
+      const info = await transport
+        .sendMail({
+          from: config.emailFrom,
+          to: m.to,
+          subject: outboundEmailSubject(organization?.name),
+          text: emailBody(m.text, link),
+          textEncoding: 'quoted-printable',
+          // Stable across retries: a copy sent twice (accepted, but the answer lost) is recognisable as one.
+          messageId: `<${m.messageId}@${domain}>`,
+          headers: {
+            'List-Unsubscribe': `<${link}>`,
+            'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+          },
+          signal: AbortSignal.timeout(deadlineMs),
+        })
+        .catch((err: Error & { responseCode?: number }) => {
+          // A reply code is the server's answer: 5xx a hard bounce, 4xx a soft one (deliverability/error-codes.ts).
+          const code =
+            typeof err.responseCode === 'number'
+              ? { provider: 'smtp' as const, code: String(err.responseCode) }
+              : undefined;
+          throw new SendError(err.message, smtpOutcome(err), code);
+        });
       return { providerMessageId: info.messageId };
     },
   };

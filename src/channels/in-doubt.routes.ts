@@ -7,14 +7,24 @@ import { withErrors } from '../platform/http/schemas.js';
 import { ResolveMessageBody, ResolveMessageParams } from './in-doubt.schemas.js';
 import { resolveInDoubt } from './in-doubt.js';
 
-export const inDoubtRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app) => {
-  app.post('/leads/:leadId/messages/:id/resolve', {
-    schema: {
-      tags: ['messages'],
-      summary: 'Resolve a message left in doubt (status in_doubt, statusCode NEEDS_OPERATOR): record it sent, or send it once more',
-      params: ResolveMessageParams,
-      body: ResolveMessageBody,
-      response: withErrors({ 200: Type.Ref(Message) }),
-    },
-  }, async (req) => toMessageView(await resolveInDoubt(deps, req.auth.organizationId, req.params.leadId, req.params.id, req.body.outcome)));
-};
+export const inDoubtRoutes =
+  (deps: Deps): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.post(
+      '/leads/:leadId/messages/:id/resolve',
+      {
+        schema: {
+          tags: ['messages'],
+          summary:
+            'Resolve a message left in doubt (status in_doubt, statusCode NEEDS_OPERATOR): record it sent, or send it once more',
+          params: ResolveMessageParams,
+          body: ResolveMessageBody,
+          response: withErrors({ 200: Type.Ref(Message) }),
+        },
+      },
+      async (req) =>
+        toMessageView(
+          await resolveInDoubt(deps, req.auth.organizationId, req.params.leadId, req.params.id, req.body.outcome),
+        ),
+    );
+  };

@@ -9,7 +9,8 @@ export type ResolveMessageParamsInput = Static<typeof ResolveMessageParams>;
 export const ResolveMessageBody = Type.Object(
   {
     outcome: Type.Union([Type.Literal('sent'), Type.Literal('resend')], {
-      description: 'sent: the lead got it (seen at the provider or in the mailbox): recorded sent, as a send would be; resend: send it once more, through the compliance gate again',
+      description:
+        'sent: the lead got it (seen at the provider or in the mailbox): recorded sent, as a send would be; resend: send it once more, through the compliance gate again',
     }),
   },
   { additionalProperties: false },

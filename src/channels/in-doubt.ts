@@ -4,7 +4,12 @@ import { followUpAfterSend } from '../followups/followups.service.js';
 import { enqueueJob, holdsLease, latestSendPayload } from '../jobs/jobs.repository.js';
 import type { ClaimedJob } from '../jobs/names.js';
 import { lockLeadOfMessage, requireLead, updateLead } from '../leads/leads.repository.js';
-import { findMessage, providerIdsHeldElsewhere, setMessageStatus, type MessageRow } from '../messages/messages.repository.js';
+import {
+  findMessage,
+  providerIdsHeldElsewhere,
+  setMessageStatus,
+  type MessageRow,
+} from '../messages/messages.repository.js';
 import { findOrganization } from '../organizations/organizations.repository.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
@@ -32,7 +37,13 @@ export interface SentOutcome {
 }
 
 /** A send the provider took, recorded once: the message, the lead's activity, its follow-up cadence and `message.sent`. */
-export async function recordSent(trx: Db, organizationId: string, message: MessageRow, outcome: SentOutcome, at: string): Promise<void> {
+export async function recordSent(
+  trx: Db,
+  organizationId: string,
+  message: MessageRow,
+  outcome: SentOutcome,
+  at: string,
+): Promise<void> {
   // The lead's lock before the message's row, in the order an erasure takes them (the lead, then its messages):
   // the other order deadlocked with an erasure on PostgreSQL. A lead erased meanwhile took the message with it.
   const lead = await lockLeadOfMessage(trx, organizationId, message.id);
@@ -41,7 +52,8 @@ export async function recordSent(trx: Db, organizationId: string, message: Messa
   await updateLead(trx, organizationId, lead.id, { last_activity_at: at });
   // The wait for a reply starts again from this message (followups/): the cadence's next step is due its hours from now.
   await followUpAfterSend(trx, organizationId, message, new Date(at));
-  const subject = message.channel === 'email' ? outboundEmailSubject((await findOrganization(trx, organizationId))?.name) : null;
+  const subject =
+    message.channel === 'email' ? outboundEmailSubject((await findOrganization(trx, organizationId))?.name) : null;
   await emitEvents(trx, organizationId, at, [messageSentEvent(lead, message, subject)]);
 }
 
@@ -53,7 +65,13 @@ export async function recordSent(trx: Db, organizationId: string, message: Messa
  * that cannot be asked is asked again on the job's retry schedule (the error
  * is thrown); when the retries are spent the message is left for an operator.
  */
-export async function reconcile(deps: Deps, job: ClaimedJob, message: MessageRow, to: string, lastAttempt: boolean): Promise<'settled' | 'resend'> {
+export async function reconcile(
+  deps: Deps,
+  job: ClaimedJob,
+  message: MessageRow,
+  to: string,
+  lastAttempt: boolean,
+): Promise<'settled' | 'resend'> {
   const organizationId = job.organizationId;
   const adapter = adapterFor(deps, message.channel);
   let found: FoundSend[] = [];
@@ -61,13 +79,27 @@ export async function reconcile(deps: Deps, job: ClaimedJob, message: MessageRow
   if (message.attempt_from !== null) {
     try {
       found = await adapter.find!(
-        { organizationId, messageId: message.id, leadId: message.lead_id, channel: message.channel, to, from: message.attempt_from, text: message.text },
+        {
+          organizationId,
+          messageId: message.id,
+          leadId: message.lead_id,
+          channel: message.channel,
+          to,
+          from: message.attempt_from,
+          text: message.text,
+        },
         new Date(message.attempt_at!),
       );
     } catch (err) {
       if (!lastAttempt) throw err;
       const reason = `in doubt: the send began at ${message.attempt_at}; ${adapter.name} could not be asked whether it took it (${(err as Error).message}). ${HOW_TO_RESOLVE}`;
-      await settleFenced(deps, job, message.id, (trx) => setMessageStatus(trx, organizationId, message.id, { status: IN_DOUBT, code: NEEDS_OPERATOR, reason: reason.slice(0, 500) }));
+      await settleFenced(deps, job, message.id, (trx) =>
+        setMessageStatus(trx, organizationId, message.id, {
+          status: IN_DOUBT,
+          code: NEEDS_OPERATOR,
+          reason: reason.slice(0, 500),
+        }),
+      );
       return 'settled';
     }
   }
@@ -75,20 +107,42 @@ export async function reconcile(deps: Deps, job: ClaimedJob, message: MessageRow
   let result: 'settled' | 'resend' = 'settled';
   await settleFenced(deps, job, message.id, async (trx, current) => {
     // Another message may hold a candidate already (the same text sent before): it is not this attempt's.
-    const held = await providerIdsHeldElsewhere(trx, organizationId, message.id, found.map((f) => f.providerMessageId));
+    const held = await providerIdsHeldElsewhere(
+      trx,
+      organizationId,
+      message.id,
+      found.map((f) => f.providerMessageId),
+    );
     const mine = found.find((f) => !held.has(f.providerMessageId));
     if (mine) {
-      await recordSent(trx, organizationId, current, { ...mine, reason: `found at ${adapter.name} after its answer was lost: not sent again` }, at);
+      await recordSent(
+        trx,
+        organizationId,
+        current,
+        { ...mine, reason: `found at ${adapter.name} after its answer was lost: not sent again` },
+        at,
+      );
       return;
     }
-    await setMessageStatus(trx, organizationId, message.id, { status: 'sending', code: null, reason: null, attemptAt: null, attemptFrom: null });
+    await setMessageStatus(trx, organizationId, message.id, {
+      status: 'sending',
+      code: null,
+      reason: null,
+      attemptAt: null,
+      attemptFrom: null,
+    });
     result = 'resend';
   });
   return result;
 }
 
 /** Writes a reconciliation's result under the lead's lock, only while this claim holds the job and the message is still being reconciled. */
-async function settleFenced(deps: Deps, job: ClaimedJob, messageId: string, write: (trx: Db, current: MessageRow) => Promise<unknown>): Promise<void> {
+async function settleFenced(
+  deps: Deps,
+  job: ClaimedJob,
+  messageId: string,
+  write: (trx: Db, current: MessageRow) => Promise<unknown>,
+): Promise<void> {
   const now = deps.clock.now().toISOString();
   await deps.db.transaction().execute(async (trx) => {
     if (!(await holdsLease(trx, job, now))) return;
@@ -106,7 +160,13 @@ async function settleFenced(deps: Deps, job: ClaimedJob, messageId: string, writ
  * (NEEDS_OPERATOR) can be resolved: one the worker is still reconciling, or
  * any other, answers 409 and changes nothing.
  */
-export async function resolveInDoubt(deps: Deps, organizationId: string, leadId: string, messageId: string, outcome: 'sent' | 'resend'): Promise<MessageRow> {
+export async function resolveInDoubt(
+  deps: Deps,
+  organizationId: string,
+  leadId: string,
+  messageId: string,
+  outcome: 'sent' | 'resend',
+): Promise<MessageRow> {
   await requireLead(deps.db, organizationId, leadId);
   const now = deps.clock.now();
   return deps.db.transaction().execute(async (trx) => {
@@ -114,14 +174,28 @@ export async function resolveInDoubt(deps: Deps, organizationId: string, leadId:
     const message = await findMessage(trx, organizationId, messageId);
     if (!message || message.lead_id !== leadId) throw new NotFound('Message', 'id', messageId);
     if (message.status !== IN_DOUBT || message.status_code !== NEEDS_OPERATOR) {
-      throw new Conflict(`Message ${messageId} is not in doubt waiting for an operator (its status is ${message.status}${message.status_code ? ` ${message.status_code}` : ''}): there is nothing to resolve`, 'not_in_doubt');
+      throw new Conflict(
+        `Message ${messageId} is not in doubt waiting for an operator (its status is ${message.status}${message.status_code ? ` ${message.status_code}` : ''}): there is nothing to resolve`,
+        'not_in_doubt',
+      );
     }
     if (outcome === 'sent') {
-      await recordSent(trx, organizationId, message, { providerMessageId: message.provider_message_id, status: 'sent', reason: 'marked sent by an operator' }, now.toISOString());
+      await recordSent(
+        trx,
+        organizationId,
+        message,
+        { providerMessageId: message.provider_message_id, status: 'sent', reason: 'marked sent by an operator' },
+        now.toISOString(),
+      );
     } else {
       const payload = (await latestSendPayload(trx, organizationId, messageId)) ?? { messageId, sendWhenOff: false };
       await setMessageStatus(trx, organizationId, messageId, {
-        status: 'scheduled', code: null, reason: 'to be sent again, as an operator decided', scheduledAt: now.toISOString(), attemptAt: null, attemptFrom: null,
+        status: 'scheduled',
+        code: null,
+        reason: 'to be sent again, as an operator decided',
+        scheduledAt: now.toISOString(),
+        attemptAt: null,
+        attemptFrom: null,
       });
       await enqueueJob(trx, organizationId, 'message.send', { ...payload, messageId }, now, now.toISOString());
     }

@@ -29,14 +29,35 @@ type Step =
 
 /** A provider call was begun for it and no outcome recorded (the process died, or the answer was lost), or its reconciliation is under way. */
 function attemptUnsettled(message: MessageRow): boolean {
-  return (message.status === 'sending' && message.attempt_at !== null) || (message.status === IN_DOUBT && message.status_code === RECONCILING);
+  return (
+    (message.status === 'sending' && message.attempt_at !== null) ||
+    (message.status === IN_DOUBT && message.status_code === RECONCILING)
+  );
 }
 
 /** The gate's question for a recorded message, asked the same way at first and again after a departure's hold. */
-function askGate(trx: Db, deps: Deps, organizationId: string, lead: LeadRow, message: MessageRow, payload: SendMessagePayload, settings: OrganizationSettings, now: Date, external: ExternalVerdict | undefined) {
+function askGate(
+  trx: Db,
+  deps: Deps,
+  organizationId: string,
+  lead: LeadRow,
+  message: MessageRow,
+  payload: SendMessagePayload,
+  settings: OrganizationSettings,
+  now: Date,
+  external: ExternalVerdict | undefined,
+) {
   return checkOutbound(trx, deps.digests, organizationId, {
-    lead, channel: message.channel, purpose: message.purpose, sendWhenOff: payload.sendWhenOff, automated: message.is_ai_generated === 1,
-    settings, now, overrideBusinessHours: payload.overrideBusinessHours ?? false, external, inReplyTo: message.in_reply_to,
+    lead,
+    channel: message.channel,
+    purpose: message.purpose,
+    sendWhenOff: payload.sendWhenOff,
+    automated: message.is_ai_generated === 1,
+    settings,
+    now,
+    overrideBusinessHours: payload.overrideBusinessHours ?? false,
+    external,
+    inReplyTo: message.in_reply_to,
   });
 }
 
@@ -46,7 +67,12 @@ function askGate(trx: Db, deps: Deps, organizationId: string, lead: LeadRow, mes
  * its code and reason, never dropped), waiting for contact hours (the message
  * shows when it is due), or `sending`.
  */
-async function judge(deps: Deps, job: ClaimedJob, payload: SendMessagePayload, external?: ExternalVerdict): Promise<Step> {
+async function judge(
+  deps: Deps,
+  job: ClaimedJob,
+  payload: SendMessagePayload,
+  external?: ExternalVerdict,
+): Promise<Step> {
   const organizationId = job.organizationId;
   const now = deps.clock.now();
   return deps.db.transaction().execute(async (trx): Promise<Step> => {
@@ -59,11 +85,14 @@ async function judge(deps: Deps, job: ClaimedJob, payload: SendMessagePayload, e
     if (!message) return { kind: 'skip' };
     const adapter = adapterFor(deps, message.channel);
     // Never a second provider call blind: an attempt without an outcome is settled first (in-doubt.ts). Nothing leaves the log adapter.
-    if (attemptUnsettled(message) && adapter.inDoubt !== 'resend') return suspect(trx, organizationId, message, lead, adapter);
-    if (message.status !== 'scheduled' && message.status !== 'sending' && message.status !== IN_DOUBT) return { kind: 'skip' };
+    if (attemptUnsettled(message) && adapter.inDoubt !== 'resend')
+      return suspect(trx, organizationId, message, lead, adapter);
+    if (message.status !== 'scheduled' && message.status !== 'sending' && message.status !== IN_DOUBT)
+      return { kind: 'skip' };
     if (message.status === IN_DOUBT && message.status_code === NEEDS_OPERATOR) return { kind: 'skip' };
     // Recorded with the send, before the provider is called: a crash from here on leaves the attempt to be found again.
-    const attempt = (from: string | null) => (adapter.inDoubt === 'resend' ? {} : { attemptAt: now.toISOString(), attemptFrom: from });
+    const attempt = (from: string | null) =>
+      adapter.inDoubt === 'resend' ? {} : { attemptAt: now.toISOString(), attemptFrom: from };
     const settings = await readSettings(trx, organizationId);
     const decision = await askGate(trx, deps, organizationId, lead, message, payload, settings, now, external);
     if (decision.kind === 'ask_external') return { kind: 'ask_external', message };
@@ -76,26 +105,61 @@ async function judge(deps: Deps, job: ClaimedJob, payload: SendMessagePayload, e
       return { kind: 'send', message, to: lead.email!, from: null };
     }
     // Pacing only delays (or, past the maximum wait, fails) what the gate allowed; the gate judges again when the slot comes.
-    const sender = await chooseSender(trx, organizationId, lead, message, settings.sendingNumber, deps.clock, deps.config.pacingMaxWaitMs);
+    const sender = await chooseSender(
+      trx,
+      organizationId,
+      lead,
+      message,
+      settings.sendingNumber,
+      deps.clock,
+      deps.config.pacingMaxWaitMs,
+    );
     const { segments } = sender;
     if (sender.kind === 'too_late') {
-      await setMessageStatus(trx, organizationId, message.id, { status: 'failed', code: PACING_TIMEOUT, reason: `not sent: ${sender.reason}`.slice(0, 500), segments, pacedUntil: null, pacedSince: null });
+      await setMessageStatus(trx, organizationId, message.id, {
+        status: 'failed',
+        code: PACING_TIMEOUT,
+        reason: `not sent: ${sender.reason}`.slice(0, 500),
+        segments,
+        pacedUntil: null,
+        pacedSince: null,
+      });
       return { kind: 'blocked' };
     }
     if (sender.kind === 'later') {
       const reason = `waiting for a sending slot on ${sender.number} (paced to its rate)`;
       const until = sender.until.toISOString();
       await setMessageStatus(trx, organizationId, message.id, {
-        status: 'scheduled', code: PACING, reason, scheduledAt: until, segments, sendingNumberId: sender.numberId, pacedUntil: until, pacedSince: sender.since.toISOString(),
+        status: 'scheduled',
+        code: PACING,
+        reason,
+        scheduledAt: until,
+        segments,
+        sendingNumberId: sender.numberId,
+        pacedUntil: until,
+        pacedSince: sender.since.toISOString(),
       });
       return { kind: 'wait', until: sender.until, reason, punctual: true };
     }
     if (sender.kind === 'settings') {
-      await setMessageStatus(trx, organizationId, message.id, { status: 'sending', reason: null, segments, sendingNumberId: null, pacedUntil: null, ...attempt(sender.from) });
+      await setMessageStatus(trx, organizationId, message.id, {
+        status: 'sending',
+        reason: null,
+        segments,
+        sendingNumberId: null,
+        pacedUntil: null,
+        ...attempt(sender.from),
+      });
       return { kind: 'send', message, to: lead.phone!, from: sender.from };
     }
     await setMessageStatus(trx, organizationId, message.id, {
-      status: 'sending', reason: null, segments, sendingNumberId: sender.numberId, pacedUntil: sender.slot.toISOString(), pacedSince: sender.since.toISOString(), ...attempt(sender.from),
+      status: 'sending',
+      reason: null,
+      segments,
+      sendingNumberId: sender.numberId,
+      pacedUntil: sender.slot.toISOString(),
+      pacedSince: sender.since.toISOString(),
+      ...attempt(sender.from),
     });
     return { kind: 'send', message, to: lead.phone!, from: sender.from, departAt: sender.departAt };
   });
@@ -107,15 +171,32 @@ async function judge(deps: Deps, job: ClaimedJob, payload: SendMessagePayload, e
  * can be asked the job reconciles it (RECONCILING); when it cannot (SMTP, a
  * call) or the recipient's address is gone, it is left for an operator.
  */
-async function suspect(trx: Db, organizationId: string, message: MessageRow, lead: LeadRow, adapter: ChannelAdapter): Promise<Step> {
+async function suspect(
+  trx: Db,
+  organizationId: string,
+  message: MessageRow,
+  lead: LeadRow,
+  adapter: ChannelAdapter,
+): Promise<Step> {
   const to = message.channel === 'email' ? lead.email : lead.phone;
   if (adapter.inDoubt === 'operator' || !adapter.find || !to) {
-    const why = adapter.inDoubt === 'operator' ? `${adapter.name} cannot be asked whether it took it` : 'the lead has no address to look it up by';
-    await setMessageStatus(trx, organizationId, message.id, { status: IN_DOUBT, code: NEEDS_OPERATOR, reason: `in doubt: the send began at ${message.attempt_at} and its outcome is unknown; ${why}. An operator resolves it (docs/operations.md)` });
+    const why =
+      adapter.inDoubt === 'operator'
+        ? `${adapter.name} cannot be asked whether it took it`
+        : 'the lead has no address to look it up by';
+    await setMessageStatus(trx, organizationId, message.id, {
+      status: IN_DOUBT,
+      code: NEEDS_OPERATOR,
+      reason: `in doubt: the send began at ${message.attempt_at} and its outcome is unknown; ${why}. An operator resolves it (docs/operations.md)`,
+    });
     return { kind: 'blocked' };
   }
   if (message.status !== IN_DOUBT) {
-    await setMessageStatus(trx, organizationId, message.id, { status: IN_DOUBT, code: RECONCILING, reason: `in doubt: the send began at ${message.attempt_at} and its outcome is unknown; asking ${adapter.name} before anything is sent again` });
+    await setMessageStatus(trx, organizationId, message.id, {
+      status: IN_DOUBT,
+      code: RECONCILING,
+      reason: `in doubt: the send began at ${message.attempt_at} and its outcome is unknown; asking ${adapter.name} before anything is sent again`,
+    });
   }
   return { kind: 'doubt', message, to };
 }
@@ -126,7 +207,11 @@ async function suspect(trx: Db, organizationId: string, message: MessageRow, lea
  * external verdict already given. Blocked or waiting is recorded as the first
  * judgement would have; the slot it held is simply spent.
  */
-async function judgeAgain(deps: Deps, job: ClaimedJob & { payload: SendMessagePayload }, external: ExternalVerdict | undefined): Promise<Step> {
+async function judgeAgain(
+  deps: Deps,
+  job: ClaimedJob & { payload: SendMessagePayload },
+  external: ExternalVerdict | undefined,
+): Promise<Step> {
   const organizationId = job.organizationId;
   const now = deps.clock.now();
   return deps.db.transaction().execute(async (trx): Promise<Step> => {
@@ -134,22 +219,52 @@ async function judgeAgain(deps: Deps, job: ClaimedJob & { payload: SendMessagePa
     if (!lead) return { kind: 'skip' };
     const message = await findMessage(trx, organizationId, job.payload.messageId);
     if (!message || message.status !== 'sending') return { kind: 'skip' };
-    const decision = await askGate(trx, deps, organizationId, lead, message, job.payload, await readSettings(trx, organizationId), now, external);
+    const decision = await askGate(
+      trx,
+      deps,
+      organizationId,
+      lead,
+      message,
+      job.payload,
+      await readSettings(trx, organizationId),
+      now,
+      external,
+    );
     if (decision.kind === 'allowed') return { kind: 'send', message, to: lead.phone!, from: null };
     // An External Compliance Check turned on during the hold: the send goes back to be judged with it.
-    if (decision.kind === 'ask_external') return { kind: 'wait', until: now, reason: 'asking the external compliance check' };
+    if (decision.kind === 'ask_external')
+      return { kind: 'wait', until: now, reason: 'asking the external compliance check' };
     await record(trx, organizationId, message.id, decision);
     return decision.kind === 'blocked' ? { kind: 'blocked' } : decision;
   });
 }
 
-async function record(trx: Db, organizationId: string, messageId: string, decision: Exclude<GateDecision, { kind: 'ask_external' }>): Promise<void> {
+async function record(
+  trx: Db,
+  organizationId: string,
+  messageId: string,
+  decision: Exclude<GateDecision, { kind: 'ask_external' }>,
+): Promise<void> {
   // Either way no provider call follows: an attempt recorded before a departure's hold is withdrawn.
   const none = { attemptAt: null, attemptFrom: null };
-  if (decision.kind === 'blocked') await setMessageStatus(trx, organizationId, messageId, { status: 'blocked', code: decision.code, reason: decision.reason, ...none });
+  if (decision.kind === 'blocked')
+    await setMessageStatus(trx, organizationId, messageId, {
+      status: 'blocked',
+      code: decision.code,
+      reason: decision.reason,
+      ...none,
+    });
   else if (decision.kind === 'wait') {
     // A pacing slot is not kept across a wait for contact hours: the send reserves anew when the window opens.
-    await setMessageStatus(trx, organizationId, messageId, { status: 'scheduled', code: decision.code, reason: decision.reason, scheduledAt: decision.until.toISOString(), pacedUntil: null, pacedSince: null, ...none });
+    await setMessageStatus(trx, organizationId, messageId, {
+      status: 'scheduled',
+      code: decision.code,
+      reason: decision.reason,
+      scheduledAt: decision.until.toISOString(),
+      pacedUntil: null,
+      pacedSince: null,
+      ...none,
+    });
   } else await setMessageStatus(trx, organizationId, messageId, { status: 'sending', reason: null });
 }
 
@@ -161,7 +276,11 @@ async function record(trx: Db, organizationId: string, messageId: string, decisi
  * its verdict. Idempotent: a message already sent or blocked is left alone
  * when the job runs again.
  */
-export async function sendRecordedMessage(deps: Deps, job: ClaimedJob & { payload: SendMessagePayload }, lastAttempt: boolean): Promise<JobOutcome> {
+export async function sendRecordedMessage(
+  deps: Deps,
+  job: ClaimedJob & { payload: SendMessagePayload },
+  lastAttempt: boolean,
+): Promise<JobOutcome> {
   const organizationId = job.organizationId;
   let step = await judge(deps, job, job.payload);
   if (step.kind === 'doubt') {
@@ -180,7 +299,8 @@ export async function sendRecordedMessage(deps: Deps, job: ClaimedJob & { payloa
   }
   if (step.kind === 'skip' || step.kind === 'blocked' || step.kind === 'doubt') return { kind: 'done' };
   // A send waiting for its sending slot must run at the slot, not some time after: a punctual job (jobs.repository.ts claimJobs).
-  if (step.kind === 'wait') return { kind: 'defer', until: step.until, reason: step.reason, punctual: step.punctual === true };
+  if (step.kind === 'wait')
+    return { kind: 'defer', until: step.until, reason: step.reason, punctual: step.punctual === true };
 
   const { message } = step;
   // A pool number's send leaves at its departure (its slot a moment away, or behind the number's previous
@@ -197,12 +317,24 @@ export async function sendRecordedMessage(deps: Deps, job: ClaimedJob & { payloa
   const adapter = adapterFor(deps, message.channel);
   let providerMessageId: string | null = null;
   try {
-    ({ providerMessageId } = await adapter.send({ organizationId, messageId: message.id, leadId: message.lead_id, channel: message.channel, to: step.to, from: step.from, text: message.text }));
+    ({ providerMessageId } = await adapter.send({
+      organizationId,
+      messageId: message.id,
+      leadId: message.lead_id,
+      channel: message.channel,
+      to: step.to,
+      from: step.from,
+      text: message.text,
+    }));
   } catch (err) {
     return failedSend(deps, job, message, step.to, step.from, adapter, err, lastAttempt);
   }
   const at = deps.clock.now().toISOString();
-  await deps.db.transaction().execute((trx) => recordSent(trx, organizationId, message, { providerMessageId, status: 'sent', reason: null }, at));
+  await deps.db
+    .transaction()
+    .execute((trx) =>
+      recordSent(trx, organizationId, message, { providerMessageId, status: 'sent', reason: null }, at),
+    );
   return { kind: 'done' };
 }
 
@@ -216,7 +348,16 @@ export async function sendRecordedMessage(deps: Deps, job: ClaimedJob & { payloa
  * by its class (deliverability/error-codes.ts, in the adapter), and a final
  * failure is recorded with it: message.failed and the class's action.
  */
-async function failedSend(deps: Deps, job: ClaimedJob, message: MessageRow, to: string, sender: string | null, adapter: ChannelAdapter, err: unknown, lastAttempt: boolean): Promise<JobOutcome> {
+async function failedSend(
+  deps: Deps,
+  job: ClaimedJob,
+  message: MessageRow,
+  to: string,
+  sender: string | null,
+  adapter: ChannelAdapter,
+  err: unknown,
+  lastAttempt: boolean,
+): Promise<JobOutcome> {
   const organizationId = message.organization_id;
   const text = err instanceof Error ? err.message : String(err);
   const outcome = err instanceof SendError ? err.outcome : 'unknown';
@@ -225,27 +366,52 @@ async function failedSend(deps: Deps, job: ClaimedJob, message: MessageRow, to: 
   const from = message.channel === 'email' ? null : sender;
   if (outcome === 'refused') {
     // Recorded with its error code and class, message.failed, and what the class calls for (deliverability/).
-    await recordSendFailure(deps, organizationId, message.id, { reason: `refused by the provider: ${text}`, error: providerError, to, from });
+    await recordSendFailure(deps, organizationId, message.id, {
+      reason: `refused by the provider: ${text}`,
+      error: providerError,
+      to,
+      from,
+    });
     return { kind: 'done' };
   }
   if (outcome === 'unknown' && adapter.inDoubt === 'ask') {
     if (!lastAttempt) throw err;
     // No retry left to reconcile on: asked now. Found, it is adopted; none, the send failed; the provider unreadable, an operator decides.
-    await setMessageStatus(deps.db, organizationId, message.id, { status: IN_DOUBT, code: RECONCILING, reason: `in doubt: ${text}; asking ${adapter.name}`.slice(0, 500) });
+    await setMessageStatus(deps.db, organizationId, message.id, {
+      status: IN_DOUBT,
+      code: RECONCILING,
+      reason: `in doubt: ${text}; asking ${adapter.name}`.slice(0, 500),
+    });
     const current = await findMessage(deps.db, organizationId, message.id);
     if (current && (await reconcile(deps, job, current, to, true)) === 'resend') {
-      await recordSendFailure(deps, organizationId, message.id, { reason: `provider error: ${text}`, error: providerError, to, from });
+      await recordSendFailure(deps, organizationId, message.id, {
+        reason: `provider error: ${text}`,
+        error: providerError,
+        to,
+        from,
+      });
     }
     return { kind: 'done' };
   }
   if (outcome === 'unknown' && adapter.inDoubt === 'operator') {
     await setMessageStatus(deps.db, organizationId, message.id, {
-      status: IN_DOUBT, code: NEEDS_OPERATOR, reason: `in doubt: ${text}; ${adapter.name} cannot be asked whether it took it. An operator resolves it (docs/operations.md)`.slice(0, 500),
+      status: IN_DOUBT,
+      code: NEEDS_OPERATOR,
+      reason:
+        `in doubt: ${text}; ${adapter.name} cannot be asked whether it took it. An operator resolves it (docs/operations.md)`.slice(
+          0,
+          500,
+        ),
     });
     return { kind: 'done' };
   }
   if (lastAttempt) {
-    await recordSendFailure(deps, organizationId, message.id, { reason: `provider error: ${text}`, error: providerError, to, from });
+    await recordSendFailure(deps, organizationId, message.id, {
+      reason: `provider error: ${text}`,
+      error: providerError,
+      to,
+      from,
+    });
     return { kind: 'done' };
   }
   await setMessageStatus(deps.db, organizationId, message.id, { status: 'sending', reason: null, ...none });

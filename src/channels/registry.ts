@@ -10,7 +10,12 @@ import { twilioAdapters } from './twilio.js';
  * provider adapter when its settings are present, else the zero-setup `log`
  * adapter. Only channels/outbound.ts asks for an adapter.
  */
-function build(config: Config, db: Deps['db'], digests: Deps['digests'], log: Deps['log']): Record<ChannelName, ChannelAdapter> {
+function build(
+  config: Config,
+  db: Deps['db'],
+  digests: Deps['digests'],
+  log: Deps['log'],
+): Record<ChannelName, ChannelAdapter> {
   const twilio = config.twilio ? twilioAdapters({ ...config, twilio: config.twilio }) : undefined;
   const logged = logAdapter(log);
   return {
@@ -23,7 +28,10 @@ function build(config: Config, db: Deps['db'], digests: Deps['digests'], log: De
 
 const cache = new WeakMap<Config, Record<ChannelName, ChannelAdapter>>();
 
-export function adapterFor({ config, db, digests, log }: Pick<Deps, 'config' | 'db' | 'digests' | 'log'>, channel: ChannelName): ChannelAdapter {
+export function adapterFor(
+  { config, db, digests, log }: Pick<Deps, 'config' | 'db' | 'digests' | 'log'>,
+  channel: ChannelName,
+): ChannelAdapter {
   let adapters = cache.get(config);
   if (!adapters) {
     adapters = build(config, db, digests, log);

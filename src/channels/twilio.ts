@@ -2,7 +2,14 @@ import { request } from 'undici';
 import type { Config, TwilioConfig } from '../platform/config.js';
 import { sayAndGather } from './twiml.js';
 import { classify, isPermanent } from '../deliverability/error-codes.js';
-import { SendError, type ChannelAdapter, type FoundSend, type OutboundMessage, type SendOutcome, type SendReceipt } from './channel.js';
+import {
+  SendError,
+  type ChannelAdapter,
+  type FoundSend,
+  type OutboundMessage,
+  type SendOutcome,
+  type SendReceipt,
+} from './channel.js';
 
 const TIMEOUT_MS = 15_000;
 
@@ -28,7 +35,14 @@ interface TwilioError {
 }
 
 /** Network failures that happen before a request can reach Twilio: it cannot have taken the message. */
-const NEVER_REACHED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const NEVER_REACHED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /**
  * What an HTTP status from Twilio says of a create. 400 is Twilio's refusal
@@ -70,14 +84,21 @@ async function call(twilio: TwilioApi, url: string, form?: Record<string, string
     });
   } catch (err) {
     const e = err as Error & { code?: string };
-    if (e.name === 'TimeoutError' || e.name === 'AbortError') throw new SendError(`Twilio did not answer within ${twilio.timeoutMs} ms`, 'unknown');
-    throw new SendError(`Twilio unreachable: ${e.code ?? e.name}`, NEVER_REACHED.has(e.code ?? '') ? 'not_sent' : 'unknown');
+    if (e.name === 'TimeoutError' || e.name === 'AbortError')
+      throw new SendError(`Twilio did not answer within ${twilio.timeoutMs} ms`, 'unknown');
+    throw new SendError(
+      `Twilio unreachable: ${e.code ?? e.name}`,
+      NEVER_REACHED.has(e.code ?? '') ? 'not_sent' : 'unknown',
+    );
   }
   let text: string;
   try {
     text = await res.body.text();
   } catch (err) {
-    throw new SendError(`Twilio's answer was cut off: ${(err as Error & { code?: string }).code ?? (err as Error).name}`, 'unknown');
+    throw new SendError(
+      `Twilio's answer was cut off: ${(err as Error & { code?: string }).code ?? (err as Error).name}`,
+      'unknown',
+    );
   }
   let body: unknown;
   try {
@@ -89,7 +110,11 @@ async function call(twilio: TwilioApi, url: string, form?: Record<string, string
     const e = (body ?? {}) as TwilioError;
     const detail = [e.code, e.message].filter((x) => x !== undefined && x !== '').join(' ');
     const code = typeof e.code === 'number' ? e.code : undefined;
-    throw new SendError(`Twilio answered HTTP ${res.statusCode}${detail ? `: ${detail}` : ''}`.slice(0, 300), outcomeOf(res.statusCode, code), code === undefined ? undefined : { provider: 'twilio', code: String(code) });
+    throw new SendError(
+      `Twilio answered HTTP ${res.statusCode}${detail ? `: ${detail}` : ''}`.slice(0, 300),
+      outcomeOf(res.statusCode, code),
+      code === undefined ? undefined : { provider: 'twilio', code: String(code) },
+    );
   }
   return body;
 }
@@ -97,7 +122,11 @@ async function call(twilio: TwilioApi, url: string, form?: Record<string, string
 const resourceUrl = (twilio: TwilioApi, resource: 'Messages' | 'Calls') =>
   `${twilio.apiBaseUrl}/2010-04-01/Accounts/${encodeURIComponent(twilio.accountSid)}/${resource}.json`;
 
-async function post(twilio: TwilioApi, resource: 'Messages' | 'Calls', fields: Record<string, string>): Promise<{ sid: string }> {
+async function post(
+  twilio: TwilioApi,
+  resource: 'Messages' | 'Calls',
+  fields: Record<string, string>,
+): Promise<{ sid: string }> {
   const body = await call(twilio, resourceUrl(twilio, resource), fields);
   const sid = (body as { sid?: unknown } | undefined)?.sid;
   if (typeof sid !== 'string' || sid === '') throw new SendError('Twilio answered without a sid', 'unknown');
@@ -116,7 +145,12 @@ interface TwilioMessage {
 }
 
 /** Twilio's message states in ours; a message Twilio holds in any other state (queued, sending, sent) went out as `sent`. */
-const ADOPTED_STATES: Record<string, string> = { delivered: 'delivered', undelivered: 'undelivered', failed: 'failed', canceled: 'failed' };
+const ADOPTED_STATES: Record<string, string> = {
+  delivered: 'delivered',
+  undelivered: 'undelivered',
+  failed: 'failed',
+  canceled: 'failed',
+};
 
 /** Clocks differ: a message Twilio dated up to this long before the attempt began is still a candidate. */
 const CLOCK_SKEW_MS = 5 * 60_000;
@@ -130,17 +164,30 @@ const MAX_PAGES = 20;
  */
 async function findSent(twilio: TwilioApi, to: string, from: string, text: string, since: Date): Promise<FoundSend[]> {
   const earliest = since.getTime() - CLOCK_SKEW_MS;
-  const query = new URLSearchParams({ To: to, From: from, 'DateSent>': new Date(earliest).toISOString().slice(0, 10), PageSize: '100' });
+  const query = new URLSearchParams({
+    To: to,
+    From: from,
+    'DateSent>': new Date(earliest).toISOString().slice(0, 10),
+    PageSize: '100',
+  });
   let url: string | null = `${resourceUrl(twilio, 'Messages')}?${query.toString()}`;
   const found: FoundSend[] = [];
   for (let page = 0; url; page += 1) {
     if (page === MAX_PAGES) throw new Error(`Twilio's list of messages to this number ran past ${MAX_PAGES} pages`);
     const body = (await call(twilio, url)) as { messages?: TwilioMessage[]; next_page_uri?: string | null } | undefined;
-    if (!body || !Array.isArray(body.messages)) throw new Error('Twilio answered the message list without a messages array');
+    if (!body || !Array.isArray(body.messages))
+      throw new Error('Twilio answered the message list without a messages array');
     for (const m of body.messages) {
       const created = m.date_created ? Date.parse(m.date_created) : NaN;
       // Date unknown: kept as a candidate (a duplicate is worse than a send left for an operator).
-      if (m.body !== text || m.from !== from || m.to !== to || !m.direction.startsWith('outbound') || created < earliest) continue;
+      if (
+        m.body !== text ||
+        m.from !== from ||
+        m.to !== to ||
+        !m.direction.startsWith('outbound') ||
+        created < earliest
+      )
+        continue;
       found.push({ providerMessageId: m.sid, status: ADOPTED_STATES[m.status] ?? 'sent' });
     }
     url = body.next_page_uri ? `${twilio.apiBaseUrl}${body.next_page_uri}` : null;
@@ -149,19 +196,31 @@ async function findSent(twilio: TwilioApi, to: string, from: string, text: strin
 }
 
 function requireFrom(m: OutboundMessage): string {
-  if (!m.from) throw new SendError(`no sending number: set sendingNumber with PATCH /v1/settings before sending ${m.channel}`, 'not_sent');
+  if (!m.from)
+    throw new SendError(
+      `no sending number: set sendingNumber with PATCH /v1/settings before sending ${m.channel}`,
+      'not_sent',
+    );
   return m.from;
 }
 
 /** SMS and voice through Twilio; `publicUrl` is where Twilio reaches our callbacks. */
-export function twilioAdapters(config: Config & { twilio: TwilioConfig }): { sms: ChannelAdapter; voice: ChannelAdapter } {
+export function twilioAdapters(config: Config & { twilio: TwilioConfig }): {
+  sms: ChannelAdapter;
+  voice: ChannelAdapter;
+} {
   const { publicUrl } = config;
   const twilio: TwilioApi = { ...config.twilio, timeoutMs: Math.min(TIMEOUT_MS, Math.floor(config.leaseMs / 2)) };
   const sms: ChannelAdapter = {
     name: 'twilio-sms',
     inDoubt: 'ask',
     send: async (m): Promise<SendReceipt> => {
-      const { sid } = await post(twilio, 'Messages', { To: m.to, From: requireFrom(m), Body: m.text, StatusCallback: publicUrl + twilioCallbackPaths.status });
+      const { sid } = await post(twilio, 'Messages', {
+        To: m.to,
+        From: requireFrom(m),
+        Body: m.text,
+        StatusCallback: publicUrl + twilioCallbackPaths.status,
+      });
       return { providerMessageId: sid };
     },
     find: async (m, since) => findSent(twilio, m.to, requireFrom(m), m.text, since),
@@ -173,8 +232,17 @@ export function twilioAdapters(config: Config & { twilio: TwilioConfig }): { sms
     send: async (m): Promise<SendReceipt> => {
       const from = requireFrom(m);
       const twiml = sayAndGather(m.text, publicUrl + twilioCallbackPaths.gather);
-      if (twiml.length > MAX_TWIML_CHARS) throw new SendError(`voice message too long: the call's TwiML may hold ${MAX_TWIML_CHARS} characters`, 'refused');
-      const { sid } = await post(twilio, 'Calls', { To: m.to, From: from, Twiml: twiml, StatusCallback: publicUrl + twilioCallbackPaths.status });
+      if (twiml.length > MAX_TWIML_CHARS)
+        throw new SendError(
+          `voice message too long: the call's TwiML may hold ${MAX_TWIML_CHARS} characters`,
+          'refused',
+        );
+      const { sid } = await post(twilio, 'Calls', {
+        To: m.to,
+        From: from,
+        Twiml: twiml,
+        StatusCallback: publicUrl + twilioCallbackPaths.status,
+      });
       return { providerMessageId: sid };
     },
   };

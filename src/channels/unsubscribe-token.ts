@@ -69,7 +69,8 @@ export function verifyUnsubscribeToken(key: Buffer, token: string): UnsubscribeC
   const raw = Buffer.from(token, 'base64url');
   // Exactly one spelling per token: no second string decodes to the same bytes.
   const bodyBytes = raw.length - MAC_BYTES;
-  if ((bodyBytes !== V1_BODY_BYTES && bodyBytes !== V2_BODY_BYTES) || raw.toString('base64url') !== token) return undefined;
+  if ((bodyBytes !== V1_BODY_BYTES && bodyBytes !== V2_BODY_BYTES) || raw.toString('base64url') !== token)
+    return undefined;
   const body = raw.subarray(0, bodyBytes);
   if (!timingSafeEqual(mac(key, body), raw.subarray(bodyBytes))) return undefined;
   if (body.readUInt8(0) !== (bodyBytes === V2_BODY_BYTES ? 2 : 1)) return undefined;
@@ -88,7 +89,8 @@ export function verifyUnsubscribeToken(key: Buffer, token: string): UnsubscribeC
 export const unsubscribeUrl = (publicUrl: string, token: string): string => `${publicUrl}/v1/unsubscribe/${token}`;
 
 /** A key of its own for links, derived from the signing secret, so the secret may later sign other things without a token of one kind passing for another. */
-const deriveKey = (secret: string): Buffer => createHmac('sha256', secret).update('parley unsubscribe link v1').digest();
+const deriveKey = (secret: string): Buffer =>
+  createHmac('sha256', secret).update('parley unsubscribe link v1').digest();
 
 const keys = new WeakMap<object, Promise<Buffer>>();
 

@@ -25,14 +25,19 @@ const CONFIRM_PAGE = page(
 const DONE_PAGE = page(`<h1>Unsubscribed</h1><p>${DONE}</p>`);
 
 function sendHtml(reply: FastifyReply, html: string): FastifyReply {
-  return reply
-    .type('text/html; charset=utf-8')
-    // The token is in the URL: keep it out of caches and out of any Referer.
-    .header('cache-control', 'no-store')
-    .header('referrer-policy', 'no-referrer')
-    .header('x-robots-tag', 'noindex')
-    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
-    .send(html);
+  return (
+    reply
+      .type('text/html; charset=utf-8')
+      // The token is in the URL: keep it out of caches and out of any Referer.
+      .header('cache-control', 'no-store')
+      .header('referrer-policy', 'no-referrer')
+      .header('x-robots-tag', 'noindex')
+      .header(
+        'content-security-policy',
+        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+      )
+      .send(html)
+  );
 }
 
 /**
@@ -43,30 +48,40 @@ function sendHtml(reply: FastifyReply, html: string): FastifyReply {
  * GET only shows a page with a confirm button, because mail scanners fetch
  * every link in a message and must not unsubscribe anyone by doing so.
  */
-export const unsubscribeLinkRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app) => {
-  // Scoped to this plugin: everywhere else the API takes JSON only. Whatever else a
-  // provider sends along (multipart/form-data is allowed by RFC 8058) is read and ignored.
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_req, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
-  });
-  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: 4096 }, (_req, _body, done) => done(null, {}));
+export const unsubscribeLinkRoutes =
+  (deps: Deps): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    // Scoped to this plugin: everywhere else the API takes JSON only. Whatever else a
+    // provider sends along (multipart/form-data is allowed by RFC 8058) is read and ignored.
+    app.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: 4096 },
+      (_req, body, done) => {
+        done(null, Object.fromEntries(new URLSearchParams(body as string)));
+      },
+    );
+    app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: 4096 }, (_req, _body, done) => done(null, {}));
 
-  const claimsOf = async (token: string): Promise<UnsubscribeClaims> => {
-    const claims = verifyUnsubscribeToken(await unsubscribeKey(deps), token);
-    if (!claims || claims.channel !== 'email') throw notFound();
-    return claims;
+    const claimsOf = async (token: string): Promise<UnsubscribeClaims> => {
+      const claims = verifyUnsubscribeToken(await unsubscribeKey(deps), token);
+      if (!claims || claims.channel !== 'email') throw notFound();
+      return claims;
+    };
+
+    app.get('/unsubscribe/:token', { schema: { hide: true, params: TokenParams } }, async (req, reply) => {
+      await claimsOf(req.params.token);
+      return sendHtml(reply, CONFIRM_PAGE);
+    });
+
+    app.post(
+      '/unsubscribe/:token',
+      { schema: { hide: true, params: TokenParams }, config: { ownBodyFormat: true } },
+      async (req, reply) => {
+        const claims = await claimsOf(req.params.token);
+        await unsubscribeByLink(deps, claims);
+        // The confirm button of the GET page lands here in a browser: answer it with a page.
+        if (/\btext\/html\b/.test(req.headers.accept ?? '')) return sendHtml(reply, DONE_PAGE);
+        return { message: DONE };
+      },
+    );
   };
-
-  app.get('/unsubscribe/:token', { schema: { hide: true, params: TokenParams } }, async (req, reply) => {
-    await claimsOf(req.params.token);
-    return sendHtml(reply, CONFIRM_PAGE);
-  });
-
-  app.post('/unsubscribe/:token', { schema: { hide: true, params: TokenParams }, config: { ownBodyFormat: true } }, async (req, reply) => {
-    const claims = await claimsOf(req.params.token);
-    await unsubscribeByLink(deps, claims);
-    // The confirm button of the GET page lands here in a browser: answer it with a page.
-    if (/\btext\/html\b/.test(req.headers.accept ?? '')) return sendHtml(reply, DONE_PAGE);
-    return { message: DONE };
-  });
-};

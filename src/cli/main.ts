@@ -53,10 +53,19 @@ program
     const running = await startServer({ ...cfg, runWorker: opts.worker && cfg.runWorker });
     const base = localBase(running.address);
     const database = describeDatabase(cfg.databaseUrl);
-    running.deps.log.info({ address: running.address, dialect: running.store.dialect, worker: !!running.worker, database }, 'parley listening');
+    running.deps.log.info(
+      { address: running.address, dialect: running.store.dialect, worker: !!running.worker, database },
+      'parley listening',
+    );
     // What a new user needs next: where to read the API, and how to get a key for this very database.
-    running.deps.log.info({ url: `${base}/docs` }, `API reference: ${base}/docs (the OpenAPI document: ${base}/v1/openapi.json)`);
-    running.deps.log.info({ database }, `API keys: npx parley keys create --org NAME, against this same database (${database}); send the key in the x-api-key header`);
+    running.deps.log.info(
+      { url: `${base}/docs` },
+      `API reference: ${base}/docs (the OpenAPI document: ${base}/v1/openapi.json)`,
+    );
+    running.deps.log.info(
+      { database },
+      `API keys: npx parley keys create --org NAME, against this same database (${database}); send the key in the x-api-key header`,
+    );
     stopOnSignals(running);
   });
 
@@ -86,9 +95,15 @@ keys
   .command('create')
   .description('create an API key (and the organization, if new); the key is the last line of output')
   .requiredOption('--org <name>', 'organization name')
-  .option('--scopes <list>', `comma-separated scopes (default: all but inbound:write, which is granted only by name): ${SCOPES.join(', ')}`)
+  .option(
+    '--scopes <list>',
+    `comma-separated scopes (default: all but inbound:write, which is granted only by name): ${SCOPES.join(', ')}`,
+  )
   .option('--name <label>', 'a label to recognise the key by')
-  .option('--time-zone <zone>', `IANA zone of a new organization, for leads whose zone is unknown (default ${FALLBACK_TIME_ZONE}; change later with PATCH /v1/settings)`)
+  .option(
+    '--time-zone <zone>',
+    `IANA zone of a new organization, for leads whose zone is unknown (default ${FALLBACK_TIME_ZONE}; change later with PATCH /v1/settings)`,
+  )
   .action(async (opts: { org: string; scopes?: string; name?: string; timeZone?: string }) => {
     let scopes;
     try {
@@ -98,14 +113,18 @@ keys
       console.error(`parley: ${(err as Error).message}`);
       process.exit(2);
     }
-    const issued = await withStore((s) => issueKey(s.db, opts.org, scopes, opts.name ?? null, { timeZone: opts.timeZone }));
+    const issued = await withStore((s) =>
+      issueKey(s.db, opts.org, scopes, opts.name ?? null, { timeZone: opts.timeZone }),
+    );
     console.log(`organization: ${opts.org} (${issued.organizationId})`);
     console.log(`scopes: ${issued.scopes.join(',')}`);
     // A key made in one database is unknown to a server on another: say which one this is.
     console.log(`database: ${describeDatabase(config().databaseUrl)} (the server must use this same database)`);
     // The server this key is for answers where PORT / PARLEY_PUBLIC_URL say, not on a fixed port.
     const leadsUrl = `${config().publicUrl}/v1/leads`;
-    console.log(`Use it as the x-api-key header: curl -H "x-api-key: $KEY" ${leadsUrl} (in a shell: KEY=$(npx parley keys create --org NAME | tail -n 1))`);
+    console.log(
+      `Use it as the x-api-key header: curl -H "x-api-key: $KEY" ${leadsUrl} (in a shell: KEY=$(npx parley keys create --org NAME | tail -n 1))`,
+    );
     console.log('This key is shown once; store it now:');
     console.log(issued.key);
   });
@@ -122,7 +141,9 @@ keys
     }
     console.log(['PREFIX', 'STATE', 'SCOPES', 'CREATED', 'NAME'].join('\t'));
     for (const k of list) {
-      console.log([k.prefix, k.revokedAt ? 'revoked' : 'active', k.scopes.join(','), k.createdAt, k.name ?? ''].join('\t'));
+      console.log(
+        [k.prefix, k.revokedAt ? 'revoked' : 'active', k.scopes.join(','), k.createdAt, k.name ?? ''].join('\t'),
+      );
     }
   });
 
@@ -146,13 +167,33 @@ imports
   .description('import leads from a CSV file (streamed; re-running the same file creates nothing new)')
   .requiredOption('--org <name>', 'organization name')
   .option('--profile <name>', 'customer profile of the new leads', 'default')
-  .option('--map <pairs>', 'header=field pairs, e.g. "Mobile=phone,First Name=firstName" (field, info:KEY, or - to ignore)')
-  .option('--on-duplicate <policy>', 'a row matching an existing lead: update (set given fields, merge additionalInfo) or skip', 'update')
-  .option('--start-conversations', "schedule each new (or never-greeted) lead's opening message, through the compliance gate")
+  .option(
+    '--map <pairs>',
+    'header=field pairs, e.g. "Mobile=phone,First Name=firstName" (field, info:KEY, or - to ignore)',
+  )
+  .option(
+    '--on-duplicate <policy>',
+    'a row matching an existing lead: update (set given fields, merge additionalInfo) or skip',
+    'update',
+  )
+  .option(
+    '--start-conversations',
+    "schedule each new (or never-greeted) lead's opening message, through the compliance gate",
+  )
   .option('--dry-run', 'check and count only; write nothing')
-  .option('--invalid-fields <policy>', 'a row with a valid address and a bad field (email, phone, timeZone): drop the field and import the lead with a warning, or reject the row', 'drop')
-  .option('--rejects <file>', 'write the rejected rows (reason column) and the rows imported with warnings (warnings column) to this CSV file')
-  .option('--encoding <name>', 'the file\'s text encoding when it has no byte order mark: utf-8, windows-1252, utf-16le, utf-16be (default: utf-8, or windows-1252 when the start of the file is not UTF-8)')
+  .option(
+    '--invalid-fields <policy>',
+    'a row with a valid address and a bad field (email, phone, timeZone): drop the field and import the lead with a warning, or reject the row',
+    'drop',
+  )
+  .option(
+    '--rejects <file>',
+    'write the rejected rows (reason column) and the rows imported with warnings (warnings column) to this CSV file',
+  )
+  .option(
+    '--encoding <name>',
+    "the file's text encoding when it has no byte order mark: utf-8, windows-1252, utf-16le, utf-16be (default: utf-8, or windows-1252 when the start of the file is not UTF-8)",
+  )
   .addOption(new Option('--batch-size <rows>', 'rows per transaction').hideHelp())
   .action(async (file: string, opts: import('../imports/import.command.js').ImportCommandOptions) => {
     const { importLeadsCommand } = await import('../imports/import.command.js');

@@ -8,7 +8,20 @@ import type { ChannelName } from '../subscriptions/channels.js';
  * number opted out at the carrier (Twilio 21610: the person texted STOP to
  * the number there); the person lifts it as a STOP, by texting START.
  */
-export const OPT_OUT_SOURCES = ['api', 'keyword', 'phrase', 'message', 'link', 'bounce', 'complaint', 'voice', 'ai', 'dnc', 'carrier', 'spoken'] as const;
+export const OPT_OUT_SOURCES = [
+  'api',
+  'keyword',
+  'phrase',
+  'message',
+  'link',
+  'bounce',
+  'complaint',
+  'voice',
+  'ai',
+  'dnc',
+  'carrier',
+  'spoken',
+] as const;
 export type OptOutSource = (typeof OPT_OUT_SOURCES)[number];
 
 /** Who is asking to lift an opt-out. */
@@ -56,7 +69,20 @@ export function mayLift(source: string | null, channel: ChannelName, by: Lifter)
  * the one that is hardest to lift, so a later API opt-out never turns the
  * lead's own STOP into something the API could undo.
  */
-const STRENGTH: Record<string, number> = { api: 1, bounce: 2, ai: 3, message: 3, phrase: 3, keyword: 4, carrier: 4, link: 4, voice: 4, spoken: 4, complaint: 5, dnc: 6 };
+const STRENGTH: Record<string, number> = {
+  api: 1,
+  bounce: 2,
+  ai: 3,
+  message: 3,
+  phrase: 3,
+  keyword: 4,
+  carrier: 4,
+  link: 4,
+  voice: 4,
+  spoken: 4,
+  complaint: 5,
+  dnc: 6,
+};
 
 export function strongerSource(current: string | null, next: string): string {
   if (current === null) return next;

@@ -114,7 +114,11 @@ function offsetAt(timeZone: string, t: number): number {
 export function instantsAtLocal(timeZone: string, wall: number): number[] {
   // The instant is within 14 hours of `wall`; the offsets 30 hours either side
   // are the ones before and after any single transition near it.
-  const offsets = new Set([offsetAt(timeZone, wall - 30 * HOUR), offsetAt(timeZone, wall), offsetAt(timeZone, wall + 30 * HOUR)]);
+  const offsets = new Set([
+    offsetAt(timeZone, wall - 30 * HOUR),
+    offsetAt(timeZone, wall),
+    offsetAt(timeZone, wall + 30 * HOUR),
+  ]);
   const found = new Set<number>();
   for (const offset of offsets) {
     const t = wall - offset;
@@ -166,7 +170,8 @@ export function nextLocalClock(at: number, timeZone: string, minuteOfDay: number
   for (const day of [today, today + DAY]) {
     const wall = day + minuteOfDay * MINUTE;
     found.push(...instantsAtLocal(timeZone, wall));
-    for (const t of transitions) if (localTime(timeZone, t - MINUTE).wall < wall && wall < localTime(timeZone, t).wall) found.push(t);
+    for (const t of transitions)
+      if (localTime(timeZone, t - MINUTE).wall < wall && wall < localTime(timeZone, t).wall) found.push(t);
   }
   const next = found.filter((t) => t > at).sort((a, b) => a - b)[0];
   if (next === undefined) throw new Error(`no ${minuteOfDay} minutes past midnight within two days in ${timeZone}`);
@@ -197,7 +202,9 @@ function toWindow(w: { start: string; end: string }): Window {
 /** Inside `[start, end)` of the local day; end before start runs over midnight; start == end is always inside. */
 export function minuteInside(minute: number, window: { start: number; end: number }): boolean {
   if (window.start === window.end) return true;
-  return window.start < window.end ? minute >= window.start && minute < window.end : minute >= window.start || minute < window.end;
+  return window.start < window.end
+    ? minute >= window.start && minute < window.end
+    : minute >= window.start || minute < window.end;
 }
 
 interface Rules {
@@ -226,7 +233,9 @@ function compile(policy: ContactPolicy, region: string | null): Rules {
     for (const [day, w] of Object.entries(row.dayWindows ?? {})) if (w) days[Number(day)] = toWindow(w);
     regional = { row, window: toWindow(row), days };
   }
-  const windows = [organization?.window, legal, regional?.window, ...Object.values(regional?.days ?? {})].filter((w): w is Window => !!w);
+  const windows = [organization?.window, legal, regional?.window, ...Object.values(regional?.days ?? {})].filter(
+    (w): w is Window => !!w,
+  );
   const edges = [...new Set([0, ...windows.flatMap((w) => [w.start, w.end])])].sort((a, b) => a - b);
   return { organization, legal, regional, edges };
 }
@@ -237,12 +246,14 @@ function refusal(zone: string, local: LocalTime, rules: Rules): string | null {
   if (organization) {
     if (organization.holidays.has(local.date)) return `holiday ${local.date}`;
     if (!organization.weekdays.has(local.weekday)) return `not a contact day (${DAY_NAMES[local.weekday]}) in ${zone}`;
-    if (!minuteInside(local.minute, organization.window)) return `outside contact hours ${organization.window.label} ${zone}`;
+    if (!minuteInside(local.minute, organization.window))
+      return `outside contact hours ${organization.window.label} ${zone}`;
   }
   if (legal && !minuteInside(local.minute, legal)) return `outside the legal window ${legal.label} ${zone}`;
   if (regional) {
     const { row } = regional;
-    if (row.closedWeekdays?.includes(local.weekday)) return `no solicitation on ${DAY_NAMES[local.weekday]} (${row.region})`;
+    if (row.closedWeekdays?.includes(local.weekday))
+      return `no solicitation on ${DAY_NAMES[local.weekday]} (${row.region})`;
     if (isRegionalHoliday(row, local.date)) return `state holiday ${local.date} (${row.region})`;
     const window = regional.days[local.weekday] ?? regional.window;
     if (!minuteInside(local.minute, window)) return `outside the regional window ${window.label} (${row.region})`;
@@ -298,7 +309,12 @@ function edgeInstants(scan: ZoneScan, from: number, to: number, edges: readonly 
  * within SEARCH_DAYS; with none, `opensAt` is `now` + SEARCH_DAYS and the
  * reason says there is no common window.
  */
-export function contactWindow(now: Date, zones: string[], policy: ContactPolicy, region: string | null): WindowDecision {
+export function contactWindow(
+  now: Date,
+  zones: string[],
+  policy: ContactPolicy,
+  region: string | null,
+): WindowDecision {
   if (zones.length === 0) throw new RangeError('contactWindow needs at least one time zone');
   const rules = compile(policy, region);
   const from = now.getTime();
@@ -309,8 +325,15 @@ export function contactWindow(now: Date, zones: string[], policy: ContactPolicy,
   // A day at a time, so the usual case (open later today or tomorrow) stops early.
   for (let chunk = from; chunk < to; chunk += DAY) {
     const chunkEnd = Math.min(chunk + DAY, to);
-    const candidates = [...new Set(scans.flatMap((scan) => edgeInstants(scan, chunk, chunkEnd, rules.edges)))].sort((a, b) => a - b);
-    for (const t of candidates) if (refusalAt(t, zones, rules) === null) return { inside: false, opensAt: new Date(t), reason };
+    const candidates = [...new Set(scans.flatMap((scan) => edgeInstants(scan, chunk, chunkEnd, rules.edges)))].sort(
+      (a, b) => a - b,
+    );
+    for (const t of candidates)
+      if (refusalAt(t, zones, rules) === null) return { inside: false, opensAt: new Date(t), reason };
   }
-  return { inside: false, opensAt: new Date(to), reason: `no common contact window within ${SEARCH_DAYS} days in ${zones.join(', ')} (${reason})` };
+  return {
+    inside: false,
+    opensAt: new Date(to),
+    reason: `no common contact window within ${SEARCH_DAYS} days in ${zones.join(', ')} (${reason})`,
+  };
 }

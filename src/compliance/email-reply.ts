@@ -28,7 +28,8 @@ import EmailReplyParser from 'email-reply-parser';
 
 const OUTLOOK_FROM = /^\s*[*_]{0,2}(?:From|De|Von|Da)[*_]{0,2}\s*:/i;
 const OUTLOOK_SENT = /^\s*[*_]{0,2}(?:Sent|Date|Enviado|Fecha|Gesendet)[*_]{0,2}\s*:/i;
-const ORIGINAL_MESSAGE = /^\s*-{2,}\s*(?:Original Message|Mensaje original|Message d'origine|Ursprüngliche Nachricht)\s*-{2,}\s*$/i;
+const ORIGINAL_MESSAGE =
+  /^\s*-{2,}\s*(?:Original Message|Mensaje original|Message d'origine|Ursprüngliche Nachricht)\s*-{2,}\s*$/i;
 const QUOTE_HEADER_START = /^\s*(?:On|El)\s/;
 const QUOTE_HEADER_END = /(?:wrote|escribió|escribio)\s*:\s*$/i;
 // The footer Parley's own emails carry (channels/email.ts `emailBody`), in its current and earlier wording.
@@ -57,10 +58,23 @@ function joinQuoteHeaders(lines: string[], attributions: Set<number>): string[] 
     const line = lines[i] ?? '';
     let end = -1;
     if (QUOTE_HEADER_START.test(line)) {
-      for (let j = i; j < Math.min(lines.length, i + 4); j++) if (QUOTE_HEADER_END.test(lines[j] ?? '')) { end = j; break; }
+      for (let j = i; j < Math.min(lines.length, i + 4); j++)
+        if (QUOTE_HEADER_END.test(lines[j] ?? '')) {
+          end = j;
+          break;
+        }
     }
-    const header = end < 0 ? '' : lines.slice(i, end + 1).map((l) => l.trim()).join(' ');
-    if (!/\d/.test(header)) { out.push(line); continue; } // a real header carries a date; "On Monday my wife wrote:" does not
+    const header =
+      end < 0
+        ? ''
+        : lines
+            .slice(i, end + 1)
+            .map((l) => l.trim())
+            .join(' ');
+    if (!/\d/.test(header)) {
+      out.push(line);
+      continue;
+    } // a real header carries a date; "On Monday my wife wrote:" does not
     if (out.length > 0 && (out[out.length - 1] ?? '').trim() !== '') out.push('');
     attributions.add(out.length);
     out.push(header);

@@ -125,7 +125,11 @@ export function signingKey(secret: string): Buffer {
 function signRequest(secret: string, id: string, unixSeconds: number, body: string): Record<string, string> {
   // signDelivery keys its Standard Webhooks HMAC by the base64 after `whsec_`: hand it the key in that form.
   const signed = signDelivery(`whsec_${signingKey(secret).toString('base64')}`, id, unixSeconds, body);
-  return { 'webhook-id': signed['webhook-id'], 'webhook-timestamp': signed['webhook-timestamp'], 'webhook-signature': signed['webhook-signature'] };
+  return {
+    'webhook-id': signed['webhook-id'],
+    'webhook-timestamp': signed['webhook-timestamp'],
+    'webhook-signature': signed['webhook-signature'],
+  };
 }
 
 type Verdict = { allow: boolean; reason: string | null };
@@ -138,7 +142,8 @@ function parseVerdict(raw: string): Verdict {
   } catch {
     throw new CheckFailed('response is not valid JSON');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new CheckFailed('response is not a JSON object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new CheckFailed('response is not a JSON object');
   const body = parsed as Record<string, unknown>;
   const byAllow = typeof body.allow === 'boolean' ? body.allow : undefined;
   const byDecision = body.decision === 'allow' ? true : body.decision === 'block' ? false : undefined;
@@ -186,11 +191,17 @@ export class ExternalCheckClient {
   async check(settings: ExternalCheckSettings, req: ExternalCheckRequest): Promise<ExternalCheckOutcome> {
     const started = performance.now();
     const latency = () => Math.round(performance.now() - started);
-    const timeoutMs = Number.isFinite(settings.timeoutMs) && settings.timeoutMs > 0 ? settings.timeoutMs : DEFAULT_TIMEOUT_MS;
+    const timeoutMs =
+      Number.isFinite(settings.timeoutMs) && settings.timeoutMs > 0 ? settings.timeoutMs : DEFAULT_TIMEOUT_MS;
     try {
       const verdict = await this.ask(settings, req, timeoutMs);
       if (verdict.allow) return { kind: 'allowed', detail: 'approved', reason: verdict.reason, latencyMs: latency() };
-      return { kind: 'blocked', detail: 'rejected', reason: verdict.reason ?? DEFAULT_BLOCK_REASON, latencyMs: latency() };
+      return {
+        kind: 'blocked',
+        detail: 'rejected',
+        reason: verdict.reason ?? DEFAULT_BLOCK_REASON,
+        latencyMs: latency(),
+      };
     } catch (err) {
       let what: string;
       try {
@@ -227,7 +238,12 @@ export class ExternalCheckClient {
     }
   }
 
-  private async exchange(settings: ExternalCheckSettings, req: ExternalCheckRequest, timeoutMs: number, signal: AbortSignal): Promise<Verdict> {
+  private async exchange(
+    settings: ExternalCheckSettings,
+    req: ExternalCheckRequest,
+    timeoutMs: number,
+    signal: AbortSignal,
+  ): Promise<Verdict> {
     const url = await checkWebhookUrl(settings.url, this.allowPrivateUrls);
     signal.throwIfAborted();
     const now = this.now();
@@ -244,18 +260,21 @@ export class ExternalCheckClient {
         purpose: req.purpose,
       },
     });
-    const send = (id: string) => request(url, {
-      method: 'POST',
-      body,
-      headers: {
-        'content-type': 'application/json', accept: 'application/json', 'user-agent': 'Parley-ComplianceCheck/1.0',
-        ...signRequest(settings.secret, id, Math.floor(now.getTime() / 1000), body),
-      },
-      dispatcher: this.agent,
-      signal,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-    });
+    const send = (id: string) =>
+      request(url, {
+        method: 'POST',
+        body,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'user-agent': 'Parley-ComplianceCheck/1.0',
+          ...signRequest(settings.secret, id, Math.floor(now.getTime() / 1000), body),
+        },
+        dispatcher: this.agent,
+        signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
     // A keep-alive connection the middleware closed as idle just as this request was written on it fails
     // before any answer: sent once more (a new request, with its own id) on a new connection, within the
     // same deadline. Never after an answer started, and never twice.

@@ -10,7 +10,16 @@ import type { ExternalVerdict } from './external-verdict.js';
 import { leadContactWindow } from './lead-window.js';
 
 /** Why a send may not go out (or not yet), as recorded on the message (`statusCode`) and shown on the timeline. */
-export const BLOCK_CODES = ['NO_ADDRESS', 'OPTED_OUT', 'DNC', 'AI_OFF', 'FREQUENCY_CAP', 'EXTERNAL_CHECK', 'OPTED_OUT_BEFORE_SEND', 'UNREACHABLE'] as const;
+export const BLOCK_CODES = [
+  'NO_ADDRESS',
+  'OPTED_OUT',
+  'DNC',
+  'AI_OFF',
+  'FREQUENCY_CAP',
+  'EXTERNAL_CHECK',
+  'OPTED_OUT_BEFORE_SEND',
+  'UNREACHABLE',
+] as const;
 export type BlockCode = (typeof BLOCK_CODES)[number];
 
 export type GateDecision =
@@ -86,15 +95,30 @@ async function answersLeadNow(db: Db, organizationId: string, req: GateRequest):
  * only the legal floor, which its reply window lifts like any reply's; the one
  * confirmation of the lead's own STOP passes 2 as well.
  */
-export async function checkOutbound(db: Db, digests: AddressDigests, organizationId: string, req: GateRequest): Promise<GateDecision> {
+export async function checkOutbound(
+  db: Db,
+  digests: AddressDigests,
+  organizationId: string,
+  req: GateRequest,
+): Promise<GateDecision> {
   const { lead, channel, settings } = req;
   const status = channelStatus(lead, channel);
-  if (status === 'unavailable') return { kind: 'blocked', code: 'NO_ADDRESS', reason: `lead has no ${channel === 'email' ? 'email' : 'phone'}` };
+  if (status === 'unavailable')
+    return { kind: 'blocked', code: 'NO_ADDRESS', reason: `lead has no ${channel === 'email' ? 'email' : 'phone'}` };
   const address = channel === 'email' ? lead.email! : lead.phone!;
-  const confirmsOwnStop = req.purpose === 'stop_confirmation' && status === 'unsubscribed' && CONFIRMABLE.has(lead[sourceColumn(channel)] ?? '');
+  const confirmsOwnStop =
+    req.purpose === 'stop_confirmation' &&
+    status === 'unsubscribed' &&
+    CONFIRMABLE.has(lead[sourceColumn(channel)] ?? '');
   if (!confirmsOwnStop) {
-    if (status === 'unsubscribed') return { kind: 'blocked', code: 'OPTED_OUT', reason: `lead is unsubscribed from ${channel}` };
-    if ((await suppressionOf(db, organizationId, digests, channel, address)) !== undefined) return { kind: 'blocked', code: 'OPTED_OUT', reason: `the ${channel === 'email' ? 'address' : 'number'} opted out of ${channel}` };
+    if (status === 'unsubscribed')
+      return { kind: 'blocked', code: 'OPTED_OUT', reason: `lead is unsubscribed from ${channel}` };
+    if ((await suppressionOf(db, organizationId, digests, channel, address)) !== undefined)
+      return {
+        kind: 'blocked',
+        code: 'OPTED_OUT',
+        reason: `the ${channel === 'email' ? 'address' : 'number'} opted out of ${channel}`,
+      };
   }
   if (channel !== 'email' && (await phonesOnDnc(db, organizationId, [address])).has(address)) {
     return { kind: 'blocked', code: 'DNC', reason: 'phone is on the Do Not Contact list' };
@@ -102,22 +126,42 @@ export async function checkOutbound(db: Db, digests: AddressDigests, organizatio
   // A provider called this very address invalid or unreachable on the channel (deliverability/): a new address lifts it.
   const unreachable = lead[`${channel}_unreachable_digest`];
   if (unreachable != null && unreachable === digests.keyed(address)) {
-    return { kind: 'blocked', code: 'UNREACHABLE', reason: `the ${channel === 'email' ? 'address' : 'number'} cannot receive ${channel} (${lead[`${channel}_unreachable_code`] ?? 'provider error'}); it is tried again once the lead's ${channel === 'email' ? 'email' : 'phone'} changes` };
+    return {
+      kind: 'blocked',
+      code: 'UNREACHABLE',
+      reason: `the ${channel === 'email' ? 'address' : 'number'} cannot receive ${channel} (${lead[`${channel}_unreachable_code`] ?? 'provider error'}); it is tried again once the lead's ${channel === 'email' ? 'email' : 'phone'} changes`,
+    };
   }
   const replying = await answersLeadNow(db, organizationId, req);
   if (req.purpose !== 'conversation') {
     // Confirmations and HELP answers are replies too: prompt ones go at once, late ones wait for the legal floor (not the organization's hours).
     if (replying) return { kind: 'allowed' };
     const floor = await leadContactWindow(lead, settings, req.now, { overrideOrganizationHours: true });
-    return floor.inside ? { kind: 'allowed' } : { kind: 'wait', code: 'CONTACT_HOURS', until: floor.opensAt, reason: floor.reason };
+    return floor.inside
+      ? { kind: 'allowed' }
+      : { kind: 'wait', code: 'CONTACT_HOURS', until: floor.opensAt, reason: floor.reason };
   }
-  if (lead.is_ai_on !== 1 && !req.sendWhenOff) return { kind: 'blocked', code: 'AI_OFF', reason: 'AI is off for this lead' };
+  if (lead.is_ai_on !== 1 && !req.sendWhenOff)
+    return { kind: 'blocked', code: 'AI_OFF', reason: 'AI is off for this lead' };
   const cap = req.automated ? settings.frequencyCap : null;
   if (cap) {
-    const sent = await countAutomatedSince(db, organizationId, lead.id, new Date(req.now.getTime() - DAY_MS).toISOString());
-    if (sent >= cap.maxAutomatedPerDay) return { kind: 'blocked', code: 'FREQUENCY_CAP', reason: `${sent} automated messages in the last 24 hours (cap ${cap.maxAutomatedPerDay})` };
+    const sent = await countAutomatedSince(
+      db,
+      organizationId,
+      lead.id,
+      new Date(req.now.getTime() - DAY_MS).toISOString(),
+    );
+    if (sent >= cap.maxAutomatedPerDay)
+      return {
+        kind: 'blocked',
+        code: 'FREQUENCY_CAP',
+        reason: `${sent} automated messages in the last 24 hours (cap ${cap.maxAutomatedPerDay})`,
+      };
   }
-  const window = await leadContactWindow(lead, settings, req.now, { overrideOrganizationHours: req.overrideBusinessHours ?? false, answersLeadNow: replying });
+  const window = await leadContactWindow(lead, settings, req.now, {
+    overrideOrganizationHours: req.overrideBusinessHours ?? false,
+    answersLeadNow: replying,
+  });
   if (!window.inside) return { kind: 'wait', code: 'CONTACT_HOURS', until: window.opensAt, reason: window.reason };
   if (settings.externalCheck) {
     if (!req.external) return { kind: 'ask_external' };

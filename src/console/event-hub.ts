@@ -31,7 +31,11 @@ function toStreamEvent(row: StoredEvent): StreamEvent {
   } catch {
     /* a payload is always JSON (events/outbox.repository.ts); keep the stream alive if one is not */
   }
-  return { id: row.id, type: row.type, data: { type: row.type, leadId: payload.leadId ?? null, at: row.created_at, ...payload } };
+  return {
+    id: row.id,
+    type: row.type,
+    data: { type: row.type, leadId: payload.leadId ?? null, at: row.created_at, ...payload },
+  };
 }
 
 /** One poller per organization somebody watches, shared by all of that organization's streams in this process. */
@@ -42,7 +46,10 @@ class OrganizationFeed {
   private timer: NodeJS.Timeout | undefined;
   private polling = false;
 
-  constructor(private readonly deps: Deps, private readonly organizationId: string) {
+  constructor(
+    private readonly deps: Deps,
+    private readonly organizationId: string,
+  ) {
     this.floor = idFloor(Date.now());
     this.timer = setInterval(() => void this.poll(), deps.config.console.eventsPollMs);
     this.timer.unref();
@@ -110,5 +117,4 @@ export class EventHub {
     for (const feed of this.feeds.values()) feed.stop();
     this.feeds.clear();
   }
-
 }

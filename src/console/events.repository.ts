@@ -8,7 +8,12 @@ export interface StoredEvent {
 }
 
 /** The organization's events after `afterId`, oldest first (the primary key (organization_id, id) serves it). */
-export async function eventsAfter(db: Db, organizationId: string, afterId: string, limit: number): Promise<StoredEvent[]> {
+export async function eventsAfter(
+  db: Db,
+  organizationId: string,
+  afterId: string,
+  limit: number,
+): Promise<StoredEvent[]> {
   return db
     .selectFrom('events')
     .select(['id', 'type', 'payload', 'created_at'])

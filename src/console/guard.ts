@@ -26,10 +26,16 @@ export function registerSessionGuard(app: FastifyInstance, deps: Deps): void {
   app.addHook('onRequest', async (request) => {
     const config = request.routeOptions.config;
     if (config?.signIn) return;
-    const { session, refused } = await checkSession((token) => resolveSession(deps, token), sessionToken(request.headers.cookie), request.method, request.headers['x-csrf-token']);
+    const { session, refused } = await checkSession(
+      (token) => resolveSession(deps, token),
+      sessionToken(request.headers.cookie),
+      request.method,
+      request.headers['x-csrf-token'],
+    );
     if (refused === 'csrf') throw csrfRefused();
     if (!session) throw new Unauthorized('Not signed in, or the session has ended: sign in again.');
-    if (config?.adminOnly && session.role !== 'admin') throw new ForbiddenBecause('Only an admin may do this.', 'admin_only');
+    if (config?.adminOnly && session.role !== 'admin')
+      throw new ForbiddenBecause('Only an admin may do this.', 'admin_only');
     request.consoleSession = session;
   });
 }

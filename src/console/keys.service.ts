@@ -13,7 +13,13 @@ export interface KeyView {
   revokedAt: string | null;
 }
 
-const toView = (k: ApiKeyRecord): KeyView => ({ prefix: k.prefix, name: k.name, scopes: k.scopes, createdAt: k.createdAt, revokedAt: k.revokedAt });
+const toView = (k: ApiKeyRecord): KeyView => ({
+  prefix: k.prefix,
+  name: k.name,
+  scopes: k.scopes,
+  createdAt: k.createdAt,
+  revokedAt: k.revokedAt,
+});
 
 export async function keysOfOrganization(deps: Deps, organizationId: string): Promise<KeyView[]> {
   return (await listKeys(deps.db, organizationId)).map(toView);
@@ -24,10 +30,18 @@ export async function keysOfOrganization(deps: Deps, organizationId: string): Pr
  * gets the default set (as `parley keys create`). A scope only the command line
  * grants is a 400 naming it, and no key is made.
  */
-export async function createKey(deps: Deps, organizationId: string, name: string, scopes?: Scope[]): Promise<KeyView & { key: string }> {
+export async function createKey(
+  deps: Deps,
+  organizationId: string,
+  name: string,
+  scopes?: Scope[],
+): Promise<KeyView & { key: string }> {
   const refused = (scopes ?? []).filter((s) => CLI_ONLY_SCOPES.includes(s));
   if (refused.length > 0) {
-    throw new BadRequest(`The scope ${refused[0]} is granted only from the command line (parley keys create --scopes ${refused[0]}), not from the console`, 'scope_cli_only');
+    throw new BadRequest(
+      `The scope ${refused[0]} is granted only from the command line (parley keys create --scopes ${refused[0]}), not from the console`,
+      'scope_cli_only',
+    );
   }
   const { key, record } = await addKey(deps.db, organizationId, scopes ?? DEFAULT_SCOPES, name, isoNow(deps.clock));
   return { key, ...toView(record) };

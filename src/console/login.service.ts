@@ -16,7 +16,9 @@ class LoginThrottled extends TooManyRequests {
 }
 
 export const newLoginThrottle = (deps: Deps) =>
-  new LoginThrottle(deps.config.console.loginFailuresPerAccount, deps.config.console.loginFailuresPerAddress, () => deps.clock.now().getTime());
+  new LoginThrottle(deps.config.console.loginFailuresPerAccount, deps.config.console.loginFailuresPerAddress, () =>
+    deps.clock.now().getTime(),
+  );
 
 export interface LoggedIn {
   user: SessionUserView;
@@ -29,7 +31,13 @@ export interface LoggedIn {
  * concurrent guesses cannot all pass the limit; a failure counts against the
  * account and the address.
  */
-export async function login(deps: Deps, throttle: LoginThrottle, email: string, password: string, address: string): Promise<LoggedIn> {
+export async function login(
+  deps: Deps,
+  throttle: LoginThrottle,
+  email: string,
+  password: string,
+  address: string,
+): Promise<LoggedIn> {
   const account = normalizeEmail(email);
   const attempt = throttle.begin(account, address);
   if (typeof attempt === 'number') throw new LoginThrottled(attempt);
@@ -48,13 +56,25 @@ export async function login(deps: Deps, throttle: LoginThrottle, email: string, 
   const org = await findOrganization(deps.db, user.organization_id);
   const { token, csrfToken } = await openSession(deps, user);
   return {
-    user: { id: user.id, email: user.email, role: user.role, organizationId: user.organization_id, organizationName: org?.name ?? '' },
+    user: {
+      id: user.id,
+      email: user.email,
+      role: user.role,
+      organizationId: user.organization_id,
+      organizationName: org?.name ?? '',
+    },
     csrfToken,
     token,
   };
 }
 
 export const sessionView = (s: ConsoleSession): { user: SessionUserView; csrfToken: string } => ({
-  user: { id: s.userId, email: s.email, role: s.role, organizationId: s.organizationId, organizationName: s.organizationName },
+  user: {
+    id: s.userId,
+    email: s.email,
+    role: s.role,
+    organizationId: s.organizationId,
+    organizationName: s.organizationName,
+  },
   csrfToken: s.csrfToken,
 });

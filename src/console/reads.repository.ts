@@ -1,6 +1,11 @@
 import type { Db } from '../platform/db/schema.js';
 
-export async function readsOf(db: Db, organizationId: string, userId: string, leadIds: readonly string[]): Promise<Record<string, string>> {
+export async function readsOf(
+  db: Db,
+  organizationId: string,
+  userId: string,
+  leadIds: readonly string[],
+): Promise<Record<string, string>> {
   if (leadIds.length === 0) return {};
   const rows = await db
     .selectFrom('console_reads')
@@ -12,7 +17,13 @@ export async function readsOf(db: Db, organizationId: string, userId: string, le
   return Object.fromEntries(rows.map((r) => [r.lead_id, r.last_read_at]));
 }
 
-export async function markRead(db: Db, organizationId: string, userId: string, leadId: string, at: string): Promise<void> {
+export async function markRead(
+  db: Db,
+  organizationId: string,
+  userId: string,
+  leadId: string,
+  at: string,
+): Promise<void> {
   await db
     .insertInto('console_reads')
     .values({ organization_id: organizationId, user_id: userId, lead_id: leadId, last_read_at: at })

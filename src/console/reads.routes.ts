@@ -7,13 +7,23 @@ import { markLeadRead, readState } from './reads.service.js';
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 
 /** Per-user read markers: which conversations have news since this user last looked. */
-export const consoleReadRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app) => {
-  app.get('/reads', { schema: { hide: true, querystring: ReadsQuery, response: { 200: ReadsReply, ...errors } } }, async (req) => ({
-    reads: await readState(deps, req.consoleSession, req.query.leadIds),
-  }));
+export const consoleReadRoutes =
+  (deps: Deps): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.get(
+      '/reads',
+      { schema: { hide: true, querystring: ReadsQuery, response: { 200: ReadsReply, ...errors } } },
+      async (req) => ({
+        reads: await readState(deps, req.consoleSession, req.query.leadIds),
+      }),
+    );
 
-  app.put('/reads/:leadId', { schema: { hide: true, params: LeadIdParams, response: { 204: { type: 'null' }, ...errors } } }, async (req, reply) => {
-    await markLeadRead(deps, req.consoleSession, req.params.leadId);
-    return reply.code(204).send();
-  });
-};
+    app.put(
+      '/reads/:leadId',
+      { schema: { hide: true, params: LeadIdParams, response: { 204: { type: 'null' }, ...errors } } },
+      async (req, reply) => {
+        await markLeadRead(deps, req.consoleSession, req.params.leadId);
+        return reply.code(204).send();
+      },
+    );
+  };

@@ -8,8 +8,19 @@ import type { ConsoleSession } from '../users/sessions.service.js';
 const MAX_LEADS = 500;
 
 /** When this user last read each of these leads; leads never read (or of another organization) are absent. */
-export async function readState(deps: Deps, session: ConsoleSession, leadIdList: string): Promise<Record<string, string>> {
-  const ids = [...new Set(leadIdList.split(',').map((s) => s.trim()).filter(Boolean))];
+export async function readState(
+  deps: Deps,
+  session: ConsoleSession,
+  leadIdList: string,
+): Promise<Record<string, string>> {
+  const ids = [
+    ...new Set(
+      leadIdList
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
   if (ids.length > MAX_LEADS) throw new BadRequest(`leadIds must name at most ${MAX_LEADS} leads.`);
   return readsOf(deps.db, session.organizationId, session.userId, ids);
 }

@@ -39,19 +39,25 @@ function sendFile(reply: FastifyReply, path: string, cache: string): FastifyRepl
  * index.html. Vite names assets by content hash, so they may be cached for good;
  * index.html is revalidated so a new build shows at once.
  */
-export const consoleStaticRoutes = (deps: Deps): FastifyPluginAsync => async (app) => {
-  const root = resolve(deps.config.console.dir);
-  const serve = async (rest: string, reply: FastifyReply) => {
-    if (rest === 'api' || rest.startsWith('api/')) return reply.code(404).send({ message: 'Not Found', code: 'not_found' });
-    const index = join(root, 'index.html');
-    if (!(await isFile(index))) return reply.code(503).send({ message: 'The console is not built: run npm run build' });
-    const file = resolve(root, `.${sep}${rest}`);
-    if (rest !== '' && file.startsWith(root + sep) && (await isFile(file))) {
-      return sendFile(reply, file, rest.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
-    }
-    if (rest.startsWith('assets/')) return reply.code(404).send({ message: 'Not Found', code: 'not_found' });
-    return sendFile(reply, index, 'no-cache');
+export const consoleStaticRoutes =
+  (deps: Deps): FastifyPluginAsync =>
+  async (app) => {
+    const root = resolve(deps.config.console.dir);
+    const serve = async (rest: string, reply: FastifyReply) => {
+      if (rest === 'api' || rest.startsWith('api/'))
+        return reply.code(404).send({ message: 'Not Found', code: 'not_found' });
+      const index = join(root, 'index.html');
+      if (!(await isFile(index)))
+        return reply.code(503).send({ message: 'The console is not built: run npm run build' });
+      const file = resolve(root, `.${sep}${rest}`);
+      if (rest !== '' && file.startsWith(root + sep) && (await isFile(file))) {
+        return sendFile(reply, file, rest.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+      }
+      if (rest.startsWith('assets/')) return reply.code(404).send({ message: 'Not Found', code: 'not_found' });
+      return sendFile(reply, index, 'no-cache');
+    };
+    app.get('/console', { schema: { hide: true } }, async (_req, reply) => serve('', reply));
+    app.get('/console/*', { schema: { hide: true } }, async (req, reply) =>
+      serve((req.params as { '*': string })['*'] ?? '', reply),
+    );
   };
-  app.get('/console', { schema: { hide: true } }, async (_req, reply) => serve('', reply));
-  app.get('/console/*', { schema: { hide: true } }, async (req, reply) => serve((req.params as { '*': string })['*'] ?? '', reply));
-};

@@ -9,21 +9,38 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody,
 const config = { adminOnly: true };
 
 /** The organization's console users (admins only). */
-export const consoleUserRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app) => {
-  app.get('/users', { config, schema: { hide: true, response: { 200: UsersReply, ...errors } } }, async (req) => ({
-    users: await usersOf(deps, req.consoleSession.organizationId),
-  }));
+export const consoleUserRoutes =
+  (deps: Deps): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.get('/users', { config, schema: { hide: true, response: { 200: UsersReply, ...errors } } }, async (req) => ({
+      users: await usersOf(deps, req.consoleSession.organizationId),
+    }));
 
-  app.post('/users', { config, schema: { hide: true, body: CreateUserBody, response: { 201: CreateUserReply, ...errors } } }, async (req, reply) => {
-    const created = await createUser(deps.db, req.consoleSession.organizationId, req.body, isoNow(deps.clock));
-    return reply.code(201).send(created);
-  });
+    app.post(
+      '/users',
+      { config, schema: { hide: true, body: CreateUserBody, response: { 201: CreateUserReply, ...errors } } },
+      async (req, reply) => {
+        const created = await createUser(deps.db, req.consoleSession.organizationId, req.body, isoNow(deps.clock));
+        return reply.code(201).send(created);
+      },
+    );
 
-  app.patch('/users/:id', { config, schema: { hide: true, params: UserIdParams, body: UpdateUserBody, response: { 200: User, ...errors } } }, async (req) =>
-    changeRole(deps, req.consoleSession.organizationId, req.consoleSession.userId, req.params.id, req.body.role));
+    app.patch(
+      '/users/:id',
+      {
+        config,
+        schema: { hide: true, params: UserIdParams, body: UpdateUserBody, response: { 200: User, ...errors } },
+      },
+      async (req) =>
+        changeRole(deps, req.consoleSession.organizationId, req.consoleSession.userId, req.params.id, req.body.role),
+    );
 
-  app.delete('/users/:id', { config, schema: { hide: true, params: UserIdParams, response: { 204: { type: 'null' }, ...errors } } }, async (req, reply) => {
-    await deleteUser(deps, req.consoleSession.organizationId, req.consoleSession.userId, req.params.id);
-    return reply.code(204).send();
-  });
-};
+    app.delete(
+      '/users/:id',
+      { config, schema: { hide: true, params: UserIdParams, response: { 204: { type: 'null' }, ...errors } } },
+      async (req, reply) => {
+        await deleteUser(deps, req.consoleSession.organizationId, req.consoleSession.userId, req.params.id);
+        return reply.code(204).send();
+      },
+    );
+  };

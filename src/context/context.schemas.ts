@@ -6,9 +6,21 @@ export const AT_LEAST_ONE = 'At least one of context, additionalInfo, command is
 /** Every field is optional on its own; the service requires at least one (with the text above). */
 export const AddContextBody = Type.Object(
   {
-    context: Type.Optional(Type.String({ minLength: 1, maxLength: 10_000, description: 'Free text about the lead; the AI reads it on its next turn' })),
+    context: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 10_000,
+        description: 'Free text about the lead; the AI reads it on its next turn',
+      }),
+    ),
     additionalInfo: Type.Optional(AdditionalInfo),
-    command: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'An instruction for the AI, carried out on its next turn' })),
+    command: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2000,
+        description: 'An instruction for the AI, carried out on its next turn',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

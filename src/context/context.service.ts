@@ -17,7 +17,8 @@ function checkInput(input: AddContextInput): void {
   }
   // A blank note or command would reach the AI as an empty instruction; refuse it rather than store noise.
   for (const field of ['context', 'command'] as const) {
-    if (input[field] !== undefined && input[field].trim() === '') throw new BadRequest(`${field} must not be blank`, 'invalid_request');
+    if (input[field] !== undefined && input[field].trim() === '')
+      throw new BadRequest(`${field} must not be blank`, 'invalid_request');
   }
 }
 
@@ -26,7 +27,12 @@ function checkInput(input: AddContextInput): void {
  * additionalInfo and its outbox event commit together or not at all, and the
  * AI's next turn sees either the whole request or none of it.
  */
-export async function addContext(deps: Deps, organizationId: string, leadId: string, input: AddContextInput): Promise<void> {
+export async function addContext(
+  deps: Deps,
+  organizationId: string,
+  leadId: string,
+  input: AddContextInput,
+): Promise<void> {
   checkInput(input);
   await deps.db.transaction().execute(async (trx) => {
     const lead = await requireLead(trx, organizationId, leadId, true);
@@ -34,7 +40,9 @@ export async function addContext(deps: Deps, organizationId: string, leadId: str
     // Context before command: ids are time-ordered, so the AI reads the facts before the instruction.
     const notes = (['context', 'command'] as const).flatMap((kind) => {
       const text = input[kind];
-      return text === undefined ? [] : [{ id: newId(), lead_id: leadId, kind, text, created_at: at, consumed_at: null }];
+      return text === undefined
+        ? []
+        : [{ id: newId(), lead_id: leadId, kind, text, created_at: at, consumed_at: null }];
     });
     await repo.insertNotes(trx, organizationId, notes);
     const patch: Updateable<LeadsTable> = { updated_at: at };
@@ -50,5 +58,11 @@ export async function addContext(deps: Deps, organizationId: string, leadId: str
 export async function listContext(deps: Deps, organizationId: string, leadId: string): Promise<LeadNoteView[]> {
   await requireLead(deps.db, organizationId, leadId);
   const rows = await repo.listNotes(deps.db, organizationId, leadId);
-  return rows.map((r) => ({ id: r.id, kind: r.kind, text: r.text, createdAt: r.created_at, consumedAt: r.consumed_at }));
+  return rows.map((r) => ({
+    id: r.id,
+    kind: r.kind,
+    text: r.text,
+    createdAt: r.created_at,
+    consumedAt: r.consumed_at,
+  }));
 }

@@ -27,12 +27,16 @@ export interface EmailEvent {
  * The ledger's actor for a provider's report: a fixed code, never its text.
  * Only hard bounces are reported here (soft ones are the provider's to retry).
  */
-export const actorOf = (e: EmailEvent): string => (e.event === 'bounce' ? 'email-provider:bounce:hard' : 'email-provider:complaint');
+export const actorOf = (e: EmailEvent): string =>
+  e.event === 'bounce' ? 'email-provider:bounce:hard' : 'email-provider:complaint';
 
 export type EmailEventResult = { leadId: string | null; action: 'opted_out' | 'suppressed' | 'soft_bounce' };
 
 /** A bounce whose status says it is temporary (4.x.x, 4xx): the mailbox is full, the server busy. */
-export const isSoftBounce = (e: EmailEvent): boolean => e.event === 'bounce' && e.status !== undefined && classify({ provider: 'smtp', code: e.status }).class === 'transient';
+export const isSoftBounce = (e: EmailEvent): boolean =>
+  e.event === 'bounce' &&
+  e.status !== undefined &&
+  classify({ provider: 'smtp', code: e.status }).class === 'transient';
 
 /**
  * A hard bounce or a spam complaint reported by the email provider opts the
@@ -43,7 +47,11 @@ export const isSoftBounce = (e: EmailEvent): boolean => e.event === 'bounce' && 
 export async function handleEmailEvent(deps: Deps, organizationId: string, e: EmailEvent): Promise<EmailEventResult> {
   const address = normaliseAddress(e.email);
   // A soft bounce changes nothing: the sending server retries it (and a send refused with 4xx is retried by the job).
-  if (isSoftBounce(e)) return { leadId: (await findLeadByAddress(deps.db, organizationId, 'email', address))?.id ?? null, action: 'soft_bounce' };
+  if (isSoftBounce(e))
+    return {
+      leadId: (await findLeadByAddress(deps.db, organizationId, 'email', address))?.id ?? null,
+      action: 'soft_bounce',
+    };
   const source = e.event === 'bounce' ? 'bounce' : 'complaint';
   const opts = { source, reason: e.event === 'bounce' ? 'BOUNCE' : 'COMPLAINT', actor: actorOf(e) } as const;
   return deps.db.transaction().execute(async (trx): Promise<EmailEventResult> => {
@@ -54,7 +62,8 @@ export async function handleEmailEvent(deps: Deps, organizationId: string, e: Em
     }
     await applyUnsubscribe(trx, deps, organizationId, lead.id, ['email'], opts);
     // A hard bounce also marks the address unreachable (deliverability/): the gate says UNREACHABLE until the email changes.
-    if (e.event === 'bounce') await markAddressUnreachable(trx, deps, organizationId, lead.id, 'email', address, `smtp:${e.status ?? '5.0.0'}`);
+    if (e.event === 'bounce')
+      await markAddressUnreachable(trx, deps, organizationId, lead.id, 'email', address, `smtp:${e.status ?? '5.0.0'}`);
     return { leadId: lead.id, action: 'opted_out' };
   });
 }

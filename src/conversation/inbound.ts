@@ -32,7 +32,14 @@ export interface InboundInput {
   actor?: string | null;
 }
 
-export type InboundAction = 'unmatched' | 'opted_out' | 'do_not_contact' | 'resubscribed' | 'help' | 'conversation' | 'ignored';
+export type InboundAction =
+  | 'unmatched'
+  | 'opted_out'
+  | 'do_not_contact'
+  | 'resubscribed'
+  | 'help'
+  | 'conversation'
+  | 'ignored';
 
 export interface InboundResult {
   leadId: string | null;
@@ -64,7 +71,12 @@ export async function handleInbound(deps: Deps, organizationId: string, input: I
  * processed when retried. Receipts are kept apart from any lead
  * (provider_receipts), so a replay after the lead's erasure is still known.
  */
-export async function handleProviderInbound(deps: Deps, organizationId: string, input: InboundInput, receiptId: string): Promise<InboundResult | 'duplicate'> {
+export async function handleProviderInbound(
+  deps: Deps,
+  organizationId: string,
+  input: InboundInput,
+  receiptId: string,
+): Promise<InboundResult | 'duplicate'> {
   const address = addressOf(deps, input);
   const now = deps.clock.now();
   return deps.db.transaction().execute(async (trx) => {
@@ -74,27 +86,59 @@ export async function handleProviderInbound(deps: Deps, organizationId: string, 
 }
 
 const addressOf = (deps: Deps, input: InboundInput): string =>
-  input.channel === 'email' ? input.from.trim().toLowerCase() : normalizePhone(input.from, deps.config.defaultCountry, 'from');
+  input.channel === 'email'
+    ? input.from.trim().toLowerCase()
+    : normalizePhone(input.from, deps.config.defaultCountry, 'from');
 
-async function receive(trx: Db, deps: Deps, organizationId: string, input: InboundInput, address: string, now: Date): Promise<InboundResult> {
+async function receive(
+  trx: Db,
+  deps: Deps,
+  organizationId: string,
+  input: InboundInput,
+  address: string,
+  now: Date,
+): Promise<InboundResult> {
   const at = now.toISOString();
   const lead = await findLeadByAddress(trx, organizationId, input.channel, address);
   if (!lead) {
-    await insertUnmatched(trx, organizationId, { id: newId(), channel: input.channel, sender: address, recipient: input.to ?? null, text: input.text, created_at: at });
+    await insertUnmatched(trx, organizationId, {
+      id: newId(),
+      channel: input.channel,
+      sender: address,
+      recipient: input.to ?? null,
+      text: input.text,
+      created_at: at,
+    });
     return { leadId: null, messageId: null, action: 'unmatched' };
   }
   const messageId = newId();
   await insertMessage(trx, organizationId, {
-    id: messageId, lead_id: lead.id, channel: input.channel, direction: 'inbound', owner: 'lead', text: input.subject ? `${input.subject}\n\n${input.text}` : input.text,
-    is_ai_generated: 0, status: 'received', status_reason: null, scheduled_at: null, created_at: at,
-    purpose: 'conversation', provider_message_id: input.providerMessageId ?? null,
+    id: messageId,
+    lead_id: lead.id,
+    channel: input.channel,
+    direction: 'inbound',
+    owner: 'lead',
+    text: input.subject ? `${input.subject}\n\n${input.text}` : input.text,
+    is_ai_generated: 0,
+    status: 'received',
+    status_reason: null,
+    scheduled_at: null,
+    created_at: at,
+    purpose: 'conversation',
+    provider_message_id: input.providerMessageId ?? null,
   });
   await updateLead(trx, organizationId, lead.id, { has_replied: 1, last_activity_at: at, updated_at: at });
   // A reply ends the wait: no follow-up goes out unanswered after it (followups/).
   await followUpAfterReply(trx, organizationId, lead.id, now);
   // The lead's first reply also tags it `hasReplied`, one of the reference's out-of-the-box leadTagged tags.
   await emitEvents(trx, organizationId, at, [
-    messageReceivedEvent(lead, { id: messageId, channel: input.channel, from: address, text: input.text, subject: input.subject }),
+    messageReceivedEvent(lead, {
+      id: messageId,
+      channel: input.channel,
+      from: address,
+      text: input.text,
+      subject: input.subject,
+    }),
     ...(lead.has_replied === 1 ? [] : [leadTaggedEvent(lead, input.channel, 'hasReplied')]),
   ]);
   const action = await actOn(trx, deps, organizationId, lead, input, messageId, now);
@@ -106,9 +150,26 @@ async function receive(trx: Db, deps: Deps, organizationId: string, input: Inbou
 }
 
 /** A confirmation or HELP answer names the lead's message it answers: like any reply, it may go at night only within the reply window (compliance/gate.ts). */
-async function reply(trx: Db, organizationId: string, lead: LeadRow, text: string, now: Date, purpose: 'compliance' | 'stop_confirmation', inReplyTo: string): Promise<void> {
+async function reply(
+  trx: Db,
+  organizationId: string,
+  lead: LeadRow,
+  text: string,
+  now: Date,
+  purpose: 'compliance' | 'stop_confirmation',
+  inReplyTo: string,
+): Promise<void> {
   await scheduleSend(trx, {
-    organizationId, lead, channel: 'sms', text, runAt: now, sendWhenOff: true, isAiGenerated: false, now: now.toISOString(), purpose, inReplyTo,
+    organizationId,
+    lead,
+    channel: 'sms',
+    text,
+    runAt: now,
+    sendWhenOff: true,
+    isAiGenerated: false,
+    now: now.toISOString(),
+    purpose,
+    inReplyTo,
   });
 }
 
@@ -131,7 +192,15 @@ function sourceOf(heard: Extract<Recognition, { kind: 'stop' }>, channel: Channe
  * in any phrasing it knows, English and Spanish); an LLM agent may add an
  * opt-out later (its `optOut` tool), never remove one heard here.
  */
-async function actOn(trx: Db, deps: Deps, organizationId: string, lead: LeadRow, input: InboundInput, messageId: string, now: Date): Promise<InboundAction> {
+async function actOn(
+  trx: Db,
+  deps: Deps,
+  organizationId: string,
+  lead: LeadRow,
+  input: InboundInput,
+  messageId: string,
+  now: Date,
+): Promise<InboundAction> {
   const settings = await readSettings(trx, organizationId);
   const custom = { optOut: settings.optOutKeywords, optIn: settings.optInKeywords };
   const heard = wordsOf(input).map((t) => recognise(t, input.channel, custom));
@@ -142,22 +211,43 @@ async function actOn(trx: Db, deps: Deps, organizationId: string, lead: LeadRow,
     const source = sourceOf(stop, input.channel);
     // Words said on a call are not quoted back in events (the reference leaves optOutMessage out for calls).
     const optOutMessage = input.channel === 'voice' ? null : input.text;
-    if (stop.doNotContact && lead.phone) await addDncIn(trx, organizationId, lead.phone, 'message', now.toISOString(), optOutMessage);
+    if (stop.doNotContact && lead.phone)
+      await addDncIn(trx, organizationId, lead.phone, 'message', now.toISOString(), optOutMessage);
     const reachable = reachableChannels(lead);
     const requested = stop.channels === 'all' ? reachable : stop.channels.filter((c) => reachable.includes(c));
     if (requested.length === 0) return 'ignored';
     const r = await applyUnsubscribe(trx, deps, organizationId, lead.id, requested, {
-      source, optOutMessage, isDoNotContact: stop.doNotContact, reason: input.channel === 'email' ? 'MANUAL' : null, ...who,
+      source,
+      optOutMessage,
+      isDoNotContact: stop.doNotContact,
+      reason: input.channel === 'email' ? 'MANUAL' : null,
+      ...who,
     });
     // Exactly one confirmation, by text, of the lead's own first STOP on sms (carriers expect it; a repeat gets none).
     // In the language the lead wrote it in (the organization's text for it).
     if (input.channel === 'sms' && r.updated.includes('sms') && !stop.doNotContact) {
-      await reply(trx, organizationId, lead, settings.stopConfirmation[optOutLanguage(input.text)], now, 'stop_confirmation', messageId);
+      await reply(
+        trx,
+        organizationId,
+        lead,
+        settings.stopConfirmation[optOutLanguage(input.text)],
+        now,
+        'stop_confirmation',
+        messageId,
+      );
     }
     return stop.doNotContact ? 'do_not_contact' : 'opted_out';
   }
   if (first.kind === 'start') {
-    const r = await applyResubscribe(trx, deps, organizationId, lead.id, [input.channel], { source: 'keyword', ...who }, { kind: 'lead', channel: input.channel });
+    const r = await applyResubscribe(
+      trx,
+      deps,
+      organizationId,
+      lead.id,
+      [input.channel],
+      { source: 'keyword', ...who },
+      { kind: 'lead', channel: input.channel },
+    );
     // "YES" is also an ordinary answer: when nothing was lifted it is conversation.
     if (!r.changed.includes('sms')) return 'conversation';
     await reply(trx, organizationId, lead, START_CONFIRMATION, now, 'compliance', messageId);

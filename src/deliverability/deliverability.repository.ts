@@ -4,8 +4,12 @@ import type { ChannelName } from '../subscriptions/channels.js';
 
 /** The outbound message a provider's delivery report names, by the provider's id, within the organization. */
 export async function findOutboundByProviderId(db: Db, organizationId: string, providerMessageId: string) {
-  return db.selectFrom('messages').select(['id', 'lead_id'])
-    .where('organization_id', '=', organizationId).where('provider_message_id', '=', providerMessageId).where('direction', '=', 'outbound')
+  return db
+    .selectFrom('messages')
+    .select(['id', 'lead_id'])
+    .where('organization_id', '=', organizationId)
+    .where('provider_message_id', '=', providerMessageId)
+    .where('direction', '=', 'outbound')
     .executeTakeFirst();
 }
 
@@ -18,22 +22,56 @@ export interface FailureColumns {
 }
 
 /** A delivery report's outcome on the message, with the provider's error code and its class (0031). */
-export async function setDeliveryOutcome(db: Db, organizationId: string, messageId: string, c: FailureColumns): Promise<void> {
-  await db.updateTable('messages')
-    .set({ status: c.status, status_reason: c.reason, error_code: c.errorCode, error_class: c.errorClass, updated_at: c.at, attempt_at: null, attempt_from: null })
-    .where('organization_id', '=', organizationId).where('id', '=', messageId)
+export async function setDeliveryOutcome(
+  db: Db,
+  organizationId: string,
+  messageId: string,
+  c: FailureColumns,
+): Promise<void> {
+  await db
+    .updateTable('messages')
+    .set({
+      status: c.status,
+      status_reason: c.reason,
+      error_code: c.errorCode,
+      error_class: c.errorClass,
+      updated_at: c.at,
+      attempt_at: null,
+      attempt_from: null,
+    })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', messageId)
     .execute();
   // Counted by analytics in the same transaction, with the code and class (analytics/recorder.repository.ts).
-  if (countsStatus(c.status)) await noteMessageStatus(db, organizationId, { id: messageId }, c.status, c.reason, c.at, { code: c.errorCode, class: c.errorClass });
+  if (countsStatus(c.status))
+    await noteMessageStatus(db, organizationId, { id: messageId }, c.status, c.reason, c.at, {
+      code: c.errorCode,
+      class: c.errorClass,
+    });
 }
 
-const unreachableColumns = (c: ChannelName) => ({ digest: `${c}_unreachable_digest` as const, code: `${c}_unreachable_code` as const });
+const unreachableColumns = (c: ChannelName) => ({
+  digest: `${c}_unreachable_digest` as const,
+  code: `${c}_unreachable_code` as const,
+});
 
 /** The lead's address on `channel` (by its keyed digest) cannot receive it, as `code` said. */
-export async function markUnreachable(db: Db, organizationId: string, leadId: string, channel: ChannelName, digest: string, code: string, at: string): Promise<void> {
+export async function markUnreachable(
+  db: Db,
+  organizationId: string,
+  leadId: string,
+  channel: ChannelName,
+  digest: string,
+  code: string,
+  at: string,
+): Promise<void> {
   const cols = unreachableColumns(channel);
-  await db.updateTable('leads').set({ [cols.digest]: digest, [cols.code]: code, updated_at: at })
-    .where('organization_id', '=', organizationId).where('id', '=', leadId).execute();
+  await db
+    .updateTable('leads')
+    .set({ [cols.digest]: digest, [cols.code]: code, updated_at: at })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', leadId)
+    .execute();
 }
 
 /**
@@ -41,9 +79,18 @@ export async function markUnreachable(db: Db, organizationId: string, leadId: st
  * id or by its number; answers the row when this call marked it (null when it
  * was already marked or is not in the pool).
  */
-export async function markNumberUnusable(db: Db, organizationId: string, by: { id: string } | { number: string }, code: string, at: string) {
-  let q = db.updateTable('sending_numbers').set({ unusable_at: at, unusable_code: code, updated_at: at })
-    .where('organization_id', '=', organizationId).where('unusable_at', 'is', null);
+export async function markNumberUnusable(
+  db: Db,
+  organizationId: string,
+  by: { id: string } | { number: string },
+  code: string,
+  at: string,
+) {
+  let q = db
+    .updateTable('sending_numbers')
+    .set({ unusable_at: at, unusable_code: code, updated_at: at })
+    .where('organization_id', '=', organizationId)
+    .where('unusable_at', 'is', null);
   q = 'id' in by ? q.where('id', '=', by.id) : q.where('number', '=', by.number);
   return (await q.returning(['id', 'number']).executeTakeFirst()) ?? null;
 }
@@ -54,18 +101,41 @@ export async function markNumberUnusable(db: Db, organizationId: string, by: { i
  * its id) or refused by it (they have its error code). One indexed range read
  * (0031), only when a filtered report arrives.
  */
-export async function latestSendClasses(db: Db, organizationId: string, of: { campaignId: string } | { sendingNumberId: string }, window: number): Promise<(string | null)[]> {
+export async function latestSendClasses(
+  db: Db,
+  organizationId: string,
+  of: { campaignId: string } | { sendingNumberId: string },
+  window: number,
+): Promise<(string | null)[]> {
   let q = db.selectFrom('messages').select('error_class').where('organization_id', '=', organizationId);
-  q = 'campaignId' in of ? q.where('campaign_id', '=', of.campaignId) : q.where('sending_number_id', '=', of.sendingNumberId);
-  const rows = await q.where('direction', '=', 'outbound')
+  q =
+    'campaignId' in of
+      ? q.where('campaign_id', '=', of.campaignId)
+      : q.where('sending_number_id', '=', of.sendingNumberId);
+  const rows = await q
+    .where('direction', '=', 'outbound')
     .where((eb) => eb.or([eb('provider_message_id', 'is not', null), eb('error_code', 'is not', null)]))
-    .orderBy('id', 'desc').limit(window).execute();
+    .orderBy('id', 'desc')
+    .limit(window)
+    .execute();
   return rows.map((r) => r.error_class);
 }
 
 /** Running (or scheduled) campaigns with a message sent from the number among its latest `window` sends. */
-export async function campaignsOnNumber(db: Db, organizationId: string, sendingNumberId: string, window: number): Promise<string[]> {
-  const rows = await db.selectFrom('messages').select('campaign_id').where('organization_id', '=', organizationId)
-    .where('sending_number_id', '=', sendingNumberId).where('campaign_id', 'is not', null).orderBy('id', 'desc').limit(window).execute();
+export async function campaignsOnNumber(
+  db: Db,
+  organizationId: string,
+  sendingNumberId: string,
+  window: number,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('messages')
+    .select('campaign_id')
+    .where('organization_id', '=', organizationId)
+    .where('sending_number_id', '=', sendingNumberId)
+    .where('campaign_id', 'is not', null)
+    .orderBy('id', 'desc')
+    .limit(window)
+    .execute();
   return [...new Set(rows.map((r) => r.campaign_id!))];
 }

@@ -63,7 +63,16 @@ async function actOn(trx: Db, deps: Deps, organizationId: string, f: Failure): P
     case 'invalid':
     case 'unreachable':
       // Only the address it went to: a lead whose address changed since is not blocked for the old one.
-      if (to && current === to) await repo.markUnreachable(trx, organizationId, lead.id, message.channel, deps.digests.keyed(to), error.key, f.at);
+      if (to && current === to)
+        await repo.markUnreachable(
+          trx,
+          organizationId,
+          lead.id,
+          message.channel,
+          deps.digests.keyed(to),
+          error.key,
+          f.at,
+        );
       return;
     case 'unregistered_sender': {
       const by = message.sending_number_id ? { id: message.sending_number_id } : f.from ? { number: f.from } : null;
@@ -71,10 +80,16 @@ async function actOn(trx: Db, deps: Deps, organizationId: string, f: Failure): P
       const reason = `the carrier refused ${marked?.number ?? f.from ?? 'the sending number'} as a sender (${error.key}${error.title ? `: ${error.title}` : ''})`;
       // A pool number is retired once (one event); the settings number cannot be retired here, so each refusal says so.
       if (marked || !message.sending_number_id) {
-        deps.log.warn({ organizationId, number: marked?.number ?? f.from, code: error.key }, 'sending number refused by the carrier');
-        await emitEvents(trx, organizationId, f.at, [sendingNumberUnusableEvent(
-          { id: marked?.id ?? null, number: marked?.number ?? f.from ?? '' }, { provider: error.provider, errorCode: error.code, errorClass: error.class, reason },
-        )]);
+        deps.log.warn(
+          { organizationId, number: marked?.number ?? f.from, code: error.key },
+          'sending number refused by the carrier',
+        );
+        await emitEvents(trx, organizationId, f.at, [
+          sendingNumberUnusableEvent(
+            { id: marked?.id ?? null, number: marked?.number ?? f.from ?? '' },
+            { provider: error.provider, errorCode: error.code, errorClass: error.class, reason },
+          ),
+        ]);
       }
       return;
     }
@@ -102,15 +117,36 @@ export async function applyDeliveryReport(deps: Deps, organizationId: string, re
     const message = await findMessage(trx, organizationId, found.id);
     if (!message || message.provider_message_id !== report.providerMessageId) return null;
     if (message.status === report.status && (message.error_code ?? null) === (error?.key ?? null)) return null;
-    await repo.setDeliveryOutcome(trx, organizationId, message.id, { status: report.status, reason: report.reason, errorCode: error?.key ?? null, errorClass: error?.class ?? null, at });
+    await repo.setDeliveryOutcome(trx, organizationId, message.id, {
+      status: report.status,
+      reason: report.reason,
+      errorCode: error?.key ?? null,
+      errorClass: error?.class ?? null,
+      at,
+    });
     if (report.status === 'delivered') {
       await emitEvents(trx, organizationId, at, [messageDeliveredEvent(lead, message)]);
       return message;
     }
-    await emitEvents(trx, organizationId, at, [messageFailedEvent(lead, message, {
-      status: report.status, provider: error?.provider ?? null, errorCode: error?.code ?? null, errorClass: error?.class ?? null, reason: report.reason,
-    })]);
-    if (error) await actOn(trx, deps, organizationId, { lead, message, error, to: report.to, from: report.from, actor: report.actor, at });
+    await emitEvents(trx, organizationId, at, [
+      messageFailedEvent(lead, message, {
+        status: report.status,
+        provider: error?.provider ?? null,
+        errorCode: error?.code ?? null,
+        errorClass: error?.class ?? null,
+        reason: report.reason,
+      }),
+    ]);
+    if (error)
+      await actOn(trx, deps, organizationId, {
+        lead,
+        message,
+        error,
+        to: report.to,
+        from: report.from,
+        actor: report.actor,
+        at,
+      });
     return message;
   });
   if (!changed) return 0;
@@ -132,7 +168,12 @@ export interface SendFailure {
  * `message.failed` is written and a permanent class acted on, as for a
  * delivery report, in one transaction under the lead's lock.
  */
-export async function recordSendFailure(deps: Deps, organizationId: string, messageId: string, f: SendFailure): Promise<void> {
+export async function recordSendFailure(
+  deps: Deps,
+  organizationId: string,
+  messageId: string,
+  f: SendFailure,
+): Promise<void> {
   const error = f.error ? classify(f.error) : null;
   const at = deps.clock.now().toISOString();
   const failed = await deps.db.transaction().execute(async (trx) => {
@@ -140,11 +181,32 @@ export async function recordSendFailure(deps: Deps, organizationId: string, mess
     if (!lead) return null;
     const message = await findMessage(trx, organizationId, messageId);
     if (!message) return null;
-    await repo.setDeliveryOutcome(trx, organizationId, messageId, { status: 'failed', reason: f.reason.slice(0, 500), errorCode: error?.key ?? null, errorClass: error?.class ?? null, at });
-    await emitEvents(trx, organizationId, at, [messageFailedEvent(lead, message, {
-      status: 'failed', provider: error?.provider ?? null, errorCode: error?.code ?? null, errorClass: error?.class ?? null, reason: f.reason.slice(0, 500),
-    })]);
-    if (error) await actOn(trx, deps, organizationId, { lead, message, error, to: f.to, from: f.from, actor: `${error.provider}:error:${error.code}`, at });
+    await repo.setDeliveryOutcome(trx, organizationId, messageId, {
+      status: 'failed',
+      reason: f.reason.slice(0, 500),
+      errorCode: error?.key ?? null,
+      errorClass: error?.class ?? null,
+      at,
+    });
+    await emitEvents(trx, organizationId, at, [
+      messageFailedEvent(lead, message, {
+        status: 'failed',
+        provider: error?.provider ?? null,
+        errorCode: error?.code ?? null,
+        errorClass: error?.class ?? null,
+        reason: f.reason.slice(0, 500),
+      }),
+    ]);
+    if (error)
+      await actOn(trx, deps, organizationId, {
+        lead,
+        message,
+        error,
+        to: f.to,
+        from: f.from,
+        actor: `${error.provider}:error:${error.code}`,
+        at,
+      });
     return message;
   });
   if (failed && error?.class === 'filtered') await checkFilteredRate(deps, organizationId, failed);
@@ -159,7 +221,11 @@ export async function recordSendFailure(deps: Deps, organizationId: string, mess
  * Counting a fixed share of the window, never of fewer sends, keeps a
  * campaign's first few sends from pausing it on one filtered message.
  */
-export async function checkFilteredRate(deps: Deps, organizationId: string, message: Pick<MessageRow, 'campaign_id' | 'sending_number_id'>): Promise<string[]> {
+export async function checkFilteredRate(
+  deps: Deps,
+  organizationId: string,
+  message: Pick<MessageRow, 'campaign_id' | 'sending_number_id'>,
+): Promise<string[]> {
   const { filteredPause } = await readSettings(deps.db, organizationId);
   if (!filteredPause) return [];
   const { percent, window } = filteredPause;
@@ -171,24 +237,59 @@ export async function checkFilteredRate(deps: Deps, organizationId: string, mess
     const n = count(await repo.latestSendClasses(deps.db, organizationId, { campaignId: message.campaign_id }, window));
     if (n >= bound) {
       const reason = `carriers filtered ${n} of the campaign's last ${window} sends (${rule})`;
-      if (await pauseCampaignFor(deps, organizationId, message.campaign_id, FILTERED, reason, { filtered: n, window, percent, sendingNumberId: null })) paused.push(message.campaign_id);
+      if (
+        await pauseCampaignFor(deps, organizationId, message.campaign_id, FILTERED, reason, {
+          filtered: n,
+          window,
+          percent,
+          sendingNumberId: null,
+        })
+      )
+        paused.push(message.campaign_id);
     }
   }
   if (message.sending_number_id) {
-    const n = count(await repo.latestSendClasses(deps.db, organizationId, { sendingNumberId: message.sending_number_id }, window));
+    const n = count(
+      await repo.latestSendClasses(deps.db, organizationId, { sendingNumberId: message.sending_number_id }, window),
+    );
     if (n >= bound) {
       const reason = `carriers filtered ${n} of the last ${window} sends from sending number ${message.sending_number_id} (${rule})`;
       for (const id of await repo.campaignsOnNumber(deps.db, organizationId, message.sending_number_id, window)) {
         if (paused.includes(id)) continue;
-        if (await pauseCampaignFor(deps, organizationId, id, FILTERED, reason, { filtered: n, window, percent, sendingNumberId: message.sending_number_id })) paused.push(id);
+        if (
+          await pauseCampaignFor(deps, organizationId, id, FILTERED, reason, {
+            filtered: n,
+            window,
+            percent,
+            sendingNumberId: message.sending_number_id,
+          })
+        )
+          paused.push(id);
       }
     }
   }
-  if (paused.length > 0) deps.log.warn({ organizationId, campaigns: paused }, 'campaigns paused: their sends are being filtered');
+  if (paused.length > 0)
+    deps.log.warn({ organizationId, campaigns: paused }, 'campaigns paused: their sends are being filtered');
   return paused;
 }
 
 /** A lead's address that cannot receive the channel (a hard bounce reported later, deliverability of email): the gate blocks it until it changes. */
-export async function markAddressUnreachable(trx: Db, deps: Deps, organizationId: string, leadId: string, channel: MessageRow['channel'], address: string, code: string): Promise<void> {
-  await repo.markUnreachable(trx, organizationId, leadId, channel, deps.digests.keyed(address), code, deps.clock.now().toISOString());
+export async function markAddressUnreachable(
+  trx: Db,
+  deps: Deps,
+  organizationId: string,
+  leadId: string,
+  channel: MessageRow['channel'],
+  address: string,
+  code: string,
+): Promise<void> {
+  await repo.markUnreachable(
+    trx,
+    organizationId,
+    leadId,
+    channel,
+    deps.digests.keyed(address),
+    code,
+    deps.clock.now().toISOString(),
+  );
 }

@@ -19,11 +19,25 @@
  * A code not in the table is `unknown`: handled as before (the HTTP status of
  * a refused request decides; a delivery report is recorded).
  */
-export const ERROR_CLASSES = ['opted_out', 'invalid', 'unreachable', 'filtered', 'unregistered_sender', 'transient', 'unknown'] as const;
+export const ERROR_CLASSES = [
+  'opted_out',
+  'invalid',
+  'unreachable',
+  'filtered',
+  'unregistered_sender',
+  'transient',
+  'unknown',
+] as const;
 export type ErrorClass = (typeof ERROR_CLASSES)[number];
 
 /** The classes a send is never retried after. */
-export const PERMANENT: ReadonlySet<ErrorClass> = new Set(['opted_out', 'invalid', 'unreachable', 'filtered', 'unregistered_sender']);
+export const PERMANENT: ReadonlySet<ErrorClass> = new Set([
+  'opted_out',
+  'invalid',
+  'unreachable',
+  'filtered',
+  'unregistered_sender',
+]);
 
 export interface ErrorCodeEntry {
   code: string;
@@ -33,8 +47,12 @@ export interface ErrorCodeEntry {
   source: string;
 }
 
-const twilio = (code: number, cls: ErrorCodeEntry['class'], title: string): ErrorCodeEntry =>
-  ({ code: String(code), class: cls, title, source: `https://www.twilio.com/docs/api/errors/${code}` });
+const twilio = (code: number, cls: ErrorCodeEntry['class'], title: string): ErrorCodeEntry => ({
+  code: String(code),
+  class: cls,
+  title,
+  source: `https://www.twilio.com/docs/api/errors/${code}`,
+});
 
 /** Twilio's codes, from its error pages (the `source` of each). */
 export const TWILIO_ERROR_CODES: readonly ErrorCodeEntry[] = [
@@ -89,7 +107,13 @@ export function classify(e: ProviderError): ClassifiedError {
   const code = e.code.trim();
   if (e.provider === 'smtp') {
     const cls = smtpClass(code);
-    return { ...e, code, class: cls, key: `smtp:${code}`, title: cls === 'invalid' ? 'hard bounce' : cls === 'transient' ? 'soft bounce' : null };
+    return {
+      ...e,
+      code,
+      class: cls,
+      key: `smtp:${code}`,
+      title: cls === 'invalid' ? 'hard bounce' : cls === 'transient' ? 'soft bounce' : null,
+    };
   }
   const entry = BY_TWILIO_CODE.get(code);
   return { ...e, code, class: entry?.class ?? 'unknown', key: `twilio:${code}`, title: entry?.title ?? null };

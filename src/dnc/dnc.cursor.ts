@@ -14,7 +14,10 @@ export function decodePhoneCursor(token: string | undefined): string | undefined
 }
 
 /** Rows come as limit+1; the extra row only tells whether another page exists. */
-export function pageByPhone<T extends { phone: string }>(rows: T[], limit: number): { items: T[]; nextToken: string | null } {
+export function pageByPhone<T extends { phone: string }>(
+  rows: T[],
+  limit: number,
+): { items: T[]; nextToken: string | null } {
   if (rows.length <= limit) return { items: rows, nextToken: null };
   const items = rows.slice(0, limit);
   return { items, nextToken: encodeCursor(items[items.length - 1]!.phone) };

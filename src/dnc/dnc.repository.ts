@@ -28,12 +28,27 @@ export async function addToDnc(db: Db, organizationId: string, row: DncRow): Pro
 }
 
 export async function removeFromDnc(db: Db, organizationId: string, phone: string): Promise<boolean> {
-  const res = await db.deleteFrom('dnc_entries').where('organization_id', '=', organizationId).where('phone', '=', phone).executeTakeFirst();
+  const res = await db
+    .deleteFrom('dnc_entries')
+    .where('organization_id', '=', organizationId)
+    .where('phone', '=', phone)
+    .executeTakeFirst();
   return Number(res.numDeletedRows) > 0;
 }
 
-export async function listDnc(db: Db, organizationId: string, afterPhone: string | undefined, limit: number): Promise<DncRow[]> {
-  let q = db.selectFrom('dnc_entries').select(['phone', 'source', 'created_at']).where('organization_id', '=', organizationId);
+export async function listDnc(
+  db: Db,
+  organizationId: string,
+  afterPhone: string | undefined,
+  limit: number,
+): Promise<DncRow[]> {
+  let q = db
+    .selectFrom('dnc_entries')
+    .select(['phone', 'source', 'created_at'])
+    .where('organization_id', '=', organizationId);
   if (afterPhone) q = q.where('phone', '>', afterPhone);
-  return q.orderBy('phone').limit(limit + 1).execute();
+  return q
+    .orderBy('phone')
+    .limit(limit + 1)
+    .execute();
 }

@@ -15,7 +15,11 @@ import type { DncEntryView, ListDncInput } from './dnc.schemas.js';
 
 const DEFAULT_PAGE = 100;
 
-const toEntryView = (row: repo.DncRow): DncEntryView => ({ phone: row.phone, source: row.source, createdAt: row.created_at });
+const toEntryView = (row: repo.DncRow): DncEntryView => ({
+  phone: row.phone,
+  source: row.source,
+  createdAt: row.created_at,
+});
 
 /**
  * Adds the number to the organization's list. Only a number that was not yet
@@ -30,7 +34,14 @@ export async function registerDnc(deps: Deps, organizationId: string, rawPhone: 
 }
 
 /** The same, inside a transaction the caller owns (a lead saying "never contact me"); answers whether it was new. */
-export async function addDncIn(trx: Db, organizationId: string, phone: string, source: string, at: string, optOutMessage: string | null = null): Promise<boolean> {
+export async function addDncIn(
+  trx: Db,
+  organizationId: string,
+  phone: string,
+  source: string,
+  at: string,
+  optOutMessage: string | null = null,
+): Promise<boolean> {
   const added = await repo.addToDnc(trx, organizationId, { phone, source, created_at: at });
   if (!added) return false;
   const leadId = (await findLeadIdByPhone(trx, organizationId, phone)) ?? null;
@@ -46,12 +57,26 @@ export async function addDncIn(trx: Db, organizationId: string, phone: string, s
  * be contacted (source `dnc`) are lifted with it, on sms and voice: removing
  * the entry is the only way to lift them (compliance/consent-rules.ts).
  */
-export async function removeDnc(deps: Deps, organizationId: string, rawPhone: string, actor: string | null = null): Promise<void> {
+export async function removeDnc(
+  deps: Deps,
+  organizationId: string,
+  rawPhone: string,
+  actor: string | null = null,
+): Promise<void> {
   const phone = normalizePhone(rawPhone, deps.config.defaultCountry);
   await deps.db.transaction().execute(async (trx) => {
     if (!(await repo.removeFromDnc(trx, organizationId, phone))) throw new NotFound('DncEntry', 'phone', phone);
     const leadId = await findLeadIdByPhone(trx, organizationId, phone);
-    if (leadId) await applyResubscribe(trx, deps, organizationId, leadId, ['sms', 'voice'], { source: 'dnc', actor }, { kind: 'dnc-removal' });
+    if (leadId)
+      await applyResubscribe(
+        trx,
+        deps,
+        organizationId,
+        leadId,
+        ['sms', 'voice'],
+        { source: 'dnc', actor },
+        { kind: 'dnc-removal' },
+      );
   });
 }
 

@@ -71,18 +71,18 @@ export async function hasUndispatched(db: Db): Promise<boolean> {
 
 /** Undispatched events, oldest first, claimed for this worker's transaction (others skip them). */
 export async function claimUndispatched(trx: Db, limit: number): Promise<PendingEvent[]> {
-  const q = trx.selectFrom('events').select(['organization_id', 'id', 'type']).where('dispatched_at', 'is', null).orderBy('id').limit(limit);
+  const q = trx
+    .selectFrom('events')
+    .select(['organization_id', 'id', 'type'])
+    .where('dispatched_at', 'is', null)
+    .orderBy('id')
+    .limit(limit);
   return skipLocked(trx, q).execute();
 }
 
 export async function markDispatched(trx: Db, events: readonly PendingEvent[], at: string): Promise<void> {
-  await trx
-    .updateTable('events')
-    .set({ dispatched_at: at })
-    .where(keysIn(events))
-    .execute();
+  await trx.updateTable('events').set({ dispatched_at: at }).where(keysIn(events)).execute();
 }
-
 
 /**
  * Erasure of a lead (leads/leads.repository.ts `deleteLeadData`): every event

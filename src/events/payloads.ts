@@ -21,7 +21,11 @@ type LeadFacts = Pick<LeadsTable, 'id' | 'external_lead_id' | 'phone' | 'email'>
 /** The reference's email opt-out reasons (docs.apten.ai/webhooks/opt-out). */
 export type OptOutReason = 'MANUAL' | 'COMPLAINT' | 'BOUNCE' | 'UNSUBSCRIBE_LINK';
 
-const REASON_BY_SOURCE: Record<string, OptOutReason> = { bounce: 'BOUNCE', complaint: 'COMPLAINT', link: 'UNSUBSCRIBE_LINK' };
+const REASON_BY_SOURCE: Record<string, OptOutReason> = {
+  bounce: 'BOUNCE',
+  complaint: 'COMPLAINT',
+  link: 'UNSUBSCRIBE_LINK',
+};
 
 export interface OptOutFacts {
   channel: Channel;
@@ -68,12 +72,24 @@ export function optOutEvent(lead: LeadFacts, f: OptOutFacts): OutboxEvent {
 export function resubscribedEvent(lead: LeadFacts, channel: Channel, source: string): OutboxEvent {
   return {
     type: 'resubscribed',
-    data: { leadId: lead.id, externalLeadId: lead.external_lead_id, phone: lead.phone, channel: webhookChannel(channel), email: lead.email, source },
+    data: {
+      leadId: lead.id,
+      externalLeadId: lead.external_lead_id,
+      phone: lead.phone,
+      channel: webhookChannel(channel),
+      email: lead.email,
+      source,
+    },
   };
 }
 
 /** `doNotContact` (docs.apten.ai/webhooks/do-not-contact): fired before the optOut events it causes. */
-export function doNotContactEvent(phone: string, lead: LeadFacts | undefined, source: string, optOutMessage: string | null): OutboxEvent {
+export function doNotContactEvent(
+  phone: string,
+  lead: LeadFacts | undefined,
+  source: string,
+  optOutMessage: string | null,
+): OutboxEvent {
   return {
     type: 'doNotContact',
     data: {
@@ -88,7 +104,8 @@ export function doNotContactEvent(phone: string, lead: LeadFacts | undefined, so
 }
 
 /** The subject Parley's email adapter (channels/email.ts) gives every message it sends. */
-export const outboundEmailSubject = (organizationName: string | null | undefined) => `Message from ${organizationName ?? 'Parley'}`;
+export const outboundEmailSubject = (organizationName: string | null | undefined) =>
+  `Message from ${organizationName ?? 'Parley'}`;
 
 type MessageFacts = Pick<MessagesTable, 'id' | 'channel' | 'text' | 'is_ai_generated'> & {
   /** Follow-ups (when messages record them): whether this send is one, and its step. */
@@ -108,7 +125,9 @@ const content = (channel: Channel, text: string, subject: string | null | undefi
  * (`messageId`, `text`, `isAiGenerated`) stay as additions.
  */
 export function messageSentEvent(
-  lead: LeadFacts & Pick<LeadsTable, 'customer_profile'>, message: MessageFacts, subject?: string | null,
+  lead: LeadFacts & Pick<LeadsTable, 'customer_profile'>,
+  message: MessageFacts,
+  subject?: string | null,
 ): OutboxEvent {
   const isFollowUp = message.is_follow_up === true || message.is_follow_up === 1;
   return {
@@ -137,7 +156,8 @@ export function messageSentEvent(
  * additions, after the documented fields, with `messageId`, `from` and `text`.
  */
 export function messageReceivedEvent(
-  lead: LeadFacts & Pick<LeadsTable, 'customer_profile'>, m: { id: string; channel: Channel; from: string; text: string; subject?: string | null },
+  lead: LeadFacts & Pick<LeadsTable, 'customer_profile'>,
+  m: { id: string; channel: Channel; from: string; text: string; subject?: string | null },
 ): OutboxEvent {
   return {
     type: 'message.received',
@@ -163,7 +183,11 @@ export type BuiltInTag = 'hasReplied' | 'isHot' | 'isQualified';
  * `leadTagged` (docs.apten.ai/webhooks/lead-tagged): `tag` is the tag's name.
  * An agent's tag adds its `tagId` and `condition`; a built-in one has neither.
  */
-export function leadTaggedEvent(lead: LeadFacts, channel: Channel | 'manual', tag: string | { id: string; name: string; condition: string }): OutboxEvent {
+export function leadTaggedEvent(
+  lead: LeadFacts,
+  channel: Channel | 'manual',
+  tag: string | { id: string; name: string; condition: string },
+): OutboxEvent {
   const named = typeof tag === 'string' ? { tag } : { tag: tag.name, tagId: tag.id, condition: tag.condition };
   return {
     type: 'leadTagged',
@@ -234,29 +258,57 @@ export function messageDeliveredEvent(lead: LeadFacts, m: DeliveryFacts): Outbox
  * all three null when the failure carried no code.
  */
 export function messageFailedEvent(
-  lead: LeadFacts, m: DeliveryFacts, f: { status: 'failed' | 'undelivered'; provider: string | null; errorCode: string | null; errorClass: string | null; reason: string | null },
+  lead: LeadFacts,
+  m: DeliveryFacts,
+  f: {
+    status: 'failed' | 'undelivered';
+    provider: string | null;
+    errorCode: string | null;
+    errorClass: string | null;
+    reason: string | null;
+  },
 ): OutboxEvent {
   return {
     type: 'message.failed',
-    data: { ...deliveryBase(lead, m, f.status), provider: f.provider, errorCode: f.errorCode, errorClass: f.errorClass, reason: f.reason },
+    data: {
+      ...deliveryBase(lead, m, f.status),
+      provider: f.provider,
+      errorCode: f.errorCode,
+      errorClass: f.errorClass,
+      reason: f.reason,
+    },
   };
 }
 
 /** `campaign.paused` (Parley's own): a campaign paused itself, with its reason (FILTERED: carriers filter its sends). */
-export function campaignPausedEvent(campaign: { id: string; name: string }, code: string, reason: string, details: Record<string, unknown> = {}): OutboxEvent {
+export function campaignPausedEvent(
+  campaign: { id: string; name: string },
+  code: string,
+  reason: string,
+  details: Record<string, unknown> = {},
+): OutboxEvent {
   return { type: 'campaign.paused', data: { campaignId: campaign.id, name: campaign.name, code, reason, ...details } };
 }
 
 /** `sendingNumber.unusable` (Parley's own): the carrier refused a number as a sender; the pool stops assigning it. */
-export function sendingNumberUnusableEvent(n: { id: string | null; number: string }, f: { provider: string; errorCode: string; errorClass: string; reason: string }): OutboxEvent {
+export function sendingNumberUnusableEvent(
+  n: { id: string | null; number: string },
+  f: { provider: string; errorCode: string; errorClass: string; reason: string },
+): OutboxEvent {
   return { type: 'sendingNumber.unusable', data: { sendingNumberId: n.id, number: n.number, ...f } };
 }
 
 /** Where a lead came from, on `lead.created`. */
-export type LeadOrigin = { source: 'api' } | { source: 'import'; importId: string | null } | { source: 'inbound'; channel: Channel };
+export type LeadOrigin =
+  | { source: 'api' }
+  | { source: 'import'; importId: string | null }
+  | { source: 'inbound'; channel: Channel };
 
 /** `lead.created` (Parley's own): once per new lead, written with its row. */
-export function leadCreatedEvent(lead: LeadFacts & Pick<LeadsTable, 'customer_profile' | 'first_name' | 'last_name' | 'created_at'>, origin: LeadOrigin): OutboxEvent {
+export function leadCreatedEvent(
+  lead: LeadFacts & Pick<LeadsTable, 'customer_profile' | 'first_name' | 'last_name' | 'created_at'>,
+  origin: LeadOrigin,
+): OutboxEvent {
   return {
     type: 'lead.created',
     data: {
@@ -287,7 +339,10 @@ export interface CallFacts {
  * profile, the call's id, its duration in seconds, INBOUND / OUTBOUND and its
  * summary. Parley adds `outcome` (human, voicemail, transferred, ...) and `email`.
  */
-export function callCompletedEvent(lead: LeadFacts & Pick<LeadsTable, 'customer_profile'>, call: CallFacts): OutboxEvent {
+export function callCompletedEvent(
+  lead: LeadFacts & Pick<LeadsTable, 'customer_profile'>,
+  call: CallFacts,
+): OutboxEvent {
   return {
     type: 'call.completed',
     data: {
@@ -312,7 +367,8 @@ export function callCompletedEvent(lead: LeadFacts & Pick<LeadsTable, 'customer_
  * `reason` and `summary` the agent gave.
  */
 export function callTransferredEvent(
-  lead: LeadFacts & Pick<LeadsTable, 'customer_profile'>, call: { id: string; direction: 'outbound' | 'inbound' },
+  lead: LeadFacts & Pick<LeadsTable, 'customer_profile'>,
+  call: { id: string; direction: 'outbound' | 'inbound' },
   t: { transferType: 'WARM' | 'COLD'; transferTo: string; reason: string | null; summary: string | null },
 ): OutboxEvent {
   return {

@@ -1,6 +1,12 @@
 import { BadRequest } from '../platform/errors.js';
 import type { ChannelName } from '../subscriptions/channels.js';
-import { LONG_TERM, STOPPED, type FollowUpChannelInput, type FollowUpConfigInput, type FollowUpUpdate } from './followups.schemas.js';
+import {
+  LONG_TERM,
+  STOPPED,
+  type FollowUpChannelInput,
+  type FollowUpConfigInput,
+  type FollowUpUpdate,
+} from './followups.schemas.js';
 
 /**
  * The scheduling rules of the follow-up cadence, as pure functions of the
@@ -34,13 +40,18 @@ export const channelOf = (c: FollowUpChannelInput): ChannelName => (c === 'text'
 
 /** The configured step numbers, ascending. */
 export function stepsOf(config: FollowUpConfigInput | null): number[] {
-  return config ? Object.keys(config).map(Number).sort((a, b) => a - b) : [];
+  return config
+    ? Object.keys(config)
+        .map(Number)
+        .sort((a, b) => a - b)
+    : [];
 }
 
 export const hasStep = (config: FollowUpConfigInput | null, step: number): boolean => stepsOf(config).includes(step);
 
 /** The step after `step` (the next higher number configured), if any. */
-export const nextStep = (config: FollowUpConfigInput | null, step: number): number | undefined => stepsOf(config).find((s) => s > step);
+export const nextStep = (config: FollowUpConfigInput | null, step: number): number | undefined =>
+  stepsOf(config).find((s) => s > step);
 
 export const firstStep = (config: FollowUpConfigInput | null): number | undefined => stepsOf(config)[0];
 
@@ -55,7 +66,10 @@ export function checkConfig(config: FollowUpConfigInput): void {
   for (const step of stepsOf(config)) {
     const s = config[String(step)]!;
     if (s.voicemailEnabled !== undefined && channelOf(s.channel) !== 'voice') {
-      throw new BadRequest(`followUpConfig step ${step}: voicemailEnabled is only valid for the call channel, not ${s.channel}`, 'invalid_follow_up');
+      throw new BadRequest(
+        `followUpConfig step ${step}: voicemailEnabled is only valid for the call channel, not ${s.channel}`,
+        'invalid_follow_up',
+      );
     }
   }
 }
@@ -70,17 +84,30 @@ export function applyUpdate(state: CadenceState, update: FollowUpUpdate, now: Da
   const at = now.toISOString();
 
   if (newStep !== undefined) {
-    if (newStep === STOPPED) return { config, step: STOPPED, dueAt: null, generation, note: `stopped by the API at ${at}` };
-    if (newStep === LONG_TERM) return { config, step: LONG_TERM, dueAt: null, generation, note: `moved to long-term nurture by the API at ${at}` };
-    if (!config) throw new BadRequest(`followUpStep ${newStep} needs a followUpConfig: the lead has none`, 'invalid_follow_up');
+    if (newStep === STOPPED)
+      return { config, step: STOPPED, dueAt: null, generation, note: `stopped by the API at ${at}` };
+    if (newStep === LONG_TERM)
+      return {
+        config,
+        step: LONG_TERM,
+        dueAt: null,
+        generation,
+        note: `moved to long-term nurture by the API at ${at}`,
+      };
+    if (!config)
+      throw new BadRequest(`followUpStep ${newStep} needs a followUpConfig: the lead has none`, 'invalid_follow_up');
     if (!hasStep(config, newStep)) {
-      throw new BadRequest(`followUpStep ${newStep} is not a step of followUpConfig (steps: ${list(stepsOf(config))})`, 'invalid_follow_up');
+      throw new BadRequest(
+        `followUpStep ${newStep} is not a step of followUpConfig (steps: ${list(stepsOf(config))})`,
+        'invalid_follow_up',
+      );
     }
     return { config, step: newStep, dueAt: dueAfter(config, newStep, now), generation, note: null };
   }
 
   // followUpConfig only: the current step keeps its place, with the new timing from now.
-  if (!config) return { config: null, step: null, dueAt: null, generation, note: `follow-ups removed by the API at ${at}` };
+  if (!config)
+    return { config: null, step: null, dueAt: null, generation, note: `follow-ups removed by the API at ${at}` };
   if (state.step === STOPPED || state.step === LONG_TERM) return { ...state, config };
   const step = state.step ?? firstStep(config)!;
   if (!hasStep(config, step)) {
@@ -111,7 +138,13 @@ export function afterSent(state: CadenceState, msg: SentMessage, sentAt: Date): 
     if (state.step !== msg.followUpStep) return state;
     const next = nextStep(config, msg.followUpStep);
     if (next === undefined) {
-      return { config, step: LONG_TERM, dueAt: null, generation, note: `step ${msg.followUpStep} was the last: long-term nurture` };
+      return {
+        config,
+        step: LONG_TERM,
+        dueAt: null,
+        generation,
+        note: `step ${msg.followUpStep} was the last: long-term nurture`,
+      };
     }
     return { config, step: next, dueAt: dueAfter(config, next, sentAt), generation, note: null };
   }
@@ -127,7 +160,13 @@ export function afterReply(state: CadenceState, at: Date): CadenceState {
   if (!config || state.step === STOPPED || state.step === LONG_TERM) return state;
   const first = firstStep(config)!;
   if (state.step === first && state.dueAt === null) return state;
-  return { config, step: first, dueAt: null, generation: state.generation + 1, note: `the lead replied at ${at.toISOString()}: follow-ups wait for the next message to the lead` };
+  return {
+    config,
+    step: first,
+    dueAt: null,
+    generation: state.generation + 1,
+    note: `the lead replied at ${at.toISOString()}: follow-ups wait for the next message to the lead`,
+  };
 }
 
 /** Stops the cadence for good (until the API schedules a step again), saying why. */
@@ -144,6 +183,7 @@ export function stepHandled(state: CadenceState, note: string): CadenceState {
 
 /** Whether a job made for `generation` should fire now. */
 export function isDue(state: CadenceState, generation: number, now: Date): 'fire' | 'stale' | 'early' {
-  if (state.generation !== generation || state.step === null || state.step < 1 || state.dueAt === null || !state.config) return 'stale';
+  if (state.generation !== generation || state.step === null || state.step < 1 || state.dueAt === null || !state.config)
+    return 'stale';
   return new Date(state.dueAt).getTime() <= now.getTime() ? 'fire' : 'early';
 }

@@ -49,13 +49,22 @@ async function check(trx: Db, job: ClaimedJob & { payload: FollowUpPayload }, no
   if (due === 'stale') return { kind: 'stale' };
   if (due === 'early') return { kind: 'early', until: new Date(state.dueAt!) };
   if (lead.is_ai_on !== 1) {
-    await updateLead(trx, job.organizationId, lead.id, columnsOf(stop(state, `stopped at step ${state.step}: AI is off for this lead`)));
+    await updateLead(
+      trx,
+      job.organizationId,
+      lead.id,
+      columnsOf(stop(state, `stopped at step ${state.step}: AI is off for this lead`)),
+    );
     return { kind: 'stale' };
   }
   return { kind: 'go', lead, state };
 }
 
-async function record(deps: Deps, job: ClaimedJob & { payload: FollowUpPayload }, note: (state: CadenceState) => string): Promise<void> {
+async function record(
+  deps: Deps,
+  job: ClaimedJob & { payload: FollowUpPayload },
+  note: (state: CadenceState) => string,
+): Promise<void> {
   const now = deps.clock.now();
   await deps.db.transaction().execute(async (trx) => {
     const gate = await check(trx, job, now);
@@ -64,7 +73,11 @@ async function record(deps: Deps, job: ClaimedJob & { payload: FollowUpPayload }
   });
 }
 
-export async function runFollowUp(deps: Deps, job: ClaimedJob & { payload: FollowUpPayload }, lastAttempt: boolean): Promise<JobOutcome> {
+export async function runFollowUp(
+  deps: Deps,
+  job: ClaimedJob & { payload: FollowUpPayload },
+  lastAttempt: boolean,
+): Promise<JobOutcome> {
   const done: JobOutcome = { kind: 'done' };
   const first = await deps.db.transaction().execute((trx) => check(trx, job, deps.clock.now()));
   if (first.kind === 'stale') return done;
@@ -78,7 +91,9 @@ export async function runFollowUp(deps: Deps, job: ClaimedJob & { payload: Follo
   try {
     const { input } = await loadAgentInput(deps.db, job.organizationId, lead, deps.clock.now());
     // The step's instruction is the turn's only command: the organization's pending addContext commands wait for a real turn.
-    const actions = checkActions(await agentFor(deps.config).decide({ ...input, commands: [instruction(step, channel, stepConfig.hours)] }));
+    const actions = checkActions(
+      await agentFor(deps.config).decide({ ...input, commands: [instruction(step, channel, stepConfig.hours)] }),
+    );
     text = actions.find((a) => a.type === 'reply')?.text;
   } catch (err) {
     if (!lastAttempt) throw err;
@@ -88,7 +103,12 @@ export async function runFollowUp(deps: Deps, job: ClaimedJob & { payload: Follo
   }
   if (text === undefined) {
     const agent = agentFor(deps.config).name;
-    await record(deps, job, (s) => `step ${s.step} not sent: the ${agent} agent had nothing to say${agent === 'scripted' ? ' (the scripted agent only asks its profile\'s questions)' : ''}`);
+    await record(
+      deps,
+      job,
+      (s) =>
+        `step ${s.step} not sent: the ${agent} agent had nothing to say${agent === 'scripted' ? " (the scripted agent only asks its profile's questions)" : ''}`,
+    );
     return done;
   }
 
@@ -98,15 +118,51 @@ export async function runFollowUp(deps: Deps, job: ClaimedJob & { payload: Follo
     if (gate.kind !== 'go' || gate.state.step !== step) return;
     if (channel === 'voice' && deps.config.twilio && gate.lead.phone) {
       // With Twilio, a call step is a live call (calls/): the message is its greeting, the agent holds the conversation.
-      const callId = await queueFollowUpCall(trx, deps, job.organizationId, gate.lead, step, text!, stepConfig.voicemailEnabled, now);
-      await updateLead(trx, job.organizationId, gate.lead.id, columnsOf(stepHandled(gate.state, `step ${step} written at ${now.toISOString()} (call ${callId}); the next step waits until it is dialled`)));
+      const callId = await queueFollowUpCall(
+        trx,
+        deps,
+        job.organizationId,
+        gate.lead,
+        step,
+        text!,
+        stepConfig.voicemailEnabled,
+        now,
+      );
+      await updateLead(
+        trx,
+        job.organizationId,
+        gate.lead.id,
+        columnsOf(
+          stepHandled(
+            gate.state,
+            `step ${step} written at ${now.toISOString()} (call ${callId}); the next step waits until it is dialled`,
+          ),
+        ),
+      );
       return;
     }
     const id = await scheduleSend(trx, {
-      organizationId: job.organizationId, lead: gate.lead, channel, text: text!, runAt: now, sendWhenOff: false, isAiGenerated: true, now: now.toISOString(),
+      organizationId: job.organizationId,
+      lead: gate.lead,
+      channel,
+      text: text!,
+      runAt: now,
+      sendWhenOff: false,
+      isAiGenerated: true,
+      now: now.toISOString(),
     });
     await markFollowUpMessage(trx, job.organizationId, id, step);
-    await updateLead(trx, job.organizationId, gate.lead.id, columnsOf(stepHandled(gate.state, `step ${step} written at ${now.toISOString()} (message ${id}); the next step waits until it is sent`)));
+    await updateLead(
+      trx,
+      job.organizationId,
+      gate.lead.id,
+      columnsOf(
+        stepHandled(
+          gate.state,
+          `step ${step} written at ${now.toISOString()} (message ${id}); the next step waits until it is sent`,
+        ),
+      ),
+    );
   });
   return done;
 }

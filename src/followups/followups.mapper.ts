@@ -6,7 +6,10 @@ import type { FollowUpConfigInput, FollowUpView } from './followups.schemas.js';
 
 /** The cadence as stored on the lead's row (leads.follow_up_*) and as the lead view shows it. */
 
-export type CadenceColumns = Pick<LeadRow, 'follow_up_config' | 'follow_up_step' | 'follow_up_due_at' | 'follow_up_generation' | 'follow_up_note'>;
+export type CadenceColumns = Pick<
+  LeadRow,
+  'follow_up_config' | 'follow_up_step' | 'follow_up_due_at' | 'follow_up_generation' | 'follow_up_note'
+>;
 
 export function cadenceOf(lead: CadenceColumns): CadenceState {
   return {
@@ -33,4 +36,3 @@ export function followUpView(lead: CadenceColumns): FollowUpView {
   const s = cadenceOf(lead);
   return { followUpConfig: s.config, followUpStep: s.step, nextFollowUpAt: s.dueAt, followUpNote: s.note };
 }
-

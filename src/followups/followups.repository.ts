@@ -7,9 +7,18 @@ import type { Db } from '../platform/db/schema.js';
  */
 
 /** Marks a recorded outbound message as the cadence's, with its step (webhooks and the history read these columns). */
-export async function markFollowUpMessage(db: Db, organizationId: string, messageId: string, step: number): Promise<void> {
-  await db.updateTable('messages').set({ is_follow_up: 1, follow_up_step: step })
-    .where('organization_id', '=', organizationId).where('id', '=', messageId).execute();
+export async function markFollowUpMessage(
+  db: Db,
+  organizationId: string,
+  messageId: string,
+  step: number,
+): Promise<void> {
+  await db
+    .updateTable('messages')
+    .set({ is_follow_up: 1, follow_up_step: step })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', messageId)
+    .execute();
 }
 
 /**
@@ -17,11 +26,21 @@ export async function markFollowUpMessage(db: Db, organizationId: string, messag
  * it stops: recorded blocked with why, so they never follow a reply or a stop.
  * Answers how many.
  */
-export async function blockQueuedFollowUps(db: Db, organizationId: string, leadId: string, reason: string, at: string): Promise<number> {
-  const res = await db.updateTable('messages')
+export async function blockQueuedFollowUps(
+  db: Db,
+  organizationId: string,
+  leadId: string,
+  reason: string,
+  at: string,
+): Promise<number> {
+  const res = await db
+    .updateTable('messages')
     .set({ status: 'blocked', status_code: 'FOLLOW_UP_STOPPED', status_reason: reason, updated_at: at })
-    .where('organization_id', '=', organizationId).where('lead_id', '=', leadId)
-    .where('direction', '=', 'outbound').where('is_follow_up', '=', 1).where('status', '=', 'scheduled')
+    .where('organization_id', '=', organizationId)
+    .where('lead_id', '=', leadId)
+    .where('direction', '=', 'outbound')
+    .where('is_follow_up', '=', 1)
+    .where('status', '=', 'scheduled')
     .executeTakeFirst();
   return Number(res.numUpdatedRows);
 }

@@ -17,9 +17,23 @@ import { cadenceOf, columnsOf, type CadenceColumns } from './followups.mapper.js
  */
 
 /** Schedules the job of a state that has a due step it did not have before (a new generation). */
-async function scheduleIfDue(trx: Db, organizationId: string, leadId: string, before: CadenceState, after: CadenceState, now: Date): Promise<void> {
+async function scheduleIfDue(
+  trx: Db,
+  organizationId: string,
+  leadId: string,
+  before: CadenceState,
+  after: CadenceState,
+  now: Date,
+): Promise<void> {
   if (after.dueAt === null || after.generation === before.generation) return;
-  await enqueueJob(trx, organizationId, 'followup.send', { leadId, generation: after.generation }, new Date(after.dueAt), now.toISOString());
+  await enqueueJob(
+    trx,
+    organizationId,
+    'followup.send',
+    { leadId, generation: after.generation },
+    new Date(after.dueAt),
+    now.toISOString(),
+  );
 }
 
 /**
@@ -29,19 +43,36 @@ async function scheduleIfDue(trx: Db, organizationId: string, leadId: string, be
  * Throws a BadRequest (and the transaction writes nothing) when the update
  * cannot apply.
  */
-export async function planFollowUpUpdate(trx: Db, lead: LeadRow, update: FollowUpUpdate, now: Date): Promise<Updateable<LeadsTable>> {
+export async function planFollowUpUpdate(
+  trx: Db,
+  lead: LeadRow,
+  update: FollowUpUpdate,
+  now: Date,
+): Promise<Updateable<LeadsTable>> {
   if (update.followUpConfig === undefined && update.followUpStep === undefined) return {};
   const before = cadenceOf(lead);
   const after = applyUpdate(before, update, now);
   await scheduleIfDue(trx, lead.organization_id, lead.id, before, after, now);
   if (after.step === STOPPED || after.step === LONG_TERM || (after.config === null && before.config !== null)) {
-    await blockQueuedFollowUps(trx, lead.organization_id, lead.id, 'follow-ups were stopped before it was sent', now.toISOString());
+    await blockQueuedFollowUps(
+      trx,
+      lead.organization_id,
+      lead.id,
+      'follow-ups were stopped before it was sent',
+      now.toISOString(),
+    );
   }
   return columnsOf(after);
 }
 
 /** Applies a rule to the lead's cadence under its lock; answers the state before (undefined: no lead), so callers can skip work for leads without one. */
-async function transition(trx: Db, organizationId: string, leadId: string, now: Date, rule: (s: CadenceState) => CadenceState): Promise<CadenceState | undefined> {
+async function transition(
+  trx: Db,
+  organizationId: string,
+  leadId: string,
+  now: Date,
+  rule: (s: CadenceState) => CadenceState,
+): Promise<CadenceState | undefined> {
   const lead = await findLead(trx, organizationId, leadId, true);
   if (!lead) return undefined;
   const before = cadenceOf(lead);
@@ -53,7 +84,10 @@ async function transition(trx: Db, organizationId: string, leadId: string, now: 
 }
 
 /** What the cadence reads of a message that went out. */
-export type SentFacts = Pick<MessageRow, 'lead_id' | 'direction' | 'purpose' | 'is_ai_generated' | 'is_follow_up' | 'follow_up_step' | 'schedule_follow_ups'>;
+export type SentFacts = Pick<
+  MessageRow,
+  'lead_id' | 'direction' | 'purpose' | 'is_ai_generated' | 'is_follow_up' | 'follow_up_step' | 'schedule_follow_ups'
+>;
 
 /**
  * channels/outbound.ts, in the transaction that records a message as sent:
@@ -61,11 +95,18 @@ export type SentFacts = Pick<MessageRow, 'lead_id' | 'direction' | 'purpose' | '
  * for follow-ups (sendMessage `scheduleFollowUps`) arm the current step; a
  * follow-up's own message lets the next step follow it.
  */
-export async function followUpAfterSend(trx: Db, organizationId: string, message: SentFacts, sentAt: Date): Promise<void> {
+export async function followUpAfterSend(
+  trx: Db,
+  organizationId: string,
+  message: SentFacts,
+  sentAt: Date,
+): Promise<void> {
   if (message.direction !== 'outbound' || message.purpose !== 'conversation') return;
   const step = message.is_follow_up === 1 && message.follow_up_step !== null ? Number(message.follow_up_step) : null;
   const arms = message.is_ai_generated === 1 || message.schedule_follow_ups === 1;
-  await transition(trx, organizationId, message.lead_id, sentAt, (s) => afterSent(s, { followUpStep: step, arms }, sentAt));
+  await transition(trx, organizationId, message.lead_id, sentAt, (s) =>
+    afterSent(s, { followUpStep: step, arms }, sentAt),
+  );
 }
 
 /** conversation/inbound.ts, in the transaction that stores the lead's message: nothing more goes out unanswered. */

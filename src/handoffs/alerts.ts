@@ -8,7 +8,17 @@ import type { Config } from '../platform/config.js';
 import { holdUntilCommit } from '../platform/db/locks.js';
 import type { Deps } from '../platform/deps.js';
 import { readSettings } from '../settings/settings.service.js';
-import { alertPartSent, findHandoff, findRepRow, leadContact, listRepRows, recordAlertPart, setLeadOwner, updateHandoff, type RepRow } from './handoffs.repository.js';
+import {
+  alertPartSent,
+  findHandoff,
+  findRepRow,
+  leadContact,
+  listRepRows,
+  recordAlertPart,
+  setLeadOwner,
+  updateHandoff,
+  type RepRow,
+} from './handoffs.repository.js';
 import { DEFAULT_ACK_MINUTES, loadsOf, toRep } from './handoffs.service.js';
 import { pickRep } from './reps.js';
 
@@ -22,7 +32,14 @@ function mailer(config: Config, smtpUrl: string): Transporter {
   let t = transports.get(config);
   if (!t) {
     const timeout = Math.min(10_000, Math.floor(config.leaseMs / 2));
-    t = createTransport({ pool: true, url: smtpUrl, maxConnections: 2, connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout });
+    t = createTransport({
+      pool: true,
+      url: smtpUrl,
+      maxConnections: 2,
+      connectionTimeout: timeout,
+      greetingTimeout: timeout,
+      socketTimeout: timeout,
+    });
     transports.set(config, t);
   }
   return t;
@@ -42,7 +59,13 @@ interface Alert {
  * conversation: nothing is recorded on the lead, the gate is not asked
  * (the recipient is a colleague, not a lead), no frequency cap counts it.
  */
-async function alertUsers(deps: Deps, organizationId: string, leadId: string, users: RepRow[], alert: Alert): Promise<void> {
+async function alertUsers(
+  deps: Deps,
+  organizationId: string,
+  leadId: string,
+  users: RepRow[],
+  alert: Alert,
+): Promise<void> {
   const settings = await readSettings(deps.db, organizationId);
   const domain = /@([^>\s]+)>?\s*$/.exec(deps.config.emailFrom)?.[1] ?? 'localhost';
   const failures: string[] = [];
@@ -56,25 +79,46 @@ async function alertUsers(deps: Deps, organizationId: string, leadId: string, us
       // A refusal for good (no sending number, an invalid phone) is not retried; anything else is.
       const message = err instanceof Error ? err.message : String(err);
       deps.log.warn({ leadId, alert: key, err: message }, 'hand-off alert part not sent');
-      if (!(err instanceof SendError && err.outcome === 'refused') && !/no sending number/.test(message)) failures.push(message);
+      if (!(err instanceof SendError && err.outcome === 'refused') && !/no sending number/.test(message))
+        failures.push(message);
     }
   };
   for (const user of users) {
     const key = `${alert.key}-${user.id}`;
     if (deps.config.smtpUrl) {
       const smtpUrl = deps.config.smtpUrl;
-      await part(`${key}-email`, () => mailer(deps.config, smtpUrl).sendMail({
-        from: deps.config.emailFrom, to: user.email, subject: alert.subject, text: alert.text, messageId: `<${key}@${domain}>`,
-      }));
+      await part(`${key}-email`, () =>
+        mailer(deps.config, smtpUrl).sendMail({
+          from: deps.config.emailFrom,
+          to: user.email,
+          subject: alert.subject,
+          text: alert.text,
+          messageId: `<${key}@${domain}>`,
+        }),
+      );
     } else {
-      deps.log.info({ userId: user.id, leadId, alert: alert.key }, 'hand-off alert by email not sent: no SMTP_URL configured');
+      deps.log.info(
+        { userId: user.id, leadId, alert: alert.key },
+        'hand-off alert by email not sent: no SMTP_URL configured',
+      );
     }
     const phone = user.phone;
     if (phone) {
-      await part(`${key}-sms`, () => adapterFor(deps, 'sms').send({ organizationId, messageId: key, leadId, channel: 'sms', to: phone, from: settings.sendingNumber, text: `${alert.subject}. ${alert.text}`.slice(0, 1500) }));
+      await part(`${key}-sms`, () =>
+        adapterFor(deps, 'sms').send({
+          organizationId,
+          messageId: key,
+          leadId,
+          channel: 'sms',
+          to: phone,
+          from: settings.sendingNumber,
+          text: `${alert.subject}. ${alert.text}`.slice(0, 1500),
+        }),
+      );
     }
   }
-  if (failures.length > 0) throw new Error(`hand-off alert: ${failures.length} part(s) not sent (retried): ${failures[0]}`);
+  if (failures.length > 0)
+    throw new Error(`hand-off alert: ${failures.length} part(s) not sent (retried): ${failures[0]}`);
 }
 
 async function admins(deps: Deps, organizationId: string): Promise<RepRow[]> {
@@ -105,20 +149,41 @@ export async function runHandoffAlert(deps: Deps, organizationId: string, p: Han
     lead.email ? `Email: ${lead.email}` : null,
     `Open: ${deps.config.publicUrl}/console/leads/${lead.id}`,
     `Acknowledge in the console, or POST /v1/leads/${lead.id}/handoff/ack.`,
-  ].filter(Boolean).join('\n');
-  await alertUsers(deps, organizationId, lead.id, users, { subject: `Hand-off: ${name} needs a person`, text, key: `handoff-${h.id}-${p.level}` });
+  ]
+    .filter(Boolean)
+    .join('\n');
+  await alertUsers(deps, organizationId, lead.id, users, {
+    subject: `Hand-off: ${name} needs a person`,
+    text,
+    key: `handoff-${h.id}-${p.level}`,
+  });
   return done;
 }
 
 /** The 'owner.alert' job: a notification the agent raised (`notify`), to the lead's owner or, with none, the admins. */
-export async function runOwnerAlert(deps: Deps, organizationId: string, p: OwnerAlertPayload, jobId: string): Promise<JobOutcome> {
+export async function runOwnerAlert(
+  deps: Deps,
+  organizationId: string,
+  p: OwnerAlertPayload,
+  jobId: string,
+): Promise<JobOutcome> {
   const lead = await leadContact(deps.db, organizationId, p.leadId);
   if (!lead) return { kind: 'done' };
   const owner = lead.owner_id ? await findRepRow(deps.db, organizationId, lead.owner_id) : undefined;
   const users = owner ? [owner] : await admins(deps, organizationId);
   const name = leadName(lead);
-  const text = [`${p.name}: ${p.message}`, lead.phone ? `Phone: ${lead.phone}` : null, `Open: ${deps.config.publicUrl}/console/leads/${lead.id}`].filter(Boolean).join('\n');
-  await alertUsers(deps, organizationId, lead.id, users, { subject: `${p.name}: ${name}`, text, key: `notify-${jobId}` });
+  const text = [
+    `${p.name}: ${p.message}`,
+    lead.phone ? `Phone: ${lead.phone}` : null,
+    `Open: ${deps.config.publicUrl}/console/leads/${lead.id}`,
+  ]
+    .filter(Boolean)
+    .join('\n');
+  await alertUsers(deps, organizationId, lead.id, users, {
+    subject: `${p.name}: ${name}`,
+    text,
+    key: `notify-${jobId}`,
+  });
   return { kind: 'done' };
 }
 
@@ -128,9 +193,14 @@ export async function runOwnerAlert(deps: Deps, organizationId: string, p: Owner
  * admins (level 2). The lead's lock, then the organization's assignment lock:
  * the order every hand-off path takes them in.
  */
-export async function runHandoffEscalation(deps: Deps, organizationId: string, p: HandoffJobPayload): Promise<JobOutcome> {
+export async function runHandoffEscalation(
+  deps: Deps,
+  organizationId: string,
+  p: HandoffJobPayload,
+): Promise<JobOutcome> {
   const first = await findHandoff(deps.db, organizationId, p.handoffId);
-  if (!first || first.status !== 'open' || first.acknowledged_at || first.escalation_level >= p.level) return { kind: 'done' };
+  if (!first || first.status !== 'open' || first.acknowledged_at || first.escalation_level >= p.level)
+    return { kind: 'done' };
   await deps.db.transaction().execute(async (trx) => {
     const lead = await findLead(trx, organizationId, first.lead_id, true);
     if (!lead) return;
@@ -144,13 +214,32 @@ export async function runHandoffEscalation(deps: Deps, organizationId: string, p
     let level = p.level;
     let next: string | null = null;
     if (level < TO_ADMINS && settings.assignment.mode === 'roundRobin') {
-      next = pickRep(settings.assignment.pool, (await listRepRows(trx, organizationId)).map(toRep), await loadsOf(trx, organizationId), now, settings.timeZone, h.owner_id ? [h.owner_id] : []);
+      next = pickRep(
+        settings.assignment.pool,
+        (await listRepRows(trx, organizationId)).map(toRep),
+        await loadsOf(trx, organizationId),
+        now,
+        settings.timeZone,
+        h.owner_id ? [h.owner_id] : [],
+      );
     }
     if (!next) level = TO_ADMINS;
-    await updateHandoff(trx, organizationId, h.id, { escalation_level: level, ...(next ? { owner_id: next } : {}), updated_at: at });
+    await updateHandoff(trx, organizationId, h.id, {
+      escalation_level: level,
+      ...(next ? { owner_id: next } : {}),
+      updated_at: at,
+    });
     if (next) await setLeadOwner(trx, organizationId, h.lead_id, next, at);
     await enqueueJob(trx, organizationId, 'handoff.alert', { handoffId: h.id, level }, now, at);
-    if (level < TO_ADMINS) await enqueueJob(trx, organizationId, 'handoff.escalate', { handoffId: h.id, level: level + 1 }, new Date(now.getTime() + ackMinutes * 60_000), at);
+    if (level < TO_ADMINS)
+      await enqueueJob(
+        trx,
+        organizationId,
+        'handoff.escalate',
+        { handoffId: h.id, level: level + 1 },
+        new Date(now.getTime() + ackMinutes * 60_000),
+        at,
+      );
   });
   return { kind: 'done' };
 }

@@ -1,17 +1,33 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { WEEKDAYS } from '../settings/settings.schemas.js';
 
-const ClockTime = Type.String({ pattern: '^([01]\\d|2[0-3]):[0-5]\\d$', description: 'HH:MM, 24-hour', errorMessage: 'must be a time of day written HH:MM (24-hour), like 09:00' });
-const Weekday = Type.Union(WEEKDAYS.map((d) => Type.Literal(d)), { description: 'sun, mon, tue, wed, thu, fri or sat' });
+const ClockTime = Type.String({
+  pattern: '^([01]\\d|2[0-3]):[0-5]\\d$',
+  description: 'HH:MM, 24-hour',
+  errorMessage: 'must be a time of day written HH:MM (24-hour), like 09:00',
+});
+const Weekday = Type.Union(
+  WEEKDAYS.map((d) => Type.Literal(d)),
+  { description: 'sun, mon, tue, wed, thu, fri or sat' },
+);
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
 export const WorkingHours = Type.Object(
   {
-    days: Type.Array(Weekday, { minItems: 1, maxItems: 7, uniqueItems: true, description: 'local weekdays the rep works' }),
+    days: Type.Array(Weekday, {
+      minItems: 1,
+      maxItems: 7,
+      uniqueItems: true,
+      description: 'local weekdays the rep works',
+    }),
     start: ClockTime,
     end: ClockTime,
   },
-  { additionalProperties: false, description: 'read in the rep\'s timeZone (the organization\'s when null); an end before the start runs over midnight' },
+  {
+    additionalProperties: false,
+    description:
+      "read in the rep's timeZone (the organization's when null); an end before the start runs over midnight",
+  },
 );
 
 export const Rep = Type.Object(
@@ -19,7 +35,7 @@ export const Rep = Type.Object(
     id: Type.String(),
     email: Type.String(),
     role: Type.String(),
-    phone: Nullable(Type.String({ description: 'E.164: the rep\'s own phone, where SMS alerts go' })),
+    phone: Nullable(Type.String({ description: "E.164: the rep's own phone, where SMS alerts go" })),
     capacity: Nullable(Type.Integer({ description: 'open hand-offs at once; null: no limit' })),
     workingHours: Nullable(WorkingHours),
     timeZone: Nullable(Type.String()),
@@ -44,7 +60,15 @@ export const UpdateRepBody = Type.Object(
 export type UpdateRepInput = Static<typeof UpdateRepBody>;
 
 export const SetOwnerBody = Type.Object(
-  { userId: Nullable(Type.String({ minLength: 1, maxLength: 200, description: 'a user of the organization; null: nobody owns the lead' })) },
+  {
+    userId: Nullable(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'a user of the organization; null: nobody owns the lead',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 export const OwnerReply = Type.Object({ leadId: Type.String(), owner: Nullable(Type.String()) });
@@ -55,7 +79,15 @@ export const RaiseHandoffBody = Type.Object(
 );
 
 export const AckBody = Type.Object(
-  { userId: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'who acknowledges, with an API key (a console session is its own user)' })) },
+  {
+    userId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'who acknowledges, with an API key (a console session is its own user)',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 
@@ -75,7 +107,7 @@ export const Handoff = Type.Object(
     firstTouchKind: Nullable(Type.String({ description: 'acknowledgement, reply or call' })),
     secondsToFirstTouch: Nullable(Type.Number()),
     escalationLevel: Type.Integer({ description: '0: first owner; 1: the next rep; 2: the admins' }),
-    leadName: Type.Optional(Type.String({ description: 'the lead\'s name (GET /v1/handoffs)' })),
+    leadName: Type.Optional(Type.String({ description: "the lead's name (GET /v1/handoffs)" })),
   },
   { $id: 'Handoff' },
 );

@@ -14,8 +14,21 @@ import { normalizePhone } from '../platform/phone.js';
 import { checkTimeZone } from '../platform/time-zone.js';
 import { readSettings } from '../settings/settings.service.js';
 import {
-  findHandoff, findOpenHandoffOfLead, findRepRow, insertHandoff, listHandoffRows, listRepRows, ownedLeadCounts, recordFirstTouch, repLoads,
-  setLeadOwner, updateHandoff, updateRepRow, type HandoffFilter, type HandoffRow, type RepRow,
+  findHandoff,
+  findOpenHandoffOfLead,
+  findRepRow,
+  insertHandoff,
+  listHandoffRows,
+  listRepRows,
+  ownedLeadCounts,
+  recordFirstTouch,
+  repLoads,
+  setLeadOwner,
+  updateHandoff,
+  updateRepRow,
+  type HandoffFilter,
+  type HandoffRow,
+  type RepRow,
 } from './handoffs.repository.js';
 import { pickRep, type Load, type Rep, type WorkingHours } from './reps.js';
 
@@ -76,8 +89,14 @@ export interface RepView {
 }
 
 export const toRepView = (row: RepRow): RepView => ({
-  id: row.id, email: row.email, role: row.role, phone: row.phone, capacity: row.capacity,
-  workingHours: row.working_hours ? (JSON.parse(row.working_hours) as Static<typeof WorkingHoursSchema>) : null, timeZone: row.time_zone, isAway: row.is_away === 1,
+  id: row.id,
+  email: row.email,
+  role: row.role,
+  phone: row.phone,
+  capacity: row.capacity,
+  workingHours: row.working_hours ? (JSON.parse(row.working_hours) as Static<typeof WorkingHoursSchema>) : null,
+  timeZone: row.time_zone,
+  isAway: row.is_away === 1,
 });
 
 const userNotFound = (id: string) => new NotFound('User', 'id', id);
@@ -94,9 +113,23 @@ export async function loadsOf(db: Db, organizationId: string): Promise<Map<strin
 }
 
 /** The available rep of the pool with the fewest open hand-offs (reps.ts pickRep); call under lockAssignment. */
-async function chooseRep(trx: Db, organizationId: string, pool: readonly string[], now: Date, timeZone: string, exclude: readonly string[] = []): Promise<string | null> {
+async function chooseRep(
+  trx: Db,
+  organizationId: string,
+  pool: readonly string[],
+  now: Date,
+  timeZone: string,
+  exclude: readonly string[] = [],
+): Promise<string | null> {
   if (pool.length === 0) return null;
-  return pickRep(pool, (await listRepRows(trx, organizationId)).map(toRep), await loadsOf(trx, organizationId), now, timeZone, exclude);
+  return pickRep(
+    pool,
+    (await listRepRows(trx, organizationId)).map(toRep),
+    await loadsOf(trx, organizationId),
+    now,
+    timeZone,
+    exclude,
+  );
 }
 
 /**
@@ -107,7 +140,13 @@ async function chooseRep(trx: Db, organizationId: string, pool: readonly string[
  * and an escalation is scheduled for when it should have been acknowledged.
  * A lead already handed off and not closed keeps its hand-off (no second alert).
  */
-export async function raiseHandoff(trx: Db, organizationId: string, lead: LeadRow, reason: string | null, now: Date): Promise<HandoffRow> {
+export async function raiseHandoff(
+  trx: Db,
+  organizationId: string,
+  lead: LeadRow,
+  reason: string | null,
+  now: Date,
+): Promise<HandoffRow> {
   const existing = await findOpenHandoffOfLead(trx, organizationId, lead.id);
   if (existing) return existing;
   const at = now.toISOString();
@@ -117,17 +156,36 @@ export async function raiseHandoff(trx: Db, organizationId: string, lead: LeadRo
   let ownerId: string | null = null;
   const current = lead.owner_id ? await findRepRow(trx, organizationId, lead.owner_id) : undefined;
   if (current && !current.disabled_at) ownerId = current.id;
-  const currentAvailable = current && pickRep([current.id], [toRep(current)], new Map(), now, settings.timeZone) !== null;
-  if (assignment.mode === 'roundRobin' && !currentAvailable) ownerId = (await chooseRep(trx, organizationId, assignment.pool, now, settings.timeZone)) ?? ownerId;
+  const currentAvailable =
+    current && pickRep([current.id], [toRep(current)], new Map(), now, settings.timeZone) !== null;
+  if (assignment.mode === 'roundRobin' && !currentAvailable)
+    ownerId = (await chooseRep(trx, organizationId, assignment.pool, now, settings.timeZone)) ?? ownerId;
   const row: Omit<HandoffRow, 'organization_id'> = {
-    id: newId(), lead_id: lead.id, owner_id: ownerId, raised_at: at, reason: reason?.trim() || null,
-    acknowledged_at: null, acknowledged_by: null, first_touch_at: null, first_touch_kind: null, escalation_level: 0, status: 'open', updated_at: at,
+    id: newId(),
+    lead_id: lead.id,
+    owner_id: ownerId,
+    raised_at: at,
+    reason: reason?.trim() || null,
+    acknowledged_at: null,
+    acknowledged_by: null,
+    first_touch_at: null,
+    first_touch_kind: null,
+    escalation_level: 0,
+    status: 'open',
+    updated_at: at,
   };
   await insertHandoff(trx, organizationId, row);
   if (ownerId !== lead.owner_id) await setLeadOwner(trx, organizationId, lead.id, ownerId, at);
   const ackMinutes = assignment.ackWithinMinutes ?? DEFAULT_ACK_MINUTES;
   await enqueueJob(trx, organizationId, 'handoff.alert', { handoffId: row.id, level: 0 }, now, at);
-  await enqueueJob(trx, organizationId, 'handoff.escalate', { handoffId: row.id, level: 1 }, new Date(now.getTime() + ackMinutes * 60_000), at);
+  await enqueueJob(
+    trx,
+    organizationId,
+    'handoff.escalate',
+    { handoffId: row.id, level: 1 },
+    new Date(now.getTime() + ackMinutes * 60_000),
+    at,
+  );
   return { ...row, organization_id: organizationId };
 }
 
@@ -141,21 +199,33 @@ export async function assignOnCreation(trx: Db, organizationId: string, leadId: 
 }
 
 /** API: hand the lead to a person, as the agent's handOff does (the AI is turned off, the `notification` webhook fires). */
-export async function handOffLead(deps: Deps, organizationId: string, leadId: string, reason: string | null): Promise<HandoffView> {
+export async function handOffLead(
+  deps: Deps,
+  organizationId: string,
+  leadId: string,
+  reason: string | null,
+): Promise<HandoffView> {
   return deps.db.transaction().execute(async (trx) => {
     const lead = await requireLead(trx, organizationId, leadId, true);
     const now = deps.clock.now();
     const open = await findOpenHandoffOfLead(trx, organizationId, leadId);
     if (open) return toHandoffView(open);
     const h = await raiseHandoff(trx, organizationId, lead, reason, now);
-    await emitEvents(trx, organizationId, now.toISOString(), [handoffNotificationEvent(lead, defaultChannel(lead), reason)]);
+    await emitEvents(trx, organizationId, now.toISOString(), [
+      handoffNotificationEvent(lead, defaultChannel(lead), reason),
+    ]);
     await updateLead(trx, organizationId, leadId, { is_ai_on: 0, updated_at: now.toISOString() });
     return toHandoffView(h);
   });
 }
 
 /** Acknowledge the lead's open hand-off: the first human touch if none came before. `by`: the user, when a console session acknowledges. */
-export async function acknowledgeHandoff(deps: Deps, organizationId: string, leadId: string, by: string | null): Promise<HandoffView> {
+export async function acknowledgeHandoff(
+  deps: Deps,
+  organizationId: string,
+  leadId: string,
+  by: string | null,
+): Promise<HandoffView> {
   return deps.db.transaction().execute(async (trx) => {
     await requireLead(trx, organizationId, leadId, true);
     const h = await findOpenHandoffOfLead(trx, organizationId, leadId);
@@ -163,8 +233,12 @@ export async function acknowledgeHandoff(deps: Deps, organizationId: string, lea
     if (h.acknowledged_at) return toHandoffView(h);
     const at = deps.clock.now().toISOString();
     const patch = {
-      acknowledged_at: at, acknowledged_by: by, status: 'acknowledged' as const, updated_at: at,
-      first_touch_at: h.first_touch_at ?? at, first_touch_kind: h.first_touch_kind ?? 'acknowledgement',
+      acknowledged_at: at,
+      acknowledged_by: by,
+      status: 'acknowledged' as const,
+      updated_at: at,
+      first_touch_at: h.first_touch_at ?? at,
+      first_touch_kind: h.first_touch_kind ?? 'acknowledgement',
     };
     await updateHandoff(trx, organizationId, h.id, patch);
     return toHandoffView({ ...h, ...patch });
@@ -185,12 +259,23 @@ export async function closeHandoff(deps: Deps, organizationId: string, leadId: s
 }
 
 /** A human touched the lead (a reply sent through the API, a call): the first such touch of its open hand-off is recorded. */
-export async function noteHumanTouch(db: Db, organizationId: string, leadId: string, kind: 'reply' | 'call', at: string): Promise<void> {
+export async function noteHumanTouch(
+  db: Db,
+  organizationId: string,
+  leadId: string,
+  kind: 'reply' | 'call',
+  at: string,
+): Promise<void> {
   await recordFirstTouch(db, organizationId, leadId, kind, at);
 }
 
 /** PUT /v1/leads/{id}/owner: null clears it. The open hand-off follows the lead's owner. */
-export async function setOwner(deps: Deps, organizationId: string, leadId: string, userId: string | null): Promise<{ leadId: string; owner: string | null }> {
+export async function setOwner(
+  deps: Deps,
+  organizationId: string,
+  leadId: string,
+  userId: string | null,
+): Promise<{ leadId: string; owner: string | null }> {
   return deps.db.transaction().execute(async (trx) => {
     await requireLead(trx, organizationId, leadId, true);
     if (userId !== null) {
@@ -202,7 +287,8 @@ export async function setOwner(deps: Deps, organizationId: string, leadId: strin
     await lockAssignment(trx, organizationId);
     await setLeadOwner(trx, organizationId, leadId, userId, at);
     const h = await findOpenHandoffOfLead(trx, organizationId, leadId);
-    if (h && h.owner_id !== userId) await updateHandoff(trx, organizationId, h.id, { owner_id: userId, updated_at: at });
+    if (h && h.owner_id !== userId)
+      await updateHandoff(trx, organizationId, h.id, { owner_id: userId, updated_at: at });
     return { leadId, owner: userId };
   });
 }
@@ -221,14 +307,17 @@ export async function updateRep(deps: Deps, organizationId: string, id: string, 
   const row = await findRepRow(deps.db, organizationId, id);
   if (!row) throw userNotFound(id);
   const patch: Parameters<typeof updateRepRow>[3] = {};
-  if (input.phone !== undefined) patch.phone = input.phone === null ? null : normalizePhone(input.phone, deps.config.defaultCountry, 'phone');
+  if (input.phone !== undefined)
+    patch.phone = input.phone === null ? null : normalizePhone(input.phone, deps.config.defaultCountry, 'phone');
   if (input.capacity !== undefined) patch.capacity = input.capacity;
   if (input.timeZone !== undefined) patch.time_zone = input.timeZone === null ? null : checkTimeZone(input.timeZone);
   if (input.isAway !== undefined) patch.is_away = input.isAway ? 1 : 0;
   if (input.workingHours !== undefined) {
     const h = input.workingHours;
-    if (h && toMinutes(h.start) === toMinutes(h.end)) throw new BadRequest('workingHours: start and end must differ (leave workingHours null for any time)');
-    patch.working_hours = h === null ? null : JSON.stringify({ days: [...new Set(h.days)], start: h.start, end: h.end });
+    if (h && toMinutes(h.start) === toMinutes(h.end))
+      throw new BadRequest('workingHours: start and end must differ (leave workingHours null for any time)');
+    patch.working_hours =
+      h === null ? null : JSON.stringify({ days: [...new Set(h.days)], start: h.start, end: h.end });
   }
   if (Object.keys(patch).length > 0) await updateRepRow(deps.db, organizationId, id, patch);
   return toRepView({ ...row, ...patch } as RepRow);
@@ -258,16 +347,26 @@ function percentile(sorted: number[], p: number): number | null {
 }
 
 function statsOf(rows: HandoffView[]): TouchStats {
-  const seconds = rows.map((r) => r.secondsToFirstTouch).filter((s): s is number => s !== null).sort((a, b) => a - b);
-  return { count: rows.length, touched: seconds.length, p50Seconds: percentile(seconds, 50), p90Seconds: percentile(seconds, 90) };
+  const seconds = rows
+    .map((r) => r.secondsToFirstTouch)
+    .filter((s): s is number => s !== null)
+    .sort((a, b) => a - b);
+  return {
+    count: rows.length,
+    touched: seconds.length,
+    p50Seconds: percentile(seconds, 50),
+    p90Seconds: percentile(seconds, 90),
+  };
 }
 
 export const MAX_LISTED_HANDOFFS = 10_000;
 
 /** GET /v1/handoffs: the hand-offs raised in [from, to), newest first, and the time to the first human touch, overall and per owner. */
 export async function listHandoffs(deps: Deps, organizationId: string, f: HandoffFilter) {
-  const rows = (await listHandoffRows(deps.db, organizationId, f, MAX_LISTED_HANDOFFS))
-    .map((r) => ({ ...toHandoffView(r), leadName: [r.first_name, r.last_name].filter(Boolean).join(' ') }));
+  const rows = (await listHandoffRows(deps.db, organizationId, f, MAX_LISTED_HANDOFFS)).map((r) => ({
+    ...toHandoffView(r),
+    leadName: [r.first_name, r.last_name].filter(Boolean).join(' '),
+  }));
   const owners = new Map<string | null, HandoffView[]>();
   for (const r of rows) owners.set(r.ownerId, [...(owners.get(r.ownerId) ?? []), r]);
   return {

@@ -13,10 +13,17 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody 
  * them and flip their own away switch (PATCH /v1/users/{id}, which sets
  * anyone's, is for admins: settings:write).
  */
-export const consoleRepRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app) => {
-  app.get('/me/rep', { schema: { hide: true, response: { 200: Type.Ref(Rep), ...errors } } }, async (req) =>
-    getRep(deps, req.consoleSession.organizationId, req.consoleSession.userId));
+export const consoleRepRoutes =
+  (deps: Deps): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.get('/me/rep', { schema: { hide: true, response: { 200: Type.Ref(Rep), ...errors } } }, async (req) =>
+      getRep(deps, req.consoleSession.organizationId, req.consoleSession.userId),
+    );
 
-  app.put('/me/away', { schema: { hide: true, body: AwayBody, response: { 200: Type.Ref(Rep), ...errors } } }, async (req) =>
-    updateRep(deps, req.consoleSession.organizationId, req.consoleSession.userId, { isAway: req.body.isAway }));
-};
+    app.put(
+      '/me/away',
+      { schema: { hide: true, body: AwayBody, response: { 200: Type.Ref(Rep), ...errors } } },
+      async (req) =>
+        updateRep(deps, req.consoleSession.organizationId, req.consoleSession.userId, { isAway: req.body.isAway }),
+    );
+  };

@@ -15,13 +15,21 @@ import type { ChannelName } from '../subscriptions/channels.js';
  * list is not the organization's notification: it is dropped and logged.
  */
 export async function notifyTeam(
-  trx: Db, deps: Deps, t: { organizationId: string; lead: LeadRow; channel: ChannelName; now: Date }, action: { name: string; message?: string },
+  trx: Db,
+  deps: Deps,
+  t: { organizationId: string; lead: LeadRow; channel: ChannelName; now: Date },
+  action: { name: string; message?: string },
 ): Promise<void> {
   const profile = await findProfileByName(trx, t.organizationId, t.lead.customer_profile);
-  const listed = profile?.notifications ? (JSON.parse(profile.notifications) as { name: string; condition: string }[]) : [];
+  const listed = profile?.notifications
+    ? (JSON.parse(profile.notifications) as { name: string; condition: string }[])
+    : [];
   const match = listed.find((n) => n.name.trim().toLowerCase() === action.name.trim().toLowerCase());
   if (!match) {
-    deps.log.warn({ leadId: t.lead.id, name: action.name.slice(0, 100) }, 'the agent notified a name its profile does not list: ignored');
+    deps.log.warn(
+      { leadId: t.lead.id, name: action.name.slice(0, 100) },
+      'the agent notified a name its profile does not list: ignored',
+    );
     return;
   }
   const at = t.now.toISOString();

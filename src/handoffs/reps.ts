@@ -46,17 +46,26 @@ export interface Load {
  * pool order. Null when nobody is available. Pure: the caller serialises the
  * choice per organization, so concurrent hand-offs see each other's counts.
  */
-export function pickRep(pool: readonly string[], reps: readonly Rep[], loads: ReadonlyMap<string, Load>, at: Date, fallbackZone: string, exclude: readonly string[] = []): string | null {
+export function pickRep(
+  pool: readonly string[],
+  reps: readonly Rep[],
+  loads: ReadonlyMap<string, Load>,
+  at: Date,
+  fallbackZone: string,
+  exclude: readonly string[] = [],
+): string | null {
   const byId = new Map(reps.map((r) => [r.id, r]));
   const candidates = pool
     .map((id, index) => ({ rep: byId.get(id), index, load: loads.get(id) ?? { open: 0, lastAt: null } }))
     .filter((c): c is { rep: Rep; index: number; load: Load } => !!c.rep)
     .filter((c) => !exclude.includes(c.rep.id) && !c.rep.isAway && withinHours(c.rep, at, fallbackZone))
     .filter((c) => c.rep.capacity === null || c.load.open < c.rep.capacity);
-  candidates.sort((a, b) =>
-    a.load.open - b.load.open
-    || (a.load.owned ?? 0) - (b.load.owned ?? 0)
-    || (a.load.lastAt ?? '').localeCompare(b.load.lastAt ?? '')
-    || a.index - b.index);
+  candidates.sort(
+    (a, b) =>
+      a.load.open - b.load.open ||
+      (a.load.owned ?? 0) - (b.load.owned ?? 0) ||
+      (a.load.lastAt ?? '').localeCompare(b.load.lastAt ?? '') ||
+      a.index - b.index,
+  );
   return candidates[0]?.rep.id ?? null;
 }

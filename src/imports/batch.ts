@@ -51,11 +51,24 @@ const readsSuppressions = (e: Entry) => e.isNew || e.filled.phone || e.filled.em
  * lookup for the batch. A new lead starts subscribed, so with no opt-out among
  * the batch's addresses (the usual case) nothing changes.
  */
-async function applySuppressions(deps: Deps, db: Db, organizationId: string, entries: Entry[], made: ReadonlyMap<string, string> | undefined): Promise<void> {
+async function applySuppressions(
+  deps: Deps,
+  db: Db,
+  organizationId: string,
+  entries: Entry[],
+  made: ReadonlyMap<string, string> | undefined,
+): Promise<void> {
   const reading = entries.filter(readsSuppressions);
   if (reading.length === 0) return;
-  const digests: AddressDigests = made ? { ...deps.digests, keyed: (a) => made.get(a) ?? deps.digests.keyed(a) } : deps.digests;
-  const suppressed = await suppressionsForMany(db, organizationId, digests, reading.map((e) => e.lead));
+  const digests: AddressDigests = made
+    ? { ...deps.digests, keyed: (a) => made.get(a) ?? deps.digests.keyed(a) }
+    : deps.digests;
+  const suppressed = await suppressionsForMany(
+    db,
+    organizationId,
+    digests,
+    reading.map((e) => e.lead),
+  );
   reading.forEach((e, i) => {
     const found = suppressed[i]!;
     // A new lead was built subscribed; an address filled in takes its channels' state anew, as PATCH /v1/leads/{id} does.
@@ -65,10 +78,29 @@ async function applySuppressions(deps: Deps, db: Db, organizationId: string, ent
   });
 }
 
-const UPDATABLE = ['first_name', 'last_name', 'time_zone', 'external_lead_id', 'phone', 'email', 'sms_status', 'voice_status', 'email_status', 'sms_opt_out_source', 'voice_opt_out_source', 'email_opt_out_source'] as const;
+const UPDATABLE = [
+  'first_name',
+  'last_name',
+  'time_zone',
+  'external_lead_id',
+  'phone',
+  'email',
+  'sms_status',
+  'voice_status',
+  'email_status',
+  'sms_opt_out_source',
+  'voice_opt_out_source',
+  'email_opt_out_source',
+] as const;
 
 /** The changed leads' writes and their additionalInfo events (the same event PATCH /v1/leads/{id} emits). */
-async function writeUpdates(db: Db, organizationId: string, entries: Entry[], before: Map<string, Entry['lead']>, at: string): Promise<void> {
+async function writeUpdates(
+  db: Db,
+  organizationId: string,
+  entries: Entry[],
+  before: Map<string, Entry['lead']>,
+  at: string,
+): Promise<void> {
   const events: OutboxEvent[] = [];
   for (const e of entries) {
     if (e.isNew || !e.changed) continue;
@@ -78,11 +110,15 @@ async function writeUpdates(db: Db, organizationId: string, entries: Entry[], be
     const { merged, changes } = mergeInfo(e.infoBase, e.infoPatch);
     if (Object.keys(changes).length > 0) {
       patch.additional_info = JSON.stringify(merged);
-      events.push({ type: 'lead.additionalInfo.updated', data: { leadId: e.lead.id, externalLeadId: e.lead.external_lead_id, changes } });
+      events.push({
+        type: 'lead.additionalInfo.updated',
+        data: { leadId: e.lead.id, externalLeadId: e.lead.external_lead_id, changes },
+      });
     }
     await updateLead(db, organizationId, e.lead.id, patch);
   }
-  for (let i = 0; i < events.length; i += 500) await eventsInsert(db, organizationId, at, events.slice(i, i + 500)).query.execute();
+  for (let i = 0; i < events.length; i += 500)
+    await eventsInsert(db, organizationId, at, events.slice(i, i + 500)).query.execute();
 }
 
 /**
@@ -94,7 +130,11 @@ async function writeUpdates(db: Db, organizationId: string, entries: Entry[], be
  */
 async function scheduleOpenings(db: Db, organizationId: string, entries: Entry[], now: Date): Promise<number> {
   const candidates = entries.filter((e) => !e.untouched && e.lead.is_ai_on === 1);
-  const greeted = await repo.leadsWithOpenings(db, organizationId, candidates.filter((e) => !e.isNew).map((e) => e.lead.id));
+  const greeted = await repo.leadsWithOpenings(
+    db,
+    organizationId,
+    candidates.filter((e) => !e.isNew).map((e) => e.lead.id),
+  );
   const profiles = new Map<string, ProfileRow | undefined>();
   let made = 0;
   for (const e of candidates) {
@@ -109,7 +149,14 @@ async function scheduleOpenings(db: Db, organizationId: string, entries: Entry[]
   return made;
 }
 
-async function writeBatch(deps: Deps, trx: Db, organizationId: string, input: BatchInput, o: BatchOptions, now: Date): Promise<BatchResult> {
+async function writeBatch(
+  deps: Deps,
+  trx: Db,
+  organizationId: string,
+  input: BatchInput,
+  o: BatchOptions,
+  now: Date,
+): Promise<BatchResult> {
   const at = now.toISOString();
   const keys = { phones: [] as string[], emails: [] as string[], externalIds: [] as string[] };
   for (const r of input.valid) {
@@ -119,18 +166,43 @@ async function writeBatch(deps: Deps, trx: Db, organizationId: string, input: Ba
   }
   const existing = await repo.findLeadsByKeys(trx, organizationId, keys, !o.dryRun);
   const before = new Map(existing.map((l) => [l.id, l]));
-  const { outcomes, entries } = resolveBatch(organizationId, input.valid, existing, { onDuplicate: o.onDuplicate, profile: o.profile, at });
-  const counts: BatchResult = { total: input.valid.length + input.rejects.length, created: 0, updated: 0, skipped: 0, rejected: input.rejects.length, warned: input.warned?.length ?? 0, openings: 0 };
+  const { outcomes, entries } = resolveBatch(organizationId, input.valid, existing, {
+    onDuplicate: o.onDuplicate,
+    profile: o.profile,
+    at,
+  });
+  const counts: BatchResult = {
+    total: input.valid.length + input.rejects.length,
+    created: 0,
+    updated: 0,
+    skipped: 0,
+    rejected: input.rejects.length,
+    warned: input.warned?.length ?? 0,
+    openings: 0,
+  };
   for (const outcome of outcomes) counts[outcome] += 1;
   if (o.dryRun) return counts;
   await applySuppressions(deps, trx, organizationId, entries, input.digests);
   const created = entries.filter((e) => e.isNew);
   for (const e of created) e.lead.additional_info = JSON.stringify(mergeInfo({}, e.infoPatch).merged);
-  await repo.insertLeads(trx, organizationId, created.map((e) => { const { organization_id: _, ...row } = e.lead; return row; }));
+  await repo.insertLeads(
+    trx,
+    organizationId,
+    created.map((e) => {
+      const { organization_id: _, ...row } = e.lead;
+      return row;
+    }),
+  );
   // lead.created, one per new lead, with the batch: multi-row inserts of 500, never a statement per lead.
   const createdEvents = created.map((e) => leadCreatedEvent(e.lead, { source: 'import', importId: o.importId }));
-  for (let i = 0; i < createdEvents.length; i += 500) await eventsInsert(trx, organizationId, at, createdEvents.slice(i, i + 500)).query.execute();
-  await noteLeadsCreated(trx, organizationId, created.map((e) => e.lead), o.importId ? `import:${o.importId}` : 'import');
+  for (let i = 0; i < createdEvents.length; i += 500)
+    await eventsInsert(trx, organizationId, at, createdEvents.slice(i, i + 500)).query.execute();
+  await noteLeadsCreated(
+    trx,
+    organizationId,
+    created.map((e) => e.lead),
+    o.importId ? `import:${o.importId}` : 'import',
+  );
   await writeUpdates(trx, organizationId, entries, before, at);
   if (o.startConversations) counts.openings = await scheduleOpenings(trx, organizationId, entries, now);
   return counts;
@@ -143,7 +215,12 @@ async function writeBatch(deps: Deps, trx: Db, organizationId: string, input: Ba
  * are found by the dedupe). A dry run reads and counts, and records only its
  * report.
  */
-export async function runBatch(deps: Deps, organizationId: string, input: BatchInput, o: BatchOptions): Promise<BatchResult> {
+export async function runBatch(
+  deps: Deps,
+  organizationId: string,
+  input: BatchInput,
+  o: BatchOptions,
+): Promise<BatchResult> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await deps.db.transaction().execute(async (trx) => {

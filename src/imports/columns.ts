@@ -10,7 +10,11 @@ export type LeadField = (typeof LEAD_FIELDS)[number];
 /** What a column becomes: a lead field, a key of additionalInfo, or nothing (an empty header). */
 export type ColumnTarget = { field: LeadField } | { info: string } | { ignore: true };
 
-export const normaliseHeader = (header: string): string => header.trim().toLowerCase().replace(/[\s_\-.]+/g, '');
+export const normaliseHeader = (header: string): string =>
+  header
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_\-.]+/g, '');
 
 /**
  * Spellings seen in CRM and spreadsheet exports. A bare `id` is deliberately
@@ -21,7 +25,18 @@ export const normaliseHeader = (header: string): string => header.trim().toLower
 const SPELLINGS: Record<LeadField, string[]> = {
   firstName: ['firstname', 'first', 'givenname', 'forename'],
   lastName: ['lastname', 'last', 'surname', 'familyname'],
-  phone: ['phone', 'phonenumber', 'mobile', 'mobilephone', 'mobilenumber', 'cell', 'cellphone', 'cellnumber', 'telephone', 'tel'],
+  phone: [
+    'phone',
+    'phonenumber',
+    'mobile',
+    'mobilephone',
+    'mobilenumber',
+    'cell',
+    'cellphone',
+    'cellnumber',
+    'telephone',
+    'tel',
+  ],
   email: ['email', 'emailaddress', 'mail'],
   timeZone: ['timezone', 'tz', 'zone'],
   externalLeadId: ['externalid', 'externalleadid', 'leadexternalid', 'crmid'],
@@ -58,10 +73,14 @@ export function parseMap(text: string | undefined): Map<string, MapEntry> {
     const target = part.slice(at + 1).trim();
     if (header === '') throw new MappingError(`map entry "${part.trim()}" has no CSV header before =`);
     if (target === '-') out.set(normaliseHeader(header), { header, target: { ignore: true } });
-    else if (target.startsWith('info:') && target.length > 5) out.set(normaliseHeader(header), { header, target: { info: target.slice(5) } });
+    else if (target.startsWith('info:') && target.length > 5)
+      out.set(normaliseHeader(header), { header, target: { info: target.slice(5) } });
     else {
       const field = LEAD_FIELDS.find((f) => normaliseHeader(f) === normaliseHeader(target));
-      if (!field) throw new MappingError(`map entry "${part.trim()}": "${target}" is not a lead field (one of ${LEAD_FIELDS.join(', ')}, info:KEY or -)`);
+      if (!field)
+        throw new MappingError(
+          `map entry "${part.trim()}": "${target}" is not a lead field (one of ${LEAD_FIELDS.join(', ')}, info:KEY or -)`,
+        );
       out.set(normaliseHeader(header), { header, target: { field } });
     }
   }
@@ -82,14 +101,22 @@ export interface ColumnPlan {
 export function planColumns(headers: string[], map: Map<string, MapEntry>): ColumnPlan {
   const normalised = headers.map(normaliseHeader);
   const missing = [...map].filter(([key]) => !normalised.includes(key)).map(([, e]) => e.header);
-  if (missing.length > 0) throw new MappingError(`--map names columns the file does not have: ${missing.join(', ')} (its columns: ${headers.join(', ')})`);
+  if (missing.length > 0)
+    throw new MappingError(
+      `--map names columns the file does not have: ${missing.join(', ')} (its columns: ${headers.join(', ')})`,
+    );
   const taken = new Map<LeadField, string>();
   const targets = headers.map((header, i): ColumnTarget => {
     const key = normalised[i]!;
-    const target: ColumnTarget = map.get(key)?.target ?? (key === '' ? { ignore: true } : fieldOf(header) ? { field: fieldOf(header)! } : { info: header.trim() });
+    const target: ColumnTarget =
+      map.get(key)?.target ??
+      (key === '' ? { ignore: true } : fieldOf(header) ? { field: fieldOf(header)! } : { info: header.trim() });
     if ('field' in target) {
       const other = taken.get(target.field);
-      if (other !== undefined) throw new MappingError(`columns "${other}" and "${header}" both fill ${target.field}; choose one with --map (e.g. "${header}=-")`);
+      if (other !== undefined)
+        throw new MappingError(
+          `columns "${other}" and "${header}" both fill ${target.field}; choose one with --map (e.g. "${header}=-")`,
+        );
       taken.set(target.field, header);
     }
     return target;

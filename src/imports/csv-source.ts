@@ -37,7 +37,10 @@ export type CsvEncoding = (typeof CSV_ENCODINGS)[number];
 
 /** A record over the limit: `row` is the spreadsheet row it starts at (1 is the header line). */
 export class CsvRecordTooLongError extends Error {
-  constructor(readonly row: number, limit = `${MAX_RECORD_BYTES / (1024 * 1024)} MiB (${MAX_RECORD_BYTES} characters)`) {
+  constructor(
+    readonly row: number,
+    limit = `${MAX_RECORD_BYTES / (1024 * 1024)} MiB (${MAX_RECORD_BYTES} characters)`,
+  ) {
     super(`row ${row} is longer than ${limit}; a quote that is never closed makes one row of the rest of the file`);
   }
 }
@@ -83,7 +86,11 @@ export function detectEncoding(head: Buffer, requested?: CsvEncoding): { encodin
  * or LF; blank lines skipped; rows with fewer or more values than the header
  * are kept (the row check decides).
  */
-export async function* csvRecords(source: AsyncIterable<Buffer | string>, onBytes: (n: number) => void = () => {}, requested?: CsvEncoding): AsyncGenerator<CsvRecord> {
+export async function* csvRecords(
+  source: AsyncIterable<Buffer | string>,
+  onBytes: (n: number) => void = () => {},
+  requested?: CsvEncoding,
+): AsyncGenerator<CsvRecord> {
   const input = source[Symbol.asyncIterator]();
   const head: Buffer[] = [];
   let headBytes = 0;
@@ -117,8 +124,10 @@ export async function* csvRecords(source: AsyncIterable<Buffer | string>, onByte
       offset += chunk.length;
       return text;
     } catch {
-      throw new CsvEncodingError(`the file is not valid ${encoding} (within bytes ${offset + 1}-${offset + chunk.length}): `
-        + 'save it as "CSV UTF-8" or give its encoding (--encoding / encoding=windows-1252, utf-16le, utf-16be); the rows before it are imported, and importing the file again is safe');
+      throw new CsvEncodingError(
+        `the file is not valid ${encoding} (within bytes ${offset + 1}-${offset + chunk.length}): ` +
+          'save it as "CSV UTF-8" or give its encoding (--encoding / encoding=windows-1252, utf-16le, utf-16be); the rows before it are imported, and importing the file again is safe',
+      );
     }
   };
   const firstText = decode(firstChunks.subarray(bom));

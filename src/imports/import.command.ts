@@ -37,31 +37,61 @@ const rate = (rows: number, ms: number) => Math.round(rows / Math.max(ms / 1000,
 function progressReporter(size: number, started: number) {
   let bytes = 0;
   let counts: ImportCounts = zeroCounts();
-  const payload = () => ({ rows: counts.total, rate: rate(counts.total, Date.now() - started), rejected: counts.rejected });
+  const payload = () => ({
+    rows: counts.total,
+    rate: rate(counts.total, Date.now() - started),
+    rejected: counts.rejected,
+  });
   if (process.stdout.isTTY) {
-    const bar = new cliProgress.SingleBar({
-      format: '{bar} {percentage}% | {rows} rows | {rate} rows/s | ETA {eta_formatted} | rejected {rejected}',
-      stream: process.stdout, hideCursor: true, etaBuffer: 50,
-    }, cliProgress.Presets.shades_classic);
+    const bar = new cliProgress.SingleBar(
+      {
+        format: '{bar} {percentage}% | {rows} rows | {rate} rows/s | ETA {eta_formatted} | rejected {rejected}',
+        stream: process.stdout,
+        hideCursor: true,
+        etaBuffer: 50,
+      },
+      cliProgress.Presets.shades_classic,
+    );
     bar.start(Math.max(size, 1), 0, payload());
     return {
-      bytes: (n: number) => { bytes += n; },
-      batch: (c: ImportCounts) => { counts = c; bar.update(Math.min(bytes, size), payload()); },
-      stop: () => { bar.update(Math.min(bytes, size), payload()); bar.stop(); },
+      bytes: (n: number) => {
+        bytes += n;
+      },
+      batch: (c: ImportCounts) => {
+        counts = c;
+        bar.update(Math.min(bytes, size), payload());
+      },
+      stop: () => {
+        bar.update(Math.min(bytes, size), payload());
+        bar.stop();
+      },
     };
   }
   // Not a terminal (a log, CI): a plain line every 2 s instead of a redrawn bar.
   const line = () => {
     const p = payload();
-    const eta = bytes > 0 ? Math.round(((Date.now() - started) / bytes) * (size - bytes) / 1000) : 0;
-    console.log(`progress: ${p.rows} rows, ${p.rate} rows/s, ${size ? Math.floor((bytes / size) * 100) : 100}% of the file, ETA ${eta} s, rejected ${p.rejected}`);
+    const eta = bytes > 0 ? Math.round((((Date.now() - started) / bytes) * (size - bytes)) / 1000) : 0;
+    console.log(
+      `progress: ${p.rows} rows, ${p.rate} rows/s, ${size ? Math.floor((bytes / size) * 100) : 100}% of the file, ETA ${eta} s, rejected ${p.rejected}`,
+    );
   };
   const timer = setInterval(line, 2000);
   timer.unref();
-  return { bytes: (n: number) => { bytes += n; }, batch: (c: ImportCounts) => { counts = c; }, stop: () => clearInterval(timer) };
+  return {
+    bytes: (n: number) => {
+      bytes += n;
+    },
+    batch: (c: ImportCounts) => {
+      counts = c;
+    },
+    stop: () => clearInterval(timer),
+  };
 }
 
-function checkArgs(file: string, opts: ImportCommandOptions): { path: string; size: number; batchSize: number | undefined } {
+function checkArgs(
+  file: string,
+  opts: ImportCommandOptions,
+): { path: string; size: number; batchSize: number | undefined } {
   const path = resolve(file);
   let size: number;
   try {
@@ -82,7 +112,8 @@ function checkArgs(file: string, opts: ImportCommandOptions): { path: string; si
   if (opts.encoding !== undefined && !(CSV_ENCODINGS as readonly string[]).includes(opts.encoding)) {
     throw new UsageError(`--encoding must be one of ${CSV_ENCODINGS.join(', ')} (got "${opts.encoding}")`);
   }
-  if (batchSize !== undefined && (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000)) throw new UsageError('--batch-size must be an integer from 1 to 10000');
+  if (batchSize !== undefined && (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000))
+    throw new UsageError('--batch-size must be an integer from 1 to 10000');
   return { path, size, batchSize };
 }
 
@@ -104,47 +135,87 @@ export async function importLeadsCommand(file: string, opts: ImportCommandOption
     bulk = await tuneForBulkWrites(store.db);
     const org = await findOrganizationByName(store.db, opts.org);
     if (!org) throw new UsageError(`no organization named "${opts.org}" in ${describeDatabase(cfg.databaseUrl)}`);
-    const q = { profile: opts.profile, map: opts.map, onDuplicate: opts.onDuplicate as 'skip' | 'update' | undefined, invalidFields: opts.invalidFields as 'drop' | 'reject' | undefined, startConversations: !!opts.startConversations, dryRun: !!opts.dryRun, encoding: opts.encoding as CsvEncoding | undefined };
+    const q = {
+      profile: opts.profile,
+      map: opts.map,
+      onDuplicate: opts.onDuplicate as 'skip' | 'update' | undefined,
+      invalidFields: opts.invalidFields as 'drop' | 'reject' | undefined,
+      startConversations: !!opts.startConversations,
+      dryRun: !!opts.dryRun,
+      encoding: opts.encoding as CsvEncoding | undefined,
+    };
     const options = { ...(await importOptions(deps, org.id, q)), batchSize: args.batchSize };
     // The header against the map before anything is recorded: a mistake there writes nothing.
     await checkHeader(args.path, options);
     const importId = options.dryRun ? null : newId();
     const started = Date.now();
     if (importId) {
-      await repo.insertImport(store.db, org.id, { id: importId, status: 'running', source: 'cli', options: storedOptions(options, opts, false), headers: null, error: null, started_at: new Date(started).toISOString(), finished_at: null, heartbeat_at: new Date(started).toISOString() });
+      await repo.insertImport(store.db, org.id, {
+        id: importId,
+        status: 'running',
+        source: 'cli',
+        options: storedOptions(options, opts, false),
+        headers: null,
+        error: null,
+        started_at: new Date(started).toISOString(),
+        finished_at: null,
+        heartbeat_at: new Date(started).toISOString(),
+      });
     }
     const progress = progressReporter(args.size, started);
     let counts: ImportCounts;
     try {
-      counts = await runImport(deps, org.id, importId, createReadStream(args.path, { highWaterMark: 256 * 1024 }), options, {
-        onBytes: progress.bytes,
-        onHeaders: (headers) => {
-          if (!opts.rejects) return;
-          rejectsOut = createWriteStream(resolve(opts.rejects));
-          rejectsHeaders = headers;
-          rejectsOut.write(rejectsHeaderLine(headers));
+      counts = await runImport(
+        deps,
+        org.id,
+        importId,
+        createReadStream(args.path, { highWaterMark: 256 * 1024 }),
+        options,
+        {
+          onBytes: progress.bytes,
+          onHeaders: (headers) => {
+            if (!opts.rejects) return;
+            rejectsOut = createWriteStream(resolve(opts.rejects));
+            rejectsHeaders = headers;
+            rejectsOut.write(rejectsHeaderLine(headers));
+          },
+          onBatch: async (c, rejects) => {
+            await bulk!.committed();
+            progress.batch(c);
+            if (!rejectsOut || rejects.length === 0) return;
+            const text = rejects.map((r) => rejectLine(rejectsHeaders, r.raw, r.reason, r.warnings)).join('');
+            if (!rejectsOut.write(text)) await new Promise<void>((ok) => rejectsOut!.once('drain', () => ok()));
+          },
         },
-        onBatch: async (c, rejects) => {
-          await bulk!.committed();
-          progress.batch(c);
-          if (!rejectsOut || rejects.length === 0) return;
-          const text = rejects.map((r) => rejectLine(rejectsHeaders, r.raw, r.reason, r.warnings)).join('');
-          if (!rejectsOut.write(text)) await new Promise<void>((ok) => rejectsOut!.once('drain', () => ok()));
-        },
-      });
+      );
     } catch (err) {
       progress.stop();
-      if (importId) await repo.finishImport(store.db, org.id, importId, 'failed', (err as Error).message, new Date().toISOString()).catch(() => {});
+      if (importId)
+        await repo
+          .finishImport(store.db, org.id, importId, 'failed', (err as Error).message, new Date().toISOString())
+          .catch(() => {});
       if (err instanceof MappingError || err instanceof ImportFileError) throw new UsageError(err.message);
       throw err;
     }
     progress.stop();
     if (importId) await repo.finishImport(store.db, org.id, importId, 'completed', null, new Date().toISOString());
     const ms = Date.now() - started;
-    console.log(`${options.dryRun ? 'dry run (nothing written)' : 'import completed'}: ${counts.total} rows in ${(ms / 1000).toFixed(1)} s (${rate(counts.total, ms)} rows/s)`);
-    console.log(`created ${counts.created}, updated ${counts.updated}, skipped ${counts.skipped}, rejected ${counts.rejected}, imported with warnings ${counts.warned}`);
-    if (options.startConversations) console.log(`openings scheduled: ${counts.openings} (each sent through the compliance gate)`);
-    if (counts.rejected + counts.warned > 0) console.log(opts.rejects ? `rejected rows: ${resolve(opts.rejects)}` : importId ? `rejected rows: GET /v1/imports/${importId}/rejects (or run again with --rejects FILE)` : 'rejected rows: run again with --rejects FILE to see them');
+    console.log(
+      `${options.dryRun ? 'dry run (nothing written)' : 'import completed'}: ${counts.total} rows in ${(ms / 1000).toFixed(1)} s (${rate(counts.total, ms)} rows/s)`,
+    );
+    console.log(
+      `created ${counts.created}, updated ${counts.updated}, skipped ${counts.skipped}, rejected ${counts.rejected}, imported with warnings ${counts.warned}`,
+    );
+    if (options.startConversations)
+      console.log(`openings scheduled: ${counts.openings} (each sent through the compliance gate)`);
+    if (counts.rejected + counts.warned > 0)
+      console.log(
+        opts.rejects
+          ? `rejected rows: ${resolve(opts.rejects)}`
+          : importId
+            ? `rejected rows: GET /v1/imports/${importId}/rejects (or run again with --rejects FILE)`
+            : 'rejected rows: run again with --rejects FILE to see them',
+      );
     if (importId) console.log(`import id: ${importId}`);
     return 0;
   } catch (err) {

@@ -45,7 +45,15 @@ export const HEARTBEAT_MS = 10_000;
 /** Created leads after which PostgreSQL's statistics of the leads table are refreshed the first time (then at 4x, 16x, ...). */
 const FIRST_STATISTICS_AT = 20_000;
 
-export const zeroCounts = (): ImportCounts => ({ total: 0, created: 0, updated: 0, skipped: 0, rejected: 0, warned: 0, openings: 0 });
+export const zeroCounts = (): ImportCounts => ({
+  total: 0,
+  created: 0,
+  updated: 0,
+  skipped: 0,
+  rejected: 0,
+  warned: 0,
+  openings: 0,
+});
 
 /**
  * Reads a CSV stream and imports its rows in batches (runBatch): streaming
@@ -66,7 +74,18 @@ export async function runImport(
 ): Promise<ImportCounts> {
   const counts = zeroCounts();
   const size = options.batchSize ?? DEFAULT_BATCH_SIZE;
-  const parts = parseInThread(source, { map: options.map, encoding: options.encoding, invalidFields: options.invalidFields, defaultCountry: deps.config.defaultCountry, batchSize: size, digestKey: deps.digests.key }, hooks.onBytes);
+  const parts = parseInThread(
+    source,
+    {
+      map: options.map,
+      encoding: options.encoding,
+      invalidFields: options.invalidFields,
+      defaultCountry: deps.config.defaultCountry,
+      batchSize: size,
+      digestKey: deps.digests.key,
+    },
+    hooks.onBytes,
+  );
   // The parsing thread ends with the import, however it ends.
   try {
     return await importParts(deps, organizationId, importId, parts, options, hooks, counts);
@@ -76,7 +95,13 @@ export async function runImport(
 }
 
 async function importParts(
-  deps: Deps, organizationId: string, importId: string | null, parts: AsyncGenerator<ParsedPart>, options: ImportOptions, hooks: ImportHooks, counts: ImportCounts,
+  deps: Deps,
+  organizationId: string,
+  importId: string | null,
+  parts: AsyncGenerator<ParsedPart>,
+  options: ImportOptions,
+  hooks: ImportHooks,
+  counts: ImportCounts,
 ): Promise<ImportCounts> {
   // parseCsv yields the header first, or throws (an empty file is its ImportFileError).
   const first = await parts.next();
@@ -87,10 +112,13 @@ async function importParts(
   const batchOptions: BatchOptions = { ...options, importId };
   let statisticsAt = FIRST_STATISTICS_AT;
   // Each batch beats with its counts; the timer covers a batch that waits long (GET /v1/imports/{id} ends a silent import).
-  const beat = importId ? setInterval(() => {
-    repo.beatImport(deps.db, organizationId, importId, deps.clock.now().toISOString())
-      .catch((err: unknown) => deps.log.warn({ err, importId }, 'import heartbeat not written'));
-  }, HEARTBEAT_MS) : undefined;
+  const beat = importId
+    ? setInterval(() => {
+        repo
+          .beatImport(deps.db, organizationId, importId, deps.clock.now().toISOString())
+          .catch((err: unknown) => deps.log.warn({ err, importId }, 'import heartbeat not written'));
+      }, HEARTBEAT_MS)
+    : undefined;
   beat?.unref();
   // The batch being written while the next is read and validated on the parsing thread. One batch at a time is
   // written, in file order: each sees the last committed.
@@ -103,7 +131,9 @@ async function importParts(
       await refreshStatistics(deps.db, 'leads');
     }
     // Rejected rows and rows imported with warnings, in file order: the rejects file lists both.
-    const listed = input.warned?.length ? [...input.rejects, ...input.warned].sort((a, b) => a.row_number - b.row_number) : input.rejects;
+    const listed = input.warned?.length
+      ? [...input.rejects, ...input.warned].sort((a, b) => a.row_number - b.row_number)
+      : input.rejects;
     await hooks.onBatch?.({ ...counts }, listed);
   };
   try {

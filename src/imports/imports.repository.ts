@@ -26,20 +26,43 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
   return out;
 }
 
-export async function insertImport(db: Db, organizationId: string, row: Omit<Insertable<ImportsTable>, 'organization_id'>): Promise<void> {
-  await db.insertInto('imports').values({ ...row, organization_id: organizationId }).execute();
+export async function insertImport(
+  db: Db,
+  organizationId: string,
+  row: Omit<Insertable<ImportsTable>, 'organization_id'>,
+): Promise<void> {
+  await db
+    .insertInto('imports')
+    .values({ ...row, organization_id: organizationId })
+    .execute();
 }
 
 export async function findImport(db: Db, organizationId: string, id: string): Promise<ImportRow | undefined> {
-  return db.selectFrom('imports').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('imports')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export async function setImportHeaders(db: Db, organizationId: string, id: string, headers: string[]): Promise<void> {
-  await db.updateTable('imports').set({ headers: JSON.stringify(headers) }).where('organization_id', '=', organizationId).where('id', '=', id).execute();
+  await db
+    .updateTable('imports')
+    .set({ headers: JSON.stringify(headers) })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Adds a batch's counts; in the batch's transaction, so the counts never run ahead of (or behind) what committed. */
-export async function addImportCounts(db: Db, organizationId: string, id: string, d: CountDeltas, at: string): Promise<void> {
+export async function addImportCounts(
+  db: Db,
+  organizationId: string,
+  id: string,
+  d: CountDeltas,
+  at: string,
+): Promise<void> {
   await db
     .updateTable('imports')
     .set((eb) => ({
@@ -58,12 +81,24 @@ export async function addImportCounts(db: Db, organizationId: string, id: string
 
 /** The running process's sign of life, between batches (a batch may wait long for SQLite's lock). */
 export async function beatImport(db: Db, organizationId: string, id: string, at: string): Promise<void> {
-  await db.updateTable('imports').set({ heartbeat_at: at })
-    .where('organization_id', '=', organizationId).where('id', '=', id).where('status', '=', 'running').execute();
+  await db
+    .updateTable('imports')
+    .set({ heartbeat_at: at })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .where('status', '=', 'running')
+    .execute();
 }
 
 /** Ends a running import once (a second finish changes nothing). */
-export async function finishImport(db: Db, organizationId: string, id: string, status: 'completed' | 'failed', error: string | null, at: string): Promise<void> {
+export async function finishImport(
+  db: Db,
+  organizationId: string,
+  id: string,
+  status: 'completed' | 'failed',
+  error: string | null,
+  at: string,
+): Promise<void> {
   await db
     .updateTable('imports')
     .set({ status, error: error ? error.slice(0, 1000) : null, finished_at: at })
@@ -75,25 +110,53 @@ export async function finishImport(db: Db, organizationId: string, id: string, s
 
 /** Rejected rows (and rows imported with warnings) and the keyed digest of each address they name (`keys`), which is how an erasure finds them. */
 export async function insertRejects(
-  db: Db, organizationId: string, importId: string, rows: readonly RejectRow[], keys: readonly { row_number: number; digest: string }[],
+  db: Db,
+  organizationId: string,
+  importId: string,
+  rows: readonly RejectRow[],
+  keys: readonly { row_number: number; digest: string }[],
 ): Promise<void> {
   for (const part of chunks(rows, INSERT_CHUNK)) {
     // A re-read row number (never within one import) is left as first recorded.
-    await db.insertInto('import_rejects')
-      .values(part.map((r) => ({ organization_id: organizationId, import_id: importId, row_number: r.row_number, raw: r.raw, reason: r.reason, warnings: r.warnings })))
+    await db
+      .insertInto('import_rejects')
+      .values(
+        part.map((r) => ({
+          organization_id: organizationId,
+          import_id: importId,
+          row_number: r.row_number,
+          raw: r.raw,
+          reason: r.reason,
+          warnings: r.warnings,
+        })),
+      )
       .onConflict((oc) => oc.columns(['organization_id', 'import_id', 'row_number']).doNothing())
       .execute();
   }
   for (const part of chunks(keys, INSERT_CHUNK)) {
-    await db.insertInto('import_reject_keys')
-      .values(part.map((k) => ({ organization_id: organizationId, import_id: importId, row_number: k.row_number, digest: k.digest })))
+    await db
+      .insertInto('import_reject_keys')
+      .values(
+        part.map((k) => ({
+          organization_id: organizationId,
+          import_id: importId,
+          row_number: k.row_number,
+          digest: k.digest,
+        })),
+      )
       .onConflict((oc) => oc.columns(['organization_id', 'import_id', 'row_number', 'digest']).doNothing())
       .execute();
   }
 }
 
 /** A page of an import's rejects in row order, after `afterRow`. */
-export async function listRejects(db: Db, organizationId: string, importId: string, afterRow: number, limit: number): Promise<RejectRow[]> {
+export async function listRejects(
+  db: Db,
+  organizationId: string,
+  importId: string,
+  afterRow: number,
+  limit: number,
+): Promise<RejectRow[]> {
   return db
     .selectFrom('import_rejects')
     .select(['row_number', 'raw', 'reason', 'warnings'])
@@ -120,23 +183,48 @@ export async function findLeadsByKeys(
   lock: boolean,
 ): Promise<LeadRow[]> {
   const found = new Map<string, LeadRow>();
-  for (const [column, values] of [['phone', keys.phones], ['email', keys.emails], ['external_lead_id', keys.externalIds]] as const) {
+  for (const [column, values] of [
+    ['phone', keys.phones],
+    ['email', keys.emails],
+    ['external_lead_id', keys.externalIds],
+  ] as const) {
     if (values.length === 0) continue;
-    const q = db.selectFrom('leads').selectAll().where('organization_id', '=', organizationId).where(inArray(db, column, [...new Set(values)]));
+    const q = db
+      .selectFrom('leads')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where(inArray(db, column, [...new Set(values)]));
     // PostgreSQL: the matched leads stay as read until the batch commits (an API update waits).
     for (const row of await withLock(db, q, lock ? 'update' : false).execute()) found.set(row.id, row);
   }
   return [...found.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
-export async function insertLeads(db: Db, organizationId: string, rows: readonly Omit<Insertable<LeadsTable>, 'organization_id'>[]): Promise<void> {
-  await insertRows(db, 'leads', rows.map((r) => ({ ...r, organization_id: organizationId })));
+export async function insertLeads(
+  db: Db,
+  organizationId: string,
+  rows: readonly Omit<Insertable<LeadsTable>, 'organization_id'>[],
+): Promise<void> {
+  await insertRows(
+    db,
+    'leads',
+    rows.map((r) => ({ ...r, organization_id: organizationId })),
+  );
 }
 
 /** Which of these leads ever had an opening made (any profile, any outcome): the import greets a lead at most once. */
-export async function leadsWithOpenings(db: Db, organizationId: string, leadIds: readonly string[]): Promise<Set<string>> {
+export async function leadsWithOpenings(
+  db: Db,
+  organizationId: string,
+  leadIds: readonly string[],
+): Promise<Set<string>> {
   if (leadIds.length === 0) return new Set();
-  const rows = await db.selectFrom('lead_openings').select('lead_id').distinct()
-    .where('organization_id', '=', organizationId).where(inArray(db, 'lead_id', leadIds)).execute();
+  const rows = await db
+    .selectFrom('lead_openings')
+    .select('lead_id')
+    .distinct()
+    .where('organization_id', '=', organizationId)
+    .where(inArray(db, 'lead_id', leadIds))
+    .execute();
   return new Set(rows.map((r) => r.lead_id));
 }

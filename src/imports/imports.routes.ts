@@ -10,52 +10,83 @@ import { getImport, rejectsCsv, startImport } from './imports.service.js';
 
 class NotCsv extends DomainError {
   constructor() {
-    super(415, 'Unsupported Media Type: send the CSV file as the body with Content-Type: text/csv', 'unsupported_media_type');
+    super(
+      415,
+      'Unsupported Media Type: send the CSV file as the body with Content-Type: text/csv',
+      'unsupported_media_type',
+    );
   }
 }
 
-export const importRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app) => {
-  const tags = ['imports'];
-  // The upload is handed through as a stream (this plugin only): the service spools it to disk under its own limit.
-  app.addContentTypeParser('text/csv', (_req, payload, done) => done(null, payload));
+export const importRoutes =
+  (deps: Deps): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const tags = ['imports'];
+    // The upload is handed through as a stream (this plugin only): the service spools it to disk under its own limit.
+    app.addContentTypeParser('text/csv', (_req, payload, done) => done(null, payload));
 
-  app.post('/imports', {
-    schema: {
-      tags,
-      summary: 'Import leads from a CSV file (the body, Content-Type text/csv); runs in the background, see GET /v1/imports/{id}',
-      querystring: StartImportQuery,
-      response: withErrors({ 202: ImportView }),
-    },
-    // The body is the file: a JSON one is a 415, not a list of unknown fields.
-    config: { ownBodyFormat: true },
-    // Idempotency keys hash the request body, and this body is a stream read once. Re-sending a file is safe by itself.
-    preValidation: async (req) => {
-      if (req.headers[IDEMPOTENCY_HEADER] !== undefined) throw new BadRequest('Idempotency-Key is not supported on POST /v1/imports: sending the same file again creates nothing new', 'idempotency_not_supported');
-    },
-  }, async (req, reply) => {
-    if (!(req.body instanceof Readable)) throw new NotCsv();
-    try {
-      return reply.code(202).send(await startImport(deps, req.auth.organizationId, req.body, req.query));
-    } catch (err) {
-      // Refused mid-upload: the rest of the body is never read, so the connection cannot carry another request.
-      if (err instanceof DomainError && err.status === 413) reply.header('connection', 'close');
-      throw err;
-    }
-  });
+    app.post(
+      '/imports',
+      {
+        schema: {
+          tags,
+          summary:
+            'Import leads from a CSV file (the body, Content-Type text/csv); runs in the background, see GET /v1/imports/{id}',
+          querystring: StartImportQuery,
+          response: withErrors({ 202: ImportView }),
+        },
+        // The body is the file: a JSON one is a 415, not a list of unknown fields.
+        config: { ownBodyFormat: true },
+        // Idempotency keys hash the request body, and this body is a stream read once. Re-sending a file is safe by itself.
+        preValidation: async (req) => {
+          if (req.headers[IDEMPOTENCY_HEADER] !== undefined)
+            throw new BadRequest(
+              'Idempotency-Key is not supported on POST /v1/imports: sending the same file again creates nothing new',
+              'idempotency_not_supported',
+            );
+        },
+      },
+      async (req, reply) => {
+        if (!(req.body instanceof Readable)) throw new NotCsv();
+        try {
+          return reply.code(202).send(await startImport(deps, req.auth.organizationId, req.body, req.query));
+        } catch (err) {
+          // Refused mid-upload: the rest of the body is never read, so the connection cannot carry another request.
+          if (err instanceof DomainError && err.status === 413) reply.header('connection', 'close');
+          throw err;
+        }
+      },
+    );
 
-  app.get('/imports/:id', {
-    schema: { tags, summary: "An import's state and counts", params: ImportIdParams, response: withErrors({ 200: ImportView }) },
-  }, async (req) => getImport(deps, req.auth.organizationId, req.params.id));
+    app.get(
+      '/imports/:id',
+      {
+        schema: {
+          tags,
+          summary: "An import's state and counts",
+          params: ImportIdParams,
+          response: withErrors({ 200: ImportView }),
+        },
+      },
+      async (req) => getImport(deps, req.auth.organizationId, req.params.id),
+    );
 
-  app.get('/imports/:id/rejects', {
-    schema: {
-      tags,
-      summary: "An import's rejected rows as CSV: the file's columns plus reason",
-      params: ImportIdParams,
-      response: withErrors({ 200: REJECTS_CSV_ANSWER as unknown as TString }),
-    },
-  }, async (req, reply) => {
-    const csv = await rejectsCsv(deps, req.auth.organizationId, req.params.id);
-    return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="import-${req.params.id}-rejects.csv"`).send(csv);
-  });
-};
+    app.get(
+      '/imports/:id/rejects',
+      {
+        schema: {
+          tags,
+          summary: "An import's rejected rows as CSV: the file's columns plus reason",
+          params: ImportIdParams,
+          response: withErrors({ 200: REJECTS_CSV_ANSWER as unknown as TString }),
+        },
+      },
+      async (req, reply) => {
+        const csv = await rejectsCsv(deps, req.auth.organizationId, req.params.id);
+        return reply
+          .type('text/csv; charset=utf-8')
+          .header('content-disposition', `attachment; filename="import-${req.params.id}-rejects.csv"`)
+          .send(csv);
+      },
+    );
+  };

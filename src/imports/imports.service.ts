@@ -21,22 +21,39 @@ export const importNotFound = (id: string) => new NotFound('Import', 'id', id);
 
 class PayloadTooLarge extends DomainError {
   constructor(limit: number) {
-    super(413, `The CSV file is larger than the import limit of ${limit} bytes (PARLEY_IMPORT_BODY_LIMIT_BYTES)`, 'body_too_large');
+    super(
+      413,
+      `The CSV file is larger than the import limit of ${limit} bytes (PARLEY_IMPORT_BODY_LIMIT_BYTES)`,
+      'body_too_large',
+    );
   }
 }
 
 export function toImportView(row: repo.ImportRow): ImportViewType {
   const o = JSON.parse(row.options) as ImportViewType['options'];
   return {
-    id: row.id, status: row.status, source: row.source,
+    id: row.id,
+    status: row.status,
+    source: row.source,
     options: {
-      profile: o.profile, onDuplicate: o.onDuplicate, startConversations: o.startConversations, dryRun: o.dryRun,
+      profile: o.profile,
+      onDuplicate: o.onDuplicate,
+      startConversations: o.startConversations,
+      dryRun: o.dryRun,
       // Imports recorded before the option existed rejected such rows.
-      invalidFields: o.invalidFields ?? 'reject', map: o.map ?? null, encoding: o.encoding ?? null,
+      invalidFields: o.invalidFields ?? 'reject',
+      map: o.map ?? null,
+      encoding: o.encoding ?? null,
     },
-    total: Number(row.total), created: Number(row.created), updated: Number(row.updated), skipped: Number(row.skipped), rejected: Number(row.rejected),
+    total: Number(row.total),
+    created: Number(row.created),
+    updated: Number(row.updated),
+    skipped: Number(row.skipped),
+    rejected: Number(row.rejected),
     warned: Number(row.warned),
-    error: row.error, startedAt: row.started_at, finishedAt: row.finished_at,
+    error: row.error,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
   };
 }
 
@@ -52,16 +69,26 @@ export async function importOptions(deps: Deps, organizationId: string, q: Start
     throw err;
   }
   return {
-    profile, onDuplicate: q.onDuplicate ?? 'update', startConversations: q.startConversations ?? false, dryRun: q.dryRun ?? false,
-    invalidFields: q.invalidFields ?? 'drop', map, encoding: q.encoding,
+    profile,
+    onDuplicate: q.onDuplicate ?? 'update',
+    startConversations: q.startConversations ?? false,
+    dryRun: q.dryRun ?? false,
+    invalidFields: q.invalidFields ?? 'drop',
+    map,
+    encoding: q.encoding,
   };
 }
 
 /** The options an import row records (GET /v1/imports/{id} shows them), as asked. */
 export const storedOptions = (o: ImportOptions, q: { map?: string; encoding?: string }, dryRun = o.dryRun): string =>
   JSON.stringify({
-    profile: o.profile, onDuplicate: o.onDuplicate, startConversations: o.startConversations, dryRun, invalidFields: o.invalidFields ?? 'drop',
-    map: q.map ?? null, encoding: q.encoding ?? null,
+    profile: o.profile,
+    onDuplicate: o.onDuplicate,
+    startConversations: o.startConversations,
+    dryRun,
+    invalidFields: o.invalidFields ?? 'drop',
+    map: q.map ?? null,
+    encoding: q.encoding ?? null,
   });
 
 /** Writes the upload to a temporary file as it arrives (never whole in memory), refusing it past `limit` bytes. */
@@ -93,16 +120,24 @@ export async function checkHeader(file: string, options: ImportOptions): Promise
   try {
     first = await records.next();
   } catch (err) {
-    if (err instanceof CsvEncodingError) throw new BadRequest(`The CSV file's header cannot be read: ${err.message}`, 'invalid_encoding');
+    if (err instanceof CsvEncodingError)
+      throw new BadRequest(`The CSV file's header cannot be read: ${err.message}`, 'invalid_encoding');
     if (err instanceof CsvRecordTooLongError) {
-      throw new BadRequest(`The CSV file's header line is too long: it may be at most ${HEAD_LIMIT / (1024 * 1024)} MiB (${HEAD_LIMIT} bytes); is a quote left open?`, 'header_too_long');
+      throw new BadRequest(
+        `The CSV file's header line is too long: it may be at most ${HEAD_LIMIT / (1024 * 1024)} MiB (${HEAD_LIMIT} bytes); is a quote left open?`,
+        'header_too_long',
+      );
     }
     throw err;
   }
   await records.return(undefined);
-  if (first.done) throw new BadRequest('The CSV file is empty: it needs a header line naming its columns', 'empty_file');
+  if (first.done)
+    throw new BadRequest('The CSV file is empty: it needs a header line naming its columns', 'empty_file');
   try {
-    planColumns(first.value.values.map((h) => h.trim()), options.map);
+    planColumns(
+      first.value.values.map((h) => h.trim()),
+      options.map,
+    );
   } catch (err) {
     if (err instanceof MappingError) throw new BadRequest(err.message, 'invalid_map');
     throw err;
@@ -115,7 +150,12 @@ export async function checkHeader(file: string, options: ImportOptions): Promise
  * imported in the background of this process, and GET /v1/imports/{id} shows
  * the counts as each batch commits.
  */
-export async function startImport(deps: Deps, organizationId: string, body: Readable, q: StartImportInput): Promise<ImportViewType> {
+export async function startImport(
+  deps: Deps,
+  organizationId: string,
+  body: Readable,
+  q: StartImportInput,
+): Promise<ImportViewType> {
   const options = await importOptions(deps, organizationId, q);
   const { dir, file } = await spool(body, deps.config.importSpoolDir, deps.config.importBodyLimitBytes);
   try {
@@ -126,7 +166,17 @@ export async function startImport(deps: Deps, organizationId: string, body: Read
   }
   const id = newId();
   const at = deps.clock.now().toISOString();
-  const row = { id, status: 'running' as const, source: 'api', options: storedOptions(options, q), headers: null, error: null, started_at: at, finished_at: null, heartbeat_at: at };
+  const row = {
+    id,
+    status: 'running' as const,
+    source: 'api',
+    options: storedOptions(options, q),
+    headers: null,
+    error: null,
+    started_at: at,
+    finished_at: null,
+    heartbeat_at: at,
+  };
   await repo.insertImport(deps.db, organizationId, row);
   const work = (async () => {
     try {
@@ -136,21 +186,33 @@ export async function startImport(deps: Deps, organizationId: string, body: Read
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       deps.log.error({ err, importId: id }, 'import failed');
-      await repo.finishImport(deps.db, organizationId, id, 'failed', message, deps.clock.now().toISOString()).catch(() => {});
+      await repo
+        .finishImport(deps.db, organizationId, id, 'failed', message, deps.clock.now().toISOString())
+        .catch(() => {});
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   })();
   void work;
   // The import as accepted (a small file may be done before a read could answer).
-  return toImportView({ ...row, organization_id: organizationId, total: 0, created: 0, updated: 0, skipped: 0, rejected: 0, warned: 0 });
+  return toImportView({
+    ...row,
+    organization_id: organizationId,
+    total: 0,
+    created: 0,
+    updated: 0,
+    skipped: 0,
+    rejected: 0,
+    warned: 0,
+  });
 }
 
 /** A running import without a beat for this long lost its process (it beats every HEARTBEAT_MS, importer.ts). */
 const STALE_AFTER_MS = 2 * 60_000;
 
-export const INTERRUPTED = 'The import stopped before the end of the file: the process running it ended (a restart or a crash). '
-  + 'The counts are the rows committed before it stopped. Import the same file again to finish: rows already imported are matched, not duplicated.';
+export const INTERRUPTED =
+  'The import stopped before the end of the file: the process running it ended (a restart or a crash). ' +
+  'The counts are the rows committed before it stopped. Import the same file again to finish: rows already imported are matched, not duplicated.';
 
 export async function getImport(deps: Deps, organizationId: string, id: string): Promise<ImportViewType> {
   let row = await repo.findImport(deps.db, organizationId, id);

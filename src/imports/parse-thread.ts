@@ -35,7 +35,8 @@ function startParser(options: ParseOptions): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./parse-worker.js', import.meta.url), base);
   // tsx's ESM entry (require.resolve would give its CommonJS one, which cannot register the ESM hooks).
   const pkg = createRequire(import.meta.url).resolve('tsx/package.json');
-  const api = (JSON.parse(readFileSync(pkg, 'utf8')) as { exports: Record<string, { import: { default: string } }> }).exports['./esm/api']!.import.default;
+  const api = (JSON.parse(readFileSync(pkg, 'utf8')) as { exports: Record<string, { import: { default: string } }> })
+    .exports['./esm/api']!.import.default;
   const tsx = new URL(api, pathToFileURL(pkg)).href;
   const entry = new URL('./parse-worker.ts', import.meta.url).href;
   const boot = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`;
@@ -56,7 +57,11 @@ type Inbound = FromParser | { type: 'failed'; err: unknown } | { type: 'exit'; c
  * one chunk each time the parser asks, so a slow writer slows the reading
  * of the file rather than filling memory.
  */
-export async function* parseInThread(source: AsyncIterable<Buffer | string>, options: ParseOptions, onBytes: (n: number) => void = () => {}): AsyncGenerator<ParsedPart> {
+export async function* parseInThread(
+  source: AsyncIterable<Buffer | string>,
+  options: ParseOptions,
+  onBytes: (n: number) => void = () => {},
+): AsyncGenerator<ParsedPart> {
   const worker = startParser(options);
   const input = source[Symbol.asyncIterator]();
   const inbox: Inbound[] = [];
@@ -72,20 +77,27 @@ export async function* parseInThread(source: AsyncIterable<Buffer | string>, opt
       deliver(m);
       return;
     }
-    input.next().then((next) => {
-      if (next.done) return send({ type: 'end' });
-      // A copy of just these bytes, handed over: a stream's chunk may be a view into a larger shared buffer.
-      const data = typeof next.value === 'string' ? new Uint8Array(Buffer.from(next.value)) : new Uint8Array(next.value);
-      onBytes(data.length);
-      send({ type: 'chunk', data }, [data.buffer]);
-    }, (err: unknown) => deliver({ type: 'failed', err }));
+    input.next().then(
+      (next) => {
+        if (next.done) return send({ type: 'end' });
+        // A copy of just these bytes, handed over: a stream's chunk may be a view into a larger shared buffer.
+        const data =
+          typeof next.value === 'string' ? new Uint8Array(Buffer.from(next.value)) : new Uint8Array(next.value);
+        onBytes(data.length);
+        send({ type: 'chunk', data }, [data.buffer]);
+      },
+      (err: unknown) => deliver({ type: 'failed', err }),
+    );
   });
   worker.on('error', (err) => deliver({ type: 'failed', err }));
   worker.on('exit', (code) => deliver({ type: 'exit', code }));
   send({ type: 'credit', parts: AHEAD });
   try {
     for (;;) {
-      while (inbox.length === 0) await new Promise<void>((resolve) => { wake = resolve; });
+      while (inbox.length === 0)
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
       const m = inbox.shift()!;
       if (m.type === 'part') {
         yield m.part;
@@ -93,7 +105,8 @@ export async function* parseInThread(source: AsyncIterable<Buffer | string>, opt
       } else if (m.type === 'done') return;
       else if (m.type === 'error') throw new (ERRORS[m.name] ?? Error)(m.message);
       else if (m.type === 'failed') throw m.err;
-      else if (m.type === 'exit') throw new Error(`the import's parsing thread ended unexpectedly (exit code ${m.code})`);
+      else if (m.type === 'exit')
+        throw new Error(`the import's parsing thread ended unexpectedly (exit code ${m.code})`);
     }
   } finally {
     await worker.terminate();

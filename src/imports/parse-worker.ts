@@ -40,11 +40,18 @@ async function* pulled(): AsyncGenerator<Buffer> {
 
 try {
   for await (const part of parseCsv(pulled(), options)) {
-    while (credit === 0) await new Promise<void>((resolve) => { creditCame = resolve; });
+    while (credit === 0)
+      await new Promise<void>((resolve) => {
+        creditCame = resolve;
+      });
     credit -= 1;
     post({ type: 'part', part });
   }
   post({ type: 'done' });
 } catch (err) {
-  post({ type: 'error', name: err instanceof Error ? err.constructor.name : 'Error', message: err instanceof Error ? err.message : String(err) });
+  post({
+    type: 'error',
+    name: err instanceof Error ? err.constructor.name : 'Error',
+    message: err instanceof Error ? err.message : String(err),
+  });
 }

@@ -41,7 +41,11 @@ export type ParsedPart =
  * header), MappingError (the header does not fit the map) or
  * CsvEncodingError before yielding what they concern.
  */
-export async function* parseCsv(source: AsyncIterable<Buffer | string>, options: ParseOptions, onBytes?: (n: number) => void): AsyncGenerator<ParsedPart> {
+export async function* parseCsv(
+  source: AsyncIterable<Buffer | string>,
+  options: ParseOptions,
+  onBytes?: (n: number) => void,
+): AsyncGenerator<ParsedPart> {
   const records = csvRecords(source, onBytes, options.encoding);
   const first = await records.next();
   if (first.done) throw new ImportFileError('the file is empty: a CSV import needs a header line naming its columns');
@@ -56,12 +60,19 @@ export async function* parseCsv(source: AsyncIterable<Buffer | string>, options:
   const part = (): ParsedPart => {
     if (!digestsOf) return { kind: 'rows', valid, rejects, warned };
     const digests = new Map<string, string>();
-    for (const r of valid) for (const a of [r.phone, r.email]) if (a !== null && !digests.has(a)) digests.set(a, digestsOf.keyed(a));
-    for (const r of [...rejects, ...warned]) for (const a of r.addresses) if (!digests.has(a)) digests.set(a, digestsOf.keyed(a));
+    for (const r of valid)
+      for (const a of [r.phone, r.email]) if (a !== null && !digests.has(a)) digests.set(a, digestsOf.keyed(a));
+    for (const r of [...rejects, ...warned])
+      for (const a of r.addresses) if (!digests.has(a)) digests.set(a, digestsOf.keyed(a));
     return { kind: 'rows', valid, rejects, warned, digests };
   };
-  const quoted = (row: number, values: readonly string[], reason: string, warnings: string | null): NewReject =>
-    ({ row_number: row, raw: JSON.stringify(values), reason, warnings, addresses: addressesIn(values, options.defaultCountry) });
+  const quoted = (row: number, values: readonly string[], reason: string, warnings: string | null): NewReject => ({
+    row_number: row,
+    raw: JSON.stringify(values),
+    reason,
+    warnings,
+    addresses: addressesIn(values, options.defaultCountry),
+  });
   for await (const record of records) {
     const outcome = readRow(plan, record.values, options.defaultCountry, options.invalidFields);
     if (outcome.ok) {

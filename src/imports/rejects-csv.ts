@@ -8,7 +8,12 @@ import { csvLine } from '../platform/csv.js';
  */
 export const rejectsHeaderLine = (headers: readonly string[]): string => csvLine([...headers, 'reason', 'warnings']);
 
-export function rejectLine(headers: readonly string[], raw: string, reason: string, warnings: string | null = null): string {
+export function rejectLine(
+  headers: readonly string[],
+  raw: string,
+  reason: string,
+  warnings: string | null = null,
+): string {
   const values = JSON.parse(raw) as string[];
   return csvLine([...headers.map((_h, i) => values[i] ?? ''), reason, warnings ?? '', ...values.slice(headers.length)]);
 }

@@ -17,13 +17,26 @@ import type { Db } from '../platform/db/schema.js';
  */
 export async function deleteRejectsNaming(db: Db, organizationId: string, digests: readonly string[]): Promise<number> {
   if (digests.length === 0) return 0;
-  const named = await db.selectFrom('import_reject_keys').select(['import_id', 'row_number']).distinct()
-    .where('organization_id', '=', organizationId).where(inArray(db, 'digest', [...new Set(digests)])).execute();
+  const named = await db
+    .selectFrom('import_reject_keys')
+    .select(['import_id', 'row_number'])
+    .distinct()
+    .where('organization_id', '=', organizationId)
+    .where(inArray(db, 'digest', [...new Set(digests)]))
+    .execute();
   for (const row of named) {
-    await db.deleteFrom('import_rejects').where('organization_id', '=', organizationId)
-      .where('import_id', '=', row.import_id).where('row_number', '=', row.row_number).execute();
-    await db.deleteFrom('import_reject_keys').where('organization_id', '=', organizationId)
-      .where('import_id', '=', row.import_id).where('row_number', '=', row.row_number).execute();
+    await db
+      .deleteFrom('import_rejects')
+      .where('organization_id', '=', organizationId)
+      .where('import_id', '=', row.import_id)
+      .where('row_number', '=', row.row_number)
+      .execute();
+    await db
+      .deleteFrom('import_reject_keys')
+      .where('organization_id', '=', organizationId)
+      .where('import_id', '=', row.import_id)
+      .where('row_number', '=', row.row_number)
+      .execute();
   }
   return named.length;
 }
@@ -35,14 +48,31 @@ export async function deleteRejectsNaming(db: Db, organizationId: string, digest
  * lock for long. Answers how many imports were cleared; call again until 0.
  */
 export async function deleteExpiredRejects(db: Db, startedBefore: string, imports = 20): Promise<number> {
-  const expired = await db.selectFrom('imports').select(['organization_id', 'id'])
+  const expired = await db
+    .selectFrom('imports')
+    .select(['organization_id', 'id'])
     .where('started_at', '<', startedBefore)
-    .where(({ exists, selectFrom }) => exists(selectFrom('import_rejects').select(sql<number>`1`.as('one'))
-      .whereRef('import_rejects.organization_id', '=', 'imports.organization_id').whereRef('import_rejects.import_id', '=', 'imports.id')))
-    .limit(imports).execute();
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('import_rejects')
+          .select(sql<number>`1`.as('one'))
+          .whereRef('import_rejects.organization_id', '=', 'imports.organization_id')
+          .whereRef('import_rejects.import_id', '=', 'imports.id'),
+      ),
+    )
+    .limit(imports)
+    .execute();
   for (const i of expired) {
-    await db.deleteFrom('import_rejects').where('organization_id', '=', i.organization_id).where('import_id', '=', i.id).execute();
-    await db.deleteFrom('import_reject_keys').where('organization_id', '=', i.organization_id).where('import_id', '=', i.id).execute();
+    await db
+      .deleteFrom('import_rejects')
+      .where('organization_id', '=', i.organization_id)
+      .where('import_id', '=', i.id)
+      .execute();
+    await db
+      .deleteFrom('import_reject_keys')
+      .where('organization_id', '=', i.organization_id)
+      .where('import_id', '=', i.id)
+      .execute();
   }
   return expired.length;
 }

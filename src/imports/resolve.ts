@@ -24,10 +24,21 @@ export interface Entry {
 
 /** A new lead's row as the API's create writes it (leads/new-lead.ts); its subscriptions are read from the opt-outs before it is written (batch.ts). */
 function newLead(organizationId: string, r: ImportedLead, profile: string, at: string): LeadRow {
-  const row = newLeadRow({
-    firstName: r.firstName, lastName: r.lastName, phone: r.phone, email: r.email, customerProfile: profile,
-    timeZone: r.timeZone, externalLeadId: r.externalLeadId, additionalInfo: {}, isAiOn: true,
-  }, NONE, at);
+  const row = newLeadRow(
+    {
+      firstName: r.firstName,
+      lastName: r.lastName,
+      phone: r.phone,
+      email: r.email,
+      customerProfile: profile,
+      timeZone: r.timeZone,
+      externalLeadId: r.externalLeadId,
+      additionalInfo: {},
+      isAiOn: true,
+    },
+    NONE,
+    at,
+  );
   return { ...row, organization_id: organizationId } as LeadRow;
 }
 
@@ -42,10 +53,17 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
  * id only when no other lead holds it (else which lead it finds would change);
  * additionalInfo keys are merged. Answers whether anything changed.
  */
-function applyRow(e: Entry, r: ImportedLead, mayFill: { email: boolean; external: boolean }): { changed: boolean; phone: boolean; email: boolean } {
+function applyRow(
+  e: Entry,
+  r: ImportedLead,
+  mayFill: { email: boolean; external: boolean },
+): { changed: boolean; phone: boolean; email: boolean } {
   const lead = e.lead;
   let changed = false;
-  const set = <K extends 'first_name' | 'last_name' | 'time_zone' | 'external_lead_id' | 'phone' | 'email'>(k: K, v: LeadRow[K]) => {
+  const set = <K extends 'first_name' | 'last_name' | 'time_zone' | 'external_lead_id' | 'phone' | 'email'>(
+    k: K,
+    v: LeadRow[K],
+  ) => {
     if (lead[k] !== v) {
       lead[k] = v;
       changed = true;
@@ -54,13 +72,18 @@ function applyRow(e: Entry, r: ImportedLead, mayFill: { email: boolean; external
   set('first_name', r.firstName);
   if (r.lastName !== undefined) set('last_name', r.lastName);
   if (r.timeZone !== undefined) set('time_zone', r.timeZone);
-  if (r.externalLeadId !== undefined && lead.external_lead_id === null && mayFill.external) set('external_lead_id', r.externalLeadId);
+  if (r.externalLeadId !== undefined && lead.external_lead_id === null && mayFill.external)
+    set('external_lead_id', r.externalLeadId);
   const phone = r.phone !== null && lead.phone === null;
   const email = r.email !== null && lead.email === null && mayFill.email;
   if (phone) set('phone', r.phone);
   if (email) set('email', r.email);
   for (const [key, value] of Object.entries(r.info)) {
-    const current = Object.prototype.hasOwnProperty.call(e.infoPatch, key) ? e.infoPatch[key] : Object.prototype.hasOwnProperty.call(e.infoBase, key) ? e.infoBase[key] : undefined;
+    const current = Object.prototype.hasOwnProperty.call(e.infoPatch, key)
+      ? e.infoPatch[key]
+      : Object.prototype.hasOwnProperty.call(e.infoBase, key)
+        ? e.infoBase[key]
+        : undefined;
     if (!same(current, value)) {
       e.infoPatch[key] = value;
       changed = true;
@@ -102,18 +125,37 @@ export function resolveBatch(
     if (ext !== null && !byExternal.has(ext)) byExternal.set(ext, e);
   };
   for (const lead of existing) {
-    const e: Entry = { lead: { ...lead }, isNew: false, infoBase: parseInfo(lead.additional_info), infoPatch: {}, changed: false, filled: { phone: false, email: false }, untouched: true };
+    const e: Entry = {
+      lead: { ...lead },
+      isNew: false,
+      infoBase: parseInfo(lead.additional_info),
+      infoPatch: {},
+      changed: false,
+      filled: { phone: false, email: false },
+      untouched: true,
+    };
     entries.push(e);
     remember(e);
   }
   const outcomes = rows.map((r): Outcome => {
     const agrees = (e: Entry | undefined, email: boolean) =>
-      e && (r.phone === null || e.lead.phone === null) && (!email || r.email === null || e.lead.email === null) ? e : undefined;
-    const match = (r.phone !== null ? byPhone.get(r.phone) : undefined)
-      ?? agrees(r.email !== null ? byEmail.get(r.email) : undefined, false)
-      ?? agrees(r.externalLeadId !== undefined ? byExternal.get(r.externalLeadId) : undefined, true);
+      e && (r.phone === null || e.lead.phone === null) && (!email || r.email === null || e.lead.email === null)
+        ? e
+        : undefined;
+    const match =
+      (r.phone !== null ? byPhone.get(r.phone) : undefined) ??
+      agrees(r.email !== null ? byEmail.get(r.email) : undefined, false) ??
+      agrees(r.externalLeadId !== undefined ? byExternal.get(r.externalLeadId) : undefined, true);
     if (!match) {
-      const e: Entry = { lead: newLead(organizationId, r, opts.profile, opts.at), isNew: true, infoBase: {}, infoPatch: { ...r.info }, changed: false, filled: { phone: false, email: false }, untouched: false };
+      const e: Entry = {
+        lead: newLead(organizationId, r, opts.profile, opts.at),
+        isNew: true,
+        infoBase: {},
+        infoPatch: { ...r.info },
+        changed: false,
+        filled: { phone: false, email: false },
+        untouched: false,
+      };
       entries.push(e);
       remember(e);
       return 'created';

@@ -58,7 +58,12 @@ function knownZone(zone: string): boolean {
  * create: a first name, a phone or an email, each well formed. Empty cells
  * are "not given". The reason (and each warning) is a sentence for the rejects file.
  */
-export function readRow(plan: ColumnPlan, record: readonly string[], defaultCountry: string, invalidFields: InvalidFields = 'drop'): RowOutcome {
+export function readRow(
+  plan: ColumnPlan,
+  record: readonly string[],
+  defaultCountry: string,
+  invalidFields: InvalidFields = 'drop',
+): RowOutcome {
   const given: Partial<Record<keyof typeof MAX, string>> = {};
   const info: Record<string, string> = Object.create(null) as Record<string, string>;
   for (let i = 0; i < plan.targets.length; i++) {
@@ -67,7 +72,8 @@ export function readRow(plan: ColumnPlan, record: readonly string[], defaultCoun
     const target = plan.targets[i]!;
     if ('field' in target) given[target.field] = value;
     else if ('info' in target) {
-      if (value.length > MAX_INFO_VALUE) return fail(`column ${target.info} is longer than ${MAX_INFO_VALUE} characters`);
+      if (value.length > MAX_INFO_VALUE)
+        return fail(`column ${target.info} is longer than ${MAX_INFO_VALUE} characters`);
       info[target.info] = value;
     }
   }
@@ -116,7 +122,15 @@ export function readRow(plan: ColumnPlan, record: readonly string[], defaultCoun
   }
   return {
     ok: true,
-    lead: { firstName: given.firstName, lastName: given.lastName, phone, email, timeZone, externalLeadId: given.externalLeadId, info: { ...info } },
+    lead: {
+      firstName: given.firstName,
+      lastName: given.lastName,
+      phone,
+      email,
+      timeZone,
+      externalLeadId: given.externalLeadId,
+      info: { ...info },
+    },
     warnings,
   };
 }

@@ -12,7 +12,14 @@ import type { ClaimedJob, JobName, JobPayloads, SendMessagePayload } from './nam
  * Enqueue with the same `db` handle as the change that causes the job: inside
  * the request's transaction it commits or vanishes with that change.
  */
-export async function enqueueJob<N extends JobName>(db: Db, organizationId: string, name: N, payload: JobPayloads[N], runAt: Date, now: string): Promise<string> {
+export async function enqueueJob<N extends JobName>(
+  db: Db,
+  organizationId: string,
+  name: N,
+  payload: JobPayloads[N],
+  runAt: Date,
+  now: string,
+): Promise<string> {
   const id = newId();
   await db
     .insertInto('jobs')
@@ -51,22 +58,47 @@ export async function claimJobs(deps: Deps, limit: number): Promise<ClaimedJob[]
   const leaseToken = randomUUID();
   // Each claimed row comes back whole from the claiming statement: no second read of the jobs.
   const claim = async (n: number, lane?: typeof PUNCTUAL) =>
-    (await claimDue(deps.db, 'jobs', 'run_at', now.toISOString(), new Date(now.getTime() + leaseMs).toISOString(), n, { fence: leaseToken, lane, whole: true })) as unknown as JobsTable[];
+    (await claimDue(deps.db, 'jobs', 'run_at', now.toISOString(), new Date(now.getTime() + leaseMs).toISOString(), n, {
+      fence: leaseToken,
+      lane,
+      whole: true,
+    })) as unknown as JobsTable[];
   const rows = await claim(limit, PUNCTUAL);
   if (rows.length < limit) rows.push(...(await claim(limit - rows.length)));
-  return rows.map((r) => ({ organizationId: r.organization_id, id: r.id, name: r.name, payload: JSON.parse(r.payload), attempts: r.attempts, leaseToken }));
+  return rows.map((r) => ({
+    organizationId: r.organization_id,
+    id: r.id,
+    name: r.name,
+    payload: JSON.parse(r.payload),
+    attempts: r.attempts,
+    leaseToken,
+  }));
 }
 
 /** The fence: whether this claim still holds the job (not lapsed, not claimed again by another worker). Locks the row until commit. */
-export async function holdsLease(db: Db, job: Pick<ClaimedJob, 'organizationId' | 'id' | 'leaseToken'>, now: string): Promise<boolean> {
-  const q = db.selectFrom('jobs').select('id').where('organization_id', '=', job.organizationId).where('id', '=', job.id)
-    .where('lease_token', '=', job.leaseToken).where('status', '=', 'pending').where('lease_until', '>', now);
+export async function holdsLease(
+  db: Db,
+  job: Pick<ClaimedJob, 'organizationId' | 'id' | 'leaseToken'>,
+  now: string,
+): Promise<boolean> {
+  const q = db
+    .selectFrom('jobs')
+    .select('id')
+    .where('organization_id', '=', job.organizationId)
+    .where('id', '=', job.id)
+    .where('lease_token', '=', job.leaseToken)
+    .where('status', '=', 'pending')
+    .where('lease_until', '>', now);
   return (await withLock(db, q, 'update').executeTakeFirst()) !== undefined;
 }
 
 /** Only the claim that holds the job may move it on: a worker whose lease lapsed and was claimed again writes nothing. */
 const fenced = (job: ClaimedJob) => (eb: ExpressionBuilder<Database, 'jobs'>) =>
-  eb.and([eb('organization_id', '=', job.organizationId), eb('id', '=', job.id), eb('lease_token', '=', job.leaseToken)]);
+  eb.and([
+    eb('organization_id', '=', job.organizationId),
+    eb('id', '=', job.id),
+    eb('lease_token', '=', job.leaseToken),
+  ]);
 
 export async function finishJob(db: Kysely<Database> | Db, job: ClaimedJob, now: string): Promise<void> {
   await db
@@ -86,16 +118,30 @@ export async function deferJob(db: Db, job: ClaimedJob, runAt: Date, now: string
 }
 
 /** A failed attempt: retried after the next delay of the schedule, or marked failed when it is spent. */
-export async function failJob(db: Db, job: ClaimedJob, error: string, retryDelaysMs: number[], now: Date): Promise<'retry' | 'failed'> {
+export async function failJob(
+  db: Db,
+  job: ClaimedJob,
+  error: string,
+  retryDelaysMs: number[],
+  now: Date,
+): Promise<'retry' | 'failed'> {
   const attempts = job.attempts + 1;
   const delay = retryDelaysMs[attempts - 1];
   // A retry waits its delay like any job: it has no instant left to keep.
-  const base = { attempts, lease_until: null, punctual: 0, last_error: error.slice(0, 1000), updated_at: now.toISOString() };
-  const patch = delay === undefined ? { ...base, status: 'failed' as const } : { ...base, run_at: new Date(now.getTime() + delay).toISOString() };
+  const base = {
+    attempts,
+    lease_until: null,
+    punctual: 0,
+    last_error: error.slice(0, 1000),
+    updated_at: now.toISOString(),
+  };
+  const patch =
+    delay === undefined
+      ? { ...base, status: 'failed' as const }
+      : { ...base, run_at: new Date(now.getTime() + delay).toISOString() };
   await db.updateTable('jobs').set(patch).where(fenced(job)).execute();
   return delay === undefined ? 'failed' : 'retry';
 }
-
 
 /**
  * Erasure of a lead: the queue's history about it. Finished jobs (done,
@@ -119,7 +165,11 @@ export async function deleteFinishedJobsOf(db: Db, organizationId: string, leadI
  * "The 'To' number +1... is not valid", an SMTP rejection quoting the address),
  * on any job, e.g. the `message.send` of a message whose payload holds only its id.
  */
-export async function clearJobErrorsMentioning(db: Db, organizationId: string, addresses: readonly string[]): Promise<number> {
+export async function clearJobErrorsMentioning(
+  db: Db,
+  organizationId: string,
+  addresses: readonly string[],
+): Promise<number> {
   if (addresses.length === 0) return 0;
   const res = await db
     .updateTable('jobs')
@@ -135,10 +185,20 @@ export async function clearJobErrorsMentioning(db: Db, organizationId: string, a
  * resend (channels/in-doubt.ts) is judged with the flags it was sent with.
  * Payloads are JSON text: a LIKE on the id, which as a UUID holds no LIKE metacharacter.
  */
-export async function latestSendPayload(db: Db, organizationId: string, messageId: string): Promise<SendMessagePayload | undefined> {
+export async function latestSendPayload(
+  db: Db,
+  organizationId: string,
+  messageId: string,
+): Promise<SendMessagePayload | undefined> {
   if (!/^[0-9a-f-]{36}$/i.test(messageId)) return undefined;
-  const row = await db.selectFrom('jobs').select('payload')
-    .where('organization_id', '=', organizationId).where('name', '=', 'message.send').where('payload', 'like', `%${messageId}%`)
-    .orderBy('created_at', 'desc').orderBy('id', 'desc').executeTakeFirst();
+  const row = await db
+    .selectFrom('jobs')
+    .select('payload')
+    .where('organization_id', '=', organizationId)
+    .where('name', '=', 'message.send')
+    .where('payload', 'like', `%${messageId}%`)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
   return row ? (JSON.parse(row.payload) as SendMessagePayload) : undefined;
 }

@@ -41,12 +41,18 @@ async function runOne(deps: Deps, handlers: JobHandlers, job: ClaimedJob): Promi
     }
     await deferJob(deps.db, job, outcome.until, isoNow(deps.clock), outcome.punctual);
     // A send waiting for contact hours is not a silent one: the log says until when, and why.
-    deps.log.info({ job: job.name, jobId: job.id, until: outcome.until.toISOString(), reason: outcome.reason }, `${job.name} waits until ${outcome.until.toISOString()}: ${outcome.reason}`);
+    deps.log.info(
+      { job: job.name, jobId: job.id, until: outcome.until.toISOString(), reason: outcome.reason },
+      `${job.name} waits until ${outcome.until.toISOString()}: ${outcome.reason}`,
+    );
     return { ...run, outcome: 'deferred', until: outcome.until.toISOString() };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     const result = await failJob(deps.db, job, message, handler.retryDelaysMs, deps.clock.now());
-    deps.log.warn({ job: job.name, jobId: job.id, attempt: job.attempts + 1, result, err: message }, 'job attempt failed');
+    deps.log.warn(
+      { job: job.name, jobId: job.id, attempt: job.attempts + 1, result, err: message },
+      'job attempt failed',
+    );
     return { ...run, outcome: result, error: message };
   }
 }
@@ -69,7 +75,11 @@ export class JobPipeline {
    * than until its next poll (a 17th due job waited up to the poll interval
    * behind 16 running ones).
    */
-  constructor(private readonly deps: Deps, private readonly handlers: JobHandlers, private readonly onSlotFreed: () => void = () => {}) {}
+  constructor(
+    private readonly deps: Deps,
+    private readonly handlers: JobHandlers,
+    private readonly onSlotFreed: () => void = () => {},
+  ) {}
 
   get busy(): number {
     return this.inFlight;
@@ -88,7 +98,9 @@ export class JobPipeline {
       this.inFlight += 1;
       void runOne(this.deps, this.handlers, job)
         .then((run) => this.watchers.forEach((w) => w(run)))
-        .catch((err) => this.deps.log.error({ err, jobId: job.id }, 'job bookkeeping failed; its lease will lapse and it runs again'))
+        .catch((err) =>
+          this.deps.log.error({ err, jobId: job.id }, 'job bookkeeping failed; its lease will lapse and it runs again'),
+        )
         .finally(() => {
           const wasFull = this.inFlight >= JOB_SLOTS;
           this.inFlight -= 1;

@@ -8,7 +8,10 @@ export type InfoChanges = Record<string, { old: unknown; new: unknown }>;
  * Merge semantics of docs/contract.md: keys are set, a key set to null is deleted.
  * Works on null-prototype objects, so no key can reach Object.prototype.
  */
-export function mergeInfo(existing: Record<string, unknown>, patch: Record<string, unknown>): { merged: Record<string, unknown>; changes: InfoChanges } {
+export function mergeInfo(
+  existing: Record<string, unknown>,
+  patch: Record<string, unknown>,
+): { merged: Record<string, unknown>; changes: InfoChanges } {
   const merged: Record<string, unknown> = Object.assign(Object.create(null), existing);
   const changes: InfoChanges = {};
   for (const key of Object.keys(patch)) {
@@ -32,8 +35,14 @@ export function mergeLeadInfo(
   patch: Record<string, unknown>,
 ): { additionalInfo: string; events: OutboxEvent[] } {
   const { merged, changes } = mergeInfo(parseInfo(lead.additional_info), patch);
-  const events: OutboxEvent[] = Object.keys(changes).length === 0
-    ? []
-    : [{ type: 'lead.additionalInfo.updated', data: { leadId: lead.id, externalLeadId: lead.external_lead_id, changes } }];
+  const events: OutboxEvent[] =
+    Object.keys(changes).length === 0
+      ? []
+      : [
+          {
+            type: 'lead.additionalInfo.updated',
+            data: { leadId: lead.id, externalLeadId: lead.external_lead_id, changes },
+          },
+        ];
   return { additionalInfo: JSON.stringify(merged), events };
 }

@@ -63,7 +63,11 @@ function alternatives(db: Db, term: SearchTerm): RawBuilder<SqlBool>[] {
   for (const n of term.names) {
     // The last name is checked on the rows the first name finds, never as an index range of its own:
     // a common last name would otherwise let the planner (without statistics) walk all of its leads.
-    all.push(n.last ? sql<SqlBool>`${lowerStartsWith(db, 'first_name', n.first)} and substr(lower(leads.last_name), 1, ${n.last.length}) = ${n.last}` : lowerStartsWith(db, 'first_name', n.first));
+    all.push(
+      n.last
+        ? sql<SqlBool>`${lowerStartsWith(db, 'first_name', n.first)} and substr(lower(leads.last_name), 1, ${n.last.length}) = ${n.last}`
+        : lowerStartsWith(db, 'first_name', n.first),
+    );
   }
   if (term.lastNamePrefix) all.push(lowerStartsWith(db, 'last_name', term.lastNamePrefix));
   if (term.externalLeadId) all.push(sql<SqlBool>`leads.external_lead_id = ${term.externalLeadId}`);
@@ -72,7 +76,9 @@ function alternatives(db: Db, term: SearchTerm): RawBuilder<SqlBool>[] {
 
 /** One index range per alternative, joined by UNION ALL (names: migration 0017; emails: 0022; phone: leads_phone_uq; externalLeadId: leads_external_idx). */
 function matchingIds(organizationId: string, conditions: RawBuilder<SqlBool>[]): RawBuilder<unknown> {
-  const arms = conditions.map((c) => sql`select leads.id from leads where leads.organization_id = ${organizationId} and ${c}`);
+  const arms = conditions.map(
+    (c) => sql`select leads.id from leads where leads.organization_id = ${organizationId} and ${c}`,
+  );
   return sql.join(arms, sql` union all `);
 }
 
@@ -89,13 +95,23 @@ const DENSE = 2000;
  * collect and sort hundreds of thousands of ids (4 s for a prefix every lead
  * has). One bounded count (at most DENSE index entries) decides.
  */
-async function searchCondition(db: Db, organizationId: string, term: SearchTerm, denseAbove: number): Promise<RawBuilder<SqlBool>> {
+async function searchCondition(
+  db: Db,
+  organizationId: string,
+  term: SearchTerm,
+  denseAbove: number,
+): Promise<RawBuilder<SqlBool>> {
   const conditions = alternatives(db, term);
   if (conditions.length === 0) return sql<SqlBool>`1 = 0`;
   const ids = matchingIds(organizationId, conditions);
-  const { rows } = await sql<{ n: number | string }>`select count(*) as n from (select id from (${ids}) as matched limit ${denseAbove}) as capped`.execute(db);
+  const { rows } = await sql<{
+    n: number | string;
+  }>`select count(*) as n from (select id from (${ids}) as matched limit ${denseAbove}) as capped`.execute(db);
   if (Number(rows[0]?.n ?? 0) < denseAbove) return sql<SqlBool>`leads.id in (${ids})`;
-  return sql<SqlBool>`(${sql.join(conditions.map((c) => sql`(${c})`), sql` or `)})`;
+  return sql<SqlBool>`(${sql.join(
+    conditions.map((c) => sql`(${c})`),
+    sql` or `,
+  )})`;
 }
 
 /**
@@ -109,10 +125,17 @@ export interface SearchOptions {
 }
 
 export async function searchLeadViews(
-  db: Db, organizationId: string, f: LeadSearchFilter, at: SearchPosition, limit: number, options: SearchOptions = {},
+  db: Db,
+  organizationId: string,
+  f: LeadSearchFilter,
+  at: SearchPosition,
+  limit: number,
+  options: SearchOptions = {},
 ): Promise<LeadSearchRow[]> {
   let q = selectLeadViews(db, organizationId)
-    .leftJoin('messages as lm', (j) => j.onRef('lm.organization_id', '=', 'leads.organization_id').on('lm.id', '=', latestMessageId))
+    .leftJoin('messages as lm', (j) =>
+      j.onRef('lm.organization_id', '=', 'leads.organization_id').on('lm.id', '=', latestMessageId),
+    )
     .select([
       sql<string | null>`substr(lm.text, 1, 200)`.as('lm_text'),
       'lm.direction as lm_direction',
@@ -127,7 +150,9 @@ export async function searchLeadViews(
   if (f.profile !== undefined) q = q.where('leads.customer_profile', '=', f.profile);
   if (f.tag !== undefined) {
     const tag = f.tag;
-    q = q.where(sql<SqlBool>`exists(select 1 from lead_tags t where t.organization_id = leads.organization_id and t.lead_id = leads.id and t.name = ${tag})`);
+    q = q.where(
+      sql<SqlBool>`exists(select 1 from lead_tags t where t.organization_id = leads.organization_id and t.lead_id = leads.id and t.name = ${tag})`,
+    );
   }
   if (f.hasMessages === true) q = q.where('lm.id', 'is not', null);
   if (f.hasMessages === false) q = q.where('lm.id', 'is', null);
@@ -136,7 +161,10 @@ export async function searchLeadViews(
 
   if (at.sort === 'created') {
     if (at.afterId) q = q.where('leads.id', '>', at.afterId);
-    return (await q.orderBy('leads.id').limit(limit + 1).execute()) as LeadSearchRow[];
+    return (await q
+      .orderBy('leads.id')
+      .limit(limit + 1)
+      .execute()) as LeadSearchRow[];
   }
   // One keyset over coalesce(last_activity_at, ''): the expression migration 0017 indexes. Leads without
   // activity ('') sort after every timestamp. (Two passes, with activity and then IS NULL, cost PostgreSQL a
@@ -146,5 +174,9 @@ export async function searchLeadViews(
   // None of the leads without activity needs attention: an inbound message, and a sent one, set
   // last_activity_at (conversation/inbound.ts, channels/outbound.ts).
   if (f.needsAttention === true) q = q.where(sql<SqlBool>`${activity} > ''`);
-  return (await q.orderBy(activity, 'desc').orderBy('leads.id', 'desc').limit(limit + 1).execute()) as LeadSearchRow[];
+  return (await q
+    .orderBy(activity, 'desc')
+    .orderBy('leads.id', 'desc')
+    .limit(limit + 1)
+    .execute()) as LeadSearchRow[];
 }

@@ -8,22 +8,39 @@ import { Channel } from '../platform/http/schemas.js';
  * listing is exactly what it was.
  */
 export const LeadSearchQuery = {
-  sort: Type.Optional(Type.Union([Type.Literal('created'), Type.Literal('lastActivity')], {
-    description: 'created: oldest first (the default); lastActivity: newest activity first, leads without any activity last',
-  })),
-  search: Type.Optional(Type.String({
-    minLength: 1, maxLength: 200,
-    description: 'A first or last name prefix ("ann", or "ann le" for first and last), a phone number or its beginning, an email or its beginning, or an exact externalLeadId; case-insensitive',
-  })),
+  sort: Type.Optional(
+    Type.Union([Type.Literal('created'), Type.Literal('lastActivity')], {
+      description:
+        'created: oldest first (the default); lastActivity: newest activity first, leads without any activity last',
+    }),
+  ),
+  search: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description:
+        'A first or last name prefix ("ann", or "ann le" for first and last), a phone number or its beginning, an email or its beginning, or an exact externalLeadId; case-insensitive',
+    }),
+  ),
   aiOn: Type.Optional(Type.Boolean({ description: 'Only leads whose AI is on (true) or off (false)' })),
-  tag: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only leads carrying the tag of this name' })),
-  profile: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only leads of this customer profile' })),
-  hasMessages: Type.Optional(Type.Boolean({
-    description: 'true: only conversations (leads with at least one message, either way); false: only leads without any',
-  })),
-  needsAttention: Type.Optional(Type.Boolean({
-    description: "true: only leads whose last message is from the lead, or whose AI is off (a handoff) with the AI's message the last one, so no person has answered yet; false: the others",
-  })),
+  tag: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 100, description: 'Only leads carrying the tag of this name' }),
+  ),
+  profile: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 100, description: 'Only leads of this customer profile' }),
+  ),
+  hasMessages: Type.Optional(
+    Type.Boolean({
+      description:
+        'true: only conversations (leads with at least one message, either way); false: only leads without any',
+    }),
+  ),
+  needsAttention: Type.Optional(
+    Type.Boolean({
+      description:
+        "true: only leads whose last message is from the lead, or whose AI is off (a handoff) with the AI's message the last one, so no person has answered yet; false: the others",
+    }),
+  ),
 };
 export type LeadSearchInput = { [K in keyof typeof LeadSearchQuery]?: Static<(typeof LeadSearchQuery)[K]> };
 
@@ -34,15 +51,23 @@ export const LastMessage = Type.Object({
   at: Type.String({ format: 'date-time' }),
   isAiGenerated: Type.Boolean(),
   purpose: Type.Union([Type.Literal('conversation'), Type.Literal('compliance'), Type.Literal('stop_confirmation')], {
-    description: "conversation: the lead's, the agent's or a person's message; compliance and stop_confirmation: sent by Parley itself (an opt-out's confirmation)",
+    description:
+      "conversation: the lead's, the agent's or a person's message; compliance and stop_confirmation: sent by Parley itself (an opt-out's confirmation)",
   }),
 });
 
 /** Present on each lead of a filtered listing (any of the parameters above). */
 export const LeadSearchViewFields = {
-  lastMessage: Type.Optional(Type.Union([LastMessage, Type.Null()], { description: "The lead's latest message (filtered listings only)" })),
-  hasMessages: Type.Optional(Type.Boolean({
-    description: 'true: only conversations (leads with at least one message, either way); false: only leads without any',
-  })),
-  needsAttention: Type.Optional(Type.Boolean({ description: 'See the needsAttention parameter (filtered listings only)' })),
+  lastMessage: Type.Optional(
+    Type.Union([LastMessage, Type.Null()], { description: "The lead's latest message (filtered listings only)" }),
+  ),
+  hasMessages: Type.Optional(
+    Type.Boolean({
+      description:
+        'true: only conversations (leads with at least one message, either way); false: only leads without any',
+    }),
+  ),
+  needsAttention: Type.Optional(
+    Type.Boolean({ description: 'See the needsAttention parameter (filtered listings only)' }),
+  ),
 };

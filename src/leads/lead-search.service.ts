@@ -10,7 +10,13 @@ const PHONE_LIKE = /^\+?[\d\s().-]+$/;
 
 /** Whether a GET /v1/leads query uses any of the console's parameters (else the listing is exactly the original one). */
 export const isLeadSearch = (q: LeadSearchInput): boolean =>
-  q.sort !== undefined || q.search !== undefined || q.aiOn !== undefined || q.tag !== undefined || q.profile !== undefined || q.hasMessages !== undefined || q.needsAttention !== undefined;
+  q.sort !== undefined ||
+  q.search !== undefined ||
+  q.aiOn !== undefined ||
+  q.tag !== undefined ||
+  q.profile !== undefined ||
+  q.hasMessages !== undefined ||
+  q.needsAttention !== undefined;
 
 /** How `search` is read: digits are a phone (or its beginning), an @ an email, words names; an exact externalLeadId always counts. */
 export function readSearch(text: string, defaultCountry: string): SearchTerm {
@@ -42,7 +48,14 @@ export function readSearch(text: string, defaultCountry: string): SearchTerm {
 
 function toSearchView(row: LeadSearchRow) {
   const lastMessage = row.lm_at
-    ? { text: row.lm_text ?? '', direction: row.lm_direction!, channel: row.lm_channel!, at: row.lm_at, isAiGenerated: Number(row.lm_ai) === 1, purpose: row.lm_purpose ?? 'conversation' }
+    ? {
+        text: row.lm_text ?? '',
+        direction: row.lm_direction!,
+        channel: row.lm_channel!,
+        at: row.lm_at,
+        isAiGenerated: Number(row.lm_ai) === 1,
+        purpose: row.lm_purpose ?? 'conversation',
+      }
     : null;
   return { ...listedLead(toLeadViewOf(row)), lastMessage, needsAttention: Number(row.needs_attention) === 1 };
 }
@@ -53,18 +66,42 @@ function toSearchView(row: LeadSearchRow) {
  * same query (send the same parameters again).
  */
 export async function searchLeads(
-  deps: Pick<Deps, 'db' | 'config'>, organizationId: string,
-  q: LeadSearchInput & { limit?: number; nextToken?: string; createdSince?: string; updatedSince?: string }, options: SearchOptions = {},
+  deps: Pick<Deps, 'db' | 'config'>,
+  organizationId: string,
+  q: LeadSearchInput & { limit?: number; nextToken?: string; createdSince?: string; updatedSince?: string },
+  options: SearchOptions = {},
 ) {
   if (q.createdSince || q.updatedSince) {
-    throw new BadRequest('createdSince and updatedSince cannot be combined with sort, search, aiOn, tag, profile, hasMessages or needsAttention', 'invalid_combination');
+    throw new BadRequest(
+      'createdSince and updatedSince cannot be combined with sort, search, aiOn, tag, profile, hasMessages or needsAttention',
+      'invalid_combination',
+    );
   }
   const limit = q.limit ?? 100;
   const sort = q.sort ?? 'created';
   const search = q.search === undefined ? undefined : readSearch(q.search, deps.config.defaultCountry);
-  if (q.search !== undefined && q.search.trim() === '') throw new BadRequest('search must not be blank', 'invalid_search');
-  const rows = await searchLeadViews(deps.db, organizationId, { search, aiOn: q.aiOn, tag: q.tag, profile: q.profile, hasMessages: q.hasMessages, needsAttention: q.needsAttention }, decodeSearchCursor(sort, q.nextToken), limit, options);
+  if (q.search !== undefined && q.search.trim() === '')
+    throw new BadRequest('search must not be blank', 'invalid_search');
+  const rows = await searchLeadViews(
+    deps.db,
+    organizationId,
+    {
+      search,
+      aiOn: q.aiOn,
+      tag: q.tag,
+      profile: q.profile,
+      hasMessages: q.hasMessages,
+      needsAttention: q.needsAttention,
+    },
+    decodeSearchCursor(sort, q.nextToken),
+    limit,
+    options,
+  );
   const items = rows.slice(0, limit);
   const last = items.at(-1);
-  return { leads: items.map(toSearchView), nextToken: rows.length > limit && last ? encodeSearchCursor(sort, { id: last.id, activityAt: last.last_activity_at }) : null };
+  return {
+    leads: items.map(toSearchView),
+    nextToken:
+      rows.length > limit && last ? encodeSearchCursor(sort, { id: last.id, activityAt: last.last_activity_at }) : null,
+  };
 }

@@ -33,7 +33,11 @@ export function toLeadView(row: LeadRow, tags: TagRow[], onDnc: boolean): LeadVi
     summary: row.summary,
     timeZone: row.time_zone,
     externalLeadId: row.external_lead_id,
-    subscriptions: { sms: channelStatus(row, 'sms'), voice: channelStatus(row, 'voice'), email: channelStatus(row, 'email') },
+    subscriptions: {
+      sms: channelStatus(row, 'sms'),
+      voice: channelStatus(row, 'voice'),
+      email: channelStatus(row, 'email'),
+    },
     ...followUpView(row),
     owner: row.owner_id ?? null,
   };
@@ -50,7 +54,11 @@ export function toLeadViewOf(row: LeadViewRow): LeadView {
 export const listedLead = <T extends object>(view: T) => ({ ...view, deleted: false as const, deletedAt: null });
 
 /** An erased lead in GET /v1/leads: its id and the flag, nothing else (its personal data is gone). */
-export const deletedLeadView = (row: DeletedLeadRow) => ({ id: row.id, deleted: true as const, deletedAt: row.deleted_at });
+export const deletedLeadView = (row: DeletedLeadRow) => ({
+  id: row.id,
+  deleted: true as const,
+  deletedAt: row.deleted_at,
+});
 
 /** Where a change-feed page of GET /v1/leads resumes: the order, the filters, and the last item's timestamp and id. */
 export interface FeedCursor {
@@ -68,7 +76,8 @@ const isCursorTime = (x: unknown): x is string => typeof x === 'string' && ISO.t
 const invalidCursor = () => new BadRequest('nextToken is not a valid cursor', 'invalid_cursor');
 
 /** Opaque to clients (base64url of JSON), self-contained: the next page needs only the token. */
-const encodeToken = (value: Record<string, unknown>): string => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
+const encodeToken = (value: Record<string, unknown>): string =>
+  Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
 
 /** The JSON object a token carries, or undefined when it carries none. */
 function decodeToken(token: string): Record<string, unknown> | undefined {
@@ -92,12 +101,26 @@ export function decodeFeedCursor(token: string): FeedCursor | undefined {
   const { o, t, i, c, u } = value;
   const optionalTime = (x: unknown) => x === undefined || isCursorTime(x);
   if ((o !== 'created' && o !== 'updated') || !isCursorTime(t) || !isCursorId(i)) throw invalidCursor();
-  if (!optionalTime(c) || !optionalTime(u) || (o === 'updated' && u === undefined) || (o === 'created' && c === undefined)) throw invalidCursor();
-  return { order: o, after: { at: t, id: i }, createdSince: c as string | undefined, updatedSince: u as string | undefined };
+  if (
+    !optionalTime(c) ||
+    !optionalTime(u) ||
+    (o === 'updated' && u === undefined) ||
+    (o === 'created' && c === undefined)
+  )
+    throw invalidCursor();
+  return {
+    order: o,
+    after: { at: t, id: i },
+    createdSince: c as string | undefined,
+    updatedSince: u as string | undefined,
+  };
 }
 
 /** Where a page of the console's search resumes (lead-search.service.ts): `s` the order, `i` the last lead, `t` its last activity ('' for none). */
-export function encodeSearchCursor(sort: SearchPosition['sort'], last: { id: string; activityAt: string | null }): string {
+export function encodeSearchCursor(
+  sort: SearchPosition['sort'],
+  last: { id: string; activityAt: string | null },
+): string {
   return encodeToken(sort === 'created' ? { s: 'c', i: last.id } : { s: 'a', t: last.activityAt ?? '', i: last.id });
 }
 
@@ -107,6 +130,7 @@ export function decodeSearchCursor(sort: SearchPosition['sort'], token: string |
   const v = decodeToken(token);
   if (!v || !isCursorId(v.i)) throw invalidCursor();
   if (sort === 'created' && v.s === 'c') return { sort, afterId: v.i };
-  if (sort === 'lastActivity' && v.s === 'a' && (v.t === '' || isCursorTime(v.t))) return { sort, after: { at: v.t, id: v.i } };
+  if (sort === 'lastActivity' && v.s === 'a' && (v.t === '' || isCursorTime(v.t)))
+    return { sort, after: { at: v.t, id: v.i } };
   throw invalidCursor();
 }

@@ -13,14 +13,23 @@ import type { Db, LeadsTable } from '../platform/db/schema.js';
 
 export type LeadRow = Selectable<LeadsTable>;
 
-export async function insertLead(db: Db, organizationId: string, row: Omit<Insertable<LeadsTable>, 'organization_id'>): Promise<void> {
-  await db.insertInto('leads').values({ ...row, organization_id: organizationId }).execute();
+export async function insertLead(
+  db: Db,
+  organizationId: string,
+  row: Omit<Insertable<LeadsTable>, 'organization_id'>,
+): Promise<void> {
+  await db
+    .insertInto('leads')
+    .values({ ...row, organization_id: organizationId })
+    .execute();
 }
 
 const leadById = (db: Db, organizationId: string, id: string) =>
   db.selectFrom('leads').selectAll().where('organization_id', '=', organizationId).where('id', '=', id);
 const findLeadQuery = prepared(leadById);
-const findLeadLockedQuery = prepared((db: Db, organizationId: string, id: string) => leadById(db, organizationId, id).forUpdate());
+const findLeadLockedQuery = prepared((db: Db, organizationId: string, id: string) =>
+  leadById(db, organizationId, id).forUpdate(),
+);
 
 /** `lock` takes the lead's row lock, so concurrent state changes of one lead serialise (platform/db/locks.ts). */
 export async function findLead(db: Db, organizationId: string, id: string, lock = false): Promise<LeadRow | undefined> {
@@ -28,10 +37,23 @@ export async function findLead(db: Db, organizationId: string, id: string, lock 
   return rows[0];
 }
 
-const leadOfMessageQuery = prepared((db: Db, organizationId: string, messageId: string) => withLock(db,
-  db.selectFrom('leads').selectAll().where('organization_id', '=', organizationId)
-    .where('id', '=', (eb) => eb.selectFrom('messages').select('messages.lead_id').where('messages.organization_id', '=', organizationId).where('messages.id', '=', messageId)),
-  'update'));
+const leadOfMessageQuery = prepared((db: Db, organizationId: string, messageId: string) =>
+  withLock(
+    db,
+    db
+      .selectFrom('leads')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', (eb) =>
+        eb
+          .selectFrom('messages')
+          .select('messages.lead_id')
+          .where('messages.organization_id', '=', organizationId)
+          .where('messages.id', '=', messageId),
+      ),
+    'update',
+  ),
+);
 
 /**
  * The lead a message is to or from, row-locked, found through the message in
@@ -40,7 +62,11 @@ const leadOfMessageQuery = prepared((db: Db, organizationId: string, messageId: 
  * releasing the lock; a message's lead never changes, so finding it by the
  * statement's snapshot is safe.
  */
-export async function lockLeadOfMessage(db: Db, organizationId: string, messageId: string): Promise<LeadRow | undefined> {
+export async function lockLeadOfMessage(
+  db: Db,
+  organizationId: string,
+  messageId: string,
+): Promise<LeadRow | undefined> {
   const rows = await leadOfMessageQuery(db, organizationId, messageId);
   return rows[0];
 }
@@ -59,16 +85,30 @@ export type LeadViewRow = LeadRow & { tags_json: unknown; on_dnc: unknown };
  * The lead's tags and DNC state as correlated subqueries of the same SELECT:
  * one round trip per read, the hot path of GET /leads/{id} and list pages.
  */
-const TAG_FIELDS = [['id', 't.id'], ['name', 't.name'], ['condition', 't.condition']] as const;
+const TAG_FIELDS = [
+  ['id', 't.id'],
+  ['name', 't.name'],
+  ['condition', 't.condition'],
+] as const;
 
 export function selectLeadViews(db: Db, organizationId: string) {
-  const tags = jsonObjects(db, TAG_FIELDS, sql`from lead_tags t where t.organization_id = leads.organization_id and t.lead_id = leads.id`, 't.id');
+  const tags = jsonObjects(
+    db,
+    TAG_FIELDS,
+    sql`from lead_tags t where t.organization_id = leads.organization_id and t.lead_id = leads.id`,
+    't.id',
+  );
   const onDnc = sql<unknown>`exists(select 1 from dnc_entries d where d.organization_id = leads.organization_id and d.phone = leads.phone)`;
-  return db.selectFrom('leads').selectAll('leads').select([tags.as('tags_json'), onDnc.as('on_dnc')]).where('leads.organization_id', '=', organizationId);
+  return db
+    .selectFrom('leads')
+    .selectAll('leads')
+    .select([tags.as('tags_json'), onDnc.as('on_dnc')])
+    .where('leads.organization_id', '=', organizationId);
 }
 
 const findLeadViewQuery = prepared((db: Db, organizationId: string, id: string) =>
-  selectLeadViews(db, organizationId).where('leads.id', '=', id));
+  selectLeadViews(db, organizationId).where('leads.id', '=', id),
+);
 
 /** GET /v1/leads/{id}: the hottest read, prepared. */
 export async function findLeadView(db: Db, organizationId: string, id: string): Promise<LeadViewRow | undefined> {
@@ -76,7 +116,12 @@ export async function findLeadView(db: Db, organizationId: string, id: string): 
   return rows[0] as LeadViewRow | undefined;
 }
 
-export async function updateLead(db: Db, organizationId: string, id: string, patch: Updateable<LeadsTable>): Promise<void> {
+export async function updateLead(
+  db: Db,
+  organizationId: string,
+  id: string,
+  patch: Updateable<LeadsTable>,
+): Promise<void> {
   await updateLeadQuery(db, organizationId, id, patch).execute();
   // Analytics (src/analytics/): a first reply, hot, qualified or opt-out is counted with the change.
   await noteLeadPatch(db, organizationId, id, patch);
@@ -89,7 +134,8 @@ export async function updateLead(db: Db, organizationId: string, id: string, pat
  * poll the list, then read the events of leads whose lastActivityAt moved).
  */
 export function updateLeadQuery(db: Db, organizationId: string, id: string, patch: Updateable<LeadsTable>) {
-  const set = patch.last_activity_at && patch.updated_at === undefined ? { ...patch, updated_at: patch.last_activity_at } : patch;
+  const set =
+    patch.last_activity_at && patch.updated_at === undefined ? { ...patch, updated_at: patch.last_activity_at } : patch;
   return db.updateTable('leads').set(set).where('organization_id', '=', organizationId).where('id', '=', id);
 }
 
@@ -102,17 +148,33 @@ export type LeadForChange = LeadRow & { org_settings: string; email_shared: bool
  * where there were three, while concurrent changes of the lead wait on the lock.
  */
 const leadForChangeQuery = prepared((db: Db, organizationId: string, id: string) => {
-  const q = db.selectFrom('leads').innerJoin('organizations', 'organizations.id', 'leads.organization_id')
-    .selectAll('leads').select('organizations.settings as org_settings')
-    .select((eb) => eb.exists(
-      eb.selectFrom('leads as other').select('other.id')
-        .whereRef('other.organization_id', '=', 'leads.organization_id').whereRef('other.email', '=', 'leads.email').whereRef('other.id', '!=', 'leads.id'),
-    ).as('email_shared'))
-    .where('leads.organization_id', '=', organizationId).where('leads.id', '=', id);
+  const q = db
+    .selectFrom('leads')
+    .innerJoin('organizations', 'organizations.id', 'leads.organization_id')
+    .selectAll('leads')
+    .select('organizations.settings as org_settings')
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom('leads as other')
+            .select('other.id')
+            .whereRef('other.organization_id', '=', 'leads.organization_id')
+            .whereRef('other.email', '=', 'leads.email')
+            .whereRef('other.id', '!=', 'leads.id'),
+        )
+        .as('email_shared'),
+    )
+    .where('leads.organization_id', '=', organizationId)
+    .where('leads.id', '=', id);
   return withLock(db, q, 'update', 'leads');
 });
 
-export async function findLeadForChange(db: Db, organizationId: string, id: string): Promise<LeadForChange | undefined> {
+export async function findLeadForChange(
+  db: Db,
+  organizationId: string,
+  id: string,
+): Promise<LeadForChange | undefined> {
   const rows = await leadForChangeQuery(db, organizationId, id);
   const row = rows[0] as (Omit<LeadForChange, 'email_shared'> & { email_shared: unknown }) | undefined;
   // PostgreSQL answers a boolean, SQLite 0 or 1.
@@ -120,7 +182,8 @@ export async function findLeadForChange(db: Db, organizationId: string, id: stri
 }
 
 const leadIdByPhoneQuery = prepared((db: Db, organizationId: string, phone: string) =>
-  db.selectFrom('leads').select('id').where('organization_id', '=', organizationId).where('phone', '=', phone));
+  db.selectFrom('leads').select('id').where('organization_id', '=', organizationId).where('phone', '=', phone),
+);
 
 export async function findLeadIdByPhone(db: Db, organizationId: string, phone: string): Promise<string | undefined> {
   const rows = await leadIdByPhoneQuery(db, organizationId, phone);
@@ -133,9 +196,11 @@ export interface LeadListFilter {
 }
 
 const firstLeadPageQuery = prepared((db: Db, organizationId: string, limit: number) =>
-  selectLeadViews(db, organizationId).orderBy('leads.id').limit(limit));
+  selectLeadViews(db, organizationId).orderBy('leads.id').limit(limit),
+);
 const nextLeadPageQuery = prepared((db: Db, organizationId: string, afterId: string, limit: number) =>
-  selectLeadViews(db, organizationId).where('leads.id', '>', afterId).orderBy('leads.id').limit(limit));
+  selectLeadViews(db, organizationId).where('leads.id', '>', afterId).orderBy('leads.id').limit(limit),
+);
 
 /**
  * GET /v1/leads without filters: a keyset page in id (= creation) order,
@@ -144,7 +209,9 @@ const nextLeadPageQuery = prepared((db: Db, organizationId: string, afterId: str
  * whether more exist.
  */
 export async function listLeadViews(db: Db, organizationId: string, f: LeadListFilter): Promise<LeadViewRow[]> {
-  const rows = f.afterId ? await nextLeadPageQuery(db, organizationId, f.afterId, f.limit + 1) : await firstLeadPageQuery(db, organizationId, f.limit + 1);
+  const rows = f.afterId
+    ? await nextLeadPageQuery(db, organizationId, f.afterId, f.limit + 1)
+    : await firstLeadPageQuery(db, organizationId, f.limit + 1);
   return rows as LeadViewRow[];
 }
 
@@ -168,7 +235,10 @@ export interface DeletedLeadRow {
 }
 
 /** One item of a feed page; `at` is its timestamp in the page's order (an erased lead's updatedAt is its erasure). */
-export type FeedItem = { at: string; id: string } & ({ deleted: false; row: LeadViewRow } | { deleted: true; row: DeletedLeadRow });
+export type FeedItem = { at: string; id: string } & (
+  | { deleted: false; row: LeadViewRow }
+  | { deleted: true; row: DeletedLeadRow }
+);
 
 /**
  * A page of GET /v1/leads with createdSince/updatedSince: the leads and the
@@ -190,17 +260,28 @@ export async function listLeadFeed(db: Db, organizationId: string, f: LeadFeedFi
     const { at, id } = f.after;
     live = live.where((eb) => eb(eb.refTuple(`leads.${column}`, 'leads.id'), '>', eb.tuple(at, id)));
   }
-  const liveRows = (await live.orderBy(`leads.${column}`).orderBy('leads.id').limit(f.limit + 1).execute()) as LeadViewRow[];
+  const liveRows = (await live
+    .orderBy(`leads.${column}`)
+    .orderBy('leads.id')
+    .limit(f.limit + 1)
+    .execute()) as LeadViewRow[];
 
   const gone = f.order === 'created' ? 'created_at' : 'deleted_at';
-  let erased = db.selectFrom('deleted_leads').select(['id', 'created_at', 'deleted_at']).where('organization_id', '=', organizationId);
+  let erased = db
+    .selectFrom('deleted_leads')
+    .select(['id', 'created_at', 'deleted_at'])
+    .where('organization_id', '=', organizationId);
   if (f.createdSince) erased = erased.where('created_at', '>=', f.createdSince);
   if (f.updatedSince) erased = erased.where('deleted_at', '>=', f.updatedSince);
   if (f.after) {
     const { at, id } = f.after;
     erased = erased.where((eb) => eb(eb.refTuple(gone, 'id'), '>', eb.tuple(at, id)));
   }
-  const erasedRows = await erased.orderBy(gone).orderBy('id').limit(f.limit + 1).execute();
+  const erasedRows = await erased
+    .orderBy(gone)
+    .orderBy('id')
+    .limit(f.limit + 1)
+    .execute();
 
   const items: FeedItem[] = [
     ...liveRows.map((row) => ({ at: row[column], id: row.id, deleted: false as const, row })),
@@ -223,7 +304,11 @@ export async function listLeadFeed(db: Db, organizationId: string, f: LeadFeedFi
  */
 async function deleteUnmatchedInboundFrom(db: Db, organizationId: string, senders: readonly string[]): Promise<void> {
   if (senders.length === 0) return;
-  await db.deleteFrom('unmatched_inbound').where('organization_id', '=', organizationId).where('sender', 'in', [...senders]).execute();
+  await db
+    .deleteFrom('unmatched_inbound')
+    .where('organization_id', '=', organizationId)
+    .where('sender', 'in', [...senders])
+    .execute();
 }
 
 /**
@@ -243,7 +328,13 @@ async function deleteUnmatchedInboundFrom(db: Db, organizationId: string, sender
  * - `provider_receipts`: the provider's ids of webhooks already processed,
  *   so a replay after the erasure is still refused (conversation/inbound.ts).
  */
-export async function deleteLeadData(db: Db, organizationId: string, id: string, deletedAt: string, keyOf: (address: string) => string): Promise<void> {
+export async function deleteLeadData(
+  db: Db,
+  organizationId: string,
+  id: string,
+  deletedAt: string,
+  keyOf: (address: string) => string,
+): Promise<void> {
   const lead = await findLead(db, organizationId, id);
   const addresses = [lead?.phone, lead?.email].filter((a): a is string => !!a);
   // Rejected import rows naming its phone or email (in any cell, any spelling the import reads), by their keyed digests.
@@ -252,9 +343,17 @@ export async function deleteLeadData(db: Db, organizationId: string, id: string,
     await db.deleteFrom(table).where('organization_id', '=', organizationId).where('lead_id', '=', id).execute();
   }
   // Its appointments (their notes, times and zone), the blocks they held and their reminders (0029).
-  const appointmentIds = db.selectFrom('appointments').select('id').where('organization_id', '=', organizationId).where('lead_id', '=', id);
+  const appointmentIds = db
+    .selectFrom('appointments')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('lead_id', '=', id);
   for (const table of ['appointment_slots', 'appointment_reminders'] as const) {
-    await db.deleteFrom(table).where('organization_id', '=', organizationId).where('appointment_id', 'in', appointmentIds).execute();
+    await db
+      .deleteFrom(table)
+      .where('organization_id', '=', organizationId)
+      .where('appointment_id', 'in', appointmentIds)
+      .execute();
   }
   await db.deleteFrom('appointments').where('organization_id', '=', organizationId).where('lead_id', '=', id).execute();
   // Outbox events keep their rows (deliveries reference them) with the payload reduced to a stub.
@@ -270,7 +369,11 @@ export async function deleteLeadData(db: Db, organizationId: string, id: string,
   await db.deleteFrom('leads').where('organization_id', '=', organizationId).where('id', '=', id).execute();
   await forgetLead(db, organizationId, id);
   // What GET /v1/leads shows of it from now on: the id and the times, so a client syncing the list removes it.
-  if (lead) await db.insertInto('deleted_leads').values({ organization_id: organizationId, id, created_at: lead.created_at, deleted_at: deletedAt }).execute();
+  if (lead)
+    await db
+      .insertInto('deleted_leads')
+      .values({ organization_id: organizationId, id, created_at: lead.created_at, deleted_at: deletedAt })
+      .execute();
 }
 
 export interface TagRow {
@@ -304,13 +407,25 @@ export interface TagDefinition {
  * the lead is the answer. A tag the lead already carries is left as it is.
  */
 export async function insertTag(db: Db, organizationId: string, tag: TagRow & { created_at: string }): Promise<string> {
-  await db.insertInto('tags')
-    .values({ organization_id: organizationId, id: tag.id, name: tag.name, condition: tag.condition, created_at: tag.created_at })
+  await db
+    .insertInto('tags')
+    .values({
+      organization_id: organizationId,
+      id: tag.id,
+      name: tag.name,
+      condition: tag.condition,
+      created_at: tag.created_at,
+    })
     .onConflict((oc) => oc.columns(['organization_id', 'name']).doNothing())
     .execute();
-  const known = await db.selectFrom('tags').select(['id', 'name', 'condition'])
-    .where('organization_id', '=', organizationId).where('name', '=', tag.name).executeTakeFirstOrThrow();
-  await db.insertInto('lead_tags')
+  const known = await db
+    .selectFrom('tags')
+    .select(['id', 'name', 'condition'])
+    .where('organization_id', '=', organizationId)
+    .where('name', '=', tag.name)
+    .executeTakeFirstOrThrow();
+  await db
+    .insertInto('lead_tags')
     .values({ organization_id: organizationId, lead_id: tag.lead_id, ...known, created_at: tag.created_at })
     .onConflict((oc) => oc.columns(['organization_id', 'lead_id', 'id']).doNothing())
     .execute();
@@ -320,20 +435,41 @@ export async function insertTag(db: Db, organizationId: string, tag: TagRow & { 
 /** The organization's tags among these ids (an unknown id is simply absent). */
 export async function findTagsByIds(db: Db, organizationId: string, ids: readonly string[]): Promise<TagDefinition[]> {
   if (ids.length === 0) return [];
-  return db.selectFrom('tags').select(['id', 'name', 'condition'])
-    .where('organization_id', '=', organizationId).where('id', 'in', [...ids]).orderBy('id').execute();
+  return db
+    .selectFrom('tags')
+    .select(['id', 'name', 'condition'])
+    .where('organization_id', '=', organizationId)
+    .where('id', 'in', [...ids])
+    .orderBy('id')
+    .execute();
 }
 
 /** Makes `tags` exactly the lead's tags; true when that changed anything. Call under the lead's lock. */
-export async function replaceLeadTags(db: Db, organizationId: string, leadId: string, tags: readonly TagDefinition[], at: string): Promise<boolean> {
+export async function replaceLeadTags(
+  db: Db,
+  organizationId: string,
+  leadId: string,
+  tags: readonly TagDefinition[],
+  at: string,
+): Promise<boolean> {
   const current = new Set((await listTags(db, organizationId, [leadId])).map((t) => t.id));
   const wanted = new Set(tags.map((t) => t.id));
   const stale = [...current].filter((id) => !wanted.has(id));
   const added = tags.filter((t) => !current.has(t.id));
   if (stale.length > 0) await deleteTags(db, organizationId, leadId, stale);
   if (added.length > 0) {
-    await db.insertInto('lead_tags')
-      .values(added.map((t) => ({ organization_id: organizationId, lead_id: leadId, id: t.id, name: t.name, condition: t.condition, created_at: at })))
+    await db
+      .insertInto('lead_tags')
+      .values(
+        added.map((t) => ({
+          organization_id: organizationId,
+          lead_id: leadId,
+          id: t.id,
+          name: t.name,
+          condition: t.condition,
+          created_at: at,
+        })),
+      )
       .execute();
   }
   return stale.length > 0 || added.length > 0;
@@ -351,13 +487,33 @@ export async function deleteTags(db: Db, organizationId: string, leadId: string,
 }
 
 /** The lead holding an address (a phone for sms and voice, an email), under its row lock. */
-export async function findLeadByAddress(db: Db, organizationId: string, channel: 'sms' | 'voice' | 'email', address: string): Promise<LeadRow | undefined> {
-  const q = db.selectFrom('leads').selectAll().where('organization_id', '=', organizationId).where(channel === 'email' ? 'email' : 'phone', '=', address);
+export async function findLeadByAddress(
+  db: Db,
+  organizationId: string,
+  channel: 'sms' | 'voice' | 'email',
+  address: string,
+): Promise<LeadRow | undefined> {
+  const q = db
+    .selectFrom('leads')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where(channel === 'email' ? 'email' : 'phone', '=', address);
   return withLock(db, q, 'update').executeTakeFirst();
 }
 
 /** The other leads holding an email address (an email, unlike a phone, is not unique in an organization), locked. */
-export async function otherLeadsWithEmail(db: Db, organizationId: string, email: string, exceptId: string): Promise<LeadRow[]> {
-  const q = db.selectFrom('leads').selectAll().where('organization_id', '=', organizationId).where('email', '=', email).where('id', '!=', exceptId).orderBy('id');
+export async function otherLeadsWithEmail(
+  db: Db,
+  organizationId: string,
+  email: string,
+  exceptId: string,
+): Promise<LeadRow[]> {
+  const q = db
+    .selectFrom('leads')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('email', '=', email)
+    .where('id', '!=', exceptId)
+    .orderBy('id');
   return withLock(db, q, 'update').execute();
 }

@@ -5,7 +5,11 @@ import { LeadSearchQuery, LeadSearchViewFields } from './lead-search.schemas.js'
 
 export const LeadIdParams = Type.Object({ leadId: Type.String({ minLength: 1, maxLength: 200 }) });
 
-const SubscriptionState = Type.Union([Type.Literal('subscribed'), Type.Literal('unsubscribed'), Type.Literal('unavailable')]);
+const SubscriptionState = Type.Union([
+  Type.Literal('subscribed'),
+  Type.Literal('unsubscribed'),
+  Type.Literal('unavailable'),
+]);
 
 export const Tag = Type.Object({ id: Type.String(), name: Type.String(), condition: Type.String() });
 
@@ -38,7 +42,9 @@ export const Lead = Type.Object(
     externalLeadId: Type.Union([Type.String(), Type.Null()]),
     subscriptions: Type.Object({ sms: SubscriptionState, voice: SubscriptionState, email: SubscriptionState }),
     ...FollowUpViewFields,
-    owner: Type.Union([Type.String(), Type.Null()], { description: 'the user id of the lead\'s owner (PUT /v1/leads/{id}/owner, or hand-off assignment); null: nobody' }),
+    owner: Type.Union([Type.String(), Type.Null()], {
+      description: "the user id of the lead's owner (PUT /v1/leads/{id}/owner, or hand-off assignment); null: nobody",
+    }),
   },
   { $id: 'Lead' },
 );
@@ -99,7 +105,10 @@ export const ListLeadsQuery = Type.Object({
 export type ListLeadsInput = Static<typeof ListLeadsQuery>;
 
 /** A lead in the list: the reference's `deleted: false` and `deletedAt: null` beside its fields. */
-const ListedLead = Type.Intersect([Type.Ref(Lead), Type.Object({ deleted: Type.Literal(false), deletedAt: Type.Null(), ...LeadSearchViewFields })]);
+const ListedLead = Type.Intersect([
+  Type.Ref(Lead),
+  Type.Object({ deleted: Type.Literal(false), deletedAt: Type.Null(), ...LeadSearchViewFields }),
+]);
 
 /** An erased lead in the list (createdSince/updatedSince listings): its id and the flag only; its personal data is gone. */
 const DeletedLead = Type.Object(
@@ -107,12 +116,18 @@ const DeletedLead = Type.Object(
   { description: 'An erased lead: treat it as a removal', additionalProperties: false },
 );
 
-export const ListLeadsReply = Type.Object({ leads: Type.Array(Type.Union([ListedLead, DeletedLead])), nextToken: NextToken });
+export const ListLeadsReply = Type.Object({
+  leads: Type.Array(Type.Union([ListedLead, DeletedLead])),
+  nextToken: NextToken,
+});
 
 export const LookupQuery = Type.Object({ phone: Type.String({ minLength: 1, maxLength: 40 }) });
 export const LookupReply = Type.Object({ id: Type.String() });
 
-const TagIds = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 1000, description: 'Ids of tags of the organization (an empty list is allowed)' });
+const TagIds = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+  maxItems: 1000,
+  description: 'Ids of tags of the organization (an empty list is allowed)',
+});
 
 /** An empty tagIds removes nothing and succeeds (docs/contract.md). */
 export const RemoveTagsBody = Type.Object({ tagIds: TagIds });

@@ -19,7 +19,14 @@ import { normalizePhone, phoneLookupCandidates } from '../platform/phone.js';
 import { checkTimeZone } from '../platform/time-zone.js';
 import { mergeInfo } from './additional-info.js';
 import { newLeadRow, subscriptionColumns } from './new-lead.js';
-import { decodeFeedCursor, deletedLeadView, encodeFeedCursor, listedLead, parseInfo, toLeadViewOf } from './leads.mapper.js';
+import {
+  decodeFeedCursor,
+  deletedLeadView,
+  encodeFeedCursor,
+  listedLead,
+  parseInfo,
+  toLeadViewOf,
+} from './leads.mapper.js';
 import * as repo from './leads.repository.js';
 import { isLeadSearch, searchLeads } from './lead-search.service.js';
 import { planFollowUpUpdate } from '../followups/followups.service.js';
@@ -31,7 +38,12 @@ const noChannel = () => new BadRequest('A lead needs a phone or an email', 'no_c
 const duplicatePhone = (phone: string) => new Conflict(`A lead with phone ${phone} already exists`, 'duplicate_phone');
 
 /** `maySend`: whether the caller may make a message go out (messages:write); without it a profile's opening is a 403 and no lead is made. */
-export async function createLead(deps: Deps, organizationId: string, input: CreateLeadInput, maySend: boolean): Promise<string> {
+export async function createLead(
+  deps: Deps,
+  organizationId: string,
+  input: CreateLeadInput,
+  maySend: boolean,
+): Promise<string> {
   const phone = input.phone !== undefined ? normalizePhone(input.phone, deps.config.defaultCountry) : null;
   const email = input.email?.trim().toLowerCase() || null; // lower case: inbound email is matched by equality
   if (!phone && !email) throw noChannel();
@@ -44,13 +56,27 @@ export async function createLead(deps: Deps, organizationId: string, input: Crea
       // A share lock keeps a concurrent delete of the profile from passing its "no lead uses it" check.
       await requireProfile(trx, organizationId, profile, 'share');
       const suppressed = await suppressionsFor(trx, organizationId, deps.digests, phone, email);
-      const row = newLeadRow({
-        firstName: input.firstName, lastName: input.lastName, phone, email, customerProfile: profile, timeZone: input.timeZone,
-        externalLeadId: input.externalLeadId, additionalInfo: input.additionalInfo ?? {}, isAiOn: input.isAiOn !== false,
-      }, suppressed, at, id);
+      const row = newLeadRow(
+        {
+          firstName: input.firstName,
+          lastName: input.lastName,
+          phone,
+          email,
+          customerProfile: profile,
+          timeZone: input.timeZone,
+          externalLeadId: input.externalLeadId,
+          additionalInfo: input.additionalInfo ?? {},
+          isAiOn: input.isAiOn !== false,
+        },
+        suppressed,
+        at,
+        id,
+      );
       await repo.insertLead(trx, organizationId, row);
       // lead.created commits with the lead (Parley's own event); a duplicate phone rolls both back.
-      await emitEvents(trx, organizationId, at, [leadCreatedEvent(row as Parameters<typeof leadCreatedEvent>[0], { source: 'api' })]);
+      await emitEvents(trx, organizationId, at, [
+        leadCreatedEvent(row as Parameters<typeof leadCreatedEvent>[0], { source: 'api' }),
+      ]);
       // Round-robin on creation, when the organization assigns then (src/handoffs/).
       await assignOnCreation(trx, organizationId, id, new Date(at));
       await noteLeadsCreated(trx, organizationId, [{ id, customer_profile: profile, created_at: at }], 'api');
@@ -77,7 +103,14 @@ export async function getLead(deps: Deps, organizationId: string, id: string): P
  */
 function sinceTime(field: string, value: string | undefined): string | undefined {
   if (!value) return undefined;
-  return instantOf(value, () => new BadRequest(`${field} must be a date and time in ISO 8601 with its offset, like 2026-01-31T09:00:00Z`, 'invalid_time')).toISOString();
+  return instantOf(
+    value,
+    () =>
+      new BadRequest(
+        `${field} must be a date and time in ISO 8601 with its offset, like 2026-01-31T09:00:00Z`,
+        'invalid_time',
+      ),
+  ).toISOString();
 }
 
 /**
@@ -94,7 +127,8 @@ export async function listLeads(deps: Deps, organizationId: string, q: ListLeads
   const limit = q.limit ?? 100;
   const resumed = q.nextToken ? decodeFeedCursor(q.nextToken) : undefined;
   // A token of the unfiltered listing cannot continue a filtered one.
-  if (q.nextToken && !resumed && (q.createdSince || q.updatedSince)) throw new BadRequest('nextToken is not a valid cursor', 'invalid_cursor');
+  if (q.nextToken && !resumed && (q.createdSince || q.updatedSince))
+    throw new BadRequest('nextToken is not a valid cursor', 'invalid_cursor');
   const createdSince = resumed ? resumed.createdSince : sinceTime('createdSince', q.createdSince);
   const updatedSince = resumed ? resumed.updatedSince : sinceTime('updatedSince', q.updatedSince);
   if (!createdSince && !updatedSince) {
@@ -103,11 +137,23 @@ export async function listLeads(deps: Deps, organizationId: string, q: ListLeads
     return { leads: items.map((row) => listedLead(toLeadViewOf(row))), nextToken };
   }
   const order = resumed?.order ?? (updatedSince ? 'updated' : 'created');
-  const found = await repo.listLeadFeed(deps.db, organizationId, { order, createdSince, updatedSince, after: resumed?.after, limit });
+  const found = await repo.listLeadFeed(deps.db, organizationId, {
+    order,
+    createdSince,
+    updatedSince,
+    after: resumed?.after,
+    limit,
+  });
   const items = found.slice(0, limit);
   const last = items.at(-1);
-  const nextToken = found.length > limit && last ? encodeFeedCursor({ order, createdSince, updatedSince, after: { at: last.at, id: last.id } }) : null;
-  return { leads: items.map((item) => (item.deleted ? deletedLeadView(item.row) : listedLead(toLeadViewOf(item.row)))), nextToken };
+  const nextToken =
+    found.length > limit && last
+      ? encodeFeedCursor({ order, createdSince, updatedSince, after: { at: last.at, id: last.id } })
+      : null;
+  return {
+    leads: items.map((item) => (item.deleted ? deletedLeadView(item.row) : listedLead(toLeadViewOf(item.row)))),
+    nextToken,
+  };
 }
 
 export async function lookupLeadByPhone(deps: Deps, organizationId: string, rawPhone: string): Promise<string> {
@@ -121,9 +167,19 @@ export async function lookupLeadByPhone(deps: Deps, organizationId: string, rawP
   throw new NotFound('Lead', 'phone', likeliest);
 }
 
-export async function updateLead(deps: Deps, organizationId: string, id: string, input: UpdateLeadInput): Promise<void> {
+export async function updateLead(
+  deps: Deps,
+  organizationId: string,
+  id: string,
+  input: UpdateLeadInput,
+): Promise<void> {
   if (input.timeZone) checkTimeZone(input.timeZone);
-  const phone = input.phone === undefined ? undefined : input.phone === null ? null : normalizePhone(input.phone, deps.config.defaultCountry);
+  const phone =
+    input.phone === undefined
+      ? undefined
+      : input.phone === null
+        ? null
+        : normalizePhone(input.phone, deps.config.defaultCountry);
   const email = input.email === undefined ? undefined : input.email?.trim().toLowerCase() || null;
   const at = isoNow(deps.clock);
   try {
@@ -154,7 +210,10 @@ export async function updateLead(deps: Deps, organizationId: string, id: string,
         patch.additional_info = JSON.stringify(merged);
         if (Object.keys(changes).length > 0) {
           await emitEvents(trx, organizationId, at, [
-            { type: 'lead.additionalInfo.updated', data: { leadId: id, externalLeadId: lead.external_lead_id, changes } },
+            {
+              type: 'lead.additionalInfo.updated',
+              data: { leadId: id, externalLeadId: lead.external_lead_id, changes },
+            },
           ]);
         }
       }
@@ -173,7 +232,11 @@ export async function deleteLead(deps: Deps, organizationId: string, id: string)
     await repo.deleteLeadData(trx, organizationId, id, isoNow(deps.clock), deps.digests.keyed);
   });
   const scrub = await scrubDeletedRows(deps.db);
-  if (!scrub.complete) deps.log.warn({ leadId: id }, 'erasure committed, but a reader kept the SQLite WAL from being truncated: older page images stay in it until the next erasure (docs/operations.md)');
+  if (!scrub.complete)
+    deps.log.warn(
+      { leadId: id },
+      'erasure committed, but a reader kept the SQLite WAL from being truncated: older page images stay in it until the next erasure (docs/operations.md)',
+    );
 }
 
 export async function setAi(deps: Deps, organizationId: string, id: string, on: boolean): Promise<void> {
@@ -200,7 +263,12 @@ export async function removeTags(deps: Deps, organizationId: string, id: string,
  * organization tags (an empty list clears them). Every id must be a tag of
  * the organization, else 400 and nothing changes. Answers the lead's tags.
  */
-export async function replaceTags(deps: Deps, organizationId: string, id: string, tagIds: string[]): Promise<repo.TagDefinition[]> {
+export async function replaceTags(
+  deps: Deps,
+  organizationId: string,
+  id: string,
+  tagIds: string[],
+): Promise<repo.TagDefinition[]> {
   const wanted = [...new Set(tagIds)];
   return deps.db.transaction().execute(async (trx) => {
     await repo.requireLead(trx, organizationId, id, true);
@@ -212,7 +280,8 @@ export async function replaceTags(deps: Deps, organizationId: string, id: string
       throw new BadRequest(`tagIds has ids that are not tags of this organization: ${shown}`, 'unknown_tag');
     }
     const at = isoNow(deps.clock);
-    if (await repo.replaceLeadTags(trx, organizationId, id, tags, at)) await repo.updateLead(trx, organizationId, id, { updated_at: at });
+    if (await repo.replaceLeadTags(trx, organizationId, id, tags, at))
+      await repo.updateLead(trx, organizationId, id, { updated_at: at });
     return tags;
   });
 }

@@ -21,7 +21,10 @@ export interface NewLead {
  * unless that address opted out before (`suppressed`: channel -> opt-out
  * source, from subscriptions/suppressions.repository.ts).
  */
-export function subscriptionColumns(suppressed: ReadonlyMap<ChannelName, string>, channels: readonly ChannelName[] = CHANNELS): Updateable<LeadsTable> {
+export function subscriptionColumns(
+  suppressed: ReadonlyMap<ChannelName, string>,
+  channels: readonly ChannelName[] = CHANNELS,
+): Updateable<LeadsTable> {
   const cols: Partial<Record<string, string | null>> = {};
   for (const c of channels) {
     const source = suppressed.get(c);
@@ -36,7 +39,12 @@ export function subscriptionColumns(suppressed: ReadonlyMap<ChannelName, string>
  * create and the CSV import share, so an imported lead is exactly the lead
  * POST /v1/leads/create would have made of the same fields.
  */
-export function newLeadRow(lead: NewLead, suppressed: ReadonlyMap<ChannelName, string>, at: string, id: string = newId()): Omit<Insertable<LeadsTable>, 'organization_id'> & { id: string } {
+export function newLeadRow(
+  lead: NewLead,
+  suppressed: ReadonlyMap<ChannelName, string>,
+  at: string,
+  id: string = newId(),
+): Omit<Insertable<LeadsTable>, 'organization_id'> & { id: string } {
   return {
     id,
     first_name: lead.firstName,
@@ -53,7 +61,10 @@ export function newLeadRow(lead: NewLead, suppressed: ReadonlyMap<ChannelName, s
     is_qualified: 0,
     is_ai_on: lead.isAiOn ? 1 : 0,
     // All three channels: sms_status ... email_opt_out_source.
-    ...(subscriptionColumns(suppressed) as Pick<Insertable<LeadsTable>, 'sms_status' | 'voice_status' | 'email_status'>),
+    ...(subscriptionColumns(suppressed) as Pick<
+      Insertable<LeadsTable>,
+      'sms_status' | 'voice_status' | 'email_status'
+    >),
     memory_cleared_at: null,
     created_at: at,
     updated_at: at,

@@ -8,7 +8,10 @@ export type NewMessage = Omit<Insertable<MessagesTable>, 'organization_id'>;
 
 /** The one way a message enters the history (sending, inbound, scheduling all come through here). */
 export async function insertMessage(db: Db, organizationId: string, row: NewMessage): Promise<void> {
-  await db.insertInto('messages').values({ ...row, updated_at: row.updated_at ?? row.created_at, organization_id: organizationId }).execute();
+  await db
+    .insertInto('messages')
+    .values({ ...row, updated_at: row.updated_at ?? row.created_at, organization_id: organizationId })
+    .execute();
 }
 
 /**
@@ -23,23 +26,52 @@ const changedAt = (at: string | undefined): string => at ?? new Date().toISOStri
  * page 1 and page 1000; fetches limit+1 to know whether more exist.
  */
 const messagePageQuery = prepared((db: Db, organizationId: string, leadId: string, afterId: string, limit: number) =>
-  db.selectFrom('messages').selectAll().where('organization_id', '=', organizationId).where('lead_id', '=', leadId)
-    .where('id', '>', afterId).orderBy('id').limit(limit));
+  db
+    .selectFrom('messages')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('lead_id', '=', leadId)
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit),
+);
 
-export async function listMessages(db: Db, organizationId: string, leadId: string, afterId: string | undefined, limit: number): Promise<MessageRow[]> {
+export async function listMessages(
+  db: Db,
+  organizationId: string,
+  leadId: string,
+  afterId: string | undefined,
+  limit: number,
+): Promise<MessageRow[]> {
   // The first page is "after ''": every id sorts after the empty string, on the same index range.
   return messagePageQuery(db, organizationId, leadId, afterId ?? '', limit + 1);
 }
 
 /** The same page, of one channel only (the same index range, the channel filtered on it). */
-export async function listMessagesOnChannel(db: Db, organizationId: string, leadId: string, channel: MessageRow['channel'], afterId: string | undefined, limit: number): Promise<MessageRow[]> {
-  return db.selectFrom('messages').selectAll().where('organization_id', '=', organizationId).where('lead_id', '=', leadId)
-    .where('id', '>', afterId ?? '').where('channel', '=', channel).orderBy('id').limit(limit + 1).execute();
+export async function listMessagesOnChannel(
+  db: Db,
+  organizationId: string,
+  leadId: string,
+  channel: MessageRow['channel'],
+  afterId: string | undefined,
+  limit: number,
+): Promise<MessageRow[]> {
+  return db
+    .selectFrom('messages')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('lead_id', '=', leadId)
+    .where('id', '>', afterId ?? '')
+    .where('channel', '=', channel)
+    .orderBy('id')
+    .limit(limit + 1)
+    .execute();
 }
 
 // Read by every send (channels/outbound.ts): prepared.
 const messageQuery = prepared((db: Db, organizationId: string, id: string) =>
-  db.selectFrom('messages').selectAll().where('organization_id', '=', organizationId).where('id', '=', id));
+  db.selectFrom('messages').selectAll().where('organization_id', '=', organizationId).where('id', '=', id),
+);
 
 export async function findMessage(db: Db, organizationId: string, id: string): Promise<MessageRow | undefined> {
   const rows = await messageQuery(db, organizationId, id);
@@ -67,8 +99,18 @@ export interface StatusChange {
   attemptFrom?: string | null;
 }
 
-export async function setMessageStatus(db: Db, organizationId: string, id: string, change: StatusChange): Promise<void> {
-  const patch: Updateable<MessagesTable> = { status: change.status, status_reason: change.reason, status_code: change.code ?? null, updated_at: changedAt(change.at) };
+export async function setMessageStatus(
+  db: Db,
+  organizationId: string,
+  id: string,
+  change: StatusChange,
+): Promise<void> {
+  const patch: Updateable<MessagesTable> = {
+    status: change.status,
+    status_reason: change.reason,
+    status_code: change.code ?? null,
+    updated_at: changedAt(change.at),
+  };
   if (change.providerMessageId !== undefined) patch.provider_message_id = change.providerMessageId;
   if (change.scheduledAt !== undefined) patch.scheduled_at = change.scheduledAt;
   if (change.segments !== undefined) patch.segments = change.segments;
@@ -77,9 +119,15 @@ export async function setMessageStatus(db: Db, organizationId: string, id: strin
   if (change.pacedSince !== undefined) patch.paced_since = change.pacedSince;
   if (change.attemptAt !== undefined) patch.attempt_at = change.attemptAt;
   if (change.attemptFrom !== undefined) patch.attempt_from = change.attemptFrom;
-  await db.updateTable('messages').set(patch).where('organization_id', '=', organizationId).where('id', '=', id).execute();
+  await db
+    .updateTable('messages')
+    .set(patch)
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .execute();
   // Analytics (src/analytics/): a send accepted, delivered or failed is counted in the same transaction.
-  if (countsStatus(change.status)) await noteMessageStatus(db, organizationId, { id }, change.status, change.reason, patch.updated_at as string);
+  if (countsStatus(change.status))
+    await noteMessageStatus(db, organizationId, { id }, change.status, change.reason, patch.updated_at as string);
 }
 
 /**
@@ -101,14 +149,27 @@ export function blockScheduledQuery(db: Db, organizationId: string, code: string
  * each is recorded blocked with the reason (a HELP answer or an AI reply queued
  * before a STOP must not follow it). Answers how many.
  */
-export function blockQueuedSendsQuery(db: Db, organizationId: string, leadId: string, channels: readonly string[], code: string, reason: string, at?: string) {
+export function blockQueuedSendsQuery(
+  db: Db,
+  organizationId: string,
+  leadId: string,
+  channels: readonly string[],
+  code: string,
+  reason: string,
+  at?: string,
+) {
   return blockScheduledQuery(db, organizationId, code, reason, at)
     .where('lead_id', '=', leadId)
     .where('channel', 'in', channels as MessageRow['channel'][]);
 }
 
 /** Automated (AI-generated) messages handed to a provider for the lead since `since`: the frequency cap's count. */
-export async function countAutomatedSince(db: Db, organizationId: string, leadId: string, since: string): Promise<number> {
+export async function countAutomatedSince(
+  db: Db,
+  organizationId: string,
+  leadId: string,
+  since: string,
+): Promise<number> {
   const row = await db
     .selectFrom('messages')
     .select((eb) => eb.fn.countAll<number | string>().as('n'))
@@ -124,19 +185,41 @@ export async function countAutomatedSince(db: Db, organizationId: string, leadId
 }
 
 /** When the lead's own (inbound) message was received, or undefined when no such message of this lead exists: the gate's reply window counts from it. */
-export async function leadMessageReceivedAt(db: Db, organizationId: string, leadId: string, messageId: string): Promise<string | undefined> {
-  const row = await db.selectFrom('messages').select('created_at')
-    .where('organization_id', '=', organizationId).where('id', '=', messageId).where('lead_id', '=', leadId).where('direction', '=', 'inbound')
+export async function leadMessageReceivedAt(
+  db: Db,
+  organizationId: string,
+  leadId: string,
+  messageId: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('messages')
+    .select('created_at')
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', messageId)
+    .where('lead_id', '=', leadId)
+    .where('direction', '=', 'inbound')
     .executeTakeFirst();
   return row?.created_at;
 }
 
 /** A provider's delivery report for an outbound message, found by the provider's id; answers how many rows changed. */
-export async function setStatusByProviderId(db: Db, organizationId: string, providerMessageId: string, status: string, reason: string | null, at?: string): Promise<number> {
-  const result = await db.updateTable('messages').set({ status, status_reason: reason, updated_at: changedAt(at) })
-    .where('organization_id', '=', organizationId).where('provider_message_id', '=', providerMessageId).where('direction', '=', 'outbound')
+export async function setStatusByProviderId(
+  db: Db,
+  organizationId: string,
+  providerMessageId: string,
+  status: string,
+  reason: string | null,
+  at?: string,
+): Promise<number> {
+  const result = await db
+    .updateTable('messages')
+    .set({ status, status_reason: reason, updated_at: changedAt(at) })
+    .where('organization_id', '=', organizationId)
+    .where('provider_message_id', '=', providerMessageId)
+    .where('direction', '=', 'outbound')
     .executeTakeFirst();
-  if (countsStatus(status)) await noteMessageStatus(db, organizationId, { providerMessageId }, status, reason, changedAt(at));
+  if (countsStatus(status))
+    await noteMessageStatus(db, organizationId, { providerMessageId }, status, reason, changedAt(at));
   return Number(result.numUpdatedRows);
 }
 
@@ -145,28 +228,53 @@ export async function setStatusByProviderId(db: Db, organizationId: string, prov
  * first. Left out: keyword confirmations and HELP answers (compliance, not
  * conversation) and sends that were blocked or failed (the lead never read them).
  */
-export async function conversationOf(db: Db, organizationId: string, leadId: string, since: string | null, limit: number): Promise<MessageRow[]> {
+export async function conversationOf(
+  db: Db,
+  organizationId: string,
+  leadId: string,
+  since: string | null,
+  limit: number,
+): Promise<MessageRow[]> {
   let q = db
     .selectFrom('messages')
     .selectAll()
     .where('organization_id', '=', organizationId)
     .where('lead_id', '=', leadId)
-    .where((eb) => eb.or([eb('direction', '=', 'inbound'), eb.and([eb('purpose', '=', 'conversation'), eb('status', 'not in', ['blocked', 'failed'])])]));
+    .where((eb) =>
+      eb.or([
+        eb('direction', '=', 'inbound'),
+        eb.and([eb('purpose', '=', 'conversation'), eb('status', 'not in', ['blocked', 'failed'])]),
+      ]),
+    );
   if (since) q = q.where('created_at', '>=', since);
   const rows = await q.orderBy('id', 'desc').limit(limit).execute();
   return rows.reverse();
 }
 
 /** Which of these provider ids another message of the organization already holds (a reconciled send adopts none of them). */
-export async function providerIdsHeldElsewhere(db: Db, organizationId: string, messageId: string, providerMessageIds: readonly string[]): Promise<Set<string>> {
+export async function providerIdsHeldElsewhere(
+  db: Db,
+  organizationId: string,
+  messageId: string,
+  providerMessageIds: readonly string[],
+): Promise<Set<string>> {
   if (providerMessageIds.length === 0) return new Set();
-  const rows = await db.selectFrom('messages').select('provider_message_id')
-    .where('organization_id', '=', organizationId).where('provider_message_id', 'in', [...providerMessageIds]).where('id', '!=', messageId)
+  const rows = await db
+    .selectFrom('messages')
+    .select('provider_message_id')
+    .where('organization_id', '=', organizationId)
+    .where('provider_message_id', 'in', [...providerMessageIds])
+    .where('id', '!=', messageId)
     .execute();
   return new Set(rows.map((r) => r.provider_message_id!));
 }
 
 /** The A/B opening variant a message was written from (analytics counts the lead's outcomes under it). */
 export async function setOpeningVariant(db: Db, organizationId: string, id: string, variant: string): Promise<void> {
-  await db.updateTable('messages').set({ opening_variant: variant }).where('organization_id', '=', organizationId).where('id', '=', id).execute();
+  await db
+    .updateTable('messages')
+    .set({ opening_variant: variant })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .execute();
 }

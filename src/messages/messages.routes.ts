@@ -5,14 +5,20 @@ import { LeadIdParams } from '../leads/leads.schemas.js';
 import { ListMessagesQuery, ListMessagesReply } from './messages.schemas.js';
 import { listMessages } from './messages.service.js';
 
-export const messageRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app) => {
-  app.get('/leads/:leadId/messages', {
-    schema: {
-      tags: ['messages'],
-      summary: "A lead's messages, oldest first",
-      params: LeadIdParams,
-      querystring: ListMessagesQuery,
-      response: withErrors({ 200: ListMessagesReply }),
-    },
-  }, async (req) => listMessages(deps, req.auth.organizationId, req.params.leadId, req.query));
-};
+export const messageRoutes =
+  (deps: Deps): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.get(
+      '/leads/:leadId/messages',
+      {
+        schema: {
+          tags: ['messages'],
+          summary: "A lead's messages, oldest first",
+          params: LeadIdParams,
+          querystring: ListMessagesQuery,
+          response: withErrors({ 200: ListMessagesReply }),
+        },
+      },
+      async (req) => listMessages(deps, req.auth.organizationId, req.params.leadId, req.query),
+    );
+  };

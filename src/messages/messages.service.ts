@@ -33,9 +33,10 @@ export async function listMessages(deps: Deps, organizationId: string, leadId: s
   const limit = q.limit ?? DEFAULT_PAGE;
   const afterId = decodeCursor(q.nextToken);
   await requireLead(deps.db, organizationId, leadId);
-  const rows = q.channel === undefined
-    ? await repo.listMessages(deps.db, organizationId, leadId, afterId, limit)
-    : await repo.listMessagesOnChannel(deps.db, organizationId, leadId, toChannel(q.channel), afterId, limit);
+  const rows =
+    q.channel === undefined
+      ? await repo.listMessages(deps.db, organizationId, leadId, afterId, limit)
+      : await repo.listMessagesOnChannel(deps.db, organizationId, leadId, toChannel(q.channel), afterId, limit);
   const { items, nextToken } = page(rows, limit);
   return { messages: items.map(toMessageView), nextToken };
 }

@@ -19,7 +19,8 @@ const MAX_AHEAD_MS = 366 * 24 * 3_600_000;
 export function defaultChannel(lead: LeadRow, requested?: ChannelName): ChannelName {
   const reachable = reachableChannels(lead);
   if (requested) {
-    if (!reachable.includes(requested)) throw new BadRequest(requested === 'email' ? 'Lead has no email' : 'Lead has no phone', 'channel_unavailable');
+    if (!reachable.includes(requested))
+      throw new BadRequest(requested === 'email' ? 'Lead has no email' : 'Lead has no phone', 'channel_unavailable');
     return requested;
   }
   return reachable.includes('sms') ? 'sms' : 'email';
@@ -79,7 +80,9 @@ export async function scheduleSend(db: Db, s: ScheduledSend): Promise<string> {
     in_reply_to: s.inReplyTo ?? null,
   });
   if (s.blocked) return id;
-  const base = s.notBefore ? { messageId: id, sendWhenOff: s.sendWhenOff, notBefore: s.notBefore.toISOString() } : { messageId: id, sendWhenOff: s.sendWhenOff };
+  const base = s.notBefore
+    ? { messageId: id, sendWhenOff: s.sendWhenOff, notBefore: s.notBefore.toISOString() }
+    : { messageId: id, sendWhenOff: s.sendWhenOff };
   const payload = s.overrideBusinessHours ? { ...base, overrideBusinessHours: true } : base;
   await enqueueJob(db, s.organizationId, 'message.send', payload, s.runAt, s.now);
   return id;
@@ -97,7 +100,8 @@ export type SendStatus = 'scheduled' | 'waiting' | 'blocked';
 export async function sendMessage(deps: Deps, organizationId: string, leadId: string, input: SendMessageInput) {
   const now = deps.clock.now();
   const requested = input.scheduledTime ? new Date(input.scheduledTime) : now;
-  if (requested.getTime() - now.getTime() > MAX_AHEAD_MS) throw new BadRequest('scheduledTime must be within a year', 'invalid_schedule');
+  if (requested.getTime() - now.getTime() > MAX_AHEAD_MS)
+    throw new BadRequest('scheduledTime must be within a year', 'invalid_schedule');
   const runAt = requested.getTime() < now.getTime() ? now : requested;
   const sendWhenOff = input.sendWhenOff ?? false;
   const scheduleFollowUps = input.scheduleFollowUps ?? false;
@@ -106,21 +110,52 @@ export async function sendMessage(deps: Deps, organizationId: string, leadId: st
     const channel = defaultChannel(lead, input.channel === undefined ? undefined : toChannel(input.channel));
     const settings = await readSettings(trx, organizationId);
     const decision = await checkOutbound(trx, deps.digests, organizationId, {
-      lead, channel, purpose: 'conversation', sendWhenOff, automated: false, settings, now: runAt, overrideBusinessHours: input.overrideBusinessHours ?? false,
+      lead,
+      channel,
+      purpose: 'conversation',
+      sendWhenOff,
+      automated: false,
+      settings,
+      now: runAt,
+      overrideBusinessHours: input.overrideBusinessHours ?? false,
     });
     const blocked = decision.kind === 'blocked' ? { code: decision.code, reason: decision.reason } : undefined;
     const waiting = decision.kind === 'wait' ? { code: decision.code, reason: decision.reason } : undefined;
     const sendAt = decision.kind === 'wait' ? decision.until : runAt;
     const id = await scheduleSend(trx, {
-      organizationId, lead, channel, text: input.message, runAt: sendAt, sendWhenOff, isAiGenerated: false, now: now.toISOString(),
-      overrideBusinessHours: input.overrideBusinessHours ?? false, scheduleFollowUps, blocked, waiting, notBefore: waiting && runAt > now ? runAt : undefined,
+      organizationId,
+      lead,
+      channel,
+      text: input.message,
+      runAt: sendAt,
+      sendWhenOff,
+      isAiGenerated: false,
+      now: now.toISOString(),
+      overrideBusinessHours: input.overrideBusinessHours ?? false,
+      scheduleFollowUps,
+      blocked,
+      waiting,
+      notBefore: waiting && runAt > now ? runAt : undefined,
     });
     // A person writing to (or calling) the lead is the first human touch of its open hand-off (src/handoffs/).
-    if (!blocked) await recordFirstTouch(trx, organizationId, leadId, channel === 'voice' ? 'call' : 'reply', now.toISOString());
+    if (!blocked)
+      await recordFirstTouch(trx, organizationId, leadId, channel === 'voice' ? 'call' : 'reply', now.toISOString());
     const status: SendStatus = blocked ? 'blocked' : waiting ? 'waiting' : 'scheduled';
-    if (waiting) deps.log.info({ messageId: id, leadId, until: sendAt.toISOString(), reason: waiting.reason }, `message waits until ${sendAt.toISOString()}: ${waiting.reason}`);
+    if (waiting)
+      deps.log.info(
+        { messageId: id, leadId, until: sendAt.toISOString(), reason: waiting.reason },
+        `message waits until ${sendAt.toISOString()}: ${waiting.reason}`,
+      );
     const note = blocked ?? waiting ?? null;
-    return { id, channel, status, statusCode: note?.code ?? null, statusReason: note?.reason ?? null, scheduledTime: sendAt.toISOString(), scheduleFollowUps };
+    return {
+      id,
+      channel,
+      status,
+      statusCode: note?.code ?? null,
+      statusReason: note?.reason ?? null,
+      scheduledTime: sendAt.toISOString(),
+      scheduleFollowUps,
+    };
   });
 }
 
@@ -132,9 +167,22 @@ export async function sendMessage(deps: Deps, organizationId: string, leadId: st
  * enrollment so a lead is never left out silently; the gate at send time stays
  * the judge.
  */
-export async function standingBlock(db: Db, digests: AddressDigests, organizationId: string, lead: LeadRow, settings: OrganizationSettings, now: Date): Promise<{ code: string; reason: string } | undefined> {
+export async function standingBlock(
+  db: Db,
+  digests: AddressDigests,
+  organizationId: string,
+  lead: LeadRow,
+  settings: OrganizationSettings,
+  now: Date,
+): Promise<{ code: string; reason: string } | undefined> {
   const decision = await checkOutbound(db, digests, organizationId, {
-    lead, channel: defaultChannel(lead), purpose: 'compliance', sendWhenOff: true, automated: false, settings, now,
+    lead,
+    channel: defaultChannel(lead),
+    purpose: 'compliance',
+    sendWhenOff: true,
+    automated: false,
+    settings,
+    now,
   });
   return decision.kind === 'blocked' ? { code: decision.code, reason: decision.reason } : undefined;
 }

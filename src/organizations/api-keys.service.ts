@@ -20,23 +20,44 @@ export interface IssuedKey {
  * the console's key page both come here.
  */
 export async function addKey(
-  db: Db, organizationId: string, scopes: readonly Scope[], name: string | null, at: string,
+  db: Db,
+  organizationId: string,
+  scopes: readonly Scope[],
+  name: string | null,
+  at: string,
 ): Promise<{ key: string; record: ApiKeyRecord }> {
   const key = generateApiKey();
-  const record = { id: newId(), prefix: displayPrefix(key), digest: digestKey(key), scopes: [...new Set(scopes)], name, createdAt: at };
+  const record = {
+    id: newId(),
+    prefix: displayPrefix(key),
+    digest: digestKey(key),
+    scopes: [...new Set(scopes)],
+    name,
+    createdAt: at,
+  };
   await insertKey(db, organizationId, record);
   return { key, record: { ...record, organizationId, revokedAt: null } };
 }
 
 /** Creates the organization when it does not exist yet, then a key. */
 export async function issueKey(
-  db: Kysely<Database>, orgName: string, scopes: readonly Scope[] = DEFAULT_SCOPES, name: string | null = null, options: NewOrganizationOptions = {},
+  db: Kysely<Database>,
+  orgName: string,
+  scopes: readonly Scope[] = DEFAULT_SCOPES,
+  name: string | null = null,
+  options: NewOrganizationOptions = {},
 ): Promise<IssuedKey> {
   const at = new Date().toISOString();
-  return inOrganizationNamed(db, orgName, at, async (trx, organizationId) => {
-    const { key, record } = await addKey(trx, organizationId, scopes, name, at);
-    return { key, prefix: record.prefix, organizationId, scopes: record.scopes as Scope[] };
-  }, options);
+  return inOrganizationNamed(
+    db,
+    orgName,
+    at,
+    async (trx, organizationId) => {
+      const { key, record } = await addKey(trx, organizationId, scopes, name, at);
+      return { key, prefix: record.prefix, organizationId, scopes: record.scopes as Scope[] };
+    },
+    options,
+  );
 }
 
 export async function keysOf(db: Kysely<Database>, orgName: string): Promise<ApiKeyRecord[] | undefined> {

@@ -15,11 +15,17 @@ export interface NewOrganizationOptions {
  * organization behind (`keys create`, `users create`).
  */
 export async function inOrganizationNamed<T>(
-  db: Kysely<Database>, name: string, at: string, work: (trx: Db, organizationId: string) => Promise<T>, options: NewOrganizationOptions = {},
+  db: Kysely<Database>,
+  name: string,
+  at: string,
+  work: (trx: Db, organizationId: string) => Promise<T>,
+  options: NewOrganizationOptions = {},
 ): Promise<T> {
   const attempt = () =>
     db.transaction().execute(async (trx) => {
-      const org = (await findOrganizationByName(trx, name)) ?? (await createOrganization(trx, name, at, options.timeZone ?? FALLBACK_TIME_ZONE));
+      const org =
+        (await findOrganizationByName(trx, name)) ??
+        (await createOrganization(trx, name, at, options.timeZone ?? FALLBACK_TIME_ZONE));
       return work(trx, org.id);
     });
   try {

@@ -11,8 +11,19 @@ import { instanceSecret } from './secrets.repository.js';
  * Migrates the store and builds what every service takes: the one assembly the server, the worker process and
  * the command line share, so a dependency added here reaches all of them.
  */
-export async function assembleDeps(store: Store, config: Config, options: { clock?: Clock; log?: Logger } = {}): Promise<Deps> {
+export async function assembleDeps(
+  store: Store,
+  config: Config,
+  options: { clock?: Clock; log?: Logger } = {},
+): Promise<Deps> {
   await migrateToLatest(store);
   const digests = addressDigests(await instanceSecret(store.db, ADDRESS_DIGEST_SECRET));
-  return { db: store.db, dialect: store.dialect, config, clock: options.clock ?? systemClock, log: options.log ?? createLogger(config.logLevel), digests };
+  return {
+    db: store.db,
+    dialect: store.dialect,
+    config,
+    clock: options.clock ?? systemClock,
+    log: options.log ?? createLogger(config.logLevel),
+    digests,
+  };
 }

@@ -224,7 +224,14 @@ function baseUrl(env: Env, name: string, fallback: string): string {
   } catch {
     url = undefined;
   }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+  if (
+    !url ||
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.search !== '' ||
+    url.hash !== '' ||
+    url.username !== '' ||
+    url.password !== ''
+  ) {
     throw new ConfigError(`${name} must be an http:// or https:// URL without query or credentials (got "${raw}")`);
   }
   return raw.replace(/\/+$/, '');
@@ -250,7 +257,9 @@ function emailFrom(env: Env): string {
   const raw = env.PARLEY_EMAIL_FROM;
   if (raw === undefined || raw === '') return 'Parley <no-reply@localhost>';
   if (/[\r\n]/.test(raw) || !/^(?:[^<>]*<[^<>\s@]+@[^<>\s@]+>|[^<>\s@]+@[^<>\s@]+)$/.test(raw.trim())) {
-    throw new ConfigError(`PARLEY_EMAIL_FROM must be an address like no-reply@example.com or "Name <no-reply@example.com>" (got "${raw}")`);
+    throw new ConfigError(
+      `PARLEY_EMAIL_FROM must be an address like no-reply@example.com or "Name <no-reply@example.com>" (got "${raw}")`,
+    );
   }
   return raw.trim();
 }
@@ -259,7 +268,10 @@ function emailFrom(env: Env): string {
 function signingSecret(env: Env): string | null {
   const raw = env.PARLEY_SIGNING_SECRET;
   if (raw === undefined || raw === '') return null;
-  if (raw.length < 32) throw new ConfigError('PARLEY_SIGNING_SECRET must be at least 32 characters (for example: openssl rand -base64 32)');
+  if (raw.length < 32)
+    throw new ConfigError(
+      'PARLEY_SIGNING_SECRET must be at least 32 characters (for example: openssl rand -base64 32)',
+    );
   return raw;
 }
 
@@ -270,18 +282,25 @@ function twilio(env: Env): TwilioConfig | null {
   if (sid === '' && token === '') return null;
   if (sid === '') throw new ConfigError('TWILIO_ACCOUNT_SID must be set when TWILIO_AUTH_TOKEN is set');
   if (token === '') throw new ConfigError('TWILIO_AUTH_TOKEN must be set when TWILIO_ACCOUNT_SID is set');
-  if (!/^[A-Za-z0-9]{1,64}$/.test(sid)) throw new ConfigError(`TWILIO_ACCOUNT_SID must be letters and digits, like AC0123... (got "${sid}")`);
+  if (!/^[A-Za-z0-9]{1,64}$/.test(sid))
+    throw new ConfigError(`TWILIO_ACCOUNT_SID must be letters and digits, like AC0123... (got "${sid}")`);
   if (/\s/.test(token)) throw new ConfigError('TWILIO_AUTH_TOKEN must not contain whitespace');
-  return { accountSid: sid, authToken: token, apiBaseUrl: baseUrl(env, 'TWILIO_API_BASE_URL', 'https://api.twilio.com') };
+  return {
+    accountSid: sid,
+    authToken: token,
+    apiBaseUrl: baseUrl(env, 'TWILIO_API_BASE_URL', 'https://api.twilio.com'),
+  };
 }
 
 /** The OpenAI provider without a key would fail every turn at run time: refuse to start instead. */
 function ai(env: Env): AiConfig {
   const provider = oneOf(env, 'PARLEY_AI_PROVIDER', 'scripted', ['scripted', 'openai']) as AiConfig['provider'];
   const key = env.OPENAI_API_KEY ?? '';
-  if (provider === 'openai' && key.trim() === '') throw new ConfigError('OPENAI_API_KEY must be set when PARLEY_AI_PROVIDER=openai');
+  if (provider === 'openai' && key.trim() === '')
+    throw new ConfigError('OPENAI_API_KEY must be set when PARLEY_AI_PROVIDER=openai');
   const model = env.PARLEY_AI_MODEL || 'gpt-4o-mini';
-  if (!/^\S{1,200}$/.test(model)) throw new ConfigError(`PARLEY_AI_MODEL must be a model name without spaces (got "${model}")`);
+  if (!/^\S{1,200}$/.test(model))
+    throw new ConfigError(`PARLEY_AI_MODEL must be a model name without spaces (got "${model}")`);
   return {
     provider,
     openaiBaseUrl: baseUrl(env, 'OPENAI_BASE_URL', 'https://api.openai.com/v1'),
@@ -296,7 +315,9 @@ export function loadConfig(env: Env = process.env): Config {
   // Empty means default, as for every variable. An unknown code would make every national number a 400, so it stops the boot.
   const country = (env.PARLEY_DEFAULT_COUNTRY || 'US').toUpperCase();
   if (!/^[A-Z]{2}$/.test(country) || !isSupportedCountry(country)) {
-    throw new ConfigError(`PARLEY_DEFAULT_COUNTRY must be a two-letter country code (got "${env.PARLEY_DEFAULT_COUNTRY}")`);
+    throw new ConfigError(
+      `PARLEY_DEFAULT_COUNTRY must be a two-letter country code (got "${env.PARLEY_DEFAULT_COUNTRY}")`,
+    );
   }
   const port = integer(env, 'PORT', 8080, 0, 65535);
   return {
@@ -310,8 +331,16 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: integer(env, 'PARLEY_RATE_LIMIT', 1200, 0, 10_000_000),
     defaultCountry: country,
     bodyLimitBytes: 1024 * 1024,
-    importBodyLimitBytes: integer(env, 'PARLEY_IMPORT_BODY_LIMIT_BYTES', 100 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024),
-    importSpoolDir: env.PARLEY_IMPORT_SPOOL_DIR ? resolve(env.PARLEY_IMPORT_SPOOL_DIR) : join(tmpdir(), 'parley-import-spool'),
+    importBodyLimitBytes: integer(
+      env,
+      'PARLEY_IMPORT_BODY_LIMIT_BYTES',
+      100 * 1024 * 1024,
+      1024,
+      64 * 1024 * 1024 * 1024,
+    ),
+    importSpoolDir: env.PARLEY_IMPORT_SPOOL_DIR
+      ? resolve(env.PARLEY_IMPORT_SPOOL_DIR)
+      : join(tmpdir(), 'parley-import-spool'),
     retention: {
       rejectedRowsDays: integer(env, 'PARLEY_REJECTED_ROWS_RETENTION_DAYS', 30, 1, 3650),
       providerReceiptsDays: integer(env, 'PARLEY_PROVIDER_RECEIPT_RETENTION_DAYS', 90, 1, 3650),
@@ -339,7 +368,8 @@ export function loadConfig(env: Env = process.env): Config {
 function duration(env: Env, name: string, fallback: string, minMs: number): number {
   const raw = env[name] === undefined || env[name] === '' ? fallback : env[name]!;
   const ms = durationMs(raw);
-  if (ms === undefined || ms < minMs) throw new ConfigError(`${name} must be a duration like 30m or 12h, at least ${minMs / 1000} s (got "${raw}")`);
+  if (ms === undefined || ms < minMs)
+    throw new ConfigError(`${name} must be a duration like 30m or 12h, at least ${minMs / 1000} s (got "${raw}")`);
   return ms;
 }
 
@@ -377,7 +407,8 @@ function trustProxy(env: Env): TrustProxy {
   const raw = (env.PARLEY_TRUST_PROXY ?? '').trim();
   if (raw === '' || raw === 'false' || raw === '0') return false;
   if (raw === 'true') return { hops: 1 };
-  const help = 'PARLEY_TRUST_PROXY must be false, true (one proxy in front), the number of proxies in front (1 to 20), or a comma list of the proxies\' addresses or CIDRs like 10.0.0.5,192.168.0.0/16';
+  const help =
+    "PARLEY_TRUST_PROXY must be false, true (one proxy in front), the number of proxies in front (1 to 20), or a comma list of the proxies' addresses or CIDRs like 10.0.0.5,192.168.0.0/16";
   if (/^\d+$/.test(raw)) {
     const hops = Number(raw);
     if (hops > 20) throw new ConfigError(`${help} (got "${raw}")`);
@@ -395,7 +426,9 @@ function pacingMaxWait(env: Env): number {
   if (raw === undefined || raw === '') return 10 * 3_600_000;
   const hours = Number(raw);
   if (!/^\d+(\.\d+)?$/.test(raw.trim()) || hours <= 0 || hours > 720) {
-    throw new ConfigError(`PARLEY_PACING_MAX_WAIT_HOURS must be a number of hours above 0 and at most 720, like 10 or 0.5 (got "${raw}")`);
+    throw new ConfigError(
+      `PARLEY_PACING_MAX_WAIT_HOURS must be a number of hours above 0 and at most 720, like 10 or 0.5 (got "${raw}")`,
+    );
   }
   return Math.round(hours * 3_600_000);
 }

@@ -28,7 +28,8 @@ const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}
 export function maskPersonalData(line: string): string {
   let out = line;
   if (out.includes('@')) out = out.replace(EMAIL, (m) => `${m[0]}***${m.slice(m.lastIndexOf('@'))}`);
-  if (out.includes('+')) out = out.replace(E164, (m) => (m.length >= 11 ? `${m.slice(0, 5)}***${m.slice(-4)}` : `+***${m.slice(-2)}`));
+  if (out.includes('+'))
+    out = out.replace(E164, (m) => (m.length >= 11 ? `${m.slice(0, 5)}***${m.slice(-4)}` : `+***${m.slice(-2)}`));
   return out;
 }
 

@@ -27,7 +27,8 @@ export function normalizePhone(input: string, defaultCountry: string, field = 'p
     const international = strippedPlusReading(text);
     if (international?.isValid()) return international.number;
   }
-  if (!national || !national.isPossible()) throw new BadRequest(`${field} is not a valid phone number`, 'invalid_phone');
+  if (!national || !national.isPossible())
+    throw new BadRequest(`${field} is not a valid phone number`, 'invalid_phone');
   return national.number;
 }
 

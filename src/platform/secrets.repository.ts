@@ -17,6 +17,10 @@ export async function instanceSecret(db: Kysely<Database>, name: string, now: Da
     .values({ name, value: randomBytes(32).toString('base64url'), created_at: now.toISOString() })
     .onConflict((oc) => oc.column('name').doNothing())
     .execute();
-  const row = await db.selectFrom('instance_secrets').select('value').where('name', '=', name).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('instance_secrets')
+    .select('value')
+    .where('name', '=', name)
+    .executeTakeFirstOrThrow();
   return row.value;
 }

@@ -12,7 +12,8 @@ import { parseVariants, pickVariant } from './variants.js';
 import { setOpeningVariant } from '../messages/messages.repository.js';
 
 /** Whether the profile has a template to open with: its opening message, or A/B variants of it. */
-const hasTemplate = (profile: ProfileRow): boolean => !!profile.opening_message || parseVariants(profile.opening_variants).length > 0;
+const hasTemplate = (profile: ProfileRow): boolean =>
+  !!profile.opening_message || parseVariants(profile.opening_variants).length > 0;
 
 /**
  * What became of an opening asked for: `scheduled` (rendered from the
@@ -34,7 +35,15 @@ export type OpeningResult =
  * before is blocked, and recorded so). Answers undefined when the template
  * renders to nothing.
  */
-export async function scheduleOpening(trx: Db, organizationId: string, lead: LeadRow, profile: ProfileRow, runAt: Date, now: Date, campaignId: string | null = null): Promise<string | undefined> {
+export async function scheduleOpening(
+  trx: Db,
+  organizationId: string,
+  lead: LeadRow,
+  profile: ProfileRow,
+  runAt: Date,
+  now: Date,
+  campaignId: string | null = null,
+): Promise<string | undefined> {
   // A/B (docs/analytics.md): with variants, the lead's variant (a hash of its id: the same on every retry) is the template.
   const variant = pickVariant(parseVariants(profile.opening_variants), profile.name, lead.id);
   const template = variant?.text ?? profile.opening_message;
@@ -43,12 +52,29 @@ export async function scheduleOpening(trx: Db, organizationId: string, lead: Lea
   if (text === '') return undefined;
   const at = now.toISOString();
   const messageId = await scheduleSend(trx, {
-    organizationId, lead, channel: defaultChannel(lead), text, runAt, sendWhenOff: false, isAiGenerated: true, now: at, campaignId,
+    organizationId,
+    lead,
+    channel: defaultChannel(lead),
+    text,
+    runAt,
+    sendWhenOff: false,
+    isAiGenerated: true,
+    now: at,
+    campaignId,
   });
   if (variant) await setOpeningVariant(trx, organizationId, messageId, variant.name);
   await insertOpening(trx, organizationId, {
-    id: newId(), lead_id: lead.id, profile: profile.name, kind: 'template', status: 'scheduled', message_id: messageId,
-    send_at: runAt.toISOString(), error: null, created_at: at, updated_at: at, campaign_id: campaignId,
+    id: newId(),
+    lead_id: lead.id,
+    profile: profile.name,
+    kind: 'template',
+    status: 'scheduled',
+    message_id: messageId,
+    send_at: runAt.toISOString(),
+    error: null,
+    created_at: at,
+    updated_at: at,
+    campaign_id: campaignId,
   });
   return messageId;
 }
@@ -59,7 +85,12 @@ export async function scheduleOpening(trx: Db, organizationId: string, lead: Lea
  * greet the lead twice. An opening still being written counts; one the gate
  * blocked or the provider failed never reached the lead, so it does not.
  */
-async function openingAlreadyMade(trx: Db, organizationId: string, lead: LeadRow, profile: string): Promise<{ messageId: string | null } | undefined> {
+async function openingAlreadyMade(
+  trx: Db,
+  organizationId: string,
+  lead: LeadRow,
+  profile: string,
+): Promise<{ messageId: string | null } | undefined> {
   if (lead.customer_profile !== profile) return undefined;
   const last = await latestOpening(trx, organizationId, lead.id);
   if (!last || last.profile !== profile) return undefined;
@@ -78,9 +109,22 @@ async function openingAlreadyMade(trx: Db, organizationId: string, lead: LeadRow
  * (job `ai.opening`), then it is scheduled for `runAt` through the gate like
  * any send. The same profile's opening is never made twice in a row.
  */
-export async function requestOpening(trx: Db, organizationId: string, lead: LeadRow, profile: ProfileRow, runAt: Date, now: Date, campaignId: string | null = null): Promise<OpeningResult> {
+export async function requestOpening(
+  trx: Db,
+  organizationId: string,
+  lead: LeadRow,
+  profile: ProfileRow,
+  runAt: Date,
+  now: Date,
+  campaignId: string | null = null,
+): Promise<OpeningResult> {
   const made = await openingAlreadyMade(trx, organizationId, lead, profile.name);
-  if (made) return { status: 'not_sent', messageId: made.messageId, reason: `the opening of customer profile ${profile.name} was already sent to this lead` };
+  if (made)
+    return {
+      status: 'not_sent',
+      messageId: made.messageId,
+      reason: `the opening of customer profile ${profile.name} was already sent to this lead`,
+    };
   const switched = { ...lead, customer_profile: profile.name };
   if (hasTemplate(profile)) {
     const messageId = await scheduleOpening(trx, organizationId, switched, profile, runAt, now, campaignId);
@@ -89,8 +133,17 @@ export async function requestOpening(trx: Db, organizationId: string, lead: Lead
   const at = now.toISOString();
   const id = newId();
   await insertOpening(trx, organizationId, {
-    id, lead_id: lead.id, profile: profile.name, kind: 'composed', status: 'composing', message_id: null,
-    send_at: runAt.toISOString(), error: null, created_at: at, updated_at: at, campaign_id: campaignId,
+    id,
+    lead_id: lead.id,
+    profile: profile.name,
+    kind: 'composed',
+    status: 'composing',
+    message_id: null,
+    send_at: runAt.toISOString(),
+    error: null,
+    created_at: at,
+    updated_at: at,
+    campaign_id: campaignId,
   });
   // Written now (the message is visible on the lead as soon as the agent is done), sent at runAt.
   await enqueueJob(trx, organizationId, 'ai.opening', { leadId: lead.id, openingId: id }, now, at);
@@ -102,7 +155,13 @@ export async function requestOpening(trx: Db, organizationId: string, lead: Lead
  * opening message, if it has a template, goes out now (sms when the lead has a
  * phone, else email). Nobody is messaged on creation by a profile without one.
  */
-export async function scheduleOpeningMessage(trx: Db, organizationId: string, leadId: string, now: Date, maySend: boolean): Promise<void> {
+export async function scheduleOpeningMessage(
+  trx: Db,
+  organizationId: string,
+  leadId: string,
+  now: Date,
+  maySend: boolean,
+): Promise<void> {
   const lead = await findLead(trx, organizationId, leadId);
   if (!lead || lead.is_ai_on !== 1) return;
   const profile = await findProfileByName(trx, organizationId, lead.customer_profile);

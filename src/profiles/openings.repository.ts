@@ -3,12 +3,24 @@ import type { Db, LeadOpeningsTable, OpeningStatus } from '../platform/db/schema
 
 export type OpeningRow = Selectable<LeadOpeningsTable>;
 
-export async function insertOpening(db: Db, organizationId: string, row: Omit<Insertable<LeadOpeningsTable>, 'organization_id'>): Promise<void> {
-  await db.insertInto('lead_openings').values({ ...row, organization_id: organizationId }).execute();
+export async function insertOpening(
+  db: Db,
+  organizationId: string,
+  row: Omit<Insertable<LeadOpeningsTable>, 'organization_id'>,
+): Promise<void> {
+  await db
+    .insertInto('lead_openings')
+    .values({ ...row, organization_id: organizationId })
+    .execute();
 }
 
 export async function findOpening(db: Db, organizationId: string, id: string): Promise<OpeningRow | undefined> {
-  return db.selectFrom('lead_openings').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('lead_openings')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** The lead's most recent opening (ids are time-ordered UUIDv7). */
@@ -34,7 +46,12 @@ export interface OpeningOutcome {
 export async function finishOpening(db: Db, organizationId: string, id: string, o: OpeningOutcome): Promise<boolean> {
   const result = await db
     .updateTable('lead_openings')
-    .set({ status: o.status, message_id: o.messageId ?? null, error: o.error ? o.error.slice(0, 1000) : null, updated_at: o.at })
+    .set({
+      status: o.status,
+      message_id: o.messageId ?? null,
+      error: o.error ? o.error.slice(0, 1000) : null,
+      updated_at: o.at,
+    })
     .where('organization_id', '=', organizationId)
     .where('id', '=', id)
     .where('status', '=', 'composing')

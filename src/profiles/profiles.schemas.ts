@@ -29,12 +29,18 @@ export const CustomerProfile = Type.Object(
     name: Type.String(),
     description: Type.Union([Type.String(), Type.Null()]),
     instructions: Type.Union([Type.String(), Type.Null()], { description: 'Instructions for the AI agent' }),
-    openingMessage: Type.Union([Type.String(), Type.Null()], { description: 'Template of the first message, e.g. "Hi {{firstName}}"' }),
+    openingMessage: Type.Union([Type.String(), Type.Null()], {
+      description: 'Template of the first message, e.g. "Hi {{firstName}}"',
+    }),
     questions: Type.Array(Type.String()),
-    openingVariants: Type.Array(Type.Object({ name: Type.String(), text: Type.String(), weight: Type.Number() }), { description: 'A/B variants of the opening (docs/analytics.md); empty when none' }),
+    openingVariants: Type.Array(Type.Object({ name: Type.String(), text: Type.String(), weight: Type.Number() }), {
+      description: 'A/B variants of the opening (docs/analytics.md); empty when none',
+    }),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
-    notifications: Type.Array(Type.Object({ name: Type.String(), condition: Type.String() }), { description: 'Plain-English conditions the agent judges on each turn; a match notifies (docs/handoffs.md)' }),
+    notifications: Type.Array(Type.Object({ name: Type.String(), condition: Type.String() }), {
+      description: 'Plain-English conditions the agent judges on each turn; a match notifies (docs/handoffs.md)',
+    }),
   },
   { $id: 'CustomerProfile' },
 );
@@ -45,15 +51,42 @@ const editable = {
   instructions: Type.Optional(Text(20_000, 'Instructions for the AI agent')),
   openingMessage: Type.Optional(Text(2000, 'Template of the first message')),
   questions: Type.Optional(Questions),
-  notifications: Type.Optional(Type.Array(
-    Type.Object({ name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }), condition: Type.String({ minLength: 1, maxLength: 1000, pattern: '\\S' }) }, { additionalProperties: false }),
-    { maxItems: 20, description: 'Plain-English notification conditions, e.g. {name: "Wants a demo", condition: "the lead asks for a demo"}' },
-  )),
-  openingVariants: Type.Optional(Type.Union([Type.Array(Type.Object({
-    name: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$' }),
-    text: Type.String({ minLength: 1, maxLength: 2000 }),
-    weight: Type.Number({ exclusiveMinimum: 0, maximum: 1000 }),
-  }, { additionalProperties: false }), { maxItems: 20, description: 'A/B variants of the opening: each lead gets one, by a hash of its id, in proportion to the weights; null or [] for none' }), Type.Null()])),
+  notifications: Type.Optional(
+    Type.Array(
+      Type.Object(
+        {
+          name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
+          condition: Type.String({ minLength: 1, maxLength: 1000, pattern: '\\S' }),
+        },
+        { additionalProperties: false },
+      ),
+      {
+        maxItems: 20,
+        description:
+          'Plain-English notification conditions, e.g. {name: "Wants a demo", condition: "the lead asks for a demo"}',
+      },
+    ),
+  ),
+  openingVariants: Type.Optional(
+    Type.Union([
+      Type.Array(
+        Type.Object(
+          {
+            name: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.-]+$' }),
+            text: Type.String({ minLength: 1, maxLength: 2000 }),
+            weight: Type.Number({ exclusiveMinimum: 0, maximum: 1000 }),
+          },
+          { additionalProperties: false },
+        ),
+        {
+          maxItems: 20,
+          description:
+            'A/B variants of the opening: each lead gets one, by a hash of its id, in proportion to the weights; null or [] for none',
+        },
+      ),
+      Type.Null(),
+    ]),
+  ),
 };
 
 export const CreateProfileBody = Type.Object({ name: ProfileName, ...editable }, { additionalProperties: false });

@@ -14,7 +14,8 @@ export const DEFAULT_PROFILE = 'default';
 
 export const profileNotFound = (name: string) => new NotFound('CustomerProfile', 'name', name);
 
-const duplicateName = (name: string) => new Conflict(`A customer profile named ${name} already exists`, 'duplicate_profile');
+const duplicateName = (name: string) =>
+  new Conflict(`A customer profile named ${name} already exists`, 'duplicate_profile');
 
 function toProfileView(row: repo.ProfileRow): ProfileView {
   const questions: unknown = JSON.parse(row.questions);
@@ -39,7 +40,12 @@ export function parseNotifications(text: string | null): { name: string; conditi
   return Array.isArray(value) ? (value as { name: string; condition: string }[]) : [];
 }
 
-export async function requireProfile(db: Db, organizationId: string, name: string, lock: 'update' | 'share' | false = false): Promise<repo.ProfileRow> {
+export async function requireProfile(
+  db: Db,
+  organizationId: string,
+  name: string,
+  lock: 'update' | 'share' | false = false,
+): Promise<repo.ProfileRow> {
   const row = await repo.findProfileByName(db, organizationId, name, lock);
   if (!row) throw profileNotFound(name);
   return row;
@@ -53,7 +59,11 @@ export async function getProfile(deps: Deps, organizationId: string, name: strin
   return toProfileView(await requireProfile(deps.db, organizationId, name));
 }
 
-export async function createProfile(deps: Deps, organizationId: string, input: CreateProfileInput): Promise<ProfileView> {
+export async function createProfile(
+  deps: Deps,
+  organizationId: string,
+  input: CreateProfileInput,
+): Promise<ProfileView> {
   // The check gives the clear answer; the unique constraint still decides a race between two creates.
   if (await repo.findProfileByName(deps.db, organizationId, input.name)) throw duplicateName(input.name);
   const at = isoNow(deps.clock);
@@ -79,7 +89,12 @@ export async function createProfile(deps: Deps, organizationId: string, input: C
   return toProfileView(row);
 }
 
-export async function updateProfile(deps: Deps, organizationId: string, name: string, input: UpdateProfileInput): Promise<ProfileView> {
+export async function updateProfile(
+  deps: Deps,
+  organizationId: string,
+  name: string,
+  input: UpdateProfileInput,
+): Promise<ProfileView> {
   return deps.db.transaction().execute(async (trx) => {
     await requireProfile(trx, organizationId, name, 'update');
     const patch: Updateable<CustomerProfilesTable> = { updated_at: isoNow(deps.clock) };
@@ -88,7 +103,8 @@ export async function updateProfile(deps: Deps, organizationId: string, name: st
     if (input.openingMessage !== undefined) patch.opening_message = input.openingMessage;
     if (input.openingVariants !== undefined) patch.opening_variants = variantsColumn(input.openingVariants);
     if (input.questions !== undefined) patch.questions = JSON.stringify(input.questions);
-    if (input.notifications !== undefined) patch.notifications = input.notifications.length ? JSON.stringify(input.notifications) : null;
+    if (input.notifications !== undefined)
+      patch.notifications = input.notifications.length ? JSON.stringify(input.notifications) : null;
     await repo.updateProfile(trx, organizationId, name, patch);
     return toProfileView(await requireProfile(trx, organizationId, name));
   });
@@ -117,6 +133,7 @@ export async function deleteProfile(deps: Deps, organizationId: string, name: st
 function variantsColumn(variants: readonly OpeningVariant[] | null | undefined): string | null {
   if (!variants || variants.length === 0) return null;
   const names = new Set(variants.map((v) => v.name));
-  if (names.size !== variants.length) throw new BadRequest('openingVariants: each variant needs its own name', 'duplicate_variant');
+  if (names.size !== variants.length)
+    throw new BadRequest('openingVariants: each variant needs its own name', 'duplicate_variant');
   return JSON.stringify(variants.map((v) => ({ name: v.name, text: v.text, weight: v.weight })));
 }

@@ -21,7 +21,9 @@ export interface EffectiveDelay {
  * everything absent is false / 0. The reply echoes these values, so a client
  * sees exactly what will be scheduled.
  */
-export function effectiveDelay(input: Pick<SwitchProfileInput, 'sendMessage' | 'messageDelayHours' | 'messageDelayMins'>): EffectiveDelay {
+export function effectiveDelay(
+  input: Pick<SwitchProfileInput, 'sendMessage' | 'messageDelayHours' | 'messageDelayMins'>,
+): EffectiveDelay {
   const hours = input.messageDelayHours ?? 0;
   const mins = input.messageDelayHours === undefined ? (input.messageDelayMins ?? 0) : 0;
   return {
@@ -46,7 +48,12 @@ export interface SwitchResult extends EffectiveDelay {
  * a profile without an opening template gets one written by the agent
  * (profiles/opening.ts). The compliance gate decides at send time.
  */
-export async function switchCustomerProfile(deps: Deps, organizationId: string, leadId: string, input: SwitchProfileInput): Promise<SwitchResult> {
+export async function switchCustomerProfile(
+  deps: Deps,
+  organizationId: string,
+  leadId: string,
+  input: SwitchProfileInput,
+): Promise<SwitchResult> {
   const delay = effectiveDelay(input);
   const opening = await deps.db.transaction().execute(async (trx): Promise<OpeningResult | null> => {
     const lead = await requireLead(trx, organizationId, leadId, true);

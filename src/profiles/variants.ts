@@ -12,7 +12,11 @@ export function parseVariants(json: string | null): OpeningVariant[] {
   if (!json) return [];
   try {
     const parsed = JSON.parse(json) as unknown;
-    return Array.isArray(parsed) ? (parsed as OpeningVariant[]).filter((v) => typeof v?.name === 'string' && typeof v.text === 'string' && v.weight > 0) : [];
+    return Array.isArray(parsed)
+      ? (parsed as OpeningVariant[]).filter(
+          (v) => typeof v?.name === 'string' && typeof v.text === 'string' && v.weight > 0,
+        )
+      : [];
   } catch {
     return [];
   }
@@ -25,7 +29,11 @@ export function parseVariants(json: string | null): OpeningVariant[] {
  * process, retry and re-run (nothing random, nothing stored needed to repeat it);
  * leads spread over the variants by weight.
  */
-export function pickVariant(variants: readonly OpeningVariant[], profile: string, leadId: string): OpeningVariant | undefined {
+export function pickVariant(
+  variants: readonly OpeningVariant[],
+  profile: string,
+  leadId: string,
+): OpeningVariant | undefined {
   if (variants.length === 0) return undefined;
   const total = variants.reduce((s, v) => s + v.weight, 0);
   const digest = createHash('sha256').update(`${profile}\u0000${leadId}`).digest();

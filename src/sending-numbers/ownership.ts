@@ -10,7 +10,8 @@ import { findNumberHolders } from './sending-numbers.repository.js';
  * place that rule is asked (settings, the pool, inbound routing).
  */
 
-export const numberTaken = (number: string) => new Conflict(`Sending number ${number} is already used by another organization`, 'sending_number_taken');
+export const numberTaken = (number: string) =>
+  new Conflict(`Sending number ${number} is already used by another organization`, 'sending_number_taken');
 
 /** The organization an inbound message to `number` belongs to (its settings number first, then its pool), or none. */
 export async function organizationOfNumber(db: Db, number: string): Promise<string | undefined> {
@@ -26,12 +27,19 @@ export async function organizationOfNumber(db: Db, number: string): Promise<stri
  * transaction that then writes the number, whose end releases the number's
  * lock taken here.
  */
-export async function checkNumberFree(db: Db, organizationId: string, number: string, as: 'settings' | 'pool'): Promise<void> {
+export async function checkNumberFree(
+  db: Db,
+  organizationId: string,
+  number: string,
+  as: 'settings' | 'pool',
+): Promise<void> {
   // A unique index arbitrates two claims on one table (two pools, two settings), but a settings claim and a
   // pool claim read and write different tables: under PostgreSQL's read committed both would find the number
   // free and both would write it. Claimants of one number take turns instead.
   await holdUntilCommit(db, `sending-number:${number}`);
   const { settings, pool } = await findNumberHolders(db, number);
-  if ((settings !== undefined && settings !== organizationId) || (pool !== undefined && pool !== organizationId)) throw numberTaken(number);
-  if (as === 'pool' && pool === organizationId) throw new Conflict(`Sending number ${number} is already in this organization's pool`, 'sending_number_exists');
+  if ((settings !== undefined && settings !== organizationId) || (pool !== undefined && pool !== organizationId))
+    throw numberTaken(number);
+  if (as === 'pool' && pool === organizationId)
+    throw new Conflict(`Sending number ${number} is already in this organization's pool`, 'sending_number_exists');
 }

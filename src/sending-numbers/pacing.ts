@@ -37,13 +37,9 @@ export interface Limits {
   dailyCap: number | null;
 }
 
-export type Reservation =
-  | { kind: 'reserved'; slotMs: number; bucket: Bucket }
-  | { kind: 'too_late'; reason: string };
+export type Reservation = { kind: 'reserved'; slotMs: number; bucket: Bucket } | { kind: 'too_late'; reason: string };
 
-export type Departure =
-  | { kind: 'go'; atMs: number; bucket: Bucket }
-  | { kind: 'behind' };
+export type Departure = { kind: 'go'; atMs: number; bucket: Bucket } | { kind: 'behind' };
 
 /**
  * The longest a worker holds a send whose slot came for its departure. Short
@@ -59,7 +55,11 @@ const nextUtcMidnight = (ms: number): number => (Math.floor(ms / DAY_MS) + 1) * 
 
 /** A wait for people: hours to one decimal, or minutes, or seconds when shorter. */
 const hours = (ms: number): string =>
-  ms >= 3_600_000 ? `${Math.round((ms / 3_600_000) * 10) / 10} h` : ms >= 60_000 ? `${Math.round(ms / 60_000)} min` : `${Math.ceil(ms / 1000)} s`;
+  ms >= 3_600_000
+    ? `${Math.round((ms / 3_600_000) * 10) / 10} h`
+    : ms >= 60_000
+      ? `${Math.round(ms / 60_000)} min`
+      : `${Math.ceil(ms / 1000)} s`;
 
 /**
  * Where a send of `segments` goes in the bucket, or why it cannot go within
@@ -68,12 +68,22 @@ const hours = (ms: number): string =>
  * given further than MAX_HOLD_MS before the departures already booked, so a
  * send whose slot comes on time leaves within that hold.
  */
-export function reserve(bucket: Bucket, limits: Limits, segments: number, nowMs: number, maxWaitMs: number, sinceMs = nowMs): Reservation {
+export function reserve(
+  bucket: Bucket,
+  limits: Limits,
+  segments: number,
+  nowMs: number,
+  maxWaitMs: number,
+  sinceMs = nowMs,
+): Reservation {
   let slot = Math.max(bucket.nextSlotMs, bucket.departureMs - MAX_HOLD_MS, nowMs);
   let used = bucket.day === utcDay(slot) ? bucket.daySegments : 0;
   if (limits.dailyCap !== null) {
     if (segments > limits.dailyCap) {
-      return { kind: 'too_late', reason: `the message is ${segments} segments, more than the number's daily cap of ${limits.dailyCap}` };
+      return {
+        kind: 'too_late',
+        reason: `the message is ${segments} segments, more than the number's daily cap of ${limits.dailyCap}`,
+      };
     }
     if (used + segments > limits.dailyCap) {
       slot = nextUtcMidnight(slot);
@@ -81,17 +91,26 @@ export function reserve(bucket: Bucket, limits: Limits, segments: number, nowMs:
     }
   }
   if (slot - sinceMs > maxWaitMs) {
-    const away = sinceMs < nowMs ? `${hours(slot - nowMs)} away, ${hours(slot - sinceMs)} after the message first asked for one` : `${hours(slot - nowMs)} away`;
+    const away =
+      sinceMs < nowMs
+        ? `${hours(slot - nowMs)} away, ${hours(slot - sinceMs)} after the message first asked for one`
+        : `${hours(slot - nowMs)} away`;
     return {
       kind: 'too_late',
-      reason: `the sending number's next free slot is ${away} (rate ${limits.ratePerSecond} segments/s` +
+      reason:
+        `the sending number's next free slot is ${away} (rate ${limits.ratePerSecond} segments/s` +
         `${limits.dailyCap === null ? '' : `, daily cap ${limits.dailyCap}`}), beyond the maximum wait of ${hours(maxWaitMs)}`,
     };
   }
   return {
     kind: 'reserved',
     slotMs: slot,
-    bucket: { ...bucket, nextSlotMs: slot + (segments * 1000) / limits.ratePerSecond, day: utcDay(slot), daySegments: used + segments },
+    bucket: {
+      ...bucket,
+      nextSlotMs: slot + (segments * 1000) / limits.ratePerSecond,
+      day: utcDay(slot),
+      daySegments: used + segments,
+    },
   };
 }
 
@@ -100,7 +119,14 @@ export function reserve(bucket: Bucket, limits: Limits, segments: number, nowMs:
  * most MAX_HOLD_MS (for its slot, or behind the departures before it);
  * `behind` when that would be further ahead (nothing is booked then).
  */
-export function depart(bucket: Bucket, limits: Limits, segments: number, slotMs: number, nowMs: number, maxHoldMs = MAX_HOLD_MS): Departure {
+export function depart(
+  bucket: Bucket,
+  limits: Limits,
+  segments: number,
+  slotMs: number,
+  nowMs: number,
+  maxHoldMs = MAX_HOLD_MS,
+): Departure {
   const at = Math.max(bucket.departureMs, slotMs, nowMs);
   if (at - nowMs > maxHoldMs) return { kind: 'behind' };
   return { kind: 'go', atMs: at, bucket: { ...bucket, departureMs: at + (segments * 1000) / limits.ratePerSecond } };
@@ -111,9 +137,12 @@ export function depart(bucket: Bucket, limits: Limits, segments: number, slotMs:
  * sends' worth of the rate, at most MAX_HOLD_MS. A held send keeps one of its
  * worker's job slots, so a fast number's backlog must not fill them all.
  */
-export const freshHoldMs = (limits: Limits, segments: number): number => Math.min(MAX_HOLD_MS, (2 * segments * 1000) / limits.ratePerSecond);
+export const freshHoldMs = (limits: Limits, segments: number): number =>
+  Math.min(MAX_HOLD_MS, (2 * segments * 1000) / limits.ratePerSecond);
 
 /** The bucket without a slot given up for a fresh one: its segments no longer count against its day's cap. */
 export function giveBack(bucket: Bucket, segments: number, slotMs: number): Bucket {
-  return bucket.day === utcDay(slotMs) ? { ...bucket, daySegments: Math.max(0, bucket.daySegments - segments) } : bucket;
+  return bucket.day === utcDay(slotMs)
+    ? { ...bucket, daySegments: Math.max(0, bucket.daySegments - segments) }
+    : bucket;
 }

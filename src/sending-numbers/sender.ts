@@ -36,9 +36,13 @@ const callingCode = (phone: string): string | undefined => parsePhoneNumberFromS
  * digits), else one of its country calling code, else any; among those the one
  * with the fewest leads, the oldest on a tie (the pool is read in id order).
  */
-export function pickNumber<N extends Pick<repo.SendingNumberRow, 'number' | 'assigned_leads'>>(pool: N[], leadPhone: string | null): N {
+export function pickNumber<N extends Pick<repo.SendingNumberRow, 'number' | 'assigned_leads'>>(
+  pool: N[],
+  leadPhone: string | null,
+): N {
   let preferred: N[] = [];
-  if (leadPhone?.startsWith('+1') && leadPhone.length >= 5) preferred = pool.filter((n) => n.number.startsWith(leadPhone.slice(0, 5)));
+  if (leadPhone?.startsWith('+1') && leadPhone.length >= 5)
+    preferred = pool.filter((n) => n.number.startsWith(leadPhone.slice(0, 5)));
   if (preferred.length === 0 && leadPhone) {
     const code = callingCode(leadPhone);
     preferred = code === undefined ? [] : pool.filter((n) => callingCode(n.number) === code);
@@ -48,10 +52,14 @@ export function pickNumber<N extends Pick<repo.SendingNumberRow, 'number' | 'ass
 }
 
 const bucketOf = (n: repo.SendingNumberRow): Bucket => ({
-  nextSlotMs: Number(n.next_slot_ms), day: n.day, daySegments: Number(n.day_segments), departureMs: Number(n.departure_ms),
+  nextSlotMs: Number(n.next_slot_ms),
+  day: n.day,
+  daySegments: Number(n.day_segments),
+  departureMs: Number(n.departure_ms),
 });
 const limitsOf = (n: repo.SendingNumberRow): Limits => ({
-  ratePerSecond: Number(n.rate_per_second), dailyCap: n.daily_cap === null ? null : Number(n.daily_cap),
+  ratePerSecond: Number(n.rate_per_second),
+  dailyCap: n.daily_cap === null ? null : Number(n.daily_cap),
 });
 
 /**
@@ -63,7 +71,15 @@ const limitsOf = (n: repo.SendingNumberRow): Limits => ({
  * one, which for an organization without a pool is one prepared read that
  * finds nothing.
  */
-export async function chooseSender(trx: Db, organizationId: string, lead: LeadRow, message: Sendable, settingsNumber: string | null, clock: Clock, maxWaitMs: number): Promise<SenderChoice> {
+export async function chooseSender(
+  trx: Db,
+  organizationId: string,
+  lead: LeadRow,
+  message: Sendable,
+  settingsNumber: string | null,
+  clock: Clock,
+  maxWaitMs: number,
+): Promise<SenderChoice> {
   const channel = message.channel === 'voice' ? 'voice' : 'sms';
   const segments = message.channel === 'sms' ? countSegments(message.text).segments : null;
 
@@ -72,7 +88,17 @@ export async function chooseSender(trx: Db, organizationId: string, lead: LeadRo
     const reserved = await repo.findSendingNumber(trx, organizationId, message.sending_number_id, true);
     // The time is read once the number's lock is held: a send that waited for it must not book a departure in the past.
     // A number the carrier refused since (deliverability/) is not used: the send picks another.
-    if (reserved && reserved.unusable_at === null) return whenSlotComes(trx, organizationId, reserved, message.paced_until, sinceOf(message), segments, clock.now().getTime(), maxWaitMs);
+    if (reserved && reserved.unusable_at === null)
+      return whenSlotComes(
+        trx,
+        organizationId,
+        reserved,
+        message.paced_until,
+        sinceOf(message),
+        segments,
+        clock.now().getTime(),
+        maxWaitMs,
+      );
   }
 
   const stickyId = channel === 'sms' ? lead.sms_sending_number_id : lead.voice_sending_number_id;
@@ -94,13 +120,35 @@ export async function chooseSender(trx: Db, organizationId: string, lead: LeadRo
   if (r.kind === 'too_late') return { kind: 'too_late', reason: `${r.reason} (from ${number.number})`, segments };
   // A slot of now or a moment away leaves from this run (reserve() gives no slot further than a hold before the
   // departures booked, so a slot of now always does); a later one is waited for by the job.
-  const d = depart(r.bucket, limits, segments ?? 1, r.slotMs, nowMs, r.slotMs <= nowMs ? MAX_HOLD_MS : freshHoldMs(limits, segments ?? 1));
+  const d = depart(
+    r.bucket,
+    limits,
+    segments ?? 1,
+    r.slotMs,
+    nowMs,
+    r.slotMs <= nowMs ? MAX_HOLD_MS : freshHoldMs(limits, segments ?? 1),
+  );
   if (d.kind === 'go') {
     await repo.saveBucket(trx, organizationId, number.id, d.bucket);
-    return { kind: 'now', from: number.number, numberId: number.id, slot: new Date(r.slotMs), departAt: new Date(d.atMs), since: new Date(since), segments };
+    return {
+      kind: 'now',
+      from: number.number,
+      numberId: number.id,
+      slot: new Date(r.slotMs),
+      departAt: new Date(d.atMs),
+      since: new Date(since),
+      segments,
+    };
   }
   await repo.saveBucket(trx, organizationId, number.id, r.bucket);
-  return { kind: 'later', until: new Date(r.slotMs), number: number.number, numberId: number.id, since: new Date(since), segments };
+  return {
+    kind: 'later',
+    until: new Date(r.slotMs),
+    number: number.number,
+    numberId: number.id,
+    since: new Date(since),
+    segments,
+  };
 }
 
 /** Rows paced before 0018 have no paced_since: their slot is the closest bound of when they asked. */
@@ -115,7 +163,16 @@ const sinceOf = (message: Sendable): number => Date.parse(message.paced_since ??
  * within the maximum wait of when the message first asked for one, so a
  * message that keeps being caught behind ends PACING_TIMEOUT, never waits for ever.
  */
-async function whenSlotComes(trx: Db, organizationId: string, number: repo.SendingNumberRow, pacedUntil: string, since: number, segments: number | null, nowMs: number, maxWaitMs: number): Promise<SenderChoice> {
+async function whenSlotComes(
+  trx: Db,
+  organizationId: string,
+  number: repo.SendingNumberRow,
+  pacedUntil: string,
+  since: number,
+  segments: number | null,
+  nowMs: number,
+  maxWaitMs: number,
+): Promise<SenderChoice> {
   const slotMs = Date.parse(pacedUntil);
   const base = { number: number.number, numberId: number.id, since: new Date(since), segments };
   if (slotMs > nowMs) return { kind: 'later', until: new Date(slotMs), ...base };
@@ -124,7 +181,15 @@ async function whenSlotComes(trx: Db, organizationId: string, number: repo.Sendi
   const d = depart(bucket, limits, segments ?? 1, slotMs, nowMs);
   if (d.kind === 'go') {
     await repo.saveBucket(trx, organizationId, number.id, d.bucket);
-    return { kind: 'now', from: number.number, numberId: number.id, slot: new Date(slotMs), departAt: new Date(d.atMs), since: new Date(since), segments };
+    return {
+      kind: 'now',
+      from: number.number,
+      numberId: number.id,
+      slot: new Date(slotMs),
+      departAt: new Date(d.atMs),
+      since: new Date(since),
+      segments,
+    };
   }
   const returned = giveBack(bucket, segments ?? 1, slotMs);
   const r = reserve(returned, limits, segments ?? 1, nowMs, maxWaitMs, since);

@@ -8,49 +8,89 @@ import type { Bucket } from './pacing.js';
 export type SendingNumberRow = Selectable<SendingNumbersTable>;
 export type PoolChannel = 'sms' | 'voice';
 
-export async function insertSendingNumber(db: Db, organizationId: string, row: Omit<Insertable<SendingNumbersTable>, 'organization_id'>): Promise<void> {
-  await db.insertInto('sending_numbers').values({ ...row, organization_id: organizationId }).execute();
+export async function insertSendingNumber(
+  db: Db,
+  organizationId: string,
+  row: Omit<Insertable<SendingNumbersTable>, 'organization_id'>,
+): Promise<void> {
+  await db
+    .insertInto('sending_numbers')
+    .values({ ...row, organization_id: organizationId })
+    .execute();
 }
 
 const numberById = (db: Db, organizationId: string, id: string) =>
   db.selectFrom('sending_numbers').selectAll().where('organization_id', '=', organizationId).where('id', '=', id);
 // The send path reads a lead's number on every paced send: prepared, the locked form too (a dialect without row locks compiles it without).
 const numberQuery = prepared(numberById);
-const lockedNumberQuery = prepared((db: Db, organizationId: string, id: string) => withLock(db, numberById(db, organizationId, id), 'update'));
+const lockedNumberQuery = prepared((db: Db, organizationId: string, id: string) =>
+  withLock(db, numberById(db, organizationId, id), 'update'),
+);
 
 /**
  * `lock` takes the number's row lock (PostgreSQL; SQLite's write lock already
  * serialises every writer): the bucket read-modify-write that follows cannot
  * interleave with another worker's, in this process or another.
  */
-export async function findSendingNumber(db: Db, organizationId: string, id: string, lock = false): Promise<SendingNumberRow | undefined> {
+export async function findSendingNumber(
+  db: Db,
+  organizationId: string,
+  id: string,
+  lock = false,
+): Promise<SendingNumberRow | undefined> {
   const rows = await (lock ? lockedNumberQuery : numberQuery)(db, organizationId, id);
   return rows[0];
 }
 
 /** Another organization's number is as unknown as a missing one: the same 404. */
-export async function requireSendingNumber(db: Db, organizationId: string, id: string, lock = false): Promise<SendingNumberRow> {
+export async function requireSendingNumber(
+  db: Db,
+  organizationId: string,
+  id: string,
+  lock = false,
+): Promise<SendingNumberRow> {
   const row = await findSendingNumber(db, organizationId, id, lock);
   if (!row) throw new NotFound('SendingNumber', 'id', id);
   return row;
 }
 
 export async function listSendingNumbers(db: Db, organizationId: string): Promise<SendingNumberRow[]> {
-  return db.selectFrom('sending_numbers').selectAll().where('organization_id', '=', organizationId).orderBy('id').execute();
+  return db
+    .selectFrom('sending_numbers')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .orderBy('id')
+    .execute();
 }
 
 // Asked by every send of a lead without a number yet, which is every send of an organization without a pool: prepared.
 const poolQuery = prepared((db: Db, organizationId: string, channel: PoolChannel) =>
-  db.selectFrom('sending_numbers').selectAll().where('organization_id', '=', organizationId).where('channel', '=', channel)
-    .where('unusable_at', 'is', null).orderBy('id'));
+  db
+    .selectFrom('sending_numbers')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('channel', '=', channel)
+    .where('unusable_at', 'is', null)
+    .orderBy('id'),
+);
 
 /** The organization's usable numbers of one channel, oldest first (empty without a pool); one the carrier refused as a sender (0031) is never assigned. */
 export async function listPool(db: Db, organizationId: string, channel: PoolChannel): Promise<SendingNumberRow[]> {
   return poolQuery(db, organizationId, channel);
 }
 
-export async function updateSendingNumber(db: Db, organizationId: string, id: string, patch: Updateable<SendingNumbersTable>): Promise<void> {
-  await db.updateTable('sending_numbers').set(patch).where('organization_id', '=', organizationId).where('id', '=', id).execute();
+export async function updateSendingNumber(
+  db: Db,
+  organizationId: string,
+  id: string,
+  patch: Updateable<SendingNumbersTable>,
+): Promise<void> {
+  await db
+    .updateTable('sending_numbers')
+    .set(patch)
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Leads stuck to it keep its id; their next send finds it gone and picks another (sending-numbers/sender.ts). */
@@ -59,8 +99,17 @@ export async function deleteSendingNumber(db: Db, organizationId: string, id: st
 }
 
 const holdersQuery = prepared((db: Db, number: string) =>
-  db.selectFrom('organizations').select(['id as organization_id', sql<string>`'settings'`.as('held_as')]).where('sending_number', '=', number)
-    .unionAll(db.selectFrom('sending_numbers').select(['organization_id', sql<string>`'pool'`.as('held_as')]).where('number', '=', number)));
+  db
+    .selectFrom('organizations')
+    .select(['id as organization_id', sql<string>`'settings'`.as('held_as')])
+    .where('sending_number', '=', number)
+    .unionAll(
+      db
+        .selectFrom('sending_numbers')
+        .select(['organization_id', sql<string>`'pool'`.as('held_as')])
+        .where('number', '=', number),
+    ),
+);
 
 /**
  * The organizations holding a number as their settings number and in their
@@ -80,16 +129,45 @@ export async function findNumberHolders(db: Db, number: string): Promise<{ setti
  * the lead on the number; answers the number's row as that update left it,
  * under its row lock: the bucket the caller reserves on, without reading it again.
  */
-export async function assignLead(db: Db, organizationId: string, leadId: string, channel: PoolChannel, numberId: string): Promise<SendingNumberRow | undefined> {
+export async function assignLead(
+  db: Db,
+  organizationId: string,
+  leadId: string,
+  channel: PoolChannel,
+  numberId: string,
+): Promise<SendingNumberRow | undefined> {
   const column = channel === 'sms' ? 'sms_sending_number_id' : 'voice_sending_number_id';
-  await db.updateTable('leads').set({ [column]: numberId }).where('organization_id', '=', organizationId).where('id', '=', leadId).execute();
-  return db.updateTable('sending_numbers').set((eb) => ({ assigned_leads: eb('assigned_leads', '+', 1) }))
-    .where('organization_id', '=', organizationId).where('id', '=', numberId).returningAll().executeTakeFirst();
+  await db
+    .updateTable('leads')
+    .set({ [column]: numberId })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', leadId)
+    .execute();
+  return db
+    .updateTable('sending_numbers')
+    .set((eb) => ({ assigned_leads: eb('assigned_leads', '+', 1) }))
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', numberId)
+    .returningAll()
+    .executeTakeFirst();
 }
 
-const saveBucketQuery = prepared((db: Db, organizationId: string, id: string, nextSlotMs: number, day: string | null, daySegments: number, departureMs: number) =>
-  db.updateTable('sending_numbers').set({ next_slot_ms: nextSlotMs, day, day_segments: daySegments, departure_ms: departureMs })
-    .where('organization_id', '=', organizationId).where('id', '=', id));
+const saveBucketQuery = prepared(
+  (
+    db: Db,
+    organizationId: string,
+    id: string,
+    nextSlotMs: number,
+    day: string | null,
+    daySegments: number,
+    departureMs: number,
+  ) =>
+    db
+      .updateTable('sending_numbers')
+      .set({ next_slot_ms: nextSlotMs, day, day_segments: daySegments, departure_ms: departureMs })
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id),
+);
 
 export async function saveBucket(db: Db, organizationId: string, id: string, bucket: Bucket): Promise<void> {
   await saveBucketQuery(db, organizationId, id, bucket.nextSlotMs, bucket.day, bucket.daySegments, bucket.departureMs);

@@ -8,9 +8,18 @@ import { normalizePhone } from '../platform/phone.js';
 import { checkNumberFree, numberTaken } from './ownership.js';
 import * as repo from './sending-numbers.repository.js';
 import { toSendingNumberView } from './sending-numbers.mapper.js';
-import { DEFAULT_RATE, type CreateSendingNumberInput, type SendingNumberView, type UpdateSendingNumberInput } from './sending-numbers.schemas.js';
+import {
+  DEFAULT_RATE,
+  type CreateSendingNumberInput,
+  type SendingNumberView,
+  type UpdateSendingNumberInput,
+} from './sending-numbers.schemas.js';
 
-export async function createSendingNumber(deps: Deps, organizationId: string, input: CreateSendingNumberInput): Promise<SendingNumberView> {
+export async function createSendingNumber(
+  deps: Deps,
+  organizationId: string,
+  input: CreateSendingNumberInput,
+): Promise<SendingNumberView> {
   const number = normalizePhone(input.number, deps.config.defaultCountry, 'number');
   const at = isoNow(deps.clock);
   const id = newId();
@@ -18,9 +27,14 @@ export async function createSendingNumber(deps: Deps, organizationId: string, in
     await deps.db.transaction().execute(async (trx) => {
       await checkNumberFree(trx, organizationId, number, 'pool');
       await repo.insertSendingNumber(trx, organizationId, {
-        id, number, kind: input.kind, channel: input.channel ?? 'sms',
-        rate_per_second: input.ratePerSecond ?? DEFAULT_RATE[input.kind], daily_cap: input.dailyCap ?? null,
-        created_at: at, updated_at: at,
+        id,
+        number,
+        kind: input.kind,
+        channel: input.channel ?? 'sms',
+        rate_per_second: input.ratePerSecond ?? DEFAULT_RATE[input.kind],
+        daily_cap: input.dailyCap ?? null,
+        created_at: at,
+        updated_at: at,
       });
     });
   } catch (err) {
@@ -44,13 +58,19 @@ export async function getSendingNumber(deps: Deps, organizationId: string, id: s
  * out stay). A kind change without a rate moves a rate that was the old kind's
  * default to the new kind's; a rate the organization chose is kept.
  */
-export async function updateSendingNumber(deps: Deps, organizationId: string, id: string, input: UpdateSendingNumberInput): Promise<SendingNumberView> {
+export async function updateSendingNumber(
+  deps: Deps,
+  organizationId: string,
+  id: string,
+  input: UpdateSendingNumberInput,
+): Promise<SendingNumberView> {
   return deps.db.transaction().execute(async (trx) => {
     const row = await repo.requireSendingNumber(trx, organizationId, id, true);
     const patch: Updateable<SendingNumbersTable> = { updated_at: isoNow(deps.clock) };
     if (input.kind !== undefined) {
       patch.kind = input.kind;
-      if (input.ratePerSecond === undefined && Number(row.rate_per_second) === DEFAULT_RATE[row.kind]) patch.rate_per_second = DEFAULT_RATE[input.kind];
+      if (input.ratePerSecond === undefined && Number(row.rate_per_second) === DEFAULT_RATE[row.kind])
+        patch.rate_per_second = DEFAULT_RATE[input.kind];
     }
     if (input.ratePerSecond !== undefined) patch.rate_per_second = input.ratePerSecond;
     if (input.dailyCap !== undefined) patch.daily_cap = input.dailyCap;

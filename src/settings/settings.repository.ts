@@ -2,25 +2,38 @@ import { takesRowLocks } from '../platform/db/locks.js';
 import { prepared } from '../platform/db/prepared.js';
 import type { Db } from '../platform/db/schema.js';
 
-const settingsRow = (db: Db, organizationId: string) => db.selectFrom('organizations').select(['settings', 'sending_number']).where('id', '=', organizationId);
+const settingsRow = (db: Db, organizationId: string) =>
+  db.selectFrom('organizations').select(['settings', 'sending_number']).where('id', '=', organizationId);
 // Read by every opt-out and every send: prepared.
 const settingsQuery = prepared(settingsRow);
 const settingsLockedQuery = prepared((db: Db, organizationId: string) => settingsRow(db, organizationId).forUpdate());
 
 /** The settings document and sending number; `lock` holds the row until commit, so a read-modify-write of the document never loses a concurrent patch. */
-export async function findSettingsRow(db: Db, organizationId: string, lock = false): Promise<{ settings: string; sending_number: string | null } | undefined> {
+export async function findSettingsRow(
+  db: Db,
+  organizationId: string,
+  lock = false,
+): Promise<{ settings: string; sending_number: string | null } | undefined> {
   const [row] = await (lock && takesRowLocks(db) ? settingsLockedQuery : settingsQuery)(db, organizationId);
   return row;
 }
 
 /** The organization's sending number lives in its own unique, indexed column (not the settings document). */
 export async function findSendingNumber(db: Db, organizationId: string): Promise<string | null> {
-  const row = await db.selectFrom('organizations').select('sending_number').where('id', '=', organizationId).executeTakeFirst();
+  const row = await db
+    .selectFrom('organizations')
+    .select('sending_number')
+    .where('id', '=', organizationId)
+    .executeTakeFirst();
   return row?.sending_number ?? null;
 }
 
 export async function setSendingNumber(db: Db, organizationId: string, sendingNumber: string | null): Promise<void> {
-  await db.updateTable('organizations').set({ sending_number: sendingNumber }).where('id', '=', organizationId).execute();
+  await db
+    .updateTable('organizations')
+    .set({ sending_number: sendingNumber })
+    .where('id', '=', organizationId)
+    .execute();
 }
 
 const CHUNK = 500;
@@ -46,7 +59,11 @@ export async function releaseWaitingSends(db: Db, organizationId: string, now: s
   const byMessage = new Map<string, { jobId: string; notBefore: string | undefined }>();
   for (const job of jobs) {
     const payload = JSON.parse(job.payload) as { messageId?: unknown; notBefore?: unknown };
-    if (typeof payload.messageId === 'string') byMessage.set(payload.messageId, { jobId: job.id, notBefore: typeof payload.notBefore === 'string' ? payload.notBefore : undefined });
+    if (typeof payload.messageId === 'string')
+      byMessage.set(payload.messageId, {
+        jobId: job.id,
+        notBefore: typeof payload.notBefore === 'string' ? payload.notBefore : undefined,
+      });
   }
   const messageIds = [...byMessage.keys()];
   const due = new Map<string, string[]>();

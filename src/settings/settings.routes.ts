@@ -5,17 +5,31 @@ import { withErrors } from '../platform/http/schemas.js';
 import { Settings, UpdateSettingsBody } from './settings.schemas.js';
 import { readSettings, toSettingsView, updateSettings } from './settings.service.js';
 
-export const settingsRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app) => {
-  app.get('/settings', {
-    schema: { tags: ['settings'], summary: 'Read the organization settings', response: withErrors({ 200: Type.Ref(Settings) }) },
-  }, async (req) => toSettingsView(await readSettings(deps.db, req.auth.organizationId)));
+export const settingsRoutes =
+  (deps: Deps): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.get(
+      '/settings',
+      {
+        schema: {
+          tags: ['settings'],
+          summary: 'Read the organization settings',
+          response: withErrors({ 200: Type.Ref(Settings) }),
+        },
+      },
+      async (req) => toSettingsView(await readSettings(deps.db, req.auth.organizationId)),
+    );
 
-  app.patch('/settings', {
-    schema: {
-      tags: ['settings'],
-      summary: 'Change organization settings (only the fields sent)',
-      body: UpdateSettingsBody,
-      response: withErrors({ 200: Type.Ref(Settings) }),
-    },
-  }, async (req) => updateSettings(deps, req.auth.organizationId, req.body));
-};
+    app.patch(
+      '/settings',
+      {
+        schema: {
+          tags: ['settings'],
+          summary: 'Change organization settings (only the fields sent)',
+          body: UpdateSettingsBody,
+          response: withErrors({ 200: Type.Ref(Settings) }),
+        },
+      },
+      async (req) => updateSettings(deps, req.auth.organizationId, req.body),
+    );
+  };

@@ -21,7 +21,10 @@ export interface ExternalCheckSettings {
 export type { CalendarSettings };
 
 /** Everything the organization set, secrets included; `toSettingsView` is what a client sees. */
-export type OrganizationSettings = Omit<SettingsView, 'externalCheck' | 'calendar'> & { externalCheck: ExternalCheckSettings | null; calendar: CalendarSettings | null };
+export type OrganizationSettings = Omit<SettingsView, 'externalCheck' | 'calendar'> & {
+  externalCheck: ExternalCheckSettings | null;
+  calendar: CalendarSettings | null;
+};
 
 /**
  * The zone an organization gets when none was given: an organization's zone is
@@ -59,7 +62,11 @@ export const DEFAULT_SETTINGS: OrganizationSettings = {
 
 type StoredSettings = Partial<Omit<OrganizationSettings, 'sendingNumber'>>;
 
-async function readRow(db: Db, organizationId: string, lock = false): Promise<{ stored: StoredSettings; sendingNumber: string | null }> {
+async function readRow(
+  db: Db,
+  organizationId: string,
+  lock = false,
+): Promise<{ stored: StoredSettings; sendingNumber: string | null }> {
   const org = await findSettingsRow(db, organizationId, lock);
   if (!org) return { stored: {}, sendingNumber: null };
   return { stored: storedSettings(org.settings), sendingNumber: org.sending_number };
@@ -89,7 +96,18 @@ export async function readSettings(db: Db, organizationId: string): Promise<Orga
 /** What a client reads: the external check's secret is never shown again. */
 export function toSettingsView(s: OrganizationSettings): SettingsView {
   const { externalCheck, calendar, ...rest } = s;
-  return { ...rest, ...(calendar ? { calendar: calendarView(calendar) } : {}), externalCheck: externalCheck ? { url: externalCheck.url, timeoutMs: externalCheck.timeoutMs, failureMode: externalCheck.failureMode, secretSet: true } : null };
+  return {
+    ...rest,
+    ...(calendar ? { calendar: calendarView(calendar) } : {}),
+    externalCheck: externalCheck
+      ? {
+          url: externalCheck.url,
+          timeoutMs: externalCheck.timeoutMs,
+          failureMode: externalCheck.failureMode,
+          secretSet: true,
+        }
+      : null,
+  };
 }
 
 function checkUrl(url: string, allowPrivate: boolean): void {
@@ -100,12 +118,22 @@ function checkUrl(url: string, allowPrivate: boolean): void {
     throw new BadRequest('externalCheck.url must be an absolute URL', 'invalid_url');
   }
   if (parsed.protocol !== 'https:' && !(allowPrivate && parsed.protocol === 'http:')) {
-    throw new BadRequest('externalCheck.url must use https (http is allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)', 'invalid_url');
+    throw new BadRequest(
+      'externalCheck.url must use https (http is allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)',
+      'invalid_url',
+    );
   }
 }
 
 /** The settings that decide when a lead may be contacted: changing any of them re-judges the sends waiting for contact hours. */
-const HOURS_FIELDS = ['contactHours', 'contactDays', 'holidays', 'timeZone', 'regionalRules', 'replyWindowMinutes'] as const;
+const HOURS_FIELDS = [
+  'contactHours',
+  'contactDays',
+  'holidays',
+  'timeZone',
+  'regionalRules',
+  'replyWindowMinutes',
+] as const;
 
 /** Trimmed, and each word once (the first spelling wins): matching ignores case anyway. */
 function uniqueWords(words: string[]): string[] {
@@ -114,35 +142,56 @@ function uniqueWords(words: string[]): string[] {
   return [...seen.values()];
 }
 
-export async function updateSettings(deps: Deps, organizationId: string, input: UpdateSettingsInput): Promise<SettingsView> {
+export async function updateSettings(
+  deps: Deps,
+  organizationId: string,
+  input: UpdateSettingsInput,
+): Promise<SettingsView> {
   if (input.timeZone !== undefined) checkTimeZone(input.timeZone);
   const { sendingNumber: given, externalCheck, stopConfirmation, calendar, ...fields } = input;
   const documentFields: StoredSettings = { ...fields };
-  if (calendar !== undefined) documentFields.calendar = calendar && calendarSettings(calendar, deps.config.allowPrivateWebhookUrls);
+  if (calendar !== undefined)
+    documentFields.calendar = calendar && calendarSettings(calendar, deps.config.allowPrivateWebhookUrls);
   if (fields.optOutKeywords) documentFields.optOutKeywords = uniqueWords(fields.optOutKeywords);
   if (fields.optInKeywords) documentFields.optInKeywords = uniqueWords(fields.optInKeywords);
   if (externalCheck) checkUrl(externalCheck.url, deps.config.allowPrivateWebhookUrls);
   if (fields.assignment) documentFields.assignment = { on: 'handoff', ackWithinMinutes: 10, ...fields.assignment };
   if (externalCheck !== undefined) {
-    documentFields.externalCheck = externalCheck && { url: externalCheck.url, secret: externalCheck.secret, timeoutMs: externalCheck.timeoutMs ?? 3000, failureMode: externalCheck.failureMode ?? 'closed' };
+    documentFields.externalCheck = externalCheck && {
+      url: externalCheck.url,
+      secret: externalCheck.secret,
+      timeoutMs: externalCheck.timeoutMs ?? 3000,
+      failureMode: externalCheck.failureMode ?? 'closed',
+    };
   }
-  const sendingNumber = given === undefined || given === null ? given : normalizePhone(given, deps.config.defaultCountry, 'sendingNumber');
+  const sendingNumber =
+    given === undefined || given === null ? given : normalizePhone(given, deps.config.defaultCountry, 'sendingNumber');
   try {
     return await deps.db.transaction().execute(async (trx) => {
       const current = await readRow(trx, organizationId, true);
       if (fields.assignment) await checkPool(trx, organizationId, fields.assignment.pool);
       const next: StoredSettings = { ...current.stored, ...documentFields };
       // One language may be given alone: the other keeps its stored (or default) text.
-      if (stopConfirmation) next.stopConfirmation = { ...DEFAULT_SETTINGS.stopConfirmation, ...current.stored.stopConfirmation, ...stopConfirmation };
+      if (stopConfirmation)
+        next.stopConfirmation = {
+          ...DEFAULT_SETTINGS.stopConfirmation,
+          ...current.stored.stopConfirmation,
+          ...stopConfirmation,
+        };
       await updateOrganizationSettings(trx, organizationId, JSON.stringify(next));
       // New hours judge the sends already waiting for the old ones (in this transaction: a send is released only if the change commits).
-      if (HOURS_FIELDS.some((f) => input[f] !== undefined)) await releaseWaitingSends(trx, organizationId, deps.clock.now().toISOString());
+      if (HOURS_FIELDS.some((f) => input[f] !== undefined))
+        await releaseWaitingSends(trx, organizationId, deps.clock.now().toISOString());
       if (sendingNumber !== undefined && sendingNumber !== current.sendingNumber) {
         // Another organization's pool number is taken too (inbound webhooks are routed by either); the organization's own may be both.
         if (sendingNumber !== null) await checkNumberFree(trx, organizationId, sendingNumber, 'settings');
         await setSendingNumber(trx, organizationId, sendingNumber);
       }
-      return toSettingsView({ ...DEFAULT_SETTINGS, ...next, sendingNumber: sendingNumber === undefined ? current.sendingNumber : sendingNumber });
+      return toSettingsView({
+        ...DEFAULT_SETTINGS,
+        ...next,
+        sendingNumber: sendingNumber === undefined ? current.sendingNumber : sendingNumber,
+      });
     });
   } catch (err) {
     // The unique index is the arbiter, so two organizations claiming one number at once cannot both win.

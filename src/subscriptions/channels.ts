@@ -13,7 +13,8 @@ export type ChannelInput = ChannelName | 'call';
 export const toChannel = (c: ChannelInput): ChannelName => (c === 'call' ? 'voice' : c);
 
 /** The same list, read; undefined stays undefined (the whole request's default applies). */
-export const toChannels = (list: readonly ChannelInput[] | undefined): ChannelName[] | undefined => list?.map(toChannel);
+export const toChannels = (list: readonly ChannelInput[] | undefined): ChannelName[] | undefined =>
+  list?.map(toChannel);
 
 /** The hosted service's spelling of a channel, for the shapes its reference documents (`call` for voice). */
 export const referenceChannel = (c: ChannelName): 'sms' | 'call' | 'email' => (c === 'voice' ? 'call' : c);
@@ -26,7 +27,10 @@ export function reachableChannels(lead: Pick<LeadRow, 'phone' | 'email'>): Chann
 export const statusColumn = (c: ChannelName) => `${c}_status` as const;
 export const sourceColumn = (c: ChannelName) => `${c}_opt_out_source` as const;
 
-export function channelStatus(lead: Pick<LeadRow, 'phone' | 'email' | 'sms_status' | 'voice_status' | 'email_status'>, c: ChannelName): 'subscribed' | 'unsubscribed' | 'unavailable' {
+export function channelStatus(
+  lead: Pick<LeadRow, 'phone' | 'email' | 'sms_status' | 'voice_status' | 'email_status'>,
+  c: ChannelName,
+): 'subscribed' | 'unsubscribed' | 'unavailable' {
   if (!reachableChannels(lead).includes(c)) return 'unavailable';
   return lead[statusColumn(c)];
 }

@@ -14,14 +14,34 @@ export function consentInsert(db: Db, organizationId: string, rows: NewConsent[]
 }
 
 /** One lead's records, oldest first, keyset by id (UUIDv7: time order). */
-export async function listConsent(db: Db, organizationId: string, leadId: string, afterId: string | undefined, limit: number): Promise<ConsentRow[]> {
-  let q = db.selectFrom('consent_ledger').selectAll().where('organization_id', '=', organizationId).where('lead_id', '=', leadId);
+export async function listConsent(
+  db: Db,
+  organizationId: string,
+  leadId: string,
+  afterId: string | undefined,
+  limit: number,
+): Promise<ConsentRow[]> {
+  let q = db
+    .selectFrom('consent_ledger')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('lead_id', '=', leadId);
   if (afterId) q = q.where('id', '>', afterId);
-  return q.orderBy('id').limit(limit + 1).execute();
+  return q
+    .orderBy('id')
+    .limit(limit + 1)
+    .execute();
 }
 
 /** A page of the organization's records in [from, to), oldest first, for the CSV export (streamed page by page). */
-export async function consentBetween(db: Db, organizationId: string, from: string, to: string, afterId: string | undefined, limit: number): Promise<ConsentRow[]> {
+export async function consentBetween(
+  db: Db,
+  organizationId: string,
+  from: string,
+  to: string,
+  afterId: string | undefined,
+  limit: number,
+): Promise<ConsentRow[]> {
   let q = db
     .selectFrom('consent_ledger')
     .selectAll()
@@ -37,7 +57,11 @@ export async function consentBetween(db: Db, organizationId: string, from: strin
  * API keys page shows them, or the console user's email. Actors of other kinds, and keys or users since removed,
  * have no label. One query per kind, for a page of records.
  */
-export async function actorLabels(db: Db, organizationId: string, actors: readonly (string | null)[]): Promise<Map<string, string>> {
+export async function actorLabels(
+  db: Db,
+  organizationId: string,
+  actors: readonly (string | null)[],
+): Promise<Map<string, string>> {
   const keyIds = new Set<string>();
   const userIds = new Set<string>();
   for (const a of actors) {
@@ -47,11 +71,21 @@ export async function actorLabels(db: Db, organizationId: string, actors: readon
   }
   const labels = new Map<string, string>();
   if (keyIds.size > 0) {
-    const keys = await db.selectFrom('api_keys').select(['id', 'prefix', 'name']).where('organization_id', '=', organizationId).where('id', 'in', [...keyIds]).execute();
+    const keys = await db
+      .selectFrom('api_keys')
+      .select(['id', 'prefix', 'name'])
+      .where('organization_id', '=', organizationId)
+      .where('id', 'in', [...keyIds])
+      .execute();
     for (const k of keys) labels.set(`key:${k.id}`, `key ${k.prefix}…${k.name ? ` (${k.name})` : ''}`);
   }
   if (userIds.size > 0) {
-    const users = await db.selectFrom('users').select(['id', 'email']).where('organization_id', '=', organizationId).where('id', 'in', [...userIds]).execute();
+    const users = await db
+      .selectFrom('users')
+      .select(['id', 'email'])
+      .where('organization_id', '=', organizationId)
+      .where('id', 'in', [...userIds])
+      .execute();
     for (const u of users) labels.set(`key:session:${u.id}`, u.email);
   }
   return labels;

@@ -21,27 +21,59 @@ export interface ConsentView {
 }
 
 export const toConsentView = (r: ConsentRow): ConsentView => ({
-  id: r.id, leadId: r.lead_id, channel: r.channel, action: r.action === 'opt_out' ? 'optOut' : 'optIn', source: r.source, reason: r.reason,
-  actor: r.actor, inboundMessageId: r.inbound_message_id, addressDigest: r.address_digest, createdAt: r.created_at,
+  id: r.id,
+  leadId: r.lead_id,
+  channel: r.channel,
+  action: r.action === 'opt_out' ? 'optOut' : 'optIn',
+  source: r.source,
+  reason: r.reason,
+  actor: r.actor,
+  inboundMessageId: r.inbound_message_id,
+  addressDigest: r.address_digest,
+  createdAt: r.created_at,
 });
 
-export async function leadConsent(deps: Deps, organizationId: string, leadId: string, q: { limit?: number; nextToken?: string }) {
+export async function leadConsent(
+  deps: Deps,
+  organizationId: string,
+  leadId: string,
+  q: { limit?: number; nextToken?: string },
+) {
   await requireLead(deps.db, organizationId, leadId);
   const limit = q.limit ?? 100;
   const rows = await listConsent(deps.db, organizationId, leadId, decodeCursor(q.nextToken), limit);
   const { items, nextToken } = page(rows, limit);
-  const labels = await actorLabels(deps.db, organizationId, items.map((r) => r.actor));
-  return { records: items.map((r) => ({ ...toConsentView(r), actorLabel: (r.actor && labels.get(r.actor)) ?? null })), nextToken };
+  const labels = await actorLabels(
+    deps.db,
+    organizationId,
+    items.map((r) => r.actor),
+  );
+  return {
+    records: items.map((r) => ({ ...toConsentView(r), actorLabel: (r.actor && labels.get(r.actor)) ?? null })),
+    nextToken,
+  };
 }
 
-const COLUMNS = ['id', 'leadId', 'channel', 'action', 'source', 'reason', 'actor', 'inboundMessageId', 'addressDigest', 'createdAt'] as const;
+const COLUMNS = [
+  'id',
+  'leadId',
+  'channel',
+  'action',
+  'source',
+  'reason',
+  'actor',
+  'inboundMessageId',
+  'addressDigest',
+  'createdAt',
+] as const;
 
 /**
  * The organization's consent records in [from, to) as CSV, oldest first,
  * streamed a page at a time: memory stays flat whatever the range holds.
  */
 export function exportConsent(deps: Deps, organizationId: string, fromIso: string, toIso: string): Readable {
-  const invalid = (name: string) => () => new BadRequest(`${name} must be an ISO 8601 timestamp such as 2026-05-14T15:00:00Z`, 'invalid_date');
+  const invalid = (name: string) => () =>
+    new BadRequest(`${name} must be an ISO 8601 timestamp such as 2026-05-14T15:00:00Z`, 'invalid_date');
   const from = instantOf(fromIso, invalid('from'));
   const to = instantOf(toIso, invalid('to'));
   if (!(to.getTime() > from.getTime())) throw new BadRequest('to must be later than from', 'invalid_range');

@@ -6,24 +6,51 @@ import { ChannelsBody, ChannelsReply, INVALID_CHANNELS } from './subscriptions.s
 import { resubscribe, unsubscribe } from './subscriptions.service.js';
 import { toChannels } from './channels.js';
 
-export const subscriptionRoutes = (deps: Deps): FastifyPluginAsyncTypebox => async (app) => {
-  const schema = (summary: string) => ({
-    tags: ['subscriptions'],
-    summary,
-    params: LeadIdParams,
-    body: ChannelsBody,
-    response: withErrors({ 200: ChannelsReply }, 409),
-  });
-  // Any invalid body (bad JSON, not an object, bad channels) answers the contract's one text.
-  const config = { badRequestMessage: INVALID_CHANNELS };
+export const subscriptionRoutes =
+  (deps: Deps): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const schema = (summary: string) => ({
+      tags: ['subscriptions'],
+      summary,
+      params: LeadIdParams,
+      body: ChannelsBody,
+      response: withErrors({ 200: ChannelsReply }, 409),
+    });
+    // Any invalid body (bad JSON, not an object, bad channels) answers the contract's one text.
+    const config = { badRequestMessage: INVALID_CHANNELS };
 
-  app.post('/leads/:leadId/unsubscribe', { schema: schema('Unsubscribe a lead from channels'), config }, async (req) => {
-    const channels = await unsubscribe(deps, req.auth.organizationId, req.params.leadId, toChannels(req.body?.channels), { actor: `key:${req.auth.keyId}` });
-    return { message: 'Lead unsubscribed successfully.', channels };
-  });
+    app.post(
+      '/leads/:leadId/unsubscribe',
+      { schema: schema('Unsubscribe a lead from channels'), config },
+      async (req) => {
+        const channels = await unsubscribe(
+          deps,
+          req.auth.organizationId,
+          req.params.leadId,
+          toChannels(req.body?.channels),
+          { actor: `key:${req.auth.keyId}` },
+        );
+        return { message: 'Lead unsubscribed successfully.', channels };
+      },
+    );
 
-  app.post('/leads/:leadId/resubscribe', { schema: schema('Resubscribe a lead to channels (no body: every channel it can receive) and turn the AI back on for it'), config }, async (req) => {
-    const channels = await resubscribe(deps, req.auth.organizationId, req.params.leadId, toChannels(req.body?.channels), { actor: `key:${req.auth.keyId}` });
-    return { message: 'Lead resubscribed successfully.', channels };
-  });
-};
+    app.post(
+      '/leads/:leadId/resubscribe',
+      {
+        schema: schema(
+          'Resubscribe a lead to channels (no body: every channel it can receive) and turn the AI back on for it',
+        ),
+        config,
+      },
+      async (req) => {
+        const channels = await resubscribe(
+          deps,
+          req.auth.organizationId,
+          req.params.leadId,
+          toChannels(req.body?.channels),
+          { actor: `key:${req.auth.keyId}` },
+        );
+        return { message: 'Lead resubscribed successfully.', channels };
+      },
+    );
+  };

@@ -3,7 +3,14 @@ import type { Updateable } from 'kysely';
 import { mayLift, strongerSource, type Lifter, type OptOutSource } from '../compliance/consent-rules.js';
 import { emitEvents, eventsInsert, type OutboxEvent } from '../events/outbox.repository.js';
 import { optOutEvent, resubscribedEvent } from '../events/payloads.js';
-import { findLeadForChange, otherLeadsWithEmail, updateLead, updateLeadQuery, type LeadForChange, type LeadRow } from '../leads/leads.repository.js';
+import {
+  findLeadForChange,
+  otherLeadsWithEmail,
+  updateLead,
+  updateLeadQuery,
+  type LeadForChange,
+  type LeadRow,
+} from '../leads/leads.repository.js';
 import { settingsFromDocument } from '../settings/settings.service.js';
 import { executeTogether } from '../platform/db/together.js';
 import { isoNow } from '../platform/clock.js';
@@ -49,10 +56,13 @@ export interface ChangeResult {
 function applicableChannels(lead: LeadForChange, requested?: ChannelName[]): ChannelName[] {
   const reachable = reachableChannels(lead);
   const wanted = new Set(requested ?? reachable);
-  if ((wanted.has('sms') || wanted.has('voice')) && settingsFromDocument(lead.org_settings).smsVoiceOptOutCoupled) wanted.add('sms').add('voice');
+  if ((wanted.has('sms') || wanted.has('voice')) && settingsFromDocument(lead.org_settings).smsVoiceOptOutCoupled)
+    wanted.add('sms').add('voice');
   const applied = inChannelOrder([...wanted].filter((c) => reachable.includes(c)));
   if (applied.length === 0) {
-    throw wanted.has('email') ? new BadRequest('Lead has no email', 'channel_unavailable') : new BadRequest('Lead has no phone', 'channel_unavailable');
+    throw wanted.has('email')
+      ? new BadRequest('Lead has no email', 'channel_unavailable')
+      : new BadRequest('Lead has no phone', 'channel_unavailable');
   }
   return applied;
 }
@@ -64,21 +74,52 @@ async function lockLead(trx: Db, organizationId: string, leadId: string): Promis
   return lead;
 }
 
-const addressFor = (lead: Pick<LeadRow, 'phone' | 'email'>, c: ChannelName): string => (c === 'email' ? lead.email! : lead.phone!);
+const addressFor = (lead: Pick<LeadRow, 'phone' | 'email'>, c: ChannelName): string =>
+  c === 'email' ? lead.email! : lead.phone!;
 
 /** The optOut payload (events/payloads.ts builds every documented shape). */
 const optOutOf = (lead: LeadRow, channel: ChannelName, source: string, opts: ChangeOptions) =>
-  optOutEvent(lead, { channel, source, optOutMessage: opts.optOutMessage, isDoNotContact: opts.isDoNotContact, actor: opts.actor });
+  optOutEvent(lead, {
+    channel,
+    source,
+    optOutMessage: opts.optOutMessage,
+    isDoNotContact: opts.isDoNotContact,
+    actor: opts.actor,
+  });
 
-function consentRow(deps: Deps, lead: LeadRow, channel: ChannelName, action: NewConsent['action'], source: string, opts: ChangeOptions, at: string): NewConsent {
+function consentRow(
+  deps: Deps,
+  lead: LeadRow,
+  channel: ChannelName,
+  action: NewConsent['action'],
+  source: string,
+  opts: ChangeOptions,
+  at: string,
+): NewConsent {
   return {
-    id: newId(), lead_id: lead.id, channel, address_digest: deps.digests.keyed(addressFor(lead, channel)), action, source,
-    reason: opts.reason ?? null, actor: opts.actor ?? null, inbound_message_id: opts.inboundMessageId ?? null, created_at: at,
+    id: newId(),
+    lead_id: lead.id,
+    channel,
+    address_digest: deps.digests.keyed(addressFor(lead, channel)),
+    action,
+    source,
+    reason: opts.reason ?? null,
+    actor: opts.actor ?? null,
+    inbound_message_id: opts.inboundMessageId ?? null,
+    created_at: at,
   };
 }
 
-export async function unsubscribe(deps: Deps, organizationId: string, leadId: string, requested?: ChannelName[], opts: ChangeOptions = {}): Promise<ChannelName[]> {
-  const result = await deps.db.transaction().execute((trx) => applyUnsubscribe(trx, deps, organizationId, leadId, requested, opts));
+export async function unsubscribe(
+  deps: Deps,
+  organizationId: string,
+  leadId: string,
+  requested?: ChannelName[],
+  opts: ChangeOptions = {},
+): Promise<ChannelName[]> {
+  const result = await deps.db
+    .transaction()
+    .execute((trx) => applyUnsubscribe(trx, deps, organizationId, leadId, requested, opts));
   return result.applied;
 }
 
@@ -91,7 +132,14 @@ export async function unsubscribe(deps: Deps, organizationId: string, leadId: st
  * rolled-back request none. A channel already opted out keeps the source that
  * is hardest to lift (compliance/consent-rules.ts).
  */
-export async function applyUnsubscribe(trx: Db, deps: Deps, organizationId: string, leadId: string, requested?: ChannelName[], opts: ChangeOptions = {}): Promise<ChangeResult> {
+export async function applyUnsubscribe(
+  trx: Db,
+  deps: Deps,
+  organizationId: string,
+  leadId: string,
+  requested?: ChannelName[],
+  opts: ChangeOptions = {},
+): Promise<ChangeResult> {
   const source = opts.source ?? 'api';
   const at = isoNow(deps.clock);
   const lead = await lockLead(trx, organizationId, leadId);
@@ -117,7 +165,10 @@ export async function applyUnsubscribe(trx: Db, deps: Deps, organizationId: stri
   const updated = suppressions.map((s) => s.channel);
   if (updated.length === 0) return { applied, changed, updated };
   // An opt-out ends the lead's follow-ups (followups/): written with the rest of the lead.
-  Object.assign(patch, stopFollowUpsColumns(lead, `stopped: the lead opted out of ${updated.join(' and ')} (${source})`));
+  Object.assign(
+    patch,
+    stopFollowUpsColumns(lead, `stopped: the lead opted out of ${updated.join(' and ')} (${source})`),
+  );
   // Up to six tables, no write reading another's: one round trip on PostgreSQL. Sends still queued on these
   // channels (an AI reply, a HELP answer, a campaign's opening) are never sent: each is recorded blocked.
   // The lead's campaigns count it opted out (campaigns/).
@@ -125,23 +176,45 @@ export async function applyUnsubscribe(trx: Db, deps: Deps, organizationId: stri
     suppressQuery(trx, organizationId, suppressions, at),
     updateLeadQuery(trx, organizationId, leadId, patch),
     consentInsert(trx, organizationId, consent),
-    blockQueuedSendsQuery(trx, organizationId, leadId, suppressions.map((s) => s.channel), 'OPTED_OUT_BEFORE_SEND', 'the lead opted out before it was sent'),
+    blockQueuedSendsQuery(
+      trx,
+      organizationId,
+      leadId,
+      suppressions.map((s) => s.channel),
+      'OPTED_OUT_BEFORE_SEND',
+      'the lead opted out before it was sent',
+    ),
     ...(events.length > 0 ? [eventsInsert(trx, organizationId, at, events).query] : []),
     ...campaignOptOutQueries(trx, organizationId, lead, updated, at),
   ]);
   await noteLeadFact(trx, organizationId, leadId, 'opted_out_at', at);
   // A phone is unique in an organization; an email is not: the other holders are suppressed too.
-  if (updated.includes('email') && lead.email && lead.email_shared) await followAddress(trx, deps, organizationId, lead, 'email', 'opt_out', source, opts, at);
+  if (updated.includes('email') && lead.email && lead.email_shared)
+    await followAddress(trx, deps, organizationId, lead, 'email', 'opt_out', source, opts, at);
   return { applied, changed, updated };
 }
 
 /** Brings every other lead holding the address in line with the change just made to one of them. */
-async function followAddress(trx: Db, deps: Deps, organizationId: string, lead: LeadRow, channel: ChannelName, action: 'opt_out' | 'opt_in', source: string, opts: ChangeOptions, at: string): Promise<void> {
+async function followAddress(
+  trx: Db,
+  deps: Deps,
+  organizationId: string,
+  lead: LeadRow,
+  channel: ChannelName,
+  action: 'opt_out' | 'opt_in',
+  source: string,
+  opts: ChangeOptions,
+  at: string,
+): Promise<void> {
   for (const other of await otherLeadsWithEmail(trx, organizationId, lead.email!, lead.id)) {
     const status = other[statusColumn(channel)];
     if (action === 'opt_out' ? status === 'unsubscribed' : status === 'subscribed') continue;
     const nextSource = action === 'opt_out' ? source : null;
-    await updateLead(trx, organizationId, other.id, { [statusColumn(channel)]: action === 'opt_out' ? 'unsubscribed' : 'subscribed', [sourceColumn(channel)]: nextSource, updated_at: at });
+    await updateLead(trx, organizationId, other.id, {
+      [statusColumn(channel)]: action === 'opt_out' ? 'unsubscribed' : 'subscribed',
+      [sourceColumn(channel)]: nextSource,
+      updated_at: at,
+    });
     await executeTogether(trx, [
       consentInsert(trx, organizationId, [consentRow(deps, other, channel, action, source, opts, at)]),
       ...(action === 'opt_out' ? campaignOptOutQueries(trx, organizationId, other, [channel], at) : []),
@@ -152,12 +225,20 @@ async function followAddress(trx: Db, deps: Deps, organizationId: string, lead: 
   }
 }
 
-export async function resubscribe(deps: Deps, organizationId: string, leadId: string, requested?: ChannelName[], opts: ChangeOptions = {}, by: Lifter = { kind: 'api' }): Promise<ChannelName[]> {
+export async function resubscribe(
+  deps: Deps,
+  organizationId: string,
+  leadId: string,
+  requested?: ChannelName[],
+  opts: ChangeOptions = {},
+  by: Lifter = { kind: 'api' },
+): Promise<ChannelName[]> {
   const result = await deps.db.transaction().execute(async (trx) => {
     const applied = await applyResubscribe(trx, deps, organizationId, leadId, requested, opts, by);
     // The hosted service's reference: resubscribing through the API also turns the AI back on for the
     // lead. Same transaction: a refused (409) resubscribe leaves the AI as it was.
-    if (by.kind === 'api') await updateLead(trx, organizationId, leadId, { is_ai_on: 1, updated_at: isoNow(deps.clock) });
+    if (by.kind === 'api')
+      await updateLead(trx, organizationId, leadId, { is_ai_on: 1, updated_at: isoNow(deps.clock) });
     return applied;
   });
   return result.applied;
@@ -168,7 +249,8 @@ const LIFT_REFUSAL: Record<string, string> = {
   phrase: 'in their own words; only the lead can opt back in, by texting START',
   message: 'in their own words; only the lead can opt back in, by texting START',
   ai: 'in their own words; only the lead can opt back in, by texting START',
-  carrier: 'at the carrier (the provider refused the number as unsubscribed); only the lead can opt back in, by texting START',
+  carrier:
+    'at the carrier (the provider refused the number as unsubscribed); only the lead can opt back in, by texting START',
   link: 'through an unsubscribe link; only the lead can give consent again',
   complaint: 'by reporting a message as spam; only the lead can give consent again',
   voice: 'during a call; only the lead can give consent again',
@@ -180,7 +262,15 @@ const LIFT_REFUSAL: Record<string, string> = {
  * (compliance/consent-rules.ts): an opt-out the lead made cannot be lifted by
  * the organization's API (409, naming how it can be), only by the lead.
  */
-export async function applyResubscribe(trx: Db, deps: Deps, organizationId: string, leadId: string, requested?: ChannelName[], opts: ChangeOptions = {}, by: Lifter = { kind: 'api' }): Promise<ChangeResult> {
+export async function applyResubscribe(
+  trx: Db,
+  deps: Deps,
+  organizationId: string,
+  leadId: string,
+  requested?: ChannelName[],
+  opts: ChangeOptions = {},
+  by: Lifter = { kind: 'api' },
+): Promise<ChangeResult> {
   const source = opts.source ?? 'api';
   const at = isoNow(deps.clock);
   const lead = await lockLead(trx, organizationId, leadId);
@@ -199,9 +289,21 @@ export async function applyResubscribe(trx: Db, deps: Deps, organizationId: stri
     await unsuppress(trx, organizationId, c, addressFor(lead, c), deps.digests);
   }
   await updateLead(trx, organizationId, leadId, patch);
-  await executeTogether(trx, [consentInsert(trx, organizationId, changed.map((c) => consentRow(deps, lead, c, 'opt_in', source, opts, at)))]);
-  await emitEvents(trx, organizationId, at, changed.map((c) => resubscribedEvent(lead, c, source)));
-  if (changed.includes('email') && lead.email && lead.email_shared) await followAddress(trx, deps, organizationId, lead, 'email', 'opt_in', source, opts, at);
+  await executeTogether(trx, [
+    consentInsert(
+      trx,
+      organizationId,
+      changed.map((c) => consentRow(deps, lead, c, 'opt_in', source, opts, at)),
+    ),
+  ]);
+  await emitEvents(
+    trx,
+    organizationId,
+    at,
+    changed.map((c) => resubscribedEvent(lead, c, source)),
+  );
+  if (changed.includes('email') && lead.email && lead.email_shared)
+    await followAddress(trx, deps, organizationId, lead, 'email', 'opt_in', source, opts, at);
   return { applied, changed, updated: changed };
 }
 
@@ -211,15 +313,32 @@ export async function applyResubscribe(trx: Db, deps: Deps, organizationId: stri
  * binds every lead that holds it later, and the ledger records it without a lead.
  */
 export async function suppressAddress(
-  trx: Db, deps: Deps, organizationId: string, channel: ChannelName, target: { address: string } | { digest: string }, source: OptOutSource, opts: ChangeOptions = {}, leadId: string | null = null,
+  trx: Db,
+  deps: Deps,
+  organizationId: string,
+  channel: ChannelName,
+  target: { address: string } | { digest: string },
+  source: OptOutSource,
+  opts: ChangeOptions = {},
+  leadId: string | null = null,
 ): Promise<void> {
   const at = isoNow(deps.clock);
   const digest = 'digest' in target ? target.digest : deps.digests.keyed(target.address);
   await executeTogether(trx, [
     suppressQuery(trx, organizationId, [{ channel, digest, source }], at),
-    consentInsert(trx, organizationId, [{
-      id: newId(), lead_id: leadId, channel, address_digest: digest, action: 'opt_out', source,
-      reason: opts.reason ?? null, actor: opts.actor ?? null, inbound_message_id: opts.inboundMessageId ?? null, created_at: at,
-    }]),
+    consentInsert(trx, organizationId, [
+      {
+        id: newId(),
+        lead_id: leadId,
+        channel,
+        address_digest: digest,
+        action: 'opt_out',
+        source,
+        reason: opts.reason ?? null,
+        actor: opts.actor ?? null,
+        inbound_message_id: opts.inboundMessageId ?? null,
+        created_at: at,
+      },
+    ]),
   ]);
 }

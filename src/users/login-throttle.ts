@@ -63,7 +63,11 @@ export interface SignInAttempt {
 export class LoginThrottle {
   private readonly accounts: AttemptCounter;
   private readonly addresses: AttemptCounter;
-  constructor(perAccount: number, perAddress: number, private readonly now: () => number = Date.now) {
+  constructor(
+    perAccount: number,
+    perAddress: number,
+    private readonly now: () => number = Date.now,
+  ) {
     this.accounts = new AttemptCounter(perAccount);
     this.addresses = new AttemptCounter(perAddress);
   }
@@ -84,11 +88,12 @@ export class LoginThrottle {
       outcome();
     };
     return {
-      failed: () => end(() => {
-        const at = this.now();
-        this.accounts.fail(email, at);
-        this.addresses.fail(address, at);
-      }),
+      failed: () =>
+        end(() => {
+          const at = this.now();
+          this.accounts.fail(email, at);
+          this.addresses.fail(address, at);
+        }),
       succeeded: () => end(() => this.accounts.clear(email)),
       abandoned: () => end(() => {}),
     };

@@ -9,8 +9,15 @@ export interface SessionWithUser extends SessionRow {
   organization_name: string;
 }
 
-export async function insertSession(db: Db, organizationId: string, row: Omit<SessionRow, 'organization_id' | 'revoked_at'>): Promise<void> {
-  await db.insertInto('console_sessions').values({ ...row, organization_id: organizationId, revoked_at: null }).execute();
+export async function insertSession(
+  db: Db,
+  organizationId: string,
+  row: Omit<SessionRow, 'organization_id' | 'revoked_at'>,
+): Promise<void> {
+  await db
+    .insertInto('console_sessions')
+    .values({ ...row, organization_id: organizationId, revoked_at: null })
+    .execute();
 }
 
 /**
@@ -20,7 +27,9 @@ export async function insertSession(db: Db, organizationId: string, row: Omit<Se
 export async function findSession(db: Db, digest: string): Promise<SessionWithUser | undefined> {
   return db
     .selectFrom('console_sessions as s')
-    .innerJoin('users as u', (j) => j.onRef('u.organization_id', '=', 's.organization_id').onRef('u.id', '=', 's.user_id'))
+    .innerJoin('users as u', (j) =>
+      j.onRef('u.organization_id', '=', 's.organization_id').onRef('u.id', '=', 's.user_id'),
+    )
     .innerJoin('organizations as o', 'o.id', 's.organization_id')
     .selectAll('s')
     .select(['u.email', 'u.role', 'u.disabled_at', 'o.name as organization_name'])
@@ -29,7 +38,12 @@ export async function findSession(db: Db, digest: string): Promise<SessionWithUs
 }
 
 export async function touchSession(db: Db, organizationId: string, digest: string, at: string): Promise<void> {
-  await db.updateTable('console_sessions').set({ last_seen_at: at }).where('organization_id', '=', organizationId).where('id', '=', digest).execute();
+  await db
+    .updateTable('console_sessions')
+    .set({ last_seen_at: at })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', digest)
+    .execute();
 }
 
 export async function revokeSession(db: Db, organizationId: string, digest: string, at: string): Promise<void> {

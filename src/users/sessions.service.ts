@@ -24,7 +24,10 @@ const TOUCH_EVERY_MS = 60_000;
 const sessionDigest = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
 
 /** Opens a session; the token goes into the cookie and is never stored. */
-export async function openSession(deps: Deps, user: { organization_id: string; id: string }): Promise<{ token: string; csrfToken: string }> {
+export async function openSession(
+  deps: Deps,
+  user: { organization_id: string; id: string },
+): Promise<{ token: string; csrfToken: string }> {
   const token = randomBytes(32).toString('base64url');
   const csrfToken = randomBytes(32).toString('base64url');
   const now = deps.clock.now();
@@ -48,7 +51,8 @@ export async function resolveSession(deps: Deps, token: string): Promise<Console
   if (Date.parse(row.expires_at) <= now) return undefined;
   const seen = Date.parse(row.last_seen_at);
   if (seen + deps.config.console.sessionIdleMs <= now) return undefined;
-  if (now - seen >= TOUCH_EVERY_MS) await touchSession(deps.db, row.organization_id, row.id, new Date(now).toISOString());
+  if (now - seen >= TOUCH_EVERY_MS)
+    await touchSession(deps.db, row.organization_id, row.id, new Date(now).toISOString());
   return {
     digest: row.id,
     organizationId: row.organization_id,

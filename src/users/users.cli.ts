@@ -9,7 +9,9 @@ async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   // One line: the trailing newline of `echo` or a here-string is not part of the password.
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 /** `parley users create`: the first admin of a console is made here (later ones from the console's Users page). */
@@ -17,7 +19,9 @@ export function registerUserCommands(program: Command, withStore: WithStore, dat
   const users = program.command('users').description('manage console users');
   users
     .command('create')
-    .description('create a console user (and the organization, if new); prints a one-time password unless --password-stdin')
+    .description(
+      'create a console user (and the organization, if new); prints a one-time password unless --password-stdin',
+    )
     .requiredOption('--org <name>', 'organization name')
     .requiredOption('--email <email>', 'the address the user signs in with')
     .requiredOption('--role <role>', `one of ${ROLES.join(', ')}`)
@@ -31,12 +35,16 @@ export function registerUserCommands(program: Command, withStore: WithStore, dat
       const password = opts.passwordStdin ? await readStdin() : undefined;
       let created;
       try {
-        created = await withStore((s) => createUserInOrganization(s.db, opts.org, { email: opts.email, role, password }));
+        created = await withStore((s) =>
+          createUserInOrganization(s.db, opts.org, { email: opts.email, role, password }),
+        );
       } catch (err) {
         console.error(`parley: ${(err as Error).message}`);
         process.exit(1);
       }
-      console.log(`user: ${created.user.email} (${created.user.role}) in organization ${opts.org} (${created.user.organizationId})`);
+      console.log(
+        `user: ${created.user.email} (${created.user.role}) in organization ${opts.org} (${created.user.organizationId})`,
+      );
       console.log(`database: ${database()} (the server must use this same database)`);
       if (password === undefined) {
         console.log('Sign in at /console with this one-time password (shown once; store it now):');

@@ -7,7 +7,15 @@ import type { Database, Db, UserRole } from '../platform/db/schema.js';
 import { newId } from '../platform/ids.js';
 import { inOrganizationNamed } from '../organizations/organizations.service.js';
 import { decoyHash, generatePassword, hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
-import { deleteUserRow, findUser, findUserByEmail, insertUser, listUsers, setRole, type UserRow } from './users.repository.js';
+import {
+  deleteUserRow,
+  findUser,
+  findUserByEmail,
+  insertUser,
+  listUsers,
+  setRole,
+  type UserRow,
+} from './users.repository.js';
 import { revokeUserSessions } from './sessions.repository.js';
 
 export interface UserView {
@@ -18,8 +26,14 @@ export interface UserView {
   createdAt: string;
 }
 
-export const toUserView = (row: Pick<UserRow, 'id' | 'email' | 'role' | 'organization_id' | 'created_at'>): UserView => ({
-  id: row.id, email: row.email, role: row.role, organizationId: row.organization_id, createdAt: row.created_at,
+export const toUserView = (
+  row: Pick<UserRow, 'id' | 'email' | 'role' | 'organization_id' | 'created_at'>,
+): UserView => ({
+  id: row.id,
+  email: row.email,
+  role: row.role,
+  organizationId: row.organization_id,
+  createdAt: row.created_at,
 });
 
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
@@ -27,13 +41,17 @@ export const normalizeEmail = (email: string): string => email.trim().toLowerCas
 const userNotFound = (id: string) => new NotFound('User', 'id', id);
 
 function checkPassword(password: string): void {
-  if (password.length < MIN_PASSWORD_LENGTH) throw new BadRequest(`The password must be at least ${MIN_PASSWORD_LENGTH} characters.`);
+  if (password.length < MIN_PASSWORD_LENGTH)
+    throw new BadRequest(`The password must be at least ${MIN_PASSWORD_LENGTH} characters.`);
   if (password.length > 1024) throw new BadRequest('The password must be at most 1024 characters.');
 }
 
 /** Creates a user; without a password, one is generated and returned (shown once, never stored in clear). */
 export async function createUser(
-  db: Db, organizationId: string, input: { email: string; role: UserRole; password?: string }, at: string,
+  db: Db,
+  organizationId: string,
+  input: { email: string; role: UserRole; password?: string },
+  at: string,
 ): Promise<{ user: UserView; password: string }> {
   const email = normalizeEmail(input.email);
   if (!/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 320) throw new BadRequest('email must be an email address.');
@@ -51,7 +69,9 @@ export async function createUser(
 
 /** The CLI's `users create`: the organization is made when new, as `keys create` does. */
 export async function createUserInOrganization(
-  db: Kysely<Database>, orgName: string, input: { email: string; role: UserRole; password?: string },
+  db: Kysely<Database>,
+  orgName: string,
+  input: { email: string; role: UserRole; password?: string },
 ): Promise<{ user: UserView; password: string }> {
   const at = new Date().toISOString();
   // A refused user (a taken email) leaves no new organization behind.
@@ -74,7 +94,13 @@ function notSelf(actingUserId: string, id: string, what: string): void {
   if (actingUserId === id) throw new Conflict(`You cannot ${what} yourself; ask another admin.`);
 }
 
-export async function changeRole(deps: Deps, organizationId: string, actingUserId: string, id: string, role: UserRole): Promise<UserView> {
+export async function changeRole(
+  deps: Deps,
+  organizationId: string,
+  actingUserId: string,
+  id: string,
+  role: UserRole,
+): Promise<UserView> {
   notSelf(actingUserId, id, 'change the role of');
   const row = await findUser(deps.db, organizationId, id);
   if (!row) throw userNotFound(id);

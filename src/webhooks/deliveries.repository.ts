@@ -8,10 +8,19 @@ export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 
 export async function insertDeliveries(db: Db, rows: Insertable<WebhookDeliveriesTable>[]): Promise<void> {
   // Chunked: SQLite caps bound parameters per statement.
-  for (let i = 0; i < rows.length; i += 200) await db.insertInto('webhook_deliveries').values(rows.slice(i, i + 200)).execute();
+  for (let i = 0; i < rows.length; i += 200)
+    await db
+      .insertInto('webhook_deliveries')
+      .values(rows.slice(i, i + 200))
+      .execute();
 }
 
-export async function findDelivery(db: Db, organizationId: string, endpointId: string, id: string): Promise<DeliveryRow | undefined> {
+export async function findDelivery(
+  db: Db,
+  organizationId: string,
+  endpointId: string,
+  id: string,
+): Promise<DeliveryRow | undefined> {
   return db
     .selectFrom('webhook_deliveries')
     .selectAll()
@@ -23,13 +32,25 @@ export async function findDelivery(db: Db, organizationId: string, endpointId: s
 
 /** Newest first: the latest attempts are what an operator looks for. */
 export async function listDeliveries(
-  db: Db, organizationId: string, endpointId: string, beforeId: string | undefined, limit: number, filter: { status?: string; eventType?: string } = {},
+  db: Db,
+  organizationId: string,
+  endpointId: string,
+  beforeId: string | undefined,
+  limit: number,
+  filter: { status?: string; eventType?: string } = {},
 ): Promise<DeliveryRow[]> {
-  let q = db.selectFrom('webhook_deliveries').selectAll().where('organization_id', '=', organizationId).where('endpoint_id', '=', endpointId);
+  let q = db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('endpoint_id', '=', endpointId);
   if (beforeId) q = q.where('id', '<', beforeId);
   if (filter.status) q = q.where('status', '=', filter.status as DeliveryRow['status']);
   if (filter.eventType) q = q.where('event_type', '=', filter.eventType);
-  return q.orderBy('id', 'desc').limit(limit + 1).execute();
+  return q
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
 }
 
 /** A claimed delivery with what its attempt needs: its event (null if gone) and its endpoint (null if deleted). */
@@ -40,18 +61,30 @@ export interface DeliveryWork extends DeliveryRow {
 
 /** A scalar subquery of the claim's RETURNING: one column of the delivery's event or endpoint, by primary key. */
 const column = (table: 'events' | 'webhook_endpoints', key: 'event_id' | 'endpoint_id', name: string, alias: string) =>
-  sql`(select x.${sql.ref(name)} from ${sql.table(table)} x where x.organization_id = webhook_deliveries.organization_id and x.id = webhook_deliveries.${sql.ref(key)})`.as(alias);
+  sql`(select x.${sql.ref(name)} from ${sql.table(table)} x where x.organization_id = webhook_deliveries.organization_id and x.id = webhook_deliveries.${sql.ref(key)})`.as(
+    alias,
+  );
 
 const WITH_EVENT_AND_ENDPOINT = [
-  column('events', 'event_id', 'id', 'e_id'), column('events', 'event_id', 'type', 'e_type'),
-  column('events', 'event_id', 'payload', 'e_payload'), column('events', 'event_id', 'created_at', 'e_created_at'),
-  column('webhook_endpoints', 'endpoint_id', 'id', 'w_id'), column('webhook_endpoints', 'endpoint_id', 'url', 'w_url'),
-  column('webhook_endpoints', 'endpoint_id', 'secret', 'w_secret'), column('webhook_endpoints', 'endpoint_id', 'enabled', 'w_enabled'),
+  column('events', 'event_id', 'id', 'e_id'),
+  column('events', 'event_id', 'type', 'e_type'),
+  column('events', 'event_id', 'payload', 'e_payload'),
+  column('events', 'event_id', 'created_at', 'e_created_at'),
+  column('webhook_endpoints', 'endpoint_id', 'id', 'w_id'),
+  column('webhook_endpoints', 'endpoint_id', 'url', 'w_url'),
+  column('webhook_endpoints', 'endpoint_id', 'secret', 'w_secret'),
+  column('webhook_endpoints', 'endpoint_id', 'enabled', 'w_enabled'),
 ];
 
 type Claimed = DeliveryRow & {
-  e_id: string | null; e_type: string | null; e_payload: string | null; e_created_at: string | null;
-  w_id: string | null; w_url: string | null; w_secret: string | null; w_enabled: number | string | null;
+  e_id: string | null;
+  e_type: string | null;
+  e_payload: string | null;
+  e_created_at: string | null;
+  w_id: string | null;
+  w_url: string | null;
+  w_secret: string | null;
+  w_enabled: number | string | null;
 };
 
 /**
@@ -60,8 +93,17 @@ type Claimed = DeliveryRow & {
  * statement (primary-key probes in its RETURNING): one round trip per batch,
  * where a claim and its reads took six.
  */
-export async function claimDueDeliveries(db: Db, now: string, leaseUntil: string, limit: number, spread: ClaimSpread): Promise<DeliveryWork[]> {
-  const rows = (await claimDue(db, 'webhook_deliveries', 'next_attempt_at', now, leaseUntil, limit, { spread, also: WITH_EVENT_AND_ENDPOINT })) as unknown as Claimed[];
+export async function claimDueDeliveries(
+  db: Db,
+  now: string,
+  leaseUntil: string,
+  limit: number,
+  spread: ClaimSpread,
+): Promise<DeliveryWork[]> {
+  const rows = (await claimDue(db, 'webhook_deliveries', 'next_attempt_at', now, leaseUntil, limit, {
+    spread,
+    also: WITH_EVENT_AND_ENDPOINT,
+  })) as unknown as Claimed[];
   return rows.map(({ e_id, e_type, e_payload, e_created_at, w_id, w_url, w_secret, w_enabled, ...d }) => ({
     ...d,
     event: e_id === null ? null : { id: e_id, type: e_type!, payload: e_payload!, created_at: e_created_at! },
@@ -70,10 +112,18 @@ export async function claimDueDeliveries(db: Db, now: string, leaseUntil: string
 }
 
 /** Delivery outcomes, many rows per statement: one round trip per kind of outcome, not per delivery. */
-export async function updateDeliveries(db: Db, keys: readonly RowKey[], patch: Updateable<WebhookDeliveriesTable>): Promise<void> {
-  for (let i = 0; i < keys.length; i += 200) await db.updateTable('webhook_deliveries').set(patch).where(byKeys(keys.slice(i, i + 200))).execute();
+export async function updateDeliveries(
+  db: Db,
+  keys: readonly RowKey[],
+  patch: Updateable<WebhookDeliveriesTable>,
+): Promise<void> {
+  for (let i = 0; i < keys.length; i += 200)
+    await db
+      .updateTable('webhook_deliveries')
+      .set(patch)
+      .where(byKeys(keys.slice(i, i + 200)))
+      .execute();
 }
-
 
 /**
  * Erasure of a lead: delivery error texts that quote one of its addresses.
@@ -83,7 +133,11 @@ export async function updateDeliveries(db: Db, keys: readonly RowKey[], patch: U
  * `HTTP <status>` or a transport error there, but the column is free text and
  * an error may quote what it was sent.
  */
-export async function clearDeliveryErrorsMentioning(db: Db, organizationId: string, addresses: readonly string[]): Promise<number> {
+export async function clearDeliveryErrorsMentioning(
+  db: Db,
+  organizationId: string,
+  addresses: readonly string[],
+): Promise<number> {
   if (addresses.length === 0) return 0;
   const res = await db
     .updateTable('webhook_deliveries')
@@ -102,18 +156,32 @@ export async function clearDeliveryErrorsMentioning(db: Db, organizationId: stri
  * for this and then resumes it: a delivery is never held behind an enabled
  * endpoint. (SQLite serialises writers anyway.)
  */
-export async function holdDeliveries(db: Db, held: readonly (RowKey & { endpoint_id: string })[], now: string): Promise<void> {
-  const endpoints = [...new Map(held.map((h) => [h.endpoint_id, { organization_id: h.organization_id, id: h.endpoint_id }])).values()];
+export async function holdDeliveries(
+  db: Db,
+  held: readonly (RowKey & { endpoint_id: string })[],
+  now: string,
+): Promise<void> {
+  const endpoints = [
+    ...new Map(held.map((h) => [h.endpoint_id, { organization_id: h.organization_id, id: h.endpoint_id }])).values(),
+  ];
   const disabled = await lockDisabled(db, endpoints);
   const keys = (rows: typeof held) => rows.map((h) => ({ organization_id: h.organization_id, id: h.id }));
   const hold = keys(held.filter((h) => disabled.has(h.endpoint_id)));
   // Rows whose endpoint was enabled meanwhile are due as they were: give up the lease so they go out now.
   const release = keys(held.filter((h) => !disabled.has(h.endpoint_id)));
   for (let i = 0; i < hold.length; i += 200) {
-    await db.updateTable('webhook_deliveries').set({ lease_until: null, next_attempt_at: null, updated_at: now }).where(byKeys(hold.slice(i, i + 200))).execute();
+    await db
+      .updateTable('webhook_deliveries')
+      .set({ lease_until: null, next_attempt_at: null, updated_at: now })
+      .where(byKeys(hold.slice(i, i + 200)))
+      .execute();
   }
   for (let i = 0; i < release.length; i += 200) {
-    await db.updateTable('webhook_deliveries').set({ lease_until: null }).where(byKeys(release.slice(i, i + 200))).execute();
+    await db
+      .updateTable('webhook_deliveries')
+      .set({ lease_until: null })
+      .where(byKeys(release.slice(i, i + 200)))
+      .execute();
   }
 }
 
@@ -135,6 +203,15 @@ export async function resumeHeldDeliveries(db: Db, organizationId: string, endpo
 }
 
 /** The stored event a delivery carries (null once an erasure or retention removed it). */
-export async function findDeliveryEvent(db: Db, organizationId: string, eventId: string): Promise<{ type: string; payload: string; created_at: string } | undefined> {
-  return db.selectFrom('events').select(['type', 'payload', 'created_at']).where('organization_id', '=', organizationId).where('id', '=', eventId).executeTakeFirst();
+export async function findDeliveryEvent(
+  db: Db,
+  organizationId: string,
+  eventId: string,
+): Promise<{ type: string; payload: string; created_at: string } | undefined> {
+  return db
+    .selectFrom('events')
+    .select(['type', 'payload', 'created_at'])
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', eventId)
+    .executeTakeFirst();
 }

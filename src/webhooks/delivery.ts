@@ -22,7 +22,6 @@ interface Outcome {
 export const envelope = (type: string, createdAt: string, payload: string) =>
   `{"event":${JSON.stringify(type)},"timestamp":${JSON.stringify(createdAt)},"data":${payload}}`;
 
-
 /**
  * Delivers webhook rows as a pipeline: up to `concurrency` requests in flight,
  * refilled as they finish, so one hanging receiver holds one slot, not a batch;
@@ -39,7 +38,10 @@ export class DeliveryPipeline {
   /** Attempts ended since the start (the worker's step reports the difference). */
   private ended = 0;
 
-  constructor(private readonly deps: Deps, private readonly sender: WebhookSender) {}
+  constructor(
+    private readonly deps: Deps,
+    private readonly sender: WebhookSender,
+  ) {}
 
   get busy(): number {
     return this.inFlight;
@@ -65,11 +67,21 @@ export class DeliveryPipeline {
     if (free <= 0) return 0;
     const { db, clock, config } = this.deps;
     const now = clock.now();
-    const perEndpoint = { column: 'endpoint_id' as const, max: Math.max(1, Math.floor(config.workerConcurrency / 2)), inFlight: this.inFlightByEndpoint };
+    const perEndpoint = {
+      column: 'endpoint_id' as const,
+      max: Math.max(1, Math.floor(config.workerConcurrency / 2)),
+      inFlight: this.inFlightByEndpoint,
+    };
     // The lease must outlast the attempt (bounded by the timeout) and the recording of its outcome, or a
     // slow receiver is sent the same event again while the first request is still out.
     const leaseMs = Math.max(config.leaseMs, 2 * config.webhookTimeoutMs);
-    const rows = await claimDueDeliveries(db, now.toISOString(), new Date(now.getTime() + leaseMs).toISOString(), free, perEndpoint);
+    const rows = await claimDueDeliveries(
+      db,
+      now.toISOString(),
+      new Date(now.getTime() + leaseMs).toISOString(),
+      free,
+      perEndpoint,
+    );
     // Claimed rows can vanish before they are read (their endpoint was deleted).
     if (rows.length === 0) return 0;
     for (const row of rows) {
@@ -81,10 +93,23 @@ export class DeliveryPipeline {
       this.inFlight += 1;
       this.inFlightByEndpoint.set(row.endpoint_id, (this.inFlightByEndpoint.get(row.endpoint_id) ?? 0) + 1);
       const attempt = async (): Promise<SendResult> => {
-        if (!event) return { ok: false, statusCode: null, error: 'event no longer exists', retryAfterSeconds: null, gone: true };
-        if (!endpoint) return { ok: false, statusCode: null, error: 'endpoint no longer exists', retryAfterSeconds: null, gone: true };
+        if (!event)
+          return { ok: false, statusCode: null, error: 'event no longer exists', retryAfterSeconds: null, gone: true };
+        if (!endpoint)
+          return {
+            ok: false,
+            statusCode: null,
+            error: 'endpoint no longer exists',
+            retryAfterSeconds: null,
+            gone: true,
+          };
         const body = envelope(event.type, event.created_at, event.payload);
-        const headers = signDelivery(endpoint.secret, event.id, Math.floor(this.deps.clock.now().getTime() / 1000), body);
+        const headers = signDelivery(
+          endpoint.secret,
+          event.id,
+          Math.floor(this.deps.clock.now().getTime() / 1000),
+          body,
+        );
         return this.sender.post(endpoint.url, body, { ...headers });
       };
       void attempt()
@@ -108,20 +133,42 @@ export class DeliveryPipeline {
    * (webhooks.service.ts updateEndpoint, deliveries.repository.ts resumeHeldDeliveries).
    */
   private hold(row: { organization_id: string; id: string; endpoint_id: string }): void {
-    this.outcomes.push({ organizationId: row.organization_id, id: row.id, endpointId: row.endpoint_id, patch: {}, hold: true });
+    this.outcomes.push({
+      organizationId: row.organization_id,
+      id: row.id,
+      endpointId: row.endpoint_id,
+      patch: {},
+      hold: true,
+    });
   }
 
-  private record(row: { organization_id: string; id: string; endpoint_id: string; attempts: number }, result: SendResult, endpointLive: boolean): void {
+  private record(
+    row: { organization_id: string; id: string; endpoint_id: string; attempts: number },
+    result: SendResult,
+    endpointLive: boolean,
+  ): void {
     const now = this.deps.clock.now();
     const attempts = row.attempts + 1;
-    const base = { attempts, lease_until: null, last_status_code: result.statusCode, last_error: result.error, updated_at: now.toISOString() };
-    const outcome: Outcome = { organizationId: row.organization_id, id: row.id, endpointId: row.endpoint_id, patch: {} };
+    const base = {
+      attempts,
+      lease_until: null,
+      last_status_code: result.statusCode,
+      last_error: result.error,
+      updated_at: now.toISOString(),
+    };
+    const outcome: Outcome = {
+      organizationId: row.organization_id,
+      id: row.id,
+      endpointId: row.endpoint_id,
+      patch: {},
+    };
     const schedule = this.deps.config.webhookRetryScheduleMs;
     if (result.ok) {
       outcome.patch = { ...base, status: 'succeeded', delivered_at: now.toISOString(), next_attempt_at: null };
     } else if (result.gone || result.refused || attempts >= schedule.length) {
       outcome.patch = { ...base, status: 'failed', next_attempt_at: null };
-      if (result.gone && endpointLive && result.statusCode === 410) outcome.disableEndpoint = 'the endpoint answered 410 Gone';
+      if (result.gone && endpointLive && result.statusCode === 410)
+        outcome.disableEndpoint = 'the endpoint answered 410 Gone';
     } else {
       const wait = retryDelayMs(schedule, attempts, result.retryAfterSeconds);
       outcome.patch = { ...base, next_attempt_at: new Date(now.getTime() + wait).toISOString() };
@@ -138,7 +185,9 @@ export class DeliveryPipeline {
       // Outcomes with the same patch (a batch of successes, typically) share one UPDATE:
       // one round trip per kind of outcome, not per delivery. Times are the flush time.
       const groups = new Map<string, { patch: Outcome['patch']; keys: { organization_id: string; id: string }[] }>();
-      const held = batch.filter((o) => o.hold).map((o) => ({ organization_id: o.organizationId, id: o.id, endpoint_id: o.endpointId }));
+      const held = batch
+        .filter((o) => o.hold)
+        .map((o) => ({ organization_id: o.organizationId, id: o.id, endpoint_id: o.endpointId }));
       for (const o of batch) {
         if (o.hold) continue;
         const patch = { ...o.patch, updated_at: now, ...(o.patch.delivered_at ? { delivered_at: now } : {}) };
@@ -148,7 +197,8 @@ export class DeliveryPipeline {
         groups.set(key, group);
       }
       const [only] = [...groups.values()];
-      const single = groups.size === 1 && held.length === 0 && !batch.some((o) => o.disableEndpoint) && only!.keys.length <= 200;
+      const single =
+        groups.size === 1 && held.length === 0 && !batch.some((o) => o.disableEndpoint) && only!.keys.length <= 200;
       // The common flush (a batch of successes) is one UPDATE: on its own it is atomic, and a
       // transaction around it would add two round trips (BEGIN, COMMIT) to every batch.
       if (single) {
@@ -162,7 +212,11 @@ export class DeliveryPipeline {
         }
         for (const o of batch) {
           if (o.disableEndpoint) {
-            await updateEndpoint(trx, o.organizationId, o.endpointId, { enabled: 0, disabled_reason: o.disableEndpoint, updated_at: now });
+            await updateEndpoint(trx, o.organizationId, o.endpointId, {
+              enabled: 0,
+              disabled_reason: o.disableEndpoint,
+              updated_at: now,
+            });
           }
         }
       });

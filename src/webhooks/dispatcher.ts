@@ -25,7 +25,10 @@ export async function dispatchEvents(deps: Deps, limit: number): Promise<number>
     if (events.length === 0) return 0;
     const now = isoNow(deps.clock);
     const endpoints = await endpointsOf(trx, [...new Set(events.map((e) => e.organization_id))]);
-    const disabled = await lockDisabled(trx, endpoints.filter((ep) => Number(ep.enabled) !== 1));
+    const disabled = await lockDisabled(
+      trx,
+      endpoints.filter((ep) => Number(ep.enabled) !== 1),
+    );
     const rows: Insertable<WebhookDeliveriesTable>[] = [];
     for (const event of events) {
       for (const ep of endpoints) {

@@ -6,24 +6,55 @@ import { keysIn } from '../platform/db/keys.js';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 
-export async function insertEndpoint(db: Db, organizationId: string, row: Omit<Insertable<WebhookEndpointsTable>, 'organization_id'>): Promise<void> {
-  await db.insertInto('webhook_endpoints').values({ ...row, organization_id: organizationId }).execute();
+export async function insertEndpoint(
+  db: Db,
+  organizationId: string,
+  row: Omit<Insertable<WebhookEndpointsTable>, 'organization_id'>,
+): Promise<void> {
+  await db
+    .insertInto('webhook_endpoints')
+    .values({ ...row, organization_id: organizationId })
+    .execute();
 }
 
 export async function findEndpoint(db: Db, organizationId: string, id: string): Promise<EndpointRow | undefined> {
-  return db.selectFrom('webhook_endpoints').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export async function listEndpoints(db: Db, organizationId: string): Promise<EndpointRow[]> {
-  return db.selectFrom('webhook_endpoints').selectAll().where('organization_id', '=', organizationId).orderBy('id').execute();
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .orderBy('id')
+    .execute();
 }
 
-export async function updateEndpoint(db: Db, organizationId: string, id: string, patch: Updateable<WebhookEndpointsTable>): Promise<void> {
-  await db.updateTable('webhook_endpoints').set(patch).where('organization_id', '=', organizationId).where('id', '=', id).execute();
+export async function updateEndpoint(
+  db: Db,
+  organizationId: string,
+  id: string,
+  patch: Updateable<WebhookEndpointsTable>,
+): Promise<void> {
+  await db
+    .updateTable('webhook_endpoints')
+    .set(patch)
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function deleteEndpoint(db: Db, organizationId: string, id: string): Promise<void> {
-  await db.deleteFrom('webhook_deliveries').where('organization_id', '=', organizationId).where('endpoint_id', '=', id).execute();
+  await db
+    .deleteFrom('webhook_deliveries')
+    .where('organization_id', '=', organizationId)
+    .where('endpoint_id', '=', id)
+    .execute();
   await db.deleteFrom('webhook_endpoints').where('organization_id', '=', organizationId).where('id', '=', id).execute();
 }
 
@@ -39,13 +70,12 @@ export async function endpointsOf(db: Db, organizationIds: string[]): Promise<En
  * waits for the caller's transaction, and then finds and resumes what the
  * caller held for it (webhooks.service.ts updateEndpoint).
  */
-export async function lockDisabled(db: Db, endpoints: readonly Pick<EndpointRow, 'organization_id' | 'id'>[]): Promise<Set<string>> {
+export async function lockDisabled(
+  db: Db,
+  endpoints: readonly Pick<EndpointRow, 'organization_id' | 'id'>[],
+): Promise<Set<string>> {
   if (endpoints.length === 0) return new Set();
-  const q = db
-    .selectFrom('webhook_endpoints')
-    .select('id')
-    .where(keysIn(endpoints))
-    .where('enabled', '=', 0);
+  const q = db.selectFrom('webhook_endpoints').select('id').where(keysIn(endpoints)).where('enabled', '=', 0);
   return new Set((await withLock(db, q, 'share').execute()).map((r) => r.id));
 }
 
@@ -55,7 +85,13 @@ export async function lockDisabled(db: Db, endpoints: readonly Pick<EndpointRow,
  * existed, or written against the hosted service's types, is not handed
  * payloads it has never seen.
  */
-export const OPT_IN_EVENTS: ReadonlySet<string> = new Set(['lead.created', 'message.delivered', 'message.failed', 'campaign.paused', 'sendingNumber.unusable']);
+export const OPT_IN_EVENTS: ReadonlySet<string> = new Set([
+  'lead.created',
+  'message.delivered',
+  'message.failed',
+  'campaign.paused',
+  'sendingNumber.unusable',
+]);
 
 /** Does this endpoint want events of this type? null means every type but the opt-in ones. */
 export function wants(endpoint: Pick<EndpointRow, 'events'>, type: string): boolean {
@@ -67,8 +103,16 @@ export function wants(endpoint: Pick<EndpointRow, 'events'>, type: string): bool
  * The endpoint under a row lock, so a replay and a delete of the same endpoint
  * serialise and no delivery outlives its endpoint.
  */
-export async function findEndpointForUpdate(db: Db, organizationId: string, id: string): Promise<EndpointRow | undefined> {
-  const q = db.selectFrom('webhook_endpoints').selectAll().where('organization_id', '=', organizationId).where('id', '=', id);
+export async function findEndpointForUpdate(
+  db: Db,
+  organizationId: string,
+  id: string,
+): Promise<EndpointRow | undefined> {
+  const q = db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id);
   return withLock(db, q, 'update').executeTakeFirst();
 }
 
@@ -80,4 +124,3 @@ export async function requireEndpoint(db: Db, organizationId: string, id: string
   if (!row) throw endpointNotFound(id);
   return row;
 }
-

@@ -9,7 +9,12 @@ export const jitter = (ms: number, random: () => number = Math.random) => Math.r
  * `Retry-After: 31536000` slows its own retries down, it cannot park a
  * delivery for a year or past the schedule's end.
  */
-export function retryDelayMs(schedule: readonly number[], attempts: number, retryAfterSeconds: number | null, random: () => number = Math.random): number {
+export function retryDelayMs(
+  schedule: readonly number[],
+  attempts: number,
+  retryAfterSeconds: number | null,
+  random: () => number = Math.random,
+): number {
   const step = schedule[Math.min(attempts, schedule.length - 1)]!;
   const scheduled = jitter(step, random);
   if (retryAfterSeconds === null || !(retryAfterSeconds > 0)) return scheduled;

@@ -23,8 +23,14 @@ function retryAfter(value: string | string[] | undefined): number | null {
   return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - Date.now()) / 1000));
 }
 
-const refused = (reason: string): SendResult =>
-  ({ ok: false, statusCode: null, error: `refused by this worker's URL policy: ${reason}`.slice(0, 500), retryAfterSeconds: null, gone: false, refused: true });
+const refused = (reason: string): SendResult => ({
+  ok: false,
+  statusCode: null,
+  error: `refused by this worker's URL policy: ${reason}`.slice(0, 500),
+  retryAfterSeconds: null,
+  gone: false,
+  refused: true,
+});
 
 /**
  * One keep-alive connection pool for all deliveries. Redirects are never
@@ -34,7 +40,10 @@ const refused = (reason: string): SendResult =>
 export class WebhookSender {
   private readonly agent: Agent;
 
-  constructor(private readonly timeoutMs: number, private readonly allowPrivate: boolean) {
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly allowPrivate: boolean,
+  ) {
     this.agent = new Agent({
       connect: { lookup: safeLookup(allowPrivate) as never, timeout: Math.min(timeoutMs, 10_000) },
       headersTimeout: timeoutMs,
@@ -59,13 +68,23 @@ export class WebhookSender {
       await res.body.dump({ limit: 64 * 1024 }).catch(() => {});
       const ok = res.statusCode >= 200 && res.statusCode < 300;
       const wait = res.statusCode === 429 || res.statusCode === 503 ? retryAfter(res.headers['retry-after']) : null;
-      return { ok, statusCode: res.statusCode, error: ok ? null : `HTTP ${res.statusCode}`, retryAfterSeconds: wait, gone: res.statusCode === 410 };
+      return {
+        ok,
+        statusCode: res.statusCode,
+        error: ok ? null : `HTTP ${res.statusCode}`,
+        retryAfterSeconds: wait,
+        gone: res.statusCode === 410,
+      };
     } catch (err) {
       const e = err as Error & { code?: string; cause?: { code?: string; message?: string } };
       // The host name resolved only to private addresses at connect time (safeLookup).
       if (e.code === 'EADDRNOTPUBLIC') return refused(e.message);
-      if (e.cause?.code === 'EADDRNOTPUBLIC') return refused(e.cause.message ?? 'host resolves only to non-public addresses');
-      const error = e.name === 'TimeoutError' || e.name === 'AbortError' ? `timeout after ${this.timeoutMs} ms` : `${e.code ?? e.name}: ${e.message}`;
+      if (e.cause?.code === 'EADDRNOTPUBLIC')
+        return refused(e.cause.message ?? 'host resolves only to non-public addresses');
+      const error =
+        e.name === 'TimeoutError' || e.name === 'AbortError'
+          ? `timeout after ${this.timeoutMs} ms`
+          : `${e.code ?? e.name}: ${e.message}`;
       return { ok: false, statusCode: null, error: error.slice(0, 500), retryAfterSeconds: null, gone: false };
     }
   }

@@ -50,14 +50,19 @@ export async function checkWebhookUrl(raw: string, allowPrivate: boolean): Promi
     throw new UnsafeUrl('url is not a valid absolute URL');
   }
   if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
-    throw new UnsafeUrl(allowPrivate ? 'url must use http or https' : `url must use https (http is allowed only with ${ALLOW_PRIVATE})`);
+    throw new UnsafeUrl(
+      allowPrivate ? 'url must use http or https' : `url must use https (http is allowed only with ${ALLOW_PRIVATE})`,
+    );
   }
   if (url.username || url.password) throw new UnsafeUrl('url must not contain credentials');
   if (allowPrivate) return url;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const addresses = isIP(host) ? [host] : await resolveAll(host);
   if (addresses.length === 0) throw new UnsafeUrl('url host does not resolve');
-  if (!addresses.every(isPublicAddress)) throw new UnsafeUrl(`url must not point to a private, loopback or link-local address (allowed only with ${ALLOW_PRIVATE})`);
+  if (!addresses.every(isPublicAddress))
+    throw new UnsafeUrl(
+      `url must not point to a private, loopback or link-local address (allowed only with ${ALLOW_PRIVATE})`,
+    );
   return url;
 }
 
@@ -77,18 +82,23 @@ export function refusalAtDelivery(raw: string, allowPrivate: boolean): string | 
     return 'url is not a valid absolute URL';
   }
   if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
-    return allowPrivate ? 'url must use http or https' : `url must use https (http is allowed only with ${ALLOW_PRIVATE})`;
+    return allowPrivate
+      ? 'url must use http or https'
+      : `url must use https (http is allowed only with ${ALLOW_PRIVATE})`;
   }
   if (url.username || url.password) return 'url must not contain credentials';
   if (allowPrivate) return null;
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host) && !isPublicAddress(host)) return `url must not point to a private, loopback or link-local address (allowed only with ${ALLOW_PRIVATE})`;
+  if (isIP(host) && !isPublicAddress(host))
+    return `url must not point to a private, loopback or link-local address (allowed only with ${ALLOW_PRIVATE})`;
   return null;
 }
 
 function resolveAll(host: string): Promise<string[]> {
   return new Promise((resolve) => {
-    dnsLookup(host, { all: true }, (err, addresses: LookupAddress[]) => resolve(err ? [] : addresses.map((a) => a.address)));
+    dnsLookup(host, { all: true }, (err, addresses: LookupAddress[]) =>
+      resolve(err ? [] : addresses.map((a) => a.address)),
+    );
   });
 }
 
@@ -101,7 +111,9 @@ export function safeLookup(allowPrivate: boolean) {
       if (err) return callback(err, []);
       const allowed = allowPrivate ? addresses : addresses.filter((a) => isPublicAddress(a.address));
       if (allowed.length === 0) {
-        const refused = Object.assign(new Error(`refused: ${hostname} resolves only to non-public addresses`), { code: 'EADDRNOTPUBLIC' });
+        const refused = Object.assign(new Error(`refused: ${hostname} resolves only to non-public addresses`), {
+          code: 'EADDRNOTPUBLIC',
+        });
         return callback(refused, []);
       }
       if ((options as { all?: boolean }).all) return callback(null, allowed);

@@ -12,13 +12,19 @@ import { requireEndpoint } from './endpoints.repository.js';
 export const deliveryNotFound = (id: string) => new NotFound('WebhookDelivery', 'id', id);
 
 const endpointDisabled = () =>
-  new Conflict('Webhook endpoint is disabled; enable it (PATCH enabled: true) before replaying deliveries', 'endpoint_disabled');
+  new Conflict(
+    'Webhook endpoint is disabled; enable it (PATCH enabled: true) before replaying deliveries',
+    'endpoint_disabled',
+  );
 
 /** Newest first, keyset-paged by the time-ordered id. */
 export async function listDeliveries(deps: Deps, organizationId: string, endpointId: string, q: ListDeliveriesInput) {
   await requireEndpoint(deps.db, organizationId, endpointId);
   const limit = q.limit ?? 100;
-  const rows = await deliveries.listDeliveries(deps.db, organizationId, endpointId, decodeCursor(q.nextToken), limit, { status: q.status, eventType: q.eventType });
+  const rows = await deliveries.listDeliveries(deps.db, organizationId, endpointId, decodeCursor(q.nextToken), limit, {
+    status: q.status,
+    eventType: q.eventType,
+  });
   const { items, nextToken } = page(rows, limit);
   return { deliveries: items.map(toDeliveryView), nextToken };
 }
@@ -29,14 +35,22 @@ export async function getDelivery(deps: Deps, organizationId: string, endpointId
   const row = await deliveries.findDelivery(deps.db, organizationId, endpointId, deliveryId);
   if (!row) throw deliveryNotFound(deliveryId);
   const event = await deliveries.findDeliveryEvent(deps.db, organizationId, row.event_id);
-  return { ...toDeliveryView(row), body: event ? (JSON.parse(envelope(event.type, event.created_at, event.payload)) as Record<string, unknown>) : null };
+  return {
+    ...toDeliveryView(row),
+    body: event ? (JSON.parse(envelope(event.type, event.created_at, event.payload)) as Record<string, unknown>) : null,
+  };
 }
 
 /**
  * A replay is a new delivery of the same event (same event id, so receivers
  * can still deduplicate), due now; the original row keeps its history.
  */
-export async function replayDelivery(deps: Deps, organizationId: string, endpointId: string, deliveryId: string): Promise<string> {
+export async function replayDelivery(
+  deps: Deps,
+  organizationId: string,
+  endpointId: string,
+  deliveryId: string,
+): Promise<string> {
   const id = newId();
   await deps.db.transaction().execute(async (trx) => {
     const endpoint = await requireEndpoint(trx, organizationId, endpointId, true);
@@ -44,22 +58,24 @@ export async function replayDelivery(deps: Deps, organizationId: string, endpoin
     if (!original) throw deliveryNotFound(deliveryId);
     if (Number(endpoint.enabled) !== 1) throw endpointDisabled();
     const at = isoNow(deps.clock);
-    await deliveries.insertDeliveries(trx, [{
-      organization_id: organizationId,
-      id,
-      endpoint_id: endpointId,
-      event_id: original.event_id,
-      event_type: original.event_type,
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: at,
-      lease_until: null,
-      last_status_code: null,
-      last_error: null,
-      created_at: at,
-      updated_at: at,
-      delivered_at: null,
-    }]);
+    await deliveries.insertDeliveries(trx, [
+      {
+        organization_id: organizationId,
+        id,
+        endpoint_id: endpointId,
+        event_id: original.event_id,
+        event_type: original.event_type,
+        status: 'pending',
+        attempts: 0,
+        next_attempt_at: at,
+        lease_until: null,
+        last_status_code: null,
+        last_error: null,
+        created_at: at,
+        updated_at: at,
+        delivered_at: null,
+      },
+    ]);
   });
   return id;
 }

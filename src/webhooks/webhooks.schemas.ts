@@ -115,7 +115,15 @@ export const ListDeliveriesReply = Type.Object({ deliveries: Type.Array(WebhookD
 
 export const WebhookDeliveryWithBody = Type.Object({
   ...WebhookDelivery.properties,
-  body: Nullable(Type.Object({}, { additionalProperties: true, description: 'The JSON body every attempt sends ({event, timestamp, data}); null once the event was erased' })),
+  body: Nullable(
+    Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description: 'The JSON body every attempt sends ({event, timestamp, data}); null once the event was erased',
+      },
+    ),
+  ),
 });
 
 export const ReplayReply = Type.Object({ message: Type.String(), deliveryId: Type.String({ format: 'uuid' }) });

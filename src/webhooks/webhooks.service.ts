@@ -13,7 +13,6 @@ import type { CreateWebhookInput, UpdateWebhookInput, WebhookEndpointView } from
 
 export type EndpointWithSecret = WebhookEndpointView & { secret: string };
 
-
 /** Resolves the host now (SSRF); the delivery agent resolves again at connect time. */
 async function checkUrl(deps: Deps, url: string): Promise<void> {
   try {
@@ -28,7 +27,11 @@ async function checkUrl(deps: Deps, url: string): Promise<void> {
 const eventsColumn = (events: string[] | null | undefined): string | null =>
   events ? JSON.stringify([...new Set(events)]) : null;
 
-export async function createEndpoint(deps: Deps, organizationId: string, input: CreateWebhookInput): Promise<EndpointWithSecret> {
+export async function createEndpoint(
+  deps: Deps,
+  organizationId: string,
+  input: CreateWebhookInput,
+): Promise<EndpointWithSecret> {
   await checkUrl(deps, input.url);
   const at = isoNow(deps.clock);
   const id = newId();
@@ -57,7 +60,12 @@ export async function getEndpoint(deps: Deps, organizationId: string, id: string
 
 const DISABLED_BY_API = 'Disabled through the API';
 
-export async function updateEndpoint(deps: Deps, organizationId: string, id: string, input: UpdateWebhookInput): Promise<WebhookEndpointView> {
+export async function updateEndpoint(
+  deps: Deps,
+  organizationId: string,
+  id: string,
+  input: UpdateWebhookInput,
+): Promise<WebhookEndpointView> {
   // Checked before the transaction: DNS resolution must not hold a database lock.
   if (input.url !== undefined) await checkUrl(deps, input.url);
   return deps.db.transaction().execute(async (trx) => {
@@ -68,7 +76,8 @@ export async function updateEndpoint(deps: Deps, organizationId: string, id: str
     if (input.events !== undefined) patch.events = eventsColumn(input.events);
     if (input.enabled === true) Object.assign(patch, { enabled: 1, disabled_reason: null });
     // Disabling an endpoint the worker already disabled keeps the worker's reason.
-    if (input.enabled === false && Number(row.enabled) === 1) Object.assign(patch, { enabled: 0, disabled_reason: DISABLED_BY_API });
+    if (input.enabled === false && Number(row.enabled) === 1)
+      Object.assign(patch, { enabled: 0, disabled_reason: DISABLED_BY_API });
     await repo.updateEndpoint(trx, organizationId, id, patch);
     // What arrived while it was disabled is delivered now, oldest first.
     if (input.enabled === true && Number(row.enabled) !== 1) await resumeHeldDeliveries(trx, organizationId, id);

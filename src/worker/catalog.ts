@@ -39,7 +39,10 @@ function underConfiguredRetries<N extends JobName>(
       const message = err instanceof Error ? err.message : String(err);
       const now = deps.clock.now();
       const result = await failJob(deps.db, job, message, delays, now);
-      deps.log.warn({ job: job.name, jobId: job.id, attempt: job.attempts + 1, result, err: message }, 'job attempt failed');
+      deps.log.warn(
+        { job: job.name, jobId: job.id, attempt: job.attempts + 1, result, err: message },
+        'job attempt failed',
+      );
       const delay = delays[job.attempts] ?? 0;
       return { kind: 'defer', until: new Date(now.getTime() + delay), reason: message };
     }
@@ -54,14 +57,26 @@ const withRetries = <N extends JobName>(run: Parameters<typeof underConfiguredRe
 
 export const jobHandlers: JobHandlers = {
   'message.send': withRetries<'message.send'>((deps, job, lastAttempt) => sendRecordedMessage(deps, job, lastAttempt)),
-  'ai.turn': withRetries<'ai.turn'>((deps, job, lastAttempt) => runAgentTurn(deps, job.organizationId, job.payload, lastAttempt)),
+  'ai.turn': withRetries<'ai.turn'>((deps, job, lastAttempt) =>
+    runAgentTurn(deps, job.organizationId, job.payload, lastAttempt),
+  ),
   'followup.send': withRetries<'followup.send'>((deps, job, lastAttempt) => runFollowUp(deps, job, lastAttempt)),
-  'ai.opening': withRetries<'ai.opening'>((deps, job, lastAttempt) => runOpening(deps, job.organizationId, job.payload, lastAttempt)),
+  'ai.opening': withRetries<'ai.opening'>((deps, job, lastAttempt) =>
+    runOpening(deps, job.organizationId, job.payload, lastAttempt),
+  ),
   'campaign.run': withRetries<'campaign.run'>((deps, job) => runCampaign(deps, job)),
   'handoff.alert': withRetries<'handoff.alert'>((deps, job) => runHandoffAlert(deps, job.organizationId, job.payload)),
-  'handoff.escalate': withRetries<'handoff.escalate'>((deps, job) => runHandoffEscalation(deps, job.organizationId, job.payload)),
-  'owner.alert': withRetries<'owner.alert'>((deps, job) => runOwnerAlert(deps, job.organizationId, job.payload, job.id)),
+  'handoff.escalate': withRetries<'handoff.escalate'>((deps, job) =>
+    runHandoffEscalation(deps, job.organizationId, job.payload),
+  ),
+  'owner.alert': withRetries<'owner.alert'>((deps, job) =>
+    runOwnerAlert(deps, job.organizationId, job.payload, job.id),
+  ),
   'call.place': withRetries<'call.place'>((deps, job) => runWaitingCall(deps, job.organizationId, job.payload.callId)),
-  'appointment.remind': withRetries<'appointment.remind'>((deps, job) => runAppointmentReminder(deps, job.organizationId, job.payload)),
-  'appointment.invite': withRetries<'appointment.invite'>((deps, job) => runAppointmentInvite(deps, job.organizationId, job.payload)),
+  'appointment.remind': withRetries<'appointment.remind'>((deps, job) =>
+    runAppointmentReminder(deps, job.organizationId, job.payload),
+  ),
+  'appointment.invite': withRetries<'appointment.invite'>((deps, job) =>
+    runAppointmentInvite(deps, job.organizationId, job.payload),
+  ),
 };

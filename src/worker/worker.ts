@@ -53,7 +53,11 @@ export class Worker {
    * when the process listens) in another process, starts a tick at once; the
    * poll only catches what no wake announced.
    */
-  constructor(private readonly deps: Deps, handlers: JobHandlers = jobHandlers, private readonly work?: WorkSignal) {
+  constructor(
+    private readonly deps: Deps,
+    handlers: JobHandlers = jobHandlers,
+    private readonly work?: WorkSignal,
+  ) {
     this.sender = new WebhookSender(deps.config.webhookTimeoutMs, deps.config.allowPrivateWebhookUrls);
     this.deliveries = new DeliveryPipeline(deps, this.sender);
     this.jobs = new JobPipeline(deps, handlers, () => this.nudge());
@@ -98,13 +102,20 @@ export class Worker {
     const startDeliveries = this.deliveries.completed;
     try {
       for (let round = 0; ; round++) {
-        if (round >= STEP_ROUNDS) throw new Error(`runDue: still finding due work after ${STEP_ROUNDS} rounds (jobs so far: ${JSON.stringify(jobs.slice(-5))})`);
+        if (round >= STEP_ROUNDS)
+          throw new Error(
+            `runDue: still finding due work after ${STEP_ROUNDS} rounds (jobs so far: ${JSON.stringify(jobs.slice(-5))})`,
+          );
         await this.settle();
         const { claimed } = await this.locked(() => this.tick());
         if (claimed === 0 && this.jobs.busy === 0 && this.deliveries.busy === 0) break;
       }
       await this.locked(() => this.deliveries.flush());
-      return { jobs, events: this.eventsFannedOut - startEvents, deliveries: this.deliveries.completed - startDeliveries };
+      return {
+        jobs,
+        events: this.eventsFannedOut - startEvents,
+        deliveries: this.deliveries.completed - startDeliveries,
+      };
     } finally {
       unwatch();
     }
@@ -114,7 +125,8 @@ export class Worker {
   private async settle(): Promise<void> {
     const deadline = Date.now() + this.deps.config.webhookTimeoutMs + this.deps.config.ai.timeoutMs + 5_000;
     while (this.jobs.busy > 0 || this.deliveries.busy > 0) {
-      if (Date.now() > deadline) throw new Error(`runDue: ${this.jobs.busy} jobs and ${this.deliveries.busy} deliveries still running`);
+      if (Date.now() > deadline)
+        throw new Error(`runDue: ${this.jobs.busy} jobs and ${this.deliveries.busy} deliveries still running`);
       if (this.jobs.busy > 0) await this.jobs.drained(50);
       else await this.deliveries.waitForSlot(50);
     }
@@ -129,7 +141,10 @@ export class Worker {
     // due deliveries, recording finished ones (rows this worker holds, never the ones being claimed)
     // and claiming jobs. On SQLite the statements still run one at a time.
     const [dispatched, delivering, , jobs] = await Promise.all([
-      dispatchEvents(this.deps, 500), this.deliveries.fill(), this.deliveries.flush(), this.jobs.fill(),
+      dispatchEvents(this.deps, 500),
+      this.deliveries.fill(),
+      this.deliveries.flush(),
+      this.jobs.fill(),
     ]);
     this.eventsFannedOut += dispatched;
     await this.keepStatisticsFresh(dispatched);
@@ -169,13 +184,13 @@ export class Worker {
       // Refill in batches: wait until a quarter of the slots are out (or a short while, so other
       // endpoints are served even while one hangs), then claim many at once.
       const lowWater = Math.max(1, Math.floor(this.deps.config.workerConcurrency / 4));
-      if (this.deliveries.busy >= lowWater) await this.deliveries.waitUntilBelow(lowWater, Math.min(20, this.deps.config.workerPollMs));
+      if (this.deliveries.busy >= lowWater)
+        await this.deliveries.waitUntilBelow(lowWater, Math.min(20, this.deps.config.workerPollMs));
       else if (!more && this.deliveries.busy > 0) {
         // A wake during the tick is not lost while deliveries are out.
         if (this.nudged) this.nudged = false;
         else await this.deliveries.waitForSlot(this.deps.config.workerPollMs);
-      }
-      else if (!more) await this.idle(this.deps.config.workerPollMs);
+      } else if (!more) await this.idle(this.deps.config.workerPollMs);
     }
   }
 

@@ -73,9 +73,17 @@ export async function inbound(client: Client, from: string, text: string, channe
 export const finished = (all: TurnView[]) => all.every((t) => t.status !== 'pending');
 
 /** Sends a lead message and waits until the agent's turn for it has finished. */
-export async function say(client: Client, leadId: string, from: string, text: string): Promise<{ messageId: string; turn: TurnView | undefined }> {
+export async function say(
+  client: Client,
+  leadId: string,
+  from: string,
+  text: string,
+): Promise<{ messageId: string; turn: TurnView | undefined }> {
   const r = await inbound(client, from, text);
   expect(r.action).toBe('conversation');
-  const all = await until(() => turns(client, leadId), (ts) => ts.some((t) => t.triggerMessageId === r.messageId && t.status !== 'pending'));
+  const all = await until(
+    () => turns(client, leadId),
+    (ts) => ts.some((t) => t.triggerMessageId === r.messageId && t.status !== 'pending'),
+  );
   return { messageId: r.messageId, turn: all.find((t) => t.triggerMessageId === r.messageId) };
 }

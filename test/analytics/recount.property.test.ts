@@ -24,12 +24,31 @@ import { dialects, freshDatabase } from '../support/harness.js';
 const RUNS = Number(process.env.ANALYTICS_RUNS ?? 25);
 const SEED = Number(process.env.ANALYTICS_SEED ?? 20261127);
 const DAY = '2026-07-01';
-const at = (i: number) => `${DAY}T10:${String(Math.floor(i / 60) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}.000Z`;
+const at = (i: number) =>
+  `${DAY}T10:${String(Math.floor(i / 60) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}.000Z`;
 
 const event = fc.oneof(
-  fc.record({ kind: fc.constant('create' as const), profile: fc.constantFrom('p1', 'p2'), source: fc.constantFrom('api', 'import:x') }),
-  fc.record({ kind: fc.constantFrom('send' as const, 'refuse' as const, 'reply' as const, 'hot' as const, 'qualified' as const, 'optOut' as const), lead: fc.nat(6) }),
-  fc.record({ kind: fc.constantFrom('deliver' as const, 'undeliver' as const, 'repeat' as const), message: fc.nat(8), code: fc.constantFrom('30007', '30003', '21610') }),
+  fc.record({
+    kind: fc.constant('create' as const),
+    profile: fc.constantFrom('p1', 'p2'),
+    source: fc.constantFrom('api', 'import:x'),
+  }),
+  fc.record({
+    kind: fc.constantFrom(
+      'send' as const,
+      'refuse' as const,
+      'reply' as const,
+      'hot' as const,
+      'qualified' as const,
+      'optOut' as const,
+    ),
+    lead: fc.nat(6),
+  }),
+  fc.record({
+    kind: fc.constantFrom('deliver' as const, 'undeliver' as const, 'repeat' as const),
+    message: fc.nat(8),
+    code: fc.constantFrom('30007', '30003', '21610'),
+  }),
 );
 
 let orgCounter = 0;
@@ -50,109 +69,211 @@ for (const dialect of dialects()) {
     });
 
     it('equal the recount after random sequences of events', async () => {
-      await fc.assert(fc.asyncProperty(fc.array(event, { minLength: 5, maxLength: 60, size: 'max' }), async (events) => {
-        orgCounter += 1;
-        const org = `recount-${orgCounter}-${Math.random().toString(36).slice(2, 8)}`;
-        const db = store.db;
-        await db.insertInto('organizations').values({ id: org, name: org, settings: '{}', created_at: at(0) }).execute();
-        for (const name of ['p1', 'p2']) {
-          await db.insertInto('customer_profiles').values({ organization_id: org, id: newId(), name, description: null, instructions: null, opening_message: null, questions: '[]', created_at: at(0), updated_at: at(0) }).execute();
-        }
-        const leads: string[] = [];
-        const messages: { id: string; pid: string | null; status: string; reason: string | null }[] = [];
-        let i = 0;
-        for (const e of events) {
-          const now = at(i++);
-          if (e.kind === 'create') {
-            const row = newLeadRow({ firstName: 'A', phone: `+1415${String(5550000 + orgCounter * 100 + leads.length).slice(-7)}`, email: null, customerProfile: e.profile, additionalInfo: {}, isAiOn: false } as never, new Map(), now);
-            await insertLead(db, org, row);
-            await noteLeadsCreated(db, org, [row], e.source);
-            leads.push(row.id);
-            continue;
+      await fc.assert(
+        fc.asyncProperty(fc.array(event, { minLength: 5, maxLength: 60, size: 'max' }), async (events) => {
+          orgCounter += 1;
+          const org = `recount-${orgCounter}-${Math.random().toString(36).slice(2, 8)}`;
+          const db = store.db;
+          await db
+            .insertInto('organizations')
+            .values({ id: org, name: org, settings: '{}', created_at: at(0) })
+            .execute();
+          for (const name of ['p1', 'p2']) {
+            await db
+              .insertInto('customer_profiles')
+              .values({
+                organization_id: org,
+                id: newId(),
+                name,
+                description: null,
+                instructions: null,
+                opening_message: null,
+                questions: '[]',
+                created_at: at(0),
+                updated_at: at(0),
+              })
+              .execute();
           }
-          if ('lead' in e) {
-            const lead = leads[e.lead % Math.max(1, leads.length)];
-            if (!lead) continue;
-            if (e.kind === 'send' || e.kind === 'refuse') {
-              const id = newId();
-              await insertMessage(db, org, { id, lead_id: lead, channel: 'sms', direction: 'outbound', owner: 'user', text: 'hi', is_ai_generated: 0, status: 'scheduled', status_reason: null, scheduled_at: now, created_at: now });
-              if (e.kind === 'send') {
-                const pid = `SM${id.replaceAll('-', '')}`;
-                await setMessageStatus(db, org, id, { status: 'sending', reason: null, at: now });
-                await setMessageStatus(db, org, id, { status: 'sent', reason: null, providerMessageId: pid, at: now });
-                messages.push({ id, pid, status: 'sent', reason: null });
-              } else {
-                await setMessageStatus(db, org, id, { status: 'failed', reason: 'refused by the provider: Twilio answered HTTP 400: 21211 invalid', at: now });
-                messages.push({ id, pid: null, status: 'failed', reason: '21211' });
-              }
-            } else {
-              const patch = e.kind === 'reply' ? { has_replied: 1 as const } : e.kind === 'hot' ? { is_hot: 1 as const } : e.kind === 'qualified' ? { is_qualified: 1 as const } : { sms_status: 'unsubscribed' as const };
-              await updateLead(db, org, lead, { ...patch, updated_at: now });
+          const leads: string[] = [];
+          const messages: { id: string; pid: string | null; status: string; reason: string | null }[] = [];
+          let i = 0;
+          for (const e of events) {
+            const now = at(i++);
+            if (e.kind === 'create') {
+              const row = newLeadRow(
+                {
+                  firstName: 'A',
+                  phone: `+1415${String(5550000 + orgCounter * 100 + leads.length).slice(-7)}`,
+                  email: null,
+                  customerProfile: e.profile,
+                  additionalInfo: {},
+                  isAiOn: false,
+                } as never,
+                new Map(),
+                now,
+              );
+              await insertLead(db, org, row);
+              await noteLeadsCreated(db, org, [row], e.source);
+              leads.push(row.id);
+              continue;
             }
-            continue;
+            if ('lead' in e) {
+              const lead = leads[e.lead % Math.max(1, leads.length)];
+              if (!lead) continue;
+              if (e.kind === 'send' || e.kind === 'refuse') {
+                const id = newId();
+                await insertMessage(db, org, {
+                  id,
+                  lead_id: lead,
+                  channel: 'sms',
+                  direction: 'outbound',
+                  owner: 'user',
+                  text: 'hi',
+                  is_ai_generated: 0,
+                  status: 'scheduled',
+                  status_reason: null,
+                  scheduled_at: now,
+                  created_at: now,
+                });
+                if (e.kind === 'send') {
+                  const pid = `SM${id.replaceAll('-', '')}`;
+                  await setMessageStatus(db, org, id, { status: 'sending', reason: null, at: now });
+                  await setMessageStatus(db, org, id, {
+                    status: 'sent',
+                    reason: null,
+                    providerMessageId: pid,
+                    at: now,
+                  });
+                  messages.push({ id, pid, status: 'sent', reason: null });
+                } else {
+                  await setMessageStatus(db, org, id, {
+                    status: 'failed',
+                    reason: 'refused by the provider: Twilio answered HTTP 400: 21211 invalid',
+                    at: now,
+                  });
+                  messages.push({ id, pid: null, status: 'failed', reason: '21211' });
+                }
+              } else {
+                const patch =
+                  e.kind === 'reply'
+                    ? { has_replied: 1 as const }
+                    : e.kind === 'hot'
+                      ? { is_hot: 1 as const }
+                      : e.kind === 'qualified'
+                        ? { is_qualified: 1 as const }
+                        : { sms_status: 'unsubscribed' as const };
+                await updateLead(db, org, lead, { ...patch, updated_at: now });
+              }
+              continue;
+            }
+            const m = messages[e.message % Math.max(1, messages.length)];
+            if (!m || !m.pid) continue;
+            if (e.kind === 'repeat') {
+              // A callback repeated: the same final state again.
+              if (m.status === 'delivered' || m.status === 'undelivered')
+                await setStatusByProviderId(
+                  db,
+                  org,
+                  m.pid,
+                  m.status,
+                  m.status === 'delivered' ? null : `Twilio error ${m.reason}`,
+                  now,
+                );
+              continue;
+            }
+            if (m.status !== 'sent') continue;
+            m.status = e.kind === 'deliver' ? 'delivered' : 'undelivered';
+            m.reason = e.kind === 'deliver' ? null : e.code;
+            await setStatusByProviderId(db, org, m.pid, m.status, m.reason ? `Twilio error ${m.reason}` : null, now);
           }
-          const m = messages[e.message % Math.max(1, messages.length)];
-          if (!m || !m.pid) continue;
-          if (e.kind === 'repeat') {
-            // A callback repeated: the same final state again.
-            if (m.status === 'delivered' || m.status === 'undelivered') await setStatusByProviderId(db, org, m.pid, m.status, m.status === 'delivered' ? null : `Twilio error ${m.reason}`, now);
-            continue;
-          }
-          if (m.status !== 'sent') continue;
-          m.status = e.kind === 'deliver' ? 'delivered' : 'undelivered';
-          m.reason = e.kind === 'deliver' ? null : e.code;
-          await setStatusByProviderId(db, org, m.pid, m.status, m.reason ? `Twilio error ${m.reason}` : null, now);
-        }
 
-        // The recount, from the base tables only.
-        const n = async (q: ReturnType<typeof sql<{ n: number | string }>>) => Number((await q.execute(db)).rows[0]?.n ?? 0);
-        const expected = {
-          leads: await n(sql`select count(*) as n from leads where organization_id = ${org}`),
-          contacted: await n(sql`select count(distinct lead_id) as n from messages where organization_id = ${org} and direction = 'outbound' and provider_message_id is not null`),
-          delivered: await n(sql`select count(distinct lead_id) as n from messages where organization_id = ${org} and status = 'delivered'`),
-          replied: await n(sql`select count(*) as n from leads where organization_id = ${org} and has_replied = 1`),
-          hot: await n(sql`select count(*) as n from leads where organization_id = ${org} and is_hot = 1`),
-          qualified: await n(sql`select count(*) as n from leads where organization_id = ${org} and is_qualified = 1`),
-          booked: 0,
-          optedOut: await n(sql`select count(*) as n from leads where organization_id = ${org} and sms_status = 'unsubscribed'`),
-          failed: await n(sql`select count(*) as n from messages where organization_id = ${org} and status in ('failed', 'undelivered')`),
-        };
-        const deps = { db } as unknown as Deps;
-        const report = await summary(deps, org, DAY, DAY, 'profile');
-        expect(report.total).toMatchObject(expected);
-        expect(report.total.speedToLead.firstSend.count).toBe(expected.contacted);
-        expect(report.total.speedToLead.firstDelivery.count).toBe(expected.delivered);
-        // The same day read through whole months (July from its month rows) and days (the end of June): the same answer.
-        for (const groupBy of ['profile', 'source', 'campaign', 'sendingNumber'] as const) {
-          const byDays = await summary(deps, org, DAY, DAY, groupBy);
-          const byMonths = await summary(deps, org, '2026-06-20', '2026-07-31', groupBy);
-          expect(byMonths.groups).toEqual(byDays.groups);
-          expect(byMonths.total).toEqual(report.total);
-        }
-        for (const g of report.groups) {
-          const leadsOf = await n(sql`select count(*) as n from leads where organization_id = ${org} and customer_profile = ${g.key}`);
-          expect(g.leads).toBe(leadsOf);
-        }
-        const del = await deliverability(deps, org, DAY, DAY);
-        expect((await deliverability(deps, org, '2026-06-20', '2026-07-31')).numbers).toEqual(del.numbers);
-        const sent = await n(sql`select count(*) as n from messages where organization_id = ${org} and provider_message_id is not null`);
-        if (messages.length === 0) expect(del.numbers).toEqual([]);
-        else {
-          expect(del.numbers).toHaveLength(1);
-          expect(del.numbers[0]).toMatchObject({ sent, delivered: await n(sql`select count(*) as n from messages where organization_id = ${org} and status = 'delivered'`), failed: expected.failed });
-          const codes = new Map<string, number>();
-          for (const m of messages) if (m.status === 'failed' || m.status === 'undelivered') codes.set(m.reason!, (codes.get(m.reason!) ?? 0) + 1);
-          expect(new Map(del.numbers[0]!.failuresByCode.map((f) => [f.code!, f.count]))).toEqual(codes);
-        }
-      }), {
-        numRuns: RUNS, seed: SEED,
-        // Repeats first: a tag twice, a reply twice, a callback twice.
-        examples: [[[
-          { kind: 'create', profile: 'p1', source: 'api' }, { kind: 'hot', lead: 0 }, { kind: 'hot', lead: 0 }, { kind: 'reply', lead: 0 }, { kind: 'reply', lead: 0 },
-          { kind: 'send', lead: 0 }, { kind: 'deliver', message: 0, code: '30007' }, { kind: 'repeat', message: 0, code: '30007' }, { kind: 'send', lead: 0 },
-          { kind: 'undeliver', message: 1, code: '30007' }, { kind: 'repeat', message: 1, code: '30007' },
-        ]]],
-      });
+          // The recount, from the base tables only.
+          const n = async (q: ReturnType<typeof sql<{ n: number | string }>>) =>
+            Number((await q.execute(db)).rows[0]?.n ?? 0);
+          const expected = {
+            leads: await n(sql`select count(*) as n from leads where organization_id = ${org}`),
+            contacted: await n(
+              sql`select count(distinct lead_id) as n from messages where organization_id = ${org} and direction = 'outbound' and provider_message_id is not null`,
+            ),
+            delivered: await n(
+              sql`select count(distinct lead_id) as n from messages where organization_id = ${org} and status = 'delivered'`,
+            ),
+            replied: await n(sql`select count(*) as n from leads where organization_id = ${org} and has_replied = 1`),
+            hot: await n(sql`select count(*) as n from leads where organization_id = ${org} and is_hot = 1`),
+            qualified: await n(
+              sql`select count(*) as n from leads where organization_id = ${org} and is_qualified = 1`,
+            ),
+            booked: 0,
+            optedOut: await n(
+              sql`select count(*) as n from leads where organization_id = ${org} and sms_status = 'unsubscribed'`,
+            ),
+            failed: await n(
+              sql`select count(*) as n from messages where organization_id = ${org} and status in ('failed', 'undelivered')`,
+            ),
+          };
+          const deps = { db } as unknown as Deps;
+          const report = await summary(deps, org, DAY, DAY, 'profile');
+          expect(report.total).toMatchObject(expected);
+          expect(report.total.speedToLead.firstSend.count).toBe(expected.contacted);
+          expect(report.total.speedToLead.firstDelivery.count).toBe(expected.delivered);
+          // The same day read through whole months (July from its month rows) and days (the end of June): the same answer.
+          for (const groupBy of ['profile', 'source', 'campaign', 'sendingNumber'] as const) {
+            const byDays = await summary(deps, org, DAY, DAY, groupBy);
+            const byMonths = await summary(deps, org, '2026-06-20', '2026-07-31', groupBy);
+            expect(byMonths.groups).toEqual(byDays.groups);
+            expect(byMonths.total).toEqual(report.total);
+          }
+          for (const g of report.groups) {
+            const leadsOf = await n(
+              sql`select count(*) as n from leads where organization_id = ${org} and customer_profile = ${g.key}`,
+            );
+            expect(g.leads).toBe(leadsOf);
+          }
+          const del = await deliverability(deps, org, DAY, DAY);
+          expect((await deliverability(deps, org, '2026-06-20', '2026-07-31')).numbers).toEqual(del.numbers);
+          const sent = await n(
+            sql`select count(*) as n from messages where organization_id = ${org} and provider_message_id is not null`,
+          );
+          if (messages.length === 0) expect(del.numbers).toEqual([]);
+          else {
+            expect(del.numbers).toHaveLength(1);
+            expect(del.numbers[0]).toMatchObject({
+              sent,
+              delivered: await n(
+                sql`select count(*) as n from messages where organization_id = ${org} and status = 'delivered'`,
+              ),
+              failed: expected.failed,
+            });
+            const codes = new Map<string, number>();
+            for (const m of messages)
+              if (m.status === 'failed' || m.status === 'undelivered')
+                codes.set(m.reason!, (codes.get(m.reason!) ?? 0) + 1);
+            expect(new Map(del.numbers[0]!.failuresByCode.map((f) => [f.code!, f.count]))).toEqual(codes);
+          }
+        }),
+        {
+          numRuns: RUNS,
+          seed: SEED,
+          // Repeats first: a tag twice, a reply twice, a callback twice.
+          examples: [
+            [
+              [
+                { kind: 'create', profile: 'p1', source: 'api' },
+                { kind: 'hot', lead: 0 },
+                { kind: 'hot', lead: 0 },
+                { kind: 'reply', lead: 0 },
+                { kind: 'reply', lead: 0 },
+                { kind: 'send', lead: 0 },
+                { kind: 'deliver', message: 0, code: '30007' },
+                { kind: 'repeat', message: 0, code: '30007' },
+                { kind: 'send', lead: 0 },
+                { kind: 'undeliver', message: 1, code: '30007' },
+                { kind: 'repeat', message: 1, code: '30007' },
+              ],
+            ],
+          ],
+        },
+      );
     }, 240_000);
   });
 }

@@ -24,7 +24,17 @@ let counter = 0;
 /** A distinct sending number per organization (area code 628, apart from the leads' 415). */
 export const sendingNumber = () => `+1628557${String(1000 + ((process.pid + counter++) % 9000)).padStart(4, '0')}`;
 
-export const ALL = ['leads:read', 'leads:write', 'messages:write', 'settings:read', 'settings:write', 'profiles:read', 'profiles:write', 'analytics:read', 'inbound:write'] as const;
+export const ALL = [
+  'leads:read',
+  'leads:write',
+  'messages:write',
+  'settings:read',
+  'settings:write',
+  'profiles:read',
+  'profiles:write',
+  'analytics:read',
+  'inbound:write',
+] as const;
 
 /** An organization of its own (exact figures need a clean slate), open around the clock, with its own sending number. */
 export async function organization(ts: TestServer, name: string) {
@@ -38,25 +48,54 @@ export async function organization(ts: TestServer, name: string) {
 export async function messagesOf(client: Client, leadId: string) {
   const res = await client.get(`/leads/${leadId}/messages`);
   expect(res.status).toBe(200);
-  return res.body.messages as { id: string; content: { text: string }; direction: string; status: string; statusReason: string | null }[];
+  return res.body.messages as {
+    id: string;
+    content: { text: string };
+    direction: string;
+    status: string;
+    statusReason: string | null;
+  }[];
 }
 
 /** Sends and waits until the message is sent or failed. */
 export async function sendAndSettle(client: Client, leadId: string, message: string) {
   const res = await client.post(`/leads/${leadId}/sendMessage`, { message, sendWhenOff: true });
   expect(res.status).toBe(200);
-  const all = await until(() => messagesOf(client, leadId), (ms) => ms.some((m) => m.id === res.body.id && (m.status === 'sent' || m.status === 'failed')));
+  const all = await until(
+    () => messagesOf(client, leadId),
+    (ms) => ms.some((m) => m.id === res.body.id && (m.status === 'sent' || m.status === 'failed')),
+  );
   return all.find((m) => m.id === res.body.id)!;
 }
 
 export async function providerIdOf(ts: TestServer, messageId: string): Promise<string> {
-  const row = await ts.server.store.db.selectFrom('messages').select('provider_message_id').where('id', '=', messageId).executeTakeFirstOrThrow();
+  const row = await ts.server.store.db
+    .selectFrom('messages')
+    .select('provider_message_id')
+    .where('id', '=', messageId)
+    .executeTakeFirstOrThrow();
   return row.provider_message_id!;
 }
 
 /** A Twilio status callback, signed. */
-export async function statusCallback(ts: TestServer, from: string, to: string, sid: string, status: string, errorCode?: string) {
-  const params: Record<string, string> = { AccountSid: SID, MessageSid: sid, SmsSid: sid, MessageStatus: status, SmsStatus: status, From: from, To: to, ApiVersion: '2010-04-01' };
+export async function statusCallback(
+  ts: TestServer,
+  from: string,
+  to: string,
+  sid: string,
+  status: string,
+  errorCode?: string,
+) {
+  const params: Record<string, string> = {
+    AccountSid: SID,
+    MessageSid: sid,
+    SmsSid: sid,
+    MessageStatus: status,
+    SmsStatus: status,
+    From: from,
+    To: to,
+    ApiVersion: '2010-04-01',
+  };
   if (errorCode) params.ErrorCode = errorCode;
   const res = await signedWebhook(ts, PUBLIC, TOKEN, '/v1/providers/twilio/status', params);
   expect(res.status).toBe(200);

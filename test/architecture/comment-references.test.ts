@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -30,21 +39,32 @@ function commentOf(line: string): string | null {
  * Every file a comment names, that is not in the repository: a path relative to the repository, `src/`, `docs/`,
  * the commenting file's folder, or a bare file name that some file of the repository has.
  */
-export function danglingReferences(root: string): string[] {
-  const all = [...CODE, 'docs', 'bin', '.'].flatMap((d) => (d === '.' ? readdirSync(root).map((n) => join(root, n)).filter((p) => statSync(p).isFile()) : filesUnder(join(root, d))));
+function danglingReferences(root: string): string[] {
+  const all = [...CODE, 'docs', 'bin', '.'].flatMap((d) =>
+    d === '.'
+      ? readdirSync(root)
+          .map((n) => join(root, n))
+          .filter((p) => statSync(p).isFile())
+      : filesUnder(join(root, d)),
+  );
   const names = new Set(all.map((p) => basename(p)));
   const out: string[] = [];
   for (const file of CODE.flatMap((d) => filesUnder(join(root, d))).filter((p) => SOURCE.test(p))) {
-    readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
-      const comment = commentOf(line);
-      if (!comment) return;
-      for (const [, ref] of comment.matchAll(FILE_REF)) {
-        const asTs = ref!.replace(/\.js$/, '.ts');
-        const found = [root, join(root, 'src'), join(root, 'docs'), join(root, 'test'), dirname(file)].some((base) => existsSync(join(base, ref!)) || existsSync(join(base, asTs)))
-          || (!ref!.includes('/') && names.has(ref!));
-        if (!found) out.push(`${relative(root, file)}:${i + 1}: ${ref}`);
-      }
-    });
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        const comment = commentOf(line);
+        if (!comment) return;
+        for (const [, ref] of comment.matchAll(FILE_REF)) {
+          const asTs = ref!.replace(/\.js$/, '.ts');
+          const found =
+            [root, join(root, 'src'), join(root, 'docs'), join(root, 'test'), dirname(file)].some(
+              (base) => existsSync(join(base, ref!)) || existsSync(join(base, asTs)),
+            ) ||
+            (!ref!.includes('/') && names.has(ref!));
+          if (!found) out.push(`${relative(root, file)}:${i + 1}: ${ref}`);
+        }
+      });
   }
   return out;
 }
@@ -60,11 +80,14 @@ describe('references in comments', () => {
       mkdirSync(join(root, 'src', 'leads'), { recursive: true });
       writeFileSync(join(root, 'src', 'leads', 'leads.repository.ts'), '// kept by leads.repository.ts\n');
       const outside = ['..', 'shared', 'rules'].join('/');
-      writeFileSync(join(root, 'src', 'a.ts'), [
-        `/** The rule of ${outside}.md (see compliance/gone.ts) */`,
-        '// found: leads.repository.ts, leads/leads.repository.ts',
-        "const url = 'http://example.com/x.ts'; // no file named",
-      ].join('\n'));
+      writeFileSync(
+        join(root, 'src', 'a.ts'),
+        [
+          `/** The rule of ${outside}.md (see compliance/gone.ts) */`,
+          '// found: leads.repository.ts, leads/leads.repository.ts',
+          "const url = 'http://example.com/x.ts'; // no file named",
+        ].join('\n'),
+      );
       expect(danglingReferences(root)).toEqual([`src/a.ts:1: ${outside}.md`, 'src/a.ts:1: compliance/gone.ts']);
     } finally {
       rmSync(root, { recursive: true, force: true });

@@ -8,12 +8,20 @@ const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
 const DEPCRUISE = join(ROOT, 'node_modules', '.bin', 'depcruise');
 
-interface Violation { rule: { name: string }; from: string; to: string; cycle?: { name: string }[] }
+interface Violation {
+  rule: { name: string };
+  from: string;
+  to: string;
+  cycle?: { name: string }[];
+}
 
 /** Runs the project's rules (.dependency-cruiser.cjs) over `dir`, as `npx depcruise` would. */
 async function violations(dir: string, cwd = ROOT): Promise<Violation[]> {
-  const { stdout } = await run(DEPCRUISE, [dir, '--config', join(ROOT, '.dependency-cruiser.cjs'), '--output-type', 'json'], { cwd, maxBuffer: 64 * 1024 * 1024 })
-    .catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
+  const { stdout } = await run(
+    DEPCRUISE,
+    [dir, '--config', join(ROOT, '.dependency-cruiser.cjs'), '--output-type', 'json'],
+    { cwd, maxBuffer: 64 * 1024 * 1024 },
+  ).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
   return (JSON.parse(stdout) as { summary: { violations: Violation[] } }).summary.violations;
 }
 
@@ -37,9 +45,18 @@ describe('one direction of dependencies', () => {
     // A miniature tree with the mistakes this project once had, checked with the same rules.
     const src = join(scratch, 'src');
     for (const d of ['jobs', 'agent', 'leads', 'platform']) mkdirSync(join(src, d), { recursive: true });
-    writeFileSync(join(src, 'jobs', 'catalog.ts'), "import { runTurn } from '../agent/turn.js';\nexport const handlers = { runTurn };\n");
-    writeFileSync(join(src, 'agent', 'turn.ts'), "import { handlers } from '../jobs/catalog.js';\nexport const runTurn = () => handlers;\n");
-    writeFileSync(join(src, 'leads', 'leads.service.ts'), "import { runTurn } from '../agent/turn.js';\nexport const create = () => runTurn();\n");
+    writeFileSync(
+      join(src, 'jobs', 'catalog.ts'),
+      "import { runTurn } from '../agent/turn.js';\nexport const handlers = { runTurn };\n",
+    );
+    writeFileSync(
+      join(src, 'agent', 'turn.ts'),
+      "import { handlers } from '../jobs/catalog.js';\nexport const runTurn = () => handlers;\n",
+    );
+    writeFileSync(
+      join(src, 'leads', 'leads.service.ts'),
+      "import { runTurn } from '../agent/turn.js';\nexport const create = () => runTurn();\n",
+    );
     writeFileSync(join(scratch, 'tsconfig.json'), readFileSync(join(ROOT, 'tsconfig.json')));
     const found = await violations('src', scratch);
     const names = new Set(found.map((v) => v.rule.name));
@@ -50,24 +67,32 @@ describe('one direction of dependencies', () => {
 });
 
 describe('storage behind its own door', () => {
-  const files = sourceFiles(join(ROOT, 'src')).map((f) => ({ path: relative(ROOT, f).replaceAll('\\', '/'), text: readFileSync(f, 'utf8') }));
+  const files = sourceFiles(join(ROOT, 'src')).map((f) => ({
+    path: relative(ROOT, f).replaceAll('\\', '/'),
+    text: readFileSync(f, 'utf8'),
+  }));
   const storage = (path: string) => path.endsWith('.repository.ts') || path.startsWith('src/platform/db/');
 
   it('SQL is written only in *.repository.ts files and platform/db/', () => {
-    const query = /\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto|executeQuery)\(|\bsql`|\.(forUpdate|forShare|skipLocked)\(/;
+    const query =
+      /\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto|executeQuery)\(|\bsql`|\.(forUpdate|forShare|skipLocked)\(/;
     const offenders = files.filter((f) => !storage(f.path) && query.test(f.text)).map((f) => f.path);
     expect(offenders).toEqual([]);
   });
 
   it('no dialect branch outside platform/db/', () => {
     const branch = /dialect\s*[!=]==|[!=]==\s*['"](postgres|sqlite)['"]|instanceof\s+(Postgres|Sqlite)/;
-    const offenders = files.filter((f) => !f.path.startsWith('src/platform/db/') && branch.test(f.text)).map((f) => f.path);
+    const offenders = files
+      .filter((f) => !f.path.startsWith('src/platform/db/') && branch.test(f.text))
+      .map((f) => f.path);
     expect(offenders).toEqual([]);
   });
 
   it('the checks above would see an offender (they are not vacuous)', () => {
     expect(files.length).toBeGreaterThan(100);
     expect(files.some((f) => f.path.endsWith('.repository.ts') && /\.selectFrom\(/.test(f.text))).toBe(true);
-    expect(files.some((f) => f.path.startsWith('src/platform/db/') && /dialect\w*\(\w*\)\s*===\s*'postgres'/.test(f.text))).toBe(true);
+    expect(
+      files.some((f) => f.path.startsWith('src/platform/db/') && /dialect\w*\(\w*\)\s*===\s*'postgres'/.test(f.text)),
+    ).toBe(true);
   });
 });

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 const ROOT = join(import.meta.dirname, '..', '..');
 
 /** The folders of src/ the README's Layout table does not name (`src/<folder>/` in backticks). */
-export function unnamedFolders(readme: string, folders: readonly string[]): string[] {
+function unnamedFolders(readme: string, folders: readonly string[]): string[] {
   const layout = readme.slice(readme.indexOf('## Layout'));
   return folders.filter((f) => !layout.includes(`\`src/${f}/\``));
 }

@@ -41,7 +41,7 @@ interface Finding {
 }
 
 /** Every wait-then-negative in `text`; `allowed` gets the ones marked with a justification. */
-export function findNegativesAfterWaits(text: string, name: string, allowed: Finding[] = []): Finding[] {
+function findNegativesAfterWaits(text: string, name: string, allowed: Finding[] = []): Finding[] {
   const lines = text.split('\n');
   const found: Finding[] = [];
   lines.forEach((line, i) => {
@@ -75,21 +75,39 @@ describe('no negative assertion rests on a fixed wait', () => {
     const stepped = ['  await ts.runDue();', '  expect(sent).toHaveLength(0);'].join('\n');
     expect(findNegativesAfterWaits(stepped, 'stepped.ts')).toEqual([]);
     // "Still scheduled" after a wait is no event: a worker that never ran passes it too.
-    const still = ['  await sleep(300);', "  expect(m.status).toBe('scheduled');", '  expect(sent).toEqual([]);'].join('\n');
+    const still = ['  await sleep(300);', "  expect(m.status).toBe('scheduled');", '  expect(sent).toEqual([]);'].join(
+      '\n',
+    );
     expect(findNegativesAfterWaits(still, 'still.ts')).toHaveLength(1);
-    const polling = ['  for (;;) {', '    if (await done()) break;', '    await sleep(10);', '  }', '  expect(n).toBe(0);'].join('\n');
+    const polling = [
+      '  for (;;) {',
+      '    if (await done()) break;',
+      '    await sleep(10);',
+      '  }',
+      '  expect(n).toBe(0);',
+    ].join('\n');
     expect(findNegativesAfterWaits(polling, 'polling.ts')).toEqual([]);
-    const afterEvent = ['  await sleep(50);', '  await until(() => turns(), (t) => t.length === 1);', '  expect(sent).toEqual([]);'].join('\n');
+    const afterEvent = [
+      '  await sleep(50);',
+      '  await until(() => turns(), (t) => t.length === 1);',
+      '  expect(sent).toEqual([]);',
+    ].join('\n');
     expect(findNegativesAfterWaits(afterEvent, 'event.ts')).toEqual([]);
     const allowed: Finding[] = [];
-    const justified = ['  // negative-after-wait: a child process has no step', '  await sleep(300);', '  expect(n).toBe(0);'].join('\n');
+    const justified = [
+      '  // negative-after-wait: a child process has no step',
+      '  await sleep(300);',
+      '  expect(n).toBe(0);',
+    ].join('\n');
     expect(findNegativesAfterWaits(justified, 'justified.ts', allowed)).toEqual([]);
     expect(allowed).toHaveLength(1);
   });
 
   it('no file in test/ asserts "nothing happened" after a fixed wait', () => {
     const allowed: Finding[] = [];
-    const found = files(testDir).flatMap((f) => findNegativesAfterWaits(readFileSync(f, 'utf8'), relative(testDir, f), allowed));
+    const found = files(testDir).flatMap((f) =>
+      findNegativesAfterWaits(readFileSync(f, 'utf8'), relative(testDir, f), allowed),
+    );
     expect(found).toEqual([]);
     // Each justified case is a child-process suite (no step to drive) or a wait that is itself under test;
     // keep the list short: a new entry needs its comment to say why no positive event exists.

@@ -44,7 +44,9 @@ for (const dialect of dialects()) {
     let readOnlyKey: string;
     const from = uniquePhone();
 
-    const serve = async (env: Record<string, string>): Promise<{ proc: ParleyProcess; client: Client; url: string }> => {
+    const serve = async (
+      env: Record<string, string>,
+    ): Promise<{ proc: ParleyProcess; client: Client; url: string }> => {
       const port = await freePort();
       const proc = spawnParley(['serve'], {
         DATABASE_URL: database.url,
@@ -102,7 +104,10 @@ for (const dialect of dialects()) {
       readOnlyKey = (await issueKey(store.db, 'acme', ['leads:read'])).key;
       const { proc, client } = await serve({});
       // Open all day, so the gate never holds a send for contact hours.
-      const res = await client.patch('/settings', { sendingNumber: from, contactHours: { start: '00:00', end: '00:00' } });
+      const res = await client.patch('/settings', {
+        sendingNumber: from,
+        contactHours: { start: '00:00', end: '00:00' },
+      });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       await proc.stop('SIGTERM');
     }, 60_000);
@@ -115,7 +120,11 @@ for (const dialect of dialects()) {
     });
 
     it('each of three SMS in flight at the kill reaches Twilio exactly once after the restart', async () => {
-      const texts = [`${dialect} taken before the kill`, `${dialect} never reached one`, `${dialect} never reached two`];
+      const texts = [
+        `${dialect} taken before the kill`,
+        `${dialect} never reached one`,
+        `${dialect} never reached two`,
+      ];
       const sent = await crashWhileSending(texts, (text) => (text === texts[0] ? 'on_arrival' : 'after_delay'));
       // At the kill Twilio holds only the first: the others were still waiting to be taken.
       expect(texts.map((t) => acceptedWith(t).length)).toEqual([1, 0, 0]);
@@ -125,14 +134,25 @@ for (const dialect of dialects()) {
       for (const s of sent) await waitForStatus(client, s.leadId, s.id, (st) => st === 'sent', 30_000);
       expect(texts.map((t) => acceptedWith(t).length)).toEqual([1, 1, 1]);
       // The one Twilio had taken was found in its list and adopted, with Twilio's sid: not sent again.
-      const row = await store.db.selectFrom('messages').select(['provider_message_id', 'status_reason', 'attempt_at']).where('id', '=', sent[0]!.id).executeTakeFirstOrThrow();
+      const row = await store.db
+        .selectFrom('messages')
+        .select(['provider_message_id', 'status_reason', 'attempt_at'])
+        .where('id', '=', sent[0]!.id)
+        .executeTakeFirstOrThrow();
       expect(row.provider_message_id).toBe(taken);
       expect(row.status_reason).toMatch(/found at twilio-sms/);
       expect(row.attempt_at).toBeNull();
       // Each was looked up by its recipient and sender, from the day of its attempt, before anything was sent again.
       for (const s of sent) {
         const lead = (await client.get(`/leads/${s.leadId}`)).body;
-        expect(fake.lists.some((l) => l.params.To === lead.phone && l.params.From === from && /^\d{4}-\d{2}-\d{2}$/.test(l.params['DateSent>'] ?? ''))).toBe(true);
+        expect(
+          fake.lists.some(
+            (l) =>
+              l.params.To === lead.phone &&
+              l.params.From === from &&
+              /^\d{4}-\d{2}-\d{2}$/.test(l.params['DateSent>'] ?? ''),
+          ),
+        ).toBe(true);
       }
       // message.sent once per message, the adopted one included.
       const events = await store.db.selectFrom('events').select('payload').where('type', '=', 'message.sent').execute();
@@ -148,12 +168,17 @@ for (const dialect of dialects()) {
       fake.failNext(() => true, 500, 1_000, 'GET');
 
       const { proc, client, url } = await serve({ PARLEY_LEASE_MS: '1000' });
-      const viewOf = async (s: Sent) => ((await client.get(`/leads/${s.leadId}/messages`)).body.messages as MessageView[]).find((m) => m.id === s.id)!;
+      const viewOf = async (s: Sent) =>
+        ((await client.get(`/leads/${s.leadId}/messages`)).body.messages as MessageView[]).find((m) => m.id === s.id)!;
       for (const s of sent) {
-        const view = await eventually(`${s.text} left for an operator`, async () => {
-          const v = await viewOf(s);
-          return v.statusCode === 'NEEDS_OPERATOR' && v;
-        }, 30_000);
+        const view = await eventually(
+          `${s.text} left for an operator`,
+          async () => {
+            const v = await viewOf(s);
+            return v.statusCode === 'NEEDS_OPERATOR' && v;
+          },
+          30_000,
+        );
         expect(view.status).toBe('in_doubt');
         expect(view.statusReason).toMatch(/could not be asked/);
       }
@@ -165,7 +190,8 @@ for (const dialect of dialects()) {
       expect(JSON.stringify(timeline)).toMatch(/NEEDS_OPERATOR/);
 
       const [taken, missed] = sent as [Sent, Sent];
-      const resolve = (c: Client, s: Sent, outcome: string) => c.post(`/leads/${s.leadId}/messages/${s.id}/resolve`, { outcome });
+      const resolve = (c: Client, s: Sent, outcome: string) =>
+        c.post(`/leads/${s.leadId}/messages/${s.id}/resolve`, { outcome });
       // Resolving needs messages:write; a key without it changes nothing.
       expect((await resolve(clientFor(url, readOnlyKey), taken, 'sent')).status).toBe(403);
       expect((await viewOf(taken)).statusCode).toBe('NEEDS_OPERATOR');
@@ -186,7 +212,9 @@ for (const dialect of dialects()) {
       expect(texts.map((t) => acceptedWith(t).length)).toEqual([1, 1]);
       expect((await resolve(client, missed, 'sent')).status).toBe(409);
       // A message of another lead is not found under this one.
-      expect((await client.post(`/leads/${taken.leadId}/messages/${missed.id}/resolve`, { outcome: 'sent' })).status).toBe(404);
+      expect(
+        (await client.post(`/leads/${taken.leadId}/messages/${missed.id}/resolve`, { outcome: 'sent' })).status,
+      ).toBe(404);
       await proc.stop('SIGTERM');
     }, 90_000);
   });

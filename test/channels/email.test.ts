@@ -7,7 +7,14 @@ import { instanceSecret } from '../../src/platform/secrets.repository.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { MIDDAY, useRealisticHours } from '../support/clock-hours.js';
 import { outboxFor } from '../support/events.js';
-import { clientFor, createLead, describeEachDialect, freshDatabase, type Client, type TestServer } from '../support/harness.js';
+import {
+  clientFor,
+  createLead,
+  describeEachDialect,
+  freshDatabase,
+  type Client,
+  type TestServer,
+} from '../support/harness.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from '../support/smtp-sink.js';
 import { waitForStatus } from '../support/messages.js';
 import { TestClock } from '../support/test-clock.js';
@@ -21,7 +28,6 @@ afterAll(() => sink.close());
 
 let emailCounter = 0;
 const uniqueEmail = () => `lead${process.pid}-${++emailCounter}-${randomBytes(3).toString('hex')}@example.test`;
-
 
 async function mailTo(s: SmtpSink, address: string, ms = 10_000): Promise<ReceivedMail> {
   const end = Date.now() + ms;
@@ -43,14 +49,23 @@ function oneClickUrl(mail: ReceivedMail, serverUrl: string): string {
 }
 
 const postOneClick = (url: string, body: string | undefined = ONE_CLICK) =>
-  fetch(url, { method: 'POST', headers: body === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' }, body });
+  fetch(url, {
+    method: 'POST',
+    headers: body === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' },
+    body,
+  });
 
 /**
  * Sends an email to a fresh lead and answers the lead, the mail and its one-click URL on this server.
  * The organization keeps realistic contact hours (08:00-21:00) and the server's clock is put at midday:
  * the mail goes out because the gate allows it, not because the window is open around the clock.
  */
-async function emailedLead(ts: Pick<TestServer, 'url' | 'clock' | 'acme'>, s: SmtpSink, client: Client = ts.acme, text = 'Hello by email') {
+async function emailedLead(
+  ts: Pick<TestServer, 'url' | 'clock' | 'acme'>,
+  s: SmtpSink,
+  client: Client = ts.acme,
+  text = 'Hello by email',
+) {
   ts.clock.set(MIDDAY);
   await useRealisticHours(client);
   const email = uniqueEmail();
@@ -66,15 +81,29 @@ const flip = (token: string, at: number) => token.slice(0, at) + (token[at] === 
 
 describe('unsubscribe tokens', () => {
   const key = randomBytes(32);
-  const claims = { organizationId: '0190f3a0-0000-7000-8000-000000000001', leadId: '0190f3a0-0000-7000-8000-000000000002', channel: 'email' as const, issuedAt: new Date('2026-01-02T03:04:05.678Z') };
+  const claims = {
+    organizationId: '0190f3a0-0000-7000-8000-000000000001',
+    leadId: '0190f3a0-0000-7000-8000-000000000002',
+    channel: 'email' as const,
+    issuedAt: new Date('2026-01-02T03:04:05.678Z'),
+  };
 
   it('round-trips, fits a path parameter, and refuses every altered, garbled or foreign token', () => {
     const token = issueUnsubscribeToken(key, claims);
     expect(token).toMatch(/^[A-Za-z0-9_-]{96}$/);
     expect(verifyUnsubscribeToken(key, token)).toEqual(claims);
-    for (let i = 0; i < token.length; i++) expect(verifyUnsubscribeToken(key, flip(token, i)), `char ${i}`).toBeUndefined();
+    for (let i = 0; i < token.length; i++)
+      expect(verifyUnsubscribeToken(key, flip(token, i)), `char ${i}`).toBeUndefined();
     expect(verifyUnsubscribeToken(randomBytes(32), token)).toBeUndefined();
-    for (const bad of ['', 'abc', token.slice(0, -1), `${token}A`, `${token.slice(0, -2)}==`, 'A'.repeat(96), token.replace(/.$/, '+')]) {
+    for (const bad of [
+      '',
+      'abc',
+      token.slice(0, -1),
+      `${token}A`,
+      `${token.slice(0, -2)}==`,
+      'A'.repeat(96),
+      token.replace(/.$/, '+'),
+    ]) {
       expect(verifyUnsubscribeToken(key, bad)).toBeUndefined();
     }
     // A token whose body was re-signed by someone without the key: the MAC does not match.
@@ -84,156 +113,210 @@ describe('unsubscribe tokens', () => {
   });
 
   it('config: SMTP_URL must be smtp(s)://, PARLEY_SIGNING_SECRET at least 32 characters, PARLEY_EMAIL_FROM an address', () => {
-    expect(loadConfig({})).toMatchObject({ smtpUrl: null, emailFrom: 'Parley <no-reply@localhost>', signingSecret: null });
+    expect(loadConfig({})).toMatchObject({
+      smtpUrl: null,
+      emailFrom: 'Parley <no-reply@localhost>',
+      signingSecret: null,
+    });
     expect(() => loadConfig({ SMTP_URL: 'http://mail.example.com' })).toThrow(ConfigError);
     expect(() => loadConfig({ SMTP_URL: 'smtp://user:hunter2@' })).toThrow(/^SMTP_URL must be/);
     expect(() => loadConfig({ SMTP_URL: 'nonsense:hunter2' })).not.toThrow(/hunter2/);
     expect(() => loadConfig({ PARLEY_SIGNING_SECRET: 'short' })).toThrow(ConfigError);
     expect(() => loadConfig({ PARLEY_EMAIL_FROM: 'nobody' })).toThrow(ConfigError);
     expect(() => loadConfig({ PARLEY_EMAIL_FROM: 'a@b.test\r\nBcc: x@y.test' })).toThrow(ConfigError);
-    expect(loadConfig({ SMTP_URL: 'smtps://u:p@smtp.example.com:465', PARLEY_EMAIL_FROM: FROM })).toMatchObject({ smtpUrl: 'smtps://u:p@smtp.example.com:465', emailFrom: FROM });
+    expect(loadConfig({ SMTP_URL: 'smtps://u:p@smtp.example.com:465', PARLEY_EMAIL_FROM: FROM })).toMatchObject({
+      smtpUrl: 'smtps://u:p@smtp.example.com:465',
+      emailFrom: FROM,
+    });
   });
 });
 
-describeEachDialect('email over SMTP with one-click unsubscribe', (ctx) => {
-  it('sends from PARLEY_EMAIL_FROM to the lead, with the text and RFC 8058 headers and footer', async () => {
-    const ts = ctx();
-    const { leadId, email, mail, messageId } = await emailedLead(ts, sink, ts.acme, 'Your quote is ready.');
-    expect(mail.mailFrom).toBe('sales@acme.test');
-    expect(mail.rcptTo).toEqual([email]);
-    expect(mail.headers.get('from')).toBe(FROM);
-    expect(mail.headers.get('to')).toBe(email);
-    expect(mail.headers.get('subject')).toBe('Message from acme');
-    expect(mail.headers.get('message-id')).toBe(`<${messageId}@acme.test>`);
-    expect(mail.headers.get('list-unsubscribe-post')).toBe(ONE_CLICK);
-    const header = mail.headers.get('list-unsubscribe')!;
-    expect(header).toMatch(/^<http:\/\/127\.0\.0\.1\/v1\/unsubscribe\/[A-Za-z0-9_-]{139}>$/);
-    const link = header.slice(1, -1);
-    expect(mail.text.startsWith('Your quote is ready.\n')).toBe(true);
-    expect(mail.text).toContain(`unsubscribe here: ${link}`);
-    const events = await outboxFor(ts, leadId, 'message.sent');
-    expect(events).toHaveLength(1);
-    expect(events[0]!.data).toMatchObject({ channel: 'email', text: 'Your quote is ready.' });
-  });
+describeEachDialect(
+  'email over SMTP with one-click unsubscribe',
+  (ctx) => {
+    it('sends from PARLEY_EMAIL_FROM to the lead, with the text and RFC 8058 headers and footer', async () => {
+      const ts = ctx();
+      const { leadId, email, mail, messageId } = await emailedLead(ts, sink, ts.acme, 'Your quote is ready.');
+      expect(mail.mailFrom).toBe('sales@acme.test');
+      expect(mail.rcptTo).toEqual([email]);
+      expect(mail.headers.get('from')).toBe(FROM);
+      expect(mail.headers.get('to')).toBe(email);
+      expect(mail.headers.get('subject')).toBe('Message from acme');
+      expect(mail.headers.get('message-id')).toBe(`<${messageId}@acme.test>`);
+      expect(mail.headers.get('list-unsubscribe-post')).toBe(ONE_CLICK);
+      const header = mail.headers.get('list-unsubscribe')!;
+      expect(header).toMatch(/^<http:\/\/127\.0\.0\.1\/v1\/unsubscribe\/[A-Za-z0-9_-]{139}>$/);
+      const link = header.slice(1, -1);
+      expect(mail.text.startsWith('Your quote is ready.\n')).toBe(true);
+      expect(mail.text).toContain(`unsubscribe here: ${link}`);
+      const events = await outboxFor(ts, leadId, 'message.sent');
+      expect(events).toHaveLength(1);
+      expect(events[0]!.data).toMatchObject({ channel: 'email', text: 'Your quote is ready.' });
+    });
 
-  it('a one-click POST unsubscribes email only, without a key, and emits one optOut with source "link"', async () => {
-    const ts = ctx();
-    const { leadId, email, url } = await emailedLead(ts, sink);
-    const res = await postOneClick(url);
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ message: 'You have been unsubscribed.' });
-    const lead = (await ts.acme.get(`/leads/${leadId}`)).body;
-    expect(lead.subscriptions).toEqual({ sms: 'subscribed', voice: 'subscribed', email: 'unsubscribed' });
-    expect(lead.isUnsubscribed).toBe(false);
-    const optOuts = await outboxFor(ts, leadId, 'optOut');
-    expect(optOuts).toHaveLength(1);
-    expect(optOuts[0]!.data).toMatchObject({ leadId, channel: 'email', source: 'link', email, isDoNotContact: false });
-
-    // Again (a second click, a provider retry, an empty body): 200, nothing new.
-    const again = await postOneClick(url, undefined);
-    expect(again.status).toBe(200);
-    expect(await again.json()).toEqual({ message: 'You have been unsubscribed.' });
-    expect(await outboxFor(ts, leadId, 'optOut')).toHaveLength(1);
-  });
-
-  it('accepts the other bodies a provider may send: empty, multipart/form-data, JSON', async () => {
-    const ts = ctx();
-    for (const init of [
-      { method: 'POST' },
-      { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=b' }, body: `--b\r\nContent-Disposition: form-data; name="List-Unsubscribe"\r\n\r\nOne-Click\r\n--b--\r\n` },
-      { method: 'POST', headers: { 'content-type': 'application/json' }, body: '' },
-    ]) {
-      const { leadId, url } = await emailedLead(ts, sink);
-      const res = await fetch(url, init);
-      expect(res.status, JSON.stringify(init.headers)).toBe(200);
-      expect((await ts.acme.get(`/leads/${leadId}`)).body.subscriptions.email).toBe('unsubscribed');
-    }
-  });
-
-  it('GET shows a confirm page and never unsubscribes (mail scanners prefetch links)', async () => {
-    const ts = ctx();
-    const { leadId, url } = await emailedLead(ts, sink);
-    for (const method of ['GET', 'HEAD']) {
-      const res = await fetch(url, { method });
+    it('a one-click POST unsubscribes email only, without a key, and emits one optOut with source "link"', async () => {
+      const ts = ctx();
+      const { leadId, email, url } = await emailedLead(ts, sink);
+      const res = await postOneClick(url);
       expect(res.status).toBe(200);
-      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
-      expect(res.headers.get('cache-control')).toBe('no-store');
-      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
-      // GET shows the confirm form; HEAD, the same headers and no body.
-      expect(await res.text()).toMatch(method === 'GET' ? /<form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click">/ : /^$/);
-    }
-    expect((await ts.acme.get(`/leads/${leadId}`)).body.subscriptions.email).toBe('subscribed');
-    expect(await outboxFor(ts, leadId, 'optOut')).toHaveLength(0);
-    // The page's button: a browser form post, answered with a page.
-    const confirmed = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' }, body: ONE_CLICK });
-    expect(confirmed.status).toBe(200);
-    expect(await confirmed.text()).toContain('You have been unsubscribed.');
-    expect((await ts.acme.get(`/leads/${leadId}`)).body.subscriptions.email).toBe('unsubscribed');
-  });
+      expect(await res.json()).toEqual({ message: 'You have been unsubscribed.' });
+      const lead = (await ts.acme.get(`/leads/${leadId}`)).body;
+      expect(lead.subscriptions).toEqual({ sms: 'subscribed', voice: 'subscribed', email: 'unsubscribed' });
+      expect(lead.isUnsubscribed).toBe(false);
+      const optOuts = await outboxFor(ts, leadId, 'optOut');
+      expect(optOuts).toHaveLength(1);
+      expect(optOuts[0]!.data).toMatchObject({
+        leadId,
+        channel: 'email',
+        source: 'link',
+        email,
+        isDoNotContact: false,
+      });
 
-  it('answers 404 Not Found, changing nothing, to a tampered, garbled or forged token', async () => {
-    const ts = ctx();
-    const { leadId, url } = await emailedLead(ts, sink);
-    const token = url.slice(url.lastIndexOf('/') + 1);
-    const base = url.slice(0, url.lastIndexOf('/') + 1);
+      // Again (a second click, a provider retry, an empty body): 200, nothing new.
+      const again = await postOneClick(url, undefined);
+      expect(again.status).toBe(200);
+      expect(await again.json()).toEqual({ message: 'You have been unsubscribed.' });
+      expect(await outboxFor(ts, leadId, 'optOut')).toHaveLength(1);
+    });
 
-    // Another organization's lead, named in a token that keeps acme's signature.
-    const betaEmail = uniqueEmail();
-    const betaLead = await createLead(ts.beta, { email: betaEmail });
-    const betaOrg = await ts.server.store.db.selectFrom('organizations').select('id').where('name', '=', 'beta').executeTakeFirstOrThrow();
-    const forged = Buffer.from(token, 'base64url');
-    Buffer.from(betaOrg.id.replace(/-/g, ''), 'hex').copy(forged, 1);
-    Buffer.from(betaLead.replace(/-/g, ''), 'hex').copy(forged, 17);
+    it('accepts the other bodies a provider may send: empty, multipart/form-data, JSON', async () => {
+      const ts = ctx();
+      for (const init of [
+        { method: 'POST' },
+        {
+          method: 'POST',
+          headers: { 'content-type': 'multipart/form-data; boundary=b' },
+          body: `--b\r\nContent-Disposition: form-data; name="List-Unsubscribe"\r\n\r\nOne-Click\r\n--b--\r\n`,
+        },
+        { method: 'POST', headers: { 'content-type': 'application/json' }, body: '' },
+      ]) {
+        const { leadId, url } = await emailedLead(ts, sink);
+        const res = await fetch(url, init);
+        expect(res.status, JSON.stringify(init.headers)).toBe(200);
+        expect((await ts.acme.get(`/leads/${leadId}`)).body.subscriptions.email).toBe('unsubscribed');
+      }
+    });
 
-    for (const bad of [flip(token, 10), flip(token, 60), flip(token, 95), token.slice(0, 95), 'not-a-token', forged.toString('base64url')]) {
-      const post = await postOneClick(`${base}${bad}`);
-      expect(post.status, bad).toBe(404);
-      expect(await post.json()).toEqual({ message: 'Not Found', code: 'not_found' });
-      expect((await fetch(`${base}${bad}`)).status).toBe(404);
-    }
-    expect((await postOneClick(`${base}${'x'.repeat(300)}`)).status).toBeGreaterThanOrEqual(400);
-    expect((await ts.acme.get(`/leads/${leadId}`)).body.subscriptions.email).toBe('subscribed');
-    expect((await ts.beta.get(`/leads/${betaLead}`)).body.subscriptions.email).toBe('subscribed');
-    expect(await outboxFor(ts, leadId, 'optOut')).toHaveLength(0);
-    expect(await outboxFor(ts, betaLead, 'optOut')).toHaveLength(0);
-  });
+    it('GET shows a confirm page and never unsubscribes (mail scanners prefetch links)', async () => {
+      const ts = ctx();
+      const { leadId, url } = await emailedLead(ts, sink);
+      for (const method of ['GET', 'HEAD']) {
+        const res = await fetch(url, { method });
+        expect(res.status).toBe(200);
+        expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+        expect(res.headers.get('cache-control')).toBe('no-store');
+        expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+        // GET shows the confirm form; HEAD, the same headers and no body.
+        expect(await res.text()).toMatch(
+          method === 'GET'
+            ? /<form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click">/
+            : /^$/,
+        );
+      }
+      expect((await ts.acme.get(`/leads/${leadId}`)).body.subscriptions.email).toBe('subscribed');
+      expect(await outboxFor(ts, leadId, 'optOut')).toHaveLength(0);
+      // The page's button: a browser form post, answered with a page.
+      const confirmed = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+        body: ONE_CLICK,
+      });
+      expect(confirmed.status).toBe(200);
+      expect(await confirmed.text()).toContain('You have been unsubscribed.');
+      expect((await ts.acme.get(`/leads/${leadId}`)).body.subscriptions.email).toBe('unsubscribed');
+    });
 
-  it('after unsubscribing by link, a further email is blocked by the gate and never reaches SMTP', async () => {
-    const ts = ctx();
-    const { leadId, email, url } = await emailedLead(ts, sink);
-    expect((await postOneClick(url)).status).toBe(200);
-    const sent = await ts.acme.post(`/leads/${leadId}/sendMessage`, { message: 'One more thing', channel: 'email' });
-    const msg = await waitForStatus(ts.acme, leadId, sent.body.id, (s) => s !== 'scheduled' && s !== 'sending');
-    expect(msg).toMatchObject({ status: 'blocked', statusReason: 'lead is unsubscribed from email' });
-    // SMS is a separate consent and still goes out.
-    const sms = await ts.acme.post(`/leads/${leadId}/sendMessage`, { message: 'By text', channel: 'sms' });
-    expect((await waitForStatus(ts.acme, leadId, sms.body.id, (s) => s !== 'scheduled' && s !== 'sending')).status).toBe('sent');
-    expect(sink.received.filter((m) => m.rcptTo.includes(email))).toHaveLength(1);
-  });
+    it('answers 404 Not Found, changing nothing, to a tampered, garbled or forged token', async () => {
+      const ts = ctx();
+      const { leadId, url } = await emailedLead(ts, sink);
+      const token = url.slice(url.lastIndexOf('/') + 1);
+      const base = url.slice(0, url.lastIndexOf('/') + 1);
 
-  it('a link of an erased lead answers 200 and does nothing', async () => {
-    const ts = ctx();
-    const { leadId, url } = await emailedLead(ts, sink);
-    expect((await ts.acme.del(`/leads/${leadId}`)).status).toBe(200);
-    const res = await postOneClick(url);
-    expect(res.status).toBe(200);
-    expect(await outboxFor(ts, leadId, 'optOut')).toHaveLength(0);
-  });
+      // Another organization's lead, named in a token that keeps acme's signature.
+      const betaEmail = uniqueEmail();
+      const betaLead = await createLead(ts.beta, { email: betaEmail });
+      const betaOrg = await ts.server.store.db
+        .selectFrom('organizations')
+        .select('id')
+        .where('name', '=', 'beta')
+        .executeTakeFirstOrThrow();
+      const forged = Buffer.from(token, 'base64url');
+      Buffer.from(betaOrg.id.replace(/-/g, ''), 'hex').copy(forged, 1);
+      Buffer.from(betaLead.replace(/-/g, ''), 'hex').copy(forged, 17);
 
-  it('concurrent processes agree on one generated secret', async () => {
-    const db = ctx().server.store.db;
-    const name = `test_${randomBytes(4).toString('hex')}`;
-    const values = await Promise.all(Array.from({ length: 8 }, () => instanceSecret(db, name)));
-    expect(new Set(values).size).toBe(1);
-    expect(values[0]).toMatch(/^[A-Za-z0-9_-]{43}$/);
-  });
-}, { SMTP_URL: sink.url, PARLEY_EMAIL_FROM: FROM, PARLEY_PUBLIC_URL: PUBLIC_URL, PARLEY_WORKER_POLL_MS: '20' });
+      for (const bad of [
+        flip(token, 10),
+        flip(token, 60),
+        flip(token, 95),
+        token.slice(0, 95),
+        'not-a-token',
+        forged.toString('base64url'),
+      ]) {
+        const post = await postOneClick(`${base}${bad}`);
+        expect(post.status, bad).toBe(404);
+        expect(await post.json()).toEqual({ message: 'Not Found', code: 'not_found' });
+        expect((await fetch(`${base}${bad}`)).status).toBe(404);
+      }
+      expect((await postOneClick(`${base}${'x'.repeat(300)}`)).status).toBeGreaterThanOrEqual(400);
+      expect((await ts.acme.get(`/leads/${leadId}`)).body.subscriptions.email).toBe('subscribed');
+      expect((await ts.beta.get(`/leads/${betaLead}`)).body.subscriptions.email).toBe('subscribed');
+      expect(await outboxFor(ts, leadId, 'optOut')).toHaveLength(0);
+      expect(await outboxFor(ts, betaLead, 'optOut')).toHaveLength(0);
+    });
+
+    it('after unsubscribing by link, a further email is blocked by the gate and never reaches SMTP', async () => {
+      const ts = ctx();
+      const { leadId, email, url } = await emailedLead(ts, sink);
+      expect((await postOneClick(url)).status).toBe(200);
+      const sent = await ts.acme.post(`/leads/${leadId}/sendMessage`, { message: 'One more thing', channel: 'email' });
+      const msg = await waitForStatus(ts.acme, leadId, sent.body.id, (s) => s !== 'scheduled' && s !== 'sending');
+      expect(msg).toMatchObject({ status: 'blocked', statusReason: 'lead is unsubscribed from email' });
+      // SMS is a separate consent and still goes out.
+      const sms = await ts.acme.post(`/leads/${leadId}/sendMessage`, { message: 'By text', channel: 'sms' });
+      expect(
+        (await waitForStatus(ts.acme, leadId, sms.body.id, (s) => s !== 'scheduled' && s !== 'sending')).status,
+      ).toBe('sent');
+      expect(sink.received.filter((m) => m.rcptTo.includes(email))).toHaveLength(1);
+    });
+
+    it('a link of an erased lead answers 200 and does nothing', async () => {
+      const ts = ctx();
+      const { leadId, url } = await emailedLead(ts, sink);
+      expect((await ts.acme.del(`/leads/${leadId}`)).status).toBe(200);
+      const res = await postOneClick(url);
+      expect(res.status).toBe(200);
+      expect(await outboxFor(ts, leadId, 'optOut')).toHaveLength(0);
+    });
+
+    it('concurrent processes agree on one generated secret', async () => {
+      const db = ctx().server.store.db;
+      const name = `test_${randomBytes(4).toString('hex')}`;
+      const values = await Promise.all(Array.from({ length: 8 }, () => instanceSecret(db, name)));
+      expect(new Set(values).size).toBe(1);
+      expect(values[0]).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    });
+  },
+  { SMTP_URL: sink.url, PARLEY_EMAIL_FROM: FROM, PARLEY_PUBLIC_URL: PUBLIC_URL, PARLEY_WORKER_POLL_MS: '20' },
+);
 
 /** A server of its own (own database, own SMTP sink), for the tests that stop things; its clock starts at MIDDAY. */
-async function ownServer(s: SmtpSink, url: string, extra: Record<string, string> = {}): Promise<RunningServer & { clock: TestClock }> {
+async function ownServer(
+  s: SmtpSink,
+  url: string,
+  extra: Record<string, string> = {},
+): Promise<RunningServer & { clock: TestClock }> {
   const env = {
-    DATABASE_URL: url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', PARLEY_RATE_LIMIT: '0', PARLEY_WORKER_POLL_MS: '20',
-    SMTP_URL: s.url, PARLEY_EMAIL_FROM: FROM, PARLEY_PUBLIC_URL: PUBLIC_URL, ...extra,
+    DATABASE_URL: url,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    PARLEY_RATE_LIMIT: '0',
+    PARLEY_WORKER_POLL_MS: '20',
+    SMTP_URL: s.url,
+    PARLEY_EMAIL_FROM: FROM,
+    PARLEY_PUBLIC_URL: PUBLIC_URL,
+    ...extra,
   };
   const clock = new TestClock();
   clock.set(MIDDAY);
@@ -251,8 +334,14 @@ describeEachDialect('email when things stop', (ctx) => {
       const email = uniqueEmail();
       const leadId = await createLead(client, { email });
       await own.down();
-      const sent = (await client.post(`/leads/${leadId}/sendMessage`, { message: 'Are you there?', channel: 'email' })).body;
-      const job = async () => server.store.db.selectFrom('jobs').selectAll().where('payload', 'like', `%${sent.id}%`).executeTakeFirstOrThrow();
+      const sent = (await client.post(`/leads/${leadId}/sendMessage`, { message: 'Are you there?', channel: 'email' }))
+        .body;
+      const job = async () =>
+        server.store.db
+          .selectFrom('jobs')
+          .selectAll()
+          .where('payload', 'like', `%${sent.id}%`)
+          .executeTakeFirstOrThrow();
       const end = Date.now() + 10_000;
       while ((await job()).attempts < 2 && Date.now() < end) await new Promise((r) => setTimeout(r, 30));
       const failing = await job();
@@ -283,7 +372,11 @@ describeEachDialect('email when things stop', (ctx) => {
     let server: RunningServer | undefined = await ownServer(own, db.url);
     try {
       const key = (await issueKey(server.store.db, 'acme')).key;
-      const fake = { url: server.address, acme: clientFor(server.address, key), clock: (server as RunningServer & { clock: TestClock }).clock };
+      const fake = {
+        url: server.address,
+        acme: clientFor(server.address, key),
+        clock: (server as RunningServer & { clock: TestClock }).clock,
+      };
       const { leadId, url } = await emailedLead(fake, own, fake.acme);
       const path = new URL(url).pathname;
       await server.stop();
@@ -294,7 +387,11 @@ describeEachDialect('email when things stop', (ctx) => {
       expect(res.status).toBe(200);
       expect((await client.get(`/leads/${leadId}`)).body.subscriptions.email).toBe('unsubscribed');
       // 'address-digest' (the key of suppression digests) always exists; only the link key is at stake here.
-      const secrets = await server.store.db.selectFrom('instance_secrets').selectAll().where('name', '!=', 'address-digest').execute();
+      const secrets = await server.store.db
+        .selectFrom('instance_secrets')
+        .selectAll()
+        .where('name', '!=', 'address-digest')
+        .execute();
       expect(secrets.map((s) => s.name)).toEqual(['unsubscribe_signing']);
     } finally {
       await server?.stop();
@@ -313,7 +410,13 @@ describeEachDialect('email when things stop', (ctx) => {
       const fake = { url: server.address, acme: clientFor(server.address, key), clock: server.clock };
       const { url } = await emailedLead(fake, own, fake.acme);
       expect((await postOneClick(url)).status).toBe(200);
-      expect(await server.store.db.selectFrom('instance_secrets').selectAll().where('name', '!=', 'address-digest').execute()).toEqual([]);
+      expect(
+        await server.store.db
+          .selectFrom('instance_secrets')
+          .selectAll()
+          .where('name', '!=', 'address-digest')
+          .execute(),
+      ).toEqual([]);
     } finally {
       await server.stop();
       await own.close();

@@ -26,7 +26,8 @@ function parley(args: string[], env: Record<string, string>, cwd = root): Promis
       process.execPath,
       [join(root, 'bin/parley.js'), ...args],
       { cwd, env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env }, timeout: 60_000 },
-      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+      (err, stdout, stderr) =>
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -43,7 +44,8 @@ beforeAll(async () => {
   });
   if (build.code === 0) return;
   // tsc still emits on type errors, and `npm test` reports those in its typecheck step; anything else is fatal here.
-  if (!/error TS\d+/.test(build.stdout + build.stderr)) throw new Error(`npm run build failed:\n${build.stdout}\n${build.stderr}`);
+  if (!/error TS\d+/.test(build.stdout + build.stderr))
+    throw new Error(`npm run build failed:\n${build.stdout}\n${build.stderr}`);
   console.warn(`npm run build reported type errors; testing the emitted CLI anyway:\n${build.stdout.slice(0, 2000)}`);
 }, 300_000);
 
@@ -73,7 +75,9 @@ for (const dialect of dialects()) {
       const store = openStore(database.url, 1);
       try {
         const tables = await store.db.introspection.getTables();
-        expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(['organizations', 'api_keys', 'leads', 'events']));
+        expect(tables.map((t) => t.name)).toEqual(
+          expect.arrayContaining(['organizations', 'api_keys', 'leads', 'events']),
+        );
       } finally {
         await store.close();
       }
@@ -85,7 +89,15 @@ for (const dialect of dialects()) {
       expect(run.stderr).toBe('');
       expect(lastLine(run.stdout)).toMatch(KEY_LINE);
       expect(lines(run.stdout).filter((l) => l.includes('pk_live_'))).toHaveLength(1);
-      server = await startServer(loadConfig({ DATABASE_URL: database.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', PARLEY_RATE_LIMIT: '0' }));
+      server = await startServer(
+        loadConfig({
+          DATABASE_URL: database.url,
+          PORT: '0',
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'silent',
+          PARLEY_RATE_LIMIT: '0',
+        }),
+      );
       const client = api(lastLine(run.stdout));
       const created = await client.post('/leads/create', { firstName: 'Cli', phone: uniquePhone() });
       expect(created.status).toBe(200);
@@ -128,21 +140,39 @@ describe('parley CLI, revocation, serve and input errors [sqlite]', () => {
     const list = await parley(['keys', 'list', '--org', 'listed'], env);
     expect(list.code).toBe(0);
     expect(list.stdout).not.toContain(key);
-    expect(lines(list.stdout).find((l) => l.startsWith(`${prefix}\t`))).toMatch(new RegExp(`^${prefix}\\tactive\\tleads:read,`));
+    expect(lines(list.stdout).find((l) => l.startsWith(`${prefix}\t`))).toMatch(
+      new RegExp(`^${prefix}\\tactive\\tleads:read,`),
+    );
 
-    server ??= await startServer(loadConfig({ DATABASE_URL: database.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', PARLEY_RATE_LIMIT: '0' }));
+    server ??= await startServer(
+      loadConfig({
+        DATABASE_URL: database.url,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'silent',
+        PARLEY_RATE_LIMIT: '0',
+      }),
+    );
     const client = clientFor(server.address, key);
     expect((await client.get('/leads')).status).toBe(200);
     const revoke = await parley(['keys', 'revoke', prefix], env);
     expect(revoke).toEqual({ code: 0, stdout: 'revoked 1 key\n', stderr: '' });
     // Refused once the key cache's entry lapses (keyCacheMs): waited for as an event, not a fixed sleep.
-    const refused = await until(() => client.get('/leads'), (r) => r.status === 403, server.deps.config.keyCacheMs + 10_000);
+    const refused = await until(
+      () => client.get('/leads'),
+      (r) => r.status === 403,
+      server.deps.config.keyCacheMs + 10_000,
+    );
     expect(refused.status).toBe(403);
     expect(refused.body.message).toBe('Forbidden');
-    expect(lines((await parley(['keys', 'list', '--org', 'listed'], env)).stdout).find((l) => l.startsWith(prefix))).toContain('\trevoked\t');
+    expect(
+      lines((await parley(['keys', 'list', '--org', 'listed'], env)).stdout).find((l) => l.startsWith(prefix)),
+    ).toContain('\trevoked\t');
     const twice = await parley(['keys', 'revoke', prefix], env);
     expect(twice.code).not.toBe(0);
-    expect(twice.stderr).toBe(`parley: no active key with prefix ${prefix} in SQLite at ${database.url.slice('sqlite:'.length)}\n`);
+    expect(twice.stderr).toBe(
+      `parley: no active key with prefix ${prefix} in SQLite at ${database.url.slice('sqlite:'.length)}\n`,
+    );
   });
 
   it('keys list starts with a header line naming its columns', async () => {
@@ -159,7 +189,9 @@ describe('parley CLI, revocation, serve and input errors [sqlite]', () => {
   it('keys create says which database the key is in and how to use it, the key still the last line', async () => {
     const run = await parley(['keys', 'create', '--org', 'told'], env);
     expect(run.code).toBe(0);
-    expect(lines(run.stdout)).toContain(`database: SQLite at ${database.url.slice('sqlite:'.length)} (the server must use this same database)`);
+    expect(lines(run.stdout)).toContain(
+      `database: SQLite at ${database.url.slice('sqlite:'.length)} (the server must use this same database)`,
+    );
     expect(run.stdout).toMatch(/x-api-key/);
     expect(lastLine(run.stdout)).toMatch(KEY_LINE);
     expect(lines(run.stdout).filter((l) => l.includes('pk_live_'))).toHaveLength(1);
@@ -170,7 +202,10 @@ describe('parley CLI, revocation, serve and input errors [sqlite]', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('http://localhost:9137/v1/leads');
     expect(run.stdout).not.toContain('localhost:8080');
-    const published = await parley(['keys', 'create', '--org', 'published'], { ...env, PARLEY_PUBLIC_URL: 'https://leads.example.com' });
+    const published = await parley(['keys', 'create', '--org', 'published'], {
+      ...env,
+      PARLEY_PUBLIC_URL: 'https://leads.example.com',
+    });
     expect(published.stdout).toContain('https://leads.example.com/v1/leads');
   });
 
@@ -180,7 +215,9 @@ describe('parley CLI, revocation, serve and input errors [sqlite]', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'parley-data-'));
     try {
       const packageDefault = await parley(['keys', 'list', '--org', `nobody-${process.pid}`], {}, elsewhere);
-      expect(packageDefault.stderr).toBe(`parley: no organization named "nobody-${process.pid}" in SQLite at ${join(root, 'data', 'parley.db')}\n`);
+      expect(packageDefault.stderr).toBe(
+        `parley: no organization named "nobody-${process.pid}" in SQLite at ${join(root, 'data', 'parley.db')}\n`,
+      );
       const made = await parley(['keys', 'create', '--org', 'roaming'], { PARLEY_DATA_DIR: dataDir }, elsewhere);
       expect(made.code).toBe(0);
       expect(made.stdout).toContain(`database: SQLite at ${join(dataDir, 'parley.db')}`);
@@ -200,7 +237,9 @@ describe('parley CLI, revocation, serve and input errors [sqlite]', () => {
     expect(run.stderr).toContain('unknown scope(s): leads:destroy');
     const list = await parley(['keys', 'list', '--org', 'nobody'], env);
     expect(list.code).not.toBe(0);
-    expect(list.stderr).toBe(`parley: no organization named "nobody" in SQLite at ${database.url.slice('sqlite:'.length)}\n`);
+    expect(list.stderr).toBe(
+      `parley: no organization named "nobody" in SQLite at ${database.url.slice('sqlite:'.length)}\n`,
+    );
   });
 
   it('serve listens, answers with a key made by the CLI, and exits 0 on SIGTERM', async () => {
@@ -225,13 +264,18 @@ describe('parley CLI, revocation, serve and input errors [sqlite]', () => {
       });
       expect((await fetch(`${address}/healthz`)).status).toBe(200);
       // The start-up lines say where the API reference is and how to make a key for this database.
-      const logged = out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string; url?: string; database?: string });
+      const logged = out
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { msg: string; url?: string; database?: string });
       const reference = logged.find((l) => l.msg.startsWith('API reference: '));
       expect(reference?.url).toBe(`${address}/docs`);
       expect((await fetch(reference!.url!)).status).toBe(200);
       const keyHint = logged.find((l) => l.msg.includes('npx parley keys create --org NAME'));
       expect(keyHint?.msg).toContain(`SQLite at ${database.url.slice('sqlite:'.length)}`);
-      expect(logged.find((l) => l.msg === 'parley listening')?.database).toBe(`SQLite at ${database.url.slice('sqlite:'.length)}`);
+      expect(logged.find((l) => l.msg === 'parley listening')?.database).toBe(
+        `SQLite at ${database.url.slice('sqlite:'.length)}`,
+      );
       expect((await clientFor(address, key).get('/leads')).body).toEqual({ leads: [], nextToken: null });
       expect(out).not.toContain(key);
       child.kill('SIGTERM');
@@ -251,6 +295,8 @@ describe('parley CLI, revocation, serve and input errors [sqlite]', () => {
   it('a bad DATABASE_URL stops a key command the same way', async () => {
     const run = await parley(['keys', 'list', '--org', 'acme'], { DATABASE_URL: 'mysql://x' });
     expect(run.code).not.toBe(0);
-    expect(lines(run.stderr)).toEqual(['parley: DATABASE_URL must be sqlite:<path> or postgres://... (got "mysql://x")']);
+    expect(lines(run.stderr)).toEqual([
+      'parley: DATABASE_URL must be sqlite:<path> or postgres://... (got "mysql://x")',
+    ]);
   });
 });

@@ -9,8 +9,11 @@ const stampAt = () => statSync(join(root, 'dist/.build-stamp')).mtimeMs;
 
 function checkBuild(): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(root, 'bin/build-if-stale.mjs')], { cwd: root, timeout: 240_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? 1 : 0, output: stdout + stderr }),
+    execFile(
+      process.execPath,
+      [join(root, 'bin/build-if-stale.mjs')],
+      { cwd: root, timeout: 240_000 },
+      (err, stdout, stderr) => resolve({ code: err ? 1 : 0, output: stdout + stderr }),
     );
   });
 }

@@ -23,8 +23,15 @@ interface LogLine {
 
 const run = (cmd: string, args: string[], cwd: string, env: Record<string, string>) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(cmd, args, { cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), LOG_LEVEL: 'silent', ...env }, timeout: 120_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? 1 : 0, stdout, stderr }),
+    execFile(
+      cmd,
+      args,
+      {
+        cwd,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), LOG_LEVEL: 'silent', ...env },
+        timeout: 120_000,
+      },
+      (err, stdout, stderr) => resolve({ code: err ? 1 : 0, stdout, stderr }),
     );
   });
 
@@ -45,11 +52,18 @@ describe('docs.apten.ai/api-reference/leads/create, send-message and messages: t
   let server: ChildProcess;
   let out = '';
   let base: string;
-  const logs = (): LogLine[] => out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as LogLine);
+  const logs = (): LogLine[] =>
+    out
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as LogLine);
   const api = (path: string, key: string | undefined, method = 'GET', body?: unknown) =>
     fetch(`${base}/v1${path}`, {
       method,
-      headers: { ...(key ? { 'x-api-key': key } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        ...(key ? { 'x-api-key': key } : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, any> }));
   async function logged(test: (l: LogLine) => boolean, ms = 10_000): Promise<LogLine> {
@@ -67,7 +81,14 @@ describe('docs.apten.ai/api-reference/leads/create, send-message and messages: t
     const port = await freePort();
     server = spawn(process.execPath, ['bin/parley.js', 'serve'], {
       cwd: root,
-      env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', PARLEY_WORKER_POLL_MS: '50' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        PARLEY_WORKER_POLL_MS: '50',
+      },
     });
     server.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
     server.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -83,7 +104,7 @@ describe('docs.apten.ai/api-reference/leads/create, send-message and messages: t
     rmSync(otherDir, { recursive: true, force: true });
   });
 
-  it('the README\'s first screen shows how to start, where to read the API, and how to put the key in $KEY', () => {
+  it("the README's first screen shows how to start, where to read the API, and how to put the key in $KEY", () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     const firstScreen = readme.split('\n').slice(0, 45).join('\n');
     expect(firstScreen).toContain('npm start');
@@ -103,9 +124,11 @@ describe('docs.apten.ai/api-reference/leads/create, send-message and messages: t
     expect(await page.text()).toContain('Parley API reference');
   });
 
-  it('the README\'s commands, run as written (bash, curl, npx from inside the clone), end with the conversation on screen', async () => {
+  it("the README's commands, run as written (bash, curl, npx from inside the clone), end with the conversation on screen", async () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
-    const block = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes('export KEY='));
+    const block = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)]
+      .map((m) => m[1]!)
+      .find((b) => b.includes('export KEY='));
     expect(block).toBeDefined();
     const script = `set -e\n${block!.replaceAll('localhost:8080', base.replace('http://', ''))}`;
     const res = await run('bash', ['-c', script], join(root, 'src'), env);
@@ -114,17 +137,23 @@ describe('docs.apten.ai/api-reference/leads/create, send-message and messages: t
     expect(leadId).toMatch(/^[0-9a-f-]{36}$/);
     // curl prints each answer without a newline: the two JSON documents follow each other.
     const joined = rest.join('');
-    const cut = [...joined.matchAll(/\}\{/g)].map((m) => m.index! + 1).find((i) => {
-      try {
-        JSON.parse(joined.slice(0, i));
-        return true;
-      } catch {
-        return false;
-      }
-    });
+    const cut = [...joined.matchAll(/\}\{/g)]
+      .map((m) => m.index! + 1)
+      .find((i) => {
+        try {
+          JSON.parse(joined.slice(0, i));
+          return true;
+        } catch {
+          return false;
+        }
+      });
     expect(cut).toBeDefined();
     const [answer, history] = [joined.slice(0, cut), joined.slice(cut)];
-    expect(JSON.parse(answer)).toMatchObject({ id: expect.any(String), channel: 'sms', status: expect.stringMatching(/^(scheduled|waiting)$/) });
+    expect(JSON.parse(answer)).toMatchObject({
+      id: expect.any(String),
+      channel: 'sms',
+      status: expect.stringMatching(/^(scheduled|waiting)$/),
+    });
     const messages = JSON.parse(history).messages as { content: { text: string } }[];
     expect(messages.map((m) => m.content.text)).toEqual(['Hi Ann, this is Acme.']);
   }, 120_000);
@@ -153,7 +182,9 @@ describe('docs.apten.ai/api-reference/leads/create, send-message and messages: t
     const { key } = await createKey('first-send', env);
     // The lead's zone is one where it is daytime now (getting-started.md: how to try it at night).
     const { zone, hour: h } = daytimeZone();
-    const leadId = (await api('/leads/create', key, 'POST', { firstName: 'Ann', phone: '+14155550111', timeZone: zone })).body.id as string;
+    const leadId = (
+      await api('/leads/create', key, 'POST', { firstName: 'Ann', phone: '+14155550111', timeZone: zone })
+    ).body.id as string;
     // Hours that exclude the present moment where the lead is (and end by 20:00), so the wait is what this test sees, whatever the time.
     const closed = { start: `${String(h + 2).padStart(2, '0')}:00`, end: `${String(h + 3).padStart(2, '0')}:00` };
     expect((await api('/settings', key, 'PATCH', { timeZone: zone, contactHours: closed })).status).toBe(200);
@@ -167,19 +198,32 @@ describe('docs.apten.ai/api-reference/leads/create, send-message and messages: t
     await logged((l) => l.msg.startsWith('message waits until') && l.messageId === sent.body.id);
 
     expect((await api('/settings', key, 'PATCH', { contactHours: { start: '00:00', end: '23:59' } })).status).toBe(200);
-    const adapterLine = await logged((l) => l.messageId === sent.body.id && l.msg.includes('handed to the log adapter'), 15_000);
+    const adapterLine = await logged(
+      (l) => l.messageId === sent.body.id && l.msg.includes('handed to the log adapter'),
+      15_000,
+    );
     expect(adapterLine).toMatchObject({ channel: 'sms', leadId, to: '+1415***0111', adapter: 'log' });
     expect(out).not.toContain(text);
 
     const history = await api(`/leads/${leadId}/messages`, key);
-    expect(history.body.messages).toEqual([expect.objectContaining({ id: sent.body.id, content: expect.objectContaining({ text }), status: 'sent', direction: 'outbound', channel: 'sms' })]);
+    expect(history.body.messages).toEqual([
+      expect.objectContaining({
+        id: sent.body.id,
+        content: expect.objectContaining({ text }),
+        status: 'sent',
+        direction: 'outbound',
+        channel: 'sms',
+      }),
+    ]);
   }, 60_000);
 
   it('a webhook to http://127.0.0.1 is refused with the setting that allows it named', async () => {
     const { key } = await createKey('hooks', env);
     const res = await api('/webhooks', key, 'POST', { url: 'http://127.0.0.1:9/hook' });
     expect(res.status).toBe(400);
-    expect(res.body.message).toBe('url must use https (http is allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)');
+    expect(res.body.message).toBe(
+      'url must use https (http is allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)',
+    );
     expect((await api('/webhooks', key)).body.webhooks).toEqual([]);
   });
 });

@@ -17,7 +17,11 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 async function freshOrg(ts: TestServer): Promise<{ client: Client; org: string }> {
   const name = `compat-${randomUUID().slice(0, 8)}`;
   const client = await ts.clientWithScopes([...SCOPES], name);
-  const row = await ts.server.store.db.selectFrom('organizations').select('id').where('name', '=', name).executeTakeFirstOrThrow();
+  const row = await ts.server.store.db
+    .selectFrom('organizations')
+    .select('id')
+    .where('name', '=', name)
+    .executeTakeFirstOrThrow();
   return { client, org: row.id };
 }
 
@@ -61,7 +65,8 @@ function expectListedLead(lead: Record<string, unknown>) {
     expect(lead, field).toHaveProperty(field);
     expect(lead[field] === null || typeof lead[field] === 'string', field).toBe(true);
   }
-  for (const tag of lead.tags as Record<string, unknown>[]) expect(tag).toEqual({ id: expect.any(String), name: expect.any(String), condition: expect.any(String) });
+  for (const tag of lead.tags as Record<string, unknown>[])
+    expect(tag).toEqual({ id: expect.any(String), name: expect.any(String), condition: expect.any(String) });
 }
 
 describeEachDialect('docs.apten.ai/api-reference/leads/list', (ctx) => {
@@ -70,7 +75,13 @@ describeEachDialect('docs.apten.ai/api-reference/leads/list', (ctx) => {
     const { client, org } = await freshOrg(ts);
     const since = new Date(Date.now() - 60_000).toISOString();
     const id = await create(client, { ...exampleLead(), externalLeadId: '00Q5g00000ABCDEAA1' });
-    await insertTag(ts.server.store.db, org, { id: newId(), lead_id: id, name: 'Tag 1', condition: 'Condition 1', created_at: new Date().toISOString() });
+    await insertTag(ts.server.store.db, org, {
+      id: newId(),
+      lead_id: id,
+      name: 'Tag 1',
+      condition: 'Condition 1',
+      created_at: new Date().toISOString(),
+    });
     const res = await client.get(`/leads?updatedSince=${encodeURIComponent(since)}`);
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['leads', 'nextToken']);
@@ -79,8 +90,13 @@ describeEachDialect('docs.apten.ai/api-reference/leads/list', (ctx) => {
     const lead = res.body.leads[0];
     expectListedLead(lead);
     expect(lead).toMatchObject({
-      id, firstName: 'John', lastName: 'Doe', email: 'example@gmail.com', customerProfile: 'default',
-      additionalInfo: { key1: 'value1', key2: 'value2' }, externalLeadId: '00Q5g00000ABCDEAA1',
+      id,
+      firstName: 'John',
+      lastName: 'Doe',
+      email: 'example@gmail.com',
+      customerProfile: 'default',
+      additionalInfo: { key1: 'value1', key2: 'value2' },
+      externalLeadId: '00Q5g00000ABCDEAA1',
       tags: [{ id: expect.any(String), name: 'Tag 1', condition: 'Condition 1' }],
     });
     expect(lead.phone).toMatch(/^\+\d+$/);
@@ -94,7 +110,9 @@ describeEachDialect('docs.apten.ai/api-reference/leads/list', (ctx) => {
     const first = await client.get(`/leads?createdSince=${encodeURIComponent(since)}&limit=2`);
     expect(first.status).toBe(200);
     expect(typeof first.body.nextToken).toBe('string');
-    const second = await client.get(`/leads?createdSince=${encodeURIComponent(since)}&limit=2&nextToken=${encodeURIComponent(first.body.nextToken)}`);
+    const second = await client.get(
+      `/leads?createdSince=${encodeURIComponent(since)}&limit=2&nextToken=${encodeURIComponent(first.body.nextToken)}`,
+    );
     expect(second.body.nextToken).toBeNull();
     const all = [...first.body.leads, ...second.body.leads];
     expect(all.map((l: { id: string }) => l.id)).toEqual(made);
@@ -117,10 +135,18 @@ describeEachDialect('docs.apten.ai/api-reference/leads/list', (ctx) => {
     const { acme } = ctx();
     const since = '2026-01-01T00:00:00Z';
     expect((await acme.get(`/leads?updatedSince=${since}&limit=1000`)).status).toBe(200);
-    for (const q of [`updatedSince=${since}&limit=1001`, `updatedSince=${since}&limit=0`, 'updatedSince=yesterday', 'createdSince=2026-13-01']) {
+    for (const q of [
+      `updatedSince=${since}&limit=1001`,
+      `updatedSince=${since}&limit=0`,
+      'updatedSince=yesterday',
+      'createdSince=2026-13-01',
+    ]) {
       const res = await acme.get(`/leads?${q}`);
       expect(res.status, q).toBe(400);
-      expect(Object.keys(res.body).filter((k) => k !== 'code'), q).toEqual(['message']);
+      expect(
+        Object.keys(res.body).filter((k) => k !== 'code'),
+        q,
+      ).toEqual(['message']);
       expect(typeof res.body.message, q).toBe('string');
     }
   });
@@ -133,21 +159,44 @@ describeEachDialect('docs.apten.ai/api-reference/leads/replace-tags', (ctx) => {
     const source = await create(client);
     const ids: string[] = [];
     for (const name of ['VIP Customer', 'Interested', 'Follow Up Required']) {
-      ids.push(await insertTag(ts.server.store.db, org, { id: newId(), lead_id: source, name, condition: `${name}?`, created_at: new Date().toISOString() }));
+      ids.push(
+        await insertTag(ts.server.store.db, org, {
+          id: newId(),
+          lead_id: source,
+          name,
+          condition: `${name}?`,
+          created_at: new Date().toISOString(),
+        }),
+      );
     }
     const lead = await create(client);
     const res = await client.call('PUT', `/leads/${lead}/tags`, { tagIds: ids });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body)).toEqual(['tags']);
-    expect(res.body.tags.map((t: { id: string; name: string }) => ({ id: t.id, name: t.name })).sort((a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : 1)))
-      .toEqual([{ id: ids[0], name: 'VIP Customer' }, { id: ids[1], name: 'Interested' }, { id: ids[2], name: 'Follow Up Required' }].sort((a, b) => (a.id! < b.id! ? -1 : 1)));
+    expect(
+      res.body.tags
+        .map((t: { id: string; name: string }) => ({ id: t.id, name: t.name }))
+        .sort((a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : 1)),
+    ).toEqual(
+      [
+        { id: ids[0], name: 'VIP Customer' },
+        { id: ids[1], name: 'Interested' },
+        { id: ids[2], name: 'Follow Up Required' },
+      ].sort((a, b) => (a.id! < b.id! ? -1 : 1)),
+    );
     for (const t of res.body.tags) expect(typeof t.id === 'string' && typeof t.name === 'string').toBe(true);
-    expect((await client.get(`/leads/${lead}`)).body.tags.map((t: { id: string }) => t.id).sort()).toEqual([...ids].sort());
+    expect((await client.get(`/leads/${lead}`)).body.tags.map((t: { id: string }) => t.id).sort()).toEqual(
+      [...ids].sort(),
+    );
   });
 
   it('requires tagIds (400 {message}) and answers the contract 404 for an unknown lead', async () => {
     const { acme } = ctx();
-    expectError(await acme.call('PUT', '/leads/room_abc/tags', { tagIds: [] }), 404, 'Resource not found: Lead with id room_abc');
+    expectError(
+      await acme.call('PUT', '/leads/room_abc/tags', { tagIds: [] }),
+      404,
+      'Resource not found: Lead with id room_abc',
+    );
     const { client } = await freshOrg(ctx());
     const lead = await create(client);
     expectError(await client.call('PUT', `/leads/${lead}/tags`, {}), 400, 'tagIds is required');
@@ -164,7 +213,11 @@ describeEachDialect('docs.apten.ai/api-reference/leads/create', (ctx) => {
 
   it('accepts the documented phone spellings (+, digits, spaces, parentheses, hyphens) and a phone whose + was stripped, storing +E.164', async () => {
     const { client } = await freshOrg(ctx());
-    for (const [phone, stored] of [['+1 (415) 555-0142', '+14155550142'], ['+44 20 7946 0959', '+442079460959'], ['442079460960', '+442079460960']] as const) {
+    for (const [phone, stored] of [
+      ['+1 (415) 555-0142', '+14155550142'],
+      ['+44 20 7946 0959', '+442079460959'],
+      ['442079460960', '+442079460960'],
+    ] as const) {
       const id = await create(client, { ...exampleLead(), phone });
       expect((await client.get(`/leads/${id}`)).body.phone, phone).toBe(stored);
     }
@@ -176,13 +229,27 @@ describeEachDialect('docs.apten.ai/api-reference/leads/get-lead', (ctx) => {
     const ts = ctx();
     const { client, org } = await freshOrg(ts);
     const id = await create(client, { ...exampleLead(), phone: '15555555555' });
-    await insertTag(ts.server.store.db, org, { id: newId(), lead_id: id, name: 'Tag 1', condition: 'Condition 1', created_at: new Date().toISOString() });
+    await insertTag(ts.server.store.db, org, {
+      id: newId(),
+      lead_id: id,
+      name: 'Tag 1',
+      condition: 'Condition 1',
+      created_at: new Date().toISOString(),
+    });
     const res = await client.get(`/leads/${id}`);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
-      firstName: 'John', lastName: 'Doe', phone: '+15555555555', customerProfile: 'default',
-      additionalInfo: { key1: 'value1', key2: 'value2' }, createdAt: expect.stringMatching(ISO),
-      hasReplied: false, isHot: false, isQualified: false, isUnsubscribed: false, isAiOn: true,
+      firstName: 'John',
+      lastName: 'Doe',
+      phone: '+15555555555',
+      customerProfile: 'default',
+      additionalInfo: { key1: 'value1', key2: 'value2' },
+      createdAt: expect.stringMatching(ISO),
+      hasReplied: false,
+      isHot: false,
+      isQualified: false,
+      isUnsubscribed: false,
+      isAiOn: true,
       tags: [{ name: 'Tag 1', condition: 'Condition 1' }],
     });
     expect(res.body.summary === null || typeof res.body.summary === 'string').toBe(true);

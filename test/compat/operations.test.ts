@@ -20,34 +20,68 @@ async function curl(ts: TestServer, method: string, path: string, body?: unknown
   return ts.raw(`/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
 }
 
-describeEachDialect('docs.apten.ai/api-reference/leads/switch-customer-profile', (ctx) => {
-  startEachTestInDaytime(ctx);
-  it('the example body (all five fields) answers the documented four fields, and the message goes out', async () => {
-    const ts = ctx();
-    await ts.acme.patch('/settings', ALWAYS_OPEN);
-    const leadId = await createLead(ts.acme, { firstName: 'Jo' });
-    const res = await curl(ts, 'POST', `/leads/${leadId}/switchCustomerProfile`, {
-      profile: 'default', sendMessage: true, messageDelayHours: 0, messageDelayMins: 0, clearMemory: true,
+describeEachDialect(
+  'docs.apten.ai/api-reference/leads/switch-customer-profile',
+  (ctx) => {
+    startEachTestInDaytime(ctx);
+    it('the example body (all five fields) answers the documented four fields, and the message goes out', async () => {
+      const ts = ctx();
+      await ts.acme.patch('/settings', ALWAYS_OPEN);
+      const leadId = await createLead(ts.acme, { firstName: 'Jo' });
+      const res = await curl(ts, 'POST', `/leads/${leadId}/switchCustomerProfile`, {
+        profile: 'default',
+        sendMessage: true,
+        messageDelayHours: 0,
+        messageDelayMins: 0,
+        clearMemory: true,
+      });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        message: 'Switched profile successfully.',
+        sendMessage: true,
+        messageDelayHours: 0,
+        messageDelayMins: 0,
+      });
+      expect(typeof res.body.sendMessage).toBe('boolean');
+      expect(Number.isInteger(res.body.messageDelayHours) && Number.isInteger(res.body.messageDelayMins)).toBe(true);
+      // `default` has no opening template: the AI writes the opening, as the hosted service's does.
+      const sent = await until(
+        () => messages(ts.acme, leadId),
+        (ms) => aiMessages(ms).some((m) => m.status === 'sent'),
+      );
+      expect(aiMessages(sent)).toHaveLength(1);
     });
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ message: 'Switched profile successfully.', sendMessage: true, messageDelayHours: 0, messageDelayMins: 0 });
-    expect(typeof res.body.sendMessage).toBe('boolean');
-    expect(Number.isInteger(res.body.messageDelayHours) && Number.isInteger(res.body.messageDelayMins)).toBe(true);
-    // `default` has no opening template: the AI writes the opening, as the hosted service's does.
-    const sent = await until(() => messages(ts.acme, leadId), (ms) => aiMessages(ms).some((m) => m.status === 'sent'));
-    expect(aiMessages(sent)).toHaveLength(1);
-  });
 
-  it("the response example's values: messageDelayMins 30 is echoed with messageDelayHours 0", async () => {
-    const ts = ctx();
-    const leadId = await createLead(ts.acme);
-    const res = await curl(ts, 'POST', `/leads/${leadId}/switchCustomerProfile`, { profile: 'default', sendMessage: true, messageDelayMins: 30 });
-    expect(res.body).toMatchObject({ message: 'Switched profile successfully.', sendMessage: true, messageDelayHours: 0, messageDelayMins: 30 });
-    // Hours take precedence over minutes, as the page says.
-    const both = await curl(ts, 'POST', `/leads/${leadId}/switchCustomerProfile`, { profile: 'default', messageDelayHours: 2, messageDelayMins: 30 });
-    expect(both.body).toEqual({ message: 'Switched profile successfully.', sendMessage: false, messageDelayHours: 2, messageDelayMins: 0 });
-  });
-}, FAST_AGENT_ENV);
+    it("the response example's values: messageDelayMins 30 is echoed with messageDelayHours 0", async () => {
+      const ts = ctx();
+      const leadId = await createLead(ts.acme);
+      const res = await curl(ts, 'POST', `/leads/${leadId}/switchCustomerProfile`, {
+        profile: 'default',
+        sendMessage: true,
+        messageDelayMins: 30,
+      });
+      expect(res.body).toMatchObject({
+        message: 'Switched profile successfully.',
+        sendMessage: true,
+        messageDelayHours: 0,
+        messageDelayMins: 30,
+      });
+      // Hours take precedence over minutes, as the page says.
+      const both = await curl(ts, 'POST', `/leads/${leadId}/switchCustomerProfile`, {
+        profile: 'default',
+        messageDelayHours: 2,
+        messageDelayMins: 30,
+      });
+      expect(both.body).toEqual({
+        message: 'Switched profile successfully.',
+        sendMessage: false,
+        messageDelayHours: 2,
+        messageDelayMins: 0,
+      });
+    });
+  },
+  FAST_AGENT_ENV,
+);
 
 describeEachDialect('docs.apten.ai/api-reference/leads/resubscribe', (ctx) => {
   startEachTestInDaytime(ctx);
@@ -72,20 +106,31 @@ describeEachDialect('docs.apten.ai/api-reference/leads/resubscribe', (ctx) => {
     await ts.acme.post(`/leads/${leadId}/turnOffAi`);
     const res = await curl(ts, 'POST', `/leads/${leadId}/resubscribe`);
     expect(res.status).toBe(409);
-    expect(res.body.message).toBe('The lead opted out of sms by replying with a STOP keyword; only the lead can opt back in, by texting START');
-    expect((await ts.acme.get(`/leads/${leadId}`)).body).toMatchObject({ isAiOn: false, subscriptions: { sms: 'unsubscribed' } });
+    expect(res.body.message).toBe(
+      'The lead opted out of sms by replying with a STOP keyword; only the lead can opt back in, by texting START',
+    );
+    expect((await ts.acme.get(`/leads/${leadId}`)).body).toMatchObject({
+      isAiOn: false,
+      subscriptions: { sms: 'unsubscribed' },
+    });
   });
 
-  it('`call`, the reference\'s name for the voice channel, is accepted in channels (answered in Parley\'s names)', async () => {
+  it("`call`, the reference's name for the voice channel, is accepted in channels (answered in Parley's names)", async () => {
     const ts = ctx();
     const leadId = await createLead(ts.acme);
     const off = await ts.acme.post(`/leads/${leadId}/unsubscribe`, { channels: ['call'] });
     expect(off.body).toEqual({ message: 'Lead unsubscribed successfully.', channels: ['voice'] });
-    expect((await ts.acme.get(`/leads/${leadId}`)).body.subscriptions).toMatchObject({ sms: 'subscribed', voice: 'unsubscribed' });
+    expect((await ts.acme.get(`/leads/${leadId}`)).body.subscriptions).toMatchObject({
+      sms: 'subscribed',
+      voice: 'unsubscribed',
+    });
     const on = await ts.acme.post(`/leads/${leadId}/resubscribe`, { channels: ['call'] });
     expect(on.body).toEqual({ message: 'Lead resubscribed successfully.', channels: ['voice'] });
     const bad = await ts.acme.post(`/leads/${leadId}/unsubscribe`, { channels: ['phone'] });
-    expect(bad).toMatchObject({ status: 400, body: { message: 'channels must include at least one of: sms, voice, email' } });
+    expect(bad).toMatchObject({
+      status: 400,
+      body: { message: 'channels must include at least one of: sms, voice, email' },
+    });
   });
 });
 
@@ -98,7 +143,11 @@ describeEachDialect('docs.apten.ai/api-reference/leads/send-message', (ctx) => {
     await ts.acme.patch('/settings', ALWAYS_OPEN);
     const leadId = await createLead(ts.acme);
     const res = await curl(ts, 'POST', `/leads/${leadId}/sendMessage`, {
-      message: 'Hi there!', scheduledTime: '2024-05-17T21:09:13Z', sendWhenOff: true, scheduleFollowUps: true, overrideBusinessHours: true,
+      message: 'Hi there!',
+      scheduledTime: '2024-05-17T21:09:13Z',
+      sendWhenOff: true,
+      scheduleFollowUps: true,
+      overrideBusinessHours: true,
     });
     expect(res.status).toBe(200);
     expect(res.body.message).toBe('Message sent successfully.');
@@ -110,50 +159,72 @@ describeEachDialect('docs.apten.ai/api-reference/leads/send-message', (ctx) => {
     const ts = ctx();
     await ts.acme.patch('/settings', ALWAYS_OPEN);
     const leadId = await createLead(ts.acme);
-    expect((await curl(ts, 'POST', `/leads/${leadId}/sendMessage`, { message: 'Just text' })).body.message).toBe('Message sent successfully.');
+    expect((await curl(ts, 'POST', `/leads/${leadId}/sendMessage`, { message: 'Just text' })).body.message).toBe(
+      'Message sent successfully.',
+    );
     const missing = await curl(ts, 'POST', `/leads/${leadId}/sendMessage`, { sendWhenOff: true });
     expect(missing.status).toBe(400);
     expect(missing.body.message).toMatch(/message/);
   });
 });
 
-describeEachDialect('docs.apten.ai/api-reference/leads/list-events', (ctx) => {
-  startEachTestInDaytime(ctx);
-  it('the example: MESSAGE and COMPLIANCE_BLOCKED events in the documented shape, updatedAt ascending, nextToken null at the end', async () => {
-    const ts = ctx();
-    await ts.acme.patch('/settings', ALWAYS_OPEN);
-    const phone = uniquePhone();
-    const leadId = await createLead(ts.acme, { phone });
-    await ts.acme.post(`/leads/${leadId}/turnOffAi`);
-    await inbound(ts.acme, phone, 'Hi, I am interested');
-    await ts.acme.post('/dnc/register', { phone });
-    await ts.acme.post(`/leads/${leadId}/sendMessage`, { message: 'Blocked', sendWhenOff: true });
-    const res = await curl(ts, 'GET', `/leads/${leadId}/events?since=2026-01-01T00:00:00Z`);
-    expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(['events', 'nextToken']);
-    expect(res.body.nextToken).toBeNull();
-    const [message, blocked] = res.body.events;
-    for (const e of res.body.events) {
-      for (const key of ['id', 'roomId', 'orgId', 'type', 'timestamp', 'updatedAt', 'data']) expect(e, key).toHaveProperty(key);
-      expect(e.timestamp).toMatch(ISO);
-      expect(e.updatedAt).toMatch(ISO);
-      expect(e.roomId).toBe(leadId);
-    }
-    expect(message).toMatchObject({ type: 'MESSAGE', data: { direction: 'INBOUND', content: { text: 'Hi, I am interested' }, isAiGenerated: false, deliveryChannel: 'SMS' } });
-    expect(blocked).toMatchObject({ type: 'COMPLIANCE_BLOCKED', data: { channel: 'sms', reason: 'DNC', source: 'http', triggeredBy: 'user' } });
-    expect(blocked.updatedAt >= message.updatedAt).toBe(true);
-  });
+describeEachDialect(
+  'docs.apten.ai/api-reference/leads/list-events',
+  (ctx) => {
+    startEachTestInDaytime(ctx);
+    it('the example: MESSAGE and COMPLIANCE_BLOCKED events in the documented shape, updatedAt ascending, nextToken null at the end', async () => {
+      const ts = ctx();
+      await ts.acme.patch('/settings', ALWAYS_OPEN);
+      const phone = uniquePhone();
+      const leadId = await createLead(ts.acme, { phone });
+      await ts.acme.post(`/leads/${leadId}/turnOffAi`);
+      await inbound(ts.acme, phone, 'Hi, I am interested');
+      await ts.acme.post('/dnc/register', { phone });
+      await ts.acme.post(`/leads/${leadId}/sendMessage`, { message: 'Blocked', sendWhenOff: true });
+      const res = await curl(ts, 'GET', `/leads/${leadId}/events?since=2026-01-01T00:00:00Z`);
+      expect(res.status).toBe(200);
+      expect(Object.keys(res.body).sort()).toEqual(['events', 'nextToken']);
+      expect(res.body.nextToken).toBeNull();
+      const [message, blocked] = res.body.events;
+      for (const e of res.body.events) {
+        for (const key of ['id', 'roomId', 'orgId', 'type', 'timestamp', 'updatedAt', 'data'])
+          expect(e, key).toHaveProperty(key);
+        expect(e.timestamp).toMatch(ISO);
+        expect(e.updatedAt).toMatch(ISO);
+        expect(e.roomId).toBe(leadId);
+      }
+      expect(message).toMatchObject({
+        type: 'MESSAGE',
+        data: {
+          direction: 'INBOUND',
+          content: { text: 'Hi, I am interested' },
+          isAiGenerated: false,
+          deliveryChannel: 'SMS',
+        },
+      });
+      expect(blocked).toMatchObject({
+        type: 'COMPLIANCE_BLOCKED',
+        data: { channel: 'sms', reason: 'DNC', source: 'http', triggeredBy: 'user' },
+      });
+      expect(blocked.updatedAt >= message.updatedAt).toBe(true);
+    });
 
-  it('types=MESSAGE,CALL (the page\'s example) and limit 1..1000, default 100', async () => {
-    const ts = ctx();
-    const leadId = await createLead(ts.acme);
-    await ts.acme.post(`/leads/${leadId}/addContext`, { context: 'a note' });
-    const filtered = await curl(ts, 'GET', `/leads/${leadId}/events?since=2026-01-01T00:00:00Z&types=MESSAGE,CALL`);
-    expect(filtered.body).toEqual({ events: [], nextToken: null });
-    const custom = await curl(ts, 'GET', `/leads/${leadId}/events?since=2026-01-01T00:00:00Z&types=CUSTOM&limit=1000`);
-    expect(custom.body.events.map((e: { type: string }) => e.type)).toEqual(['CUSTOM']);
-    expect((await curl(ts, 'GET', `/leads/${leadId}/events?since=2026-01-01T00:00:00Z&limit=1001`)).status).toBe(400);
-    // since is required on the page.
-    expect((await curl(ts, 'GET', `/leads/${leadId}/events`)).status).toBe(400);
-  });
-}, FAST_AGENT_ENV);
+    it("types=MESSAGE,CALL (the page's example) and limit 1..1000, default 100", async () => {
+      const ts = ctx();
+      const leadId = await createLead(ts.acme);
+      await ts.acme.post(`/leads/${leadId}/addContext`, { context: 'a note' });
+      const filtered = await curl(ts, 'GET', `/leads/${leadId}/events?since=2026-01-01T00:00:00Z&types=MESSAGE,CALL`);
+      expect(filtered.body).toEqual({ events: [], nextToken: null });
+      const custom = await curl(
+        ts,
+        'GET',
+        `/leads/${leadId}/events?since=2026-01-01T00:00:00Z&types=CUSTOM&limit=1000`,
+      );
+      expect(custom.body.events.map((e: { type: string }) => e.type)).toEqual(['CUSTOM']);
+      expect((await curl(ts, 'GET', `/leads/${leadId}/events?since=2026-01-01T00:00:00Z&limit=1001`)).status).toBe(400);
+      // since is required on the page.
+      expect((await curl(ts, 'GET', `/leads/${leadId}/events`)).status).toBe(400);
+    });
+  },
+  FAST_AGENT_ENV,
+);

@@ -30,11 +30,14 @@ async function patchAndTime(ts: TestServer, id: string, body: unknown) {
   const before = ts.clock.now().getTime();
   const res = await patch(ts.acme, id, body);
   const after = ts.clock.now().getTime();
-  return { res, within: (hours: number) => {
-    const due = new Date(res.body.nextFollowUpAt).getTime();
-    expect(due).toBeGreaterThanOrEqual(before + hours * HOUR);
-    expect(due).toBeLessThanOrEqual(after + hours * HOUR);
-  } };
+  return {
+    res,
+    within: (hours: number) => {
+      const due = new Date(res.body.nextFollowUpAt).getTime();
+      expect(due).toBeGreaterThanOrEqual(before + hours * HOUR);
+      expect(due).toBeLessThanOrEqual(after + hours * HOUR);
+    },
+  };
 }
 
 describeEachDialect('docs.apten.ai/api-reference/leads/update', (ctx) => {
@@ -50,10 +53,21 @@ describeEachDialect('docs.apten.ai/api-reference/leads/update', (ctx) => {
     });
     expect(res.status).toBe(200);
     expect(res.body.message).toBe('Lead updated successfully.');
-    expect(res.body).toMatchObject({ id, email: 'ann.lee@example.com', timeZone: 'America/New_York', followUpStep: 1, followUpConfig: CONFIG });
+    expect(res.body).toMatchObject({
+      id,
+      email: 'ann.lee@example.com',
+      timeZone: 'America/New_York',
+      followUpStep: 1,
+      followUpConfig: CONFIG,
+    });
     const lead = (await ts.acme.get(`/leads/${id}`)).body;
     expect(lead.additionalInfo).toEqual({ keep: 'yes', change: 2, added: 'new' });
-    expect(lead).toMatchObject({ email: 'ann.lee@example.com', timeZone: 'America/New_York', followUpConfig: CONFIG, followUpStep: 1 });
+    expect(lead).toMatchObject({
+      email: 'ann.lee@example.com',
+      timeZone: 'America/New_York',
+      followUpConfig: CONFIG,
+      followUpStep: 1,
+    });
     expect(lead.nextFollowUpAt).toBe(res.body.nextFollowUpAt);
     expect(lead.followUpNote).toBeNull();
   });
@@ -91,7 +105,9 @@ describeEachDialect('docs.apten.ai/api-reference/leads/update', (ctx) => {
   it('config only on a lead without a step: the cadence starts at its first step', async () => {
     const ts = ctx();
     const id = await createLead(ts.acme);
-    const { res, within } = await patchAndTime(ts, id, { followUpConfig: { 2: { hours: 5, channel: 'email' }, 4: { hours: 1, channel: 'text' } } });
+    const { res, within } = await patchAndTime(ts, id, {
+      followUpConfig: { 2: { hours: 5, channel: 'email' }, 4: { hours: 1, channel: 'text' } },
+    });
     expect(res.body.followUpStep).toBe(2);
     within(5);
   });
@@ -114,12 +130,18 @@ describeEachDialect('docs.apten.ai/api-reference/leads/update', (ctx) => {
     expect(stopped.body).toMatchObject({ followUpStep: -1, nextFollowUpAt: null, followUpConfig: CONFIG });
     expect(stopped.body.followUpNote).toMatch(/^stopped by the API/);
     // Config only keeps a stopped cadence stopped (the current step is kept).
-    expect((await patch(ts.acme, id, { followUpConfig: CONFIG })).body).toMatchObject({ followUpStep: -1, nextFollowUpAt: null });
+    expect((await patch(ts.acme, id, { followUpConfig: CONFIG })).body).toMatchObject({
+      followUpStep: -1,
+      nextFollowUpAt: null,
+    });
     const nurture = await patch(ts.acme, id, { followUpStep: -2 });
     expect(nurture.body).toMatchObject({ followUpStep: -2, nextFollowUpAt: null });
     // -1 and -2 need no config at all.
     const bare = await createLead(ts.acme);
-    expect((await patch(ts.acme, bare, { followUpStep: -1 })).body).toMatchObject({ followUpStep: -1, followUpConfig: null });
+    expect((await patch(ts.acme, bare, { followUpStep: -1 })).body).toMatchObject({
+      followUpStep: -1,
+      followUpConfig: null,
+    });
   });
 
   it('accepts every documented step shape: voicemailEnabled on call, strategyIds as "auto" or a list, Parley\'s own channel names', async () => {
@@ -137,26 +159,85 @@ describeEachDialect('docs.apten.ai/api-reference/leads/update', (ctx) => {
 
   // The digit keys of followUpConfig are written `followUpConfig.1` or `followUpConfig[1]` by the validator: both name the step.
   it.each([
-    ['a step without hours', { followUpConfig: { 1: { channel: 'text' } } }, /^followUpConfig(\.1|\[1\])\.hours is required$/],
-    ['a step without channel', { followUpConfig: { 2: { hours: 3 } } }, /^followUpConfig(\.2|\[2\])\.channel is required$/],
-    ['an unknown channel', { followUpConfig: { 1: { hours: 3, channel: 'fax' } } }, /^followUpConfig(\.1|\[1\])\.channel must be one of: text, call, email/],
-    ['zero hours', { followUpConfig: { 1: { hours: 0, channel: 'text' } } }, /^followUpConfig(\.1|\[1\])\.hours must be a number of hours greater than 0 and at most 8784 \(a year\)$/],
-    ['hours as text', { followUpConfig: { 1: { hours: '3', channel: 'text' } } }, /^followUpConfig(\.1|\[1\])\.hours must be a number of hours greater than 0 and at most 8784 \(a year\)$/],
-    ['voicemail on a text step', { followUpConfig: { 1: { hours: 1, channel: 'call' }, 2: { hours: 3, channel: 'text', voicemailEnabled: true } } },
-      'followUpConfig step 2: voicemailEnabled is only valid for the call channel, not text'],
-    ['voicemail on an email step', { followUpConfig: { 1: { hours: 3, channel: 'email', voicemailEnabled: false } } },
-      'followUpConfig step 1: voicemailEnabled is only valid for the call channel, not email'],
-    ['a key that is not a step number', { followUpConfig: { first: { hours: 3, channel: 'text' } } }, /^followUpConfig must have step numbers as keys/],
-    ['step 0 as a key', { followUpConfig: { 0: { hours: 3, channel: 'text' } } }, /^followUpConfig must have step numbers as keys/],
-    ['an unknown field in a step', { followUpConfig: { 1: { hours: 3, channel: 'text', delay: 2 } } }, /^followUpConfig(\.1|\[1\])\.delay is not allowed$/],
+    [
+      'a step without hours',
+      { followUpConfig: { 1: { channel: 'text' } } },
+      /^followUpConfig(\.1|\[1\])\.hours is required$/,
+    ],
+    [
+      'a step without channel',
+      { followUpConfig: { 2: { hours: 3 } } },
+      /^followUpConfig(\.2|\[2\])\.channel is required$/,
+    ],
+    [
+      'an unknown channel',
+      { followUpConfig: { 1: { hours: 3, channel: 'fax' } } },
+      /^followUpConfig(\.1|\[1\])\.channel must be one of: text, call, email/,
+    ],
+    [
+      'zero hours',
+      { followUpConfig: { 1: { hours: 0, channel: 'text' } } },
+      /^followUpConfig(\.1|\[1\])\.hours must be a number of hours greater than 0 and at most 8784 \(a year\)$/,
+    ],
+    [
+      'hours as text',
+      { followUpConfig: { 1: { hours: '3', channel: 'text' } } },
+      /^followUpConfig(\.1|\[1\])\.hours must be a number of hours greater than 0 and at most 8784 \(a year\)$/,
+    ],
+    [
+      'voicemail on a text step',
+      {
+        followUpConfig: { 1: { hours: 1, channel: 'call' }, 2: { hours: 3, channel: 'text', voicemailEnabled: true } },
+      },
+      'followUpConfig step 2: voicemailEnabled is only valid for the call channel, not text',
+    ],
+    [
+      'voicemail on an email step',
+      { followUpConfig: { 1: { hours: 3, channel: 'email', voicemailEnabled: false } } },
+      'followUpConfig step 1: voicemailEnabled is only valid for the call channel, not email',
+    ],
+    [
+      'a key that is not a step number',
+      { followUpConfig: { first: { hours: 3, channel: 'text' } } },
+      /^followUpConfig must have step numbers as keys/,
+    ],
+    [
+      'step 0 as a key',
+      { followUpConfig: { 0: { hours: 3, channel: 'text' } } },
+      /^followUpConfig must have step numbers as keys/,
+    ],
+    [
+      'an unknown field in a step',
+      { followUpConfig: { 1: { hours: 3, channel: 'text', delay: 2 } } },
+      /^followUpConfig(\.1|\[1\])\.delay is not allowed$/,
+    ],
     ['a config that is not an object', { followUpConfig: [1, 2] }, /^followUpConfig must be /],
-    ['followUpStep 0', { followUpStep: 0 }, 'followUpStep must be a positive step number (1, 2, 3, ...), -1 to stop follow-ups or -2 for long-term nurture'],
-    ['followUpStep -3', { followUpStep: -3 }, 'followUpStep must be a positive step number (1, 2, 3, ...), -1 to stop follow-ups or -2 for long-term nurture'],
-    ['followUpStep 1.5', { followUpStep: 1.5 }, 'followUpStep must be a positive step number (1, 2, 3, ...), -1 to stop follow-ups or -2 for long-term nurture'],
-    ['followUpStep as text', { followUpStep: '1' }, 'followUpStep must be a positive step number (1, 2, 3, ...), -1 to stop follow-ups or -2 for long-term nurture'],
+    [
+      'followUpStep 0',
+      { followUpStep: 0 },
+      'followUpStep must be a positive step number (1, 2, 3, ...), -1 to stop follow-ups or -2 for long-term nurture',
+    ],
+    [
+      'followUpStep -3',
+      { followUpStep: -3 },
+      'followUpStep must be a positive step number (1, 2, 3, ...), -1 to stop follow-ups or -2 for long-term nurture',
+    ],
+    [
+      'followUpStep 1.5',
+      { followUpStep: 1.5 },
+      'followUpStep must be a positive step number (1, 2, 3, ...), -1 to stop follow-ups or -2 for long-term nurture',
+    ],
+    [
+      'followUpStep as text',
+      { followUpStep: '1' },
+      'followUpStep must be a positive step number (1, 2, 3, ...), -1 to stop follow-ups or -2 for long-term nurture',
+    ],
     ['a step without any config', { followUpStep: 2 }, 'followUpStep 2 needs a followUpConfig: the lead has none'],
-    ['a step the config does not have', { followUpConfig: { 1: { hours: 1, channel: 'text' }, 2: { hours: 2, channel: 'text' } }, followUpStep: 5 },
-      'followUpStep 5 is not a step of followUpConfig (steps: 1, 2)'],
+    [
+      'a step the config does not have',
+      { followUpConfig: { 1: { hours: 1, channel: 'text' }, 2: { hours: 2, channel: 'text' } }, followUpStep: 5 },
+      'followUpStep 5 is not a step of followUpConfig (steps: 1, 2)',
+    ],
     ['an unknown field', { nickname: 'Annie' }, 'nickname is not allowed'],
     ['a field a client may not write', { isUnsubscribed: false }, 'isUnsubscribed is not allowed'],
     ['the lead id', { id: '0190a5b2-7c1e-7a3b-8f00-4b1d2c3e4f50' }, 'id is not allowed'],
@@ -175,7 +256,11 @@ describeEachDialect('docs.apten.ai/api-reference/leads/update', (ctx) => {
     await patch(ts.acme, id, { followUpConfig: CONFIG, followUpStep: 3 });
     const before = (await ts.acme.get(`/leads/${id}`)).body;
     const res = await patch(ts.acme, id, { followUpConfig: { 1: { hours: 1, channel: 'text' } } });
-    expectError(res, 400, "followUpConfig has no step 3, the step the lead's follow-ups are at (steps: 1); send followUpStep with it to choose where to restart");
+    expectError(
+      res,
+      400,
+      "followUpConfig has no step 3, the step the lead's follow-ups are at (steps: 1); send followUpStep with it to choose where to restart",
+    );
     expect((await ts.acme.get(`/leads/${id}`)).body).toEqual(before);
   });
 

@@ -16,10 +16,21 @@ describeEachDialect('the consent ledger keeps no provider free text', (ctx) => {
     const before = new Date(Date.now() - 60_000).toISOString();
     const id = await createLead(ts.acme, { firstName: 'Bounce', email });
     const detail = `550 5.1.1 <${email}> (${name}): Recipient address rejected: user unknown`;
-    expect((await ts.acme.post('/inbound/emailEvents', { event: 'bounce', email, detail })).body).toMatchObject({ leadId: id, action: 'opted_out' });
+    expect((await ts.acme.post('/inbound/emailEvents', { event: 'bounce', email, detail })).body).toMatchObject({
+      leadId: id,
+      action: 'opted_out',
+    });
     // A complaint about an address no lead holds is recorded the same way.
     const stranger = `complainer.${mark}@example.org`;
-    expect((await ts.acme.post('/inbound/emailEvents', { event: 'complaint', email: stranger, detail: `abuse report from ${stranger} (Complaining ${mark})` })).status).toBe(200);
+    expect(
+      (
+        await ts.acme.post('/inbound/emailEvents', {
+          event: 'complaint',
+          email: stranger,
+          detail: `abuse report from ${stranger} (Complaining ${mark})`,
+        })
+      ).status,
+    ).toBe(200);
     const records = (await ts.acme.get(`/leads/${id}/consent`)).body.records as { actor: string }[];
     expect(records.map((r) => r.actor)).toEqual(['email-provider:bounce:hard']);
 
@@ -30,7 +41,8 @@ describeEachDialect('the consent ledger keeps no provider free text', (ctx) => {
     const csv = (res.body as string).toLowerCase();
     expect(csv).toContain(id);
     expect(csv).toContain('email-provider:complaint');
-    for (const needle of [email, name, stranger, `Complaining ${mark}`, mark]) expect(csv, needle).not.toContain(needle.toLowerCase());
+    for (const needle of [email, name, stranger, `Complaining ${mark}`, mark])
+      expect(csv, needle).not.toContain(needle.toLowerCase());
     // Nor anywhere else in the database.
     expect(await scanText(ts.server.store.db, ts.dialect, [email, name, stranger, `Complaining ${mark}`])).toEqual([]);
   });
@@ -41,9 +53,16 @@ describeEachDialect('the consent history names who acted as a person reads it', 
     const ts = ctx();
     const id = await createLead(ts.acme, { firstName: 'Kay', phone: uniquePhone() });
     expect((await ts.acme.post(`/leads/${id}/unsubscribe`, { channels: ['sms'] })).status).toBe(200);
-    const [record] = (await ts.acme.get(`/leads/${id}/consent`)).body.records as { actor: string; actorLabel: string | null }[];
+    const [record] = (await ts.acme.get(`/leads/${id}/consent`)).body.records as {
+      actor: string;
+      actorLabel: string | null;
+    }[];
     const keyId = record!.actor.replace(/^key:/, '');
-    const key = await ts.server.store.db.selectFrom('api_keys').select(['prefix', 'name']).where('id', '=', keyId).executeTakeFirstOrThrow();
+    const key = await ts.server.store.db
+      .selectFrom('api_keys')
+      .select(['prefix', 'name'])
+      .where('id', '=', keyId)
+      .executeTakeFirstOrThrow();
     expect(record!.actorLabel).toBe(`key ${key.prefix}…${key.name ? ` (${key.name})` : ''}`);
     expect(record!.actorLabel).not.toContain(keyId);
   });

@@ -47,7 +47,11 @@ const MAY: Record<string, readonly string[]> = {
 
 describe('mayLift: the whole table', () => {
   it('covers every declared source', () => {
-    expect([...OPT_OUT_SOURCES].sort()).toEqual(Object.keys(MAY).filter((s) => !['none', 'some-future-source', ''].includes(s)).sort());
+    expect([...OPT_OUT_SOURCES].sort()).toEqual(
+      Object.keys(MAY)
+        .filter((s) => !['none', 'some-future-source', ''].includes(s))
+        .sort(),
+    );
   });
 
   for (const [name, allowed] of Object.entries(MAY)) {
@@ -119,7 +123,7 @@ describe('strongerSource', () => {
     }
   });
 
-  it('never lets an API opt-out replace the lead\'s own STOP, nor anything replace DNC but an unknown source', () => {
+  it("never lets an API opt-out replace the lead's own STOP, nor anything replace DNC but an unknown source", () => {
     expect(strongerSource('keyword', 'api')).toBe('keyword');
     expect(strongerSource('api', 'keyword')).toBe('keyword');
     expect(strongerSource('phrase', 'bounce')).toBe('phrase');
@@ -130,7 +134,8 @@ describe('strongerSource', () => {
     expect(strongerSource('complaint', 'voice')).toBe('complaint');
     expect(strongerSource('voice', 'complaint')).toBe('complaint');
     expect(strongerSource('complaint', 'dnc')).toBe('dnc');
-    for (const s of ['api', 'bounce', 'ai', 'message', 'phrase', 'keyword', 'link', 'voice', 'complaint']) expect(strongerSource('dnc', s)).toBe('dnc');
+    for (const s of ['api', 'bounce', 'ai', 'message', 'phrase', 'keyword', 'link', 'voice', 'complaint'])
+      expect(strongerSource('dnc', s)).toBe('dnc');
     expect(strongerSource('dnc', 'some-future-source')).toBe('some-future-source');
     expect(strongerSource('some-future-source', 'dnc')).toBe('some-future-source');
     expect(strongerSource('some-future-source', 'other-unknown')).toBe('other-unknown');

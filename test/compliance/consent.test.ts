@@ -13,8 +13,16 @@ async function inbound(client: Client, body: Record<string, unknown>) {
   return res.body as { leadId: string | null; messageId: string | null; action: string };
 }
 
-type Msg = { id: string; content: { text: string }; direction: string; status: string; statusCode: string | null; statusReason: string | null };
-const messages = async (client: Client, leadId: string) => (await client.get(`/leads/${leadId}/messages`)).body.messages as Msg[];
+type Msg = {
+  id: string;
+  content: { text: string };
+  direction: string;
+  status: string;
+  statusCode: string | null;
+  statusReason: string | null;
+};
+const messages = async (client: Client, leadId: string) =>
+  (await client.get(`/leads/${leadId}/messages`)).body.messages as Msg[];
 
 async function lead(ts: TestServer, fields: Record<string, unknown> = {}) {
   const phone = uniquePhone();
@@ -36,7 +44,11 @@ describeEachDialect('suppression belongs to the address', (ctx) => {
     // A lead whose email changes to the suppressed address is suppressed on email only.
     const mover = await lead(ts, { email: `other-${Date.now()}@example.com` });
     await ts.acme.patch(`/leads/${mover.id}`, { email });
-    expect((await ts.acme.get(`/leads/${mover.id}`)).body.subscriptions).toEqual({ sms: 'subscribed', voice: 'subscribed', email: 'unsubscribed' });
+    expect((await ts.acme.get(`/leads/${mover.id}`)).body.subscriptions).toEqual({
+      sms: 'subscribed',
+      voice: 'subscribed',
+      email: 'unsubscribed',
+    });
   });
 
   it('a phone opted out by STOP stays suppressed when the lead is erased and the number re-created', async () => {
@@ -56,7 +68,9 @@ describeEachDialect('suppression belongs to the address', (ctx) => {
     const rows = await ts.server.store.db.selectFrom('suppressions').selectAll().execute();
     const { createHash } = await import('node:crypto');
     const plain = createHash('sha256').update(phone).digest('hex');
-    expect(rows.some((r) => r.address_digest === ts.server.deps.digests.keyed(phone) && r.digest_kind === 'hmac')).toBe(true);
+    expect(rows.some((r) => r.address_digest === ts.server.deps.digests.keyed(phone) && r.digest_kind === 'hmac')).toBe(
+      true,
+    );
     expect(rows.some((r) => r.address_digest === plain || r.address_digest.includes(phone.slice(1)))).toBe(false);
   });
 });
@@ -81,7 +95,12 @@ describeEachDialect('the consent ledger', (ctx) => {
     expect(records[0]!.actor).toMatch(/^key:/);
     expect(records[1]).toMatchObject({ inboundMessageId: stop.messageId, actor: expect.stringMatching(/^key:/) });
     expect(records[3]).toMatchObject({ inboundMessageId: start.messageId });
-    expect(records.every((r) => r.addressDigest !== phone && typeof r.addressDigest === 'string' && (r.addressDigest as string).length === 64)).toBe(true);
+    expect(
+      records.every(
+        (r) =>
+          r.addressDigest !== phone && typeof r.addressDigest === 'string' && (r.addressDigest as string).length === 64,
+      ),
+    ).toBe(true);
   });
 
   it('exports a date range as CSV, one line per record, and refuses an empty range', async () => {
@@ -97,10 +116,14 @@ describeEachDialect('the consent ledger', (ctx) => {
     expect(lines[0]).toBe('id,leadId,channel,action,source,reason,actor,inboundMessageId,addressDigest,createdAt');
     const mine = lines.filter((l) => l.includes(id));
     expect(mine.map((l) => l.split(',').slice(2, 5).join(','))).toEqual(['sms,optOut,api', 'voice,optOut,api']);
-    const empty = await ts.acme.get(`/consent/export?from=${encodeURIComponent(after)}&to=${encodeURIComponent(before)}`);
+    const empty = await ts.acme.get(
+      `/consent/export?from=${encodeURIComponent(after)}&to=${encodeURIComponent(before)}`,
+    );
     expectError(empty, 400, 'to must be later than from');
     // A leap second passes the date-time format but is no JavaScript date: named, not read as an empty range.
-    const leap = await ts.acme.get(`/consent/export?from=${encodeURIComponent('2016-12-31T23:59:60Z')}&to=${encodeURIComponent(after)}`);
+    const leap = await ts.acme.get(
+      `/consent/export?from=${encodeURIComponent('2016-12-31T23:59:60Z')}&to=${encodeURIComponent(after)}`,
+    );
     expectError(leap, 400, 'from must be an ISO 8601 timestamp such as 2026-05-14T15:00:00Z');
   });
 
@@ -121,7 +144,7 @@ describeEachDialect('who may lift an opt-out', (ctx) => {
     expect(DEFAULT_SCOPES).not.toContain('inbound:write');
   });
 
-  it('START lifts the lead\'s own text opt-out, not an API, link or DNC one; the API cannot lift the lead\'s', async () => {
+  it("START lifts the lead's own text opt-out, not an API, link or DNC one; the API cannot lift the lead's", async () => {
     const ts = ctx();
     const a = await lead(ts);
     await ts.acme.post(`/leads/${a.id}/unsubscribe`, { channels: ['sms'] });
@@ -143,15 +166,26 @@ describeEachDialect('who may lift an opt-out', (ctx) => {
   it('"never contact me" is lifted only by removing the DNC entry, which lifts sms and voice and not email', async () => {
     const ts = ctx();
     const { id, phone } = await lead(ts, { email: `never-${Date.now()}@example.com` });
-    expect((await inbound(ts.acme, { channel: 'sms', from: phone, text: 'never contact me again' })).action).toBe('do_not_contact');
+    expect((await inbound(ts.acme, { channel: 'sms', from: phone, text: 'never contact me again' })).action).toBe(
+      'do_not_contact',
+    );
     expectError(await ts.acme.post(`/leads/${id}/resubscribe`, {}), 409, /Do Not Contact/);
     expect((await ts.acme.post('/dnc/remove', { phone })).status).toBe(200);
-    expect((await ts.acme.get(`/leads/${id}`)).body.subscriptions).toEqual({ sms: 'subscribed', voice: 'subscribed', email: 'unsubscribed' });
-    const lifts = (await ts.acme.get(`/leads/${id}/consent`)).body.records.filter((r: { action: string }) => r.action === 'optIn');
-    expect(lifts.map((r: { channel: string; source: string }) => `${r.channel}:${r.source}`)).toEqual(['sms:dnc', 'voice:dnc']);
+    expect((await ts.acme.get(`/leads/${id}`)).body.subscriptions).toEqual({
+      sms: 'subscribed',
+      voice: 'subscribed',
+      email: 'unsubscribed',
+    });
+    const lifts = (await ts.acme.get(`/leads/${id}/consent`)).body.records.filter(
+      (r: { action: string }) => r.action === 'optIn',
+    );
+    expect(lifts.map((r: { channel: string; source: string }) => `${r.channel}:${r.source}`)).toEqual([
+      'sms:dnc',
+      'voice:dnc',
+    ]);
   });
 
-  it('an API opt-out over the lead\'s own STOP keeps the STOP (the harder one to lift)', async () => {
+  it("an API opt-out over the lead's own STOP keeps the STOP (the harder one to lift)", async () => {
     const ts = ctx();
     const { id, phone } = await lead(ts);
     await inbound(ts.acme, { channel: 'sms', from: phone, text: 'STOP' });
@@ -166,47 +200,79 @@ describeEachDialect('confirmations answer what they confirm', (ctx) => {
     ts.clock.set(LA_NOON);
     await ts.acme.patch('/settings', { contactHours: { start: '08:00', end: '21:00' } });
     const { id, phone } = await lead(ts);
-    await Promise.all(['STOP', 'stop', 'STOP STOP', 'Stop.'].map((text) => inbound(ts.acme, { channel: 'sms', from: phone, text })));
-    const outbound = await until(() => messages(ts.acme, id), (ms) => ms.some((m) => m.direction === 'outbound' && m.status === 'sent'));
+    await Promise.all(
+      ['STOP', 'stop', 'STOP STOP', 'Stop.'].map((text) => inbound(ts.acme, { channel: 'sms', from: phone, text })),
+    );
+    const outbound = await until(
+      () => messages(ts.acme, id),
+      (ms) => ms.some((m) => m.direction === 'outbound' && m.status === 'sent'),
+    );
     const confirmations = outbound.filter((m) => m.direction === 'outbound');
     expect(confirmations).toHaveLength(1);
-    expect(confirmations[0]).toMatchObject({ status: 'sent', content: { text: expect.stringMatching(/unsubscribed/) } });
+    expect(confirmations[0]).toMatchObject({
+      status: 'sent',
+      content: { text: expect.stringMatching(/unsubscribed/) },
+    });
     const after = await ts.acme.post(`/leads/${id}/sendMessage`, { message: 'One more thing', sendWhenOff: true });
     expect(after.body).toMatchObject({ status: 'blocked', statusCode: 'OPTED_OUT' });
   });
-
 });
 
 // No worker here: the HELP answer must still be queued when the STOP arrives.
-describeEachDialect('replies queued before an opt-out', (ctx) => {
-  it('a HELP answer queued before a STOP is never sent, and says why', async () => {
-    const ts = ctx();
-    ts.clock.set(LA_NOON);
-    const { id, phone } = await lead(ts);
-    await inbound(ts.acme, { channel: 'sms', from: phone, text: 'HELP' });
-    await inbound(ts.acme, { channel: 'sms', from: phone, text: 'STOP' });
-    const out = (await messages(ts.acme, id)).filter((m) => m.direction === 'outbound');
-    expect(out.map((m) => [m.status, m.statusCode])).toEqual([['blocked', 'OPTED_OUT_BEFORE_SEND'], ['scheduled', null]]);
-  });
-}, { PARLEY_WORKER: 'false' });
+describeEachDialect(
+  'replies queued before an opt-out',
+  (ctx) => {
+    it('a HELP answer queued before a STOP is never sent, and says why', async () => {
+      const ts = ctx();
+      ts.clock.set(LA_NOON);
+      const { id, phone } = await lead(ts);
+      await inbound(ts.acme, { channel: 'sms', from: phone, text: 'HELP' });
+      await inbound(ts.acme, { channel: 'sms', from: phone, text: 'STOP' });
+      const out = (await messages(ts.acme, id)).filter((m) => m.direction === 'outbound');
+      expect(out.map((m) => [m.status, m.statusCode])).toEqual([
+        ['blocked', 'OPTED_OUT_BEFORE_SEND'],
+        ['scheduled', null],
+      ]);
+    });
+  },
+  { PARLEY_WORKER: 'false' },
+);
 
 describeEachDialect('the answer to a send says what the gate decided', (ctx) => {
   it('scheduled inside the window, waiting outside it (with the opening time), blocked when it can never go', async () => {
     const ts = ctx();
-    await ts.acme.patch('/settings', { contactHours: { start: '08:00', end: '21:00' }, contactDays: ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] });
+    await ts.acme.patch('/settings', {
+      contactHours: { start: '08:00', end: '21:00' },
+      contactDays: ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'],
+    });
     const { id } = await lead(ts);
     ts.clock.set(LA_NOON);
     const now = await ts.acme.post(`/leads/${id}/sendMessage`, { message: 'Hi at noon' });
     expect(now.body).toMatchObject({ message: 'Message sent successfully.', status: 'scheduled', statusCode: null });
     ts.clock.set('2026-06-10T10:00:00Z'); // 03:00 in Los Angeles
     const night = await ts.acme.post(`/leads/${id}/sendMessage`, { message: 'Hi at night' });
-    expect(night.body).toMatchObject({ status: 'waiting', statusCode: 'CONTACT_HOURS', scheduledTime: '2026-06-10T15:00:00.000Z' });
+    expect(night.body).toMatchObject({
+      status: 'waiting',
+      statusCode: 'CONTACT_HOURS',
+      scheduledTime: '2026-06-10T15:00:00.000Z',
+    });
     const waiting = (await messages(ts.acme, id)).find((m) => m.id === night.body.id)!;
-    expect(waiting).toMatchObject({ status: 'scheduled', statusCode: 'CONTACT_HOURS', statusReason: expect.stringContaining('America/Los_Angeles') });
+    expect(waiting).toMatchObject({
+      status: 'scheduled',
+      statusCode: 'CONTACT_HOURS',
+      statusReason: expect.stringContaining('America/Los_Angeles'),
+    });
     await ts.acme.post(`/leads/${id}/turnOffAi`);
     const off = await ts.acme.post(`/leads/${id}/sendMessage`, { message: 'AI is off' });
-    expect(off.body).toMatchObject({ message: 'Message blocked by the compliance gate.', status: 'blocked', statusCode: 'AI_OFF' });
-    expect((await messages(ts.acme, id)).find((m) => m.id === off.body.id)).toMatchObject({ status: 'blocked', statusCode: 'AI_OFF' });
+    expect(off.body).toMatchObject({
+      message: 'Message blocked by the compliance gate.',
+      status: 'blocked',
+      statusCode: 'AI_OFF',
+    });
+    expect((await messages(ts.acme, id)).find((m) => m.id === off.body.id)).toMatchObject({
+      status: 'blocked',
+      statusCode: 'AI_OFF',
+    });
   });
 
   it('a frequency cap blocks automated messages past N in 24 hours, never a human one', async () => {
@@ -215,34 +281,57 @@ describeEachDialect('the answer to a send says what the gate decided', (ctx) => 
     await ts.acme.patch('/settings', { frequencyCap: { maxAutomatedPerDay: 1 } });
     const { id } = await lead(ts);
     const db = ts.server.store.db;
-    const org = (await db.selectFrom('leads').select('organization_id').where('id', '=', id).executeTakeFirstOrThrow()).organization_id;
+    const org = (await db.selectFrom('leads').select('organization_id').where('id', '=', id).executeTakeFirstOrThrow())
+      .organization_id;
     const { scheduleSend } = await import('../../src/messages/send.service.js');
     const { findLead } = await import('../../src/leads/leads.repository.js');
     const row = (await findLead(db, org, id))!;
     const now = ts.clock.now();
     const ids = [];
     for (const text of ['automated one', 'automated two']) {
-      ids.push(await scheduleSend(db, { organizationId: org, lead: row, channel: 'sms', text, runAt: now, sendWhenOff: false, isAiGenerated: true, now: now.toISOString() }));
-      await until(() => messages(ts.acme, id), (ms) => ms.every((m) => m.status !== 'scheduled' && m.status !== 'sending'));
+      ids.push(
+        await scheduleSend(db, {
+          organizationId: org,
+          lead: row,
+          channel: 'sms',
+          text,
+          runAt: now,
+          sendWhenOff: false,
+          isAiGenerated: true,
+          now: now.toISOString(),
+        }),
+      );
+      await until(
+        () => messages(ts.acme, id),
+        (ms) => ms.every((m) => m.status !== 'scheduled' && m.status !== 'sending'),
+      );
     }
     const ms = await messages(ts.acme, id);
-    expect(ids.map((mid) => ms.find((m) => m.id === mid)).map((m) => [m?.status, m?.statusCode])).toEqual([['sent', null], ['blocked', 'FREQUENCY_CAP']]);
+    expect(ids.map((mid) => ms.find((m) => m.id === mid)).map((m) => [m?.status, m?.statusCode])).toEqual([
+      ['sent', null],
+      ['blocked', 'FREQUENCY_CAP'],
+    ]);
     const human = await ts.acme.post(`/leads/${id}/sendMessage`, { message: 'from a person' });
     expect(human.body.status).toBe('scheduled');
   });
 });
 
 describeEachDialect('organization keywords and address-bound links', (ctx) => {
-  it('an organization\'s own opt-out and opt-in words work like the built-ins, which stay', async () => {
+  it("an organization's own opt-out and opt-in words work like the built-ins, which stay", async () => {
     const ts = ctx();
-    const org = await ts.clientWithScopes(['settings:write', 'leads:write', 'leads:read', 'inbound:write'], 'own-words');
+    const org = await ts.clientWithScopes(
+      ['settings:write', 'leads:write', 'leads:read', 'inbound:write'],
+      'own-words',
+    );
     await org.patch('/settings', { optOutKeywords: ['Basta ya'], optInKeywords: ['Vuelvo'] });
     const phone = uniquePhone();
     const id = await createLead(org, { phone });
     expect((await inbound(org, { channel: 'sms', from: phone, text: 'BASTA YA!' })).action).toBe('opted_out');
     expect((await inbound(org, { channel: 'sms', from: phone, text: 'vuelvo' })).action).toBe('resubscribed');
     expect((await inbound(org, { channel: 'sms', from: phone, text: 'STOP' })).action).toBe('opted_out');
-    expect((await inbound(org, { channel: 'sms', from: phone, text: 'vuelvo a casa el lunes, hablamos' })).action).toBe('conversation');
+    expect((await inbound(org, { channel: 'sms', from: phone, text: 'vuelvo a casa el lunes, hablamos' })).action).toBe(
+      'conversation',
+    );
     expect((await org.get(`/leads/${id}`)).body.subscriptions.sms).toBe('unsubscribed');
   });
 
@@ -251,9 +340,19 @@ describeEachDialect('organization keywords and address-bound links', (ctx) => {
     const { issueUnsubscribeToken, unsubscribeKey } = await import('../../src/channels/unsubscribe-token.js');
     const oldEmail = `old-${Date.now()}@example.com`;
     const { id } = await lead(ts, { email: oldEmail });
-    const org = (await ts.server.store.db.selectFrom('leads').select('organization_id').where('id', '=', id).executeTakeFirstOrThrow()).organization_id;
+    const org = (
+      await ts.server.store.db
+        .selectFrom('leads')
+        .select('organization_id')
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow()
+    ).organization_id;
     const token = issueUnsubscribeToken(await unsubscribeKey(ts.server.deps), {
-      organizationId: org, leadId: id, channel: 'email', issuedAt: new Date(), addressDigest: ts.server.deps.digests.keyed(oldEmail),
+      organizationId: org,
+      leadId: id,
+      channel: 'email',
+      issuedAt: new Date(),
+      addressDigest: ts.server.deps.digests.keyed(oldEmail),
     });
     await ts.acme.patch(`/leads/${id}`, { email: `new-${Date.now()}@example.com` });
     const res = await ts.raw(`/v1/unsubscribe/${token}`, { method: 'POST' });
@@ -262,7 +361,13 @@ describeEachDialect('organization keywords and address-bound links', (ctx) => {
     const again = await lead(ts, { email: oldEmail });
     expect((await ts.acme.get(`/leads/${again.id}`)).body.subscriptions.email).toBe('unsubscribed');
     const [record] = (await ts.acme.get(`/leads/${id}/consent`)).body.records;
-    expect(record).toMatchObject({ channel: 'email', action: 'optOut', source: 'link', reason: 'UNSUBSCRIBE_LINK', addressDigest: ts.server.deps.digests.keyed(oldEmail) });
+    expect(record).toMatchObject({
+      channel: 'email',
+      action: 'optOut',
+      source: 'link',
+      reason: 'UNSUBSCRIBE_LINK',
+      addressDigest: ts.server.deps.digests.keyed(oldEmail),
+    });
   });
 });
 
@@ -271,14 +376,21 @@ describeEachDialect('email provider reports', (ctx) => {
     const ts = ctx();
     const email = `bounce-${Date.now()}@example.com`;
     const { id } = await lead(ts, { email });
-    const res = await ts.acme.post('/inbound/emailEvents', { event: 'bounce', email: email.toUpperCase(), detail: '550 5.1.1 user unknown' });
+    const res = await ts.acme.post('/inbound/emailEvents', {
+      event: 'bounce',
+      email: email.toUpperCase(),
+      detail: '550 5.1.1 user unknown',
+    });
     expect(res.body).toEqual({ message: 'Email event recorded.', leadId: id, action: 'opted_out' });
     const [optOut] = await outboxFor(ts, id, 'optOut');
     expect(optOut!.data).toMatchObject({ channel: 'email', source: 'bounce' });
     const ledger = (await ts.acme.get(`/leads/${id}/consent`)).body.records;
     expect(ledger).toEqual([expect.objectContaining({ channel: 'email', source: 'bounce', reason: 'BOUNCE' })]);
     const stranger = `nobody-${Date.now()}@example.com`;
-    expect((await ts.acme.post('/inbound/emailEvents', { event: 'complaint', email: stranger })).body).toMatchObject({ leadId: null, action: 'suppressed' });
+    expect((await ts.acme.post('/inbound/emailEvents', { event: 'complaint', email: stranger })).body).toMatchObject({
+      leadId: null,
+      action: 'suppressed',
+    });
     const later = await lead(ts, { email: stranger });
     expect((await ts.acme.get(`/leads/${later.id}`)).body.subscriptions.email).toBe('unsubscribed');
     expectError(await ts.acme.post(`/leads/${later.id}/resubscribe`, { channels: ['email'] }), 409, /spam/);

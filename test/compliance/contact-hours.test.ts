@@ -25,9 +25,15 @@ describe('contact hours (pure time arithmetic, fixed instants)', () => {
   });
 
   it('finds the next opening the same or the next local day', () => {
-    expect(nextWindowStart(new Date('2026-07-01T23:30:00Z'), 'UTC', DAY).toISOString()).toBe('2026-07-02T08:00:00.000Z');
-    expect(nextWindowStart(new Date('2026-07-01T05:15:00Z'), 'UTC', DAY).toISOString()).toBe('2026-07-01T08:00:00.000Z');
-    expect(nextWindowStart(new Date('2026-07-01T05:15:00Z'), 'America/Los_Angeles', DAY).toISOString()).toBe('2026-07-01T15:00:00.000Z');
+    expect(nextWindowStart(new Date('2026-07-01T23:30:00Z'), 'UTC', DAY).toISOString()).toBe(
+      '2026-07-02T08:00:00.000Z',
+    );
+    expect(nextWindowStart(new Date('2026-07-01T05:15:00Z'), 'UTC', DAY).toISOString()).toBe(
+      '2026-07-01T08:00:00.000Z',
+    );
+    expect(nextWindowStart(new Date('2026-07-01T05:15:00Z'), 'America/Los_Angeles', DAY).toISOString()).toBe(
+      '2026-07-01T15:00:00.000Z',
+    );
   });
 
   it('lands on local 08:00 across a daylight-saving change', () => {
@@ -39,22 +45,37 @@ describe('contact hours (pure time arithmetic, fixed instants)', () => {
 
   it('opens when the clock jumps past a start the spring-forward day skips', () => {
     // 02:30 does not exist on 2026-03-08 in New York: the clock jumps from 01:59 EST to 03:00 EDT (07:00Z).
-    const next = nextWindowStart(new Date('2026-03-08T05:00:00Z'), 'America/New_York', { start: '02:30', end: '05:00' });
+    const next = nextWindowStart(new Date('2026-03-08T05:00:00Z'), 'America/New_York', {
+      start: '02:30',
+      end: '05:00',
+    });
     expect(next.toISOString()).toBe('2026-03-08T07:00:00.000Z');
     expect(insideWindow(next, 'America/New_York', { start: '02:30', end: '05:00' })).toBe(true);
     // The next day 02:30 exists again.
-    expect(nextWindowStart(next, 'America/New_York', { start: '02:30', end: '05:00' }).toISOString()).toBe('2026-03-09T06:30:00.000Z');
+    expect(nextWindowStart(next, 'America/New_York', { start: '02:30', end: '05:00' }).toISOString()).toBe(
+      '2026-03-09T06:30:00.000Z',
+    );
   });
 
   it('takes the first 01:30 after the instant on the fall-back day', () => {
     const window = { start: '01:30', end: '01:45' };
-    expect(nextWindowStart(new Date('2026-11-01T05:00:00Z'), 'America/New_York', window).toISOString()).toBe('2026-11-01T05:30:00.000Z'); // 01:30 EDT
-    expect(nextWindowStart(new Date('2026-11-01T05:45:00Z'), 'America/New_York', window).toISOString()).toBe('2026-11-01T06:30:00.000Z'); // 01:30 EST
+    expect(nextWindowStart(new Date('2026-11-01T05:00:00Z'), 'America/New_York', window).toISOString()).toBe(
+      '2026-11-01T05:30:00.000Z',
+    ); // 01:30 EDT
+    expect(nextWindowStart(new Date('2026-11-01T05:45:00Z'), 'America/New_York', window).toISOString()).toBe(
+      '2026-11-01T06:30:00.000Z',
+    ); // 01:30 EST
   });
 
   it('is strictly after the instant, to the minute', () => {
-    expect(nextWindowStart(new Date('2026-07-01T08:00:00Z'), 'UTC', DAY).toISOString()).toBe('2026-07-02T08:00:00.000Z');
-    expect(nextWindowStart(new Date('2026-07-01T07:59:59Z'), 'UTC', DAY).toISOString()).toBe('2026-07-01T08:00:00.000Z');
-    expect(nextWindowStart(new Date('2026-07-01T05:15:00Z'), 'Asia/Kolkata', DAY).toISOString()).toBe('2026-07-02T02:30:00.000Z');
+    expect(nextWindowStart(new Date('2026-07-01T08:00:00Z'), 'UTC', DAY).toISOString()).toBe(
+      '2026-07-02T08:00:00.000Z',
+    );
+    expect(nextWindowStart(new Date('2026-07-01T07:59:59Z'), 'UTC', DAY).toISOString()).toBe(
+      '2026-07-01T08:00:00.000Z',
+    );
+    expect(nextWindowStart(new Date('2026-07-01T05:15:00Z'), 'Asia/Kolkata', DAY).toISOString()).toBe(
+      '2026-07-02T02:30:00.000Z',
+    );
   });
 });

@@ -65,22 +65,40 @@ describe('zonesForLead: lead zone, then phone zones, then the organization', () 
   beforeAll(() => clearPhoneCache());
 
   it("uses the lead's own zone first, even with a phone elsewhere", async () => {
-    expect(await zonesForLead({ timeZone: 'Europe/Paris', phone: '+14155550100' }, ORG)).toEqual({ zones: ['Europe/Paris'], source: 'lead' });
+    expect(await zonesForLead({ timeZone: 'Europe/Paris', phone: '+14155550100' }, ORG)).toEqual({
+      zones: ['Europe/Paris'],
+      source: 'lead',
+    });
   });
 
   it('skips an unknown lead zone and falls to the phone', async () => {
-    expect(await zonesForLead({ timeZone: 'Mars/Olympus_Mons', phone: '+14155550100' }, ORG)).toEqual({ zones: [LA], source: 'phone' });
+    expect(await zonesForLead({ timeZone: 'Mars/Olympus_Mons', phone: '+14155550100' }, ORG)).toEqual({
+      zones: [LA],
+      source: 'phone',
+    });
     expect(await zonesForLead({ timeZone: '', phone: '+14155550100' }, ORG)).toEqual({ zones: [LA], source: 'phone' });
   });
 
   it('maps a +1 415 number to Los Angeles and a +1 305 number to New York', async () => {
-    expect(await zonesForLead({ timeZone: null, phone: '+14155550100' }, ORG)).toEqual({ zones: [LA], source: 'phone' });
-    expect(await zonesForLead({ timeZone: null, phone: '+13055550100' }, ORG)).toEqual({ zones: [NY], source: 'phone' });
+    expect(await zonesForLead({ timeZone: null, phone: '+14155550100' }, ORG)).toEqual({
+      zones: [LA],
+      source: 'phone',
+    });
+    expect(await zonesForLead({ timeZone: null, phone: '+13055550100' }, ORG)).toEqual({
+      zones: [NY],
+      source: 'phone',
+    });
   });
 
   it('keeps every zone of an area code that spans two (Idaho, Alaska)', async () => {
-    expect(await zonesForLead({ timeZone: null, phone: '+12085550100' }, ORG)).toEqual({ zones: ['America/Boise', LA], source: 'phone' });
-    expect(await zonesForLead({ timeZone: null, phone: '+19075550100' }, ORG)).toEqual({ zones: ['America/Adak', 'America/Anchorage'], source: 'phone' });
+    expect(await zonesForLead({ timeZone: null, phone: '+12085550100' }, ORG)).toEqual({
+      zones: ['America/Boise', LA],
+      source: 'phone',
+    });
+    expect(await zonesForLead({ timeZone: null, phone: '+19075550100' }, ORG)).toEqual({
+      zones: ['America/Adak', 'America/Anchorage'],
+      source: 'phone',
+    });
   });
 
   it('maps a UK mobile to the London family of zones', async () => {
@@ -187,18 +205,73 @@ describe('regionOfPhone: the state or province of the area code', () => {
 
   it('knows every state, DC and province by the names the data uses', () => {
     const us: Record<string, string> = {
-      Alabama: 'AL', Alaska: 'AK', Arizona: 'AZ', Arkansas: 'AR', California: 'CA', Colorado: 'CO', Connecticut: 'CT', Delaware: 'DE',
-      Florida: 'FL', Georgia: 'GA', Hawaii: 'HI', Idaho: 'ID', Illinois: 'IL', Indiana: 'IN', Iowa: 'IA', Kansas: 'KS', Kentucky: 'KY',
-      Louisiana: 'LA', Maine: 'ME', Maryland: 'MD', Massachusetts: 'MA', Michigan: 'MI', Minnesota: 'MN', Mississippi: 'MS', Missouri: 'MO',
-      Montana: 'MT', Nebraska: 'NE', Nevada: 'NV', 'New Hampshire': 'NH', 'New Jersey': 'NJ', 'New Mexico': 'NM', 'New York': 'NY',
-      'North Carolina': 'NC', 'North Dakota': 'ND', Ohio: 'OH', Oklahoma: 'OK', Oregon: 'OR', Pennsylvania: 'PA', 'Rhode Island': 'RI',
-      'South Carolina': 'SC', 'South Dakota': 'SD', Tennessee: 'TN', Texas: 'TX', Utah: 'UT', Vermont: 'VT', Virginia: 'VA',
-      'Washington State': 'WA', 'West Virginia': 'WV', Wisconsin: 'WI', Wyoming: 'WY', 'Washington D.C.': 'DC',
+      Alabama: 'AL',
+      Alaska: 'AK',
+      Arizona: 'AZ',
+      Arkansas: 'AR',
+      California: 'CA',
+      Colorado: 'CO',
+      Connecticut: 'CT',
+      Delaware: 'DE',
+      Florida: 'FL',
+      Georgia: 'GA',
+      Hawaii: 'HI',
+      Idaho: 'ID',
+      Illinois: 'IL',
+      Indiana: 'IN',
+      Iowa: 'IA',
+      Kansas: 'KS',
+      Kentucky: 'KY',
+      Louisiana: 'LA',
+      Maine: 'ME',
+      Maryland: 'MD',
+      Massachusetts: 'MA',
+      Michigan: 'MI',
+      Minnesota: 'MN',
+      Mississippi: 'MS',
+      Missouri: 'MO',
+      Montana: 'MT',
+      Nebraska: 'NE',
+      Nevada: 'NV',
+      'New Hampshire': 'NH',
+      'New Jersey': 'NJ',
+      'New Mexico': 'NM',
+      'New York': 'NY',
+      'North Carolina': 'NC',
+      'North Dakota': 'ND',
+      Ohio: 'OH',
+      Oklahoma: 'OK',
+      Oregon: 'OR',
+      Pennsylvania: 'PA',
+      'Rhode Island': 'RI',
+      'South Carolina': 'SC',
+      'South Dakota': 'SD',
+      Tennessee: 'TN',
+      Texas: 'TX',
+      Utah: 'UT',
+      Vermont: 'VT',
+      Virginia: 'VA',
+      'Washington State': 'WA',
+      'West Virginia': 'WV',
+      Wisconsin: 'WI',
+      Wyoming: 'WY',
+      'Washington D.C.': 'DC',
     };
     const ca: Record<string, string> = {
-      Alberta: 'AB', 'British Columbia': 'BC', 'British Colombia': 'BC', Manitoba: 'MB', 'New Brunswick': 'NB', 'Newfoundland and Labrador': 'NL',
-      'Nova Scotia': 'NS', Ontario: 'ON', 'Prince Edward Island': 'PE', Quebec: 'QC', Saskatchewan: 'SK', 'Northwest Territories': 'NT',
-      Nunavut: 'NU', Yukon: 'YT',
+      Alberta: 'AB',
+      'British Columbia': 'BC',
+      'British Colombia': 'BC',
+      Manitoba: 'MB',
+      'New Brunswick': 'NB',
+      'Newfoundland and Labrador': 'NL',
+      'Nova Scotia': 'NS',
+      Ontario: 'ON',
+      'Prince Edward Island': 'PE',
+      Quebec: 'QC',
+      Saskatchewan: 'SK',
+      'Northwest Territories': 'NT',
+      Nunavut: 'NU',
+      Yukon: 'YT',
     };
     for (const [name, code] of Object.entries(us)) {
       expect(regionFromGeocode('US', name)).toBe(`US-${code}`);
@@ -247,11 +320,23 @@ describe('regional windows table', () => {
   });
 
   const expected: Record<string, Omit<RegionalWindow, 'region' | 'source' | 'extraHolidays'> & { extra?: string[] }> = {
-    'US-AL': { start: '08:00', end: '20:00', closedWeekdays: [0], closedOnHolidays: true, extra: ['Mardi Gras', 'Confederate Memorial Day', "Jefferson Davis' Birthday"] },
+    'US-AL': {
+      start: '08:00',
+      end: '20:00',
+      closedWeekdays: [0],
+      closedOnHolidays: true,
+      extra: ['Mardi Gras', 'Confederate Memorial Day', "Jefferson Davis' Birthday"],
+    },
     'US-CT': { start: '09:00', end: '20:00' },
     'US-FL': { start: '08:00', end: '20:00' },
     'US-KY': { start: '10:00', end: '21:00' },
-    'US-LA': { start: '08:00', end: '20:00', closedWeekdays: [0], closedOnHolidays: true, extra: ['Mardi Gras', 'Good Friday'] },
+    'US-LA': {
+      start: '08:00',
+      end: '20:00',
+      closedWeekdays: [0],
+      closedOnHolidays: true,
+      extra: ['Mardi Gras', 'Good Friday'],
+    },
     'US-MA': { start: '08:00', end: '20:00' },
     'US-MD': { start: '08:00', end: '20:00' },
     'US-MI': { start: '09:00', end: '21:00' },
@@ -260,8 +345,20 @@ describe('regional windows table', () => {
     'US-NM': { start: '09:00', end: '21:00' },
     'US-NV': { start: '09:00', end: '20:00' },
     'US-OK': { start: '08:00', end: '20:00' },
-    'US-PA': { start: '08:00', end: '21:00', closedOnHolidays: true, extra: ['Good Friday', 'Flag Day', 'Election Day'] },
-    'US-RI': { start: '09:00', end: '18:00', closedWeekdays: [0], dayWindows: { 6: { start: '10:00', end: '17:00' } }, closedOnHolidays: true, extra: ['Rhode Island Independence Day', 'Victory Day'] },
+    'US-PA': {
+      start: '08:00',
+      end: '21:00',
+      closedOnHolidays: true,
+      extra: ['Good Friday', 'Flag Day', 'Election Day'],
+    },
+    'US-RI': {
+      start: '09:00',
+      end: '18:00',
+      closedWeekdays: [0],
+      dayWindows: { 6: { start: '10:00', end: '17:00' } },
+      closedOnHolidays: true,
+      extra: ['Rhode Island Independence Day', 'Victory Day'],
+    },
     'US-TX': { start: '09:00', end: '21:00', dayWindows: { 0: { start: '12:00', end: '21:00' } } },
     'US-UT': { start: '08:00', end: '21:00', closedWeekdays: [0], closedOnHolidays: true, extra: ['Pioneer Day'] },
     'US-WA': { start: '08:00', end: '20:00' },
@@ -272,7 +369,11 @@ describe('regional windows table', () => {
     expect(REGIONAL_WINDOWS.map((r) => r.region)).toEqual(Object.keys(expected));
     for (const row of REGIONAL_WINDOWS) {
       const want = expected[row.region]!;
-      expect({ region: row.region, start: row.start, end: row.end }).toEqual({ region: row.region, start: want.start, end: want.end });
+      expect({ region: row.region, start: row.start, end: row.end }).toEqual({
+        region: row.region,
+        start: want.start,
+        end: want.end,
+      });
       expect(row.closedWeekdays ?? []).toEqual(want.closedWeekdays ?? []);
       expect(row.dayWindows ?? {}).toEqual(want.dayWindows ?? {});
       expect(row.closedOnHolidays ?? false).toBe(want.closedOnHolidays ?? false);
@@ -315,7 +416,8 @@ describe('regional windows table', () => {
   });
 
   it('computes each kind of holiday rule', () => {
-    const byName = (name: string) => [...FEDERAL_HOLIDAYS, ...REGIONAL_WINDOWS.flatMap((r) => r.extraHolidays ?? [])].find((h) => h.name === name)!;
+    const byName = (name: string) =>
+      [...FEDERAL_HOLIDAYS, ...REGIONAL_WINDOWS.flatMap((r) => r.extraHolidays ?? [])].find((h) => h.name === name)!;
     expect(holidayDates(byName('Birthday of Martin Luther King, Jr.'), 2026)).toEqual(['2026-01-19']);
     expect(holidayDates(byName("Washington's Birthday"), 2026)).toEqual(['2026-02-16']);
     expect(holidayDates(byName('Memorial Day'), 2026)).toEqual(['2026-05-25']);
@@ -335,7 +437,9 @@ describe('regional windows table', () => {
     expect(holidayDates(byName('Independence Day'), 2025)).toEqual(['2025-07-04']);
     expect(holidayDates(byName('Independence Day'), 2026)).toEqual(['2026-07-04', '2026-07-03']);
     expect(holidayDates(byName('Independence Day'), 2027)).toEqual(['2027-07-04', '2027-07-05']);
-    expect(holidayDates({ name: 'second to last Friday', month: 1, weekday: 5, nth: -2 }, 2026)).toEqual(['2026-01-23']);
+    expect(holidayDates({ name: 'second to last Friday', month: 1, weekday: 5, nth: -2 }, 2026)).toEqual([
+      '2026-01-23',
+    ]);
   });
 
   it('blocks a row’s holidays only when it closes on holidays', () => {
@@ -356,7 +460,19 @@ describe('regional windows table', () => {
     expect(regionalHolidays(fl, 2026).size).toBe(0);
     // 11 federal + Pioneer Day, plus the observed days of fixed dates on weekends in 2026 (July 4 and Pioneer Day... Friday July 24 is not).
     expect([...regionalHolidays(ut, 2026)].sort()).toEqual([
-      '2026-01-01', '2026-01-19', '2026-02-16', '2026-05-25', '2026-06-19', '2026-07-03', '2026-07-04', '2026-07-24', '2026-09-07', '2026-10-12', '2026-11-11', '2026-11-26', '2026-12-25',
+      '2026-01-01',
+      '2026-01-19',
+      '2026-02-16',
+      '2026-05-25',
+      '2026-06-19',
+      '2026-07-03',
+      '2026-07-04',
+      '2026-07-24',
+      '2026-09-07',
+      '2026-10-12',
+      '2026-11-11',
+      '2026-11-26',
+      '2026-12-25',
     ]);
   });
 });
@@ -365,9 +481,22 @@ describe('regional windows table', () => {
 
 describe('clock helpers', () => {
   it('reads the local wall clock', () => {
-    expect(localTime(NY, Date.parse('2026-07-01T12:30:45Z'))).toEqual({ wall: Date.parse('2026-07-01T08:30:00Z'), date: '2026-07-01', weekday: 3, minute: 8 * 60 + 30 });
-    expect(localTime(NY, Date.parse('2026-07-05T03:59:00Z'))).toMatchObject({ date: '2026-07-04', weekday: 6, minute: 23 * 60 + 59 });
-    expect(localTime('Asia/Tokyo', Date.parse('2026-07-04T15:00:00Z'))).toMatchObject({ date: '2026-07-05', weekday: 0, minute: 0 });
+    expect(localTime(NY, Date.parse('2026-07-01T12:30:45Z'))).toEqual({
+      wall: Date.parse('2026-07-01T08:30:00Z'),
+      date: '2026-07-01',
+      weekday: 3,
+      minute: 8 * 60 + 30,
+    });
+    expect(localTime(NY, Date.parse('2026-07-05T03:59:00Z'))).toMatchObject({
+      date: '2026-07-04',
+      weekday: 6,
+      minute: 23 * 60 + 59,
+    });
+    expect(localTime('Asia/Tokyo', Date.parse('2026-07-04T15:00:00Z'))).toMatchObject({
+      date: '2026-07-05',
+      weekday: 0,
+      minute: 0,
+    });
   });
 
   it('has [start, end) windows, over midnight, and start == end as no limit', () => {
@@ -386,24 +515,47 @@ describe('clock helpers', () => {
     expect(instantsAtLocal(NY, Date.parse('2026-03-08T02:30:00Z'))).toEqual([]);
     expect(instantsAtLocal(NY, Date.parse('2026-03-08T03:00:00Z'))).toEqual([Date.parse('2026-03-08T07:00:00Z')]);
     expect(instantsAtLocal(NY, Date.parse('2026-03-08T01:59:00Z'))).toEqual([Date.parse('2026-03-08T06:59:00Z')]);
-    expect(instantsAtLocal(NY, Date.parse('2026-11-01T01:30:00Z'))).toEqual([Date.parse('2026-11-01T05:30:00Z'), Date.parse('2026-11-01T06:30:00Z')]);
+    expect(instantsAtLocal(NY, Date.parse('2026-11-01T01:30:00Z'))).toEqual([
+      Date.parse('2026-11-01T05:30:00Z'),
+      Date.parse('2026-11-01T06:30:00Z'),
+    ]);
     expect(instantsAtLocal(LONDON, Date.parse('2026-03-29T01:30:00Z'))).toEqual([]);
-    expect(instantsAtLocal(LONDON, Date.parse('2026-10-25T01:15:00Z'))).toEqual([Date.parse('2026-10-25T00:15:00Z'), Date.parse('2026-10-25T01:15:00Z')]);
+    expect(instantsAtLocal(LONDON, Date.parse('2026-10-25T01:15:00Z'))).toEqual([
+      Date.parse('2026-10-25T00:15:00Z'),
+      Date.parse('2026-10-25T01:15:00Z'),
+    ]);
     expect(instantsAtLocal('UTC', Date.parse('2026-10-25T01:15:00Z'))).toEqual([Date.parse('2026-10-25T01:15:00Z')]);
   });
 
   it('finds offset transitions to the minute', () => {
-    expect(offsetTransitions(NY, Date.parse('2026-03-01T00:00:00Z'), Date.parse('2026-03-15T00:00:00Z'))).toEqual([Date.parse('2026-03-08T07:00:00Z')]);
-    expect(offsetTransitions(NY, Date.parse('2026-10-25T00:00:00Z'), Date.parse('2026-11-08T00:00:00Z'))).toEqual([Date.parse('2026-11-01T06:00:00Z')]);
-    expect(offsetTransitions(LONDON, Date.parse('2026-03-29T00:59:00Z'), Date.parse('2026-03-29T01:00:00Z'))).toEqual([Date.parse('2026-03-29T01:00:00Z')]);
-    expect(offsetTransitions(LONDON, Date.parse('2026-03-29T01:00:00Z'), Date.parse('2026-03-30T01:00:00Z'))).toEqual([]);
-    expect(offsetTransitions('Asia/Tokyo', Date.parse('2026-01-01T00:00:00Z'), Date.parse('2026-12-31T00:00:00Z'))).toEqual([]);
-    expect(offsetTransitions(NY, Date.parse('2026-01-01T00:00:00Z'), Date.parse('2026-12-31T00:00:00Z'))).toEqual([Date.parse('2026-03-08T07:00:00Z'), Date.parse('2026-11-01T06:00:00Z')]);
+    expect(offsetTransitions(NY, Date.parse('2026-03-01T00:00:00Z'), Date.parse('2026-03-15T00:00:00Z'))).toEqual([
+      Date.parse('2026-03-08T07:00:00Z'),
+    ]);
+    expect(offsetTransitions(NY, Date.parse('2026-10-25T00:00:00Z'), Date.parse('2026-11-08T00:00:00Z'))).toEqual([
+      Date.parse('2026-11-01T06:00:00Z'),
+    ]);
+    expect(offsetTransitions(LONDON, Date.parse('2026-03-29T00:59:00Z'), Date.parse('2026-03-29T01:00:00Z'))).toEqual([
+      Date.parse('2026-03-29T01:00:00Z'),
+    ]);
+    expect(offsetTransitions(LONDON, Date.parse('2026-03-29T01:00:00Z'), Date.parse('2026-03-30T01:00:00Z'))).toEqual(
+      [],
+    );
+    expect(
+      offsetTransitions('Asia/Tokyo', Date.parse('2026-01-01T00:00:00Z'), Date.parse('2026-12-31T00:00:00Z')),
+    ).toEqual([]);
+    expect(offsetTransitions(NY, Date.parse('2026-01-01T00:00:00Z'), Date.parse('2026-12-31T00:00:00Z'))).toEqual([
+      Date.parse('2026-03-08T07:00:00Z'),
+      Date.parse('2026-11-01T06:00:00Z'),
+    ]);
     expect(offsetTransitions(NY, Date.parse('2026-03-08T07:00:00Z'), Date.parse('2026-03-09T00:00:00Z'))).toEqual([]);
     expect(offsetTransitions(NY, Date.parse('2026-03-08T06:00:00Z'), Date.parse('2026-03-08T06:59:59Z'))).toEqual([]);
-    expect(offsetTransitions(NY, Date.parse('2026-03-08T06:59:30Z'), Date.parse('2026-03-08T07:00:00Z'))).toEqual([Date.parse('2026-03-08T07:00:00Z')]);
+    expect(offsetTransitions(NY, Date.parse('2026-03-08T06:59:30Z'), Date.parse('2026-03-08T07:00:00Z'))).toEqual([
+      Date.parse('2026-03-08T07:00:00Z'),
+    ]);
     expect(offsetTransitions(NY, Date.parse('2026-03-08T07:00:30Z'), Date.parse('2026-03-08T08:00:00Z'))).toEqual([]);
-    expect(offsetTransitions('Australia/Lord_Howe', Date.parse('2026-04-01T00:00:00Z'), Date.parse('2026-04-10T00:00:00Z'))).toEqual([Date.parse('2026-04-04T15:00:00Z')]);
+    expect(
+      offsetTransitions('Australia/Lord_Howe', Date.parse('2026-04-01T00:00:00Z'), Date.parse('2026-04-10T00:00:00Z')),
+    ).toEqual([Date.parse('2026-04-04T15:00:00Z')]);
   });
 
   it('finds the next time the clock reads a time, or jumps past it', () => {
@@ -456,11 +608,17 @@ describe('contactWindow', () => {
   });
 
   it('says when no common window exists within the search', () => {
-    const d = closed(contactWindow(at('2026-07-01T13:00:00Z'), [NY, 'Asia/Tokyo'], policy({ start: '09:00', end: '17:00' }), null));
+    const d = closed(
+      contactWindow(at('2026-07-01T13:00:00Z'), [NY, 'Asia/Tokyo'], policy({ start: '09:00', end: '17:00' }), null),
+    );
     expect(SEARCH_DAYS).toBe(8);
     expect(d.opensAt).toBe('2026-07-09T13:00:00.000Z');
-    expect(d.reason).toBe('no common contact window within 8 days in America/New_York, Asia/Tokyo (outside contact hours 09:00-17:00 Asia/Tokyo)');
-    expect(closed(contactWindow(at('2026-07-01T13:00:00Z'), [NY], policy({ weekdays: [] }), null)).reason).toMatch(/^no common contact window within 8 days/);
+    expect(d.reason).toBe(
+      'no common contact window within 8 days in America/New_York, Asia/Tokyo (outside contact hours 09:00-17:00 Asia/Tokyo)',
+    );
+    expect(closed(contactWindow(at('2026-07-01T13:00:00Z'), [NY], policy({ weekdays: [] }), null)).reason).toMatch(
+      /^no common contact window within 8 days/,
+    );
   });
 
   it('searches exactly eight days ahead', () => {
@@ -475,13 +633,23 @@ describe('contactWindow', () => {
       reason: 'not a contact day (Tuesday) in America/New_York',
     });
     // Sunday 2026-07-05 23:00 EDT, Monday the 6th a holiday: 2026-07-13 08:00 EDT is 7 days 9 hours on.
-    expect(closed(contactWindow(at('2026-07-06T03:00:00Z'), [NY], policy({ weekdays: [1], holidays: ['2026-07-06'] }), null)).opensAt).toBe('2026-07-13T12:00:00.000Z');
+    expect(
+      closed(contactWindow(at('2026-07-06T03:00:00Z'), [NY], policy({ weekdays: [1], holidays: ['2026-07-06'] }), null))
+        .opensAt,
+    ).toBe('2026-07-13T12:00:00.000Z');
     // Sunday 08:00 EDT: the opening is exactly 8 days on, still found.
-    expect(closed(contactWindow(at('2026-07-05T12:00:00Z'), [NY], policy({ weekdays: [1], holidays: ['2026-07-06'] }), null)).opensAt).toBe('2026-07-13T12:00:00.000Z');
+    expect(
+      closed(contactWindow(at('2026-07-05T12:00:00Z'), [NY], policy({ weekdays: [1], holidays: ['2026-07-06'] }), null))
+        .opensAt,
+    ).toBe('2026-07-13T12:00:00.000Z');
     // A minute earlier it is beyond the search.
-    const d = closed(contactWindow(at('2026-07-05T11:59:00Z'), [NY], policy({ weekdays: [1], holidays: ['2026-07-06'] }), null));
+    const d = closed(
+      contactWindow(at('2026-07-05T11:59:00Z'), [NY], policy({ weekdays: [1], holidays: ['2026-07-06'] }), null),
+    );
     expect(d.opensAt).toBe('2026-07-13T11:59:00.000Z');
-    expect(d.reason).toBe('no common contact window within 8 days in America/New_York (not a contact day (Sunday) in America/New_York)');
+    expect(d.reason).toBe(
+      'no common contact window within 8 days in America/New_York (not a contact day (Sunday) in America/New_York)',
+    );
   });
 
   it('refuses days outside the allowed weekdays, by local date', () => {
@@ -490,30 +658,76 @@ describe('contactWindow', () => {
       reason: 'not a contact day (Saturday) in America/New_York',
     });
     // Friday 23:30 in New York is already Saturday in UTC: still Friday where the lead is.
-    expect(contactWindow(at('2026-07-04T00:30:00Z'), [NY], policy({ weekdays: WEEKDAYS }), null)).toEqual({ inside: true });
-    expect(contactWindow(at('2026-07-06T12:00:00Z'), [NY], policy({ weekdays: WEEKDAYS }), null)).toEqual({ inside: true });
-    expect(closed(contactWindow(at('2026-07-05T15:00:00Z'), [NY], policy({ weekdays: [1, 2, 3, 4, 5, 6] }), null)).reason).toBe('not a contact day (Sunday) in America/New_York');
+    expect(contactWindow(at('2026-07-04T00:30:00Z'), [NY], policy({ weekdays: WEEKDAYS }), null)).toEqual({
+      inside: true,
+    });
+    expect(contactWindow(at('2026-07-06T12:00:00Z'), [NY], policy({ weekdays: WEEKDAYS }), null)).toEqual({
+      inside: true,
+    });
+    expect(
+      closed(contactWindow(at('2026-07-05T15:00:00Z'), [NY], policy({ weekdays: [1, 2, 3, 4, 5, 6] }), null)).reason,
+    ).toBe('not a contact day (Sunday) in America/New_York');
   });
 
   it('opens at local midnight when only the day is wrong, for a prompt reply; at the legal floor’s 08:00 otherwise', () => {
     // No hours limit, weekdays only: Saturday in New York opens at Monday 00:00 EDT for a reply the floor does not hold.
-    expect(closed(contactWindow(at('2026-07-04T15:00:00Z'), [NY], policy({ start: '00:00', end: '00:00', weekdays: WEEKDAYS, answersLeadNow: true }), null))).toEqual({
+    expect(
+      closed(
+        contactWindow(
+          at('2026-07-04T15:00:00Z'),
+          [NY],
+          policy({ start: '00:00', end: '00:00', weekdays: WEEKDAYS, answersLeadNow: true }),
+          null,
+        ),
+      ),
+    ).toEqual({
       opensAt: '2026-07-06T04:00:00.000Z',
       reason: 'not a contact day (Saturday) in America/New_York',
     });
-    expect(closed(contactWindow(at('2026-12-25T15:00:00Z'), [NY], policy({ start: '00:00', end: '00:00', holidays: ['2026-12-25'], answersLeadNow: true }), null)).opensAt).toBe('2026-12-26T05:00:00.000Z');
+    expect(
+      closed(
+        contactWindow(
+          at('2026-12-25T15:00:00Z'),
+          [NY],
+          policy({ start: '00:00', end: '00:00', holidays: ['2026-12-25'], answersLeadNow: true }),
+          null,
+        ),
+      ).opensAt,
+    ).toBe('2026-12-26T05:00:00.000Z');
     // Any other contact: Monday 08:00 EDT, the 26th at 08:00 EST.
-    expect(closed(contactWindow(at('2026-07-04T15:00:00Z'), [NY], policy({ start: '00:00', end: '00:00', weekdays: WEEKDAYS }), null)).opensAt).toBe('2026-07-06T12:00:00.000Z');
-    expect(closed(contactWindow(at('2026-12-25T15:00:00Z'), [NY], policy({ start: '00:00', end: '00:00', holidays: ['2026-12-25'] }), null)).opensAt).toBe('2026-12-26T13:00:00.000Z');
+    expect(
+      closed(
+        contactWindow(
+          at('2026-07-04T15:00:00Z'),
+          [NY],
+          policy({ start: '00:00', end: '00:00', weekdays: WEEKDAYS }),
+          null,
+        ),
+      ).opensAt,
+    ).toBe('2026-07-06T12:00:00.000Z');
+    expect(
+      closed(
+        contactWindow(
+          at('2026-12-25T15:00:00Z'),
+          [NY],
+          policy({ start: '00:00', end: '00:00', holidays: ['2026-12-25'] }),
+          null,
+        ),
+      ).opensAt,
+    ).toBe('2026-12-26T13:00:00.000Z');
   });
 
   it('refuses the organization’s holidays, by local date', () => {
-    expect(closed(contactWindow(at('2026-12-25T15:00:00Z'), [NY], policy({ holidays: ['2026-12-25'] }), null))).toEqual({
-      opensAt: '2026-12-26T13:00:00.000Z',
-      reason: 'holiday 2026-12-25',
-    });
+    expect(closed(contactWindow(at('2026-12-25T15:00:00Z'), [NY], policy({ holidays: ['2026-12-25'] }), null))).toEqual(
+      {
+        opensAt: '2026-12-26T13:00:00.000Z',
+        reason: 'holiday 2026-12-25',
+      },
+    );
     // 20:00 on 2026-12-24 in New York is already the 25th in UTC.
-    expect(contactWindow(at('2026-12-25T01:00:00Z'), [NY], policy({ holidays: ['2026-12-25'] }), null)).toEqual({ inside: true });
+    expect(contactWindow(at('2026-12-25T01:00:00Z'), [NY], policy({ holidays: ['2026-12-25'] }), null)).toEqual({
+      inside: true,
+    });
   });
 
   it('runs a window over midnight, with weekdays by the local date of each minute', () => {
@@ -521,7 +735,9 @@ describe('contactWindow', () => {
     const night = policy({ start: '22:00', end: '02:00', answersLeadNow: true });
     expect(contactWindow(at('2026-07-01T23:00:00Z'), ['UTC'], night, null)).toEqual({ inside: true });
     expect(contactWindow(at('2026-07-01T01:59:00Z'), ['UTC'], night, null)).toEqual({ inside: true });
-    expect(closed(contactWindow(at('2026-07-01T02:00:00Z'), ['UTC'], night, null)).opensAt).toBe('2026-07-01T22:00:00.000Z');
+    expect(closed(contactWindow(at('2026-07-01T02:00:00Z'), ['UTC'], night, null)).opensAt).toBe(
+      '2026-07-01T22:00:00.000Z',
+    );
     // Only Fridays: Friday 00:00-02:00 and 22:00-24:00; Saturday's 00:00-02:00 is not Friday any more.
     const fridays = policy({ start: '22:00', end: '02:00', weekdays: [5], answersLeadNow: true });
     expect(contactWindow(at('2026-07-03T23:59:00Z'), ['UTC'], fridays, null)).toEqual({ inside: true });
@@ -534,37 +750,56 @@ describe('contactWindow', () => {
       reason: 'outside contact hours 22:00-02:00 UTC',
     });
     // Thursday allowed, Friday 00:00-02:00 allowed too.
-    expect(closed(contactWindow(at('2026-07-02T12:00:00Z'), ['UTC'], fridays, null)).opensAt).toBe('2026-07-03T00:00:00.000Z');
+    expect(closed(contactWindow(at('2026-07-02T12:00:00Z'), ['UTC'], fridays, null)).opensAt).toBe(
+      '2026-07-03T00:00:00.000Z',
+    );
   });
 
   describe('start == end', () => {
     const allDay = policy({ start: '00:00', end: '00:00' });
     it('is no limit from the organization, but the legal floor holds even without override or regional rules', () => {
-      expect(closed(contactWindow(at('2026-07-01T07:00:00Z'), [NY], allDay, 'US-FL'))).toEqual({ // 03:00
+      expect(closed(contactWindow(at('2026-07-01T07:00:00Z'), [NY], allDay, 'US-FL'))).toEqual({
+        // 03:00
         opensAt: '2026-07-01T12:00:00.000Z',
         reason: 'outside the legal window 08:00-21:00 America/New_York',
       });
       expect(contactWindow(at('2026-07-01T12:00:00Z'), [NY], allDay, 'US-FL')).toEqual({ inside: true }); // 08:00
       // Only a prompt reply to the lead goes at 03:00.
-      expect(contactWindow(at('2026-07-01T07:00:00Z'), [NY], { ...allDay, answersLeadNow: true }, 'US-FL')).toEqual({ inside: true });
+      expect(contactWindow(at('2026-07-01T07:00:00Z'), [NY], { ...allDay, answersLeadNow: true }, 'US-FL')).toEqual({
+        inside: true,
+      });
     });
     it('gets the legal floor with regional rules or the override too', () => {
-      expect(closed(contactWindow(at('2026-07-01T07:00:00Z'), [NY], { ...allDay, regionalRules: true }, null))).toEqual({
-        opensAt: '2026-07-01T12:00:00.000Z',
-        reason: 'outside the legal window 08:00-21:00 America/New_York',
-      });
-      expect(closed(contactWindow(at('2026-07-01T07:00:00Z'), [NY], { ...allDay, overrideOrganizationHours: true }, null))).toEqual({
+      expect(closed(contactWindow(at('2026-07-01T07:00:00Z'), [NY], { ...allDay, regionalRules: true }, null))).toEqual(
+        {
+          opensAt: '2026-07-01T12:00:00.000Z',
+          reason: 'outside the legal window 08:00-21:00 America/New_York',
+        },
+      );
+      expect(
+        closed(contactWindow(at('2026-07-01T07:00:00Z'), [NY], { ...allDay, overrideOrganizationHours: true }, null)),
+      ).toEqual({
         opensAt: '2026-07-01T12:00:00.000Z',
         reason: 'outside the legal window 08:00-21:00 America/New_York',
       });
     });
     it('never lets organization hours wider than the legal window through, but for a prompt reply', () => {
       const wide = policy({ start: '07:00', end: '22:00' });
-      expect(closed(contactWindow(at('2026-07-01T11:30:00Z'), [NY], wide, null)).reason).toBe('outside the legal window 08:00-21:00 America/New_York'); // 07:30
-      expect(closed(contactWindow(at('2026-07-02T01:30:00Z'), [NY], wide, null)).reason).toBe('outside the legal window 08:00-21:00 America/New_York'); // 21:30
-      expect(closed(contactWindow(at('2026-07-02T01:30:00Z'), [NY], { ...wide, regionalRules: true }, null)).reason).toBe('outside the legal window 08:00-21:00 America/New_York');
-      expect(contactWindow(at('2026-07-02T01:30:00Z'), [NY], { ...wide, answersLeadNow: true }, null)).toEqual({ inside: true });
-      expect(closed(contactWindow(at('2026-07-02T02:30:00Z'), [NY], { ...wide, answersLeadNow: true }, null)).reason).toBe('outside contact hours 07:00-22:00 America/New_York');
+      expect(closed(contactWindow(at('2026-07-01T11:30:00Z'), [NY], wide, null)).reason).toBe(
+        'outside the legal window 08:00-21:00 America/New_York',
+      ); // 07:30
+      expect(closed(contactWindow(at('2026-07-02T01:30:00Z'), [NY], wide, null)).reason).toBe(
+        'outside the legal window 08:00-21:00 America/New_York',
+      ); // 21:30
+      expect(
+        closed(contactWindow(at('2026-07-02T01:30:00Z'), [NY], { ...wide, regionalRules: true }, null)).reason,
+      ).toBe('outside the legal window 08:00-21:00 America/New_York');
+      expect(contactWindow(at('2026-07-02T01:30:00Z'), [NY], { ...wide, answersLeadNow: true }, null)).toEqual({
+        inside: true,
+      });
+      expect(
+        closed(contactWindow(at('2026-07-02T02:30:00Z'), [NY], { ...wide, answersLeadNow: true }, null)).reason,
+      ).toBe('outside contact hours 07:00-22:00 America/New_York');
     });
   });
 
@@ -606,7 +841,9 @@ describe('contactWindow', () => {
         opensAt: '2026-12-26T14:00:00.000Z',
         reason: 'state holiday 2026-12-25 (US-AL)',
       });
-      expect(closed(contactWindow(at('2026-07-02T01:00:00Z'), [CHI], regional, 'US-AL')).reason).toBe('outside the regional window 08:00-20:00 (US-AL)');
+      expect(closed(contactWindow(at('2026-07-02T01:00:00Z'), [CHI], regional, 'US-AL')).reason).toBe(
+        'outside the regional window 08:00-20:00 (US-AL)',
+      );
       expect(contactWindow(at('2026-07-05T15:00:00Z'), [CHI], policy(), 'US-AL')).toEqual({ inside: true });
     });
 
@@ -620,14 +857,20 @@ describe('contactWindow', () => {
         reason: 'outside the regional window 10:00-17:00 (US-RI)',
       });
       expect(contactWindow(at('2026-07-13T21:59:00Z'), [NY], regional, 'US-RI')).toEqual({ inside: true });
-      expect(closed(contactWindow(at('2026-07-13T22:00:00Z'), [NY], regional, 'US-RI')).reason).toBe('outside the regional window 09:00-18:00 (US-RI)');
+      expect(closed(contactWindow(at('2026-07-13T22:00:00Z'), [NY], regional, 'US-RI')).reason).toBe(
+        'outside the regional window 09:00-18:00 (US-RI)',
+      );
     });
 
     it('applies the regional row in every zone of the lead', () => {
       // Florida panhandle style: New York and Chicago; 20:00 ends in New York first.
-      expect(closed(contactWindow(at('2026-07-02T00:00:00Z'), [CHI, NY], regional, 'US-FL')).reason).toBe('outside the regional window 08:00-20:00 (US-FL)');
+      expect(closed(contactWindow(at('2026-07-02T00:00:00Z'), [CHI, NY], regional, 'US-FL')).reason).toBe(
+        'outside the regional window 08:00-20:00 (US-FL)',
+      );
       // 08:00 opens in New York first, Chicago an hour later.
-      expect(closed(contactWindow(at('2026-07-02T12:00:00Z'), [CHI, NY], regional, 'US-FL')).opensAt).toBe('2026-07-02T13:00:00.000Z');
+      expect(closed(contactWindow(at('2026-07-02T12:00:00Z'), [CHI, NY], regional, 'US-FL')).opensAt).toBe(
+        '2026-07-02T13:00:00.000Z',
+      );
     });
   });
 
@@ -646,59 +889,114 @@ describe('contactWindow', () => {
         opensAt: '2026-07-04T12:00:00.000Z',
         reason: 'outside the legal window 08:00-21:00 America/New_York',
       });
-      expect(closed(contactWindow(at('2026-07-02T01:00:00Z'), [NY], override, null)).reason).toBe('outside the legal window 08:00-21:00 America/New_York');
+      expect(closed(contactWindow(at('2026-07-02T01:00:00Z'), [NY], override, null)).reason).toBe(
+        'outside the legal window 08:00-21:00 America/New_York',
+      );
     });
 
     it('keeps the regional row when regional rules are on', () => {
-      expect(closed(contactWindow(at('2026-07-02T00:30:00Z'), [NY], { ...override, regionalRules: true }, 'US-FL'))).toEqual({
+      expect(
+        closed(contactWindow(at('2026-07-02T00:30:00Z'), [NY], { ...override, regionalRules: true }, 'US-FL')),
+      ).toEqual({
         opensAt: '2026-07-02T12:00:00.000Z',
         reason: 'outside the regional window 08:00-20:00 (US-FL)',
       });
-      expect(closed(contactWindow(at('2026-07-05T15:00:00Z'), [CHI], { ...override, regionalRules: true }, 'US-UT')).reason).toBe('no solicitation on Sunday (US-UT)');
+      expect(
+        closed(contactWindow(at('2026-07-05T15:00:00Z'), [CHI], { ...override, regionalRules: true }, 'US-UT')).reason,
+      ).toBe('no solicitation on Sunday (US-UT)');
       expect(contactWindow(at('2026-07-05T15:00:00Z'), [CHI], override, 'US-UT')).toEqual({ inside: true });
     });
   });
 
   describe('daylight saving', () => {
     it('opens at 08:00 EDT on the New York spring-forward day', () => {
-      expect(closed(contactWindow(at('2026-03-08T06:30:00Z'), [NY], policy(), null)).opensAt).toBe('2026-03-08T12:00:00.000Z');
-      expect(closed(contactWindow(at('2026-03-08T03:00:00Z'), [NY], policy(), null)).opensAt).toBe('2026-03-08T12:00:00.000Z');
+      expect(closed(contactWindow(at('2026-03-08T06:30:00Z'), [NY], policy(), null)).opensAt).toBe(
+        '2026-03-08T12:00:00.000Z',
+      );
+      expect(closed(contactWindow(at('2026-03-08T03:00:00Z'), [NY], policy(), null)).opensAt).toBe(
+        '2026-03-08T12:00:00.000Z',
+      );
       // The day before was still EST: 08:00 = 13:00Z.
-      expect(closed(contactWindow(at('2026-03-07T12:30:00Z'), [NY], policy(), null)).opensAt).toBe('2026-03-07T13:00:00.000Z');
+      expect(closed(contactWindow(at('2026-03-07T12:30:00Z'), [NY], policy(), null)).opensAt).toBe(
+        '2026-03-07T13:00:00.000Z',
+      );
     });
 
     it('opens when the clock jumps into a window whose start is skipped', () => {
       // 02:30 does not exist on 2026-03-08 in New York: 01:59 EST is followed by 03:00 EDT (07:00Z).
       const early = policy({ start: '02:30', end: '05:00', answersLeadNow: true });
-      expect(closed(contactWindow(at('2026-03-08T05:00:00Z'), [NY], early, null)).opensAt).toBe('2026-03-08T07:00:00.000Z');
+      expect(closed(contactWindow(at('2026-03-08T05:00:00Z'), [NY], early, null)).opensAt).toBe(
+        '2026-03-08T07:00:00.000Z',
+      );
       expect(contactWindow(at('2026-03-08T07:00:00Z'), [NY], early, null)).toEqual({ inside: true });
-      expect(closed(contactWindow(at('2026-03-08T06:59:00Z'), [NY], early, null)).reason).toBe('outside contact hours 02:30-05:00 America/New_York');
+      expect(closed(contactWindow(at('2026-03-08T06:59:00Z'), [NY], early, null)).reason).toBe(
+        'outside contact hours 02:30-05:00 America/New_York',
+      );
     });
 
     it('uses the second 01:30 on the New York fall-back day', () => {
       const narrow = policy({ start: '01:30', end: '01:45', answersLeadNow: true });
       expect(contactWindow(at('2026-11-01T05:30:00Z'), [NY], narrow, null)).toEqual({ inside: true }); // 01:30 EDT
-      expect(closed(contactWindow(at('2026-11-01T05:50:00Z'), [NY], narrow, null)).opensAt).toBe('2026-11-01T06:30:00.000Z'); // 01:30 EST
-      expect(closed(contactWindow(at('2026-11-01T06:30:00Z'), [NY], policy(), null)).opensAt).toBe('2026-11-01T13:00:00.000Z'); // 08:00 EST
+      expect(closed(contactWindow(at('2026-11-01T05:50:00Z'), [NY], narrow, null)).opensAt).toBe(
+        '2026-11-01T06:30:00.000Z',
+      ); // 01:30 EST
+      expect(closed(contactWindow(at('2026-11-01T06:30:00Z'), [NY], policy(), null)).opensAt).toBe(
+        '2026-11-01T13:00:00.000Z',
+      ); // 08:00 EST
       expect(contactWindow(at('2026-11-02T01:59:00Z'), [NY], policy(), null)).toEqual({ inside: true }); // 20:59 EST
-      expect(closed(contactWindow(at('2026-11-02T02:00:00Z'), [NY], policy(), null)).reason).toBe('outside contact hours 08:00-21:00 America/New_York');
+      expect(closed(contactWindow(at('2026-11-02T02:00:00Z'), [NY], policy(), null)).reason).toBe(
+        'outside contact hours 08:00-21:00 America/New_York',
+      );
     });
 
     it('handles London spring-forward and fall-back', () => {
       // 2026-03-29: 01:00 GMT becomes 02:00 BST; 01:15 is skipped.
-      expect(closed(contactWindow(at('2026-03-29T00:30:00Z'), [LONDON], policy({ start: '01:15', end: '03:00', answersLeadNow: true }), null)).opensAt).toBe('2026-03-29T01:00:00.000Z');
-      expect(closed(contactWindow(at('2026-03-29T02:00:00Z'), [LONDON], policy(), null)).opensAt).toBe('2026-03-29T07:00:00.000Z'); // 08:00 BST
+      expect(
+        closed(
+          contactWindow(
+            at('2026-03-29T00:30:00Z'),
+            [LONDON],
+            policy({ start: '01:15', end: '03:00', answersLeadNow: true }),
+            null,
+          ),
+        ).opensAt,
+      ).toBe('2026-03-29T01:00:00.000Z');
+      expect(closed(contactWindow(at('2026-03-29T02:00:00Z'), [LONDON], policy(), null)).opensAt).toBe(
+        '2026-03-29T07:00:00.000Z',
+      ); // 08:00 BST
       // 2026-10-25: 02:00 BST becomes 01:00 GMT at 01:00Z.
-      expect(closed(contactWindow(at('2026-10-25T01:30:00Z'), [LONDON], policy(), null)).opensAt).toBe('2026-10-25T08:00:00.000Z'); // 08:00 GMT
-      expect(closed(contactWindow(at('2026-10-25T00:45:00Z'), [LONDON], policy({ start: '01:00', end: '01:30', answersLeadNow: true }), null)).opensAt).toBe('2026-10-25T01:00:00.000Z');
-      expect(contactWindow(at('2026-10-25T00:15:00Z'), [LONDON], policy({ start: '01:00', end: '01:30', answersLeadNow: true }), null)).toEqual({ inside: true }); // 01:15 BST
+      expect(closed(contactWindow(at('2026-10-25T01:30:00Z'), [LONDON], policy(), null)).opensAt).toBe(
+        '2026-10-25T08:00:00.000Z',
+      ); // 08:00 GMT
+      expect(
+        closed(
+          contactWindow(
+            at('2026-10-25T00:45:00Z'),
+            [LONDON],
+            policy({ start: '01:00', end: '01:30', answersLeadNow: true }),
+            null,
+          ),
+        ).opensAt,
+      ).toBe('2026-10-25T01:00:00.000Z');
+      expect(
+        contactWindow(
+          at('2026-10-25T00:15:00Z'),
+          [LONDON],
+          policy({ start: '01:00', end: '01:30', answersLeadNow: true }),
+          null,
+        ),
+      ).toEqual({ inside: true }); // 01:15 BST
     });
 
     it('keeps a two-zone intersection right across a transition one zone has and the other not', () => {
       // 2026-03-08: New York springs forward, Phoenix never does. 08:00 EDT = 12:00Z, 08:00 MST = 15:00Z.
-      expect(closed(contactWindow(at('2026-03-08T06:00:00Z'), [NY, 'America/Phoenix'], policy(), null)).opensAt).toBe('2026-03-08T15:00:00.000Z');
+      expect(closed(contactWindow(at('2026-03-08T06:00:00Z'), [NY, 'America/Phoenix'], policy(), null)).opensAt).toBe(
+        '2026-03-08T15:00:00.000Z',
+      );
       // 21:00 EDT = 01:00Z is the end.
-      expect(closed(contactWindow(at('2026-03-09T01:00:00Z'), [NY, 'America/Phoenix'], policy(), null)).opensAt).toBe('2026-03-09T15:00:00.000Z');
+      expect(closed(contactWindow(at('2026-03-09T01:00:00Z'), [NY, 'America/Phoenix'], policy(), null)).opensAt).toBe(
+        '2026-03-09T15:00:00.000Z',
+      );
     });
   });
 
@@ -721,7 +1019,16 @@ const WEEKDAY_INDEX: Record<string, number> = { Sun: 0, Mon: 1, Tue: 2, Wed: 3, 
 function oracleLocal(zone: string, t: number): { date: string; weekday: number; minutes: number } {
   let f = oracleFormats.get(zone);
   if (!f) {
-    f = new Intl.DateTimeFormat('en-GB', { timeZone: zone, weekday: 'short', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', hourCycle: 'h23' });
+    f = new Intl.DateTimeFormat('en-GB', {
+      timeZone: zone,
+      weekday: 'short',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      hourCycle: 'h23',
+    });
     oracleFormats.set(zone, f);
   }
   const parts = f.formatToParts(new Date(t));
@@ -744,7 +1051,8 @@ function oracleInside(t: number, zones: string[], p: ContactPolicy, region: stri
   return zones.every((zone) => {
     const local = oracleLocal(zone, t);
     if (!p.overrideOrganizationHours) {
-      if (p.holidays.includes(local.date) || !p.weekdays.includes(local.weekday) || !within(local.minutes, p)) return false;
+      if (p.holidays.includes(local.date) || !p.weekdays.includes(local.weekday) || !within(local.minutes, p))
+        return false;
     }
     // The legal floor holds every contact but a prompt reply to the lead.
     if (!p.answersLeadNow && !within(local.minutes, { start: '08:00', end: '21:00' })) return false;
@@ -757,20 +1065,53 @@ function oracleInside(t: number, zones: string[], p: ContactPolicy, region: stri
   });
 }
 
-const ZONES = [NY, LA, CHI, 'America/Denver', 'America/Phoenix', 'America/St_Johns', LONDON, 'Europe/Berlin', 'Asia/Tokyo', 'Asia/Kolkata', 'Australia/Sydney', 'Australia/Lord_Howe', 'Pacific/Auckland', 'UTC'];
+const ZONES = [
+  NY,
+  LA,
+  CHI,
+  'America/Denver',
+  'America/Phoenix',
+  'America/St_Johns',
+  LONDON,
+  'Europe/Berlin',
+  'Asia/Tokyo',
+  'Asia/Kolkata',
+  'Australia/Sydney',
+  'Australia/Lord_Howe',
+  'Pacific/Auckland',
+  'UTC',
+];
 const REGIONS = [null, 'US-FL', 'US-TX', 'US-AL', 'US-RI', 'US-UT', 'US-PA', 'US-CA'];
 // Instants in 2026-2027 near daylight-saving changes (New York, London, Sydney, Lord Howe) and anywhere.
-const DST_DAYS = ['2026-03-08', '2026-03-29', '2026-04-05', '2026-10-04', '2026-10-25', '2026-11-01', '2027-03-14', '2027-03-28', '2027-04-04', '2027-10-31', '2027-11-07'];
+const DST_DAYS = [
+  '2026-03-08',
+  '2026-03-29',
+  '2026-04-05',
+  '2026-10-04',
+  '2026-10-25',
+  '2026-11-01',
+  '2027-03-14',
+  '2027-03-28',
+  '2027-04-04',
+  '2027-10-31',
+  '2027-11-07',
+];
 const instant = fc.oneof(
   fc.integer({ min: Date.parse('2026-01-01T00:00:00Z'), max: Date.parse('2027-12-31T00:00:00Z') }),
-  fc.tuple(fc.constantFrom(...DST_DAYS), fc.integer({ min: -36 * 60, max: 36 * 60 }), fc.integer({ min: 0, max: 59_999 })).map(
-    ([day, minutes, ms]) => Date.parse(`${day}T00:00:00Z`) + minutes * 60_000 + ms,
-  ),
+  fc
+    .tuple(
+      fc.constantFrom(...DST_DAYS),
+      fc.integer({ min: -36 * 60, max: 36 * 60 }),
+      fc.integer({ min: 0, max: 59_999 }),
+    )
+    .map(([day, minutes, ms]) => Date.parse(`${day}T00:00:00Z`) + minutes * 60_000 + ms),
 );
-const clock = fc.oneof(
-  fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 })),
-  fc.tuple(fc.integer({ min: 0, max: 23 }), fc.constantFrom(0, 30)),
-).map(([h, m]) => `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`);
+const clock = fc
+  .oneof(
+    fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 })),
+    fc.tuple(fc.integer({ min: 0, max: 23 }), fc.constantFrom(0, 30)),
+  )
+  .map(([h, m]) => `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`);
 const scenario = fc
   .record({
     now: instant,
@@ -786,7 +1127,15 @@ const scenario = fc
   })
   .map((s) => {
     const holidays = s.holidayOffsets.map((d) => new Date(s.now + d * 86_400_000).toISOString().slice(0, 10));
-    const p: ContactPolicy = { start: s.start, end: s.end === 'same' ? s.start : s.end, weekdays: s.weekdays, holidays, regionalRules: s.regionalRules, overrideOrganizationHours: s.override, answersLeadNow: s.reply };
+    const p: ContactPolicy = {
+      start: s.start,
+      end: s.end === 'same' ? s.start : s.end,
+      weekdays: s.weekdays,
+      holidays,
+      regionalRules: s.regionalRules,
+      overrideOrganizationHours: s.override,
+      answersLeadNow: s.reply,
+    };
     return { now: s.now, zones: s.zones, policy: p, region: s.region };
   });
 

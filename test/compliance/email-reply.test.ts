@@ -3,7 +3,11 @@ import { newTextOfReply } from '../../src/compliance/email-reply.js';
 
 const FOOTER = 'To stop receiving these emails, reply STOP or unsubscribe: https://parley.example/u/3f9c1a7e';
 const OURS = `Hi Sam,\n\nAre you free for a viewing this week?\n\nBest,\nDana\n\n${FOOTER}`;
-const quote = (s: string) => s.split('\n').map((l) => (l ? `> ${l}` : '>')).join('\n');
+const quote = (s: string) =>
+  s
+    .split('\n')
+    .map((l) => (l ? `> ${l}` : '>'))
+    .join('\n');
 
 describe('newTextOfReply', () => {
   it('leaves a message with no history alone (trimmed)', () => {
@@ -38,8 +42,12 @@ describe('newTextOfReply', () => {
   });
 
   it('does not mistake a sentence for an attribution ("On Monday my wife wrote:" has no date)', () => {
-    expect(newTextOfReply('On Monday my wife wrote:\nplease stop emailing me')).toBe('On Monday my wife wrote:\nplease stop emailing me');
-    expect(newTextOfReply('Thanks.\nOn Monday my wife wrote:\nplease stop emailing me')).toBe('Thanks.\nOn Monday my wife wrote:\nplease stop emailing me');
+    expect(newTextOfReply('On Monday my wife wrote:\nplease stop emailing me')).toBe(
+      'On Monday my wife wrote:\nplease stop emailing me',
+    );
+    expect(newTextOfReply('Thanks.\nOn Monday my wife wrote:\nplease stop emailing me')).toBe(
+      'Thanks.\nOn Monday my wife wrote:\nplease stop emailing me',
+    );
   });
 
   it('a wrapped attribution with no blank line before it and unquoted history', () => {
@@ -74,9 +82,13 @@ describe('newTextOfReply', () => {
   });
 
   it('keeps a "From:" line that does not open a header block', () => {
-    expect(newTextOfReply('From: the buyer side, we can go to 450k.\nThanks')).toBe('From: the buyer side, we can go to 450k.\nThanks');
+    expect(newTextOfReply('From: the buyer side, we can go to 450k.\nThanks')).toBe(
+      'From: the buyer side, we can go to 450k.\nThanks',
+    );
     expect(newTextOfReply('Date: Friday works\nFrom: my side, yes')).toBe('Date: Friday works\nFrom: my side, yes');
-    expect(newTextOfReply('From: my lender, 6%.\na\nb\nc\nd\nSent: ok?')).toBe('From: my lender, 6%.\na\nb\nc\nd\nSent: ok?');
+    expect(newTextOfReply('From: my lender, 6%.\na\nb\nc\nd\nSent: ok?')).toBe(
+      'From: my lender, 6%.\na\nb\nc\nd\nSent: ok?',
+    );
   });
 
   it('a body that is only a forwarded header block has no new text', () => {
@@ -105,7 +117,9 @@ describe('newTextOfReply', () => {
 
   it('header blocks with a space before the colon, and Android\'s spaced "Original message" rule', () => {
     expect(newTextOfReply(`D'accord.\n\nDe : Dana Reyes\nEnviado : lunes\n\n${OURS}`)).toBe("D'accord.");
-    expect(newTextOfReply(`Vale.\n\n-------- Mensaje original --------\nDe: dana@parley.example\n${OURS}`)).toBe('Vale.');
+    expect(newTextOfReply(`Vale.\n\n-------- Mensaje original --------\nDe: dana@parley.example\n${OURS}`)).toBe(
+      'Vale.',
+    );
   });
 
   it('an "On ... wrote:" with text after the colon on the same line is not an attribution', () => {
@@ -114,12 +128,18 @@ describe('newTextOfReply', () => {
   });
 
   it('Spanish Outlook: "De: / Enviado:" and "-----Mensaje original-----"', () => {
-    expect(newTextOfReply(`De acuerdo, el jueves.\n\nDe: Dana Reyes\nEnviado: lunes, 2 de marzo de 2026 9:14\nPara: Sam Lee\nAsunto: Calle Olmo 42\n\n${OURS}`)).toBe('De acuerdo, el jueves.');
+    expect(
+      newTextOfReply(
+        `De acuerdo, el jueves.\n\nDe: Dana Reyes\nEnviado: lunes, 2 de marzo de 2026 9:14\nPara: Sam Lee\nAsunto: Calle Olmo 42\n\n${OURS}`,
+      ),
+    ).toBe('De acuerdo, el jueves.');
     expect(newTextOfReply(`Gracias\n\n-----Mensaje original-----\nDe: dana@parley.example\n${OURS}`)).toBe('Gracias');
   });
 
   it('removes our own footer wherever it survives, so quoting it is never a STOP', () => {
-    expect(newTextOfReply(`Call me at 5.\n\n${OURS}`)).toBe('Call me at 5.\n\nHi Sam,\n\nAre you free for a viewing this week?\n\nBest,\nDana');
+    expect(newTextOfReply(`Call me at 5.\n\n${OURS}`)).toBe(
+      'Call me at 5.\n\nHi Sam,\n\nAre you free for a viewing this week?\n\nBest,\nDana',
+    );
     expect(newTextOfReply(`Great, see you Thursday.\n\n> ${FOOTER}`)).toBe('Great, see you Thursday.');
     expect(newTextOfReply(`Great.\n${FOOTER.toLowerCase()}`)).toBe('Great.');
   });
@@ -133,7 +153,9 @@ describe('newTextOfReply', () => {
     });
 
     it('a long quoted thread: the reply below it (bottom-posting)', () => {
-      expect(newTextOfReply(`${attribution}\n${history}\n\nPlease stop emailing me.\n\n-- \nSam`)).toBe('Please stop emailing me.');
+      expect(newTextOfReply(`${attribution}\n${history}\n\nPlease stop emailing me.\n\n-- \nSam`)).toBe(
+        'Please stop emailing me.',
+      );
     });
 
     it('a long quoted thread after a blank line, the reply below it; ">" inside a line is not a quote', () => {
@@ -183,7 +205,9 @@ describe('newTextOfReply', () => {
   });
 
   it('handles old-Mac CR line ends', () => {
-    expect(newTextOfReply(`Stop\r\rOn Mon, Mar 2, 2026 at 9:14 AM Dana <dana@parley.example> wrote:\r> ${FOOTER}\r`)).toBe('Stop');
+    expect(
+      newTextOfReply(`Stop\r\rOn Mon, Mar 2, 2026 at 9:14 AM Dana <dana@parley.example> wrote:\r> ${FOOTER}\r`),
+    ).toBe('Stop');
   });
 
   it('handles CRLF line ends', () => {
@@ -193,11 +217,18 @@ describe('newTextOfReply', () => {
 });
 
 describe('the footer Parley sends', () => {
-  it('never reads as the lead\'s opt-out, with or without its signature line', async () => {
+  it("never reads as the lead's opt-out, with or without its signature line", async () => {
     const { emailBody } = await import('../../src/channels/email.js');
     const { recognise } = await import('../../src/compliance/opt-out-recognizer.js');
-    const body = emailBody('Hi Ann, the house on Elm St is still available.', 'https://parley.example/v1/unsubscribe/abc');
-    for (const reply of [`Sounds great\n\n${body}`, `Sounds great\n${body.replace('--\n', '')}`, body.replace('--\n', '')]) {
+    const body = emailBody(
+      'Hi Ann, the house on Elm St is still available.',
+      'https://parley.example/v1/unsubscribe/abc',
+    );
+    for (const reply of [
+      `Sounds great\n\n${body}`,
+      `Sounds great\n${body.replace('--\n', '')}`,
+      body.replace('--\n', ''),
+    ]) {
       expect(recognise(newTextOfReply(reply), 'email'), reply).toEqual({ kind: 'none' });
     }
   });

@@ -1,11 +1,21 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ExternalCheckClient, type ExternalCheckRequest, type ExternalCheckSettings } from '../../src/compliance/external-check.js';
+import {
+  ExternalCheckClient,
+  type ExternalCheckRequest,
+  type ExternalCheckSettings,
+} from '../../src/compliance/external-check.js';
 
 const REQUEST: ExternalCheckRequest = {
-  organizationId: 'org_1', leadId: 'lead_1', externalLeadId: null, channel: 'sms', address: '+15551234567',
-  text: 'Hi Ann', messageId: 'msg_1', purpose: 'conversation',
+  organizationId: 'org_1',
+  leadId: 'lead_1',
+  externalLeadId: null,
+  channel: 'sms',
+  address: '+15551234567',
+  text: 'Hi Ann',
+  messageId: 'msg_1',
+  purpose: 'conversation',
 };
 
 interface Arrival {
@@ -28,7 +38,9 @@ class Middleware {
   private server: Server | undefined;
   private readonly count = new Map<Socket, { n: number; no: number }>();
   private sockets = 0;
-  constructor(private readonly behave: (arrival: Arrival, index: number, res: ServerResponse, req: IncomingMessage) => void) {}
+  constructor(
+    private readonly behave: (arrival: Arrival, index: number, res: ServerResponse, req: IncomingMessage) => void,
+  ) {}
 
   async start(): Promise<string> {
     this.server = createServer((req, res) => {
@@ -86,12 +98,18 @@ afterAll(async () => {
 
 describe('External Compliance Check on a reused keep-alive connection', () => {
   it('sends a request that a reused connection lost before any answer once more, on a new connection, and the send is allowed', async () => {
-    const { mw, check } = await setUp((arrival, _i, res, req) => (arrival.before === 0 ? allow(res) : destroy(res, req)));
+    const { mw, check } = await setUp((arrival, _i, res, req) =>
+      arrival.before === 0 ? allow(res) : destroy(res, req),
+    );
     expect(await check()).toMatchObject({ kind: 'allowed', detail: 'approved' });
     await idle();
     expect(await check()).toMatchObject({ kind: 'allowed', detail: 'approved' });
     // The second check went out on the first connection (destroyed unanswered), then once more on a new one.
-    expect(mw.arrivals.map(({ socket, before }) => [socket, before])).toEqual([[1, 0], [1, 1], [2, 0]]);
+    expect(mw.arrivals.map(({ socket, before }) => [socket, before])).toEqual([
+      [1, 0],
+      [1, 1],
+      [2, 0],
+    ]);
     expect(new Set(mw.arrivals.map((a) => a.id)).size).toBe(3);
   });
 
@@ -102,7 +120,11 @@ describe('External Compliance Check on a reused keep-alive connection', () => {
     const outcome = await check();
     expect(outcome).toMatchObject({ kind: 'blocked', detail: 'failed_closed' });
     expect(outcome.reason).toMatch(/^external compliance check failed: /);
-    expect(mw.arrivals.map(({ socket, before }) => [socket, before])).toEqual([[1, 0], [1, 1], [2, 0]]);
+    expect(mw.arrivals.map(({ socket, before }) => [socket, before])).toEqual([
+      [1, 0],
+      [1, 1],
+      [2, 0],
+    ]);
   });
 
   it('fails closed without a retry when a middleware resets every request, on a fresh connection each time', async () => {
@@ -111,7 +133,11 @@ describe('External Compliance Check on a reused keep-alive connection', () => {
       expect(await check()).toMatchObject({ kind: 'blocked', detail: 'failed_closed' });
       await idle();
     }
-    expect(mw.arrivals.map(({ socket, before }) => [socket, before])).toEqual([[1, 0], [2, 0], [3, 0]]);
+    expect(mw.arrivals.map(({ socket, before }) => [socket, before])).toEqual([
+      [1, 0],
+      [2, 0],
+      [3, 0],
+    ]);
   });
 
   it('does not retry once an answer has started, even on a reused connection', async () => {
@@ -123,6 +149,9 @@ describe('External Compliance Check on a reused keep-alive connection', () => {
     expect(await check()).toMatchObject({ kind: 'allowed' });
     await idle();
     expect(await check()).toMatchObject({ kind: 'blocked', detail: 'failed_closed' });
-    expect(mw.arrivals.map(({ socket, before }) => [socket, before])).toEqual([[1, 0], [1, 1]]);
+    expect(mw.arrivals.map(({ socket, before }) => [socket, before])).toEqual([
+      [1, 0],
+      [1, 1],
+    ]);
   });
 });

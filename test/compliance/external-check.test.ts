@@ -1,10 +1,19 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  ExternalCheckClient, type ExternalCheckOutcome, type ExternalCheckRequest, type ExternalCheckSettings,
+  ExternalCheckClient,
+  type ExternalCheckOutcome,
+  type ExternalCheckRequest,
+  type ExternalCheckSettings,
 } from '../../src/compliance/external-check.js';
 
 /**
@@ -48,7 +57,10 @@ function verify(key: Buffer, headers: IncomingHttpHeaders, raw: Buffer): boolean
   const ts = headers['webhook-timestamp'];
   const sig = headers['webhook-signature'];
   if (typeof id !== 'string' || typeof ts !== 'string' || typeof sig !== 'string') return false;
-  const expected = createHmac('sha256', key).update(Buffer.from(`${id}.${ts}.`, 'utf8')).update(raw).digest();
+  const expected = createHmac('sha256', key)
+    .update(Buffer.from(`${id}.${ts}.`, 'utf8'))
+    .update(raw)
+    .digest();
   return sig.split(' ').some((part) => {
     if (!part.startsWith('v1,')) return false;
     const given = Buffer.from(part.slice(3), 'base64');
@@ -56,9 +68,13 @@ function verify(key: Buffer, headers: IncomingHttpHeaders, raw: Buffer): boolean
   });
 }
 
-const json = (status: number, body: unknown): Behave => (_req, res) => {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(typeof body === 'string' ? body : JSON.stringify(body));
-};
+const json =
+  (status: number, body: unknown): Behave =>
+  (_req, res) => {
+    res
+      .writeHead(status, { 'content-type': 'application/json' })
+      .end(typeof body === 'string' ? body : JSON.stringify(body));
+  };
 const hang: Behave = () => {};
 
 class Middleware {
@@ -128,11 +144,25 @@ const client = (allowPrivateUrls = true) => {
 let shared: ExternalCheckClient;
 
 const settings = (url: string, over: Partial<ExternalCheckSettings> = {}): ExternalCheckSettings => ({
-  url, secret: SECRET, timeoutMs: 2000, failureMode: 'closed', ...over,
+  url,
+  secret: SECRET,
+  timeoutMs: 2000,
+  failureMode: 'closed',
+  ...over,
 });
 
-const failedClosed = (reason: string): ExternalCheckOutcome => ({ kind: 'blocked', detail: 'failed_closed', reason, latencyMs: expect.any(Number) as number });
-const failedOpen = (reason: string): ExternalCheckOutcome => ({ kind: 'allowed', detail: 'failed_open', reason, latencyMs: expect.any(Number) as number });
+const failedClosed = (reason: string): ExternalCheckOutcome => ({
+  kind: 'blocked',
+  detail: 'failed_closed',
+  reason,
+  latencyMs: expect.any(Number) as number,
+});
+const failedOpen = (reason: string): ExternalCheckOutcome => ({
+  kind: 'allowed',
+  detail: 'failed_open',
+  reason,
+  latencyMs: expect.any(Number) as number,
+});
 
 /** A port nothing listens on: bound, then released. */
 async function closedPort(): Promise<number> {
@@ -174,8 +204,13 @@ describe('the request the middleware receives', () => {
       type: 'compliance.check',
       timestamp: '2025-03-04T05:06:07.891Z',
       data: {
-        leadId: 'lead_1', externalLeadId: 'crm-42', channel: 'sms', address: '+15551234567',
-        text: 'Hi Ann, still interested in the 3-bed on Elm St?', messageId: 'msg_1', purpose: 'conversation',
+        leadId: 'lead_1',
+        externalLeadId: 'crm-42',
+        channel: 'sms',
+        address: '+15551234567',
+        text: 'Hi Ann, still interested in the 3-bed on Elm St?',
+        messageId: 'msg_1',
+        purpose: 'conversation',
       },
     });
 
@@ -196,17 +231,34 @@ describe('the request the middleware receives', () => {
 
   it('sends a null externalLeadId and an email address as given', async () => {
     const url = mw.route(json(200, { allow: true }));
-    const req = { ...REQUEST, externalLeadId: null, channel: 'email' as const, address: 'ann@example.com', purpose: 'compliance' };
+    const req = {
+      ...REQUEST,
+      externalLeadId: null,
+      channel: 'email' as const,
+      address: 'ann@example.com',
+      purpose: 'compliance',
+    };
     expect((await shared.check(settings(url), req)).detail).toBe('approved');
     expect((mw.at(url)[0]!.json as { data: unknown }).data).toEqual({
-      leadId: 'lead_1', externalLeadId: null, channel: 'email', address: 'ann@example.com', text: REQUEST.text, messageId: 'msg_1', purpose: 'compliance',
+      leadId: 'lead_1',
+      externalLeadId: null,
+      channel: 'email',
+      address: 'ann@example.com',
+      text: REQUEST.text,
+      messageId: 'msg_1',
+      purpose: 'compliance',
     });
   });
 
   it('keys a plain (non-whsec_) secret by its UTF-8 bytes, unchanged', async () => {
     const plain = 'correct horse battery staple! ÿ';
     const url = mw.route(json(200, { allow: true }), Buffer.from(plain, 'utf8'));
-    expect(await shared.check(settings(url, { secret: plain }), REQUEST)).toEqual({ kind: 'allowed', detail: 'approved', reason: null, latencyMs: expect.any(Number) });
+    expect(await shared.check(settings(url, { secret: plain }), REQUEST)).toEqual({
+      kind: 'allowed',
+      detail: 'approved',
+      reason: null,
+      latencyMs: expect.any(Number),
+    });
     expect(mw.at(url)[0]!.signatureValid).toBe(true);
   });
 
@@ -219,22 +271,28 @@ describe('the request the middleware receives', () => {
 
   it('a receiver with a different key refuses it (and that is a failure, not an approval)', async () => {
     const url = mw.route(json(200, { allow: true }), Buffer.alloc(32, 7));
-    expect(await shared.check(settings(url), REQUEST)).toEqual(failedClosed('external compliance check failed: HTTP 401'));
+    expect(await shared.check(settings(url), REQUEST)).toEqual(
+      failedClosed('external compliance check failed: HTTP 401'),
+    );
     expect(mw.at(url)[0]!.signatureValid).toBe(false);
   });
 
   it('signs exactly the bytes sent, whatever the text (unicode, quotes, newlines)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ unit: 'grapheme', maxLength: 200 }), fc.string({ unit: 'binary', maxLength: 60 }), async (text, address) => {
-        const url = mw.route(json(200, { allow: true }));
-        // A generous timeout: this property is about the bytes signed, not about speed (a loaded machine must not fail it).
-        const outcome = await shared.check(settings(url, { timeoutMs: 15_000 }), { ...REQUEST, text, address });
-        const [a] = mw.at(url);
-        expect(outcome.detail, outcome.reason ?? '').toBe('approved');
-        expect(a!.signatureValid).toBe(true);
-        expect((a!.json as { data: { text: string; address: string } }).data.text).toBe(text);
-        expect((a!.json as { data: { text: string; address: string } }).data.address).toBe(address);
-      }),
+      fc.asyncProperty(
+        fc.string({ unit: 'grapheme', maxLength: 200 }),
+        fc.string({ unit: 'binary', maxLength: 60 }),
+        async (text, address) => {
+          const url = mw.route(json(200, { allow: true }));
+          // A generous timeout: this property is about the bytes signed, not about speed (a loaded machine must not fail it).
+          const outcome = await shared.check(settings(url, { timeoutMs: 15_000 }), { ...REQUEST, text, address });
+          const [a] = mw.at(url);
+          expect(outcome.detail, outcome.reason ?? '').toBe('approved');
+          expect(a!.signatureValid).toBe(true);
+          expect((a!.json as { data: { text: string; address: string } }).data.text).toBe(text);
+          expect((a!.json as { data: { text: string; address: string } }).data.address).toBe(address);
+        },
+      ),
       { numRuns: 40 },
     );
   });
@@ -243,34 +301,66 @@ describe('the request the middleware receives', () => {
 describe('the middleware decides', () => {
   it('allow: {"allow": true}, with a reason kept when given', async () => {
     const url = mw.route(json(200, { allow: true, reason: 'ok under policy 7' }));
-    expect(await shared.check(settings(url), REQUEST)).toEqual({ kind: 'allowed', detail: 'approved', reason: 'ok under policy 7', latencyMs: expect.any(Number) });
+    expect(await shared.check(settings(url), REQUEST)).toEqual({
+      kind: 'allowed',
+      detail: 'approved',
+      reason: 'ok under policy 7',
+      latencyMs: expect.any(Number),
+    });
   });
 
   it('block with a reason: {"allow": false, "reason": ...}', async () => {
     const url = mw.route(json(200, { allow: false, reason: 'lead is under litigation hold' }));
-    expect(await shared.check(settings(url), REQUEST)).toEqual({ kind: 'blocked', detail: 'rejected', reason: 'lead is under litigation hold', latencyMs: expect.any(Number) });
+    expect(await shared.check(settings(url), REQUEST)).toEqual({
+      kind: 'blocked',
+      detail: 'rejected',
+      reason: 'lead is under litigation hold',
+      latencyMs: expect.any(Number),
+    });
   });
 
   it('a block is a block in open mode too (open only concerns failures)', async () => {
     const url = mw.route(json(200, { allow: false, reason: 'no' }));
-    expect(await shared.check(settings(url, { failureMode: 'open' }), REQUEST)).toEqual({ kind: 'blocked', detail: 'rejected', reason: 'no', latencyMs: expect.any(Number) });
+    expect(await shared.check(settings(url, { failureMode: 'open' }), REQUEST)).toEqual({
+      kind: 'blocked',
+      detail: 'rejected',
+      reason: 'no',
+      latencyMs: expect.any(Number),
+    });
   });
 
   it('block without a reason gets a default one', async () => {
     const url = mw.route(json(201, { allow: false }));
-    expect(await shared.check(settings(url), REQUEST)).toEqual({ kind: 'blocked', detail: 'rejected', reason: 'rejected by the external compliance check', latencyMs: expect.any(Number) });
+    expect(await shared.check(settings(url), REQUEST)).toEqual({
+      kind: 'blocked',
+      detail: 'rejected',
+      reason: 'rejected by the external compliance check',
+      latencyMs: expect.any(Number),
+    });
   });
 
   it('the {"decision": "block" | "allow"} form', async () => {
     const block = mw.route(json(200, { decision: 'block', reason: 'quiet period' }));
     const allow = mw.route(json(200, { decision: 'allow' }));
-    expect(await shared.check(settings(block), REQUEST)).toEqual({ kind: 'blocked', detail: 'rejected', reason: 'quiet period', latencyMs: expect.any(Number) });
-    expect(await shared.check(settings(allow, { failureMode: 'open' }), REQUEST)).toEqual({ kind: 'allowed', detail: 'approved', reason: null, latencyMs: expect.any(Number) });
+    expect(await shared.check(settings(block), REQUEST)).toEqual({
+      kind: 'blocked',
+      detail: 'rejected',
+      reason: 'quiet period',
+      latencyMs: expect.any(Number),
+    });
+    expect(await shared.check(settings(allow, { failureMode: 'open' }), REQUEST)).toEqual({
+      kind: 'allowed',
+      detail: 'approved',
+      reason: null,
+      latencyMs: expect.any(Number),
+    });
   });
 
   it('"allow" and "decision" that disagree are a failure', async () => {
     const url = mw.route(json(200, { allow: true, decision: 'block' }));
-    expect(await shared.check(settings(url), REQUEST)).toEqual(failedClosed('external compliance check failed: response has an "allow" and a "decision" that disagree'));
+    expect(await shared.check(settings(url), REQUEST)).toEqual(
+      failedClosed('external compliance check failed: response has an "allow" and a "decision" that disagree'),
+    );
   });
 
   it('a reason is kept to its first 500 characters', async () => {
@@ -278,15 +368,32 @@ describe('the middleware decides', () => {
     const exact = mw.route(json(200, { allow: false, reason: 'e'.repeat(500) }));
     // A surrogate pair straddling the cut is dropped whole, never halved.
     const astral = mw.route(json(200, { allow: true, reason: `${'a'.repeat(499)}😀bc` }));
-    expect(await shared.check(settings(long), REQUEST)).toEqual({ kind: 'blocked', detail: 'rejected', reason: 'r'.repeat(500), latencyMs: expect.any(Number) });
-    expect(await shared.check(settings(exact), REQUEST)).toEqual({ kind: 'blocked', detail: 'rejected', reason: 'e'.repeat(500), latencyMs: expect.any(Number) });
-    expect(await shared.check(settings(astral), REQUEST)).toEqual({ kind: 'allowed', detail: 'approved', reason: 'a'.repeat(499), latencyMs: expect.any(Number) });
+    expect(await shared.check(settings(long), REQUEST)).toEqual({
+      kind: 'blocked',
+      detail: 'rejected',
+      reason: 'r'.repeat(500),
+      latencyMs: expect.any(Number),
+    });
+    expect(await shared.check(settings(exact), REQUEST)).toEqual({
+      kind: 'blocked',
+      detail: 'rejected',
+      reason: 'e'.repeat(500),
+      latencyMs: expect.any(Number),
+    });
+    expect(await shared.check(settings(astral), REQUEST)).toEqual({
+      kind: 'allowed',
+      detail: 'approved',
+      reason: 'a'.repeat(499),
+      latencyMs: expect.any(Number),
+    });
   });
 });
 
 describe('a failing check follows failureMode', () => {
   const both = async (url: string, reason: string, timeoutMs = 2000) => {
-    expect(await shared.check(settings(url, { timeoutMs, failureMode: 'closed' }), REQUEST)).toEqual(failedClosed(reason));
+    expect(await shared.check(settings(url, { timeoutMs, failureMode: 'closed' }), REQUEST)).toEqual(
+      failedClosed(reason),
+    );
     expect(await shared.check(settings(url, { timeoutMs, failureMode: 'open' }), REQUEST)).toEqual(failedOpen(reason));
   };
 
@@ -301,11 +408,15 @@ describe('a failing check follows failureMode', () => {
   });
 
   it('JSON without a usable "allow" (missing, a string, a bad decision, not an object)', async () => {
-    const reason = 'external compliance check failed: response has neither a boolean "allow" nor a "decision" of "allow" or "block"';
+    const reason =
+      'external compliance check failed: response has neither a boolean "allow" nor a "decision" of "allow" or "block"';
     await both(mw.route(json(200, { ok: true })), reason);
     await both(mw.route(json(200, { allow: 'true' })), reason);
     await both(mw.route(json(200, { decision: 'maybe' })), reason);
-    await both(mw.route(json(200, '[{"allow":true}]')), 'external compliance check failed: response is not a JSON object');
+    await both(
+      mw.route(json(200, '[{"allow":true}]')),
+      'external compliance check failed: response is not a JSON object',
+    );
     await both(mw.route(json(200, '')), 'external compliance check failed: response is not valid JSON');
   });
 
@@ -348,7 +459,10 @@ describe('a failing check follows failureMode', () => {
   });
 
   it('a response body over 16 KB', async () => {
-    await both(mw.route(json(200, { allow: true, pad: 'x'.repeat(17 * 1024) })), 'external compliance check failed: response body is larger than 16384 bytes');
+    await both(
+      mw.route(json(200, { allow: true, pad: 'x'.repeat(17 * 1024) })),
+      'external compliance check failed: response body is larger than 16384 bytes',
+    );
   });
 
   it('an invalid URL', async () => {
@@ -362,8 +476,16 @@ describe('URL rules (SSRF) when private URLs are not allowed', () => {
     const url = mw.route(json(200, { allow: true }));
     const connections = mw.connections;
     const arrivals = mw.arrivals.length;
-    expect(await strict.check(settings(url), REQUEST)).toEqual(failedClosed('external compliance check failed: url refused: url must use https (http is allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)'));
-    expect(await strict.check(settings(url, { failureMode: 'open' }), REQUEST)).toEqual(failedOpen('external compliance check failed: url refused: url must use https (http is allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)'));
+    expect(await strict.check(settings(url), REQUEST)).toEqual(
+      failedClosed(
+        'external compliance check failed: url refused: url must use https (http is allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)',
+      ),
+    );
+    expect(await strict.check(settings(url, { failureMode: 'open' }), REQUEST)).toEqual(
+      failedOpen(
+        'external compliance check failed: url refused: url must use https (http is allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)',
+      ),
+    );
     expect(mw.arrivals.length).toBe(arrivals);
     expect(mw.connections).toBe(connections);
   });
@@ -373,7 +495,9 @@ describe('URL rules (SSRF) when private URLs are not allowed', () => {
     const url = mw.route(json(200, { allow: true })).replace('http://', 'https://');
     const connections = mw.connections;
     expect(await strict.check(settings(url), REQUEST)).toEqual(
-      failedClosed('external compliance check failed: url refused: url must not point to a private, loopback or link-local address (allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)'),
+      failedClosed(
+        'external compliance check failed: url refused: url must not point to a private, loopback or link-local address (allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)',
+      ),
     );
     expect(mw.connections).toBe(connections);
   });

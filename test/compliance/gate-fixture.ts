@@ -15,7 +15,10 @@ import { suppressQuery } from '../../src/subscriptions/suppressions.repository.j
 export const NOON_LA = new Date('2026-06-10T19:00:00Z'); // Wednesday 12:00 in Los Angeles
 export const NIGHT_LA = new Date('2026-06-10T10:00:00Z'); // 03:00 in Los Angeles
 
-export const settings = (s: Partial<OrganizationSettings> = {}): OrganizationSettings => ({ ...DEFAULT_SETTINGS, ...s });
+export const settings = (s: Partial<OrganizationSettings> = {}): OrganizationSettings => ({
+  ...DEFAULT_SETTINGS,
+  ...s,
+});
 
 export interface Ask {
   lead: LeadRow;
@@ -52,13 +55,45 @@ export function gateFixture(name: string, phoneBlock: string, mailPrefix: string
     seq += 1;
     const at = new Date().toISOString();
     return {
-      organization_id: org, id: newId(), first_name: 'Ann', last_name: 'Lee', phone: `${phoneBlock}${String(1000 + seq).slice(-4)}`, email: `${mailPrefix}${seq}@example.com`,
-      customer_profile: 'default', time_zone: 'America/Los_Angeles', external_lead_id: null, additional_info: '{}', summary: null,
-      has_replied: 0, is_hot: 0, is_qualified: 0, is_ai_on: 1, sms_status: 'subscribed', voice_status: 'subscribed', email_status: 'subscribed',
-      sms_opt_out_source: null, voice_opt_out_source: null, email_opt_out_source: null, memory_cleared_at: null, created_at: at, updated_at: at, last_activity_at: null,
-      follow_up_config: null, follow_up_step: null, follow_up_due_at: null, follow_up_generation: 0, follow_up_note: null,
-      sms_sending_number_id: null, voice_sending_number_id: null, owner_id: null,
-      sms_unreachable_digest: null, sms_unreachable_code: null, voice_unreachable_digest: null, voice_unreachable_code: null, email_unreachable_digest: null, email_unreachable_code: null,
+      organization_id: org,
+      id: newId(),
+      first_name: 'Ann',
+      last_name: 'Lee',
+      phone: `${phoneBlock}${String(1000 + seq).slice(-4)}`,
+      email: `${mailPrefix}${seq}@example.com`,
+      customer_profile: 'default',
+      time_zone: 'America/Los_Angeles',
+      external_lead_id: null,
+      additional_info: '{}',
+      summary: null,
+      has_replied: 0,
+      is_hot: 0,
+      is_qualified: 0,
+      is_ai_on: 1,
+      sms_status: 'subscribed',
+      voice_status: 'subscribed',
+      email_status: 'subscribed',
+      sms_opt_out_source: null,
+      voice_opt_out_source: null,
+      email_opt_out_source: null,
+      memory_cleared_at: null,
+      created_at: at,
+      updated_at: at,
+      last_activity_at: null,
+      follow_up_config: null,
+      follow_up_step: null,
+      follow_up_due_at: null,
+      follow_up_generation: 0,
+      follow_up_note: null,
+      sms_sending_number_id: null,
+      voice_sending_number_id: null,
+      owner_id: null,
+      sms_unreachable_digest: null,
+      sms_unreachable_code: null,
+      voice_unreachable_digest: null,
+      voice_unreachable_code: null,
+      email_unreachable_digest: null,
+      email_unreachable_code: null,
       is_booked: 0,
       ...overrides,
     };
@@ -66,19 +101,42 @@ export function gateFixture(name: string, phoneBlock: string, mailPrefix: string
 
   const ask = (a: Ask): Promise<GateDecision> =>
     checkOutbound(store.db, digests, org, {
-      lead: a.lead, channel: a.channel ?? 'sms', purpose: a.purpose ?? 'conversation', sendWhenOff: a.sendWhenOff ?? false, automated: a.automated ?? false,
-      settings: a.settings ?? settings(), now: a.now ?? NOON_LA, overrideBusinessHours: a.overrideBusinessHours, external: a.external, inReplyTo: a.inReplyTo,
+      lead: a.lead,
+      channel: a.channel ?? 'sms',
+      purpose: a.purpose ?? 'conversation',
+      sendWhenOff: a.sendWhenOff ?? false,
+      automated: a.automated ?? false,
+      settings: a.settings ?? settings(),
+      now: a.now ?? NOON_LA,
+      overrideBusinessHours: a.overrideBusinessHours,
+      external: a.external,
+      inReplyTo: a.inReplyTo,
     });
 
   const suppress = (channel: 'sms' | 'voice' | 'email', address: string, source = 'keyword') =>
-    suppressQuery(store.db, org, [{ channel, digest: digests.keyed(address), source }], new Date().toISOString()).execute();
+    suppressQuery(
+      store.db,
+      org,
+      [{ channel, digest: digests.keyed(address), source }],
+      new Date().toISOString(),
+    ).execute();
 
   /** `count` AI messages to the lead, handed to the provider at `at` (the frequency cap's count). */
   async function sentAutomated(l: LeadRow, count: number, at: Date): Promise<void> {
     for (let i = 0; i < count; i++) {
       await insertMessage(store.db, org, {
-        id: newId(), lead_id: l.id, channel: 'sms', direction: 'outbound', owner: 'user', text: 'auto', is_ai_generated: 1, status: 'sent',
-        status_reason: null, scheduled_at: at.toISOString(), created_at: at.toISOString(), purpose: 'conversation',
+        id: newId(),
+        lead_id: l.id,
+        channel: 'sms',
+        direction: 'outbound',
+        owner: 'user',
+        text: 'auto',
+        is_ai_generated: 1,
+        status: 'sent',
+        status_reason: null,
+        scheduled_at: at.toISOString(),
+        created_at: at.toISOString(),
+        purpose: 'conversation',
       });
     }
   }
@@ -87,15 +145,34 @@ export function gateFixture(name: string, phoneBlock: string, mailPrefix: string
   async function leadWrote(l: LeadRow, at: Date, text = 'hi'): Promise<string> {
     const id = newId();
     await insertMessage(store.db, org, {
-      id, lead_id: l.id, channel: 'sms', direction: 'inbound', owner: 'lead', text, is_ai_generated: 0, status: 'received',
-      status_reason: null, scheduled_at: null, created_at: at.toISOString(), purpose: 'conversation',
+      id,
+      lead_id: l.id,
+      channel: 'sms',
+      direction: 'inbound',
+      owner: 'lead',
+      text,
+      is_ai_generated: 0,
+      status: 'received',
+      status_reason: null,
+      scheduled_at: null,
+      created_at: at.toISOString(),
+      purpose: 'conversation',
     });
     return id;
   }
 
   return {
-    digests, lead, ask, suppress, sentAutomated, leadWrote,
-    get db(): Db { return store.db; },
-    get org(): string { return org; },
+    digests,
+    lead,
+    ask,
+    suppress,
+    sentAutomated,
+    leadWrote,
+    get db(): Db {
+      return store.db;
+    },
+    get org(): string {
+      return org;
+    },
   };
 }

@@ -36,7 +36,9 @@ type Command =
   | { kind: 'send'; channel: Channel };
 
 const channels = fc.uniqueArray(fc.constantFrom<Channel>('sms', 'voice', 'email'), { minLength: 1, maxLength: 3 });
-const clockTime = fc.tuple(fc.integer({ min: 0, max: 23 }), fc.constantFrom(0, 30)).map(([h, m]) => `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`);
+const clockTime = fc
+  .tuple(fc.integer({ min: 0, max: 23 }), fc.constantFrom(0, 30))
+  .map(([h, m]) => `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`);
 const command: fc.Arbitrary<Command> = fc.oneof(
   fc.constant<Command>({ kind: 'stop' }),
   fc.constant<Command>({ kind: 'start' }),
@@ -46,7 +48,9 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   fc.constant<Command>({ kind: 'dncRemove' }),
   fc.boolean().map((on): Command => ({ kind: 'coupling', on })),
   fc.tuple(clockTime, clockTime).map(([start, end]): Command => ({ kind: 'hours', start, end })),
-  fc.date({ min: new Date('2026-01-01T00:00:00Z'), max: new Date('2026-12-31T00:00:00Z'), noInvalidDate: true }).map((at): Command => ({ kind: 'clock', at })),
+  fc
+    .date({ min: new Date('2026-01-01T00:00:00Z'), max: new Date('2026-12-31T00:00:00Z'), noInvalidDate: true })
+    .map((at): Command => ({ kind: 'clock', at })),
   fc.constantFrom<Channel>('sms', 'voice', 'email').map((channel): Command => ({ kind: 'send', channel })),
 );
 
@@ -58,8 +62,15 @@ const widen = (m: Model, cs: Channel[]): Channel[] => {
 
 /** Minutes since local midnight in the lead's zone, by Intl (independent of the code under test). */
 function localMinutes(at: Date): number {
-  const parts = new Intl.DateTimeFormat('en-GB', { timeZone: ZONE, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(at);
-  return Number(parts.find((p) => p.type === 'hour')!.value) * 60 + Number(parts.find((p) => p.type === 'minute')!.value);
+  const parts = new Intl.DateTimeFormat('en-GB', {
+    timeZone: ZONE,
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(at);
+  return (
+    Number(parts.find((p) => p.type === 'hour')!.value) * 60 + Number(parts.find((p) => p.type === 'minute')!.value)
+  );
 }
 const mins = (t: string) => Number(t.slice(0, 2)) * 60 + Number(t.slice(3));
 function insideHours(m: Model): boolean {
@@ -78,7 +89,14 @@ function expected(m: Model, channel: Channel): { status: string; statusCode: str
   return { status: 'scheduled', statusCode: null };
 }
 
-async function apply(ts: TestServer, m: Model, leadId: string, phone: string, c: Command, log: string[]): Promise<void> {
+async function apply(
+  ts: TestServer,
+  m: Model,
+  leadId: string,
+  phone: string,
+  c: Command,
+  log: string[],
+): Promise<void> {
   const api = ts.acme;
   switch (c.kind) {
     case 'stop': {
@@ -89,7 +107,8 @@ async function apply(ts: TestServer, m: Model, leadId: string, phone: string, c:
     }
     case 'start': {
       await api.post('/inbound', { channel: 'sms', from: phone, text: 'START' });
-      for (const ch of widen(m, ['sms'])) if (!m.subs[ch].on && m.subs[ch].source === 'keyword') m.subs[ch] = { on: true, source: null };
+      for (const ch of widen(m, ['sms']))
+        if (!m.subs[ch].on && m.subs[ch].source === 'keyword') m.subs[ch] = { on: true, source: null };
       return;
     }
     case 'unsubscribe': {
@@ -127,11 +146,17 @@ async function apply(ts: TestServer, m: Model, leadId: string, phone: string, c:
       m.at = c.at;
       return;
     case 'send': {
-      const res = await api.post(`/leads/${leadId}/sendMessage`, { message: 'model check', channel: c.channel, sendWhenOff: true });
+      const res = await api.post(`/leads/${leadId}/sendMessage`, {
+        message: 'model check',
+        channel: c.channel,
+        sendWhenOff: true,
+      });
       expect(res.status, log.join('\n')).toBe(200);
       // The clock runs between the move and the send: judge the model at the instant the server used.
       m.at = ts.clock.now();
-      expect({ status: res.body.status, statusCode: res.body.statusCode }, log.join('\n')).toEqual(expected(m, c.channel));
+      expect({ status: res.body.status, statusCode: res.body.statusCode }, log.join('\n')).toEqual(
+        expected(m, c.channel),
+      );
     }
   }
 }
@@ -139,24 +164,50 @@ async function apply(ts: TestServer, m: Model, leadId: string, phone: string, c:
 describeEachDialect('the compliance gate against a reference model', (ctx) => {
   it('answers every send as the model does, through any sequence of opt-outs, lifts, DNC, settings and clock moves', async () => {
     const ts = ctx();
-    await ts.acme.patch('/settings', { regionalRules: false, contactDays: ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'], holidays: [] });
+    await ts.acme.patch('/settings', {
+      regionalRules: false,
+      contactDays: ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'],
+      holidays: [],
+    });
     await fc.assert(
       fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 14 }), async (commands) => {
         const phone = uniquePhone();
-        const leadId = await createLead(ts.acme, { phone, email: `model-${phone.slice(1)}@example.com`, timeZone: ZONE });
-        await ts.acme.patch('/settings', { smsVoiceOptOutCoupled: false, contactHours: { start: '08:00', end: '21:00' } });
+        const leadId = await createLead(ts.acme, {
+          phone,
+          email: `model-${phone.slice(1)}@example.com`,
+          timeZone: ZONE,
+        });
+        await ts.acme.patch('/settings', {
+          smsVoiceOptOutCoupled: false,
+          contactHours: { start: '08:00', end: '21:00' },
+        });
         ts.clock.set('2026-03-04T18:00:00Z');
         const model: Model = {
-          subs: { sms: { on: true, source: null }, voice: { on: true, source: null }, email: { on: true, source: null } },
-          dnc: false, coupled: false, hours: { start: '08:00', end: '21:00' }, at: ts.clock.now(),
+          subs: {
+            sms: { on: true, source: null },
+            voice: { on: true, source: null },
+            email: { on: true, source: null },
+          },
+          dnc: false,
+          coupled: false,
+          hours: { start: '08:00', end: '21:00' },
+          at: ts.clock.now(),
         };
         const log: string[] = [];
-        for (const c of [...commands, { kind: 'send', channel: 'sms' } as Command, { kind: 'send', channel: 'email' } as Command]) {
+        for (const c of [
+          ...commands,
+          { kind: 'send', channel: 'sms' } as Command,
+          { kind: 'send', channel: 'email' } as Command,
+        ]) {
           log.push(JSON.stringify(c));
           await apply(ts, model, leadId, phone, c, log);
         }
       }),
-      { numRuns: Number(process.env.GATE_MODEL_RUNS ?? 25), seed: Number(process.env.GATE_MODEL_SEED ?? 20261123), endOnFailure: true },
+      {
+        numRuns: Number(process.env.GATE_MODEL_RUNS ?? 25),
+        seed: Number(process.env.GATE_MODEL_SEED ?? 20261123),
+        endOnFailure: true,
+      },
     );
     ts.clock.reset();
   }, 240_000);

@@ -25,16 +25,33 @@ for (const dialect of dialects()) {
       const db = deps.db;
       ts.clock.set('2026-06-10T19:00:00Z'); // noon in Los Angeles, inside the default 08:00-21:00
       const leadId = await createLead(ts.acme);
-      const org = (await db.selectFrom('leads').select('organization_id').where('id', '=', leadId).executeTakeFirstOrThrow()).organization_id;
+      const org = (
+        await db.selectFrom('leads').select('organization_id').where('id', '=', leadId).executeTakeFirstOrThrow()
+      ).organization_id;
       const lead = (await findLead(db, org, leadId))!;
       const now = deps.clock.now();
-      const messageId = await scheduleSend(db, { organizationId: org, lead, channel: 'sms', text: 'fenced', runAt: now, sendWhenOff: true, isAiGenerated: false, now: now.toISOString() });
+      const messageId = await scheduleSend(db, {
+        organizationId: org,
+        lead,
+        channel: 'sms',
+        text: 'fenced',
+        runAt: now,
+        sendWhenOff: true,
+        isAiGenerated: false,
+        now: now.toISOString(),
+      });
 
-      const [first] = (await claimJobs(deps, 10)).filter((j) => (j.payload as { messageId: string }).messageId === messageId) as ClaimedJob[];
+      const [first] = (await claimJobs(deps, 10)).filter(
+        (j) => (j.payload as { messageId: string }).messageId === messageId,
+      ) as ClaimedJob[];
       expect(first).toBeDefined();
       expect(await holdsLease(db, first!, deps.clock.now().toISOString())).toBe(true);
       // The first worker stalls past its lease; a second claims the job.
-      await db.updateTable('jobs').set({ lease_until: new Date(now.getTime() - 1000).toISOString() }).where('id', '=', first!.id).execute();
+      await db
+        .updateTable('jobs')
+        .set({ lease_until: new Date(now.getTime() - 1000).toISOString() })
+        .where('id', '=', first!.id)
+        .execute();
       const [second] = (await claimJobs(deps, 10)).filter((j) => j.id === first!.id);
       expect(second?.leaseToken).toBeDefined();
       expect(second!.leaseToken).not.toBe(first!.leaseToken);
@@ -43,12 +60,16 @@ for (const dialect of dialects()) {
       await sendRecordedMessage(deps, { ...first!, payload: { messageId, sendWhenOff: true } }, false);
       expect((await findMessage(db, org, messageId))!.status).toBe('scheduled');
       await finishJob(db, first!, deps.clock.now().toISOString());
-      expect((await db.selectFrom('jobs').select('status').where('id', '=', first!.id).executeTakeFirstOrThrow()).status).toBe('pending');
+      expect(
+        (await db.selectFrom('jobs').select('status').where('id', '=', first!.id).executeTakeFirstOrThrow()).status,
+      ).toBe('pending');
 
       await sendRecordedMessage(deps, { ...second!, payload: { messageId, sendWhenOff: true } }, false);
       expect((await findMessage(db, org, messageId))!.status).toBe('sent');
       await finishJob(db, second!, deps.clock.now().toISOString());
-      expect((await db.selectFrom('jobs').select('status').where('id', '=', first!.id).executeTakeFirstOrThrow()).status).toBe('done');
+      expect(
+        (await db.selectFrom('jobs').select('status').where('id', '=', first!.id).executeTakeFirstOrThrow()).status,
+      ).toBe('done');
     });
   });
 }

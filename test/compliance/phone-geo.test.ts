@@ -13,7 +13,37 @@ import { phoneGeocode, phoneTimezones } from '../../src/compliance/phone-geo.js'
  * drawn across countries with geocodes and time zones, long and short area
  * codes, and countries without a geocode file.
  */
-const PREFIXES = ['+1201', '+1212', '+1305', '+1403', '+1415', '+1604', '+1787', '+1808', '+1907', '+1800', '+1', '+44', '+447', '+49', '+33', '+61', '+7', '+52', '+55', '+81', '+91', '+234', '+971', '+39', '+34', '+86', '+27', '+64', '+376'];
+const PREFIXES = [
+  '+1201',
+  '+1212',
+  '+1305',
+  '+1403',
+  '+1415',
+  '+1604',
+  '+1787',
+  '+1808',
+  '+1907',
+  '+1800',
+  '+1',
+  '+44',
+  '+447',
+  '+49',
+  '+33',
+  '+61',
+  '+7',
+  '+52',
+  '+55',
+  '+81',
+  '+91',
+  '+234',
+  '+971',
+  '+39',
+  '+34',
+  '+86',
+  '+27',
+  '+64',
+  '+376',
+];
 
 const numbers = fc
   .tuple(fc.constantFrom(...PREFIXES), fc.stringMatching(/^[0-9]{6,10}$/))

@@ -10,7 +10,7 @@ import { messageOf, send, settled, until } from '../sending-numbers/helpers.js';
  * before the 08:00 opening) and 13:00 in New York (+1 212): the same message
  * waits for one and goes to the other.
  */
-describeEachDialect('contact hours in the zone of the lead\'s phone', (ctx) => {
+describeEachDialect("contact hours in the zone of the lead's phone", (ctx) => {
   it('a Honolulu number waits for 08:00 in Honolulu while a New York number is sent', async () => {
     const ts = ctx();
     ts.clock.set('2026-06-10T17:00:00Z');
@@ -20,7 +20,10 @@ describeEachDialect('contact hours in the zone of the lead\'s phone', (ctx) => {
       const early = await send(ts.acme, honolulu, 'Aloha, a note about your inquiry');
       const inHours = await send(ts.acme, newYork, 'Hello, a note about your inquiry');
       expect((await settled(ts.acme, newYork, inHours)).status).toBe('sent');
-      const waiting = await until(() => messageOf(ts.acme, honolulu, early), (m) => m?.statusCode === 'CONTACT_HOURS');
+      const waiting = await until(
+        () => messageOf(ts.acme, honolulu, early),
+        (m) => m?.statusCode === 'CONTACT_HOURS',
+      );
       // 08:00 in Honolulu (UTC-10, no daylight saving) is 18:00 UTC.
       expect(waiting!.status).toBe('scheduled');
       expect(waiting!.scheduledTime).toBe('2026-06-10T18:00:00.000Z');

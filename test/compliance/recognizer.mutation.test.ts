@@ -26,14 +26,22 @@ const NONE: Recognition = { kind: 'none' };
 const START: Recognition = { kind: 'start' };
 const HELP: Recognition = { kind: 'help' };
 const keyword = (channels: Want): Recognition => ({ kind: 'stop', via: 'keyword', channels, doNotContact: false });
-const phrase = (channels: Want, doNotContact = false): Recognition => ({ kind: 'stop', via: 'phrase', channels, doNotContact });
+const phrase = (channels: Want, doNotContact = false): Recognition => ({
+  kind: 'stop',
+  via: 'phrase',
+  channels,
+  doNotContact,
+});
 
 /** Check a table of [text, arrived by, expected] and report every mismatch at once. */
 function expectAll(rows: ReadonlyArray<readonly [string, ChannelName, Recognition, CustomKeywords?]>): void {
   const wrong = rows
     .map(([text, by, want, custom]) => ({ text, by, want, got: recognise(text, by, custom) }))
     .filter(({ want, got }) => JSON.stringify(got) !== JSON.stringify(want))
-    .map(({ text, by, want, got }) => `${JSON.stringify(text)} by ${by}: ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
+    .map(
+      ({ text, by, want, got }) =>
+        `${JSON.stringify(text)} by ${by}: ${JSON.stringify(got)}, want ${JSON.stringify(want)}`,
+    );
   expect(wrong).toEqual([]);
 }
 
@@ -75,7 +83,12 @@ describe('normaliseForKeywords, exactly', () => {
       ['', ''],
       ['🛑', ''],
     ];
-    const wrong = table.filter(([input, want]) => normaliseForKeywords(input) !== want).map(([input, want]) => `${JSON.stringify(input)} -> ${JSON.stringify(normaliseForKeywords(input))}, want ${JSON.stringify(want)}`);
+    const wrong = table
+      .filter(([input, want]) => normaliseForKeywords(input) !== want)
+      .map(
+        ([input, want]) =>
+          `${JSON.stringify(input)} -> ${JSON.stringify(normaliseForKeywords(input))}, want ${JSON.stringify(want)}`,
+      );
     expect(wrong).toEqual([]);
   });
 });
@@ -83,8 +96,25 @@ describe('normaliseForKeywords, exactly', () => {
 describe('keywords', () => {
   it('lists exactly the built-in words', () => {
     expect([...BUILT_IN_OPT_OUT_KEYWORDS]).toEqual([
-      'stop', 'stopall', 'stop all', 'quit', 'end', 'revoke', 'opt out', 'optout', 'cancel', 'unsubscribe',
-      'unsub', 'unsuscribe', 'unsubcribe', 'baja', 'alto', 'para', 'cancelar', 'detener', 'basta',
+      'stop',
+      'stopall',
+      'stop all',
+      'quit',
+      'end',
+      'revoke',
+      'opt out',
+      'optout',
+      'cancel',
+      'unsubscribe',
+      'unsub',
+      'unsuscribe',
+      'unsubcribe',
+      'baja',
+      'alto',
+      'para',
+      'cancelar',
+      'detener',
+      'basta',
     ]);
     expect([...BUILT_IN_OPT_IN_KEYWORDS]).toEqual(['start', 'yes', 'unstop', 'alta', 'comenzar']);
     expect([...BUILT_IN_HELP_KEYWORDS]).toEqual(['help', 'info', 'ayuda']);
@@ -94,22 +124,60 @@ describe('keywords', () => {
     const rows: [string, ChannelName, Recognition][] = [];
     for (const kw of BUILT_IN_OPT_OUT_KEYWORDS) {
       const want = (c: ChannelName) => keyword(kw === 'stopall' || kw === 'stop all' ? 'all' : [c]);
-      rows.push([kw, 'sms', want('sms')], [kw.toUpperCase(), 'voice', want('voice')], [`${kw} please`, 'email', want('email')]);
-      rows.push([`I ${kw}`, 'sms', want('sms')], [`${kw} me`, 'voice', want('voice')], [`we ${kw} us`, 'email', want('email')]);
+      rows.push(
+        [kw, 'sms', want('sms')],
+        [kw.toUpperCase(), 'voice', want('voice')],
+        [`${kw} please`, 'email', want('email')],
+      );
+      rows.push(
+        [`I ${kw}`, 'sms', want('sms')],
+        [`${kw} me`, 'voice', want('voice')],
+        [`we ${kw} us`, 'email', want('email')],
+      );
     }
     expectAll(rows);
   });
 
   it('each built-in opt-in and help word alone is START / HELP, and nothing more', () => {
     const rows: [string, ChannelName, Recognition][] = [];
-    for (const kw of BUILT_IN_OPT_IN_KEYWORDS) rows.push([kw, 'sms', START], [`${kw.toUpperCase()} ${kw}!`, 'email', START], [`please ${kw}`, 'voice', START], [`${kw} me`, 'sms', NONE], [`i ${kw}`, 'sms', NONE]);
-    for (const kw of BUILT_IN_HELP_KEYWORDS) rows.push([kw, 'sms', HELP], [`${kw}?? thanks`, 'voice', HELP], [`${kw} ${kw}`, 'email', HELP], [`${kw} me`, 'sms', NONE]);
+    for (const kw of BUILT_IN_OPT_IN_KEYWORDS)
+      rows.push(
+        [kw, 'sms', START],
+        [`${kw.toUpperCase()} ${kw}!`, 'email', START],
+        [`please ${kw}`, 'voice', START],
+        [`${kw} me`, 'sms', NONE],
+        [`i ${kw}`, 'sms', NONE],
+      );
+    for (const kw of BUILT_IN_HELP_KEYWORDS)
+      rows.push(
+        [kw, 'sms', HELP],
+        [`${kw}?? thanks`, 'voice', HELP],
+        [`${kw} ${kw}`, 'email', HELP],
+        [`${kw} me`, 'sms', NONE],
+      );
     expectAll(rows);
   });
 
   it('nothing, punctuation, politeness alone and everyday text are none', () => {
     const rows: [string, ChannelName, Recognition][] = [];
-    for (const text of ['', ' ', '⛔', '!!!', 'please', 'thanks. please!', 'ok. thanks!', 'me', 'i', 'it', 'us', 'Stryker was here', 'undefined', 'hello there', 'what time?', 'see you at 5. thanks.']) {
+    for (const text of [
+      '',
+      ' ',
+      '⛔',
+      '!!!',
+      'please',
+      'thanks. please!',
+      'ok. thanks!',
+      'me',
+      'i',
+      'it',
+      'us',
+      'Stryker was here',
+      'undefined',
+      'hello there',
+      'what time?',
+      'see you at 5. thanks.',
+    ]) {
       for (const c of CHANNELS) rows.push([text, c, NONE]);
     }
     expectAll(rows);
@@ -118,37 +186,107 @@ describe('keywords', () => {
   it('the stop-sign emoji alone is a keyword stop; invisible characters are removed, never spaced', () => {
     const rows: [string, ChannelName, Recognition][] = [];
     for (const c of CHANNELS) {
-      for (const text of ['🛑', '🛑\uFE0F', ' 🛑 🛑 ', '\u200B🛑', 'S\u200BTOP', 'ST\u00ADOP', '\u202ESTOP', 'S\u2060T\uFEFFOP']) rows.push([text, c, keyword([c])]);
+      for (const text of [
+        '🛑',
+        '🛑\uFE0F',
+        ' 🛑 🛑 ',
+        '\u200B🛑',
+        'S\u200BTOP',
+        'ST\u00ADOP',
+        '\u202ESTOP',
+        'S\u2060T\uFEFFOP',
+      ])
+        rows.push([text, c, keyword([c])]);
       for (const text of ['🛑 sign', 'a 🛑', '🛑🙂']) rows.push([text, c, NONE]);
     }
     expectAll(rows);
   });
 
   it('every filler is stripped around a keyword, START and HELP', () => {
-    const fillers = ['please', 'pls', 'plz', 'plse', 'thanks', 'thank you', 'thankyou', 'thx', 'ty', 'now', 'right now', 'ok', 'okay', 'k',
-      'just', 'asap', 'already', 'immediately', 'uh', 'um', 'umm', 'hey', 'hi', 'hello', 'sorry', 'por favor', 'porfa', 'porfavor', 'gracias', 'ya', 'hola', 'ahora'];
+    const fillers = [
+      'please',
+      'pls',
+      'plz',
+      'plse',
+      'thanks',
+      'thank you',
+      'thankyou',
+      'thx',
+      'ty',
+      'now',
+      'right now',
+      'ok',
+      'okay',
+      'k',
+      'just',
+      'asap',
+      'already',
+      'immediately',
+      'uh',
+      'um',
+      'umm',
+      'hey',
+      'hi',
+      'hello',
+      'sorry',
+      'por favor',
+      'porfa',
+      'porfavor',
+      'gracias',
+      'ya',
+      'hola',
+      'ahora',
+    ];
     const rows: [string, ChannelName, Recognition][] = [];
     for (const f of fillers) {
-      rows.push([`stop ${f}`, 'sms', keyword(['sms'])], [`${f} quit`, 'voice', keyword(['voice'])], [`${f} cancel ${f}`, 'email', keyword(['email'])]);
+      rows.push(
+        [`stop ${f}`, 'sms', keyword(['sms'])],
+        [`${f} quit`, 'voice', keyword(['voice'])],
+        [`${f} cancel ${f}`, 'email', keyword(['email'])],
+      );
       rows.push([`${f} start`, 'sms', START], [`info ${f}`, 'sms', HELP], [f, 'sms', NONE]);
     }
     // Fillers go wherever they are, all of them, and leave single spaces.
-    rows.push(['please stop please', 'sms', keyword(['sms'])], ['stop please all', 'sms', keyword('all')], ['unsubscribe please me', 'voice', keyword(['voice'])]);
+    rows.push(
+      ['please stop please', 'sms', keyword(['sms'])],
+      ['stop please all', 'sms', keyword('all')],
+      ['unsubscribe please me', 'voice', keyword(['voice'])],
+    );
     rows.push(['i please quit', 'sms', keyword(['sms'])], ['please i quit now', 'email', keyword(['email'])]);
     expectAll(rows);
   });
 
   it('only stop all / stopall mean every channel', () => {
     expectAll([
-      ['stop all', 'sms', keyword('all')], ['STOPALL', 'voice', keyword('all')], ['stop all please', 'email', keyword('all')],
-      ['stop', 'email', keyword(['email'])], ['stop me', 'sms', keyword(['sms'])],
-      ['Who is this? Stop all.', 'voice', phrase('all')], ['Who is this? stopall', 'voice', phrase('all')], ['Who is this? Stop.', 'voice', phrase(['voice'])],
+      ['stop all', 'sms', keyword('all')],
+      ['STOPALL', 'voice', keyword('all')],
+      ['stop all please', 'email', keyword('all')],
+      ['stop', 'email', keyword(['email'])],
+      ['stop me', 'sms', keyword(['sms'])],
+      ['Who is this? Stop all.', 'voice', phrase('all')],
+      ['Who is this? stopall', 'voice', phrase('all')],
+      ['Who is this? Stop.', 'voice', phrase(['voice'])],
     ]);
   });
 
   it('the strong keywords count as one sentence of a longer message; the everyday ones only as the whole message', () => {
     const rows: [string, ChannelName, Recognition][] = [];
-    for (const kw of ['stop', 'stopall', 'stop all', 'unsubscribe', 'unsub', 'unsuscribe', 'unsubcribe', 'opt out', 'optout', 'revoke', 'baja', 'basta', 'para', 'alto']) {
+    for (const kw of [
+      'stop',
+      'stopall',
+      'stop all',
+      'unsubscribe',
+      'unsub',
+      'unsuscribe',
+      'unsubcribe',
+      'opt out',
+      'optout',
+      'revoke',
+      'baja',
+      'basta',
+      'para',
+      'alto',
+    ]) {
       const all = kw === 'stopall' || kw === 'stop all';
       rows.push([`Who is this? ${kw}.`, 'email', phrase(all ? 'all' : ['email'])]);
       rows.push([`Hi. I ${kw} it, thanks`, 'sms', phrase(all ? 'all' : ['sms'])]);

@@ -15,8 +15,18 @@ import { corpus, OUR_FOOTER } from './corpus/opt-outs.js';
 
 const CHANNELS: ChannelName[] = ['sms', 'voice', 'email'];
 const channel = fc.constantFrom<ChannelName>(...CHANNELS);
-const keywordStop = (channels: ChannelName[] | 'all') => ({ kind: 'stop', via: 'keyword', channels, doNotContact: false });
-const phraseStop = (channels: ChannelName[] | 'all', doNotContact = false) => ({ kind: 'stop', via: 'phrase', channels, doNotContact });
+const keywordStop = (channels: ChannelName[] | 'all') => ({
+  kind: 'stop',
+  via: 'keyword',
+  channels,
+  doNotContact: false,
+});
+const phraseStop = (channels: ChannelName[] | 'all', doNotContact = false) => ({
+  kind: 'stop',
+  via: 'phrase',
+  channels,
+  doNotContact,
+});
 const NONE = { kind: 'none' };
 
 describe('labelled corpus', () => {
@@ -37,7 +47,9 @@ describe('labelled corpus', () => {
     expect(optOuts().length).toBeGreaterThanOrEqual(150);
     expect(others().length).toBeGreaterThanOrEqual(150);
     for (const c of CHANNELS) expect(optOuts().filter((r) => r.entry.channel === c).length).toBeGreaterThanOrEqual(30);
-    expect(others().filter((r) => r.entry.channel === 'email' && /\bSTOP\b/.test(r.entry.text)).length).toBeGreaterThanOrEqual(30);
+    expect(
+      others().filter((r) => r.entry.channel === 'email' && /\bSTOP\b/.test(r.entry.text)).length,
+    ).toBeGreaterThanOrEqual(30);
   });
 
   it('recognises every opt-out, with a false-positive rate of at most 2%', () => {
@@ -72,7 +84,8 @@ describe('labelled corpus', () => {
       }
       // An entry that states its channels but not doNotContact means an ordinary opt-out (doNotContact false).
       const stated = entry.channels !== undefined || entry.doNotContact !== undefined;
-      if (stated && heard.doNotContact !== (entry.doNotContact ?? false)) wrong.push(`${JSON.stringify(entry.text)}: doNotContact ${heard.doNotContact}`);
+      if (stated && heard.doNotContact !== (entry.doNotContact ?? false))
+        wrong.push(`${JSON.stringify(entry.text)}: doNotContact ${heard.doNotContact}`);
     }
     expect(wrong).toEqual([]);
     expect(optOuts().filter((r) => r.entry.channels !== undefined).length).toBeGreaterThanOrEqual(150);
@@ -90,22 +103,146 @@ describe('labelled corpus', () => {
 });
 
 // ---- Properties ----------------------------------------------------------------------------------------------
-const POLITENESS = ['please', 'pls', 'plz', 'thanks', 'thank you', 'thx', 'now', 'ok', 'okay', 'just', 'por favor', 'porfa', 'gracias', 'ya'];
-const AROUND = ['', ' ', '  ', '!', '!!!', '?', '.', '...', ',', '🛑', '🙏', '😡', ' 🛑 ', '\n', '\t', '"', '“', '”', '*', '(', ')', '¡', '¿', '-'];
+const POLITENESS = [
+  'please',
+  'pls',
+  'plz',
+  'thanks',
+  'thank you',
+  'thx',
+  'now',
+  'ok',
+  'okay',
+  'just',
+  'por favor',
+  'porfa',
+  'gracias',
+  'ya',
+];
+const AROUND = [
+  '',
+  ' ',
+  '  ',
+  '!',
+  '!!!',
+  '?',
+  '.',
+  '...',
+  ',',
+  '🛑',
+  '🙏',
+  '😡',
+  ' 🛑 ',
+  '\n',
+  '\t',
+  '"',
+  '“',
+  '”',
+  '*',
+  '(',
+  ')',
+  '¡',
+  '¿',
+  '-',
+];
 const SAFE_VOCABULARY = [
-  'the', 'a', 'house', 'is', 'great', 'what', 'price', 'can', 'we', 'see', 'it', 'tomorrow', 'at', 'five', 'how', 'many', 'bedrooms',
-  'my', 'wife', 'likes', 'kitchen', 'thanks', 'call', 'text', 'email', 'me', 'you', 'when', 'where', 'garage', 'pool', 'yard',
-  'friday', 'morning', 'interested', 'sounds', 'good', 'send', 'photos', 'address', 'viewing', 'sure', 'maybe', 'later', 'busy',
-  'today', 'parking', 'school', 'rent', 'buy', 'sell', 'please', 'i', 'am', 'looking', 'for', 'and', 'with', 'to', 'of', 'in', 'on',
-  'hola', 'casa', 'precio', 'mañana', 'gracias', 'sí', 'cuándo', 'puedo', 'verla', 'me', 'interesa', 'por', 'favor', 'la', 'el', 'de',
-  '3', 'bed', '2', 'bath', '!', '?', ',', '.', '👍', '🙂',
+  'the',
+  'a',
+  'house',
+  'is',
+  'great',
+  'what',
+  'price',
+  'can',
+  'we',
+  'see',
+  'it',
+  'tomorrow',
+  'at',
+  'five',
+  'how',
+  'many',
+  'bedrooms',
+  'my',
+  'wife',
+  'likes',
+  'kitchen',
+  'thanks',
+  'call',
+  'text',
+  'email',
+  'me',
+  'you',
+  'when',
+  'where',
+  'garage',
+  'pool',
+  'yard',
+  'friday',
+  'morning',
+  'interested',
+  'sounds',
+  'good',
+  'send',
+  'photos',
+  'address',
+  'viewing',
+  'sure',
+  'maybe',
+  'later',
+  'busy',
+  'today',
+  'parking',
+  'school',
+  'rent',
+  'buy',
+  'sell',
+  'please',
+  'i',
+  'am',
+  'looking',
+  'for',
+  'and',
+  'with',
+  'to',
+  'of',
+  'in',
+  'on',
+  'hola',
+  'casa',
+  'precio',
+  'mañana',
+  'gracias',
+  'sí',
+  'cuándo',
+  'puedo',
+  'verla',
+  'me',
+  'interesa',
+  'por',
+  'favor',
+  'la',
+  'el',
+  'de',
+  '3',
+  'bed',
+  '2',
+  'bath',
+  '!',
+  '?',
+  ',',
+  '.',
+  '👍',
+  '🙂',
 ];
 
 describe('properties', () => {
   it('every built-in opt-out keyword survives case, punctuation, emoji, whitespace, repetition and politeness', () => {
     fc.assert(
       fc.property(
-        fc.constantFrom(...BUILT_IN_OPT_OUT_KEYWORDS).chain((kw) => fc.tuple(fc.constant(kw), fc.mixedCase(fc.constant(kw)))),
+        fc
+          .constantFrom(...BUILT_IN_OPT_OUT_KEYWORDS)
+          .chain((kw) => fc.tuple(fc.constant(kw), fc.mixedCase(fc.constant(kw)))),
         fc.integer({ min: 1, max: 3 }),
         fc.constantFrom(' ', '  ', ', ', '! ', '\n'),
         fc.array(fc.constantFrom(...POLITENESS), { maxLength: 2 }),
@@ -126,27 +263,38 @@ describe('properties', () => {
   it('custom keywords are recognised like built-ins, and never remove a built-in', () => {
     const word = fc.stringMatching(/^[a-z]{3,9}( [a-z]{3,9})?$/).filter((w) => recognise(w, 'sms').kind === 'none');
     fc.assert(
-      fc.property(word, word, fc.constantFrom(...BUILT_IN_OPT_OUT_KEYWORDS), channel, fc.constantFrom(...AROUND), (out, inn, builtIn, arrivedBy, around) => {
-        fc.pre(out !== inn);
-        const custom = { optOut: [out.toUpperCase()], optIn: [inn, builtIn] };
-        expect(recognise(`${around}${out}${around}`, arrivedBy, custom)).toEqual(keywordStop([arrivedBy]));
-        expect(recognise(`${out} please`, arrivedBy, custom)).toEqual(keywordStop([arrivedBy]));
-        expect(recognise(`${around}${inn.toUpperCase()}${around}`, arrivedBy, custom)).toEqual({ kind: 'start' });
-        expect(recognise(builtIn, arrivedBy, custom).kind).toBe('stop');
-        expect(recognise(builtIn, arrivedBy, { optOut: [], optIn: [builtIn] }).kind).toBe('stop');
-        // Without the custom list, the organization's words mean nothing.
-        expect(recognise(out, arrivedBy)).toEqual(NONE);
-        expect(recognise(inn, arrivedBy)).toEqual(NONE);
-      }),
+      fc.property(
+        word,
+        word,
+        fc.constantFrom(...BUILT_IN_OPT_OUT_KEYWORDS),
+        channel,
+        fc.constantFrom(...AROUND),
+        (out, inn, builtIn, arrivedBy, around) => {
+          fc.pre(out !== inn);
+          const custom = { optOut: [out.toUpperCase()], optIn: [inn, builtIn] };
+          expect(recognise(`${around}${out}${around}`, arrivedBy, custom)).toEqual(keywordStop([arrivedBy]));
+          expect(recognise(`${out} please`, arrivedBy, custom)).toEqual(keywordStop([arrivedBy]));
+          expect(recognise(`${around}${inn.toUpperCase()}${around}`, arrivedBy, custom)).toEqual({ kind: 'start' });
+          expect(recognise(builtIn, arrivedBy, custom).kind).toBe('stop');
+          expect(recognise(builtIn, arrivedBy, { optOut: [], optIn: [builtIn] }).kind).toBe('stop');
+          // Without the custom list, the organization's words mean nothing.
+          expect(recognise(out, arrivedBy)).toEqual(NONE);
+          expect(recognise(inn, arrivedBy)).toEqual(NONE);
+        },
+      ),
       { numRuns: 500 },
     );
   });
 
   it('text made only of words that carry no opt-out is never a stop', () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...SAFE_VOCABULARY), { minLength: 1, maxLength: 14 }), channel, (words, arrivedBy) => {
-        expect(recognise(words.join(' '), arrivedBy).kind).not.toBe('stop');
-      }),
+      fc.property(
+        fc.array(fc.constantFrom(...SAFE_VOCABULARY), { minLength: 1, maxLength: 14 }),
+        channel,
+        (words, arrivedBy) => {
+          expect(recognise(words.join(' '), arrivedBy).kind).not.toBe('stop');
+        },
+      ),
       { numRuns: 3000 },
     );
   });
@@ -155,24 +303,45 @@ describe('properties', () => {
     fc.string({ unit: 'grapheme', maxLength: 80 }),
     fc.string({ unit: 'binary', maxLength: 80 }),
     fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength: 40 }), // lone surrogates too
-    fc.array(fc.constantFrom(...BUILT_IN_OPT_OUT_KEYWORDS, ...POLITENESS, ...SAFE_VOCABULARY, 'dont', 'not', 'no', 'never', 'me', 'list', 'off'), { maxLength: 12 }).map((w) => w.join(' ')),
+    fc
+      .array(
+        fc.constantFrom(
+          ...BUILT_IN_OPT_OUT_KEYWORDS,
+          ...POLITENESS,
+          ...SAFE_VOCABULARY,
+          'dont',
+          'not',
+          'no',
+          'never',
+          'me',
+          'list',
+          'off',
+        ),
+        { maxLength: 12 },
+      )
+      .map((w) => w.join(' ')),
   );
 
   it('recognise is total: any string, any channel, any custom words gives a well-formed answer', () => {
     fc.assert(
-      fc.property(anyText, channel, fc.array(fc.string({ unit: 'binary', maxLength: 12 }), { maxLength: 3 }), (text, arrivedBy, words) => {
-        const heard: Recognition = recognise(text, arrivedBy, { optOut: words, optIn: words });
-        expect(['stop', 'start', 'help', 'none']).toContain(heard.kind);
-        if (heard.kind === 'stop') {
-          expect(['keyword', 'phrase']).toContain(heard.via);
-          expect(typeof heard.doNotContact).toBe('boolean');
-          if (heard.channels !== 'all') {
-            expect(heard.channels.length).toBeGreaterThan(0);
-            expect(heard.channels).toEqual(CHANNELS.filter((c) => (heard.channels as ChannelName[]).includes(c))); // canonical order, no repeats
+      fc.property(
+        anyText,
+        channel,
+        fc.array(fc.string({ unit: 'binary', maxLength: 12 }), { maxLength: 3 }),
+        (text, arrivedBy, words) => {
+          const heard: Recognition = recognise(text, arrivedBy, { optOut: words, optIn: words });
+          expect(['stop', 'start', 'help', 'none']).toContain(heard.kind);
+          if (heard.kind === 'stop') {
+            expect(['keyword', 'phrase']).toContain(heard.via);
+            expect(typeof heard.doNotContact).toBe('boolean');
+            if (heard.channels !== 'all') {
+              expect(heard.channels.length).toBeGreaterThan(0);
+              expect(heard.channels).toEqual(CHANNELS.filter((c) => (heard.channels as ChannelName[]).includes(c))); // canonical order, no repeats
+            }
+            if (heard.doNotContact) expect(heard.channels).toBe('all');
           }
-          if (heard.doNotContact) expect(heard.channels).toBe('all');
-        }
-      }),
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -229,8 +398,28 @@ describe('normaliseForKeywords', () => {
 
 describe('recognise: keywords', () => {
   it.each([
-    'STOP', 'Stop please', 'please stop', 'STOP STOP', 'stop?', 'Stop. Thank you', 'stop!!! 🛑', 'OPT OUT', 'opt-out', 'Optout',
-    'Unsubscribe me', 'cancel please', 'BAJA', 'para ya', 'Alto', 'cancelar', 'detener', 'REVOKE', 'I quit', 'we quit', 'end', 'basta',
+    'STOP',
+    'Stop please',
+    'please stop',
+    'STOP STOP',
+    'stop?',
+    'Stop. Thank you',
+    'stop!!! 🛑',
+    'OPT OUT',
+    'opt-out',
+    'Optout',
+    'Unsubscribe me',
+    'cancel please',
+    'BAJA',
+    'para ya',
+    'Alto',
+    'cancelar',
+    'detener',
+    'REVOKE',
+    'I quit',
+    'we quit',
+    'end',
+    'basta',
     'unsub',
   ])('%j is a keyword stop on the channel it came in on', (text) => {
     for (const c of CHANNELS) expect(recognise(text, c)).toEqual(keywordStop([c]));
@@ -241,7 +430,28 @@ describe('recognise: keywords', () => {
   });
 
   it('politeness words the spec names are stripped around keywords, START and HELP', () => {
-    for (const p of [...POLITENESS, 'thank you', 'hi', 'hello', 'hey', 'uh', 'um', 'sorry', 'hola', 'asap', 'already', 'immediately', 'right now', 'ahora', 'k', 'ty', 'thankyou', 'porfavor', 'plse', 'umm']) {
+    for (const p of [
+      ...POLITENESS,
+      'thank you',
+      'hi',
+      'hello',
+      'hey',
+      'uh',
+      'um',
+      'sorry',
+      'hola',
+      'asap',
+      'already',
+      'immediately',
+      'right now',
+      'ahora',
+      'k',
+      'ty',
+      'thankyou',
+      'porfavor',
+      'plse',
+      'umm',
+    ]) {
       expect(recognise(`stop ${p}`, 'sms'), p).toEqual(keywordStop(['sms']));
       expect(recognise(`${p} cancel`, 'voice'), p).toEqual(keywordStop(['voice']));
       expect(recognise(`${p} yes`, 'sms'), p).toEqual({ kind: 'start' });
@@ -250,14 +460,38 @@ describe('recognise: keywords', () => {
   });
 
   it('everyday words only count as the whole message', () => {
-    for (const text of ['cancel my appointment', 'the end', 'para el lunes', 'I quit my job', 'alto precio', 'end of day', 'cancelar la cita']) {
+    for (const text of [
+      'cancel my appointment',
+      'the end',
+      'para el lunes',
+      'I quit my job',
+      'alto precio',
+      'end of day',
+      'cancelar la cita',
+    ]) {
       expect(recognise(text, 'sms'), text).toEqual(NONE);
     }
     // The strong ones also count as one sentence of a longer message (then via 'phrase').
-    for (const text of ['Who is this? Stop.', 'Unsubscribe. Not interested', 'Baja. No me interesa', 'Opt out, thanks. Bye', 'STOP - Mike', 'Stop it. Who is this', 'Revoke. Who are you?', 'I said no. Para.', 'Alto, no gracias', 'Basta, gracias. Adiós']) {
+    for (const text of [
+      'Who is this? Stop.',
+      'Unsubscribe. Not interested',
+      'Baja. No me interesa',
+      'Opt out, thanks. Bye',
+      'STOP - Mike',
+      'Stop it. Who is this',
+      'Revoke. Who are you?',
+      'I said no. Para.',
+      'Alto, no gracias',
+      'Basta, gracias. Adiós',
+    ]) {
       expect(recognise(text, 'sms'), text).toEqual(phraseStop(['sms']));
     }
-    for (const text of ['Who is this? Cancel.', 'End. I will rebook', 'Quit. Whatever', 'Cancelar. Quiero otra fecha']) {
+    for (const text of [
+      'Who is this? Cancel.',
+      'End. I will rebook',
+      'Quit. Whatever',
+      'Cancelar. Quiero otra fecha',
+    ]) {
       expect(recognise(text, 'sms'), text).toEqual(NONE);
     }
     expect(recognise('Who is this? Stop all.', 'sms')).toEqual(phraseStop('all'));
@@ -420,13 +654,46 @@ describe('recognise: every channel word decides the channels', () => {
 });
 
 describe('recognise: sentences, fillers and negation', () => {
-  it.each(['.', '!', '?', ';', ':', ',', '\n', '\r', '…', '¡', '¿', '。', '！', '？', '；', '，', '•', '|', '(', ')', '[', ']', '{', '}', '"', '“', '”', '«', '»', '–', '—', ' - ', ' -- ', '🙄', '😡😡'])(
-    'a sentence break %j isolates a STOP',
-    (brk) => {
-      expect(recognise(`who is this${brk}stop`, 'sms')).toEqual(phraseStop(['sms']));
-      expect(recognise(`who is this${brk}stop all`, 'sms')).toEqual(phraseStop('all'));
-    },
-  );
+  it.each([
+    '.',
+    '!',
+    '?',
+    ';',
+    ':',
+    ',',
+    '\n',
+    '\r',
+    '…',
+    '¡',
+    '¿',
+    '。',
+    '！',
+    '？',
+    '；',
+    '，',
+    '•',
+    '|',
+    '(',
+    ')',
+    '[',
+    ']',
+    '{',
+    '}',
+    '"',
+    '“',
+    '”',
+    '«',
+    '»',
+    '–',
+    '—',
+    ' - ',
+    ' -- ',
+    '🙄',
+    '😡😡',
+  ])('a sentence break %j isolates a STOP', (brk) => {
+    expect(recognise(`who is this${brk}stop`, 'sms')).toEqual(phraseStop(['sms']));
+    expect(recognise(`who is this${brk}stop all`, 'sms')).toEqual(phraseStop('all'));
+  });
 
   it('without a break, a STOP inside a sentence is not a keyword', () => {
     expect(recognise('who is this stop', 'sms')).toEqual(NONE);
@@ -456,7 +723,7 @@ describe('recognise: sentences, fillers and negation', () => {
     "I don't want to be removed",
     "I don't want to withdraw my consent",
     "please don't go away, I'm still interested",
-    "I do not want you to take me off the list",
+    'I do not want you to take me off the list',
     "I don't need you to unsubscribe me",
     "I didn't ask you to stop calling",
     'No quiero darme de baja',
@@ -568,7 +835,9 @@ describe('recognise: START and HELP', () => {
     expect(recognise('START. Actually no, stop texting me', 'sms')).toEqual(phraseStop(['sms']));
     expect(recognise('help, stop calling me', 'voice')).toEqual(phraseStop(['voice']));
     expect(recognise('stop', 'sms', { optIn: ['stop'] })).toEqual(keywordStop(['sms']));
-    expect(recognise('unsubscribe', 'sms', { optOut: [], optIn: ['UNSUBSCRIBE', 'opt-out'] })).toEqual(keywordStop(['sms']));
+    expect(recognise('unsubscribe', 'sms', { optOut: [], optIn: ['UNSUBSCRIBE', 'opt-out'] })).toEqual(
+      keywordStop(['sms']),
+    );
     expect(recognise('opt-out', 'sms', { optIn: ['opt out'] })).toEqual(keywordStop(['sms']));
   });
 });
@@ -616,21 +885,45 @@ describe('email replies are read as their new text', () => {
     expect(recognise(newTextOfReply(quoted), 'email')).toEqual(NONE);
     expect(recognise(quoted, 'email').kind).toBe('stop'); // why the pipeline extracts first
     expect(recognise(newTextOfReply(`STOP\n\n${quoted}`), 'email')).toEqual(phraseStop(['email']));
-    expect(recognise(newTextOfReply(quoted.replace('Thursday works.', 'STOP')), 'email')).toEqual(keywordStop(['email']));
+    expect(recognise(newTextOfReply(quoted.replace('Thursday works.', 'STOP')), 'email')).toEqual(
+      keywordStop(['email']),
+    );
   });
 });
 
 // ---- Invisible characters and the stop sign --------------------------------------------------------------------
 /** Zero-width space / non-joiner / joiner, word joiner, BOM, soft hyphen, every bidi control, Mongolian vowel separator, Hangul filler. */
-const INVISIBLES = ['\u200B', '\u200C', '\u200D', '\u2060', '\uFEFF', '\u00AD', '\u200E', '\u200F', '\u202A', '\u202B', '\u202C', '\u202D', '\u202E',
-  '\u2066', '\u2067', '\u2068', '\u2069', '\u061C', '\u180E', '\u3164'];
+const INVISIBLES = [
+  '\u200B',
+  '\u200C',
+  '\u200D',
+  '\u2060',
+  '\uFEFF',
+  '\u00AD',
+  '\u200E',
+  '\u200F',
+  '\u202A',
+  '\u202B',
+  '\u202C',
+  '\u202D',
+  '\u202E',
+  '\u2066',
+  '\u2067',
+  '\u2068',
+  '\u2069',
+  '\u061C',
+  '\u180E',
+  '\u3164',
+];
 /** `text` with invisible characters put in at random places (inside words too). */
 const sprinkled = (text: fc.Arbitrary<string>) =>
-  text.chain((t) => fc.array(fc.tuple(fc.nat(t.length), fc.constantFrom(...INVISIBLES)), { maxLength: 8 }).map((cuts) => {
-    let out = t;
-    for (const [at, c] of [...cuts].sort((a, b) => b[0] - a[0])) out = out.slice(0, at) + c + out.slice(at);
-    return { plain: t, hidden: out };
-  }));
+  text.chain((t) =>
+    fc.array(fc.tuple(fc.nat(t.length), fc.constantFrom(...INVISIBLES)), { maxLength: 8 }).map((cuts) => {
+      let out = t;
+      for (const [at, c] of [...cuts].sort((a, b) => b[0] - a[0])) out = out.slice(0, at) + c + out.slice(at);
+      return { plain: t, hidden: out };
+    }),
+  );
 
 describe('invisible characters', () => {
   it('withoutInvisibles removes each of them and nothing else', () => {
@@ -641,7 +934,19 @@ describe('invisible characters', () => {
   it('do not change what any message is heard as, wherever they are put', () => {
     const anyText = fc.oneof(
       fc.constantFrom(...corpus.filter((e) => e.channel !== 'email').map((e) => e.text)),
-      fc.array(fc.constantFrom(...BUILT_IN_OPT_OUT_KEYWORDS, ...BUILT_IN_OPT_IN_KEYWORDS, ...BUILT_IN_HELP_KEYWORDS, ...POLITENESS, ...SAFE_VOCABULARY, '🛑'), { maxLength: 8 }).map((w) => w.join(' ')),
+      fc
+        .array(
+          fc.constantFrom(
+            ...BUILT_IN_OPT_OUT_KEYWORDS,
+            ...BUILT_IN_OPT_IN_KEYWORDS,
+            ...BUILT_IN_HELP_KEYWORDS,
+            ...POLITENESS,
+            ...SAFE_VOCABULARY,
+            '🛑',
+          ),
+          { maxLength: 8 },
+        )
+        .map((w) => w.join(' ')),
       fc.string({ unit: 'grapheme', maxLength: 40 }),
     );
     fc.assert(
@@ -655,10 +960,14 @@ describe('invisible characters', () => {
 
   it('every built-in opt-out keyword with invisible characters inside it is still a stop', () => {
     fc.assert(
-      fc.property(sprinkled(fc.constantFrom(...BUILT_IN_OPT_OUT_KEYWORDS).chain((kw) => fc.mixedCase(fc.constant(kw)))), channel, ({ plain, hidden }, arrivedBy) => {
-        const all = /^stop ?all$/i.test(plain);
-        expect(recognise(hidden, arrivedBy), JSON.stringify(hidden)).toEqual(keywordStop(all ? 'all' : [arrivedBy]));
-      }),
+      fc.property(
+        sprinkled(fc.constantFrom(...BUILT_IN_OPT_OUT_KEYWORDS).chain((kw) => fc.mixedCase(fc.constant(kw)))),
+        channel,
+        ({ plain, hidden }, arrivedBy) => {
+          const all = /^stop ?all$/i.test(plain);
+          expect(recognise(hidden, arrivedBy), JSON.stringify(hidden)).toEqual(keywordStop(all ? 'all' : [arrivedBy]));
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -673,20 +982,30 @@ describe('the stop-sign emoji', () => {
   it('alone, repeated, with variation selectors, white space or invisible characters, is a keyword stop on the channel it came by', () => {
     const filler = fc.constantFrom('', ' ', '\n', '\t', '\uFE0F', '\uFE0E', '\u200B', '\u200D');
     fc.assert(
-      fc.property(fc.array(fc.tuple(filler, filler), { minLength: 1, maxLength: 4 }), filler, channel, (signs, lead, arrivedBy) => {
-        const text = lead + signs.map(([a, b]) => `${a}🛑${b}`).join('');
-        expect(recognise(text, arrivedBy), JSON.stringify(text)).toEqual(keywordStop([arrivedBy]));
-      }),
+      fc.property(
+        fc.array(fc.tuple(filler, filler), { minLength: 1, maxLength: 4 }),
+        filler,
+        channel,
+        (signs, lead, arrivedBy) => {
+          const text = lead + signs.map(([a, b]) => `${a}🛑${b}`).join('');
+          expect(recognise(text, arrivedBy), JSON.stringify(text)).toEqual(keywordStop([arrivedBy]));
+        },
+      ),
       { numRuns: 500 },
     );
   });
 
   it('among words that carry no opt-out, is not a stop', () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...SAFE_VOCABULARY.filter((w) => /\p{L}/u.test(w))), { minLength: 1, maxLength: 6 }), fc.nat(6), channel, (words, at, arrivedBy) => {
-        const text = [...words.slice(0, at), '🛑', ...words.slice(at)].join(' ');
-        expect(recognise(text, arrivedBy).kind, text).not.toBe('stop');
-      }),
+      fc.property(
+        fc.array(fc.constantFrom(...SAFE_VOCABULARY.filter((w) => /\p{L}/u.test(w))), { minLength: 1, maxLength: 6 }),
+        fc.nat(6),
+        channel,
+        (words, at, arrivedBy) => {
+          const text = [...words.slice(0, at), '🛑', ...words.slice(at)].join(' ');
+          expect(recognise(text, arrivedBy).kind, text).not.toBe('stop');
+        },
+      ),
       { numRuns: 1000 },
     );
     expect(recognise('⛔', 'sms')).toEqual(NONE);

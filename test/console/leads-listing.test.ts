@@ -23,7 +23,13 @@ describeEachDialect('GET /v1/leads: search, filters and newest activity first', 
   it('searches by name prefix (case-insensitive), first and last name, phone prefix, email prefix and exact externalLeadId', async () => {
     const ts = ctx();
     const c = await freshOrg(ts);
-    const ann = await lead(c, { firstName: 'Annabel', lastName: 'Lee', phone: '+14155550101', email: 'annabel@example.com', externalLeadId: 'crm-77' });
+    const ann = await lead(c, {
+      firstName: 'Annabel',
+      lastName: 'Lee',
+      phone: '+14155550101',
+      email: 'annabel@example.com',
+      externalLeadId: 'crm-77',
+    });
     const anne = await lead(c, { firstName: 'anne', lastName: 'Smith', phone: '+14165550102' });
     const bob = await lead(c, { firstName: 'Bob', lastName: 'Annan', phone: '+12125550103', email: 'bob@sample.org' });
     const q = async (search: string) => ids(await c.get(`/leads?search=${encodeURIComponent(search)}`)).sort();
@@ -61,8 +67,20 @@ describeEachDialect('GET /v1/leads: search, filters and newest activity first', 
     expect(filtered.body.leads.map((l: { id: string }) => l.id)).toEqual(ids(plain));
     expect(filtered.body.leads[0]).toMatchObject({ lastMessage: null, needsAttention: false });
     expect((await c.get('/leads?tag=nope')).body.leads).toEqual([]);
-    const org = (await ts.server.store.db.selectFrom('leads').select('organization_id').where('id', '=', on).executeTakeFirstOrThrow()).organization_id;
-    await insertTag(ts.server.store.db, org, { id: newId(), lead_id: on, name: 'VIP', condition: 'spends', created_at: new Date().toISOString() });
+    const org = (
+      await ts.server.store.db
+        .selectFrom('leads')
+        .select('organization_id')
+        .where('id', '=', on)
+        .executeTakeFirstOrThrow()
+    ).organization_id;
+    await insertTag(ts.server.store.db, org, {
+      id: newId(),
+      lead_id: on,
+      name: 'VIP',
+      condition: 'spends',
+      created_at: new Date().toISOString(),
+    });
     expect(ids(await c.get('/leads?tag=VIP'))).toEqual([on]);
     expect(ids(await c.get('/leads?tag=VIP&aiOn=false'))).toEqual([]);
   });
@@ -74,16 +92,26 @@ describeEachDialect('GET /v1/leads: search, filters and newest activity first', 
     const first = await lead(c, { firstName: 'First', phone: uniquePhone() });
     const second = await lead(c, { firstName: 'Second', phone: uniquePhone() });
     const phoneOf = async (id: string) => (await c.get(`/leads/${id}`)).body.phone as string;
-    expect((await c.post('/inbound', { channel: 'sms', from: await phoneOf(first), text: 'hello from first' })).status).toBe(200);
+    expect(
+      (await c.post('/inbound', { channel: 'sms', from: await phoneOf(first), text: 'hello from first' })).status,
+    ).toBe(200);
     await new Promise((r) => setTimeout(r, 5));
-    expect((await c.post('/inbound', { channel: 'sms', from: await phoneOf(second), text: 'hello from second' })).status).toBe(200);
+    expect(
+      (await c.post('/inbound', { channel: 'sms', from: await phoneOf(second), text: 'hello from second' })).status,
+    ).toBe(200);
 
     const inbox = await c.get('/leads?sort=lastActivity');
     expect(inbox.status).toBe(200);
     expect(ids(inbox)).toEqual([second, first, quiet]);
     expect(inbox.body.leads[0]).toMatchObject({
       lastActivityAt: expect.any(String),
-      lastMessage: { text: 'hello from second', direction: 'inbound', channel: 'sms', at: expect.any(String), isAiGenerated: false },
+      lastMessage: {
+        text: 'hello from second',
+        direction: 'inbound',
+        channel: 'sms',
+        at: expect.any(String),
+        isAiGenerated: false,
+      },
       needsAttention: true,
     });
     expect(inbox.body.leads[2]).toMatchObject({ lastMessage: null, needsAttention: false });
@@ -99,8 +127,9 @@ describeEachDialect('GET /v1/leads: search, filters and newest activity first', 
     const seen: string[] = [];
     let token: string | null = null;
     do {
-      const res: { status: number; body: { leads: { id: string }[]; nextToken: string | null } } =
-        await c.get(`/leads?sort=lastActivity&limit=1${token ? `&nextToken=${encodeURIComponent(token)}` : ''}`);
+      const res: { status: number; body: { leads: { id: string }[]; nextToken: string | null } } = await c.get(
+        `/leads?sort=lastActivity&limit=1${token ? `&nextToken=${encodeURIComponent(token)}` : ''}`,
+      );
       expect(res.status).toBe(200);
       seen.push(...ids(res));
       token = res.body.nextToken;
@@ -118,11 +147,23 @@ describeEachDialect('GET /v1/leads: search, filters and newest activity first', 
     const answered = await lead(c, { firstName: 'Answered' });
     const quiet = await lead(c, { firstName: 'Quiet' });
     const db = ts.server.store.db;
-    const org = (await db.selectFrom('leads').select('organization_id').where('id', '=', quiet).executeTakeFirstOrThrow()).organization_id;
-    const say = (leadId: string, direction: 'inbound' | 'outbound', ai: 0 | 1, text: string) => insertMessage(db, org, {
-      id: newId(), lead_id: leadId, channel: 'sms', direction, owner: direction === 'inbound' ? 'lead' : 'user', text, is_ai_generated: ai,
-      status: direction === 'inbound' ? 'received' : 'sent', status_reason: null, scheduled_at: null, created_at: new Date().toISOString(),
-    });
+    const org = (
+      await db.selectFrom('leads').select('organization_id').where('id', '=', quiet).executeTakeFirstOrThrow()
+    ).organization_id;
+    const say = (leadId: string, direction: 'inbound' | 'outbound', ai: 0 | 1, text: string) =>
+      insertMessage(db, org, {
+        id: newId(),
+        lead_id: leadId,
+        channel: 'sms',
+        direction,
+        owner: direction === 'inbound' ? 'lead' : 'user',
+        text,
+        is_ai_generated: ai,
+        status: direction === 'inbound' ? 'received' : 'sent',
+        status_reason: null,
+        scheduled_at: null,
+        created_at: new Date().toISOString(),
+      });
     await say(handedOff, 'outbound', 1, 'let me get a person for you');
     await say(talking, 'outbound', 1, 'how can I help?');
     await say(answered, 'inbound', 0, 'hello?');
@@ -130,8 +171,14 @@ describeEachDialect('GET /v1/leads: search, filters and newest activity first', 
 
     expect(ids(await c.get('/leads?needsAttention=true'))).toEqual([handedOff]);
     expect(ids(await c.get('/leads?needsAttention=false'))).toEqual([talking, answered, quiet]);
-    const listed = (await c.get('/leads?sort=created')).body.leads as { id: string; needsAttention: boolean; lastMessage: { text: string; isAiGenerated: boolean } | null }[];
-    expect(listed.map((l) => [l.id, l.needsAttention, l.lastMessage && [l.lastMessage.text, l.lastMessage.isAiGenerated]])).toEqual([
+    const listed = (await c.get('/leads?sort=created')).body.leads as {
+      id: string;
+      needsAttention: boolean;
+      lastMessage: { text: string; isAiGenerated: boolean } | null;
+    }[];
+    expect(
+      listed.map((l) => [l.id, l.needsAttention, l.lastMessage && [l.lastMessage.text, l.lastMessage.isAiGenerated]]),
+    ).toEqual([
       [handedOff, true, ['let me get a person for you', true]],
       [talking, false, ['how can I help?', true]],
       [answered, false, ['a person here', false]],
@@ -150,14 +197,26 @@ describeEachDialect('GET /v1/leads: search, filters and newest activity first', 
     expect(ids(await c.get('/leads?hasMessages=true'))).toEqual([stopped]);
     expect(ids(await c.get('/leads?hasMessages=false'))).toEqual([quiet]);
     const [row] = (await c.get('/leads?hasMessages=true')).body.leads;
-    expect(row.lastMessage).toMatchObject({ direction: 'outbound', purpose: 'stop_confirmation', isAiGenerated: false });
+    expect(row.lastMessage).toMatchObject({
+      direction: 'outbound',
+      purpose: 'stop_confirmation',
+      isAiGenerated: false,
+    });
     expect((await c.get('/leads?hasMessages=maybe')).status).toBe(400);
   });
 
   it('refuses mixed listings, bad cursors and bad values with clean 400s', async () => {
     const ts = ctx();
     const c = await freshOrg(ts);
-    for (const query of ['sort=newest', 'aiOn=maybe', 'needsAttention=2', 'search=', 'sort=lastActivity&createdSince=2020-01-01T00:00:00Z', 'sort=lastActivity&nextToken=abc', 'search=x&nextToken=' + Buffer.from('{"s":"a","i":"x"}').toString('base64url')]) {
+    for (const query of [
+      'sort=newest',
+      'aiOn=maybe',
+      'needsAttention=2',
+      'search=',
+      'sort=lastActivity&createdSince=2020-01-01T00:00:00Z',
+      'sort=lastActivity&nextToken=abc',
+      'search=x&nextToken=' + Buffer.from('{"s":"a","i":"x"}').toString('base64url'),
+    ]) {
       const res = await c.get(`/leads?${query}`);
       expect(res.status, query).toBe(400);
       expect(res.body.message, query).toEqual(expect.any(String));

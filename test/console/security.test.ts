@@ -2,7 +2,15 @@ import { expect, it } from 'vitest';
 import { createLead, describeEachDialect, uniquePhone, type TestServer } from '../support/harness.js';
 import { consoleClient, makeUser, request, signIn } from './support.js';
 
-const leadCount = async (ts: TestServer) => Number((await ts.server.store.db.selectFrom('leads').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+const leadCount = async (ts: TestServer) =>
+  Number(
+    (
+      await ts.server.store.db
+        .selectFrom('leads')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describeEachDialect('console sessions on /v1: roles, CSRF, organizations', (ctx) => {
   it('a session reads /v1 as its organization; without a cookie or with an unknown one /v1 stays a 403', async () => {
@@ -13,7 +21,13 @@ describeEachDialect('console sessions on /v1: roles, CSRF, organizations', (ctx)
     expect(res.status).toBe(200);
     expect(res.body.id).toBe(id);
     expect((await request(ts, 'GET', `/v1/leads/${id}`)).status).toBe(403);
-    expect((await request(ts, 'GET', `/v1/leads/${id}`, undefined, { cookie: 'parley_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' })).body).toEqual({ message: 'Forbidden', code: 'forbidden' });
+    expect(
+      (
+        await request(ts, 'GET', `/v1/leads/${id}`, undefined, {
+          cookie: 'parley_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+        })
+      ).body,
+    ).toEqual({ message: 'Forbidden', code: 'forbidden' });
   });
 
   it('a state change without the CSRF token, or with a wrong one, is a 403 and changes nothing', async () => {
@@ -27,7 +41,10 @@ describeEachDialect('console sessions on /v1: roles, CSRF, organizations', (ctx)
     }
     // Another session's token is not this session's.
     const other = await consoleClient(ts, 'agent');
-    expect((await agent.call('POST', '/v1/leads/create', { firstName: 'Csrf', phone: uniquePhone() }, { csrf: other.csrf })).status).toBe(403);
+    expect(
+      (await agent.call('POST', '/v1/leads/create', { firstName: 'Csrf', phone: uniquePhone() }, { csrf: other.csrf }))
+        .status,
+    ).toBe(403);
     expect(await leadCount(ts)).toBe(before);
     const ok = await agent.call('POST', '/v1/leads/create', { firstName: 'Csrf', phone: uniquePhone() });
     expect(ok.status).toBe(200);
@@ -55,10 +72,12 @@ describeEachDialect('console sessions on /v1: roles, CSRF, organizations', (ctx)
 
     expect((await admin.call('PATCH', '/v1/settings', { timeZone: 'Europe/Paris' })).status).toBe(200);
     expect((await admin.call('GET', '/v1/webhooks')).status).toBe(200);
-    expect((await admin.call('POST', '/v1/inbound', { channel: 'sms', from: uniquePhone(), text: 'hi' })).status).toBe(403);
+    expect((await admin.call('POST', '/v1/inbound', { channel: 'sms', from: uniquePhone(), text: 'hi' })).status).toBe(
+      403,
+    );
   });
 
-  it('a session cannot reach another organization\'s lead (404), on /v1 and on the console API', async () => {
+  it("a session cannot reach another organization's lead (404), on /v1 and on the console API", async () => {
     const ts = ctx();
     const acmeLead = await createLead(ts.acme);
     const betaAgent = await consoleClient(ts, 'agent', 'beta');
@@ -73,12 +92,21 @@ describeEachDialect('console sessions on /v1: roles, CSRF, organizations', (ctx)
   it('an API key still wins over a cookie sent beside it, and works as before', async () => {
     const ts = ctx();
     const viewer = await consoleClient(ts, 'viewer');
-    const res = await request(ts, 'POST', '/v1/leads/create', { firstName: 'Key', phone: uniquePhone() }, { cookie: viewer.cookie, 'x-api-key': ts.acme.key });
+    const res = await request(
+      ts,
+      'POST',
+      '/v1/leads/create',
+      { firstName: 'Key', phone: uniquePhone() },
+      { cookie: viewer.cookie, 'x-api-key': ts.acme.key },
+    );
     expect(res.status).toBe(200);
-    expect((await request(ts, 'GET', '/v1/leads', undefined, { cookie: viewer.cookie, 'x-api-key': 'pk_live_wrong' })).status).toBe(403);
+    expect(
+      (await request(ts, 'GET', '/v1/leads', undefined, { cookie: viewer.cookie, 'x-api-key': 'pk_live_wrong' }))
+        .status,
+    ).toBe(403);
   });
 
-  it('a deleted user\'s sessions are refused at once, on the console API and /v1', async () => {
+  it("a deleted user's sessions are refused at once, on the console API and /v1", async () => {
     const ts = ctx();
     const admin = await consoleClient(ts, 'admin');
     const doomed = await consoleClient(ts, 'agent');
@@ -95,8 +123,16 @@ describeEachDialect('console sessions on /v1: roles, CSRF, organizations', (ctx)
     const ts = ctx();
     const a = await makeUser(ts, 'viewer');
     const { createUserInOrganization } = await import('../../src/users/users.service.js');
-    const b = await createUserInOrganization(ts.server.store.db, 'acme', { email: `same.${a.email}`, role: 'viewer', password: a.password });
-    const rows = await ts.server.store.db.selectFrom('users').select(['id', 'password_hash']).where('id', 'in', [a.userId, b.user.id]).execute();
+    const b = await createUserInOrganization(ts.server.store.db, 'acme', {
+      email: `same.${a.email}`,
+      role: 'viewer',
+      password: a.password,
+    });
+    const rows = await ts.server.store.db
+      .selectFrom('users')
+      .select(['id', 'password_hash'])
+      .where('id', 'in', [a.userId, b.user.id])
+      .execute();
     expect(rows).toHaveLength(2);
     for (const r of rows) {
       expect(r.password_hash).toMatch(/^scrypt\$16384\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
@@ -130,11 +166,17 @@ describeEachDialect('sign-in throttle under concurrent attempts (per account: 10
   it('40 concurrent wrong passwords for one account: 10 are checked, the other 30 are 429 without a check', async () => {
     const ts = ctx();
     const user = await makeUser(ts, 'admin');
-    const answers = await burst(ts, Array.from({ length: 40 }, (_, i) => ({ email: user.email, password: `wrong-password-${i}` })));
+    const answers = await burst(
+      ts,
+      Array.from({ length: 40 }, (_, i) => ({ email: user.email, password: `wrong-password-${i}` })),
+    );
     expect(statusCounts(answers)).toEqual({ 401: 10, 429: 30 });
-    for (const a of answers.filter((x) => x.status === 429)) expect(Number(a.headers.get('retry-after'))).toBeGreaterThan(0);
+    for (const a of answers.filter((x) => x.status === 429))
+      expect(Number(a.headers.get('retry-after'))).toBeGreaterThan(0);
     // The allowance is spent: the right password is refused too.
-    expect((await request(ts, 'POST', '/console/api/login', { email: user.email, password: user.password })).status).toBe(429);
+    expect(
+      (await request(ts, 'POST', '/console/api/login', { email: user.email, password: user.password })).status,
+    ).toBe(429);
   });
 
   it('200 concurrent attempts with the right password last do not sign in', async () => {
@@ -146,25 +188,44 @@ describeEachDialect('sign-in throttle under concurrent attempts (per account: 10
     expect(answers.filter((a) => a.status === 200)).toEqual([]);
     expect(answers.filter((a) => a.headers.get('set-cookie'))).toEqual([]);
     expect(statusCounts(answers)[401]).toBeLessThanOrEqual(10);
-    expect(await ts.server.store.db.selectFrom('console_sessions').select('id').where('user_id', '=', user.userId).execute()).toEqual([]);
+    expect(
+      await ts.server.store.db.selectFrom('console_sessions').select('id').where('user_id', '=', user.userId).execute(),
+    ).toEqual([]);
   });
 
-  it('a success frees its place and clears the account\'s failures: concurrent right passwords then all sign in', async () => {
+  it("a success frees its place and clears the account's failures: concurrent right passwords then all sign in", async () => {
     const ts = ctx();
     const user = await makeUser(ts, 'viewer');
     const right = { email: user.email, password: user.password };
-    for (let i = 0; i < 9; i++) expect((await request(ts, 'POST', '/console/api/login', { email: user.email, password: 'wrong-password-x' })).status).toBe(401);
+    for (let i = 0; i < 9; i++)
+      expect(
+        (await request(ts, 'POST', '/console/api/login', { email: user.email, password: 'wrong-password-x' })).status,
+      ).toBe(401);
     expect((await request(ts, 'POST', '/console/api/login', right)).status).toBe(200);
-    expect(statusCounts(await burst(ts, Array.from({ length: 8 }, () => right)))).toEqual({ 200: 8 });
+    expect(
+      statusCounts(
+        await burst(
+          ts,
+          Array.from({ length: 8 }, () => right),
+        ),
+      ),
+    ).toEqual({ 200: 8 });
     expect((await request(ts, 'POST', '/console/api/login', right)).status).toBe(200);
   });
 });
 
-describeEachDialect('sign-in throttle under concurrent attempts (per address: 5)', (ctx) => {
-  it('30 concurrent wrong sign-ins to 30 accounts from one address: 5 are checked, 25 are 429', async () => {
-    const ts = ctx();
-    const users = await Promise.all(Array.from({ length: 30 }, () => makeUser(ts, 'viewer')));
-    const answers = await burst(ts, users.map((u) => ({ email: u.email, password: 'wrong-password-y' })));
-    expect(statusCounts(answers)).toEqual({ 401: 5, 429: 25 });
-  });
-}, { PARLEY_LOGIN_FAILURES_PER_ADDRESS: '5' });
+describeEachDialect(
+  'sign-in throttle under concurrent attempts (per address: 5)',
+  (ctx) => {
+    it('30 concurrent wrong sign-ins to 30 accounts from one address: 5 are checked, 25 are 429', async () => {
+      const ts = ctx();
+      const users = await Promise.all(Array.from({ length: 30 }, () => makeUser(ts, 'viewer')));
+      const answers = await burst(
+        ts,
+        users.map((u) => ({ email: u.email, password: 'wrong-password-y' })),
+      );
+      expect(statusCounts(answers)).toEqual({ 401: 5, 429: 25 });
+    });
+  },
+  { PARLEY_LOGIN_FAILURES_PER_ADDRESS: '5' },
+);

@@ -6,10 +6,19 @@ describeEachDialect('console sessions', (ctx) => {
   it('signs in with email and password: the user, a CSRF token and an HttpOnly SameSite=Strict cookie without Secure over http', async () => {
     const ts = ctx();
     const user = await makeUser(ts, 'agent');
-    const res = await request(ts, 'POST', '/console/api/login', { email: user.email.toUpperCase(), password: user.password });
+    const res = await request(ts, 'POST', '/console/api/login', {
+      email: user.email.toUpperCase(),
+      password: user.password,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      user: { id: user.userId, email: user.email, role: 'agent', organizationId: expect.any(String), organizationName: 'acme' },
+      user: {
+        id: user.userId,
+        email: user.email,
+        role: 'agent',
+        organizationId: expect.any(String),
+        organizationName: 'acme',
+      },
       csrfToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
     });
     const setCookie = res.headers.get('set-cookie')!;
@@ -22,7 +31,10 @@ describeEachDialect('console sessions', (ctx) => {
   it('a wrong password and an unknown email get the same 401 and message, and no cookie', async () => {
     const ts = ctx();
     const user = await makeUser(ts, 'viewer');
-    for (const body of [{ email: user.email, password: `${user.password}x` }, { email: 'nobody@example.com', password: user.password }]) {
+    for (const body of [
+      { email: user.email, password: `${user.password}x` },
+      { email: 'nobody@example.com', password: user.password },
+    ]) {
       const res = await request(ts, 'POST', '/console/api/login', body);
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ message: 'Invalid email or password.', code: 'invalid_login' });
@@ -39,9 +51,26 @@ describeEachDialect('console sessions', (ctx) => {
 
   it('without a cookie, or with an unknown one, every session route is a 401', async () => {
     const ts = ctx();
-    for (const cookie of [undefined, 'parley_session=nope', 'parley_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA']) {
+    for (const cookie of [
+      undefined,
+      'parley_session=nope',
+      'parley_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+    ]) {
       const headers: Record<string, string> = cookie ? { cookie } : {};
-      for (const [method, path] of [['GET', '/console/api/session'], ['POST', '/console/api/logout'], ['GET', '/console/api/events'], ['GET', '/console/api/reads?leadIds=a'], ['PUT', '/console/api/reads/a'], ['GET', '/console/api/users'], ['POST', '/console/api/users'], ['PATCH', '/console/api/users/x'], ['DELETE', '/console/api/users/x'], ['GET', '/console/api/keys'], ['POST', '/console/api/keys'], ['DELETE', '/console/api/keys/x']] as const) {
+      for (const [method, path] of [
+        ['GET', '/console/api/session'],
+        ['POST', '/console/api/logout'],
+        ['GET', '/console/api/events'],
+        ['GET', '/console/api/reads?leadIds=a'],
+        ['PUT', '/console/api/reads/a'],
+        ['GET', '/console/api/users'],
+        ['POST', '/console/api/users'],
+        ['PATCH', '/console/api/users/x'],
+        ['DELETE', '/console/api/users/x'],
+        ['GET', '/console/api/keys'],
+        ['POST', '/console/api/keys'],
+        ['DELETE', '/console/api/keys/x'],
+      ] as const) {
         const res = await request(ts, method, path, method === 'GET' || method === 'DELETE' ? undefined : {}, headers);
         expect(res.status, `${method} ${path} ${cookie}`).toBe(401);
         expect(res.body.message).toMatch(/sign in/);
@@ -85,7 +114,13 @@ describeEachDialect('console sessions', (ctx) => {
   it('over https behind a trusted proxy... is not trusted by default: no Secure from X-Forwarded-Proto', async () => {
     const ts = ctx();
     const user = await makeUser(ts, 'viewer');
-    const res = await request(ts, 'POST', '/console/api/login', { email: user.email, password: user.password }, { 'x-forwarded-proto': 'https' });
+    const res = await request(
+      ts,
+      'POST',
+      '/console/api/login',
+      { email: user.email, password: user.password },
+      { 'x-forwarded-proto': 'https' },
+    );
     expect(res.headers.get('set-cookie')).not.toMatch(/Secure/);
     expect((await signIn(ts, user)).cookie).toMatch(/^parley_session=/);
   });

@@ -9,13 +9,24 @@ export interface ConsoleClient {
   cookie: string;
   csrf: string;
   /** A request with the session cookie, and the CSRF token unless `csrf: null`. */
-  call<T = any>(method: string, path: string, body?: unknown, options?: { csrf?: string | null; headers?: Record<string, string> }): Promise<ApiResponse<T>>;
+  call<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    options?: { csrf?: string | null; headers?: Record<string, string> },
+  ): Promise<ApiResponse<T>>;
 }
 
 let counter = 0;
 export const uniqueEmail = (label = 'user') => `${label}.${process.pid}.${++counter}@example.com`;
 
-export async function request(ts: TestServer, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> {
+export async function request(
+  ts: TestServer,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<ApiResponse> {
   const init: RequestInit = { method, headers: { ...headers } };
   if (body !== undefined) {
     init.body = JSON.stringify(body);
@@ -31,7 +42,11 @@ export async function makeUser(ts: TestServer, role: UserRole, org = 'acme', ema
 
 export const cookieOf = (res: ApiResponse): string => (res.headers.get('set-cookie') ?? '').split(';')[0]!;
 
-export async function signIn(ts: TestServer, user: { email: string; password: string; userId: string }, headers: Record<string, string> = {}): Promise<ConsoleClient> {
+export async function signIn(
+  ts: TestServer,
+  user: { email: string; password: string; userId: string },
+  headers: Record<string, string> = {},
+): Promise<ConsoleClient> {
   const res = await request(ts, 'POST', '/console/api/login', { email: user.email, password: user.password }, headers);
   if (res.status !== 200) throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
   const cookie = cookieOf(res);
@@ -42,7 +57,11 @@ export async function signIn(ts: TestServer, user: { email: string; password: st
     csrf,
     call: (method, path, body, options = {}) => {
       const token = options.csrf === undefined ? csrf : options.csrf;
-      return request(ts, method, path, body, { cookie, ...(token === null ? {} : { 'x-csrf-token': token }), ...options.headers });
+      return request(ts, method, path, body, {
+        cookie,
+        ...(token === null ? {} : { 'x-csrf-token': token }),
+        ...options.headers,
+      });
     },
   };
 }

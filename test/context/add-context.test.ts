@@ -9,11 +9,18 @@ const INFO_EVENT = 'lead.additionalInfo.updated';
 async function notesOf(ts: TestServer, id: string) {
   const res = await ts.acme.get(`/leads/${id}/context`);
   expect(res.status).toBe(200);
-  return res.body.notes as Array<{ id: string; kind: string; text: string; createdAt: string; consumedAt: string | null }>;
+  return res.body.notes as Array<{
+    id: string;
+    kind: string;
+    text: string;
+    createdAt: string;
+    consumedAt: string | null;
+  }>;
 }
 
 const updatedAt = async (ts: TestServer, id: string) =>
-  (await ts.server.store.db.selectFrom('leads').select('updated_at').where('id', '=', id).executeTakeFirstOrThrow()).updated_at;
+  (await ts.server.store.db.selectFrom('leads').select('updated_at').where('id', '=', id).executeTakeFirstOrThrow())
+    .updated_at;
 
 describeEachDialect('POST /leads/{id}/addContext and GET /leads/{id}/context', (ctx) => {
   it('stores context as a note the AI reads, answers {"message":"Success"} and moves updatedAt', async () => {
@@ -26,7 +33,13 @@ describeEachDialect('POST /leads/{id}/addContext and GET /leads/{id}/context', (
     expect(res.body).toEqual({ message: 'Success' });
     const notes = await notesOf(ts, id);
     expect(notes).toHaveLength(1);
-    expect(notes[0]).toEqual({ id: expect.any(String), kind: 'context', text: 'Prefers evenings.', createdAt: expect.any(String), consumedAt: null });
+    expect(notes[0]).toEqual({
+      id: expect.any(String),
+      kind: 'context',
+      text: 'Prefers evenings.',
+      createdAt: expect.any(String),
+      consumedAt: null,
+    });
     expect(new Date(notes[0]!.createdAt).toISOString()).toBe(notes[0]!.createdAt);
     expect((await updatedAt(ts, id)) > before).toBe(true);
   });
@@ -34,16 +47,28 @@ describeEachDialect('POST /leads/{id}/addContext and GET /leads/{id}/context', (
   it('stores a command as a pending note (consumedAt null)', async () => {
     const ts = ctx();
     const id = await createLead(ts.acme);
-    expect((await ts.acme.post(`/leads/${id}/addContext`, { command: 'Follow up tomorrow at 10am.' })).status).toBe(200);
-    expect(await notesOf(ts, id)).toEqual([expect.objectContaining({ kind: 'command', text: 'Follow up tomorrow at 10am.', consumedAt: null })]);
+    expect((await ts.acme.post(`/leads/${id}/addContext`, { command: 'Follow up tomorrow at 10am.' })).status).toBe(
+      200,
+    );
+    expect(await notesOf(ts, id)).toEqual([
+      expect.objectContaining({ kind: 'command', text: 'Follow up tomorrow at 10am.', consumedAt: null }),
+    ]);
   });
 
   it('applies all three together, context before command, and lists notes oldest first', async () => {
     const ts = ctx();
     const id = await createLead(ts.acme, { additionalInfo: { plan: 'basic' } });
-    await ts.acme.post(`/leads/${id}/addContext`, { context: 'first', command: 'second', additionalInfo: { budget: 500 } });
+    await ts.acme.post(`/leads/${id}/addContext`, {
+      context: 'first',
+      command: 'second',
+      additionalInfo: { budget: 500 },
+    });
     await ts.acme.post(`/leads/${id}/addContext`, { context: 'third' });
-    expect((await notesOf(ts, id)).map((n) => [n.kind, n.text])).toEqual([['context', 'first'], ['command', 'second'], ['context', 'third']]);
+    expect((await notesOf(ts, id)).map((n) => [n.kind, n.text])).toEqual([
+      ['context', 'first'],
+      ['command', 'second'],
+      ['context', 'third'],
+    ]);
     expect((await ts.acme.get(`/leads/${id}`)).body.additionalInfo).toEqual({ plan: 'basic', budget: 500 });
   });
 
@@ -98,7 +123,10 @@ describeEachDialect('POST /leads/{id}/addContext and GET /leads/{id}/context', (
   it('accepts the longest allowed texts', async () => {
     const ts = ctx();
     const id = await createLead(ts.acme);
-    const res = await ts.acme.post(`/leads/${id}/addContext`, { context: 'c'.repeat(10_000), command: 'k'.repeat(2000) });
+    const res = await ts.acme.post(`/leads/${id}/addContext`, {
+      context: 'c'.repeat(10_000),
+      command: 'k'.repeat(2000),
+    });
     expect(res.status).toBe(200);
     expect((await notesOf(ts, id)).map((n) => n.text.length)).toEqual([10_000, 2000]);
   });
@@ -118,7 +146,11 @@ describeEachDialect('POST /leads/{id}/addContext and GET /leads/{id}/context', (
     await ts.acme.post(`/leads/${id}/addContext`, { context: 'acme only' });
     const asMissing = (body: unknown) => JSON.parse(JSON.stringify(body).replaceAll(MISSING_LEAD, id));
     const missingPost = await ts.beta.post(`/leads/${MISSING_LEAD}/addContext`, { context: 'x' });
-    const foreignPost = await ts.beta.post(`/leads/${id}/addContext`, { context: 'from beta', command: 'c', additionalInfo: { k: 2 } });
+    const foreignPost = await ts.beta.post(`/leads/${id}/addContext`, {
+      context: 'from beta',
+      command: 'c',
+      additionalInfo: { k: 2 },
+    });
     expect(foreignPost.status).toBe(404);
     expect(foreignPost.body).toEqual(asMissing(missingPost.body));
     const missingGet = await ts.beta.get(`/leads/${MISSING_LEAD}/context`);

@@ -27,7 +27,12 @@ let numbers = 0;
 /** A sending number of its own per organization (the 628 area code keeps them apart from the leads' 415). */
 const sendingNumber = () => `+1628444${String(1000 + ((process.pid + numbers++) % 9000)).padStart(4, '0')}`;
 
-interface MessageView { id: string; status: string; statusCode: string | null; statusReason: string | null }
+interface MessageView {
+  id: string;
+  status: string;
+  statusCode: string | null;
+  statusReason: string | null;
+}
 
 async function messageOf(client: Client, leadId: string, id: string): Promise<MessageView | undefined> {
   return ((await client.get(`/leads/${leadId}/messages`)).body.messages as MessageView[]).find((m) => m.id === id);
@@ -41,7 +46,10 @@ async function send(client: Client, leadId: string, text = `hello ${Math.random(
 
 const final = (s: string) => ['sent', 'failed', 'blocked', 'delivered', 'undelivered'].includes(s);
 async function settled(client: Client, leadId: string, id: string): Promise<MessageView> {
-  return (await until(() => messageOf(client, leadId, id), (m) => !!m && final(m.status)))!;
+  return (await until(
+    () => messageOf(client, leadId, id),
+    (m) => !!m && final(m.status),
+  ))!;
 }
 
 async function row(ts: TestServer, messageId: string) {
@@ -51,7 +59,14 @@ async function row(ts: TestServer, messageId: string) {
 /** A status callback for a message we sent, as Twilio posts it. */
 function report(ts: TestServer, sid: string, from: string, to: string, status: string, errorCode?: string) {
   return signedWebhook(ts, PUBLIC, TOKEN, '/v1/providers/twilio/status', {
-    AccountSid: SID, MessageSid: sid, SmsSid: sid, MessageStatus: status, SmsStatus: status, From: from, To: to, ApiVersion: '2010-04-01',
+    AccountSid: SID,
+    MessageSid: sid,
+    SmsSid: sid,
+    MessageStatus: status,
+    SmsStatus: status,
+    From: from,
+    To: to,
+    ApiVersion: '2010-04-01',
     ...(errorCode ? { ErrorCode: errorCode } : {}),
   });
 }
@@ -81,279 +96,450 @@ async function sentSms(ts: TestServer, client: Client, leadId: string) {
 
 /** The campaign.paused events of one campaign, oldest first. */
 async function pausedEvents(ts: TestServer, campaignId: string) {
-  const rows = await ts.server.store.db.selectFrom('events').select('payload').where('type', '=', 'campaign.paused').orderBy('id').execute();
+  const rows = await ts.server.store.db
+    .selectFrom('events')
+    .select('payload')
+    .where('type', '=', 'campaign.paused')
+    .orderBy('id')
+    .execute();
   return rows.map((r) => JSON.parse(r.payload) as Record<string, unknown>).filter((e) => e.campaignId === campaignId);
 }
 
 const toPhone = (phone: string) => (p: Record<string, string>) => p.To === phone;
 
-describeEachDialect('carrier errors acted on by class', (ctx) => {
-  startEachTestInDaytime(ctx);
+describeEachDialect(
+  'carrier errors acted on by class',
+  (ctx) => {
+    startEachTestInDaytime(ctx);
 
-  describe('opted_out (21610)', () => {
-    it('a status callback records an sms opt-out with source carrier, sends no confirmation, and later sends are blocked', async () => {
-      const ts = ctx();
-      const { client, number } = await org(ts);
-      const { id, phone } = await newLead(client);
-      const { id: messageId, sid } = await sentSms(ts, client, id);
+    describe('opted_out (21610)', () => {
+      it('a status callback records an sms opt-out with source carrier, sends no confirmation, and later sends are blocked', async () => {
+        const ts = ctx();
+        const { client, number } = await org(ts);
+        const { id, phone } = await newLead(client);
+        const { id: messageId, sid } = await sentSms(ts, client, id);
 
-      expect((await report(ts, sid, number, phone, 'undelivered', '21610')).status).toBe(200);
-      expect((await client.get(`/leads/${id}`)).body.subscriptions.sms).toBe('unsubscribed');
-      const lead = await ts.server.store.db.selectFrom('leads').select(['sms_status', 'sms_opt_out_source']).where('id', '=', id).executeTakeFirstOrThrow();
-      expect(lead).toEqual({ sms_status: 'unsubscribed', sms_opt_out_source: 'carrier' });
-      expect(await row(ts, messageId)).toMatchObject({ status: 'undelivered', error_code: 'twilio:21610', error_class: 'opted_out' });
-      const optOuts = await outboxFor(ts, id, 'optOut');
-      expect(optOuts).toHaveLength(1);
-      expect(optOuts[0]!.data).toMatchObject({ channel: 'sms', source: 'carrier', isTwilioOptOut: true, optOutMessage: null });
-      const failed = await outboxFor(ts, id, 'message.failed');
-      expect(failed.map((e) => e.data)).toEqual([expect.objectContaining({ messageId, providerMessageId: sid, status: 'undelivered', provider: 'twilio', errorCode: '21610', errorClass: 'opted_out' })]);
-      // As if the lead had sent STOP, but nobody to confirm to: no compliance message was recorded.
-      const confirmations = await ts.server.store.db.selectFrom('messages').select('id').where('lead_id', '=', id).where('purpose', '!=', 'conversation').execute();
-      expect(confirmations).toHaveLength(0);
-      // The organization cannot lift it; only the lead's START can.
-      expect((await client.post(`/leads/${id}/resubscribe`, { channels: ['sms'] })).status).toBe(409);
+        expect((await report(ts, sid, number, phone, 'undelivered', '21610')).status).toBe(200);
+        expect((await client.get(`/leads/${id}`)).body.subscriptions.sms).toBe('unsubscribed');
+        const lead = await ts.server.store.db
+          .selectFrom('leads')
+          .select(['sms_status', 'sms_opt_out_source'])
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow();
+        expect(lead).toEqual({ sms_status: 'unsubscribed', sms_opt_out_source: 'carrier' });
+        expect(await row(ts, messageId)).toMatchObject({
+          status: 'undelivered',
+          error_code: 'twilio:21610',
+          error_class: 'opted_out',
+        });
+        const optOuts = await outboxFor(ts, id, 'optOut');
+        expect(optOuts).toHaveLength(1);
+        expect(optOuts[0]!.data).toMatchObject({
+          channel: 'sms',
+          source: 'carrier',
+          isTwilioOptOut: true,
+          optOutMessage: null,
+        });
+        const failed = await outboxFor(ts, id, 'message.failed');
+        expect(failed.map((e) => e.data)).toEqual([
+          expect.objectContaining({
+            messageId,
+            providerMessageId: sid,
+            status: 'undelivered',
+            provider: 'twilio',
+            errorCode: '21610',
+            errorClass: 'opted_out',
+          }),
+        ]);
+        // As if the lead had sent STOP, but nobody to confirm to: no compliance message was recorded.
+        const confirmations = await ts.server.store.db
+          .selectFrom('messages')
+          .select('id')
+          .where('lead_id', '=', id)
+          .where('purpose', '!=', 'conversation')
+          .execute();
+        expect(confirmations).toHaveLength(0);
+        // The organization cannot lift it; only the lead's START can.
+        expect((await client.post(`/leads/${id}/resubscribe`, { channels: ['sms'] })).status).toBe(409);
 
-      const next = await send(client, id);
-      expect(await settled(client, id, next)).toMatchObject({ status: 'blocked', statusCode: 'OPTED_OUT' });
+        const next = await send(client, id);
+        expect(await settled(client, id, next)).toMatchObject({ status: 'blocked', statusCode: 'OPTED_OUT' });
 
-      // The same callback again (Twilio retries): nothing new.
-      expect((await report(ts, sid, number, phone, 'undelivered', '21610')).status).toBe(200);
-      expect(await outboxFor(ts, id, 'message.failed')).toHaveLength(1);
-      expect(await outboxFor(ts, id, 'optOut')).toHaveLength(1);
+        // The same callback again (Twilio retries): nothing new.
+        expect((await report(ts, sid, number, phone, 'undelivered', '21610')).status).toBe(200);
+        expect(await outboxFor(ts, id, 'message.failed')).toHaveLength(1);
+        expect(await outboxFor(ts, id, 'optOut')).toHaveLength(1);
+      });
+
+      it('a send refused with 21610 is not retried and records the opt-out', async () => {
+        const ts = ctx();
+        const { client } = await org(ts);
+        const { id, phone } = await newLead(client);
+        fake.failNext((r) => r.params.To === phone, 400, 1, 'POST', 21610);
+        const messageId = await send(client, id);
+        const m = await settled(client, id, messageId);
+        expect(m.status).toBe('failed');
+        expect(m.statusReason).toMatch(/^refused by the provider: Twilio answered HTTP 400: 21610/);
+        expect(fake.requests.filter((r) => r.params.To === phone)).toHaveLength(1);
+        expect(await row(ts, messageId)).toMatchObject({ error_code: 'twilio:21610', error_class: 'opted_out' });
+        expect((await client.get(`/leads/${id}`)).body.subscriptions.sms).toBe('unsubscribed');
+        expect((await outboxFor(ts, id, 'optOut'))[0]!.data).toMatchObject({ source: 'carrier' });
+        expect((await outboxFor(ts, id, 'message.failed'))[0]!.data).toMatchObject({
+          messageId,
+          status: 'failed',
+          errorCode: '21610',
+          errorClass: 'opted_out',
+          providerMessageId: null,
+        });
+      });
     });
 
-    it('a send refused with 21610 is not retried and records the opt-out', async () => {
-      const ts = ctx();
-      const { client } = await org(ts);
-      const { id, phone } = await newLead(client);
-      fake.failNext((r) => r.params.To === phone, 400, 1, 'POST', 21610);
-      const messageId = await send(client, id);
-      const m = await settled(client, id, messageId);
-      expect(m.status).toBe('failed');
-      expect(m.statusReason).toMatch(/^refused by the provider: Twilio answered HTTP 400: 21610/);
-      expect(fake.requests.filter((r) => r.params.To === phone)).toHaveLength(1);
-      expect(await row(ts, messageId)).toMatchObject({ error_code: 'twilio:21610', error_class: 'opted_out' });
-      expect((await client.get(`/leads/${id}`)).body.subscriptions.sms).toBe('unsubscribed');
-      expect((await outboxFor(ts, id, 'optOut'))[0]!.data).toMatchObject({ source: 'carrier' });
-      expect((await outboxFor(ts, id, 'message.failed'))[0]!.data).toMatchObject({ messageId, status: 'failed', errorCode: '21610', errorClass: 'opted_out', providerMessageId: null });
-    });
-  });
+    describe('invalid and unreachable', () => {
+      it.each(['30003', '30005', '30006'])(
+        'a callback with %s blocks the number for sms (UNREACHABLE) until the phone changes',
+        async (code) => {
+          const ts = ctx();
+          const { client, number } = await org(ts);
+          const { id, phone } = await newLead(client);
+          const { id: messageId, sid } = await sentSms(ts, client, id);
+          expect((await report(ts, sid, number, phone, 'undelivered', code)).status).toBe(200);
+          const klass = code === '30005' ? 'invalid' : 'unreachable';
+          expect(await row(ts, messageId)).toMatchObject({
+            status: 'undelivered',
+            status_reason: `Twilio error ${code}`,
+            error_code: `twilio:${code}`,
+            error_class: klass,
+          });
+          expect((await outboxFor(ts, id, 'message.failed'))[0]!.data).toMatchObject({
+            errorCode: code,
+            errorClass: klass,
+          });
 
-  describe('invalid and unreachable', () => {
-    it.each(['30003', '30005', '30006'])('a callback with %s blocks the number for sms (UNREACHABLE) until the phone changes', async (code) => {
-      const ts = ctx();
-      const { client, number } = await org(ts);
-      const { id, phone } = await newLead(client);
-      const { id: messageId, sid } = await sentSms(ts, client, id);
-      expect((await report(ts, sid, number, phone, 'undelivered', code)).status).toBe(200);
-      const klass = code === '30005' ? 'invalid' : 'unreachable';
-      expect(await row(ts, messageId)).toMatchObject({ status: 'undelivered', status_reason: `Twilio error ${code}`, error_code: `twilio:${code}`, error_class: klass });
-      expect((await outboxFor(ts, id, 'message.failed'))[0]!.data).toMatchObject({ errorCode: code, errorClass: klass });
+          const blocked = await send(client, id);
+          const b = await settled(client, id, blocked);
+          expect(b).toMatchObject({ status: 'blocked', statusCode: 'UNREACHABLE' });
+          expect(b.statusReason).toContain(`twilio:${code}`);
+          expect(await messageOf(client, id, messageId)).toMatchObject({
+            status: 'undelivered',
+            errorCode: `twilio:${code}`,
+            errorClass: klass,
+          });
+          expect(Object.keys((await messageOf(client, id, blocked))!)).not.toContain('errorCode');
+          expect(fake.accepted('Messages', toPhone(phone))).toHaveLength(1);
+          // Still subscribed: unreachable is not an opt-out.
+          expect((await client.get(`/leads/${id}`)).body.subscriptions.sms).toBe('subscribed');
 
-      const blocked = await send(client, id);
-      const b = await settled(client, id, blocked);
-      expect(b).toMatchObject({ status: 'blocked', statusCode: 'UNREACHABLE' });
-      expect(b.statusReason).toContain(`twilio:${code}`);
-      expect(await messageOf(client, id, messageId)).toMatchObject({ status: 'undelivered', errorCode: `twilio:${code}`, errorClass: klass });
-      expect(Object.keys((await messageOf(client, id, blocked))!)).not.toContain('errorCode');
-      expect(fake.accepted('Messages', toPhone(phone))).toHaveLength(1);
-      // Still subscribed: unreachable is not an opt-out.
-      expect((await client.get(`/leads/${id}`)).body.subscriptions.sms).toBe('subscribed');
-
-      const newPhone = uniquePhone();
-      expect((await client.patch(`/leads/${id}`, { phone: newPhone })).status).toBe(200);
-      const after = await send(client, id);
-      expect((await settled(client, id, after)).status).toBe('sent');
-      expect(fake.accepted('Messages', toPhone(newPhone))).toHaveLength(1);
-    });
-
-    it('a send refused with 21211 fails at once, never retried, and marks the number unreachable', async () => {
-      const ts = ctx();
-      const { client } = await org(ts);
-      const { id, phone } = await newLead(client);
-      fake.failNext((r) => r.params.To === phone, 400, 1, 'POST', 21211);
-      const messageId = await send(client, id);
-      expect((await settled(client, id, messageId)).status).toBe('failed');
-      expect(fake.requests.filter((r) => r.params.To === phone)).toHaveLength(1);
-      expect(await row(ts, messageId)).toMatchObject({ error_code: 'twilio:21211', error_class: 'invalid' });
-      const next = await send(client, id);
-      expect(await settled(client, id, next)).toMatchObject({ status: 'blocked', statusCode: 'UNREACHABLE' });
-      expect(fake.requests.filter((r) => r.params.To === phone)).toHaveLength(1);
-    });
-  });
-
-  describe('transient', () => {
-    it.each([[429, 20429], [400, 21611], [503, 20503]])('a send answered HTTP %i with %i is retried with backoff and then sent', async (status, code) => {
-      const ts = ctx();
-      const { client } = await org(ts);
-      const { id, phone } = await newLead(client);
-      fake.failNext((r) => r.params.To === phone, status, 1, 'POST', code);
-      const messageId = await send(client, id);
-      expect((await settled(client, id, messageId)).status).toBe('sent');
-      expect(fake.requests.filter((r) => r.params.To === phone).map((r) => r.status)).toEqual([status, 201]);
-      expect(await outboxFor(ts, id, 'message.failed')).toHaveLength(0);
-    });
-
-    it('a transient error on every attempt ends failed with its class, and message.failed', async () => {
-      const ts = ctx();
-      const { client } = await org(ts);
-      const { id, phone } = await newLead(client);
-      fake.failNext((r) => r.params.To === phone, 429, 3, 'POST', 20429);
-      const messageId = await send(client, id);
-      expect((await settled(client, id, messageId)).status).toBe('failed');
-      expect(fake.requests.filter((r) => r.params.To === phone).map((r) => r.status)).toEqual([429, 429, 429]);
-      expect(await row(ts, messageId)).toMatchObject({ error_code: 'twilio:20429', error_class: 'transient' });
-      expect((await outboxFor(ts, id, 'message.failed'))[0]!.data).toMatchObject({ errorCode: '20429', errorClass: 'transient' });
-    });
-  });
-
-  describe('message.delivered', () => {
-    it('a delivered callback writes message.delivered once, with the message and provider ids', async () => {
-      const ts = ctx();
-      const { client, number } = await org(ts);
-      const { id, phone } = await newLead(client);
-      const { id: messageId, sid } = await sentSms(ts, client, id);
-      expect((await report(ts, sid, number, phone, 'sent')).status).toBe(200);
-      expect((await report(ts, sid, number, phone, 'delivered')).status).toBe(200);
-      expect((await report(ts, sid, number, phone, 'delivered')).status).toBe(200);
-      const events = await outboxFor(ts, id, 'message.delivered');
-      expect(events.map((e) => e.data)).toEqual([{
-        leadId: id, externalLeadId: null, phone, email: null, channel: 'sms', messageId, providerMessageId: sid, status: 'delivered', campaignId: null, sendingNumberId: null,
-      }]);
-    });
-  });
-
-  describe('unregistered_sender (30032, 30034)', () => {
-    it.each(['30034', '30032'])('%s retires the pool number: the pool stops assigning it, its leads move, and an event says so', async (code) => {
-      const ts = ctx();
-      const { client } = await org(ts);
-      const add = async () => {
-        const res = await client.post('/sendingNumbers', { number: sendingNumber(), kind: 'longCode', ratePerSecond: 100 });
-        expect(res.status, JSON.stringify(res.body)).toBe(201);
-        return res.body as { id: string; number: string };
-      };
-      const first = await add();
-      const { id, phone } = await newLead(client);
-      const { id: messageId, sid } = await sentSms(ts, client, id);
-      expect(fake.accepted('Messages', toPhone(phone))[0]!.params.From).toBe(first.number);
-      const second = await add();
-
-      expect((await report(ts, sid, first.number, phone, 'failed', code)).status).toBe(200);
-      expect(await row(ts, messageId)).toMatchObject({ status: 'failed', error_class: 'unregistered_sender' });
-      const retired = (await client.get(`/sendingNumbers/${first.id}`)).body;
-      expect(retired).toMatchObject({ unusableCode: `twilio:${code}` });
-      expect(retired.unusableAt).toEqual(expect.any(String));
-      const alerts = await ts.server.store.db.selectFrom('events').select('payload').where('type', '=', 'sendingNumber.unusable').execute();
-      const mine = alerts.map((a) => JSON.parse(a.payload) as Record<string, unknown>).filter((a) => a.sendingNumberId === first.id);
-      expect(mine).toEqual([expect.objectContaining({ number: first.number, errorCode: code, errorClass: 'unregistered_sender', provider: 'twilio' })]);
-
-      // The lead stuck to the retired number moves to the usable one; a new lead never gets the retired one.
-      const next = await send(client, id);
-      expect((await settled(client, id, next)).status).toBe('sent');
-      expect(fake.accepted('Messages', toPhone(phone)).map((r) => r.params.From)).toEqual([first.number, second.number]);
-      const other = await newLead(client);
-      const o = await send(client, other.id);
-      expect((await settled(client, other.id, o)).status).toBe('sent');
-      expect(fake.accepted('Messages', toPhone(other.phone)).map((r) => r.params.From)).toEqual([second.number]);
-
-      // A second refusal for the same number: no second alert.
-      expect((await report(ts, sid, first.number, phone, 'undelivered', code)).status).toBe(200);
-      const again = (await ts.server.store.db.selectFrom('events').select('payload').where('type', '=', 'sendingNumber.unusable').execute())
-        .filter((a) => (JSON.parse(a.payload) as Record<string, unknown>).sendingNumberId === first.id);
-      expect(again).toHaveLength(1);
-    });
-  });
-
-  describe('unregistered_sender at send time', () => {
-    it('a send refused with 30034 fails, retires the pool number it went from, and the next send uses another', async () => {
-      const ts = ctx();
-      const { client } = await org(ts);
-      const first = await client.post('/sendingNumbers', { number: sendingNumber(), kind: 'longCode', ratePerSecond: 100 });
-      expect(first.status).toBe(201);
-      const { id, phone } = await newLead(client);
-      fake.failNext((r) => r.params.To === phone, 400, 1, 'POST', 30034);
-      const messageId = await send(client, id);
-      expect((await settled(client, id, messageId)).status).toBe('failed');
-      expect(fake.requests.filter((r) => r.params.To === phone).map((r) => [r.status, r.params.From])).toEqual([[400, first.body.number]]);
-      expect((await client.get(`/sendingNumbers/${first.body.id}`)).body.unusableCode).toBe('twilio:30034');
-      const second = await client.post('/sendingNumbers', { number: sendingNumber(), kind: 'longCode', ratePerSecond: 100 });
-      const next = await send(client, id);
-      expect((await settled(client, id, next)).status).toBe('sent');
-      expect(fake.accepted('Messages', toPhone(phone)).map((r) => r.params.From)).toEqual([second.body.number]);
-    });
-  });
-
-  describe('filtered (30007)', () => {
-    it('a campaign pauses itself when filtered sends reach the threshold, with its reason and campaign.paused', async () => {
-      const ts = ctx();
-      // 20 % of a window of 10: two filtered sends among the campaign's latest pause it.
-      const { client, number } = await org(ts, { filteredPause: { percent: 20, window: 10 } });
-      expect((await client.get('/settings')).body.filteredPause).toEqual({ percent: 20, window: 10 });
-      expect((await client.post('/customerProfiles', { name: 'promo', openingMessage: 'Hi {{firstName}}, spring offer!' })).status).toBe(201);
-      const tag = `f${Math.random().toString(36).slice(2, 8)}`;
-      const leads: { id: string; phone: string }[] = [];
-      for (let i = 0; i < 4; i += 1) leads.push(await newLead(client, { firstName: `L${i}`, additionalInfo: { list: tag } }));
-      const created = await client.post('/campaigns', { name: 'Filtered promo', customerProfile: 'promo', dailyCap: 3, filter: { additionalInfo: { list: tag } } });
-      expect(created.status, JSON.stringify(created.body)).toBe(201);
-      const campaignId = created.body.id as string;
-      const phones = leads.map((l) => l.phone);
-      const sent = await until(
-        () => ts.server.store.db.selectFrom('messages').select(['id', 'lead_id', 'provider_message_id']).where('campaign_id', '=', campaignId).where('status', '=', 'sent').execute(),
-        (rows) => rows.length === 3,
+          const newPhone = uniquePhone();
+          expect((await client.patch(`/leads/${id}`, { phone: newPhone })).status).toBe(200);
+          const after = await send(client, id);
+          expect((await settled(client, id, after)).status).toBe('sent');
+          expect(fake.accepted('Messages', toPhone(newPhone))).toHaveLength(1);
+        },
       );
-      const phoneOf = (leadId: string) => leads.find((l) => l.id === leadId)!.phone;
-      expect(fake.accepted('Messages', (p) => phones.includes(p.To ?? ''))).toHaveLength(3);
 
-      expect((await report(ts, sent[0]!.provider_message_id!, number, phoneOf(sent[0]!.lead_id), 'undelivered', '30007')).status).toBe(200);
-      expect((await client.get(`/campaigns/${campaignId}`)).body).toMatchObject({ status: 'running', pauseCode: null });
-      expect(await row(ts, sent[0]!.id)).toMatchObject({ error_class: 'filtered', error_code: 'twilio:30007' });
-
-      expect((await report(ts, sent[1]!.provider_message_id!, number, phoneOf(sent[1]!.lead_id), 'undelivered', '30007')).status).toBe(200);
-      const paused = (await client.get(`/campaigns/${campaignId}`)).body;
-      expect(paused).toMatchObject({ status: 'paused', pauseCode: 'FILTERED' });
-      expect(paused.pauseReason).toMatch(/carriers filtered 2 of the campaign's last 10 sends/);
-      expect(await pausedEvents(ts, campaignId)).toEqual([expect.objectContaining({ campaignId, code: 'FILTERED', filtered: 2, window: 10, percent: 20, sendingNumberId: null })]);
-
-      // A third filtered report: the campaign is paused already, no second event.
-      expect((await report(ts, sent[2]!.provider_message_id!, number, phoneOf(sent[2]!.lead_id), 'undelivered', '30007')).status).toBe(200);
-      expect(await row(ts, sent[2]!.id)).toMatchObject({ error_class: 'filtered' });
-      expect(await pausedEvents(ts, campaignId)).toHaveLength(1);
-
-      // Resumed by hand: the reason goes.
-      const resumed = await client.post(`/campaigns/${campaignId}/resume`, {});
-      expect(resumed.status, JSON.stringify(resumed.body)).toBe(200);
-      expect(resumed.body).toMatchObject({ pauseCode: null, pauseReason: null });
+      it('a send refused with 21211 fails at once, never retried, and marks the number unreachable', async () => {
+        const ts = ctx();
+        const { client } = await org(ts);
+        const { id, phone } = await newLead(client);
+        fake.failNext((r) => r.params.To === phone, 400, 1, 'POST', 21211);
+        const messageId = await send(client, id);
+        expect((await settled(client, id, messageId)).status).toBe('failed');
+        expect(fake.requests.filter((r) => r.params.To === phone)).toHaveLength(1);
+        expect(await row(ts, messageId)).toMatchObject({ error_code: 'twilio:21211', error_class: 'invalid' });
+        const next = await send(client, id);
+        expect(await settled(client, id, next)).toMatchObject({ status: 'blocked', statusCode: 'UNREACHABLE' });
+        expect(fake.requests.filter((r) => r.params.To === phone)).toHaveLength(1);
+      });
     });
 
-    it('filtered sends through a pool number pause the campaigns sending from it (per-number threshold)', async () => {
-      const ts = ctx();
-      const { client } = await org(ts, { filteredPause: { percent: 20, window: 10 } });
-      const pool = await client.post('/sendingNumbers', { number: sendingNumber(), kind: 'longCode', ratePerSecond: 100 });
-      expect(pool.status).toBe(201);
-      expect((await client.post('/customerProfiles', { name: 'promo', openingMessage: 'Hi {{firstName}}!' })).status).toBe(201);
-      // One filtered send outside any campaign, from the pool number.
-      const loner = await newLead(client);
-      const single = await sentSms(ts, client, loner.id);
-      const tag = `n${Math.random().toString(36).slice(2, 8)}`;
-      const leads: { id: string; phone: string }[] = [];
-      for (let i = 0; i < 3; i += 1) leads.push(await newLead(client, { additionalInfo: { list: tag } }));
-      const created = await client.post('/campaigns', { name: 'Pool promo', customerProfile: 'promo', dailyCap: 1, filter: { additionalInfo: { list: tag } } });
-      expect(created.status).toBe(201);
-      const campaignId = created.body.id as string;
-      const sent = await until(
-        () => ts.server.store.db.selectFrom('messages').select(['id', 'lead_id', 'provider_message_id']).where('campaign_id', '=', campaignId).where('status', '=', 'sent').execute(),
-        (rows) => rows.length === 1,
+    describe('transient', () => {
+      it.each([
+        [429, 20429],
+        [400, 21611],
+        [503, 20503],
+      ])('a send answered HTTP %i with %i is retried with backoff and then sent', async (status, code) => {
+        const ts = ctx();
+        const { client } = await org(ts);
+        const { id, phone } = await newLead(client);
+        fake.failNext((r) => r.params.To === phone, status, 1, 'POST', code);
+        const messageId = await send(client, id);
+        expect((await settled(client, id, messageId)).status).toBe('sent');
+        expect(fake.requests.filter((r) => r.params.To === phone).map((r) => r.status)).toEqual([status, 201]);
+        expect(await outboxFor(ts, id, 'message.failed')).toHaveLength(0);
+      });
+
+      it('a transient error on every attempt ends failed with its class, and message.failed', async () => {
+        const ts = ctx();
+        const { client } = await org(ts);
+        const { id, phone } = await newLead(client);
+        fake.failNext((r) => r.params.To === phone, 429, 3, 'POST', 20429);
+        const messageId = await send(client, id);
+        expect((await settled(client, id, messageId)).status).toBe('failed');
+        expect(fake.requests.filter((r) => r.params.To === phone).map((r) => r.status)).toEqual([429, 429, 429]);
+        expect(await row(ts, messageId)).toMatchObject({ error_code: 'twilio:20429', error_class: 'transient' });
+        expect((await outboxFor(ts, id, 'message.failed'))[0]!.data).toMatchObject({
+          errorCode: '20429',
+          errorClass: 'transient',
+        });
+      });
+    });
+
+    describe('message.delivered', () => {
+      it('a delivered callback writes message.delivered once, with the message and provider ids', async () => {
+        const ts = ctx();
+        const { client, number } = await org(ts);
+        const { id, phone } = await newLead(client);
+        const { id: messageId, sid } = await sentSms(ts, client, id);
+        expect((await report(ts, sid, number, phone, 'sent')).status).toBe(200);
+        expect((await report(ts, sid, number, phone, 'delivered')).status).toBe(200);
+        expect((await report(ts, sid, number, phone, 'delivered')).status).toBe(200);
+        const events = await outboxFor(ts, id, 'message.delivered');
+        expect(events.map((e) => e.data)).toEqual([
+          {
+            leadId: id,
+            externalLeadId: null,
+            phone,
+            email: null,
+            channel: 'sms',
+            messageId,
+            providerMessageId: sid,
+            status: 'delivered',
+            campaignId: null,
+            sendingNumberId: null,
+          },
+        ]);
+      });
+    });
+
+    describe('unregistered_sender (30032, 30034)', () => {
+      it.each(['30034', '30032'])(
+        '%s retires the pool number: the pool stops assigning it, its leads move, and an event says so',
+        async (code) => {
+          const ts = ctx();
+          const { client } = await org(ts);
+          const add = async () => {
+            const res = await client.post('/sendingNumbers', {
+              number: sendingNumber(),
+              kind: 'longCode',
+              ratePerSecond: 100,
+            });
+            expect(res.status, JSON.stringify(res.body)).toBe(201);
+            return res.body as { id: string; number: string };
+          };
+          const first = await add();
+          const { id, phone } = await newLead(client);
+          const { id: messageId, sid } = await sentSms(ts, client, id);
+          expect(fake.accepted('Messages', toPhone(phone))[0]!.params.From).toBe(first.number);
+          const second = await add();
+
+          expect((await report(ts, sid, first.number, phone, 'failed', code)).status).toBe(200);
+          expect(await row(ts, messageId)).toMatchObject({ status: 'failed', error_class: 'unregistered_sender' });
+          const retired = (await client.get(`/sendingNumbers/${first.id}`)).body;
+          expect(retired).toMatchObject({ unusableCode: `twilio:${code}` });
+          expect(retired.unusableAt).toEqual(expect.any(String));
+          const alerts = await ts.server.store.db
+            .selectFrom('events')
+            .select('payload')
+            .where('type', '=', 'sendingNumber.unusable')
+            .execute();
+          const mine = alerts
+            .map((a) => JSON.parse(a.payload) as Record<string, unknown>)
+            .filter((a) => a.sendingNumberId === first.id);
+          expect(mine).toEqual([
+            expect.objectContaining({
+              number: first.number,
+              errorCode: code,
+              errorClass: 'unregistered_sender',
+              provider: 'twilio',
+            }),
+          ]);
+
+          // The lead stuck to the retired number moves to the usable one; a new lead never gets the retired one.
+          const next = await send(client, id);
+          expect((await settled(client, id, next)).status).toBe('sent');
+          expect(fake.accepted('Messages', toPhone(phone)).map((r) => r.params.From)).toEqual([
+            first.number,
+            second.number,
+          ]);
+          const other = await newLead(client);
+          const o = await send(client, other.id);
+          expect((await settled(client, other.id, o)).status).toBe('sent');
+          expect(fake.accepted('Messages', toPhone(other.phone)).map((r) => r.params.From)).toEqual([second.number]);
+
+          // A second refusal for the same number: no second alert.
+          expect((await report(ts, sid, first.number, phone, 'undelivered', code)).status).toBe(200);
+          const again = (
+            await ts.server.store.db
+              .selectFrom('events')
+              .select('payload')
+              .where('type', '=', 'sendingNumber.unusable')
+              .execute()
+          ).filter((a) => (JSON.parse(a.payload) as Record<string, unknown>).sendingNumberId === first.id);
+          expect(again).toHaveLength(1);
+        },
       );
-      const poolNumber = pool.body.number as string;
-      expect((await report(ts, single.sid, poolNumber, loner.phone, 'undelivered', '30007')).status).toBe(200);
-      expect((await client.get(`/campaigns/${campaignId}`)).body.status).toBe('running');
-      // The campaign's own window holds 1 filtered of 1 (under 2); the number's holds 2: the number's bound pauses it.
-      const campaignLead = leads.find((l) => l.id === sent[0]!.lead_id)!;
-      expect((await report(ts, sent[0]!.provider_message_id!, poolNumber, campaignLead.phone, 'undelivered', '30007')).status).toBe(200);
-      const paused = (await client.get(`/campaigns/${campaignId}`)).body;
-      expect(paused).toMatchObject({ status: 'paused', pauseCode: 'FILTERED' });
-      expect(paused.pauseReason).toContain(`from sending number ${pool.body.id}`);
-      expect(await pausedEvents(ts, campaignId)).toEqual([expect.objectContaining({ code: 'FILTERED', sendingNumberId: pool.body.id, filtered: 2 })]);
     });
-  });
-}, ENV);
+
+    describe('unregistered_sender at send time', () => {
+      it('a send refused with 30034 fails, retires the pool number it went from, and the next send uses another', async () => {
+        const ts = ctx();
+        const { client } = await org(ts);
+        const first = await client.post('/sendingNumbers', {
+          number: sendingNumber(),
+          kind: 'longCode',
+          ratePerSecond: 100,
+        });
+        expect(first.status).toBe(201);
+        const { id, phone } = await newLead(client);
+        fake.failNext((r) => r.params.To === phone, 400, 1, 'POST', 30034);
+        const messageId = await send(client, id);
+        expect((await settled(client, id, messageId)).status).toBe('failed');
+        expect(fake.requests.filter((r) => r.params.To === phone).map((r) => [r.status, r.params.From])).toEqual([
+          [400, first.body.number],
+        ]);
+        expect((await client.get(`/sendingNumbers/${first.body.id}`)).body.unusableCode).toBe('twilio:30034');
+        const second = await client.post('/sendingNumbers', {
+          number: sendingNumber(),
+          kind: 'longCode',
+          ratePerSecond: 100,
+        });
+        const next = await send(client, id);
+        expect((await settled(client, id, next)).status).toBe('sent');
+        expect(fake.accepted('Messages', toPhone(phone)).map((r) => r.params.From)).toEqual([second.body.number]);
+      });
+    });
+
+    describe('filtered (30007)', () => {
+      it('a campaign pauses itself when filtered sends reach the threshold, with its reason and campaign.paused', async () => {
+        const ts = ctx();
+        // 20 % of a window of 10: two filtered sends among the campaign's latest pause it.
+        const { client, number } = await org(ts, { filteredPause: { percent: 20, window: 10 } });
+        expect((await client.get('/settings')).body.filteredPause).toEqual({ percent: 20, window: 10 });
+        expect(
+          (await client.post('/customerProfiles', { name: 'promo', openingMessage: 'Hi {{firstName}}, spring offer!' }))
+            .status,
+        ).toBe(201);
+        const tag = `f${Math.random().toString(36).slice(2, 8)}`;
+        const leads: { id: string; phone: string }[] = [];
+        for (let i = 0; i < 4; i += 1)
+          leads.push(await newLead(client, { firstName: `L${i}`, additionalInfo: { list: tag } }));
+        const created = await client.post('/campaigns', {
+          name: 'Filtered promo',
+          customerProfile: 'promo',
+          dailyCap: 3,
+          filter: { additionalInfo: { list: tag } },
+        });
+        expect(created.status, JSON.stringify(created.body)).toBe(201);
+        const campaignId = created.body.id as string;
+        const phones = leads.map((l) => l.phone);
+        const sent = await until(
+          () =>
+            ts.server.store.db
+              .selectFrom('messages')
+              .select(['id', 'lead_id', 'provider_message_id'])
+              .where('campaign_id', '=', campaignId)
+              .where('status', '=', 'sent')
+              .execute(),
+          (rows) => rows.length === 3,
+        );
+        const phoneOf = (leadId: string) => leads.find((l) => l.id === leadId)!.phone;
+        expect(fake.accepted('Messages', (p) => phones.includes(p.To ?? ''))).toHaveLength(3);
+
+        expect(
+          (await report(ts, sent[0]!.provider_message_id!, number, phoneOf(sent[0]!.lead_id), 'undelivered', '30007'))
+            .status,
+        ).toBe(200);
+        expect((await client.get(`/campaigns/${campaignId}`)).body).toMatchObject({
+          status: 'running',
+          pauseCode: null,
+        });
+        expect(await row(ts, sent[0]!.id)).toMatchObject({ error_class: 'filtered', error_code: 'twilio:30007' });
+
+        expect(
+          (await report(ts, sent[1]!.provider_message_id!, number, phoneOf(sent[1]!.lead_id), 'undelivered', '30007'))
+            .status,
+        ).toBe(200);
+        const paused = (await client.get(`/campaigns/${campaignId}`)).body;
+        expect(paused).toMatchObject({ status: 'paused', pauseCode: 'FILTERED' });
+        expect(paused.pauseReason).toMatch(/carriers filtered 2 of the campaign's last 10 sends/);
+        expect(await pausedEvents(ts, campaignId)).toEqual([
+          expect.objectContaining({
+            campaignId,
+            code: 'FILTERED',
+            filtered: 2,
+            window: 10,
+            percent: 20,
+            sendingNumberId: null,
+          }),
+        ]);
+
+        // A third filtered report: the campaign is paused already, no second event.
+        expect(
+          (await report(ts, sent[2]!.provider_message_id!, number, phoneOf(sent[2]!.lead_id), 'undelivered', '30007'))
+            .status,
+        ).toBe(200);
+        expect(await row(ts, sent[2]!.id)).toMatchObject({ error_class: 'filtered' });
+        expect(await pausedEvents(ts, campaignId)).toHaveLength(1);
+
+        // Resumed by hand: the reason goes.
+        const resumed = await client.post(`/campaigns/${campaignId}/resume`, {});
+        expect(resumed.status, JSON.stringify(resumed.body)).toBe(200);
+        expect(resumed.body).toMatchObject({ pauseCode: null, pauseReason: null });
+      });
+
+      it('filtered sends through a pool number pause the campaigns sending from it (per-number threshold)', async () => {
+        const ts = ctx();
+        const { client } = await org(ts, { filteredPause: { percent: 20, window: 10 } });
+        const pool = await client.post('/sendingNumbers', {
+          number: sendingNumber(),
+          kind: 'longCode',
+          ratePerSecond: 100,
+        });
+        expect(pool.status).toBe(201);
+        expect(
+          (await client.post('/customerProfiles', { name: 'promo', openingMessage: 'Hi {{firstName}}!' })).status,
+        ).toBe(201);
+        // One filtered send outside any campaign, from the pool number.
+        const loner = await newLead(client);
+        const single = await sentSms(ts, client, loner.id);
+        const tag = `n${Math.random().toString(36).slice(2, 8)}`;
+        const leads: { id: string; phone: string }[] = [];
+        for (let i = 0; i < 3; i += 1) leads.push(await newLead(client, { additionalInfo: { list: tag } }));
+        const created = await client.post('/campaigns', {
+          name: 'Pool promo',
+          customerProfile: 'promo',
+          dailyCap: 1,
+          filter: { additionalInfo: { list: tag } },
+        });
+        expect(created.status).toBe(201);
+        const campaignId = created.body.id as string;
+        const sent = await until(
+          () =>
+            ts.server.store.db
+              .selectFrom('messages')
+              .select(['id', 'lead_id', 'provider_message_id'])
+              .where('campaign_id', '=', campaignId)
+              .where('status', '=', 'sent')
+              .execute(),
+          (rows) => rows.length === 1,
+        );
+        const poolNumber = pool.body.number as string;
+        expect((await report(ts, single.sid, poolNumber, loner.phone, 'undelivered', '30007')).status).toBe(200);
+        expect((await client.get(`/campaigns/${campaignId}`)).body.status).toBe('running');
+        // The campaign's own window holds 1 filtered of 1 (under 2); the number's holds 2: the number's bound pauses it.
+        const campaignLead = leads.find((l) => l.id === sent[0]!.lead_id)!;
+        expect(
+          (await report(ts, sent[0]!.provider_message_id!, poolNumber, campaignLead.phone, 'undelivered', '30007'))
+            .status,
+        ).toBe(200);
+        const paused = (await client.get(`/campaigns/${campaignId}`)).body;
+        expect(paused).toMatchObject({ status: 'paused', pauseCode: 'FILTERED' });
+        expect(paused.pauseReason).toContain(`from sending number ${pool.body.id}`);
+        expect(await pausedEvents(ts, campaignId)).toEqual([
+          expect.objectContaining({ code: 'FILTERED', sendingNumberId: pool.body.id, filtered: 2 }),
+        ]);
+      });
+    });
+  },
+  ENV,
+);

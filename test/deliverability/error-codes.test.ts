@@ -17,7 +17,9 @@ describe('the provider error code table', () => {
   });
 
   it('permanent classes are never retried; transient and unknown are left to the retry rules', () => {
-    expect(['opted_out', 'invalid', 'unreachable', 'filtered', 'unregistered_sender'].every((c) => isPermanent(c as never))).toBe(true);
+    expect(
+      ['opted_out', 'invalid', 'unreachable', 'filtered', 'unregistered_sender'].every((c) => isPermanent(c as never)),
+    ).toBe(true);
     expect(isPermanent('transient')).toBe(false);
     expect(isPermanent('unknown')).toBe(false);
   });

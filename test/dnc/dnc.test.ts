@@ -9,14 +9,17 @@ const notListed = (phone: string) => `Resource not found: DncEntry with phone ${
 /** "+14155550123" -> "(415) 555-0123": the same number as a person would type it. */
 const national = (e164: string) => `(${e164.slice(2, 5)}) ${e164.slice(5, 8)}-${e164.slice(8)}`;
 
-const check = async (client: Client, phone: string) => (await client.get(`/dnc/check?phone=${encodeURIComponent(phone)}`)).body;
+const check = async (client: Client, phone: string) =>
+  (await client.get(`/dnc/check?phone=${encodeURIComponent(phone)}`)).body;
 
 async function listAll(client: Client, limit: number): Promise<{ pages: number[]; phones: string[]; last: unknown }> {
   const pages: number[] = [];
   const phones: string[] = [];
   let token: string | null = null;
   do {
-    const res: ApiResponse = await client.get(`/dnc?limit=${limit}${token ? `&nextToken=${encodeURIComponent(token)}` : ''}`);
+    const res: ApiResponse = await client.get(
+      `/dnc?limit=${limit}${token ? `&nextToken=${encodeURIComponent(token)}` : ''}`,
+    );
     expect(res.status).toBe(200);
     pages.push(res.body.entries.length);
     phones.push(...res.body.entries.map((e: { phone: string }) => e.phone));
@@ -26,7 +29,7 @@ async function listAll(client: Client, limit: number): Promise<{ pages: number[]
 }
 
 describeEachDialect('Do Not Contact', (ctx) => {
-  it('registers a lead\'s number: exact text, check and lead details show it, subscriptions and AI untouched', async () => {
+  it("registers a lead's number: exact text, check and lead details show it, subscriptions and AI untouched", async () => {
     const ts = ctx();
     const phone = uniquePhone();
     const id = await createLead(ts.acme, { phone });
@@ -43,13 +46,15 @@ describeEachDialect('Do Not Contact', (ctx) => {
     expect(await outboxFor(ts, id, 'optOut')).toHaveLength(0);
   });
 
-  it('emits one doNotContact event naming the org\'s lead with that number', async () => {
+  it("emits one doNotContact event naming the org's lead with that number", async () => {
     const ts = ctx();
     const phone = uniquePhone();
     const id = await createLead(ts.acme, { phone, externalLeadId: 'crm-7' });
     await ts.acme.post('/dnc/register', { phone });
     const events = (await outboxOfType(ts, 'doNotContact')).filter((e) => e.data.phone === phone);
-    expect(events.map((e) => e.data)).toEqual([{ phone, source: 'api', leadId: id, externalLeadId: 'crm-7', email: null, optOutMessage: null }]);
+    expect(events.map((e) => e.data)).toEqual([
+      { phone, source: 'api', leadId: id, externalLeadId: 'crm-7', email: null, optOutMessage: null },
+    ]);
   });
 
   it('normalises input: "(415) ..." and "+1415..." are one entry, registered once, with one event', async () => {
@@ -68,7 +73,9 @@ describeEachDialect('Do Not Contact', (ctx) => {
     expect(new Date(list.entries[0].createdAt).toISOString()).toBe(list.entries[0].createdAt);
     expect(await check(org, national(phone))).toEqual({ phone, isDoNotContact: true });
     const events = await outboxOfType(ts, 'doNotContact', 'dnc-normalise');
-    expect(events.map((e) => e.data)).toEqual([{ phone, source: 'api', leadId: null, externalLeadId: null, email: null, optOutMessage: null }]);
+    expect(events.map((e) => e.data)).toEqual([
+      { phone, source: 'api', leadId: null, externalLeadId: null, email: null, optOutMessage: null },
+    ]);
   });
 
   it('20 concurrent registers of one number give one entry and exactly one event', async () => {
@@ -162,7 +169,7 @@ describeEachDialect('Do Not Contact', (ctx) => {
     expect(res.body.message).toBe('nextToken is not a valid cursor');
   });
 
-  it('keeps each organization\'s list to itself', async () => {
+  it("keeps each organization's list to itself", async () => {
     const ts = ctx();
     const phone = uniquePhone();
     const acmeLead = await createLead(ts.acme, { phone });
@@ -183,7 +190,9 @@ describeEachDialect('Do Not Contact', (ctx) => {
     // beta's own entry for the same number is separate, and its event names no lead of acme's.
     expect((await ts.beta.post('/dnc/register', { phone })).body).toEqual(ADDED);
     const betaEvents = (await outboxOfType(ts, 'doNotContact', 'beta')).filter((e) => e.data.phone === phone);
-    expect(betaEvents.map((e) => e.data)).toEqual([{ phone, source: 'api', leadId: null, externalLeadId: null, email: null, optOutMessage: null }]);
+    expect(betaEvents.map((e) => e.data)).toEqual([
+      { phone, source: 'api', leadId: null, externalLeadId: null, email: null, optOutMessage: null },
+    ]);
     const acmeEvents = (await outboxOfType(ts, 'doNotContact')).filter((e) => e.data.phone === phone);
     expect(acmeEvents.map((e) => e.data.leadId)).toEqual([acmeLead]);
     expect((await ts.beta.post('/dnc/remove', { phone })).status).toBe(200);

@@ -3,7 +3,14 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DAYTIME } from '../support/clock-hours.js';
 import { createLead, uniquePhone } from '../support/harness.js';
-import { describeWithBrowser, launchChromium, screenshot, signedIn, startConsoleServer, type ConsoleServer } from './support.js';
+import {
+  describeWithBrowser,
+  launchChromium,
+  screenshot,
+  signedIn,
+  startConsoleServer,
+  type ConsoleServer,
+} from './support.js';
 
 const DAY = DAYTIME.toISOString().slice(0, 10);
 
@@ -15,9 +22,17 @@ describeWithBrowser('console analytics dashboard', () => {
     [server, browser] = await Promise.all([startConsoleServer(), launchChromium()]);
     server.ts.clock.set(DAYTIME);
     const acme = server.ts.acme;
-    expect((await acme.post('/customerProfiles', {
-      name: 'ab-test', openingVariants: [{ name: 'warm', text: 'Hi {{firstName}}!', weight: 1 }, { name: 'brief', text: 'Hello', weight: 1 }],
-    })).status).toBe(201);
+    expect(
+      (
+        await acme.post('/customerProfiles', {
+          name: 'ab-test',
+          openingVariants: [
+            { name: 'warm', text: 'Hi {{firstName}}!', weight: 1 },
+            { name: 'brief', text: 'Hello', weight: 1 },
+          ],
+        })
+      ).status,
+    ).toBe(201);
     for (const firstName of ['Ana', 'Ben', 'Cy']) {
       const phone = uniquePhone();
       await createLead(acme, { firstName, phone, isAiOn: false });
@@ -43,15 +58,23 @@ describeWithBrowser('console analytics dashboard', () => {
       await expect.poll(() => funnel.getByRole('row', { name: /^Leads/ }).textContent()).toBe('Leads3');
       expect(await funnel.getByRole('row', { name: /^Replied/ }).textContent()).toBe('Replied3');
       expect(await funnel.getByRole('row', { name: /^Opted out/ }).textContent()).toBe('Opted out1');
-      await page.getByRole('table', { name: 'Speed to lead, from the lead\'s creation' }).waitFor();
+      await page.getByRole('table', { name: "Speed to lead, from the lead's creation" }).waitFor();
       await page.getByRole('table', { name: 'Per day (UTC)' }).waitFor();
       await page.getByRole('table', { name: 'Sends per number' }).waitFor();
       await page.getByText('The difference between variants is not yet significant').waitFor();
       // uPlot arrives on demand and draws every chart; the canvases are hidden from screen readers (the tables are read).
-      await expect.poll(() => page.locator('.chart-canvas canvas').count(), { timeout: 15_000 }).toBeGreaterThanOrEqual(5);
-      expect(await page.locator('.chart-canvas[aria-hidden="true"]').count()).toBe(await page.locator('.chart-canvas').count());
+      await expect
+        .poll(() => page.locator('.chart-canvas canvas').count(), { timeout: 15_000 })
+        .toBeGreaterThanOrEqual(5);
+      expect(await page.locator('.chart-canvas[aria-hidden="true"]').count()).toBe(
+        await page.locator('.chart-canvas').count(),
+      );
       const axe = await new AxeBuilder({ page }).analyze();
-      expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+      expect(
+        axe.violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+      ).toEqual([]);
       expect(errors).toEqual([]);
       await screenshot(page, 'analytics');
       await page.setViewportSize({ width: 390, height: 844 });

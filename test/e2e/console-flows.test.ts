@@ -3,7 +3,14 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLead, uniquePhone } from '../support/harness.js';
 import { Receiver } from '../support/receiver.js';
 import { registerEndpoint } from '../support/webhooks.js';
-import { describeWithBrowser, launchChromium, screenshot, signedIn, startConsoleServer, type ConsoleServer } from './support.js';
+import {
+  describeWithBrowser,
+  launchChromium,
+  screenshot,
+  signedIn,
+  startConsoleServer,
+  type ConsoleServer,
+} from './support.js';
 
 const waitFor = async <T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> => {
   const end = Date.now() + ms;
@@ -36,7 +43,7 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
   const aiState = () => page.locator('.ai-state strong').textContent();
   const lead = async (id: string) => (await server.ts.acme.get(`/leads/${id}`)).body;
 
-  it('logs in through the form, and a wrong password is refused with the server\'s message', async () => {
+  it("logs in through the form, and a wrong password is refused with the server's message", async () => {
     const { context, page: p } = await (async () => {
       const context = await browser.newContext({ baseURL: server.ts.url });
       return { context, page: await context.newPage() };
@@ -45,7 +52,9 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     await p.getByLabel('Email').fill(server.users.agent.email);
     await p.getByLabel('Password').fill('not the password at all');
     await p.getByRole('button', { name: 'Log in' }).click();
-    await expect.poll(() => p.getByRole('alert').textContent(), { timeout: 15_000 }).toContain('Invalid email or password');
+    await expect
+      .poll(() => p.getByRole('alert').textContent(), { timeout: 15_000 })
+      .toContain('Invalid email or password');
     await p.getByLabel('Password').fill(server.users.agent.password);
     await p.getByRole('button', { name: 'Log in' }).click();
     await p.getByRole('heading', { name: 'Inbox' }).waitFor();
@@ -92,7 +101,10 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     await expect.poll(() => aiState(), { timeout: 15_000 }).toBe('off');
     await page.locator('.thread').getByText('Hi Rhea, this is Sam from the team.').waitFor();
     expect((await lead(id)).isAiOn).toBe(false);
-    const sent = (await server.ts.acme.get(`/leads/${id}/messages`)).body.messages as { content: { text: string }; isAiGenerated: boolean }[];
+    const sent = (await server.ts.acme.get(`/leads/${id}/messages`)).body.messages as {
+      content: { text: string };
+      isAiGenerated: boolean;
+    }[];
     expect(sent.some((m) => m.content.text === 'Hi Rhea, this is Sam from the team.' && !m.isAiGenerated)).toBe(true);
 
     await page.getByRole('button', { name: 'Turn AI on' }).click();
@@ -109,7 +121,12 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     const box = page.getByLabel('Reply', { exact: true });
     expect(await box.isEnabled()).toBe(true);
     // Cancelled: the question was asked, and nothing changed.
-    const asked = new Promise<string>((done) => page.once('dialog', (d) => { done(d.message()); void d.dismiss(); }));
+    const asked = new Promise<string>((done) =>
+      page.once('dialog', (d) => {
+        done(d.message());
+        void d.dismiss();
+      }),
+    );
     await page.getByRole('button', { name: 'Unsubscribe sms' }).click();
     expect(await asked).toMatch(/^Unsubscribe this lead from sms\?/);
     expect((await lead(id)).subscriptions.sms).toBe('subscribed');
@@ -117,7 +134,12 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     await page.getByRole('button', { name: 'Unsubscribe sms' }).click();
     await page.getByText(/unsubscribed from SMS/).waitFor();
     // The feedback stands next to the control that caused it.
-    await page.locator('.sub-row').filter({ hasText: 'sms:' }).getByRole('status').filter({ hasText: 'Unsubscribed from sms.' }).waitFor();
+    await page
+      .locator('.sub-row')
+      .filter({ hasText: 'sms:' })
+      .getByRole('status')
+      .filter({ hasText: 'Unsubscribed from sms.' })
+      .waitFor();
     expect(await box.isDisabled()).toBe(true);
     expect(await page.getByRole('button', { name: 'Send reply' }).isDisabled()).toBe(true);
     expect((await lead(id)).subscriptions.sms).toBe('unsubscribed');
@@ -125,24 +147,40 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
 
   it('shows on the inbox row which channels a lead opted out of, and the DNC list', async () => {
     const [stopPhone, dncPhone] = [uniquePhone(), uniquePhone()];
-    await createLead(server.ts.acme, { firstName: 'Stella', lastName: 'Stop', phone: stopPhone, email: `stella.${stopPhone.slice(-7)}@example.com` });
+    await createLead(server.ts.acme, {
+      firstName: 'Stella',
+      lastName: 'Stop',
+      phone: stopPhone,
+      email: `stella.${stopPhone.slice(-7)}@example.com`,
+    });
     await createLead(server.ts.acme, { firstName: 'Dora', lastName: 'Dnc', phone: dncPhone });
     await inbound(stopPhone, 'STOP');
     await inbound(dncPhone, 'hello there');
     expect((await server.ts.acme.post('/dnc/register', { phone: dncPhone })).status).toBe(200);
     await page.goto('/console/');
-    const row = (name: string) => page.getByRole('list', { name: 'Conversations' }).getByRole('listitem').filter({ hasText: name });
+    const row = (name: string) =>
+      page.getByRole('list', { name: 'Conversations' }).getByRole('listitem').filter({ hasText: name });
     await row('Stella Stop').getByText('SMS opted out').waitFor();
     // Only the channel the lead stopped: voice and email stay open, so they are not flagged.
-    expect(await row('Stella Stop').getByText(/voice opted out|email opted out|do not contact/).count()).toBe(0);
+    expect(
+      await row('Stella Stop')
+        .getByText(/voice opted out|email opted out|do not contact/)
+        .count(),
+    ).toBe(0);
     await row('Dora Dnc').getByText('do not contact').waitFor();
-    expect(await row('Dora Dnc').getByText(/opted out/).count()).toBe(0);
+    expect(
+      await row('Dora Dnc')
+        .getByText(/opted out/)
+        .count(),
+    ).toBe(0);
     // The lead's own page says the same under its name.
     await row('Stella Stop').getByRole('link').click();
     await page.getByLabel('Reach').getByText('SMS opted out').waitFor();
     await page.goBack();
     // Parley's own confirmation of the STOP is not the team's words.
-    await row('Stella Stop').getByText(/^Automatic: /).waitFor();
+    await row('Stella Stop')
+      .getByText(/^Automatic: /)
+      .waitFor();
     // A lead without a single message is no conversation.
     const silent = uniquePhone();
     await createLead(server.ts.acme, { firstName: 'Silas', lastName: 'Silent', phone: silent });
@@ -160,11 +198,15 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     await page.goto(`/console/leads/${id}`);
     await page.getByRole('button', { name: 'Call now' }).click();
     // This server has no Twilio: the API's refusal stands beside the button, and no call was recorded.
-    await page.locator('p', { has: page.getByRole('button', { name: 'Call now' }) }).locator('xpath=following-sibling::*[1]').getByText(/Twilio is not configured/).waitFor();
+    await page
+      .locator('p', { has: page.getByRole('button', { name: 'Call now' }) })
+      .locator('xpath=following-sibling::*[1]')
+      .getByText(/Twilio is not configured/)
+      .waitFor();
     expect((await server.ts.acme.get(`/leads/${id}/calls`)).body.calls).toEqual([]);
   });
 
-  it('renders a lead\'s <script> as text: nothing runs', async () => {
+  it("renders a lead's <script> as text: nothing runs", async () => {
     const phone = uniquePhone();
     const id = await createLead(server.ts.acme, { firstName: '<b>Bold</b>', lastName: 'Mallory', phone });
     const evil = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">';
@@ -191,7 +233,10 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     await page.getByLabel('Questions (one a line)').fill('Own or rent?\nRoof facing?');
     await page.getByRole('button', { name: 'Save profile' }).click();
     await page.getByRole('heading', { name: `Summer-${process.pid}` }).waitFor();
-    expect((await server.ts.acme.get(`/customerProfiles/Summer-${process.pid}`)).body.questions).toEqual(['Own or rent?', 'Roof facing?']);
+    expect((await server.ts.acme.get(`/customerProfiles/Summer-${process.pid}`)).body.questions).toEqual([
+      'Own or rent?',
+      'Roof facing?',
+    ]);
   });
 
   it('replays a webhook delivery (its row settles live), shows a body, filters, disables, rotates and deletes', async () => {
@@ -200,21 +245,32 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
       const endpoint = await registerEndpoint(server.ts.acme, receiver, ['optOut']);
       const id = await createLead(server.ts.acme, { phone: uniquePhone() });
       expect((await server.ts.acme.post(`/leads/${id}/unsubscribe`, { channels: ['sms'] })).status).toBe(200);
-      await waitFor(async () => receiver.received.length, (n) => n >= 1);
+      await waitFor(
+        async () => receiver.received.length,
+        (n) => n >= 1,
+      );
       const before = receiver.received.length;
       expect(before).toBeGreaterThanOrEqual(1);
 
       await page.goto('/console/webhooks');
       const section = page.getByRole('region', { name: `Endpoint ${receiver.url}` });
-      await section.getByRole('button', { name: /^Replay optOut/ }).first().click();
+      await section
+        .getByRole('button', { name: /^Replay optOut/ })
+        .first()
+        .click();
       await page.getByText('Replay of optOut queued.').waitFor();
-      const after = await waitFor(async () => receiver.received.length, (n) => n > before);
+      const after = await waitFor(
+        async () => receiver.received.length,
+        (n) => n > before,
+      );
       expect(after).toBeGreaterThan(before);
       const deliveries = (await server.ts.acme.get(`/webhooks/${endpoint.id}/deliveries`)).body.deliveries as unknown[];
       expect(deliveries.length).toBeGreaterThan(1);
       // The replay's row settles on the page by itself: no reload.
       const rows = section.getByRole('row').filter({ hasText: 'optOut' });
-      await expect.poll(() => rows.filter({ hasText: 'succeeded' }).count(), { timeout: 15_000 }).toBe(deliveries.length);
+      await expect
+        .poll(() => rows.filter({ hasText: 'succeeded' }).count(), { timeout: 15_000 })
+        .toBe(deliveries.length);
 
       await rows.first().getByText('Body').click();
       await section.getByText('"event": "optOut"').first().waitFor();
@@ -230,7 +286,9 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
       await section.getByText('New signing secret').waitFor();
       page.once('dialog', (d) => void d.accept());
       await section.getByRole('button', { name: 'Delete' }).click();
-      await expect.poll(() => page.getByRole('region', { name: `Endpoint ${receiver.url}` }).count(), { timeout: 15_000 }).toBe(0);
+      await expect
+        .poll(() => page.getByRole('region', { name: `Endpoint ${receiver.url}` }).count(), { timeout: 15_000 })
+        .toBe(0);
       expect((await server.ts.acme.get(`/webhooks/${endpoint.id}`)).status).toBe(404);
     } finally {
       await receiver.stop();
@@ -242,10 +300,23 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     const waiting = uniquePhone();
     const answered = uniquePhone();
     await createLead(server.ts.acme, { firstName: 'Wanda', lastName: `Waiting${tag}`, phone: waiting, isAiOn: false });
-    const doneId = await createLead(server.ts.acme, { firstName: 'Arno', lastName: `Answered${tag}`, phone: answered, isAiOn: true });
+    const doneId = await createLead(server.ts.acme, {
+      firstName: 'Arno',
+      lastName: `Answered${tag}`,
+      phone: answered,
+      isAiOn: true,
+    });
     await inbound(waiting, 'Hello? Anyone there?');
     await inbound(answered, 'Thanks, that is all.');
-    expect((await server.ts.acme.post(`/leads/${doneId}/sendMessage`, { message: 'Glad to help!', channel: 'sms', sendWhenOff: true })).status).toBe(200);
+    expect(
+      (
+        await server.ts.acme.post(`/leads/${doneId}/sendMessage`, {
+          message: 'Glad to help!',
+          channel: 'sms',
+          sendWhenOff: true,
+        })
+      ).status,
+    ).toBe(200);
 
     await page.goto('/console/');
     await page.getByText(`Wanda Waiting${tag}`).waitFor();
@@ -274,7 +345,10 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     await page.goto(`/console/leads/${id}`);
     await page.getByLabel('Add context for the AI').fill('Has two dogs; prefers mornings.');
     await page.getByRole('button', { name: 'Add context' }).click();
-    await page.locator('section', { has: page.getByRole('heading', { name: 'Context for the AI' }) }).getByText('Has two dogs; prefers mornings.').waitFor();
+    await page
+      .locator('section', { has: page.getByRole('heading', { name: 'Context for the AI' }) })
+      .getByText('Has two dogs; prefers mornings.')
+      .waitFor();
     const notes = (await server.ts.acme.get(`/leads/${id}/context`)).body.notes as { text: string }[];
     expect(notes.map((n) => n.text)).toContain('Has two dogs; prefers mornings.');
 
@@ -312,19 +386,42 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
 
   // Last: it narrows the organization's contact hours.
   it("shows each message's state with its reason: blocked, and waiting for contact hours", async () => {
-    const id = await createLead(server.ts.acme, { firstName: 'Stella', lastName: 'States', phone: uniquePhone(), email: `stella-${process.pid}@example.com`, timeZone: 'UTC' });
+    const id = await createLead(server.ts.acme, {
+      firstName: 'Stella',
+      lastName: 'States',
+      phone: uniquePhone(),
+      email: `stella-${process.pid}@example.com`,
+      timeZone: 'UTC',
+    });
     expect((await server.ts.acme.post(`/leads/${id}/unsubscribe`, { channels: ['sms'] })).status).toBe(200);
-    const blocked = await server.ts.acme.post(`/leads/${id}/sendMessage`, { message: 'One more thing', channel: 'sms', sendWhenOff: true });
+    const blocked = await server.ts.acme.post(`/leads/${id}/sendMessage`, {
+      message: 'One more thing',
+      channel: 'sms',
+      sendWhenOff: true,
+    });
     expect(blocked.body.status).toBe('blocked');
     const hour = new Date().getUTCHours();
     const hh = (h: number) => `${String(h % 24).padStart(2, '0')}:00`;
-    expect((await server.ts.acme.patch('/settings', { timeZone: 'UTC', contactHours: { start: hh(hour + 2), end: hh(hour + 3) } })).status).toBe(200);
-    const waiting = await server.ts.acme.post(`/leads/${id}/sendMessage`, { message: 'See you tomorrow', channel: 'email', sendWhenOff: true });
+    expect(
+      (
+        await server.ts.acme.patch('/settings', {
+          timeZone: 'UTC',
+          contactHours: { start: hh(hour + 2), end: hh(hour + 3) },
+        })
+      ).status,
+    ).toBe(200);
+    const waiting = await server.ts.acme.post(`/leads/${id}/sendMessage`, {
+      message: 'See you tomorrow',
+      channel: 'email',
+      sendWhenOff: true,
+    });
     expect(waiting.body.status).toBe('waiting');
 
     await page.goto(`/console/leads/${id}`);
     const item = (text: string) => page.locator('.msg', { hasText: text }).locator('.msg-state');
     await expect.poll(() => item('One more thing').textContent(), { timeout: 15_000 }).toMatch(/^blocked — .+/);
-    await expect.poll(() => item('See you tomorrow').textContent(), { timeout: 15_000 }).toMatch(/^waiting for contact hours — .+ until /);
+    await expect
+      .poll(() => item('See you tomorrow').textContent(), { timeout: 15_000 })
+      .toMatch(/^waiting for contact hours — .+ until /);
   });
 });

@@ -5,7 +5,14 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLead, uniquePhone } from '../support/harness.js';
-import { describeWithBrowser, launchChromium, screenshot, signedIn, startConsoleServer, type ConsoleServer } from './support.js';
+import {
+  describeWithBrowser,
+  launchChromium,
+  screenshot,
+  signedIn,
+  startConsoleServer,
+  type ConsoleServer,
+} from './support.js';
 
 describeWithBrowser('console in the browser: an agent imports leads from a CSV file', () => {
   let server: ConsoleServer;
@@ -23,7 +30,13 @@ describeWithBrowser('console in the browser: an agent imports leads from a CSV f
   });
 
   const countText = async (page: import('playwright-core').Page, label: string) =>
-    (await page.locator('.import-counts div').filter({ has: page.locator('dt', { hasText: new RegExp(`^${label}$`) }) }).locator('dd').textContent())?.trim();
+    (
+      await page
+        .locator('.import-counts div')
+        .filter({ has: page.locator('dt', { hasText: new RegExp(`^${label}$`) }) })
+        .locator('dd')
+        .textContent()
+    )?.trim();
 
   it('uploads the file, follows the counts to completed, offers the rejected rows and lists the new leads', async () => {
     const existingPhone = uniquePhone();
@@ -67,7 +80,9 @@ describeWithBrowser('console in the browser: an agent imports leads from a CSV f
       // The rejected rows download with the session cookie, as a CSV with reason and warnings columns.
       const link = page.getByRole('link', { name: /Download the 2 rejected rows/ });
       const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
-      const rejects = readFileSync((await download.path())!, 'utf8').trim().split(/\r?\n/);
+      const rejects = readFileSync((await download.path())!, 'utf8')
+        .trim()
+        .split(/\r?\n/);
       expect(rejects[0]).toMatch(/,reason,warnings$/);
       expect(rejects).toHaveLength(3);
       expect(rejects.slice(1).map((l) => l.split(',')[0])).toEqual(['Nobody', 'Bad']);
@@ -82,7 +97,9 @@ describeWithBrowser('console in the browser: an agent imports leads from a CSV f
 
       // The finished panel (summary, counts, link) passes axe and fits a 390 px phone.
       const axe = await new AxeBuilder({ page }).include('.import').analyze();
-      expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+      expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual(
+        [],
+      );
       await page.setViewportSize({ width: 390, height: 844 });
       await page.waitForFunction(() => window.innerWidth === 390);
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
@@ -101,7 +118,9 @@ describeWithBrowser('console in the browser: an agent imports leads from a CSV f
       await page.goto('/console/leads');
       await page.getByLabel('CSV file').setInputFiles(file);
       await page.getByRole('button', { name: 'Import' }).click();
-      await expect.poll(() => page.getByRole('alert').textContent(), { timeout: 15_000 }).toContain('The CSV file is empty');
+      await expect
+        .poll(() => page.getByRole('alert').textContent(), { timeout: 15_000 })
+        .toContain('The CSV file is empty');
       expect(await page.locator('.import-counts').count()).toBe(0);
     } finally {
       await context.close();
@@ -116,7 +135,11 @@ describeWithBrowser('console in the browser: an agent imports leads from a CSV f
       page.evaluate(() => {
         const el = document.activeElement as HTMLElement;
         const style = getComputedStyle(el);
-        return { id: el.id, text: el.textContent?.trim() ?? '', outline: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0 };
+        return {
+          id: el.id,
+          text: el.textContent?.trim() ?? '',
+          outline: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0,
+        };
       });
     try {
       await page.goto('/console/leads');

@@ -4,7 +4,14 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLead, uniquePhone } from '../support/harness.js';
 import { Receiver } from '../support/receiver.js';
 import { registerEndpoint } from '../support/webhooks.js';
-import { describeWithBrowser, launchChromium, screenshot, signedIn, startConsoleServer, type ConsoleServer } from './support.js';
+import {
+  describeWithBrowser,
+  launchChromium,
+  screenshot,
+  signedIn,
+  startConsoleServer,
+  type ConsoleServer,
+} from './support.js';
 
 /** Every page of the console, with what shows it has loaded. */
 const PAGES = [
@@ -37,7 +44,11 @@ describeWithBrowser('console in the browser: accessible, keyboard usable, fits a
     [server, browser, receiver] = await Promise.all([startConsoleServer(), launchChromium(), new Receiver().start()]);
     // A small, realistic organization: a few conversations, a profile, an endpoint with deliveries.
     const acme = server.ts.acme;
-    await acme.post('/customerProfiles', { name: 'solar-leads', description: 'Homeowners asking about solar panels', openingMessage: 'Hi {{firstName}}, thanks for asking about solar!' });
+    await acme.post('/customerProfiles', {
+      name: 'solar-leads',
+      description: 'Homeowners asking about solar panels',
+      openingMessage: 'Hi {{firstName}}, thanks for asking about solar!',
+    });
     await registerEndpoint(acme, receiver);
     const people = [
       ['Maria', 'Gonzalez', 'Hi, is the 6 kW system still on offer? We have a south-facing roof.'],
@@ -46,11 +57,21 @@ describeWithBrowser('console in the browser: accessible, keyboard usable, fits a
     ] as const;
     for (const [firstName, lastName, text] of people) {
       const phone = uniquePhone();
-      const id = await createLead(acme, { firstName, lastName, phone, email: `${firstName.toLowerCase()}@example.com`, isAiOn: firstName !== 'Dev' });
+      const id = await createLead(acme, {
+        firstName,
+        lastName,
+        phone,
+        email: `${firstName.toLowerCase()}@example.com`,
+        isAiOn: firstName !== 'Dev',
+      });
       leadId ||= id;
       await acme.post('/inbound', { channel: 'sms', from: phone, text });
     }
-    await acme.post(`/leads/${leadId}/sendMessage`, { message: 'Yes it is! Would Tuesday at 10 work for a roof survey?', channel: 'sms', sendWhenOff: true });
+    await acme.post(`/leads/${leadId}/sendMessage`, {
+      message: 'Yes it is! Would Tuesday at 10 work for a roof survey?',
+      channel: 'sms',
+      sendWhenOff: true,
+    });
     await acme.post(`/leads/${leadId}/addContext`, { context: 'Prefers text over calls.' });
     await receiver.until(() => receiver.received.length > 0, 20_000);
   });
@@ -61,27 +82,30 @@ describeWithBrowser('console in the browser: accessible, keyboard usable, fits a
   });
 
   // One test per page: on a busy machine eight pages with axe and two screenshots each take a while.
-  it.each(PAGES)('$name: no serious or critical axe violation, no CSP or script error, no horizontal overflow at 390 px, a screenshot', async (p) => {
-    const { context, page } = await signedIn(browser, server, server.users.admin);
-    // The server's CSP forbids inline script and style: the browser reports any attempt on the console.
-    const errors: string[] = [];
-    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-    page.on('pageerror', (e) => errors.push(e.message));
-    page.on('response', (r) => r.status() >= 400 && errors.push(`${r.status()} ${r.url()}`));
-    try {
-      await page.goto(p.path.replace(':lead', leadId));
-      await page.locator(p.ready).first().waitFor();
-      expect(await seriousViolations(page)).toEqual([]);
-      expect(errors).toEqual([]);
-      await screenshot(page, p.name);
-      await page.setViewportSize({ width: 390, height: 844 });
-      await page.waitForTimeout(50);
-      expect(await overflow(page)).toBeLessThanOrEqual(390);
-      await screenshot(page, `${p.name}-390`);
-    } finally {
-      await context.close();
-    }
-  });
+  it.each(PAGES)(
+    '$name: no serious or critical axe violation, no CSP or script error, no horizontal overflow at 390 px, a screenshot',
+    async (p) => {
+      const { context, page } = await signedIn(browser, server, server.users.admin);
+      // The server's CSP forbids inline script and style: the browser reports any attempt on the console.
+      const errors: string[] = [];
+      page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+      page.on('pageerror', (e) => errors.push(e.message));
+      page.on('response', (r) => r.status() >= 400 && errors.push(`${r.status()} ${r.url()}`));
+      try {
+        await page.goto(p.path.replace(':lead', leadId));
+        await page.locator(p.ready).first().waitFor();
+        expect(await seriousViolations(page)).toEqual([]);
+        expect(errors).toEqual([]);
+        await screenshot(page, p.name);
+        await page.setViewportSize({ width: 390, height: 844 });
+        await page.waitForTimeout(50);
+        expect(await overflow(page)).toBeLessThanOrEqual(390);
+        await screenshot(page, `${p.name}-390`);
+      } finally {
+        await context.close();
+      }
+    },
+  );
 
   it('the login page passes axe and fits 390 px', async () => {
     const context = await browser.newContext({ baseURL: server.ts.url, viewport: { width: 390, height: 844 } });
@@ -99,11 +123,18 @@ describeWithBrowser('console in the browser: accessible, keyboard usable, fits a
     const page = await context.newPage();
     await page.goto('/console/');
     await page.getByLabel('Email').waitFor();
-    const focused = () => page.evaluate(() => {
-      const el = document.activeElement as HTMLElement | null;
-      const style = el ? getComputedStyle(el) : null;
-      return { tag: el?.tagName ?? '', id: el?.id ?? '', text: el?.textContent?.trim() ?? '', href: el?.getAttribute('href') ?? '', outline: style ? style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0 : false };
-    });
+    const focused = () =>
+      page.evaluate(() => {
+        const el = document.activeElement as HTMLElement | null;
+        const style = el ? getComputedStyle(el) : null;
+        return {
+          tag: el?.tagName ?? '',
+          id: el?.id ?? '',
+          text: el?.textContent?.trim() ?? '',
+          href: el?.getAttribute('href') ?? '',
+          outline: style ? style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0 : false,
+        };
+      });
     await page.keyboard.press('Tab');
     expect((await focused()).id).toBe('login-email');
     expect((await focused()).outline).toBe(true);

@@ -16,7 +16,12 @@ describeWithBrowser('console in the browser: what each role sees and may do', ()
   });
 
   it('a viewer reads the conversation but has no reply box or actions, and a forced write is refused', async () => {
-    const id = await createLead(server.ts.acme, { firstName: 'Vera', lastName: 'Viewed', phone: uniquePhone(), isAiOn: true });
+    const id = await createLead(server.ts.acme, {
+      firstName: 'Vera',
+      lastName: 'Viewed',
+      phone: uniquePhone(),
+      isAiOn: true,
+    });
     const { context, page } = await signedIn(browser, server, server.users.viewer);
     await page.goto(`/console/leads/${id}`);
     await page.getByRole('heading', { name: 'Vera Viewed' }).waitFor();
@@ -28,7 +33,11 @@ describeWithBrowser('console in the browser: what each role sees and may do', ()
     // The page hides the buttons; the server refuses the write anyway, even with a valid CSRF token.
     const forced = await page.evaluate(async (leadId) => {
       const session = await (await fetch('/console/api/session')).json();
-      const res = await fetch(`/v1/leads/${leadId}/turnOffAi`, { method: 'POST', headers: { 'x-csrf-token': session.csrfToken, 'content-type': 'application/json' }, body: '{}' });
+      const res = await fetch(`/v1/leads/${leadId}/turnOffAi`, {
+        method: 'POST',
+        headers: { 'x-csrf-token': session.csrfToken, 'content-type': 'application/json' },
+        body: '{}',
+      });
       return { status: res.status, body: await res.json() };
     }, id);
     expect(forced.status).toBe(403);
@@ -80,7 +89,11 @@ describeWithBrowser('console in the browser: what each role sees and may do', ()
     const password = (await page.locator('.secret-value').textContent()) ?? '';
     expect(password.length).toBeGreaterThanOrEqual(12);
     await page.locator('.user-row', { hasText: email }).waitFor();
-    const login = await fetch(`${server.ts.url}/console/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+    const login = await fetch(`${server.ts.url}/console/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, password }),
+    });
     expect(login.status).toBe(200);
     expect((await login.json()).user.role).toBe('viewer');
     await page.reload();

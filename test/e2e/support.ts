@@ -24,8 +24,11 @@ export function describeWithBrowser(title: string, suite: () => void): void {
     describe(title, { timeout: 90_000 }, suite);
     return;
   }
-  if (process.env.CI === 'true') throw new Error(`${CHROMIUM} is required in CI for the console's browser tests (apt-get install chromium)`);
-  console.warn(`\n*** ${CHROMIUM} not found: the console browser tests "${title}" are SKIPPED (apt-get install chromium to run them). ***\n`);
+  if (process.env.CI === 'true')
+    throw new Error(`${CHROMIUM} is required in CI for the console's browser tests (apt-get install chromium)`);
+  console.warn(
+    `\n*** ${CHROMIUM} not found: the console browser tests "${title}" are SKIPPED (apt-get install chromium to run them). ***\n`,
+  );
   describe.skip(title, suite);
 }
 
@@ -37,7 +40,6 @@ function newestMtime(dir: string): number {
   }
   return newest;
 }
-
 
 /**
  * Builds dist/console (vite build, about a second) when it is missing or older
@@ -54,7 +56,8 @@ export async function ensureConsoleBuilt(): Promise<void> {
       mkdirSync(lock);
     } catch {
       // Someone else is building; a lock older than a minute is a crashed build's.
-      if (existsSync(lock) && Date.now() - statSync(lock).mtimeMs > 60_000) rmSync(lock, { recursive: true, force: true });
+      if (existsSync(lock) && Date.now() - statSync(lock).mtimeMs > 60_000)
+        rmSync(lock, { recursive: true, force: true });
       if (waited > 60_000) throw new Error('waited a minute for another process to build the console');
       await sleep(100);
       continue;
@@ -71,7 +74,16 @@ export async function ensureConsoleBuilt(): Promise<void> {
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -131,9 +143,16 @@ export async function startConsoleServer(dialect: Dialect = 'sqlite'): Promise<C
 }
 
 /** A fresh browser context already signed in as `user` (through the real login endpoint, so the session cookie is the server's). */
-export async function signedIn(browser: Browser, server: ConsoleServer, user: ConsoleUser, width = 1280): Promise<{ context: BrowserContext; page: Page }> {
+export async function signedIn(
+  browser: Browser,
+  server: ConsoleServer,
+  user: ConsoleUser,
+  width = 1280,
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ baseURL: server.ts.url, viewport: { width, height: 900 } });
-  const res = await context.request.post('/console/api/login', { data: { email: user.email, password: user.password } });
+  const res = await context.request.post('/console/api/login', {
+    data: { email: user.email, password: user.password },
+  });
   if (res.status() !== 200) throw new Error(`login failed: ${res.status()} ${await res.text()}`);
   const page = await context.newPage();
   return { context, page };

@@ -22,16 +22,25 @@ for (const dialect of dialects()) {
     beforeAll(async () => {
       ts = await startTestServer(dialect, { PARLEY_WORKER: 'false' });
       expect((await ts.acme.patch('/settings', ALWAYS_OPEN)).status).toBe(200);
-      expect((await ts.acme.post('/customerProfiles', { name: 'fenced', questions: ['Shall we talk?'] })).status).toBe(201);
+      expect((await ts.acme.post('/customerProfiles', { name: 'fenced', questions: ['Shall we talk?'] })).status).toBe(
+        201,
+      );
     });
     afterAll(async () => ts?.close());
 
     const followUpMessages = (leadId: string) =>
-      ts.server.store.db.selectFrom('messages').select(['id', 'follow_up_step', 'status']).where('lead_id', '=', leadId).where('is_follow_up', '=', 1).execute();
+      ts.server.store.db
+        .selectFrom('messages')
+        .select(['id', 'follow_up_step', 'status'])
+        .where('lead_id', '=', leadId)
+        .where('is_follow_up', '=', 1)
+        .execute();
 
     async function claimFor(leadId: string): Promise<FollowUpJob[]> {
       const claimed = await claimJobs(ts.server.deps, 50);
-      return claimed.filter((j): j is FollowUpJob => j.name === 'followup.send' && (j.payload as FollowUpPayload).leadId === leadId);
+      return claimed.filter(
+        (j): j is FollowUpJob => j.name === 'followup.send' && (j.payload as FollowUpPayload).leadId === leadId,
+      );
     }
 
     it('a lapsed claim writes nothing; the holder writes the step once; running it again writes nothing more', async () => {
@@ -43,7 +52,11 @@ for (const dialect of dialects()) {
       const [first] = await claimFor(leadId);
       expect(first).toBeDefined();
       // The first worker stalls past its lease; a second claims the job.
-      await deps.db.updateTable('jobs').set({ lease_until: new Date(deps.clock.now().getTime() - 1000).toISOString() }).where('id', '=', first!.id).execute();
+      await deps.db
+        .updateTable('jobs')
+        .set({ lease_until: new Date(deps.clock.now().getTime() - 1000).toISOString() })
+        .where('id', '=', first!.id)
+        .execute();
       const [second] = await claimFor(leadId);
       expect(second!.id).toBe(first!.id);
       expect(second!.leaseToken).not.toBe(first!.leaseToken);
@@ -62,7 +75,7 @@ for (const dialect of dialects()) {
       expect(await followUpMessages(leadId)).toHaveLength(1);
     });
 
-    it('a job claimed before a reset does nothing, though it holds its lease; the reset\'s own job fires', async () => {
+    it("a job claimed before a reset does nothing, though it holds its lease; the reset's own job fires", async () => {
       const { deps } = ts.server;
       const leadId = await createLead(ts.acme, { customerProfile: 'fenced' });
       await ts.acme.patch(`/leads/${leadId}`, { followUpConfig: { 1: { hours: 1, channel: 'text' } } });
@@ -88,10 +101,18 @@ for (const dialect of dialects()) {
       await ts.acme.patch(`/leads/${leadId}`, { followUpConfig: { 1: { hours: 1, channel: 'text' } } });
       const due = (await ts.acme.get(`/leads/${leadId}`)).body.nextFollowUpAt as string;
       // Claimed early (e.g. a clock skew between workers): the job is moved to the due time, nothing is written.
-      await deps.db.updateTable('jobs').set({ run_at: new Date(deps.clock.now().getTime() - 1000).toISOString() })
-        .where('name', '=', 'followup.send').where('payload', 'like', `%${leadId}%`).execute();
+      await deps.db
+        .updateTable('jobs')
+        .set({ run_at: new Date(deps.clock.now().getTime() - 1000).toISOString() })
+        .where('name', '=', 'followup.send')
+        .where('payload', 'like', `%${leadId}%`)
+        .execute();
       const [early] = await claimFor(leadId);
-      expect(await runFollowUp(deps, early!, false)).toEqual({ kind: 'defer', until: new Date(due), reason: 'follow-up step not due yet' });
+      expect(await runFollowUp(deps, early!, false)).toEqual({
+        kind: 'defer',
+        until: new Date(due),
+        reason: 'follow-up step not due yet',
+      });
       expect(await followUpMessages(leadId)).toEqual([]);
     });
   });

@@ -2,7 +2,13 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLead } from '../support/harness.js';
-import { describeWithBrowser, launchChromium, signedIn, startConsoleServer, type ConsoleServer } from '../e2e/support.js';
+import {
+  describeWithBrowser,
+  launchChromium,
+  signedIn,
+  startConsoleServer,
+  type ConsoleServer,
+} from '../e2e/support.js';
 
 describeWithBrowser('console in the browser: my hand-offs', () => {
   let server: ConsoleServer;
@@ -36,7 +42,9 @@ describeWithBrowser('console in the browser: my hand-offs', () => {
 
     // Accessible (no serious or critical axe violation) and fits a phone.
     const axe = await new AxeBuilder({ page }).analyze();
-    expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+    expect(
+      axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`),
+    ).toEqual([]);
     await page.setViewportSize({ width: 390, height: 844 });
     await page.waitForTimeout(50);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
@@ -46,7 +54,12 @@ describeWithBrowser('console in the browser: my hand-offs', () => {
     await page.getByRole('button', { name: 'Close the hand-off of Hugo Handed' }).waitFor();
     await page.getByLabel('1 hand-off to acknowledge').waitFor({ state: 'detached' });
     const [h] = (await acme.get('/handoffs')).body.handoffs;
-    expect(h).toMatchObject({ leadId, status: 'acknowledged', acknowledgedBy: agent.id, firstTouchKind: 'acknowledgement' });
+    expect(h).toMatchObject({
+      leadId,
+      status: 'acknowledged',
+      acknowledgedBy: agent.id,
+      firstTouchKind: 'acknowledgement',
+    });
 
     // The away switch, the user's own: the next hand-off of the pool skips them.
     await page.getByRole('button', { name: 'Available (set away)' }).click();

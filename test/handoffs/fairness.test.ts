@@ -21,9 +21,14 @@ describeEachDialect('round-robin fairness', (ctx) => {
         const org = await freshOrganization(ts, 'fair');
         const reps = await Promise.all(Array.from({ length: k }, () => makeRep(ts, org)));
         const pool = reps.map((r) => r.userId);
-        expect((await org.client.patch('/settings', { assignment: { mode: 'roundRobin', pool, ackWithinMinutes: 1440 } })).status).toBe(200);
+        expect(
+          (await org.client.patch('/settings', { assignment: { mode: 'roundRobin', pool, ackWithinMinutes: 1440 } }))
+            .status,
+        ).toBe(200);
         const leads = await Promise.all(Array.from({ length: n }, () => createLead(org.client)));
-        const raised = await Promise.all(leads.map((id) => org.client.post(`/leads/${id}/handoff`, { reason: 'concurrent' })));
+        const raised = await Promise.all(
+          leads.map((id) => org.client.post(`/leads/${id}/handoff`, { reason: 'concurrent' })),
+        );
         expect(raised.map((r) => r.status)).toEqual(leads.map(() => 200));
         const counts = new Map(pool.map((id) => [id, 0]));
         for (const r of raised) counts.set(r.body.ownerId, (counts.get(r.body.ownerId) ?? 0) + 1);
@@ -32,7 +37,9 @@ describeEachDialect('round-robin fairness', (ctx) => {
         expect(Math.max(...values) - Math.min(...values)).toBeLessThanOrEqual(1);
         // What GET /v1/handoffs reports per owner agrees.
         const byOwner = (await org.client.get('/handoffs')).body.stats.byOwner as { ownerId: string; count: number }[];
-        expect(Object.fromEntries(byOwner.map((o) => [o.ownerId, o.count]))).toEqual(Object.fromEntries([...counts].filter(([, c]) => c > 0)));
+        expect(Object.fromEntries(byOwner.map((o) => [o.ownerId, o.count]))).toEqual(
+          Object.fromEntries([...counts].filter(([, c]) => c > 0)),
+        );
       }),
       { numRuns: 8 },
     );

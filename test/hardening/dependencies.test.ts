@@ -5,7 +5,14 @@ import { issueKey } from '../../src/organizations/api-keys.service.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { sleep } from '../support/assert.js';
-import { clientFor, freshDatabase, startTestServer, uniquePhone, type Client, type TestServer } from '../support/harness.js';
+import {
+  clientFor,
+  freshDatabase,
+  startTestServer,
+  uniquePhone,
+  type Client,
+  type TestServer,
+} from '../support/harness.js';
 import { buildCli, killStarted, root, spawnParley } from '../support/processes.js';
 import { eventually } from '../support/webhooks.js';
 import { TcpProxy } from './tcp-proxy.js';
@@ -40,7 +47,13 @@ function writers(client: Client, loops: number) {
       const phone = uniquePhone();
       const started = Date.now();
       const res = await client.post('/leads/create', { firstName: 'Outage', phone });
-      outcomes.push({ status: res.status, body: res.body, ms: Date.now() - started, phone, id: res.status === 200 ? res.body.id : undefined });
+      outcomes.push({
+        status: res.status,
+        body: res.body,
+        ms: Date.now() - started,
+        phone,
+        id: res.status === 200 ? res.body.id : undefined,
+      });
       if (res.status !== 200) await sleep(20);
     }
   };
@@ -70,10 +83,17 @@ describe.skipIf(!pgAvailable)('PostgreSQL goes away mid-run and comes back [post
     await proxy.start();
     const viaProxy = new URL(database.url);
     viaProxy.port = String(proxy.port);
-    server = await startServer(loadConfig({
-      DATABASE_URL: viaProxy.toString(), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', PARLEY_RATE_LIMIT: '0',
-      PARLEY_DB_QUERY_TIMEOUT_MS: '1000', PARLEY_WORKER_POLL_MS: '50',
-    }));
+    server = await startServer(
+      loadConfig({
+        DATABASE_URL: viaProxy.toString(),
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'silent',
+        PARLEY_RATE_LIMIT: '0',
+        PARLEY_DB_QUERY_TIMEOUT_MS: '1000',
+        PARLEY_WORKER_POLL_MS: '50',
+      }),
+    );
     client = clientFor(server.address, (await issueKey(server.store.db, 'acme')).key);
     // Reads the truth behind Parley's back, past the proxy.
     direct = new pg.Client({ connectionString: database.url });
@@ -97,7 +117,9 @@ describe.skipIf(!pgAvailable)('PostgreSQL goes away mid-run and comes back [post
   const expectAcknowledgedWritesKept = async (outcomes: Outcome[]) => {
     const acked = outcomes.filter((o) => o.status === 200);
     expect(acked.length).toBeGreaterThan(0);
-    const rows = await direct.query<{ id: string; phone: string }>('select id, phone from leads where id = any($1)', [acked.map((o) => o.id)]);
+    const rows = await direct.query<{ id: string; phone: string }>('select id, phone from leads where id = any($1)', [
+      acked.map((o) => o.id),
+    ]);
     const stored = new Map(rows.rows.map((r) => [r.id, r.phone]));
     expect(acked.filter((o) => stored.get(o.id!) !== o.phone)).toEqual([]);
   };
@@ -111,28 +133,45 @@ describe.skipIf(!pgAvailable)('PostgreSQL goes away mid-run and comes back [post
       if (Date.now() > end) throw new Error(`not recovered within 10 s: ${res.status}`);
       await sleep(100);
     }
-    for (let i = 0; i < 20; i++) expect((await client.post('/leads/create', { firstName: 'After', phone: uniquePhone() })).status).toBe(200);
+    for (let i = 0; i < 20; i++)
+      expect((await client.post('/leads/create', { firstName: 'After', phone: uniquePhone() })).status).toBe(200);
     expect((await readyz()).status).toBe(200);
   };
 
   it('stopped (connections reset and refused): every request fails fast with exactly {"message":"Internal Server Error"}, /readyz says 503; then it recovers and has lost no acknowledged write', async () => {
     const w = writers(client, 4);
-    await eventually('writes before the outage', () => w.outcomes.filter((o) => o.status === 200).length >= 8, 20_000, 20);
+    await eventually(
+      'writes before the outage',
+      () => w.outcomes.filter((o) => o.status === 200).length >= 8,
+      20_000,
+      20,
+    );
     proxy.down();
     const outageStart = w.outcomes.length;
     // Down long enough for every writer to meet it several times.
-    await eventually('failures during the outage', () => w.since(outageStart).filter((o) => o.status !== 200).length >= 12, 20_000, 20);
+    await eventually(
+      'failures during the outage',
+      () => w.since(outageStart).filter((o) => o.status !== 200).length >= 12,
+      20_000,
+      20,
+    );
     const ready = await readyz();
     expect(ready.status).toBe(503);
     expect(ready.body).toEqual({ message: 'Database unavailable' });
     expect(ready.ms).toBeLessThan(FAST_FAIL_MS);
     proxy.up();
     const upAgain = w.outcomes.length;
-    await eventually('writes after the outage', () => w.since(upAgain).filter((o) => o.status === 200).length >= 8, 20_000, 20);
+    await eventually(
+      'writes after the outage',
+      () => w.since(upAgain).filter((o) => o.status === 200).length >= 8,
+      20_000,
+      20,
+    );
     await w.stop();
     await expectRecovery();
 
-    for (const o of w.outcomes) expect(o.ms, `a request took ${o.ms} ms`).toBeLessThan(o.status === 200 ? SILENT_FAIL_MS : FAST_FAIL_MS);
+    for (const o of w.outcomes)
+      expect(o.ms, `a request took ${o.ms} ms`).toBeLessThan(o.status === 200 ? SILENT_FAIL_MS : FAST_FAIL_MS);
     // Every failure (at least the 12 waited for above) is the one clean 500.
     const failures = w.outcomes.filter((o) => o.status !== 200).map((o) => ({ status: o.status, body: o.body }));
     expect(failures.length).toBeGreaterThanOrEqual(12);
@@ -147,13 +186,23 @@ describe.skipIf(!pgAvailable)('PostgreSQL goes away mid-run and comes back [post
     const cutStart = w.outcomes.length;
     const [ready] = await Promise.all([
       readyz(),
-      eventually('failures while cut off', () => w.since(cutStart).filter((o) => o.status !== 200).length >= 4, 30_000, 20),
+      eventually(
+        'failures while cut off',
+        () => w.since(cutStart).filter((o) => o.status !== 200).length >= 4,
+        30_000,
+        20,
+      ),
     ]);
     expect(ready.status).toBe(503);
     expect(ready.ms).toBeLessThan(SILENT_FAIL_MS);
     proxy.up();
     const upAgain = w.outcomes.length;
-    await eventually('writes after the cut', () => w.since(upAgain).filter((o) => o.status === 200).length >= 8, 20_000, 20);
+    await eventually(
+      'writes after the cut',
+      () => w.since(upAgain).filter((o) => o.status === 200).length >= 8,
+      20_000,
+      20,
+    );
     await w.stop();
     await expectRecovery();
 
@@ -186,7 +235,9 @@ describe('SQLite shared with another process [sqlite]', () => {
     const w = writers(ts.acme, 6);
     const runs = await Promise.all(
       Array.from({ length: 4 }, async (_, i) => {
-        const proc = spawnParley(['keys', 'create', '--org', `cli-${i}`, '--scopes', 'leads:read'], { DATABASE_URL: ts.config.databaseUrl });
+        const proc = spawnParley(['keys', 'create', '--org', `cli-${i}`, '--scopes', 'leads:read'], {
+          DATABASE_URL: ts.config.databaseUrl,
+        });
         // 'close', not 'exit': the last output may still be in the pipe when the process has exited.
         const closed = new Promise((resolve) => proc.child.once('close', resolve));
         const code = await proc.exited;
@@ -196,7 +247,10 @@ describe('SQLite shared with another process [sqlite]', () => {
     );
     await sleep(200);
     await w.stop();
-    expect(runs.map((r) => r.code), runs.map((r) => r.output).join('\n')).toEqual([0, 0, 0, 0]);
+    expect(
+      runs.map((r) => r.code),
+      runs.map((r) => r.output).join('\n'),
+    ).toEqual([0, 0, 0, 0]);
     for (const run of runs) {
       const key = run.output.trim().split('\n').at(-1)!;
       expect(key).toMatch(/^pk_live_/);
@@ -209,23 +263,36 @@ describe('SQLite shared with another process [sqlite]', () => {
   it('a second process holding the write lock for a second makes requests wait, not fail', async () => {
     /** Another process takes the write lock, tells when, and releases it a second later (not this one: better-sqlite3 waits synchronously). */
     const holdLock = async () => {
-      const holder = spawn(process.execPath, ['-e', `
+      const holder = spawn(
+        process.execPath,
+        [
+          '-e',
+          `
         const db = require('better-sqlite3')(${JSON.stringify(path)});
         db.pragma('busy_timeout = 60000');
         db.exec('begin immediate');
         process.stdout.write('locked\\n');
         setTimeout(() => { process.stdout.write('released ' + Date.now() + '\\n'); db.exec('commit'); db.close(); }, 1000);
-      `], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+      `,
+        ],
+        { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let out = '';
       let err = '';
       holder.stdout!.on('data', (c: Buffer) => (out += c.toString()));
       holder.stderr!.on('data', (c: Buffer) => (err += c.toString()));
       // Listened for from the start: the holder may be gone before the requests it held up have answered.
       const exited = new Promise<number | null>((resolve) => holder.once('exit', resolve));
-      await eventually('the lock to be taken', async () => {
-        if (holder.exitCode !== null) throw new Error(`the lock holder exited (${holder.exitCode}) before locking: ${err}`);
-        return out.includes('locked');
-      }, 20_000, 10);
+      await eventually(
+        'the lock to be taken',
+        async () => {
+          if (holder.exitCode !== null)
+            throw new Error(`the lock holder exited (${holder.exitCode}) before locking: ${err}`);
+          return out.includes('locked');
+        },
+        20_000,
+        10,
+      );
       const releasedAt = async () => {
         await exited;
         return Number(/released (\d+)/.exec(out)?.[1]);
@@ -237,7 +304,9 @@ describe('SQLite shared with another process [sqlite]', () => {
     for (let attempt = 1; ; attempt++) {
       const lock = await holdLock();
       const sentAt = Date.now();
-      const results = await Promise.all(Array.from({ length: 5 }, () => ts.acme.post('/leads/create', { firstName: 'Busy', phone: uniquePhone() })));
+      const results = await Promise.all(
+        Array.from({ length: 5 }, () => ts.acme.post('/leads/create', { firstName: 'Busy', phone: uniquePhone() })),
+      );
       expect(await lock.exited).toBe(0);
       expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
       if (sentAt < (await lock.releasedAt()) - 100 || attempt === 3) {

@@ -41,7 +41,11 @@ for (const dialect of dialects()) {
       for (let i = 0; i < 2; i++) {
         const port = await freePort();
         const proc = spawnParley(['serve', '--no-worker'], {
-          DATABASE_URL: database.url, PORT: String(port), HOST: '127.0.0.1', PARLEY_RATE_LIMIT: '0', PARLEY_KEY_CACHE_MS: String(CACHE_MS),
+          DATABASE_URL: database.url,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          PARLEY_RATE_LIMIT: '0',
+          PARLEY_KEY_CACHE_MS: String(CACHE_MS),
         });
         servers.push({ proc, url: `http://127.0.0.1:${port}` });
       }
@@ -57,7 +61,8 @@ for (const dialect of dialects()) {
     it('every request that starts a second after the revocation is refused, on both processes; other keys keep working', async () => {
       const doomed = await issueKey(store.db, 'acme', ['leads:read']);
       const survivor = await issueKey(store.db, 'acme', ['leads:read']);
-      const get = (url: string, key: string) => fetch(`${url}/v1/leads?limit=1`, { headers: { 'x-api-key': key } }).then((r) => r.status);
+      const get = (url: string, key: string) =>
+        fetch(`${url}/v1/leads?limit=1`, { headers: { 'x-api-key': key } }).then((r) => r.status);
       // Both processes have the key in their cache.
       for (const s of servers) expect(await get(s.url, doomed.key)).toBe(200);
 
@@ -81,10 +86,16 @@ for (const dialect of dialects()) {
       for (const [i] of servers.entries()) {
         const mine = seen.filter((r) => r.server === i);
         // Served until the revocation, refused by every request that starts one second after it.
-        expect(mine.some((r) => r.startedAt < revokedAt && r.status === 200), `server ${i} served the key before`).toBe(true);
+        expect(
+          mine.some((r) => r.startedAt < revokedAt && r.status === 200),
+          `server ${i} served the key before`,
+        ).toBe(true);
         const late = mine.filter((r) => r.startedAt >= revokedAt + CACHE_MS);
         expect(late.length, `server ${i} polled after the bound`).toBeGreaterThan(0);
-        expect(late.filter((r) => r.status !== 403), `server ${i} served the revoked key after ${CACHE_MS} ms`).toEqual([]);
+        expect(
+          late.filter((r) => r.status !== 403),
+          `server ${i} served the revoked key after ${CACHE_MS} ms`,
+        ).toEqual([]);
       }
       for (const s of servers) expect(await get(s.url, survivor.key)).toBe(200);
     });

@@ -42,19 +42,30 @@ function upload(ts: TestServer, path: string, headers: string[], size: number, t
       return length !== undefined && text.length >= head + 4 + Number(length);
     };
     // Done when the body is sent and the answer read (a kept-alive connection stays open), or when the server closes.
-    const settleIfDone = () => { if (sentAll && answered()) socket.destroy(); };
+    const settleIfDone = () => {
+      if (sentAll && answered()) socket.destroy();
+    };
     socket.on('data', (chunk) => {
       text += chunk.toString('latin1');
       settleIfDone();
     });
-    socket.on('error', (err: NodeJS.ErrnoException) => { error ??= err.code ?? err.message; });
+    socket.on('error', (err: NodeJS.ErrnoException) => {
+      error ??= err.code ?? err.message;
+    });
     socket.on('close', () => {
       clearTimeout(timer);
       const status = /^HTTP\/1\.1 (\d{3})/.exec(text)?.[1];
-      resolve({ status: status ? Number(status) : undefined, body: text.slice(text.indexOf('\r\n\r\n') + 4), error, sentAll });
+      resolve({
+        status: status ? Number(status) : undefined,
+        body: text.slice(text.indexOf('\r\n\r\n') + 4),
+        error,
+        sentAll,
+      });
     });
     socket.on('connect', () => {
-      socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers.join('\r\n')}\r\ncontent-length: ${size}\r\n\r\n`);
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers.join('\r\n')}\r\ncontent-length: ${size}\r\n\r\n`,
+      );
       const chunk = Buffer.alloc(64 * 1024, 0x20);
       let sent = 0;
       const pump = () => {
@@ -62,7 +73,15 @@ function upload(ts: TestServer, path: string, headers: string[], size: number, t
           const n = Math.min(chunk.length, size - sent);
           sent += n;
           const last = sent === size;
-          const more = socket.write(n === chunk.length ? chunk : chunk.subarray(0, n), last ? () => { sentAll = true; settleIfDone(); } : undefined);
+          const more = socket.write(
+            n === chunk.length ? chunk : chunk.subarray(0, n),
+            last
+              ? () => {
+                  sentAll = true;
+                  settleIfDone();
+                }
+              : undefined,
+          );
           if (!more && !last) return void socket.once('drain', pump);
         }
       };
@@ -74,9 +93,17 @@ function upload(ts: TestServer, path: string, headers: string[], size: number, t
 describeEachDialect('a body over the limit gets its 413, not a reset connection', (ctx) => {
   it('six concurrent 5 MB uploads to a JSON route each read 413 {message}, none ECONNRESET or EPIPE', async () => {
     const ts = ctx();
-    const outcomes = await Promise.all(Array.from({ length: 6 }, () => upload(ts, '/v1/leads/create', [`x-api-key: ${ts.acme.key}`, 'content-type: application/json'], FIVE_MB)));
+    const outcomes = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        upload(ts, '/v1/leads/create', [`x-api-key: ${ts.acme.key}`, 'content-type: application/json'], FIVE_MB),
+      ),
+    );
     for (const o of outcomes) {
-      expect({ status: o.status, error: o.error, sentAll: o.sentAll }).toEqual({ status: 413, error: undefined, sentAll: true });
+      expect({ status: o.status, error: o.error, sentAll: o.sentAll }).toEqual({
+        status: 413,
+        error: undefined,
+        sentAll: true,
+      });
       expect(JSON.parse(o.body)).toMatchObject({ message: 'Payload Too Large' });
     }
     // The server is still well: the next request is answered.
@@ -86,7 +113,12 @@ describeEachDialect('a body over the limit gets its 413, not a reset connection'
   it('the reading after a 413 is bounded: an upload that goes on past LINGER_BYTES is cut off, and the server serves on', async () => {
     const ts = ctx();
     const started = Date.now();
-    const endless = await upload(ts, '/v1/leads/create', [`x-api-key: ${ts.acme.key}`, 'content-type: application/json'], LINGER_BYTES * 4);
+    const endless = await upload(
+      ts,
+      '/v1/leads/create',
+      [`x-api-key: ${ts.acme.key}`, 'content-type: application/json'],
+      LINGER_BYTES * 4,
+    );
     // The server hung up long before the client had sent its body, and well within the time bound.
     expect(endless.sentAll).toBe(false);
     expect(endless.error).not.toBe('timeout');
@@ -98,7 +130,12 @@ describeEachDialect('a body over the limit gets its 413, not a reset connection'
     const ts = ctx();
     const leadId = await createLead(ts.acme);
     const [unsubscribe, keyless] = await Promise.all([
-      upload(ts, `/v1/leads/${leadId}/unsubscribe`, [`x-api-key: ${ts.acme.key}`, 'content-type: application/json'], FIVE_MB),
+      upload(
+        ts,
+        `/v1/leads/${leadId}/unsubscribe`,
+        [`x-api-key: ${ts.acme.key}`, 'content-type: application/json'],
+        FIVE_MB,
+      ),
       upload(ts, '/v1/leads/create', ['content-type: application/json'], FIVE_MB),
     ]);
     expect({ status: unsubscribe.status, error: unsubscribe.error }).toEqual({ status: 413, error: undefined });

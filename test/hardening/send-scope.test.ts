@@ -24,25 +24,46 @@ async function freshOrg(ts: TestServer): Promise<Org> {
   const name = `send-scope-${randomUUID().slice(0, 8)}`;
   const full = await ts.clientWithScopes([...DEFAULT_SCOPES], name);
   const writer = await ts.clientWithScopes(['leads:read', 'leads:write'], name);
-  const { id } = await ts.server.store.db.selectFrom('organizations').select('id').where('name', '=', name).executeTakeFirstOrThrow();
-  expect((await full.post('/customerProfiles', { name: 'greeter', openingMessage: 'Hi {{firstName}}, this is Acme.' })).status).toBe(201);
+  const { id } = await ts.server.store.db
+    .selectFrom('organizations')
+    .select('id')
+    .where('name', '=', name)
+    .executeTakeFirstOrThrow();
+  expect(
+    (await full.post('/customerProfiles', { name: 'greeter', openingMessage: 'Hi {{firstName}}, this is Acme.' }))
+      .status,
+  ).toBe(201);
   expect((await full.post('/customerProfiles', { name: 'quiet' })).status).toBe(201);
   return { id, full, writer };
 }
 
-const TABLES = ['leads', 'messages', 'lead_openings', 'jobs', 'campaigns', 'campaign_enrollments', 'imports', 'events'] as const;
+const TABLES = [
+  'leads',
+  'messages',
+  'lead_openings',
+  'jobs',
+  'campaigns',
+  'campaign_enrollments',
+  'imports',
+  'events',
+] as const;
 
 /** Rows of the organization in every table a send or its cause writes to. */
 async function footprint(ts: TestServer, org: string): Promise<Record<(typeof TABLES)[number], number>> {
   const counts = {} as Record<(typeof TABLES)[number], number>;
   for (const table of TABLES) {
-    const row = await ts.server.store.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('organization_id', '=', org).executeTakeFirstOrThrow();
+    const row = await ts.server.store.db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('organization_id', '=', org)
+      .executeTakeFirstOrThrow();
     counts[table] = Number(row.n);
   }
   return counts;
 }
 
-const messagesOf = async (client: Client, leadId: string) => (await client.get(`/leads/${leadId}/messages`)).body.messages as { content: { text: string } }[];
+const messagesOf = async (client: Client, leadId: string) =>
+  (await client.get(`/leads/${leadId}/messages`)).body.messages as { content: { text: string } }[];
 
 async function newLead(client: Client, body: Record<string, unknown> = {}): Promise<string> {
   const res = await client.post('/leads/create', { firstName: 'Dana', phone: uniquePhone(), ...body });
@@ -82,11 +103,16 @@ describeEachDialect('an operation that makes a message go out also needs message
     forbidden(await org.writer.post(`/leads/${id}/switchCustomerProfile`, { profile: 'greeter', sendMessage: true }));
     expect(await footprint(ts, org.id)).toEqual(before);
     expect((await org.full.get(`/leads/${id}`)).body.customerProfile).toBe('default');
-    expect((await org.writer.post(`/leads/${id}/switchCustomerProfile`, { profile: 'greeter', sendMessage: false })).status).toBe(200);
+    expect(
+      (await org.writer.post(`/leads/${id}/switchCustomerProfile`, { profile: 'greeter', sendMessage: false })).status,
+    ).toBe(200);
     expect((await org.full.get(`/leads/${id}`)).body.customerProfile).toBe('greeter');
     expect(await messagesOf(org.full, id)).toEqual([]);
     const other = await newLead(org.full);
-    const switched = await org.full.post(`/leads/${other}/switchCustomerProfile`, { profile: 'greeter', sendMessage: true });
+    const switched = await org.full.post(`/leads/${other}/switchCustomerProfile`, {
+      profile: 'greeter',
+      sendMessage: true,
+    });
     expect(switched.body.opening).toMatchObject({ status: 'scheduled' });
   });
 
@@ -99,13 +125,19 @@ describeEachDialect('an operation that makes a message go out also needs message
     forbidden(await org.writer.patch(`/leads/${id}`, { followUpConfig: cadence, followUpStep: 1 }));
     forbidden(await org.writer.patch(`/leads/${id}`, { followUpConfig: cadence, firstName: 'Changed' }));
     expect(await footprint(ts, org.id)).toEqual(before);
-    expect((await org.full.get(`/leads/${id}`)).body).toMatchObject({ firstName: 'Dana', followUpConfig: null, nextFollowUpAt: null });
+    expect((await org.full.get(`/leads/${id}`)).body).toMatchObject({
+      firstName: 'Dana',
+      followUpConfig: null,
+      nextFollowUpAt: null,
+    });
     expect((await org.writer.patch(`/leads/${id}`, { firstName: 'Changed', followUpStep: -1 })).status).toBe(200);
     expect((await org.writer.patch(`/leads/${id}`, { followUpConfig: {} })).status).toBe(200);
     const jobs = async () => (await footprint(ts, org.id)).jobs;
     const jobsBefore = await jobs();
     const other = await newLead(org.full);
-    expect((await org.full.patch(`/leads/${other}`, { followUpConfig: cadence, followUpStep: 1 })).body.nextFollowUpAt).toEqual(expect.any(String));
+    expect(
+      (await org.full.patch(`/leads/${other}`, { followUpConfig: cadence, followUpStep: 1 })).body.nextFollowUpAt,
+    ).toEqual(expect.any(String));
     expect(await jobs()).toBe(jobsBefore + 1);
   });
 
@@ -113,7 +145,13 @@ describeEachDialect('an operation that makes a message go out also needs message
     const ts = ctx();
     const org = await freshOrg(ts);
     await newLead(org.full);
-    const campaign = { name: 'Spring', customerProfile: 'greeter', dailyCap: 10, filter: {}, startAt: new Date(Date.now() + 30 * 86_400_000).toISOString() };
+    const campaign = {
+      name: 'Spring',
+      customerProfile: 'greeter',
+      dailyCap: 10,
+      filter: {},
+      startAt: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+    };
     const before = await footprint(ts, org.id);
     forbidden(await org.writer.post('/campaigns', campaign));
     expect(await footprint(ts, org.id)).toEqual(before);
@@ -141,9 +179,16 @@ describeEachDialect('an operation that makes a message go out also needs message
     expect(plain.status).toBe(202);
     expect(await settled(org.writer, plain.body.id)).toMatchObject({ status: 'completed', created: 2 });
     const after = await footprint(ts, org.id);
-    expect({ leads: after.leads, messages: after.messages, lead_openings: after.lead_openings }).toEqual({ leads: before.leads + 2, messages: before.messages, lead_openings: 0 });
+    expect({ leads: after.leads, messages: after.messages, lead_openings: after.lead_openings }).toEqual({
+      leads: before.leads + 2,
+      messages: before.messages,
+      lead_openings: 0,
+    });
     // With messages:write the same import schedules the openings.
-    const started = await postCsv(org.full, `First Name,Phone\nCy,${uniquePhone()}\n`, { profile: 'greeter', startConversations: 'true' });
+    const started = await postCsv(org.full, `First Name,Phone\nCy,${uniquePhone()}\n`, {
+      profile: 'greeter',
+      startConversations: 'true',
+    });
     expect(await settled(org.full, started.body.id)).toMatchObject({ status: 'completed', created: 1 });
     expect((await footprint(ts, org.id)).lead_openings).toBe(1);
   }, 120_000);

@@ -17,7 +17,10 @@ export class TcpProxy {
   private mode: 'up' | 'down' | 'blackhole' = 'up';
   port = 0;
 
-  constructor(private readonly targetHost: string, private readonly targetPort: number) {}
+  constructor(
+    private readonly targetHost: string,
+    private readonly targetPort: number,
+  ) {}
 
   async start(): Promise<this> {
     this.server = createServer((client) => this.accept(client));

@@ -23,17 +23,25 @@ interface Run {
 
 function parley(args: string[], env: Record<string, string>): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { cwd: root, env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env }, timeout: 120_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
+    execFile(
+      process.execPath,
+      [bin, ...args],
+      { cwd: root, env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env }, timeout: 120_000 },
+      (err, stdout, stderr) =>
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+    );
   });
 }
 
 beforeAll(async () => {
   // The CLI runs from the compiled tree, as it does for users.
   const build = await new Promise<Run>((resolve) => {
-    execFile('npm', ['run', 'build', '--silent'], { cwd: root, timeout: 240_000 }, (err, stdout, stderr) => resolve({ code: err ? 1 : 0, stdout, stderr }));
+    execFile('npm', ['run', 'build', '--silent'], { cwd: root, timeout: 240_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? 1 : 0, stdout, stderr }),
+    );
   });
-  if (build.code !== 0 && !/error TS\d+/.test(build.stdout + build.stderr)) throw new Error(`npm run build failed:\n${build.stdout}\n${build.stderr}`);
+  if (build.code !== 0 && !/error TS\d+/.test(build.stdout + build.stderr))
+    throw new Error(`npm run build failed:\n${build.stdout}\n${build.stderr}`);
 }, 300_000);
 
 for (const dialect of dialects()) {
@@ -49,8 +57,12 @@ for (const dialect of dialects()) {
     };
     const orgId = async (name: string) => (await findOrganizationByName(store.db, name))!.id;
     const leadsOf = async (name: string) =>
-      store.db.selectFrom('leads').select(['phone', 'email', 'first_name', 'additional_info', 'sms_status'])
-        .where('organization_id', '=', await orgId(name)).orderBy('phone').execute();
+      store.db
+        .selectFrom('leads')
+        .select(['phone', 'email', 'first_name', 'additional_info', 'sms_status'])
+        .where('organization_id', '=', await orgId(name))
+        .orderBy('phone')
+        .execute();
 
     beforeAll(async () => {
       database = await freshDatabase(dialect);
@@ -75,9 +87,14 @@ for (const dialect of dialects()) {
       expect(run.stdout).toMatch(/^import completed: 3 rows in [\d.]+ s \(\d+ rows\/s\)$/m);
       expect(run.stdout).toContain('created 2, updated 0, skipped 0, rejected 1');
       expect(run.stdout).toContain(`rejected rows: ${rejects}`);
-      expect(readFileSync(rejects, 'utf8')).toBe('First Name,Mobile,Notes,reason,warnings\r\nNope,12,why,"phone ""12"" is not a valid phone number",\r\n');
+      expect(readFileSync(rejects, 'utf8')).toBe(
+        'First Name,Mobile,Notes,reason,warnings\r\nNope,12,why,"phone ""12"" is not a valid phone number",\r\n',
+      );
       expect((await leadsOf('cli-a')).map((l) => [l.first_name, l.phone, JSON.parse(l.additional_info)])).toEqual(
-        [['Ann', p1, { Notes: 'a;b' }], ['Bob', p2, {}]].sort((a, b) => String(a[1]).localeCompare(String(b[1]))),
+        [
+          ['Ann', p1, { Notes: 'a;b' }],
+          ['Bob', p2, {}],
+        ].sort((a, b) => String(a[1]).localeCompare(String(b[1]))),
       );
       const again = await parley(['import', 'leads', path, '--org', 'cli-a'], env);
       expect(again.code).toBe(0);
@@ -92,12 +109,14 @@ for (const dialect of dialects()) {
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
       expect(run.stdout).toContain('created 0, updated 0, skipped 0, rejected 2');
-      expect(readFileSync(rejects, 'utf8')).toBe([
-        'First Name,Mobile,Notes,reason,warnings',
-        `'=1+2,'+1 12,'@SUM(A1),"phone ""+1 12"" is not a valid phone number",`,
-        `'-x,'+12,"'\tcmd","phone ""+12"" is not a valid phone number",`,
-        '',
-      ].join('\r\n'));
+      expect(readFileSync(rejects, 'utf8')).toBe(
+        [
+          'First Name,Mobile,Notes,reason,warnings',
+          `'=1+2,'+1 12,'@SUM(A1),"phone ""+1 12"" is not a valid phone number",`,
+          `'-x,'+12,"'\tcmd","phone ""+12"" is not a valid phone number",`,
+          '',
+        ].join('\r\n'),
+      );
     });
 
     it.each([
@@ -105,13 +124,25 @@ for (const dialect of dialects()) {
       [['import', 'leads', 'FILE', '--org', 'no-such-org'], /no organization named "no-such-org"/],
       [['import', 'leads', 'FILE', '--org', 'cli-a', '--profile', 'ghost'], /CustomerProfile with name ghost/],
       [['import', 'leads', 'FILE', '--org', 'cli-a', '--map', 'Mobile=shoe'], /"shoe" is not a lead field/],
-      [['import', 'leads', 'FILE', '--org', 'cli-a', '--map', 'Cell=phone'], /--map names columns the file does not have: Cell/],
-      [['import', 'leads', 'FILE', '--org', 'cli-a', '--on-duplicate', 'merge'], /--on-duplicate must be skip or update/],
-      [['import', 'leads', 'FILE', '--org', 'cli-a', '--encoding', 'ebcdic'], /--encoding must be one of utf-8, utf-16le, utf-16be, windows-1252/],
+      [
+        ['import', 'leads', 'FILE', '--org', 'cli-a', '--map', 'Cell=phone'],
+        /--map names columns the file does not have: Cell/,
+      ],
+      [
+        ['import', 'leads', 'FILE', '--org', 'cli-a', '--on-duplicate', 'merge'],
+        /--on-duplicate must be skip or update/,
+      ],
+      [
+        ['import', 'leads', 'FILE', '--org', 'cli-a', '--encoding', 'ebcdic'],
+        /--encoding must be one of utf-8, utf-16le, utf-16be, windows-1252/,
+      ],
     ])('%j fails with exit 2 and a clear message, writing nothing', async (args, message) => {
       const path = file('ok.csv', `First Name,Mobile\nZed,${importPhone()}\n`);
       const before = await store.db.selectFrom('imports').select('id').execute();
-      const run = await parley(args.map((a) => (a === 'FILE' ? path : a)), env);
+      const run = await parley(
+        args.map((a) => (a === 'FILE' ? path : a)),
+        env,
+      );
       expect(run.code).toBe(2);
       expect(run.stderr).toMatch(message);
       expect(run.stderr.split('\n').filter(Boolean)).toHaveLength(1);
@@ -120,7 +151,10 @@ for (const dialect of dialects()) {
 
     it('--dry-run counts and writes nothing', async () => {
       const path = file('dry.csv', `First Name,Mobile\nDry,${importPhone()}\nBad,1\n`);
-      const before = { leads: (await leadsOf('cli-c')).length, imports: (await store.db.selectFrom('imports').select('id').execute()).length };
+      const before = {
+        leads: (await leadsOf('cli-c')).length,
+        imports: (await store.db.selectFrom('imports').select('id').execute()).length,
+      };
       const run = await parley(['import', 'leads', path, '--org', 'cli-c', '--dry-run'], env);
       expect(run.code).toBe(0);
       expect(run.stdout).toContain('dry run (nothing written): 2 rows');
@@ -134,12 +168,20 @@ for (const dialect of dialects()) {
       const phones = Array.from({ length: 3000 }, () => importPhone());
       for (let i = 0; i < 6000; i++) lines.push(csvLine([`N${i % 3000}`, phones[i % 3000]!, String(i)]));
       const path = file('kill.csv', `${lines.join('\n')}\n`);
-      const child = spawn(process.execPath, [bin, 'import', 'leads', path, '--org', 'cli-b', '--batch-size', '50'], { cwd: root, env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env }, stdio: 'ignore' });
+      const child = spawn(process.execPath, [bin, 'import', 'leads', path, '--org', 'cli-b', '--batch-size', '50'], {
+        cwd: root,
+        env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env },
+        stdio: 'ignore',
+      });
       const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
       const org = await orgId('cli-b');
       const end = Date.now() + 60_000;
       for (;;) {
-        const n = await store.db.selectFrom('leads').select((eb) => eb.fn.countAll().as('n')).where('organization_id', '=', org).executeTakeFirstOrThrow();
+        const n = await store.db
+          .selectFrom('leads')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('organization_id', '=', org)
+          .executeTakeFirstOrThrow();
         if (Number(n.n) > 0) break;
         if (Date.now() > end) throw new Error('the import never committed a batch');
         await new Promise((r) => setTimeout(r, 10));
@@ -150,8 +192,12 @@ for (const dialect of dialects()) {
       expect(partial).toBeLessThan(3000);
       expect((await parley(['import', 'leads', path, '--org', 'cli-b', '--batch-size', '50'], env)).code).toBe(0);
       expect((await parley(['import', 'leads', path, '--org', 'cli-c', '--batch-size', '50'], env)).code).toBe(0);
-      const strip = (rows: Awaited<ReturnType<typeof leadsOf>>) => rows.map((r) => ({ ...r, additional_info: JSON.parse(r.additional_info) }));
-      const [a, c] = [strip(await leadsOf('cli-b')), strip((await leadsOf('cli-c')).filter((l) => phones.includes(l.phone!)))];
+      const strip = (rows: Awaited<ReturnType<typeof leadsOf>>) =>
+        rows.map((r) => ({ ...r, additional_info: JSON.parse(r.additional_info) }));
+      const [a, c] = [
+        strip(await leadsOf('cli-b')),
+        strip((await leadsOf('cli-c')).filter((l) => phones.includes(l.phone!))),
+      ];
       expect(a).toHaveLength(3000);
       expect(a).toEqual(c);
       // The later duplicate of each phone won: its Seq is from the second half of the file.

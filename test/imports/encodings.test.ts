@@ -11,7 +11,8 @@ import { allLeads, importCsv, importPhone, postCsv } from './support.js';
  */
 describeEachDialect('imports read the encodings spreadsheets write', (ctx) => {
   const client = () => ctx().clientWithScopes(['leads:read', 'leads:write'], 'imp-encodings');
-  const byPhone = async (c: Awaited<ReturnType<typeof client>>, phone: string) => (await allLeads(c)).find((l) => l.phone === phone);
+  const byPhone = async (c: Awaited<ReturnType<typeof client>>, phone: string) =>
+    (await allLeads(c)).find((l) => l.phone === phone);
 
   it('UTF-16 LE with its BOM and tabs (Excel "Unicode text")', async () => {
     const c = await client();
@@ -28,7 +29,10 @@ describeEachDialect('imports read the encodings spreadsheets write', (ctx) => {
     const le = Buffer.from(`First Name,Mobile\nJosé,${phone}\n`, 'utf16le');
     const be = Buffer.alloc(le.length);
     for (let i = 0; i < le.length; i += 2) [be[i], be[i + 1]] = [le[i + 1]!, le[i]!];
-    expect(await importCsv(c, Buffer.concat([Buffer.from([0xfe, 0xff]), be]))).toMatchObject({ status: 'completed', created: 1 });
+    expect(await importCsv(c, Buffer.concat([Buffer.from([0xfe, 0xff]), be]))).toMatchObject({
+      status: 'completed',
+      created: 1,
+    });
     expect((await byPhone(c, phone)).firstName).toBe('José');
   });
 
@@ -44,20 +48,33 @@ describeEachDialect('imports read the encodings spreadsheets write', (ctx) => {
     const c = await client();
     // Past the first 64 KiB the encoding was chosen from: 6,000 rows of about 25 bytes, the odd one at 5,500.
     const phones = Array.from({ length: 6000 }, () => importPhone());
-    const lines = phones.map((p, i) => (i === 5500 ? Buffer.from(`Chloé,${p}\n`, 'latin1') : Buffer.from(`Row${i},${p}\n`)));
+    const lines = phones.map((p, i) =>
+      i === 5500 ? Buffer.from(`Chloé,${p}\n`, 'latin1') : Buffer.from(`Row${i},${p}\n`),
+    );
     const body = Buffer.concat([Buffer.from('First Name,Mobile\n'), ...lines]);
     const failed = await importCsv(c, body);
-    expect(failed).toMatchObject({ status: 'failed', error: expect.stringMatching(/not valid utf-8 .*encoding=windows-1252/) });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/not valid utf-8 .*encoding=windows-1252/),
+    });
     // At most the whole batches before the bad byte are in (the reader runs ahead of the writer, so often none); nothing garbled.
     expect(failed.created).toBeLessThan(5500);
     expect((await allLeads(c)).some((l) => /\uFFFD|\?/.test(l.firstName))).toBe(false);
     const done = await importCsv(c, body, { encoding: 'windows-1252' });
-    expect(done).toMatchObject({ status: 'completed', created: 6000 - failed.created, options: { encoding: 'windows-1252' } });
+    expect(done).toMatchObject({
+      status: 'completed',
+      created: 6000 - failed.created,
+      options: { encoding: 'windows-1252' },
+    });
     expect((await byPhone(c, phones[5500]!)).firstName).toBe('Chloé');
   });
 
   it('an unknown encoding is a 400 naming the choices, and records nothing', async () => {
     const c = await client();
-    expectError(await postCsv(c, `First Name,Mobile\nA,${importPhone()}\n`, { encoding: 'ebcdic' }), 400, /encoding must be one of: utf-8, utf-16le, utf-16be, windows-1252/);
+    expectError(
+      await postCsv(c, `First Name,Mobile\nA,${importPhone()}\n`, { encoding: 'ebcdic' }),
+      400,
+      /encoding must be one of: utf-8, utf-16le, utf-16be, windows-1252/,
+    );
   });
 });

@@ -24,15 +24,25 @@ const sendingNumber = () => `+1628444${String(1000 + ((process.pid + numbers++) 
 
 /** An organization with a sending number, open around the clock, and a profile whose opening is a template. */
 async function greetingOrg(ts: TestServer, name: string): Promise<{ client: Client; organizationId: string }> {
-  const client = await ts.clientWithScopes(['leads:read', 'leads:write', 'messages:write', 'settings:write', 'profiles:write', 'dnc:write'], name);
+  const client = await ts.clientWithScopes(
+    ['leads:read', 'leads:write', 'messages:write', 'settings:write', 'profiles:write', 'dnc:write'],
+    name,
+  );
   expect((await client.patch('/settings', { ...ALWAYS_OPEN, sendingNumber: sendingNumber() })).status).toBe(200);
-  expect((await client.post('/customerProfiles', { name: 'greeter', openingMessage: 'Hi {{firstName}}, welcome' })).status).toBe(201);
+  expect(
+    (await client.post('/customerProfiles', { name: 'greeter', openingMessage: 'Hi {{firstName}}, welcome' })).status,
+  ).toBe(201);
   const org = await findOrganizationByName(ts.server.store.db, name);
   return { client, organizationId: org!.id };
 }
 
 async function messagesOf(client: Client, leadId: string) {
-  return (await client.get(`/leads/${leadId}/messages`)).body.messages as { id: string; status: string; statusReason: string | null; content: { text: string } }[];
+  return (await client.get(`/leads/${leadId}/messages`)).body.messages as {
+    id: string;
+    status: string;
+    statusReason: string | null;
+    content: { text: string };
+  }[];
 }
 
 async function settledMessages(client: Client, leadId: string, ms = 10_000) {
@@ -46,104 +56,141 @@ async function settledMessages(client: Client, leadId: string, ms = 10_000) {
 }
 
 const openingsOf = (ts: TestServer, organizationId: string) =>
-  ts.server.store.db.selectFrom('lead_openings').select(['lead_id']).where('organization_id', '=', organizationId).execute();
+  ts.server.store.db
+    .selectFrom('lead_openings')
+    .select(['lead_id'])
+    .where('organization_id', '=', organizationId)
+    .execute();
 
-describeEachDialect('imports and openings', (ctx) => {
-  startEachTestInDaytime(ctx);
-  let org: { client: Client; organizationId: string };
-  beforeAll(async () => {
-    org = await greetingOrg(ctx(), 'importer-greets');
-  });
+describeEachDialect(
+  'imports and openings',
+  (ctx) => {
+    startEachTestInDaytime(ctx);
+    let org: { client: Client; organizationId: string };
+    beforeAll(async () => {
+      org = await greetingOrg(ctx(), 'importer-greets');
+    });
 
-  it('imports opted-out and DNC numbers (the organization sees them) but the gate blocks their openings; others are sent once', async () => {
-    const { client } = org;
-    const [optedOut, dnc, fine] = [importPhone(), importPhone(), importPhone()];
-    // An opt-out outlives the lead that made it: erase the lead, the suppression stays with the number.
-    const old = (await client.post('/leads/create', { firstName: 'Gone', phone: optedOut })).body.id;
-    expect((await client.post(`/leads/${old}/unsubscribe`, {})).status).toBe(200);
-    expect((await client.del(`/leads/${old}`)).status).toBe(200);
-    expect((await client.post('/dnc/register', { phone: dnc })).status).toBe(200);
+    it('imports opted-out and DNC numbers (the organization sees them) but the gate blocks their openings; others are sent once', async () => {
+      const { client } = org;
+      const [optedOut, dnc, fine] = [importPhone(), importPhone(), importPhone()];
+      // An opt-out outlives the lead that made it: erase the lead, the suppression stays with the number.
+      const old = (await client.post('/leads/create', { firstName: 'Gone', phone: optedOut })).body.id;
+      expect((await client.post(`/leads/${old}/unsubscribe`, {})).status).toBe(200);
+      expect((await client.del(`/leads/${old}`)).status).toBe(200);
+      expect((await client.post('/dnc/register', { phone: dnc })).status).toBe(200);
 
-    const csv = `First Name,Phone\nOpt,${optedOut}\nDnc,${dnc}\nFine,${fine}\n`;
-    const done = await importCsv(client, csv, { profile: 'greeter', startConversations: 'true' });
-    expect(done).toMatchObject({ status: 'completed', created: 3, rejected: 0 });
-    const leads = await allLeads(client);
-    const [lo, ld, lf] = [optedOut, dnc, fine].map((p) => leads.find((l) => l.phone === p));
-    expect(lo).toMatchObject({ customerProfile: 'greeter', subscriptions: { sms: 'unsubscribed', voice: 'unsubscribed' } });
-    expect(ld).toMatchObject({ isDoNotContact: true, subscriptions: { sms: 'subscribed' } });
+      const csv = `First Name,Phone\nOpt,${optedOut}\nDnc,${dnc}\nFine,${fine}\n`;
+      const done = await importCsv(client, csv, { profile: 'greeter', startConversations: 'true' });
+      expect(done).toMatchObject({ status: 'completed', created: 3, rejected: 0 });
+      const leads = await allLeads(client);
+      const [lo, ld, lf] = [optedOut, dnc, fine].map((p) => leads.find((l) => l.phone === p));
+      expect(lo).toMatchObject({
+        customerProfile: 'greeter',
+        subscriptions: { sms: 'unsubscribed', voice: 'unsubscribed' },
+      });
+      expect(ld).toMatchObject({ isDoNotContact: true, subscriptions: { sms: 'subscribed' } });
 
-    const [mo, md, mf] = [await settledMessages(client, lo.id), await settledMessages(client, ld.id), await settledMessages(client, lf.id)];
-    expect(mo.map((m) => m.status)).toEqual(['blocked']);
-    expect(md.map((m) => m.status)).toEqual(['blocked']);
-    expect(mf.map((m) => [m.status, m.content.text])).toEqual([['sent', 'Hi Fine, welcome']]);
-    expect(fake.accepted('Messages', (p) => p.To === optedOut || p.To === dnc)).toHaveLength(0);
-    expect(fake.accepted('Messages', (p) => p.To === fine)).toHaveLength(1);
+      const [mo, md, mf] = [
+        await settledMessages(client, lo.id),
+        await settledMessages(client, ld.id),
+        await settledMessages(client, lf.id),
+      ];
+      expect(mo.map((m) => m.status)).toEqual(['blocked']);
+      expect(md.map((m) => m.status)).toEqual(['blocked']);
+      expect(mf.map((m) => [m.status, m.content.text])).toEqual([['sent', 'Hi Fine, welcome']]);
+      expect(fake.accepted('Messages', (p) => p.To === optedOut || p.To === dnc)).toHaveLength(0);
+      expect(fake.accepted('Messages', (p) => p.To === fine)).toHaveLength(1);
 
-    // The same file again: nothing new, no second opening, nothing more sent.
-    expect(await importCsv(client, csv, { profile: 'greeter', startConversations: 'true' })).toMatchObject({ created: 0, updated: 0, skipped: 3 });
-    await new Promise((r) => setTimeout(r, 300));
-    for (const lead of [lo, ld, lf]) expect(await messagesOf(client, lead.id)).toHaveLength(1);
-    expect(fake.accepted('Messages', (p) => p.To === fine)).toHaveLength(1);
-  });
+      // The same file again: nothing new, no second opening, nothing more sent.
+      expect(await importCsv(client, csv, { profile: 'greeter', startConversations: 'true' })).toMatchObject({
+        created: 0,
+        updated: 0,
+        skipped: 3,
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      for (const lead of [lo, ld, lf]) expect(await messagesOf(client, lead.id)).toHaveLength(1);
+      expect(fake.accepted('Messages', (p) => p.To === fine)).toHaveLength(1);
+    });
 
-  it('without startConversations nobody is greeted; a later run with it greets each never-greeted lead once', async () => {
-    const ts = ctx();
-    const { client, organizationId } = org;
-    const phones = [importPhone(), importPhone()];
-    const csv = `First Name,Phone\n${phones.map((p, i) => `Quiet${i},${p}`).join('\n')}\n`;
-    await importCsv(client, csv, { profile: 'greeter' });
-    const leads = (await allLeads(client)).filter((l) => phones.includes(l.phone));
-    for (const l of leads) expect(await messagesOf(client, l.id)).toHaveLength(0);
-    const before = (await openingsOf(ts, organizationId)).length;
-    await importCsv(client, csv, { profile: 'greeter', startConversations: 'true' });
-    await importCsv(client, csv, { profile: 'greeter', startConversations: 'true' });
-    expect((await openingsOf(ts, organizationId)).length).toBe(before + 2);
-    for (const l of leads) expect(await messagesOf(client, l.id)).toHaveLength(1);
-  });
+    it('without startConversations nobody is greeted; a later run with it greets each never-greeted lead once', async () => {
+      const ts = ctx();
+      const { client, organizationId } = org;
+      const phones = [importPhone(), importPhone()];
+      const csv = `First Name,Phone\n${phones.map((p, i) => `Quiet${i},${p}`).join('\n')}\n`;
+      await importCsv(client, csv, { profile: 'greeter' });
+      const leads = (await allLeads(client)).filter((l) => phones.includes(l.phone));
+      for (const l of leads) expect(await messagesOf(client, l.id)).toHaveLength(0);
+      const before = (await openingsOf(ts, organizationId)).length;
+      await importCsv(client, csv, { profile: 'greeter', startConversations: 'true' });
+      await importCsv(client, csv, { profile: 'greeter', startConversations: 'true' });
+      expect((await openingsOf(ts, organizationId)).length).toBe(before + 2);
+      for (const l of leads) expect(await messagesOf(client, l.id)).toHaveLength(1);
+    });
 
-  it('an import cut off after some batches, then run again, ends exactly as one clean run', async () => {
-    const ts = ctx();
-    const crashed = await greetingOrg(ts, 'importer-crash');
-    const clean = await greetingOrg(ts, 'importer-clean');
-    const phones = Array.from({ length: 60 }, () => importPhone());
-    const lines = ['First Name,Phone,Email,Stage'];
-    for (let i = 0; i < 120; i++) {
-      // Rows 60..119 repeat the phones of 0..59 with a later stage: duplicates across batches.
-      const p = phones[i % 60]!;
-      lines.push(i === 77 ? 'Broken,12,,' : `N${i % 60},${p},n${i % 60}.crash@example.com,${i < 60 ? 'new' : 'warm'}`);
-    }
-    const csv = Buffer.from(`${lines.join('\n')}\n`);
-    const options: ImportOptions = { profile: 'greeter', onDuplicate: 'update', startConversations: true, dryRun: false, map: new Map(), batchSize: 10 };
-    async function* cutOff(at: number) {
-      // Slowly, as from a disk or a network: the batches read so far commit before the failure. A cut
-      // at 30 % of the bytes falls inside the first 60 rows (the distinct leads), so the partial run made some of them.
-      for (let i = 0; i < at; i += 256) {
-        yield csv.subarray(i, Math.min(i + 256, at));
-        await new Promise((r) => setTimeout(r, 15));
+    it('an import cut off after some batches, then run again, ends exactly as one clean run', async () => {
+      const ts = ctx();
+      const crashed = await greetingOrg(ts, 'importer-crash');
+      const clean = await greetingOrg(ts, 'importer-clean');
+      const phones = Array.from({ length: 60 }, () => importPhone());
+      const lines = ['First Name,Phone,Email,Stage'];
+      for (let i = 0; i < 120; i++) {
+        // Rows 60..119 repeat the phones of 0..59 with a later stage: duplicates across batches.
+        const p = phones[i % 60]!;
+        lines.push(
+          i === 77 ? 'Broken,12,,' : `N${i % 60},${p},n${i % 60}.crash@example.com,${i < 60 ? 'new' : 'warm'}`,
+        );
       }
-      throw new Error('simulated crash');
-    }
-    async function* whole() {
-      yield csv;
-    }
-    await expect(runImport(ts.server.deps, crashed.organizationId, null, cutOff(Math.floor(csv.length * 0.3)), options)).rejects.toThrow('simulated crash');
-    const partial = (await allLeads(crashed.client)).length;
-    expect(partial).toBeGreaterThan(0);
-    expect(partial).toBeLessThan(60);
-    await runImport(ts.server.deps, crashed.organizationId, null, whole(), options);
-    const cleanCounts = await runImport(ts.server.deps, clean.organizationId, null, whole(), options);
-    expect(cleanCounts).toMatchObject({ total: 120, created: 60, updated: 59, rejected: 1, openings: 60 });
+      const csv = Buffer.from(`${lines.join('\n')}\n`);
+      const options: ImportOptions = {
+        profile: 'greeter',
+        onDuplicate: 'update',
+        startConversations: true,
+        dryRun: false,
+        map: new Map(),
+        batchSize: 10,
+      };
+      async function* cutOff(at: number) {
+        // Slowly, as from a disk or a network: the batches read so far commit before the failure. A cut
+        // at 30 % of the bytes falls inside the first 60 rows (the distinct leads), so the partial run made some of them.
+        for (let i = 0; i < at; i += 256) {
+          yield csv.subarray(i, Math.min(i + 256, at));
+          await new Promise((r) => setTimeout(r, 15));
+        }
+        throw new Error('simulated crash');
+      }
+      async function* whole() {
+        yield csv;
+      }
+      await expect(
+        runImport(ts.server.deps, crashed.organizationId, null, cutOff(Math.floor(csv.length * 0.3)), options),
+      ).rejects.toThrow('simulated crash');
+      const partial = (await allLeads(crashed.client)).length;
+      expect(partial).toBeGreaterThan(0);
+      expect(partial).toBeLessThan(60);
+      await runImport(ts.server.deps, crashed.organizationId, null, whole(), options);
+      const cleanCounts = await runImport(ts.server.deps, clean.organizationId, null, whole(), options);
+      expect(cleanCounts).toMatchObject({ total: 120, created: 60, updated: 59, rejected: 1, openings: 60 });
 
-    const state = async (o: typeof clean) => {
-      const leads = await allLeads(o.client);
-      const openings = await openingsOf(ts, o.organizationId);
-      return leads
-        .map((l) => ({ phone: l.phone, email: l.email, firstName: l.firstName, info: l.additionalInfo, profile: l.customerProfile, openings: openings.filter((x) => x.lead_id === l.id).length }))
-        .sort((a, b) => a.phone.localeCompare(b.phone));
-    };
-    const [a, b] = [await state(crashed), await state(clean)];
-    expect(a).toHaveLength(60);
-    expect(a).toEqual(b);
-    expect(a.every((l) => l.openings === 1 && l.info.Stage === (l.phone === phones[17] ? 'new' : 'warm'))).toBe(true);
-  });
-}, ENV);
+      const state = async (o: typeof clean) => {
+        const leads = await allLeads(o.client);
+        const openings = await openingsOf(ts, o.organizationId);
+        return leads
+          .map((l) => ({
+            phone: l.phone,
+            email: l.email,
+            firstName: l.firstName,
+            info: l.additionalInfo,
+            profile: l.customerProfile,
+            openings: openings.filter((x) => x.lead_id === l.id).length,
+          }))
+          .sort((a, b) => a.phone.localeCompare(b.phone));
+      };
+      const [a, b] = [await state(crashed), await state(clean)];
+      expect(a).toHaveLength(60);
+      expect(a).toEqual(b);
+      expect(a.every((l) => l.openings === 1 && l.info.Stage === (l.phone === phones[17] ? 'new' : 'warm'))).toBe(true);
+    });
+  },
+  ENV,
+);

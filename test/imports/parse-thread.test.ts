@@ -34,14 +34,32 @@ async function failure(parts: AsyncIterable<ParsedPart>): Promise<Error> {
   throw new Error('expected the parse to fail');
 }
 
-const cell = fc.oneof(fc.constantFrom('', 'Ann', '+1 415 555 0101', 'not a phone', 'a@b.example', 'America/Chicago', 'Mars/Base', 'x"y', 'a,b', 'line\nbreak', 'Zoë'), fc.string({ maxLength: 8 }));
+const cell = fc.oneof(
+  fc.constantFrom(
+    '',
+    'Ann',
+    '+1 415 555 0101',
+    'not a phone',
+    'a@b.example',
+    'America/Chicago',
+    'Mars/Base',
+    'x"y',
+    'a,b',
+    'line\nbreak',
+    'Zoë',
+  ),
+  fc.string({ maxLength: 8 }),
+);
 const quote = (v: string) => (/[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
 
 describe('the import parse thread', () => {
-  it('digests each valid row\'s addresses with the key it is given (what the writer reads opt-outs by)', async () => {
+  it("digests each valid row's addresses with the key it is given (what the writer reads opt-outs by)", async () => {
     const digests = addressDigests('parse-thread-test-key');
-    const text = 'First Name,Phone,Email\r\nAnn,+1 415 555 0101,Ann@B.example\r\nBob,,bob@b.example\r\nBad,12,\r\nCy,(415) 555-0102,';
-    const parts = (await all(parseInThread(chunksOf(text, 7), { ...options(10), digestKey: digests.key }))).filter((p) => p.kind === 'rows');
+    const text =
+      'First Name,Phone,Email\r\nAnn,+1 415 555 0101,Ann@B.example\r\nBob,,bob@b.example\r\nBad,12,\r\nCy,(415) 555-0102,';
+    const parts = (await all(parseInThread(chunksOf(text, 7), { ...options(10), digestKey: digests.key }))).filter(
+      (p) => p.kind === 'rows',
+    );
     expect(parts).toHaveLength(1);
     const part = parts[0] as Extract<ParsedPart, { kind: 'rows' }>;
     const addresses = ['+14155550101', 'ann@b.example', 'bob@b.example', '+14155550102'];
@@ -71,18 +89,32 @@ describe('the import parse thread', () => {
   it('counts every byte it reads, once', async () => {
     const text = `First Name,Phone\n${Array.from({ length: 50 }, (_, i) => `Ann${i},+1415555${String(1000 + i)}`).join('\n')}\n`;
     let bytes = 0;
-    const parts = await all(parseInThread(chunksOf(text, 17), options(10), (n) => { bytes += n; }));
+    const parts = await all(
+      parseInThread(chunksOf(text, 17), options(10), (n) => {
+        bytes += n;
+      }),
+    );
     expect(bytes).toBe(Buffer.byteLength(text));
-    expect(parts.filter((p) => p.kind === 'rows').reduce((n, p) => n + (p.kind === 'rows' ? p.valid.length : 0), 0)).toBe(50);
+    expect(
+      parts.filter((p) => p.kind === 'rows').reduce((n, p) => n + (p.kind === 'rows' ? p.valid.length : 0), 0),
+    ).toBe(50);
   });
 
   it('gives the errors of the file as their own classes, with their messages', async () => {
     expect(await failure(parseInThread(chunksOf('', 8), options()))).toBeInstanceOf(ImportFileError);
-    const mapped = await failure(parseInThread(chunksOf('Name,Phone\nAnn,1\n', 8), { ...options(), map: new Map([['mobile', { header: 'Mobile', target: { field: 'phone' } }]]) }));
+    const mapped = await failure(
+      parseInThread(chunksOf('Name,Phone\nAnn,1\n', 8), {
+        ...options(),
+        map: new Map([['mobile', { header: 'Mobile', target: { field: 'phone' } }]]),
+      }),
+    );
     expect(mapped).toBeInstanceOf(MappingError);
     expect(mapped.message).toMatch(/--map names columns the file does not have: Mobile/);
     // A byte UTF-8 cannot read, far past the header that chose UTF-8.
-    const bad = Buffer.concat([Buffer.from(`First Name,Phone\n${'Ann,+14155550101\n'.repeat(200)}`), Buffer.from([0x5a, 0xe9, 0x2c, 0x31, 0x0a])]);
+    const bad = Buffer.concat([
+      Buffer.from(`First Name,Phone\n${'Ann,+14155550101\n'.repeat(200)}`),
+      Buffer.from([0x5a, 0xe9, 0x2c, 0x31, 0x0a]),
+    ]);
     const encoding = await failure(parseInThread(chunksOf(bad, 256), options()));
     expect(encoding).toBeInstanceOf(CsvEncodingError);
     expect(encoding.message).toMatch(/not valid utf-8/);

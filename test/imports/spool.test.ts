@@ -47,7 +47,7 @@ for (const dialect of dialects()) {
       rmSync(root, { recursive: true, force: true });
     });
 
-    it('a dead process\'s upload is gone after start-up; a running one\'s and anything else stay', () => {
+    it("a dead process's upload is gone after start-up; a running one's and anything else stay", () => {
       const left = readdirSync(root);
       expect(left).not.toContain(dead);
       expect(left).toContain(running);
@@ -55,14 +55,18 @@ for (const dialect of dialects()) {
       expect(left).toContain('not-ours.txt');
     });
 
-    it('an API import spools in the server\'s own folder and removes its upload when done', async () => {
-      const done = await importCsv(ts.acme, `${csvLine(['First Name', 'Phone'])}\n${csvLine(['Spooled', importPhone()])}\n`);
+    it("an API import spools in the server's own folder and removes its upload when done", async () => {
+      const done = await importCsv(
+        ts.acme,
+        `${csvLine(['First Name', 'Phone'])}\n${csvLine(['Spooled', importPhone()])}\n`,
+      );
       expect(done).toMatchObject({ status: 'completed', created: 1 });
       const own = readdirSync(root).filter((n) => n.startsWith(`${process.pid}-`));
       expect(own).toHaveLength(1);
       // The upload is removed right after the import's last write (the status can be read between the two).
       const end = Date.now() + 10_000;
-      while (readdirSync(join(root, own[0]!)).length > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+      while (readdirSync(join(root, own[0]!)).length > 0 && Date.now() < end)
+        await new Promise((r) => setTimeout(r, 20));
       expect(readdirSync(join(root, own[0]!))).toEqual([]);
     });
   });

@@ -2,7 +2,12 @@ import { expect } from 'vitest';
 import type { ApiResponse, Client } from '../support/harness.js';
 
 /** POST /v1/imports with a CSV body and query options. */
-export function postCsv(client: Client, csv: string | Buffer, query: Record<string, string> = {}, contentType = 'text/csv'): Promise<ApiResponse> {
+export function postCsv(
+  client: Client,
+  csv: string | Buffer,
+  query: Record<string, string> = {},
+  contentType = 'text/csv',
+): Promise<ApiResponse> {
   const qs = new URLSearchParams(query).toString();
   return client.call('POST', `/imports${qs ? `?${qs}` : ''}`, csv as string, { 'content-type': contentType });
 }
@@ -20,7 +25,11 @@ export async function settled(client: Client, id: string, ms = 20_000): Promise<
 }
 
 /** Uploads and waits: the finished import's view. */
-export async function importCsv(client: Client, csv: string | Buffer, query: Record<string, string> = {}): Promise<any> {
+export async function importCsv(
+  client: Client,
+  csv: string | Buffer,
+  query: Record<string, string> = {},
+): Promise<any> {
   const res = await postCsv(client, csv, query);
   if (res.status !== 202) throw new Error(`POST /imports: ${res.status} ${JSON.stringify(res.body)}`);
   expect(res.body).toMatchObject({ id: expect.any(String), status: 'running' });
@@ -32,7 +41,9 @@ export async function allLeads(client: Client): Promise<any[]> {
   const out: any[] = [];
   let token: string | null = null;
   do {
-    const res: ApiResponse = await client.get(`/leads?limit=1000${token ? `&nextToken=${encodeURIComponent(token)}` : ''}`);
+    const res: ApiResponse = await client.get(
+      `/leads?limit=1000${token ? `&nextToken=${encodeURIComponent(token)}` : ''}`,
+    );
     expect(res.status).toBe(200);
     out.push(...res.body.leads);
     token = res.body.nextToken;

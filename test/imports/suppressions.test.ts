@@ -19,11 +19,23 @@ describeEachDialect('imports read the opt-outs of every address in the batch', (
   }
 
   /** An opt-out as an erased lead of an old version left it: a plain SHA-256 of the address. */
-  async function legacyOptOut(ts: TestServer, organizationId: string, channel: 'sms' | 'voice' | 'email', address: string) {
-    await ts.server.store.db.insertInto('suppressions').values({
-      organization_id: organizationId, channel, address_digest: createHash('sha256').update(address.toLowerCase()).digest('hex'),
-      source: 'keyword', created_at: new Date().toISOString(), digest_kind: 'sha256',
-    }).execute();
+  async function legacyOptOut(
+    ts: TestServer,
+    organizationId: string,
+    channel: 'sms' | 'voice' | 'email',
+    address: string,
+  ) {
+    await ts.server.store.db
+      .insertInto('suppressions')
+      .values({
+        organization_id: organizationId,
+        channel,
+        address_digest: createHash('sha256').update(address.toLowerCase()).digest('hex'),
+        source: 'keyword',
+        created_at: new Date().toISOString(),
+        digest_kind: 'sha256',
+      })
+      .execute();
   }
 
   /** An opt-out of today: unsubscribe through the API, then erase the lead (the opt-out stays with the address). */
@@ -38,12 +50,24 @@ describeEachDialect('imports read the opt-outs of every address in the batch', (
    * lowercased address, in hex), written here with node:crypto alone: the rows already in a database must
    * keep matching whatever way the digest is computed (once per key, on another thread).
    */
-  async function storedKeyedOptOut(ts: TestServer, organizationId: string, channel: 'sms' | 'voice' | 'email', address: string) {
+  async function storedKeyedOptOut(
+    ts: TestServer,
+    organizationId: string,
+    channel: 'sms' | 'voice' | 'email',
+    address: string,
+  ) {
     const secret = await instanceSecret(ts.server.store.db, ADDRESS_DIGEST_SECRET);
-    await ts.server.store.db.insertInto('suppressions').values({
-      organization_id: organizationId, channel, address_digest: createHmac('sha256', secret).update(address.trim().toLowerCase(), 'utf8').digest('hex'),
-      source: 'keyword', created_at: new Date().toISOString(), digest_kind: 'hmac',
-    }).execute();
+    await ts.server.store.db
+      .insertInto('suppressions')
+      .values({
+        organization_id: organizationId,
+        channel,
+        address_digest: createHmac('sha256', secret).update(address.trim().toLowerCase(), 'utf8').digest('hex'),
+        source: 'keyword',
+        created_at: new Date().toISOString(),
+        digest_kind: 'hmac',
+      })
+      .execute();
   }
 
   it('keyed opt-outs already stored are heard by an import and by a create (their digest format is fixed)', async () => {
@@ -54,11 +78,17 @@ describeEachDialect('imports read the opt-outs of every address in the batch', (
     await storedKeyedOptOut(ts, organizationId, 'sms', imported);
     await storedKeyedOptOut(ts, organizationId, 'email', email);
     await storedKeyedOptOut(ts, organizationId, 'voice', created);
-    expect(await importCsv(client, `First Name,Phone,Email\nStored,${imported},${email}\n`)).toMatchObject({ status: 'completed', created: 1 });
+    expect(await importCsv(client, `First Name,Phone,Email\nStored,${imported},${email}\n`)).toMatchObject({
+      status: 'completed',
+      created: 1,
+    });
     const lead = (await allLeads(client)).find((l) => l.phone === imported);
     expect(lead.subscriptions).toMatchObject({ sms: 'unsubscribed', voice: 'subscribed', email: 'unsubscribed' });
     const id = (await client.post('/leads/create', { firstName: 'Stored', phone: created })).body.id;
-    expect((await client.get(`/leads/${id}`)).body.subscriptions).toMatchObject({ sms: 'subscribed', voice: 'unsubscribed' });
+    expect((await client.get(`/leads/${id}`)).body.subscriptions).toMatchObject({
+      sms: 'subscribed',
+      voice: 'unsubscribed',
+    });
   });
 
   for (const rows of [3, 60]) {
@@ -74,27 +104,45 @@ describeEachDialect('imports read the opt-outs of every address in the batch', (
         const csv = `First Name,Phone,Email\nLegacy,${legacyPhone},\nKeyed,,${keyedEmail.toUpperCase()}\n${others.map((p, i) => `Other${i},${p},`).join('\n')}\n`;
         expect(await importCsv(client, csv)).toMatchObject({ status: 'completed', created: rows, rejected: 0 });
         const leads = await allLeads(client);
-        expect(leads.find((l) => l.phone === legacyPhone).subscriptions).toMatchObject({ sms: 'unsubscribed', voice: 'subscribed' });
+        expect(leads.find((l) => l.phone === legacyPhone).subscriptions).toMatchObject({
+          sms: 'unsubscribed',
+          voice: 'subscribed',
+        });
         expect(leads.find((l) => l.email === keyedEmail).subscriptions).toMatchObject({ email: 'unsubscribed' });
-        for (const p of others) expect(leads.find((l) => l.phone === p).subscriptions).toMatchObject({ sms: 'subscribed', voice: 'subscribed' });
+        for (const p of others)
+          expect(leads.find((l) => l.phone === p).subscriptions).toMatchObject({
+            sms: 'subscribed',
+            voice: 'subscribed',
+          });
       });
     });
   }
 
-  it('an address an import fills in on an existing lead takes that address\'s opt-out (60 rows, keyed and legacy)', async () => {
+  it("an address an import fills in on an existing lead takes that address's opt-out (60 rows, keyed and legacy)", async () => {
     const ts = ctx();
     const { client, organizationId } = await org(ts, 'imp-supp-fill');
     const phones = Array.from({ length: 60 }, () => importPhone());
     // Leads known by email only; the file brings their phones.
     const emails = phones.map((_, i) => `fill-${i}-${process.pid}@example.com`);
-    for (let i = 0; i < 3; i++) expect((await client.post('/leads/create', { firstName: `F${i}`, email: emails[i] })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await client.post('/leads/create', { firstName: `F${i}`, email: emails[i] })).status).toBe(200);
     await keyedOptOut(client, { phone: phones[0] }, ['sms', 'voice']);
     await legacyOptOut(ts, organizationId, 'voice', phones[1]!);
     const csv = `First Name,Phone,Email\n${phones.map((p, i) => `F${i},${p},${emails[i]}`).join('\n')}\n`;
     expect(await importCsv(client, csv)).toMatchObject({ status: 'completed', created: 57, updated: 3 });
     const leads = await allLeads(client);
-    expect(leads.find((l) => l.email === emails[0]).subscriptions).toMatchObject({ sms: 'unsubscribed', voice: 'unsubscribed', email: 'subscribed' });
-    expect(leads.find((l) => l.email === emails[1]).subscriptions).toMatchObject({ sms: 'subscribed', voice: 'unsubscribed' });
-    expect(leads.find((l) => l.email === emails[2]).subscriptions).toMatchObject({ sms: 'subscribed', voice: 'subscribed' });
+    expect(leads.find((l) => l.email === emails[0]).subscriptions).toMatchObject({
+      sms: 'unsubscribed',
+      voice: 'unsubscribed',
+      email: 'subscribed',
+    });
+    expect(leads.find((l) => l.email === emails[1]).subscriptions).toMatchObject({
+      sms: 'subscribed',
+      voice: 'unsubscribed',
+    });
+    expect(leads.find((l) => l.email === emails[2]).subscriptions).toMatchObject({
+      sms: 'subscribed',
+      voice: 'subscribed',
+    });
   });
 });

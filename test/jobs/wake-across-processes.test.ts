@@ -3,12 +3,23 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LISTENER_NAME } from '../../src/platform/db/listen.js';
 import { startFakeTwilio } from '../support/fake-twilio.js';
 import { clientFor, uniquePhone, type Client, type freshDatabase } from '../support/harness.js';
-import { freePort, killStarted, preparedPostgres, spawnParley, waitForOutput, waitReady, type ParleyProcess } from '../support/processes.js';
+import {
+  freePort,
+  killStarted,
+  preparedPostgres,
+  spawnParley,
+  waitForOutput,
+  waitReady,
+  type ParleyProcess,
+} from '../support/processes.js';
 import { ALWAYS_OPEN, SID, TOKEN, twilioEnv, until } from '../sending-numbers/helpers.js';
 import { zoneInDaytimeNow } from '../support/clock-hours.js';
 
 const pgAvailable = inject('pgAvailable');
-if (!pgAvailable) console.warn('\n*** PostgreSQL not reachable: the wake-across-processes suite is SKIPPED (it needs PostgreSQL). ***\n');
+if (!pgAvailable)
+  console.warn(
+    '\n*** PostgreSQL not reachable: the wake-across-processes suite is SKIPPED (it needs PostgreSQL). ***\n',
+  );
 
 const fake = await startFakeTwilio(SID, TOKEN);
 afterAll(() => fake.close());
@@ -29,7 +40,13 @@ describe.skipIf(!pgAvailable)('wake on commit across processes [postgres]', () =
   beforeAll(async () => {
     let key: string;
     ({ database, key } = await preparedPostgres());
-    const env = { ...twilioEnv(fake), DATABASE_URL: database.url, PARLEY_RATE_LIMIT: '0', PARLEY_DB_POOL_SIZE: '4', PARLEY_WORKER_POLL_MS: '5000' };
+    const env = {
+      ...twilioEnv(fake),
+      DATABASE_URL: database.url,
+      PARLEY_RATE_LIMIT: '0',
+      PARLEY_DB_POOL_SIZE: '4',
+      PARLEY_WORKER_POLL_MS: '5000',
+    };
     const port = await freePort();
     const api = spawnParley(['serve', '--no-worker'], { ...env, PORT: String(port), HOST: '127.0.0.1' });
     const url = `http://127.0.0.1:${port}`;
@@ -49,10 +66,17 @@ describe.skipIf(!pgAvailable)('wake on commit across processes [postgres]', () =
 
   /** The pid of the backend the worker listens on, once it is listening. */
   const listenerPid = async (other?: number): Promise<number> => {
-    const rows = await until(async () => (await admin.query<{ pid: number }>(
-      "select pid from pg_stat_activity where datname = current_database() and application_name = $1 and query ilike 'listen%' and pid <> $2",
-      [LISTENER_NAME, other ?? 0],
-    )).rows, (r) => r.length === 1, 10_000);
+    const rows = await until(
+      async () =>
+        (
+          await admin.query<{ pid: number }>(
+            "select pid from pg_stat_activity where datname = current_database() and application_name = $1 and query ilike 'listen%' and pid <> $2",
+            [LISTENER_NAME, other ?? 0],
+          )
+        ).rows,
+      (r) => r.length === 1,
+      10_000,
+    );
     return rows[0]!.pid;
   };
 
@@ -73,15 +97,30 @@ describe.skipIf(!pgAvailable)('wake on commit across processes [postgres]', () =
     const phone = uniquePhone();
     n += 1;
     // Child process on real time (no TestClock): hours lifted AND the lead in a zone where it is day now (legal 08:00-21:00).
-    expect((await client.post('/leads/create', { firstName: `Far${n}`, phone, timeZone: zoneInDaytimeNow().zone, customerProfile: 'far-greeter' })).status).toBe(200);
+    expect(
+      (
+        await client.post('/leads/create', {
+          firstName: `Far${n}`,
+          phone,
+          timeZone: zoneInDaytimeNow().zone,
+          customerProfile: 'far-greeter',
+        })
+      ).status,
+    ).toBe(200);
     const answered = Date.now();
-    const [arrived] = await until(() => fake.accepted('Messages', (p) => p.To === phone), (r) => r.length > 0, 8000);
+    const [arrived] = await until(
+      () => fake.accepted('Messages', (p) => p.To === phone),
+      (r) => r.length > 0,
+      8000,
+    );
     return arrived!.at - answered;
   };
 
   it('an opening created through the API process reaches the carrier within 500 ms, also after the LISTEN backend is terminated', async () => {
     expect((await client.patch('/settings', { ...ALWAYS_OPEN, sendingNumber: '+16285550143' })).status).toBe(200);
-    expect((await client.post('/customerProfiles', { name: 'far-greeter', openingMessage: 'Hi {{firstName}}' })).status).toBe(201);
+    expect(
+      (await client.post('/customerProfiles', { name: 'far-greeter', openingMessage: 'Hi {{firstName}}' })).status,
+    ).toBe(201);
     const first = await listenerPid();
     // The first send of the worker process loads the provider's client: not measured.
     await openingLatency();

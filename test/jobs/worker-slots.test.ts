@@ -13,43 +13,50 @@ import { drainDueJobs } from '../support/jobs.js';
  * job waits for the next poll. The poll here is 5 s, so a 17th job that starts
  * within 2 s of the first one ending was claimed because a slot came free.
  */
-describeEachDialect('worker job slots', (ctx) => {
-  it('a due job waiting behind 16 running ones starts when one of them ends, not at the next poll', async () => {
-    const ts = ctx();
-    const { deps } = ts.server;
-    const db = ts.server.store.db;
-    // Nothing else due (the server's own worker is off): this worker's slots hold only the jobs below.
-    await drainDueJobs(deps);
-    const org = (await findOrganizationByName(db, 'acme'))!.id;
-    const started = new Map<string, number>();
-    // The jobs name campaigns that do not exist; the handler only holds its slot for 300 ms.
-    const handlers: JobHandlers = {
-      ...jobHandlers,
-      'campaign.run': { retryDelaysMs: [], run: async (_deps, job) => {
-        started.set(job.payload.campaignId, Date.now());
-        await new Promise((r) => setTimeout(r, 300));
-        return { kind: 'done' };
-      } },
-    };
-    const due = new Date(Date.now() - 1000);
-    for (let i = 0; i < 17; i++) {
-      const at = new Date(due.getTime() + i);
-      await enqueueJob(db, org, 'campaign.run', { campaignId: `slot-${i}`, generation: 0 }, at, at.toISOString());
-    }
-    const worker = new Worker({ ...deps, config: { ...deps.config, workerPollMs: 5000 } }, handlers);
-    worker.start();
-    try {
-      const deadline = Date.now() + 4000;
-      while (started.size < 17 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    } finally {
-      await worker.stop();
-    }
-    expect(started.size).toBe(17);
-    const times = [...started.values()].sort((a, b) => a - b);
-    // The first 16 together, the 17th once one of them ended (300 ms), long before the 5 s poll.
-    expect(times[15]! - times[0]!).toBeLessThan(250);
-    expect(times[16]! - times[0]!).toBeGreaterThanOrEqual(250);
-    expect(times[16]! - times[0]!).toBeLessThan(2000);
-  });
-  // The server's own worker is off: the jobs are this test's worker's alone.
-}, { PARLEY_WORKER: 'false' });
+describeEachDialect(
+  'worker job slots',
+  (ctx) => {
+    it('a due job waiting behind 16 running ones starts when one of them ends, not at the next poll', async () => {
+      const ts = ctx();
+      const { deps } = ts.server;
+      const db = ts.server.store.db;
+      // Nothing else due (the server's own worker is off): this worker's slots hold only the jobs below.
+      await drainDueJobs(deps);
+      const org = (await findOrganizationByName(db, 'acme'))!.id;
+      const started = new Map<string, number>();
+      // The jobs name campaigns that do not exist; the handler only holds its slot for 300 ms.
+      const handlers: JobHandlers = {
+        ...jobHandlers,
+        'campaign.run': {
+          retryDelaysMs: [],
+          run: async (_deps, job) => {
+            started.set(job.payload.campaignId, Date.now());
+            await new Promise((r) => setTimeout(r, 300));
+            return { kind: 'done' };
+          },
+        },
+      };
+      const due = new Date(Date.now() - 1000);
+      for (let i = 0; i < 17; i++) {
+        const at = new Date(due.getTime() + i);
+        await enqueueJob(db, org, 'campaign.run', { campaignId: `slot-${i}`, generation: 0 }, at, at.toISOString());
+      }
+      const worker = new Worker({ ...deps, config: { ...deps.config, workerPollMs: 5000 } }, handlers);
+      worker.start();
+      try {
+        const deadline = Date.now() + 4000;
+        while (started.size < 17 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      } finally {
+        await worker.stop();
+      }
+      expect(started.size).toBe(17);
+      const times = [...started.values()].sort((a, b) => a - b);
+      // The first 16 together, the 17th once one of them ended (300 ms), long before the 5 s poll.
+      expect(times[15]! - times[0]!).toBeLessThan(250);
+      expect(times[16]! - times[0]!).toBeGreaterThanOrEqual(250);
+      expect(times[16]! - times[0]!).toBeLessThan(2000);
+    });
+    // The server's own worker is off: the jobs are this test's worker's alone.
+  },
+  { PARLEY_WORKER: 'false' },
+);

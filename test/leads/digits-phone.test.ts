@@ -5,7 +5,8 @@ import { expectError } from '../support/assert.js';
 import { createLead, describeEachDialect, type Client, type TestServer } from '../support/harness.js';
 
 /** Phones typed as digits alone, through create and lookup (the rule itself: test/leads/phone.property.test.ts). */
-const freshOrg = (ts: TestServer): Promise<Client> => ts.clientWithScopes([...SCOPES], `digits-${randomUUID().slice(0, 8)}`);
+const freshOrg = (ts: TestServer): Promise<Client> =>
+  ts.clientWithScopes([...SCOPES], `digits-${randomUUID().slice(0, 8)}`);
 const lookup = (client: Client, phone: string) => client.get(`/leads/lookup?phone=${encodeURIComponent(phone)}`);
 
 describeEachDialect('digits-only phones (default country US)', (ctx) => {
@@ -13,7 +14,13 @@ describeEachDialect('digits-only phones (default country US)', (ctx) => {
     it('finds +442079460958 from 442079460958 (a client that strips the +), where it used to answer 400', async () => {
       const client = await freshOrg(ctx());
       const id = await createLead(client, { phone: '+442079460958' });
-      for (const spelling of ['442079460958', ' 442079460958 ', '+442079460958', '+44 20 7946 0958', '011442079460958']) {
+      for (const spelling of [
+        '442079460958',
+        ' 442079460958 ',
+        '+442079460958',
+        '+44 20 7946 0958',
+        '011442079460958',
+      ]) {
         const res = await lookup(client, spelling);
         expect({ spelling, status: res.status, body: res.body }).toEqual({ spelling, status: 200, body: { id } });
       }
@@ -57,7 +64,11 @@ describeEachDialect('digits-only phones (default country US)', (ctx) => {
       const client = await freshOrg(ctx());
       const id = await createLead(client, { phone: '491711234567' });
       expect((await client.get(`/leads/${id}`)).body.phone).toBe('+491711234567');
-      expectError(await client.post('/leads/create', { firstName: 'Dup', phone: '+49 171 1234567' }), 409, 'A lead with phone +491711234567 already exists');
+      expectError(
+        await client.post('/leads/create', { firstName: 'Dup', phone: '+49 171 1234567' }),
+        409,
+        'A lead with phone +491711234567 already exists',
+      );
       const us = await createLead(client, { phone: '4155550163' });
       expect((await client.get(`/leads/${us}`)).body.phone).toBe('+14155550163');
     });

@@ -24,7 +24,10 @@ describe('erasure leaves no bytes of the lead in the SQLite files', () => {
   };
   const holding = (needles: string[]) => {
     const { db, wal } = files();
-    return needles.flatMap((n) => [...(db.includes(n) ? [`db holds ${n}`] : []), ...(wal.includes(n) ? [`wal holds ${n}`] : [])]);
+    return needles.flatMap((n) => [
+      ...(db.includes(n) ? [`db holds ${n}`] : []),
+      ...(wal.includes(n) ? [`wal holds ${n}`] : []),
+    ]);
   };
 
   it('finds the phone, email and message texts in neither the database file nor its WAL after DELETE /v1/leads/{id}', async () => {
@@ -47,7 +50,11 @@ describe('erasure leaves no bytes of the lead in the SQLite files', () => {
     const needles = [phone, email, name, inbound, outbound];
     // Not vacuous: before the erasure every one of them is on disk.
     const before = holding(needles);
-    for (const n of needles) expect(before.some((h) => h.endsWith(n)), `${n} on disk before the erasure`).toBe(true);
+    for (const n of needles)
+      expect(
+        before.some((h) => h.endsWith(n)),
+        `${n} on disk before the erasure`,
+      ).toBe(true);
 
     expect((await ts.acme.del(`/leads/${id}`)).status).toBe(200);
 

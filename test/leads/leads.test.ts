@@ -15,7 +15,11 @@ async function freshOrg(ts: TestServer): Promise<Client> {
 }
 
 async function orgId(ts: TestServer, name: string): Promise<string> {
-  const org = await ts.server.store.db.selectFrom('organizations').select('id').where('name', '=', name).executeTakeFirstOrThrow();
+  const org = await ts.server.store.db
+    .selectFrom('organizations')
+    .select('id')
+    .where('name', '=', name)
+    .executeTakeFirstOrThrow();
   return org.id;
 }
 
@@ -23,7 +27,14 @@ async function insertTag(ts: TestServer, org: string, leadId: string, name: stri
   const id = randomUUID();
   await ts.server.store.db
     .insertInto('lead_tags')
-    .values({ organization_id: await orgId(ts, org), id, lead_id: leadId, name, condition: `${name} condition`, created_at: new Date().toISOString() })
+    .values({
+      organization_id: await orgId(ts, org),
+      id,
+      lead_id: leadId,
+      name,
+      condition: `${name} condition`,
+      created_at: new Date().toISOString(),
+    })
     .execute();
   return id;
 }
@@ -43,13 +54,21 @@ describeEachDialect('leads', (ctx) => {
     it('accepts an email-only lead and keeps the given optional fields', async () => {
       const { acme } = ctx();
       const res = await acme.post('/leads/create', {
-        firstName: 'Eve', email: 'eve@example.com', timeZone: 'America/Chicago', externalLeadId: 'crm-7',
+        firstName: 'Eve',
+        email: 'eve@example.com',
+        timeZone: 'America/Chicago',
+        externalLeadId: 'crm-7',
         additionalInfo: { budget: 5000, nested: { a: [1, 'x', null] }, ok: true },
       });
       expect(res.status).toBe(200);
       const lead = (await acme.get(`/leads/${res.body.id}`)).body;
       expect(lead).toMatchObject({
-        firstName: 'Eve', lastName: '', phone: null, email: 'eve@example.com', timeZone: 'America/Chicago', externalLeadId: 'crm-7',
+        firstName: 'Eve',
+        lastName: '',
+        phone: null,
+        email: 'eve@example.com',
+        timeZone: 'America/Chicago',
+        externalLeadId: 'crm-7',
         additionalInfo: { budget: 5000, nested: { a: [1, 'x', null] }, ok: true },
         subscriptions: { sms: 'unavailable', voice: 'unavailable', email: 'subscribed' },
       });
@@ -61,7 +80,11 @@ describeEachDialect('leads', (ctx) => {
     });
 
     it('rejects a lead with neither phone nor email', async () => {
-      expectError(await ctx().acme.post('/leads/create', { firstName: 'Ann' }), 400, 'A lead needs a phone or an email');
+      expectError(
+        await ctx().acme.post('/leads/create', { firstName: 'Ann' }),
+        400,
+        'A lead needs a phone or an email',
+      );
     });
 
     it('rejects a second lead with the same phone in one organization (409), in any spelling', async () => {
@@ -74,9 +97,12 @@ describeEachDialect('leads', (ctx) => {
     it('lets exactly one of 10 concurrent creates with one phone win; the others are 409', async () => {
       const { acme } = ctx();
       const phone = uniquePhone();
-      const results = await Promise.all(Array.from({ length: 10 }, () => acme.post('/leads/create', { firstName: 'Race', phone })));
+      const results = await Promise.all(
+        Array.from({ length: 10 }, () => acme.post('/leads/create', { firstName: 'Race', phone })),
+      );
       expect(results.map((r) => r.status).sort()).toEqual([200, ...Array(9).fill(409)]);
-      for (const r of results.filter((x) => x.status === 409)) expectError(r, 409, `A lead with phone ${phone} already exists`);
+      for (const r of results.filter((x) => x.status === 409))
+        expectError(r, 409, `A lead with phone ${phone} already exists`);
     });
 
     it('allows the same phone in another organization', async () => {
@@ -89,11 +115,23 @@ describeEachDialect('leads', (ctx) => {
     });
 
     it.each([
-      ['an unknown field', { firstName: 'A', phone: '+14155550100', favouriteColour: 'red' }, 'favouriteColour is not allowed'],
-      ['a read-only field', { firstName: 'A', phone: '+14155550100', subscriptions: {} }, 'subscriptions is not allowed'],
+      [
+        'an unknown field',
+        { firstName: 'A', phone: '+14155550100', favouriteColour: 'red' },
+        'favouriteColour is not allowed',
+      ],
+      [
+        'a read-only field',
+        { firstName: 'A', phone: '+14155550100', subscriptions: {} },
+        'subscriptions is not allowed',
+      ],
       ['a missing firstName', { phone: '+14155550100' }, 'firstName is required'],
       ['a phone that is not a string', { firstName: 'A', phone: 4155550100 }, 'phone must be a string'],
-      ['a malformed email', { firstName: 'A', email: 'not-an-email' }, 'email must be a valid email address, like ann@example.com'],
+      [
+        'a malformed email',
+        { firstName: 'A', email: 'not-an-email' },
+        'email must be a valid email address, like ann@example.com',
+      ],
     ])('rejects %s with a 400 naming the field', async (_name, body, message) => {
       expectError(await ctx().acme.post('/leads/create', body), 400, message);
     });
@@ -107,7 +145,11 @@ describeEachDialect('leads', (ctx) => {
     });
 
     it('rejects a time zone that is not IANA', async () => {
-      const res = await ctx().acme.post('/leads/create', { firstName: 'A', phone: uniquePhone(), timeZone: 'Mars/Olympus' });
+      const res = await ctx().acme.post('/leads/create', {
+        firstName: 'A',
+        phone: uniquePhone(),
+        timeZone: 'Mars/Olympus',
+      });
       expectError(res, 400, 'timeZone is not a known IANA time zone');
     });
   });
@@ -203,8 +245,9 @@ describeEachDialect('leads', (ctx) => {
       let token: string | null = null;
       let pages = 0;
       do {
-        const res: { status: number; body: { leads: { id: string }[]; nextToken: string | null } } =
-          await org.get(`/leads?limit=5${token ? `&nextToken=${encodeURIComponent(token)}` : ''}`);
+        const res: { status: number; body: { leads: { id: string }[]; nextToken: string | null } } = await org.get(
+          `/leads?limit=5${token ? `&nextToken=${encodeURIComponent(token)}` : ''}`,
+        );
         expect(res.status).toBe(200);
         seen.push(...res.body.leads.map((l) => l.id));
         token = res.body.nextToken;
@@ -231,13 +274,21 @@ describeEachDialect('leads', (ctx) => {
       expect((await org.patch(`/leads/${a}`, { isHot: true })).status).toBe(200);
       expect(await ids(`updatedSince=${t2}`)).toEqual([a]);
       expect(await ids(`createdSince=${encodeURIComponent('2000-01-01T00:00:00+02:00')}`)).toEqual([a, b, c]);
-      expectError(await org.get('/leads?createdSince=yesterday'), 400, 'createdSince must be a date and time in ISO 8601 with its offset, like 2026-01-31T09:00:00Z');
+      expectError(
+        await org.get('/leads?createdSince=yesterday'),
+        400,
+        'createdSince must be a date and time in ISO 8601 with its offset, like 2026-01-31T09:00:00Z',
+      );
     });
 
     it('rejects a nextToken it did not issue', async () => {
       const { acme } = ctx();
       expectError(await acme.get('/leads?nextToken=garbage'), 400, 'nextToken is not a valid cursor');
-      expectError(await acme.get(`/leads?nextToken=${Buffer.from('../../etc').toString('base64url')}`), 400, 'nextToken is not a valid cursor');
+      expectError(
+        await acme.get(`/leads?nextToken=${Buffer.from('../../etc').toString('base64url')}`),
+        400,
+        'nextToken is not a valid cursor',
+      );
     });
 
     it("never lists another organization's leads", async () => {
@@ -265,8 +316,16 @@ describeEachDialect('leads', (ctx) => {
     it("404s an unknown phone and another organization's phone alike; 400 for a bad or missing one", async () => {
       const { acme, beta } = ctx();
       await createLead(acme, { phone: '+14155550189' });
-      expectError(await beta.get('/leads/lookup?phone=%2B14155550189'), 404, 'Resource not found: Lead with phone +14155550189');
-      expectError(await acme.get('/leads/lookup?phone=%2B14155550190'), 404, 'Resource not found: Lead with phone +14155550190');
+      expectError(
+        await beta.get('/leads/lookup?phone=%2B14155550189'),
+        404,
+        'Resource not found: Lead with phone +14155550189',
+      );
+      expectError(
+        await acme.get('/leads/lookup?phone=%2B14155550190'),
+        404,
+        'Resource not found: Lead with phone +14155550190',
+      );
       expectError(await acme.get('/leads/lookup?phone=nope'), 400, 'phone is not a valid phone number');
       expectError(await acme.get('/leads/lookup'), 400, 'phone is required');
     });
@@ -276,7 +335,9 @@ describeEachDialect('leads', (ctx) => {
     it('merges additionalInfo, deletes null keys, and emits one event with the {old,new} changes', async () => {
       const ts = ctx();
       const id = await createLead(ts.acme, { additionalInfo: { a: 1, b: 'x' }, externalLeadId: 'crm-9' });
-      const res = await ts.acme.patch(`/leads/${id}`, { additionalInfo: { b: 'y', c: { deep: true }, a: null, never: null } });
+      const res = await ts.acme.patch(`/leads/${id}`, {
+        additionalInfo: { b: 'y', c: { deep: true }, a: null, never: null },
+      });
       expect(res.status).toBe(200);
       expect(res.body.additionalInfo).toEqual({ b: 'y', c: { deep: true } });
       expect((await ts.acme.get(`/leads/${id}`)).body.additionalInfo).toEqual({ b: 'y', c: { deep: true } });
@@ -295,7 +356,9 @@ describeEachDialect('leads', (ctx) => {
     it('loses no additionalInfo key when 20 patches of one lead race', async () => {
       const ts = ctx();
       const id = await createLead(ts.acme);
-      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => ts.acme.patch(`/leads/${id}`, { additionalInfo: { [`k${i}`]: i } })));
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => ts.acme.patch(`/leads/${id}`, { additionalInfo: { [`k${i}`]: i } })),
+      );
       expect(results.every((r) => r.status === 200)).toBe(true);
       const info = (await ts.acme.get(`/leads/${id}`)).body.additionalInfo;
       expect(info).toEqual(Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, i])));
@@ -306,11 +369,24 @@ describeEachDialect('leads', (ctx) => {
       const { acme } = ctx();
       const id = await createLead(acme);
       const res = await acme.patch(`/leads/${id}`, {
-        firstName: 'Zed', lastName: 'Ray', email: 'zed@example.com', timeZone: 'Europe/Paris', summary: 'Wants a demo', isHot: true, isQualified: true,
+        firstName: 'Zed',
+        lastName: 'Ray',
+        email: 'zed@example.com',
+        timeZone: 'Europe/Paris',
+        summary: 'Wants a demo',
+        isHot: true,
+        isQualified: true,
       });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({
-        id, firstName: 'Zed', lastName: 'Ray', email: 'zed@example.com', timeZone: 'Europe/Paris', summary: 'Wants a demo', isHot: true, isQualified: true,
+        id,
+        firstName: 'Zed',
+        lastName: 'Ray',
+        email: 'zed@example.com',
+        timeZone: 'Europe/Paris',
+        summary: 'Wants a demo',
+        isHot: true,
+        isQualified: true,
         subscriptions: { sms: 'subscribed', voice: 'subscribed', email: 'subscribed' },
       });
       // The reference's answer, the updated lead beside it.
@@ -333,18 +409,26 @@ describeEachDialect('leads', (ctx) => {
       const ts = ctx();
       const id = await createLead(ts.acme, { additionalInfo: { k: 1 } });
       const before = (await ts.acme.get(`/leads/${id}`)).body;
-      const res = await ts.acme.patch(`/leads/${id}`, { firstName: 'Changed', additionalInfo: { k: 2 }, [field]: value });
+      const res = await ts.acme.patch(`/leads/${id}`, {
+        firstName: 'Changed',
+        additionalInfo: { k: 2 },
+        [field]: value,
+      });
       expectError(res, 400, `${field} is not allowed`);
       expect((await ts.acme.get(`/leads/${id}`)).body).toEqual(before);
       expect((await outboxFor(ts, id)).filter((e) => e.type !== 'lead.created')).toHaveLength(0);
     });
 
-    it("409s a phone that another lead of the organization has, in any spelling, and changes nothing", async () => {
+    it('409s a phone that another lead of the organization has, in any spelling, and changes nothing', async () => {
       const { acme } = ctx();
       await createLead(acme, { phone: '+14155550191' });
       const id = await createLead(acme);
       const before = (await acme.get(`/leads/${id}`)).body;
-      expectError(await acme.patch(`/leads/${id}`, { phone: '(415) 555-0191', firstName: 'New' }), 409, 'A lead with phone +14155550191 already exists');
+      expectError(
+        await acme.patch(`/leads/${id}`, { phone: '(415) 555-0191', firstName: 'New' }),
+        409,
+        'A lead with phone +14155550191 already exists',
+      );
       expect((await acme.get(`/leads/${id}`)).body).toEqual(before);
     });
 
@@ -353,12 +437,19 @@ describeEachDialect('leads', (ctx) => {
       const phoneOnly = await createLead(acme);
       expectError(await acme.patch(`/leads/${phoneOnly}`, { phone: null }), 400, 'A lead needs a phone or an email');
       const both = await createLead(acme, { email: 'both@example.com' });
-      expectError(await acme.patch(`/leads/${both}`, { phone: null, email: null }), 400, 'A lead needs a phone or an email');
+      expectError(
+        await acme.patch(`/leads/${both}`, { phone: null, email: null }),
+        400,
+        'A lead needs a phone or an email',
+      );
       expect((await acme.get(`/leads/${both}`)).body.email).toBe('both@example.com');
       // Removing one of the two is fine.
       const res = await acme.patch(`/leads/${both}`, { phone: null });
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ phone: null, subscriptions: { sms: 'unavailable', voice: 'unavailable', email: 'subscribed' } });
+      expect(res.body).toMatchObject({
+        phone: null,
+        subscriptions: { sms: 'unavailable', voice: 'unavailable', email: 'subscribed' },
+      });
     });
 
     it('normalises a new phone, rejects a bad one, and re-applies an earlier opt-out of that number', async () => {
@@ -368,7 +459,10 @@ describeEachDialect('leads', (ctx) => {
       await acme.post(`/leads/${id}/unsubscribe`, { channels: ['sms'] });
       expectError(await acme.patch(`/leads/${id}`, { phone: 'twelve' }), 400, 'phone is not a valid phone number');
       const moved = await acme.patch(`/leads/${id}`, { phone: '(415) 555-0192' });
-      expect(moved.body).toMatchObject({ phone: '+14155550192', subscriptions: { sms: 'subscribed', voice: 'subscribed' } });
+      expect(moved.body).toMatchObject({
+        phone: '+14155550192',
+        subscriptions: { sms: 'subscribed', voice: 'subscribed' },
+      });
       const back = await acme.patch(`/leads/${id}`, { phone: old });
       expect(back.body.subscriptions).toEqual({ sms: 'unsubscribed', voice: 'subscribed', email: 'unavailable' });
     });
@@ -377,8 +471,16 @@ describeEachDialect('leads', (ctx) => {
       const { acme, beta } = ctx();
       const id = await createLead(acme);
       expectError(await acme.patch(`/leads/${id}`, {}), 400, /^body must set at least one of: /);
-      expectError(await acme.patch(`/leads/${id}`, { timeZone: 'Nowhere/Land' }), 400, 'timeZone is not a known IANA time zone');
-      expectError(await acme.patch(`/leads/${MISSING}`, { firstName: 'X' }), 404, `Resource not found: Lead with id ${MISSING}`);
+      expectError(
+        await acme.patch(`/leads/${id}`, { timeZone: 'Nowhere/Land' }),
+        400,
+        'timeZone is not a known IANA time zone',
+      );
+      expectError(
+        await acme.patch(`/leads/${MISSING}`, { firstName: 'X' }),
+        404,
+        `Resource not found: Lead with id ${MISSING}`,
+      );
       expectError(await beta.patch(`/leads/${id}`, { firstName: 'X' }), 404, `Resource not found: Lead with id ${id}`);
       expect((await acme.get(`/leads/${id}`)).body.firstName).toBe('Ann');
     });
@@ -392,10 +494,23 @@ describeEachDialect('leads', (ctx) => {
       const org = await orgId(ts, 'acme');
       const at = new Date().toISOString();
       const message = (leadId: string) => ({
-        organization_id: org, id: randomUUID(), lead_id: leadId, channel: 'sms' as const, direction: 'outbound' as const, owner: 'user' as const,
-        text: 'Hello there', is_ai_generated: 1 as const, status: 'sent', status_reason: null, scheduled_at: null, created_at: at,
+        organization_id: org,
+        id: randomUUID(),
+        lead_id: leadId,
+        channel: 'sms' as const,
+        direction: 'outbound' as const,
+        owner: 'user' as const,
+        text: 'Hello there',
+        is_ai_generated: 1 as const,
+        status: 'sent',
+        status_reason: null,
+        scheduled_at: null,
+        created_at: at,
       });
-      await ts.server.store.db.insertInto('messages').values([message(id), message(id), message(keep)]).execute();
+      await ts.server.store.db
+        .insertInto('messages')
+        .values([message(id), message(id), message(keep)])
+        .execute();
       await insertTag(ts, 'acme', id, 'hot');
       const res = await ts.acme.del(`/leads/${id}`);
       expect(res.status).toBe(200);
@@ -431,7 +546,11 @@ describeEachDialect('leads', (ctx) => {
       const id = await createLead(acme, { phone });
       await acme.del(`/leads/${id}`);
       const again = await createLead(acme, { phone });
-      expect((await acme.get(`/leads/${again}`)).body.subscriptions).toEqual({ sms: 'subscribed', voice: 'subscribed', email: 'unavailable' });
+      expect((await acme.get(`/leads/${again}`)).body.subscriptions).toEqual({
+        sms: 'subscribed',
+        voice: 'subscribed',
+        email: 'unavailable',
+      });
     });
 
     it("does not erase another organization's lead", async () => {
@@ -462,12 +581,16 @@ describeEachDialect('leads', (ctx) => {
     });
 
     it('404s an unknown lead', async () => {
-      expectError(await ctx().acme.post(`/leads/${MISSING}/turnOffAi`), 404, `Resource not found: Lead with id ${MISSING}`);
+      expectError(
+        await ctx().acme.post(`/leads/${MISSING}/turnOffAi`),
+        404,
+        `Resource not found: Lead with id ${MISSING}`,
+      );
     });
   });
 
   describe('POST /leads/{id}/tags/remove', () => {
-    it("removes only the given tag ids of that lead", async () => {
+    it('removes only the given tag ids of that lead', async () => {
       const ts = ctx();
       const id = await createLead(ts.acme);
       const other = await createLead(ts.acme);
@@ -478,8 +601,12 @@ describeEachDialect('leads', (ctx) => {
       const res = await ts.acme.post(`/leads/${id}/tags/remove`, { tagIds: [t1, t3, t3, foreign, 'no-such-tag'] });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ message: 'Tags removed successfully.', removed: 2 });
-      expect((await ts.acme.get(`/leads/${id}`)).body.tags).toEqual([{ id: t2, name: 'vip', condition: 'vip condition' }]);
-      expect((await ts.acme.get(`/leads/${other}`)).body.tags).toEqual([{ id: foreign, name: 'hot', condition: 'hot condition' }]);
+      expect((await ts.acme.get(`/leads/${id}`)).body.tags).toEqual([
+        { id: t2, name: 'vip', condition: 'vip condition' },
+      ]);
+      expect((await ts.acme.get(`/leads/${other}`)).body.tags).toEqual([
+        { id: foreign, name: 'hot', condition: 'hot condition' },
+      ]);
     });
 
     it('answers an empty tagIds as a successful no-op (docs/contract.md), 400s a missing one and 404s a foreign lead', async () => {
@@ -492,7 +619,11 @@ describeEachDialect('leads', (ctx) => {
       expect(empty.body).toEqual({ message: 'Tags removed successfully.', removed: 0 });
       expect((await ts.acme.get(`/leads/${id}`)).body).toEqual(before);
       expectError(await ts.acme.post(`/leads/${id}/tags/remove`, {}), 400, 'tagIds is required');
-      expectError(await ts.beta.post(`/leads/${id}/tags/remove`, { tagIds: [tag] }), 404, `Resource not found: Lead with id ${id}`);
+      expectError(
+        await ts.beta.post(`/leads/${id}/tags/remove`, { tagIds: [tag] }),
+        404,
+        `Resource not found: Lead with id ${id}`,
+      );
       expect((await ts.acme.get(`/leads/${id}`)).body.tags).toHaveLength(1);
     });
   });

@@ -5,7 +5,14 @@ import { SCOPES } from '../../src/platform/auth/scopes.js';
 import { expectError } from '../support/assert.js';
 import { createLead, describeEachDialect, type Client, type TestServer } from '../support/harness.js';
 
-type Listed = { id: string; deleted: boolean; deletedAt: string | null; createdAt?: string; updatedAt?: string; [k: string]: unknown };
+type Listed = {
+  id: string;
+  deleted: boolean;
+  deletedAt: string | null;
+  createdAt?: string;
+  updatedAt?: string;
+  [k: string]: unknown;
+};
 type Page = { leads: Listed[]; nextToken: string | null };
 
 const EPOCH = '2000-01-01T00:00:00.000Z';
@@ -13,7 +20,11 @@ const EPOCH = '2000-01-01T00:00:00.000Z';
 async function freshOrg(ts: TestServer): Promise<{ client: Client; org: string }> {
   const name = `list-${randomUUID().slice(0, 8)}`;
   const client = await ts.clientWithScopes([...SCOPES], name);
-  const row = await ts.server.store.db.selectFrom('organizations').select('id').where('name', '=', name).executeTakeFirstOrThrow();
+  const row = await ts.server.store.db
+    .selectFrom('organizations')
+    .select('id')
+    .where('name', '=', name)
+    .executeTakeFirstOrThrow();
   return { client, org: row.id };
 }
 
@@ -51,7 +62,10 @@ describeEachDialect('GET /v1/leads (createdSince / updatedSince)', (ctx) => {
       const [t1, t2, t3] = ['2026-03-01T10:00:00.000Z', '2026-03-01T11:00:00.000Z', '2026-03-01T12:00:00.000Z'];
       const when = [t2, t2, t1, t1, t1, t3, t3];
       for (let i = 0; i < 7; i++) await stamp(ts, made[i]!, { created_at: when[i]! });
-      const expected = made.map((id, i) => ({ id, at: when[i]! })).sort((a, b) => (a.at === b.at ? (a.id < b.id ? -1 : 1) : a.at < b.at ? -1 : 1)).map((x) => x.id);
+      const expected = made
+        .map((id, i) => ({ id, at: when[i]! }))
+        .sort((a, b) => (a.at === b.at ? (a.id < b.id ? -1 : 1) : a.at < b.at ? -1 : 1))
+        .map((x) => x.id);
       for (const limit of [1, 2, 3, 7, 100]) {
         const { items, pages } = await walk(client, `createdSince=${EPOCH}`, limit);
         expect(ids(items), `limit ${limit}`).toEqual(expected);
@@ -72,7 +86,10 @@ describeEachDialect('GET /v1/leads (createdSince / updatedSince)', (ctx) => {
       expect(ids((await walk(client, `createdSince=${EPOCH}`, 2)).items)).toEqual([a, b, c]);
       expect(ids((await walk(client, `updatedSince=2026-04-02T00:00:00Z`, 1)).items)).toEqual([c, a]);
       // Both: filtered by both, ordered by updatedAt.
-      expect(ids((await walk(client, `updatedSince=${EPOCH}&createdSince=2026-02-01T00:00:00Z`, 1)).items)).toEqual([b, c]);
+      expect(ids((await walk(client, `updatedSince=${EPOCH}&createdSince=2026-02-01T00:00:00Z`, 1)).items)).toEqual([
+        b,
+        c,
+      ]);
       // A change through the API moves the lead to the end of the updatedAt order.
       expect((await client.patch(`/leads/${b}`, { isHot: true })).status).toBe(200);
       expect(ids((await walk(client, `updatedSince=${EPOCH}`, 10)).items)).toEqual([c, a, b]);
@@ -98,13 +115,19 @@ describeEachDialect('GET /v1/leads (createdSince / updatedSince)', (ctx) => {
       const ts = ctx();
       const { client, org } = await freshOrg(ts);
       const [quiet, active] = [await createLead(client), await createLead(client)];
-      for (const id of [quiet, active]) await stamp(ts, id, { created_at: '2026-07-01T00:00:00.000Z', updated_at: '2026-07-01T00:00:00.000Z' });
+      for (const id of [quiet, active])
+        await stamp(ts, id, { created_at: '2026-07-01T00:00:00.000Z', updated_at: '2026-07-01T00:00:00.000Z' });
       // What channels/outbound.ts writes when a message goes out: the activity time alone.
       await updateLead(ts.server.store.db, org, active, { last_activity_at: '2026-07-02T00:00:00.000Z' });
       const listed = (await client.get<Page>('/leads?updatedSince=2026-07-01T12:00:00Z')).body.leads;
-      expect(listed.map((l) => [l.id, l.updatedAt, l.lastActivityAt])).toEqual([[active, '2026-07-02T00:00:00.000Z', '2026-07-02T00:00:00.000Z']]);
+      expect(listed.map((l) => [l.id, l.updatedAt, l.lastActivityAt])).toEqual([
+        [active, '2026-07-02T00:00:00.000Z', '2026-07-02T00:00:00.000Z'],
+      ]);
       // A write that says its own updated_at keeps it.
-      await updateLead(ts.server.store.db, org, quiet, { last_activity_at: '2026-07-03T00:00:00.000Z', updated_at: '2026-07-01T00:00:00.000Z' });
+      await updateLead(ts.server.store.db, org, quiet, {
+        last_activity_at: '2026-07-03T00:00:00.000Z',
+        updated_at: '2026-07-01T00:00:00.000Z',
+      });
       expect((await client.get(`/leads/${quiet}`)).body.updatedAt).toBe('2026-07-01T00:00:00.000Z');
     });
 
@@ -124,7 +147,11 @@ describeEachDialect('GET /v1/leads (createdSince / updatedSince)', (ctx) => {
     it('lists an erased lead as its id, deleted: true and deletedAt only, at its erasure time (updatedAt order) or creation time (createdAt order)', async () => {
       const ts = ctx();
       const { client } = await freshOrg(ts);
-      const [a, b, c] = [await createLead(client, { email: 'gone@example.com', additionalInfo: { secret: 'x' } }), await createLead(client), await createLead(client)];
+      const [a, b, c] = [
+        await createLead(client, { email: 'gone@example.com', additionalInfo: { secret: 'x' } }),
+        await createLead(client),
+        await createLead(client),
+      ];
       await stamp(ts, a, { created_at: '2026-06-01T00:00:00.000Z', updated_at: '2026-06-01T00:00:00.000Z' });
       await stamp(ts, b, { created_at: '2026-06-02T00:00:00.000Z', updated_at: '2026-06-02T00:00:00.000Z' });
       await stamp(ts, c, { created_at: '2026-06-03T00:00:00.000Z', updated_at: '2026-06-03T00:00:00.000Z' });
@@ -137,7 +164,11 @@ describeEachDialect('GET /v1/leads (createdSince / updatedSince)', (ctx) => {
       const byUpdate = (await walk(client, `updatedSince=${EPOCH}`, 1)).items;
       expect(ids(byUpdate)).toEqual([b, a, c]);
       const erased = byUpdate[1]!;
-      expect(erased).toEqual({ id: a, deleted: true, deletedAt: expect.stringMatching(/^2026-06-02T12:00:0\d\.\d{3}Z$/) });
+      expect(erased).toEqual({
+        id: a,
+        deleted: true,
+        deletedAt: expect.stringMatching(/^2026-06-02T12:00:0\d\.\d{3}Z$/),
+      });
       expect(JSON.stringify(byUpdate)).not.toContain('gone@example.com');
       const byCreation = (await walk(client, `createdSince=${EPOCH}`, 2)).items;
       expect(ids(byCreation)).toEqual([a, b, c]);
@@ -173,32 +204,68 @@ describeEachDialect('GET /v1/leads (createdSince / updatedSince)', (ctx) => {
       const first = await client.get<Page>(`/leads?createdSince=${EPOCH}&limit=2`);
       expect(first.body.nextToken).toEqual(expect.any(String));
       expect(first.body.nextToken).not.toContain(made[1]!); // opaque
-      const again = await client.get<Page>(`/leads?createdSince=${EPOCH}&limit=2&nextToken=${encodeURIComponent(first.body.nextToken!)}`);
+      const again = await client.get<Page>(
+        `/leads?createdSince=${EPOCH}&limit=2&nextToken=${encodeURIComponent(first.body.nextToken!)}`,
+      );
       const alone = await client.get<Page>(`/leads?limit=2&nextToken=${encodeURIComponent(first.body.nextToken!)}`);
       expect(again.body).toEqual(alone.body);
       expect(ids(alone.body.leads)).toEqual([made[2]]);
       expect(alone.body.nextToken).toBeNull();
       const plain = await client.get<Page>('/leads?limit=1');
-      expectError(await client.get(`/leads?createdSince=${EPOCH}&nextToken=${encodeURIComponent(plain.body.nextToken!)}`), 400, 'nextToken is not a valid cursor');
+      expectError(
+        await client.get(`/leads?createdSince=${EPOCH}&nextToken=${encodeURIComponent(plain.body.nextToken!)}`),
+        400,
+        'nextToken is not a valid cursor',
+      );
     });
 
     it.each([
       ['garbage', 'garbage'],
-      ['a token with an unknown order', Buffer.from(JSON.stringify({ o: 'name', t: '2026-01-01T00:00:00.000Z', i: '00000000-0000-7000-8000-000000000000', c: EPOCH })).toString('base64url')],
-      ['a token with a bad time', Buffer.from(JSON.stringify({ o: 'created', t: 'yesterday', i: '00000000-0000-7000-8000-000000000000', c: EPOCH })).toString('base64url')],
-      ['a token with a bad id', Buffer.from(JSON.stringify({ o: 'created', t: EPOCH, i: "x' or 1=1 --", c: EPOCH })).toString('base64url')],
-      ['an updatedAt token without its filter', Buffer.from(JSON.stringify({ o: 'updated', t: EPOCH, i: '00000000-0000-7000-8000-000000000000' })).toString('base64url')],
+      [
+        'a token with an unknown order',
+        Buffer.from(
+          JSON.stringify({
+            o: 'name',
+            t: '2026-01-01T00:00:00.000Z',
+            i: '00000000-0000-7000-8000-000000000000',
+            c: EPOCH,
+          }),
+        ).toString('base64url'),
+      ],
+      [
+        'a token with a bad time',
+        Buffer.from(
+          JSON.stringify({ o: 'created', t: 'yesterday', i: '00000000-0000-7000-8000-000000000000', c: EPOCH }),
+        ).toString('base64url'),
+      ],
+      [
+        'a token with a bad id',
+        Buffer.from(JSON.stringify({ o: 'created', t: EPOCH, i: "x' or 1=1 --", c: EPOCH })).toString('base64url'),
+      ],
+      [
+        'an updatedAt token without its filter',
+        Buffer.from(JSON.stringify({ o: 'updated', t: EPOCH, i: '00000000-0000-7000-8000-000000000000' })).toString(
+          'base64url',
+        ),
+      ],
     ])('400s %s and answers nothing else', async (_name, token) => {
-      expectError(await ctx().acme.get(`/leads?updatedSince=${EPOCH}&nextToken=${encodeURIComponent(token)}`), 400, 'nextToken is not a valid cursor');
+      expectError(
+        await ctx().acme.get(`/leads?updatedSince=${EPOCH}&nextToken=${encodeURIComponent(token)}`),
+        400,
+        'nextToken is not a valid cursor',
+      );
     });
 
     it('bounds limit (1..1000, default 100) and checks the timestamps', async () => {
       const ts = ctx();
       const { client } = await freshOrg(ts);
-      for (let batch = 0; batch < 101; batch += 25) await Promise.all(Array.from({ length: Math.min(25, 101 - batch) }, () => createLead(client)));
+      for (let batch = 0; batch < 101; batch += 25)
+        await Promise.all(Array.from({ length: Math.min(25, 101 - batch) }, () => createLead(client)));
       const first = await client.get<Page>(`/leads?updatedSince=${EPOCH}`);
       expect(first.body.leads).toHaveLength(100);
-      expect((await client.get<Page>(`/leads?limit=1000&nextToken=${encodeURIComponent(first.body.nextToken!)}`)).body.leads).toHaveLength(1);
+      expect(
+        (await client.get<Page>(`/leads?limit=1000&nextToken=${encodeURIComponent(first.body.nextToken!)}`)).body.leads,
+      ).toHaveLength(1);
       expect((await client.get<Page>(`/leads?updatedSince=${EPOCH}&limit=1000`)).body.leads).toHaveLength(101);
       expect((await client.get(`/leads?updatedSince=${EPOCH}&limit=1001`)).status).toBe(400);
       expect((await client.get(`/leads?updatedSince=${EPOCH}&limit=0`)).status).toBe(400);
@@ -207,7 +274,11 @@ describeEachDialect('GET /v1/leads (createdSince / updatedSince)', (ctx) => {
       expect(bad.body.message).toMatch(/^updatedSince /);
       // A leap second passes the date-time format but is no JavaScript date: still the client's 400, never a 500.
       for (const field of ['createdSince', 'updatedSince']) {
-        expectError(await client.get(`/leads?${field}=2026-06-30T23:59:60Z`), 400, `${field} must be a date and time in ISO 8601 with its offset, like 2026-01-31T09:00:00Z`);
+        expectError(
+          await client.get(`/leads?${field}=2026-06-30T23:59:60Z`),
+          400,
+          `${field} must be a date and time in ISO 8601 with its offset, like 2026-01-31T09:00:00Z`,
+        );
       }
     });
   });

@@ -1,5 +1,11 @@
 import fc from 'fast-check';
-import { getCountries, getExampleNumber, parsePhoneNumberFromString, type CountryCode, type PhoneNumber } from 'libphonenumber-js';
+import {
+  getCountries,
+  getExampleNumber,
+  parsePhoneNumberFromString,
+  type CountryCode,
+  type PhoneNumber,
+} from 'libphonenumber-js';
 import examples from 'libphonenumber-js/examples.mobile.json';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/platform/errors.js';
@@ -21,11 +27,13 @@ const defaultCountry = fc.constantFrom<string>(...DEFAULTS, ...countries);
 
 /** A valid number of a country: its example number with its last digits replaced, kept only if still valid. */
 const validNumberOf = (c: fc.Arbitrary<CountryCode>): fc.Arbitrary<PhoneNumber> =>
-  fc.tuple(c, fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 1, maxLength: 4 }))
+  fc
+    .tuple(c, fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 1, maxLength: 4 }))
     .map(([cc, tail]) => {
       const example = getExampleNumber(cc, examples)!;
       const national = String(example.nationalNumber);
-      const digits = national.slice(0, Math.max(1, national.length - tail.length)) + tail.join('').slice(0, national.length - 1);
+      const digits =
+        national.slice(0, Math.max(1, national.length - tail.length)) + tail.join('').slice(0, national.length - 1);
       return parsePhoneNumberFromString(`+${example.countryCallingCode}${digits}`);
     })
     .filter((n): n is PhoneNumber => n !== undefined && n.isValid());
@@ -45,48 +53,63 @@ function outcome(input: string, dc: string): string | { error: string } {
 
 describe('normalizePhone (property)', () => {
   it('keeps a valid number written in E.164 whatever the default country', () => {
-    fc.assert(fc.property(validNumber, defaultCountry, (n, dc) => {
-      expect(normalizePhone(n.number, dc)).toBe(n.number);
-      expect(normalizePhone(`  ${n.number} `, dc)).toBe(n.number);
-    }), params(SEED));
+    fc.assert(
+      fc.property(validNumber, defaultCountry, (n, dc) => {
+        expect(normalizePhone(n.number, dc)).toBe(n.number);
+        expect(normalizePhone(`  ${n.number} `, dc)).toBe(n.number);
+      }),
+      params(SEED),
+    );
   });
 
   it('reads digits without their + as that number, unless they are a valid national number of the default country', () => {
-    fc.assert(fc.property(validNumber, defaultCountry, (n, dc) => {
-      const digits = n.number.slice(1);
-      const national = parsePhoneNumberFromString(digits, dc as CountryCode);
-      const expected = national?.isValid() ? national.number : n.number;
-      expect(normalizePhone(digits, dc)).toBe(expected);
-    }), params(SEED + 1));
+    fc.assert(
+      fc.property(validNumber, defaultCountry, (n, dc) => {
+        const digits = n.number.slice(1);
+        const national = parsePhoneNumberFromString(digits, dc as CountryCode);
+        const expected = national?.isValid() ? national.number : n.number;
+        expect(normalizePhone(digits, dc)).toBe(expected);
+      }),
+      params(SEED + 1),
+    );
   });
 
   it('recovers the stripped + of every valid foreign number whose digits are too long to be a national number of the default country', () => {
-    fc.assert(fc.property(validNumber, fc.constantFrom(...DEFAULTS), (n, dc) => {
-      const digits = n.number.slice(1);
-      fc.pre(n.country !== dc && parsePhoneNumberFromString(digits, dc as CountryCode)?.isPossible() !== true);
-      expect(normalizePhone(digits, dc)).toBe(n.number);
-    }), params(SEED + 2));
+    fc.assert(
+      fc.property(validNumber, fc.constantFrom(...DEFAULTS), (n, dc) => {
+        const digits = n.number.slice(1);
+        fc.pre(n.country !== dc && parsePhoneNumberFromString(digits, dc as CountryCode)?.isPossible() !== true);
+        expect(normalizePhone(digits, dc)).toBe(n.number);
+      }),
+      params(SEED + 2),
+    );
   });
 
   it('keeps a valid national number, typed as digits alone, in the default country (a 10-digit US number stays US)', () => {
-    fc.assert(fc.property(validNumber, (n) => {
-      const dc = n.country!;
-      fc.pre(dc !== undefined);
-      const national = digitsOnly(n.formatNational());
-      fc.pre(parsePhoneNumberFromString(national, dc)?.number === n.number); // the country's own national form reads back
-      expect(normalizePhone(national, dc)).toBe(n.number);
-      // Formatted the national way (spaces, brackets, dashes) it is the same number.
-      expect(normalizePhone(n.formatNational(), dc)).toBe(n.number);
-    }), params(SEED + 3));
+    fc.assert(
+      fc.property(validNumber, (n) => {
+        const dc = n.country!;
+        fc.pre(dc !== undefined);
+        const national = digitsOnly(n.formatNational());
+        fc.pre(parsePhoneNumberFromString(national, dc)?.number === n.number); // the country's own national form reads back
+        expect(normalizePhone(national, dc)).toBe(n.number);
+        // Formatted the national way (spaces, brackets, dashes) it is the same number.
+        expect(normalizePhone(n.formatNational(), dc)).toBe(n.number);
+      }),
+      params(SEED + 3),
+    );
   });
 
   it('reads a NANP number typed with its leading 1 (11 digits) as +1, in any NANP default country', () => {
     const nanp = validNumberOf(fc.constantFrom<CountryCode>('US', 'CA'));
-    fc.assert(fc.property(nanp, fc.constantFrom('US', 'CA'), (n, dc) => {
-      const ten = String(n.nationalNumber);
-      expect(normalizePhone(ten, dc)).toBe(n.number);
-      expect(normalizePhone(`1${ten}`, dc)).toBe(n.number);
-    }), params(SEED + 4));
+    fc.assert(
+      fc.property(nanp, fc.constantFrom('US', 'CA'), (n, dc) => {
+        const ten = String(n.nationalNumber);
+        expect(normalizePhone(ten, dc)).toBe(n.number);
+        expect(normalizePhone(`1${ten}`, dc)).toBe(n.number);
+      }),
+      params(SEED + 4),
+    );
   });
 
   it('answers E.164 or a 400 naming the field for any text, and is idempotent', () => {
@@ -96,15 +119,18 @@ describe('normalizePhone (property)', () => {
       fc.stringMatching(/^[\d ()+.-]{1,20}$/),
       validNumber.map((n) => n.number.slice(1, 1 + Math.max(1, n.number.length - 3))),
     );
-    fc.assert(fc.property(text, defaultCountry, (input, dc) => {
-      const first = outcome(input, dc);
-      if (typeof first === 'string') {
-        expect(first).toMatch(E164);
-        expect(normalizePhone(first, dc)).toBe(first);
-      } else {
-        expect(first.error).toBe('phone is not a valid phone number');
-      }
-    }), params(SEED + 5));
+    fc.assert(
+      fc.property(text, defaultCountry, (input, dc) => {
+        const first = outcome(input, dc);
+        if (typeof first === 'string') {
+          expect(first).toMatch(E164);
+          expect(normalizePhone(first, dc)).toBe(first);
+        } else {
+          expect(first.error).toBe('phone is not a valid phone number');
+        }
+      }),
+      params(SEED + 5),
+    );
   });
 });
 

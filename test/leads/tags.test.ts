@@ -11,17 +11,28 @@ type Tag = { id: string; name: string; condition: string };
 async function freshOrg(ts: TestServer): Promise<{ client: Client; org: string }> {
   const name = `tags-${randomUUID().slice(0, 8)}`;
   const client = await ts.clientWithScopes([...SCOPES], name);
-  const row = await ts.server.store.db.selectFrom('organizations').select('id').where('name', '=', name).executeTakeFirstOrThrow();
+  const row = await ts.server.store.db
+    .selectFrom('organizations')
+    .select('id')
+    .where('name', '=', name)
+    .executeTakeFirstOrThrow();
   return { client, org: row.id };
 }
 
 /** Tags a lead the way the agent does (agent/apply.ts): the organization's tag of that name, made on first use. */
 async function tagLead(ts: TestServer, org: string, leadId: string, name: string): Promise<string> {
-  return insertTag(ts.server.store.db, org, { id: newId(), lead_id: leadId, name, condition: `${name} condition`, created_at: new Date().toISOString() });
+  return insertTag(ts.server.store.db, org, {
+    id: newId(),
+    lead_id: leadId,
+    name,
+    condition: `${name} condition`,
+    created_at: new Date().toISOString(),
+  });
 }
 
 const put = (client: Client, leadId: string, body: unknown) => client.call('PUT', `/leads/${leadId}/tags`, body);
-const tagsOf = async (client: Client, leadId: string): Promise<Tag[]> => (await client.get(`/leads/${leadId}`)).body.tags;
+const tagsOf = async (client: Client, leadId: string): Promise<Tag[]> =>
+  (await client.get(`/leads/${leadId}`)).body.tags;
 const byId = (a: Tag, b: Tag) => (a.id < b.id ? -1 : 1);
 
 describeEachDialect('lead tags', (ctx) => {
@@ -37,7 +48,12 @@ describeEachDialect('lead tags', (ctx) => {
       expect(vip).not.toBe(hotA);
       expect(await tagLead(ts, org, b, 'hot')).toBe(hotA); // again on the same lead: still one tag
       expect(await tagsOf(client, a)).toEqual([{ id: hotA, name: 'hot', condition: 'hot condition' }]);
-      expect(await tagsOf(client, b)).toEqual([{ id: hotA, name: 'hot', condition: 'hot condition' }, { id: vip, name: 'vip', condition: 'vip condition' }].sort(byId));
+      expect(await tagsOf(client, b)).toEqual(
+        [
+          { id: hotA, name: 'hot', condition: 'hot condition' },
+          { id: vip, name: 'vip', condition: 'vip condition' },
+        ].sort(byId),
+      );
     });
 
     it("keeps organizations' tags apart: the same name is another tag in another organization", async () => {
@@ -60,7 +76,10 @@ describeEachDialect('lead tags', (ctx) => {
       const demo = await tagLead(ts, org, other, 'demo');
       const res = await put(client, lead, { tagIds: [vip, demo, vip] });
       expect(res.status).toBe(200);
-      const expected = [{ id: vip, name: 'vip', condition: 'vip condition' }, { id: demo, name: 'demo', condition: 'demo condition' }].sort(byId);
+      const expected = [
+        { id: vip, name: 'vip', condition: 'vip condition' },
+        { id: demo, name: 'demo', condition: 'demo condition' },
+      ].sort(byId);
       expect(res.body).toEqual({ tags: expected });
       expect(await tagsOf(client, lead)).toEqual(expected);
       expect((await tagsOf(client, lead)).map((t) => t.id)).not.toContain(hot);
@@ -96,10 +115,22 @@ describeEachDialect('lead tags', (ctx) => {
       const hot = await tagLead(ts, org, lead, 'hot');
       const foreign = await tagLead(ts, stranger.org, await createLead(stranger.client), 'vip');
       const before = (await client.get(`/leads/${lead}`)).body;
-      expectError(await put(client, lead, { tagIds: [foreign] }), 400, `tagIds has ids that are not tags of this organization: ${foreign}`);
-      expectError(await put(client, lead, { tagIds: [hot, 'nope-1', 'nope-2'] }), 400, 'tagIds has ids that are not tags of this organization: nope-1, nope-2');
+      expectError(
+        await put(client, lead, { tagIds: [foreign] }),
+        400,
+        `tagIds has ids that are not tags of this organization: ${foreign}`,
+      );
+      expectError(
+        await put(client, lead, { tagIds: [hot, 'nope-1', 'nope-2'] }),
+        400,
+        'tagIds has ids that are not tags of this organization: nope-1, nope-2',
+      );
       const many = Array.from({ length: 7 }, (_, i) => `x${i}`);
-      expectError(await put(client, lead, { tagIds: many }), 400, 'tagIds has ids that are not tags of this organization: x0, x1, x2, x3, x4 and 2 more');
+      expectError(
+        await put(client, lead, { tagIds: many }),
+        400,
+        'tagIds has ids that are not tags of this organization: x0, x1, x2, x3, x4 and 2 more',
+      );
       expect((await client.get(`/leads/${lead}`)).body).toEqual(before);
     });
 
@@ -154,7 +185,11 @@ describeEachDialect('lead tags', (ctx) => {
       expect(empty.status).toBe(200);
       expect(empty.body).toEqual({ message: 'Tags removed successfully.', removed: 0 });
       expect((await client.get(`/leads/${b}`)).body).toEqual(before);
-      expectError(await client.post(`/leads/00000000-0000-7000-8000-000000000000/tags/remove`, { tagIds: [] }), 404, 'Resource not found: Lead with id 00000000-0000-7000-8000-000000000000');
+      expectError(
+        await client.post(`/leads/00000000-0000-7000-8000-000000000000/tags/remove`, { tagIds: [] }),
+        404,
+        'Resource not found: Lead with id 00000000-0000-7000-8000-000000000000',
+      );
     });
   });
 });

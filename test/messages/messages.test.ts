@@ -6,7 +6,11 @@ import { createLead, describeEachDialect, type ApiResponse, type Client, type Te
 const MISSING = '00000000-0000-7000-8000-000000000000';
 
 async function orgId(ts: TestServer, name: string): Promise<string> {
-  const row = await ts.server.store.db.selectFrom('organizations').select('id').where('name', '=', name).executeTakeFirstOrThrow();
+  const row = await ts.server.store.db
+    .selectFrom('organizations')
+    .select('id')
+    .where('name', '=', name)
+    .executeTakeFirstOrThrow();
   return row.id;
 }
 
@@ -15,7 +19,13 @@ async function orgId(ts: TestServer, name: string): Promise<string> {
  * Ids are made oldest first but inserted newest first, so a listing that
  * followed insertion order instead of id order would fail.
  */
-async function addMessages(ts: TestServer, leadId: string, n: number, org = 'acme', over: Partial<NewMessage> = {}): Promise<string[]> {
+async function addMessages(
+  ts: TestServer,
+  leadId: string,
+  n: number,
+  org = 'acme',
+  over: Partial<NewMessage> = {},
+): Promise<string[]> {
   const organizationId = await orgId(ts, org);
   const start = Date.parse('2025-01-01T00:00:00.000Z');
   const rows: NewMessage[] = Array.from({ length: n }, (_, i) => ({
@@ -43,7 +53,9 @@ async function readAll(client: Client, leadId: string, limit: number) {
   const ids: string[] = [];
   let token: string | null = null;
   do {
-    const res: ApiResponse = await client.get(`/leads/${leadId}/messages?limit=${limit}${token ? `&nextToken=${encodeURIComponent(token)}` : ''}`);
+    const res: ApiResponse = await client.get(
+      `/leads/${leadId}/messages?limit=${limit}${token ? `&nextToken=${encodeURIComponent(token)}` : ''}`,
+    );
     expect(res.status).toBe(200);
     pages.push(res.body.messages.length);
     ids.push(...res.body.messages.map((m: { id: string }) => m.id));
@@ -67,8 +79,32 @@ describeEachDialect('GET /leads/{id}/messages', (ctx) => {
     const [out, inb] = await addMessages(ts, id, 2);
     const res = await ts.acme.get(`/leads/${id}/messages`);
     expect(res.body.messages).toEqual([
-      { id: out, content: { text: 'message 0' }, createdAt: '2025-01-01T00:00:00.000Z', owner: 'user', isAiGenerated: true, channel: 'sms', direction: 'outbound', status: 'sent', statusReason: null, statusCode: null, scheduledTime: null },
-      { id: inb, content: { text: 'message 1' }, createdAt: '2025-01-01T00:00:01.000Z', owner: 'lead', isAiGenerated: false, channel: 'sms', direction: 'inbound', status: 'received', statusReason: null, statusCode: null, scheduledTime: null },
+      {
+        id: out,
+        content: { text: 'message 0' },
+        createdAt: '2025-01-01T00:00:00.000Z',
+        owner: 'user',
+        isAiGenerated: true,
+        channel: 'sms',
+        direction: 'outbound',
+        status: 'sent',
+        statusReason: null,
+        statusCode: null,
+        scheduledTime: null,
+      },
+      {
+        id: inb,
+        content: { text: 'message 1' },
+        createdAt: '2025-01-01T00:00:01.000Z',
+        owner: 'lead',
+        isAiGenerated: false,
+        channel: 'sms',
+        direction: 'inbound',
+        status: 'received',
+        statusReason: null,
+        statusCode: null,
+        scheduledTime: null,
+      },
     ]);
     expect(res.body.nextToken).toBeNull();
   });
@@ -122,7 +158,7 @@ describeEachDialect('GET /leads/{id}/messages', (ctx) => {
     expect(res.body.messages.map((m: { id: string }) => m.id)).toEqual(mine);
   });
 
-  it('404s an unknown lead with the contract text, and another organization\'s lead identically', async () => {
+  it("404s an unknown lead with the contract text, and another organization's lead identically", async () => {
     const ts = ctx();
     const missing = await ts.beta.get(`/leads/${MISSING}/messages`);
     expect(missing.status).toBe(404);

@@ -64,7 +64,9 @@ describeEachDialect('operationId and origin of every operation (GET /v1/openapi.
   let ops: { route: string; op: Operation }[];
   beforeAll(async () => {
     const doc = (await ctx().raw('/v1/openapi.json')).body as Doc;
-    ops = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([m, op]) => ({ route: `${m.toUpperCase()} ${path}`, op })));
+    ops = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([m, op]) => ({ route: `${m.toUpperCase()} ${path}`, op })),
+    );
   });
 
   it('every operation has a unique operationId', () => {
@@ -74,7 +76,7 @@ describeEachDialect('operationId and origin of every operation (GET /v1/openapi.
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('uses the hosted service\'s names for its operations (listLeads as docs.apten.ai/api-reference/leads/list publishes it)', () => {
+  it("uses the hosted service's names for its operations (listLeads as docs.apten.ai/api-reference/leads/list publishes it)", () => {
     const id = (route: string) => ops.find((o) => o.route === route)?.op.operationId;
     expect(id('GET /leads')).toBe('listLeads');
     expect(id('POST /leads/create')).toBe('createLead');
@@ -83,10 +85,12 @@ describeEachDialect('operationId and origin of every operation (GET /v1/openapi.
     expect(id('POST /leads/{leadId}/switchCustomerProfile')).toBe('switchCustomerProfile');
   });
 
-  it('says of each operation whether it is the hosted service\'s or Parley\'s own, in the extension and the description', () => {
+  it("says of each operation whether it is the hosted service's or Parley's own, in the extension and the description", () => {
     for (const { route, op } of ops) {
       expect(['hosted', 'parley'], route).toContain(op['x-parley-origin']);
-      expect(op.description, route).toMatch(op['x-parley-origin'] === 'hosted' ? /Origin: the hosted service/ : /Origin: Parley/);
+      expect(op.description, route).toMatch(
+        op['x-parley-origin'] === 'hosted' ? /Origin: the hosted service/ : /Origin: Parley/,
+      );
     }
     const origin = (route: string) => ops.find((o) => o.route === route)?.op['x-parley-origin'];
     expect(origin('POST /leads/{leadId}/unsubscribe')).toBe('hosted');

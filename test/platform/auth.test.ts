@@ -15,7 +15,15 @@ describeEachDialect('authentication and scopes', (ctx) => {
       expectError(await ts.raw('/v1/leads', { headers: { 'x-api-key': '' } }), 403, FORBIDDEN);
       expectError(await clientFor(ts.url, `pk_live_${'x'.repeat(500)}`).get('/leads'), 403, FORBIDDEN);
       // Auth runs before the body is read: a keyless write is 403, not a validation error.
-      expectError(await ts.raw('/v1/leads/create', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{bad' }), 403, FORBIDDEN);
+      expectError(
+        await ts.raw('/v1/leads/create', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{bad',
+        }),
+        403,
+        FORBIDDEN,
+      );
     });
 
     it('an unknown key, and a key that differs from a real one in its last character', async () => {
@@ -57,18 +65,27 @@ describeEachDialect('authentication and scopes', (ctx) => {
     for (const route of routes) {
       // GET /leads/{id}/events requires `since`, as the hosted service's reference documents.
       const path = concretePath(route.url, leadId);
-      const served = route.url.endsWith('/events') && !path.includes('since=') ? `${path}?since=2020-01-01T00:00:00Z` : path;
+      const served =
+        route.url.endsWith('/events') && !path.includes('since=') ? `${path}?since=2020-01-01T00:00:00Z` : path;
       const res = await reader.call(route.method, served, sampleBody(route.method, route.url));
       if (route.scope === 'leads:read') {
         // Served: the lead exists, so 200 everywhere but the lookup of a number no lead has, and the routes
         // whose id is not a lead's (an import's, a campaign's): 404, past the scope check all the same.
-        const missing = route.url === '/v1/leads/lookup' || route.url.startsWith('/v1/imports/') || route.url === '/v1/campaigns/:id' || route.url === '/v1/appointments/:id' || route.url === '/v1/calls/:id';
+        const missing =
+          route.url === '/v1/leads/lookup' ||
+          route.url.startsWith('/v1/imports/') ||
+          route.url === '/v1/campaigns/:id' ||
+          route.url === '/v1/appointments/:id' ||
+          route.url === '/v1/calls/:id';
         expect({ route: `${route.method} ${route.url}`, status: res.status }).toEqual({
-          route: `${route.method} ${route.url}`, status: missing ? 404 : 200,
+          route: `${route.method} ${route.url}`,
+          status: missing ? 404 : 200,
         });
       } else {
         expect({ route: `${route.method} ${route.url}`, status: res.status, body: res.body }).toEqual({
-          route: `${route.method} ${route.url}`, status: 403, body: { message: FORBIDDEN, code: 'forbidden' },
+          route: `${route.method} ${route.url}`,
+          status: 403,
+          body: { message: FORBIDDEN, code: 'forbidden' },
         });
       }
     }
@@ -89,8 +106,16 @@ describeEachDialect('authentication and scopes', (ctx) => {
       const foreign = await ts.beta.call(route.method, concretePath(route.url, leadId), body);
       const absent = await ts.beta.call(route.method, concretePath(route.url, missing), body);
       const name = `${route.method} ${route.url}`;
-      expect({ name, status: foreign.status, body: normalised(foreign.body, leadId) }).toEqual({ name, status: absent.status, body: normalised(absent.body, missing) });
-      expect({ name, status: foreign.status, message: foreign.body.message }).toEqual({ name, status: 404, message: `Resource not found: Lead with id ${leadId}` });
+      expect({ name, status: foreign.status, body: normalised(foreign.body, leadId) }).toEqual({
+        name,
+        status: absent.status,
+        body: normalised(absent.body, missing),
+      });
+      expect({ name, status: foreign.status, message: foreign.body.message }).toEqual({
+        name,
+        status: 404,
+        message: `Resource not found: Lead with id ${leadId}`,
+      });
     }
     expect((await ts.acme.get(`/leads/${leadId}`)).body).toEqual(before);
   });
@@ -98,7 +123,9 @@ describeEachDialect('authentication and scopes', (ctx) => {
   it('issues keys for a new organization concurrently into one organization', async () => {
     const ts = ctx();
     const name = `concurrent-${randomUUID().slice(0, 8)}`;
-    const issued = await Promise.all(Array.from({ length: 5 }, () => issueKey(ts.server.store.db, name, ['leads:read'])));
+    const issued = await Promise.all(
+      Array.from({ length: 5 }, () => issueKey(ts.server.store.db, name, ['leads:read'])),
+    );
     expect(new Set(issued.map((k) => k.organizationId)).size).toBe(1);
     const orgs = await ts.server.store.db.selectFrom('organizations').select('id').where('name', '=', name).execute();
     expect(orgs).toHaveLength(1);
@@ -126,22 +153,26 @@ describeEachDialect('authentication and scopes', (ctx) => {
   });
 });
 
-describeEachDialect('rate limit', (ctx) => {
-  it('answers the 6th request of a minute with 429 {"message":"Too Many Requests"} and Retry-After', async () => {
-    const ts = ctx();
-    expect(ts.config.rateLimitPerMinute).toBe(5);
-    // The window is a calendar minute: do not start within 3 s of its end.
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 57_000) await sleep(60_000 - intoMinute + 50);
-    const client = await ts.clientWithScopes(['leads:read']);
-    for (let i = 1; i <= 5; i++) expect((await client.get('/leads')).status, `request ${i}`).toBe(200);
-    const sixth = await client.get('/leads');
-    expectError(sixth, 429, 'Too Many Requests');
-    const retryAfter = Number(sixth.headers.get('retry-after'));
-    expect(Number.isInteger(retryAfter)).toBe(true);
-    expect(retryAfter).toBeGreaterThanOrEqual(1);
-    expect(retryAfter).toBeLessThanOrEqual(60);
-    // The limit is per key: another key of the same organization is unaffected.
-    expect((await ts.acme.get('/leads')).status).toBe(200);
-  });
-}, { PARLEY_RATE_LIMIT: '5' });
+describeEachDialect(
+  'rate limit',
+  (ctx) => {
+    it('answers the 6th request of a minute with 429 {"message":"Too Many Requests"} and Retry-After', async () => {
+      const ts = ctx();
+      expect(ts.config.rateLimitPerMinute).toBe(5);
+      // The window is a calendar minute: do not start within 3 s of its end.
+      const intoMinute = Date.now() % 60_000;
+      if (intoMinute > 57_000) await sleep(60_000 - intoMinute + 50);
+      const client = await ts.clientWithScopes(['leads:read']);
+      for (let i = 1; i <= 5; i++) expect((await client.get('/leads')).status, `request ${i}`).toBe(200);
+      const sixth = await client.get('/leads');
+      expectError(sixth, 429, 'Too Many Requests');
+      const retryAfter = Number(sixth.headers.get('retry-after'));
+      expect(Number.isInteger(retryAfter)).toBe(true);
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      // The limit is per key: another key of the same organization is unaffected.
+      expect((await ts.acme.get('/leads')).status).toBe(200);
+    });
+  },
+  { PARLEY_RATE_LIMIT: '5' },
+);

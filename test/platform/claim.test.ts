@@ -36,10 +36,25 @@ for (const dialect of dialects()) {
 
     async function due(endpoint: string, count: number, from: number): Promise<string[]> {
       const ids = Array.from({ length: count }, () => newId());
-      await insertDeliveries(store.db, ids.map((id, i) => ({
-        organization_id: org, id, endpoint_id: endpoint, event_id: newId(), event_type: 'optOut', status: 'pending' as const, attempts: 0,
-        next_attempt_at: at(from + i), lease_until: null, last_status_code: null, last_error: null, created_at: at(0), updated_at: at(0), delivered_at: null,
-      })));
+      await insertDeliveries(
+        store.db,
+        ids.map((id, i) => ({
+          organization_id: org,
+          id,
+          endpoint_id: endpoint,
+          event_id: newId(),
+          event_type: 'optOut',
+          status: 'pending' as const,
+          attempts: 0,
+          next_attempt_at: at(from + i),
+          lease_until: null,
+          last_status_code: null,
+          last_error: null,
+          created_at: at(0),
+          updated_at: at(0),
+          delivered_at: null,
+        })),
+      );
       return ids;
     }
 
@@ -52,7 +67,7 @@ for (const dialect of dialects()) {
       expect(await claimDue(store.db, 'webhook_deliveries', 'next_attempt_at', at(100), lease(0), 10)).toEqual([]);
     });
 
-    it('with a spread, keeps only the endpoint\'s room and gives the rest back at once', async () => {
+    it("with a spread, keeps only the endpoint's room and gives the rest back at once", async () => {
       const ids = await due('ep-spread', 4, 200);
       const spread = { column: 'endpoint_id' as const, max: 2, inFlight: new Map([['ep-spread', 1]]) };
       const kept = await claimDue(store.db, 'webhook_deliveries', 'next_attempt_at', at(300), lease(1), 10, { spread });

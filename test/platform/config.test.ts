@@ -38,7 +38,16 @@ describe('loadConfig', () => {
 
   it('treats an empty value as unset, for every variable', () => {
     const empty = Object.fromEntries(
-      ['PORT', 'HOST', 'DATABASE_URL', 'PARLEY_DB_POOL_SIZE', 'LOG_LEVEL', 'PARLEY_RATE_LIMIT', 'PARLEY_DEFAULT_COUNTRY', 'PARLEY_KEY_CACHE_MS'].map((k) => [k, '']),
+      [
+        'PORT',
+        'HOST',
+        'DATABASE_URL',
+        'PARLEY_DB_POOL_SIZE',
+        'LOG_LEVEL',
+        'PARLEY_RATE_LIMIT',
+        'PARLEY_DEFAULT_COUNTRY',
+        'PARLEY_KEY_CACHE_MS',
+      ].map((k) => [k, '']),
     );
     expect(loadConfig(empty)).toEqual(loadConfig({}));
   });
@@ -59,25 +68,41 @@ describe('loadConfig', () => {
       process.chdir(cwd);
     }
     expect(loadConfig({ PARLEY_DATA_DIR: '/var/lib/parley' }).databaseUrl).toBe('sqlite:/var/lib/parley/parley.db');
-    expect(loadConfig({ PARLEY_DATA_DIR: '/var/lib/parley', DATABASE_URL: 'sqlite:/x.db' }).databaseUrl).toBe('sqlite:/x.db');
+    expect(loadConfig({ PARLEY_DATA_DIR: '/var/lib/parley', DATABASE_URL: 'sqlite:/x.db' }).databaseUrl).toBe(
+      'sqlite:/x.db',
+    );
   });
 
   it('says where the data is without a password', () => {
     expect(describeDatabase('sqlite:/var/lib/parley/parley.db')).toBe('SQLite at /var/lib/parley/parley.db');
     expect(describeDatabase('sqlite:./x.db')).toBe(`SQLite at ${join(process.cwd(), 'x.db')}`);
-    expect(describeDatabase('postgres://parley:hunter2@db:5432/parley')).toBe('PostgreSQL at postgres://parley:***@db:5432/parley');
+    expect(describeDatabase('postgres://parley:hunter2@db:5432/parley')).toBe(
+      'PostgreSQL at postgres://parley:***@db:5432/parley',
+    );
     expect(describeDatabase('postgres://parley:hunter2@db:5432/parley')).not.toContain('hunter2');
   });
 
   it('parses the values it is given', () => {
     expect(
       loadConfig({
-        PORT: '0', HOST: '127.0.0.1', DATABASE_URL: 'postgresql://u@h:5432/d', PARLEY_DB_POOL_SIZE: '3', LOG_LEVEL: 'silent',
-        PARLEY_RATE_LIMIT: '0', PARLEY_DEFAULT_COUNTRY: 'gb', PARLEY_KEY_CACHE_MS: '0',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DATABASE_URL: 'postgresql://u@h:5432/d',
+        PARLEY_DB_POOL_SIZE: '3',
+        LOG_LEVEL: 'silent',
+        PARLEY_RATE_LIMIT: '0',
+        PARLEY_DEFAULT_COUNTRY: 'gb',
+        PARLEY_KEY_CACHE_MS: '0',
       }),
     ).toMatchObject({
-      port: 0, host: '127.0.0.1', databaseUrl: 'postgresql://u@h:5432/d', dbPoolSize: 3, logLevel: 'silent',
-      rateLimitPerMinute: 0, defaultCountry: 'GB', keyCacheMs: 0,
+      port: 0,
+      host: '127.0.0.1',
+      databaseUrl: 'postgresql://u@h:5432/d',
+      dbPoolSize: 3,
+      logLevel: 'silent',
+      rateLimitPerMinute: 0,
+      defaultCountry: 'GB',
+      keyCacheMs: 0,
     });
     expect(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).databaseUrl).toBe('sqlite::memory:');
     expect(loadConfig({ DATABASE_URL: 'postgres://x/y' }).databaseUrl).toBe('postgres://x/y');
@@ -106,21 +131,35 @@ describe('loadConfig', () => {
 
 describe('PARLEY_TRUST_PROXY', () => {
   it('is off by default, a hop count (true is one hop), or a list of proxy addresses and CIDRs', () => {
-    const trust = (value?: string) => loadConfig(value === undefined ? {} : { PARLEY_TRUST_PROXY: value }).console.trustProxy;
+    const trust = (value?: string) =>
+      loadConfig(value === undefined ? {} : { PARLEY_TRUST_PROXY: value }).console.trustProxy;
     for (const off of [undefined, '', 'false', '0']) expect(trust(off), String(off)).toBe(false);
     expect(trust('true')).toEqual({ hops: 1 });
     expect(trust('1')).toEqual({ hops: 1 });
     expect(trust('3')).toEqual({ hops: 3 });
-    expect(trust('10.0.0.5, 192.168.0.0/16,::1,fd00::/8,loopback')).toEqual({ proxies: ['10.0.0.5', '192.168.0.0/16', '::1', 'fd00::/8', 'loopback'] });
+    expect(trust('10.0.0.5, 192.168.0.0/16,::1,fd00::/8,loopback')).toEqual({
+      proxies: ['10.0.0.5', '192.168.0.0/16', '::1', 'fd00::/8', 'loopback'],
+    });
   });
 
-  it.each(['yes', 'TRUE', '21', '-1', '10.0.0', '10.0.0.0/33', '::/129', '10.0.0.1,', '10.0.0.1,,10.0.0.2', 'proxy.internal', '10.0.0.0/8/1'])(
-    'refuses %j at start-up with one line saying what it takes',
-    (value) => {
-      const text = failure({ PARLEY_TRUST_PROXY: value });
-      expect(text).toMatch(/^PARLEY_TRUST_PROXY must be false, true \(one proxy in front\), the number of proxies in front \(1 to 20\), or a comma list of the proxies' addresses or CIDRs like 10\.0\.0\.5,192\.168\.0\.0\/16 \(got "/);
-      expect(text).toContain(value);
-      expect(text).not.toContain('\n');
-    },
-  );
+  it.each([
+    'yes',
+    'TRUE',
+    '21',
+    '-1',
+    '10.0.0',
+    '10.0.0.0/33',
+    '::/129',
+    '10.0.0.1,',
+    '10.0.0.1,,10.0.0.2',
+    'proxy.internal',
+    '10.0.0.0/8/1',
+  ])('refuses %j at start-up with one line saying what it takes', (value) => {
+    const text = failure({ PARLEY_TRUST_PROXY: value });
+    expect(text).toMatch(
+      /^PARLEY_TRUST_PROXY must be false, true \(one proxy in front\), the number of proxies in front \(1 to 20\), or a comma list of the proxies' addresses or CIDRs like 10\.0\.0\.5,192\.168\.0\.0\/16 \(got "/,
+    );
+    expect(text).toContain(value);
+    expect(text).not.toContain('\n');
+  });
 });

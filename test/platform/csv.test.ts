@@ -27,10 +27,19 @@ describe('platform/csv', () => {
   });
 
   it('reads back as written, with a quote before exactly the cells a spreadsheet would run', () => {
-    fc.assert(fc.property(fc.array(fc.string({ unit: fc.constantFrom('a', '=', '+', '-', '@', '\t', '\r', '\n', '"', ',', ';', ' ', "'") }), { minLength: 1, maxLength: 6 }), (values) => {
-      const [read] = parse(csvLine(values), { relax_column_count: true }) as string[][];
-      expect(read).toEqual(values.map((v) => (FORMULA_START.test(v) ? `'${v}` : v)));
-      for (const cell of read!) expect(cell).not.toMatch(FORMULA_START);
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.string({ unit: fc.constantFrom('a', '=', '+', '-', '@', '\t', '\r', '\n', '"', ',', ';', ' ', "'") }),
+          { minLength: 1, maxLength: 6 },
+        ),
+        (values) => {
+          const [read] = parse(csvLine(values), { relax_column_count: true }) as string[][];
+          expect(read).toEqual(values.map((v) => (FORMULA_START.test(v) ? `'${v}` : v)));
+          for (const cell of read!) expect(cell).not.toMatch(FORMULA_START);
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });

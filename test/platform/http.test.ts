@@ -30,13 +30,25 @@ describeEachDialect('HTTP edges', (ctx) => {
   describe('bodies', () => {
     it('refuses a body over 1 MiB with 413 {message}', async () => {
       const { acme } = ctx();
-      const big = JSON.stringify({ firstName: 'A', phone: uniquePhone(), additionalInfo: { blob: 'x'.repeat(1024 * 1024) } });
-      expectError(await acme.call('POST', '/leads/create', big, { 'content-type': 'application/json' }), 413, 'Payload Too Large');
+      const big = JSON.stringify({
+        firstName: 'A',
+        phone: uniquePhone(),
+        additionalInfo: { blob: 'x'.repeat(1024 * 1024) },
+      });
+      expectError(
+        await acme.call('POST', '/leads/create', big, { 'content-type': 'application/json' }),
+        413,
+        'Payload Too Large',
+      );
     });
 
     it('accepts a body just under 1 MiB', async () => {
       const { acme } = ctx();
-      const body = JSON.stringify({ firstName: 'A', phone: uniquePhone(), additionalInfo: { blob: 'x'.repeat(1000 * 1000) } });
+      const body = JSON.stringify({
+        firstName: 'A',
+        phone: uniquePhone(),
+        additionalInfo: { blob: 'x'.repeat(1000 * 1000) },
+      });
       expect((await acme.call('POST', '/leads/create', body, { 'content-type': 'application/json' })).status).toBe(200);
     });
 
@@ -47,12 +59,18 @@ describeEachDialect('HTTP edges', (ctx) => {
       ['application/xml', '<lead/>'],
     ])('refuses a %s body with 415 {message}', async (type, body) => {
       const { acme } = ctx();
-      expectError(await acme.call('POST', '/leads/create', body, { 'content-type': type }), 415, 'Unsupported Media Type: send Content-Type: application/json');
+      expectError(
+        await acme.call('POST', '/leads/create', body, { 'content-type': type }),
+        415,
+        'Unsupported Media Type: send Content-Type: application/json',
+      );
     });
 
     it('accepts application/json with a charset', async () => {
       const { acme } = ctx();
-      const res = await acme.call('POST', '/leads/create', JSON.stringify({ firstName: 'A', phone: uniquePhone() }), { 'content-type': 'application/json; charset=utf-8' });
+      const res = await acme.call('POST', '/leads/create', JSON.stringify({ firstName: 'A', phone: uniquePhone() }), {
+        'content-type': 'application/json; charset=utf-8',
+      });
       expect(res.status).toBe(200);
     });
 
@@ -62,7 +80,11 @@ describeEachDialect('HTTP edges', (ctx) => {
       ['trailing garbage', '{"firstName":"A","phone":"+14155550100"} x'],
     ])('answers malformed JSON (%s) on create with 400 {message}', async (_name, body) => {
       const { acme } = ctx();
-      expectError(await acme.call('POST', '/leads/create', body, { 'content-type': 'application/json' }), 400, 'Body is not valid JSON');
+      expectError(
+        await acme.call('POST', '/leads/create', body, { 'content-type': 'application/json' }),
+        400,
+        'Body is not valid JSON',
+      );
     });
 
     it.each([
@@ -76,8 +98,14 @@ describeEachDialect('HTTP edges', (ctx) => {
 
     it.each([
       ['at the top level', `{"firstName":"A","phone":"${uniquePhone()}","__proto__":{"polluted":"yes"}}`],
-      ['inside additionalInfo', `{"firstName":"A","phone":"${uniquePhone()}","additionalInfo":{"__proto__":{"polluted":"yes"}}}`],
-      ['as constructor.prototype', `{"firstName":"A","phone":"${uniquePhone()}","additionalInfo":{"constructor":{"prototype":{"polluted":"yes"}}}}`],
+      [
+        'inside additionalInfo',
+        `{"firstName":"A","phone":"${uniquePhone()}","additionalInfo":{"__proto__":{"polluted":"yes"}}}`,
+      ],
+      [
+        'as constructor.prototype',
+        `{"firstName":"A","phone":"${uniquePhone()}","additionalInfo":{"constructor":{"prototype":{"polluted":"yes"}}}}`,
+      ],
     ])('refuses __proto__ %s with 400 and leaves Object.prototype alone', async (_name, body) => {
       const { acme } = ctx();
       const res = await acme.call('POST', '/leads/create', body, { 'content-type': 'application/json' });
@@ -89,7 +117,9 @@ describeEachDialect('HTTP edges', (ctx) => {
     it('refuses __proto__ in a PATCH of additionalInfo too', async () => {
       const { acme } = ctx();
       const id = await createLead(acme);
-      const res = await acme.call('PATCH', `/leads/${id}`, '{"additionalInfo":{"__proto__":{"isAdmin":true}}}', { 'content-type': 'application/json' });
+      const res = await acme.call('PATCH', `/leads/${id}`, '{"additionalInfo":{"__proto__":{"isAdmin":true}}}', {
+        'content-type': 'application/json',
+      });
       expectError(res, 400, 'Body is not valid JSON');
       expect(polluted().isAdmin).toBeUndefined();
       expect((await acme.get(`/leads/${id}`)).body.additionalInfo).toEqual({});
@@ -98,28 +128,67 @@ describeEachDialect('HTTP edges', (ctx) => {
 
   describe('text the databases cannot both store', () => {
     it.each([
-      ['a body field', 'POST', '/leads/create', { firstName: 'a\u0000b', phone: '+14155550150' }, 'firstName must not contain the NUL character'],
-      ['a nested additionalInfo value', 'POST', '/leads/create', { firstName: 'A', phone: '+14155550151', additionalInfo: { note: ['x\u0000'] } }, 'additionalInfo.note.0 must not contain the NUL character'],
-      ['an externalLeadId', 'POST', '/leads/create', { firstName: 'A', phone: '+14155550152', externalLeadId: '\u0000' }, 'externalLeadId must not contain the NUL character'],
+      [
+        'a body field',
+        'POST',
+        '/leads/create',
+        { firstName: 'a\u0000b', phone: '+14155550150' },
+        'firstName must not contain the NUL character',
+      ],
+      [
+        'a nested additionalInfo value',
+        'POST',
+        '/leads/create',
+        { firstName: 'A', phone: '+14155550151', additionalInfo: { note: ['x\u0000'] } },
+        'additionalInfo.note.0 must not contain the NUL character',
+      ],
+      [
+        'an externalLeadId',
+        'POST',
+        '/leads/create',
+        { firstName: 'A', phone: '+14155550152', externalLeadId: '\u0000' },
+        'externalLeadId must not contain the NUL character',
+      ],
       ['a path parameter', 'GET', '/leads/%00', undefined, 'leadId must not contain the NUL character'],
-      ['a settings field', 'PATCH', '/settings', { helpText: 'Reply\u0000' }, 'helpText must not contain the NUL character'],
-    ])('refuses U+0000 in %s with a 400 naming it, on both dialects alike', async (_name, method, path, body, message) => {
-      const { acme } = ctx();
-      expectError(await acme.call(method, path, body), 400, message);
-    });
+      [
+        'a settings field',
+        'PATCH',
+        '/settings',
+        { helpText: 'Reply\u0000' },
+        'helpText must not contain the NUL character',
+      ],
+    ])(
+      'refuses U+0000 in %s with a 400 naming it, on both dialects alike',
+      async (_name, method, path, body, message) => {
+        const { acme } = ctx();
+        expectError(await acme.call(method, path, body), 400, message);
+      },
+    );
 
     it('refuses U+0000 in a PATCH and a tag id without touching the lead', async () => {
       const { acme } = ctx();
       const id = await createLead(acme);
-      expectError(await acme.patch(`/leads/${id}`, { summary: 'x\u0000' }), 400, 'summary must not contain the NUL character');
-      expectError(await acme.post(`/leads/${id}/tags/remove`, { tagIds: ['\u0000'] }), 400, 'tagIds.0 must not contain the NUL character');
+      expectError(
+        await acme.patch(`/leads/${id}`, { summary: 'x\u0000' }),
+        400,
+        'summary must not contain the NUL character',
+      );
+      expectError(
+        await acme.post(`/leads/${id}/tags/remove`, { tagIds: ['\u0000'] }),
+        400,
+        'tagIds.0 must not contain the NUL character',
+      );
       expect((await acme.get(`/leads/${id}`)).body.summary).toBeNull();
     });
 
     it('keeps the contract text for U+0000 in an unsubscribe body', async () => {
       const { acme } = ctx();
       const id = await createLead(acme);
-      expectError(await acme.post(`/leads/${id}/unsubscribe`, { channels: ['sms\u0000'] }), 400, 'channels must include at least one of: sms, voice, email');
+      expectError(
+        await acme.post(`/leads/${id}/unsubscribe`, { channels: ['sms\u0000'] }),
+        400,
+        'channels must include at least one of: sms, voice, email',
+      );
     });
   });
 

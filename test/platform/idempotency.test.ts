@@ -12,7 +12,9 @@ const postWithKey = (client: Client, path: string, body: unknown, key: string) =
   client.call('POST', path, body, { 'idempotency-key': key });
 
 /** Every lead of the client's organization (the suite stays far below one page of 1000). */
-async function allLeads(client: Client): Promise<Array<{ id: string; phone: string | null; email: string | null; firstName: string }>> {
+async function allLeads(
+  client: Client,
+): Promise<Array<{ id: string; phone: string | null; email: string | null; firstName: string }>> {
   const res = await client.get('/leads?limit=1000');
   expect(res.status).toBe(200);
   expect(res.body.nextToken).toBeNull();
@@ -35,7 +37,10 @@ describeEachDialect('Idempotency-Key on POST', (ctx) => {
     expect(first.headers.get('idempotent-replayed')).toBeNull();
     // Same body with its fields in another order is the same request.
     const raw = `{"lastName":"Lee","email":${JSON.stringify(email)},"firstName":"Ann"}`;
-    const second = await acme.call('POST', '/leads/create', raw, { 'idempotency-key': key, 'content-type': 'application/json' });
+    const second = await acme.call('POST', '/leads/create', raw, {
+      'idempotency-key': key,
+      'content-type': 'application/json',
+    });
     expect(second.status).toBe(200);
     expect(second.body).toEqual(first.body);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
@@ -123,7 +128,9 @@ describeEachDialect('Idempotency-Key on POST', (ctx) => {
       const key = randomUUID();
       // Email only: nothing but the key stops a second lead.
       const email = uniqueEmail();
-      const results = await Promise.all(Array.from({ length: 8 }, () => postWithKey(acme, '/leads/create', { firstName: 'Ann', email }, key)));
+      const results = await Promise.all(
+        Array.from({ length: 8 }, () => postWithKey(acme, '/leads/create', { firstName: 'Ann', email }, key)),
+      );
       const ok = results.filter((r) => r.status === 200);
       const fresh = ok.filter((r) => r.headers.get('idempotent-replayed') === null);
       expect(fresh).toHaveLength(1);
@@ -144,13 +151,21 @@ describeEachDialect('Idempotency-Key on POST', (ctx) => {
     expect((await postWithKey(ts.acme, `/leads/${id}/turnOffAi`, {}, key)).status).toBe(200);
     expect((await ts.acme.post(`/leads/${id}/turnOnAi`, {})).status).toBe(200);
     const db = ts.server.store.db;
-    await db.updateTable('idempotency_keys').set({ status: 'running', response_status: null, response_body: null, created_at: new Date().toISOString() }).where('key', '=', key).execute();
+    await db
+      .updateTable('idempotency_keys')
+      .set({ status: 'running', response_status: null, response_body: null, created_at: new Date().toISOString() })
+      .where('key', '=', key)
+      .execute();
     const busy = await postWithKey(ts.acme, `/leads/${id}/turnOffAi`, {}, key);
     expect(busy.status).toBe(409);
     expect(busy.body.message).toBe(IN_PROGRESS);
     expect((await ts.acme.get(`/leads/${id}`)).body.isAiOn).toBe(true);
 
-    await db.updateTable('idempotency_keys').set({ created_at: new Date(Date.now() - 6 * 60_000).toISOString() }).where('key', '=', key).execute();
+    await db
+      .updateTable('idempotency_keys')
+      .set({ created_at: new Date(Date.now() - 6 * 60_000).toISOString() })
+      .where('key', '=', key)
+      .execute();
     const taken = await postWithKey(ts.acme, `/leads/${id}/turnOffAi`, {}, key);
     expect(taken.status).toBe(200);
     expect(taken.headers.get('idempotent-replayed')).toBeNull();
@@ -168,7 +183,11 @@ describeEachDialect('Idempotency-Key on POST', (ctx) => {
     const rows = await keyRow(ts, key);
     expect(rows).toHaveLength(1);
     expect(Date.parse(rows[0]!.expires_at) - Date.parse(rows[0]!.created_at)).toBe(24 * 60 * 60 * 1000);
-    await ts.server.store.db.updateTable('idempotency_keys').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('key', '=', key).execute();
+    await ts.server.store.db
+      .updateTable('idempotency_keys')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('key', '=', key)
+      .execute();
     const email = uniqueEmail();
     const reused = await postWithKey(ts.acme, '/leads/create', { firstName: 'Bob', email }, key);
     expect(reused.status).toBe(200);
@@ -201,9 +220,13 @@ describeEachDialect('Idempotency-Key on POST', (ctx) => {
     if (ts.dialect === 'postgres') {
       await sql`create function idem_test_boom() returns trigger language plpgsql as $$
         begin if new.first_name = 'Boom' then raise exception 'boom'; end if; return new; end $$`.execute(db);
-      await sql`create trigger idem_test_boom before insert on leads for each row execute function idem_test_boom()`.execute(db);
+      await sql`create trigger idem_test_boom before insert on leads for each row execute function idem_test_boom()`.execute(
+        db,
+      );
     } else {
-      await sql`create trigger idem_test_boom before insert on leads when new.first_name = 'Boom' begin select raise(abort, 'boom'); end`.execute(db);
+      await sql`create trigger idem_test_boom before insert on leads when new.first_name = 'Boom' begin select raise(abort, 'boom'); end`.execute(
+        db,
+      );
     }
     const key = randomUUID();
     const email = uniqueEmail();
@@ -229,7 +252,12 @@ describeEachDialect('Idempotency-Key on POST', (ctx) => {
       expect(res.body.message).toBe(INVALID_KEY);
     }
     expect(await allLeads(acme)).toHaveLength(before);
-    const longest = await postWithKey(acme, '/leads/create', { firstName: 'Ann', email: uniqueEmail() }, `${randomUUID()}x${' ~'.repeat(109)}`);
+    const longest = await postWithKey(
+      acme,
+      '/leads/create',
+      { firstName: 'Ann', email: uniqueEmail() },
+      `${randomUUID()}x${' ~'.repeat(109)}`,
+    );
     expect(longest.status).toBe(200);
   });
 

@@ -21,12 +21,32 @@ describeEachDialect('JSON text both dialects store alike, or a 400', (ctx) => {
   };
 
   it.each([
-    ['a lone high surrogate in a field', (p: string) => `{"firstName":"A\\ud800","phone":"${p}"}`, `firstName ${SURROGATE}`],
-    ['a lone low surrogate deep in additionalInfo', (p: string) => `{"firstName":"A","phone":"${p}","additionalInfo":{"notes":["ok","x\\udc00y"]}}`, `additionalInfo.notes.1 ${SURROGATE}`],
+    [
+      'a lone high surrogate in a field',
+      (p: string) => `{"firstName":"A\\ud800","phone":"${p}"}`,
+      `firstName ${SURROGATE}`,
+    ],
+    [
+      'a lone low surrogate deep in additionalInfo',
+      (p: string) => `{"firstName":"A","phone":"${p}","additionalInfo":{"notes":["ok","x\\udc00y"]}}`,
+      `additionalInfo.notes.1 ${SURROGATE}`,
+    ],
     ['a reversed pair', (p: string) => `{"firstName":"\\ude00\\ud83d","phone":"${p}"}`, `firstName ${SURROGATE}`],
-    ['a lone surrogate in a key', (p: string) => `{"firstName":"A","phone":"${p}","additionalInfo":{"k\\ud800":1}}`, `additionalInfo has a key that is not valid Unicode text: it holds a lone surrogate (an escape such as \\ud800 without its pair)`],
-    ['1e400', (p: string) => `{"firstName":"A","phone":"${p}","additionalInfo":{"score":1e400}}`, 'additionalInfo.score is a number too large to represent (at most about 1.8e308)'],
-    ['-1e400', (p: string) => `{"firstName":"A","phone":"${p}","additionalInfo":{"score":[-1e400]}}`, 'additionalInfo.score.0 is a number too large to represent (at most about 1.8e308)'],
+    [
+      'a lone surrogate in a key',
+      (p: string) => `{"firstName":"A","phone":"${p}","additionalInfo":{"k\\ud800":1}}`,
+      `additionalInfo has a key that is not valid Unicode text: it holds a lone surrogate (an escape such as \\ud800 without its pair)`,
+    ],
+    [
+      '1e400',
+      (p: string) => `{"firstName":"A","phone":"${p}","additionalInfo":{"score":1e400}}`,
+      'additionalInfo.score is a number too large to represent (at most about 1.8e308)',
+    ],
+    [
+      '-1e400',
+      (p: string) => `{"firstName":"A","phone":"${p}","additionalInfo":{"score":[-1e400]}}`,
+      'additionalInfo.score.0 is a number too large to represent (at most about 1.8e308)',
+    ],
   ])('refuses %s on create, and stores nothing', async (_name, body, message) => {
     const phone = uniquePhone();
     await refusedCreate(body(phone), phone, message);
@@ -40,7 +60,11 @@ describeEachDialect('JSON text both dialects store alike, or a 400', (ctx) => {
     ['an encoded surrogate (CESU-8)', [0xed, 0xa0, 0x80]],
   ])('refuses bytes that are not UTF-8 (%s) instead of storing U+FFFD, and stores nothing', async (_name, bytes) => {
     const phone = uniquePhone();
-    const body = Buffer.concat([Buffer.from(`{"firstName":"A`), Buffer.from(bytes), Buffer.from(`","phone":"${phone}"}`)]);
+    const body = Buffer.concat([
+      Buffer.from(`{"firstName":"A`),
+      Buffer.from(bytes),
+      Buffer.from(`","phone":"${phone}"}`),
+    ]);
     await refusedCreate(new Uint8Array(body), phone, 'Body is not valid UTF-8 text');
   });
 
@@ -48,7 +72,9 @@ describeEachDialect('JSON text both dialects store alike, or a 400', (ctx) => {
     const { acme } = ctx();
     const phone = uniquePhone();
     const text = `\ufeff{"firstName":"Zoë \\ud83d\\ude00 😀","phone":"${phone}","additionalInfo":{"big":1.7976931348623157e308,"tiny":5e-324}}`;
-    const res = await acme.call('POST', '/leads/create', new Uint8Array(Buffer.from(text, 'utf8')), { 'content-type': 'application/json' });
+    const res = await acme.call('POST', '/leads/create', new Uint8Array(Buffer.from(text, 'utf8')), {
+      'content-type': 'application/json',
+    });
     expect(res.status).toBe(200);
     const lead = (await acme.get(`/leads/${res.body.id}`)).body;
     expect(lead.firstName).toBe('Zoë 😀 😀');
@@ -59,20 +85,46 @@ describeEachDialect('JSON text both dialects store alike, or a 400', (ctx) => {
     const { acme } = ctx();
     const id = await createLead(acme);
     const before = (await acme.get(`/leads/${id}`)).body;
-    expectError(await acme.call('PATCH', `/leads/${id}`, '{"summary":"\\ud800"}', { 'content-type': 'application/json' }), 400, `summary ${SURROGATE}`);
-    expectError(await acme.call('PATCH', '/settings', '{"frequencyCap":{"maxAutomatedPerDay":1e400}}', { 'content-type': 'application/json' }), 400, 'frequencyCap.maxAutomatedPerDay is a number too large to represent (at most about 1.8e308)');
-    expectError(await acme.call('POST', `/leads/${id}/unsubscribe`, '{"channels":["sms\\ud800"]}', { 'content-type': 'application/json' }), 400, 'channels must include at least one of: sms, voice, email');
+    expectError(
+      await acme.call('PATCH', `/leads/${id}`, '{"summary":"\\ud800"}', { 'content-type': 'application/json' }),
+      400,
+      `summary ${SURROGATE}`,
+    );
+    expectError(
+      await acme.call('PATCH', '/settings', '{"frequencyCap":{"maxAutomatedPerDay":1e400}}', {
+        'content-type': 'application/json',
+      }),
+      400,
+      'frequencyCap.maxAutomatedPerDay is a number too large to represent (at most about 1.8e308)',
+    );
+    expectError(
+      await acme.call('POST', `/leads/${id}/unsubscribe`, '{"channels":["sms\\ud800"]}', {
+        'content-type': 'application/json',
+      }),
+      400,
+      'channels must include at least one of: sms, voice, email',
+    );
     expect((await acme.get(`/leads/${id}`)).body).toEqual(before);
   });
 
   it('a path parameter: the limit SECURITY.md documents is the one the server applies (414 over it, with its message)', async () => {
-    const documented = /Path parameters over (\d+) characters are\s+`414`/.exec(readFileSync(new URL('../../SECURITY.md', import.meta.url), 'utf8'));
+    const documented = /Path parameters over (\d+) characters are\s+`414`/.exec(
+      readFileSync(new URL('../../SECURITY.md', import.meta.url), 'utf8'),
+    );
     expect(documented).not.toBeNull();
     const limit = Number(documented![1]);
     const { acme } = ctx();
     // At the limit the router takes it: an unknown lead, the ordinary 404.
     expect((await acme.get(`/leads/${'a'.repeat(limit)}`)).status).toBe(404);
-    expectError(await acme.get(`/leads/${'a'.repeat(limit + 1)}`), 414, `URI Too Long: a path parameter is longer than ${limit} characters`);
-    expectError(await acme.post(`/leads/${'a'.repeat(limit + 1)}/unsubscribe`, {}), 414, `URI Too Long: a path parameter is longer than ${limit} characters`);
+    expectError(
+      await acme.get(`/leads/${'a'.repeat(limit + 1)}`),
+      414,
+      `URI Too Long: a path parameter is longer than ${limit} characters`,
+    );
+    expectError(
+      await acme.post(`/leads/${'a'.repeat(limit + 1)}/unsubscribe`, {}),
+      414,
+      `URI Too Long: a path parameter is longer than ${limit} characters`,
+    );
   });
 });

@@ -6,13 +6,19 @@ import { beforeAll, expect, it } from 'vitest';
 import { createLead, describeEachDialect, uniquePhone, type ApiResponse, type Client } from '../support/harness.js';
 import { registeredRoutes, scopeTable } from '../support/routes.js';
 
-type Operation = { responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>; parameters?: { in: string; name: string }[] };
+type Operation = {
+  responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+  parameters?: { in: string; name: string }[];
+};
 type Doc = {
   openapi: string;
   servers?: { url: string }[];
   security?: Record<string, unknown[]>[];
   paths: Record<string, Record<string, Operation>>;
-  components: { securitySchemes: Record<string, unknown>; schemas: Record<string, { required?: string[]; properties?: Record<string, unknown> }> };
+  components: {
+    securitySchemes: Record<string, unknown>;
+    schemas: Record<string, { required?: string[]; properties?: Record<string, unknown> }>;
+  };
 };
 
 /** `/v1/leads/:leadId` as the document names it: `/leads/{leadId}`. */
@@ -68,13 +74,21 @@ describeEachDialect('GET /v1/openapi.json', (ctx) => {
       const name = `${r.method} ${r.url}`;
       expect(op, name).toBeDefined();
       const statuses = Object.keys(op!.responses ?? {});
-      expect(statuses.some((s) => /^2\d\d$/.test(s)), `${name} has no 2xx`).toBe(true);
+      expect(
+        statuses.some((s) => /^2\d\d$/.test(s)),
+        `${name} has no 2xx`,
+      ).toBe(true);
       for (const s of ['400', '403', '404', '500']) {
         expect(statuses, `${name} lacks ${s}`).toContain(s);
-        expect(op!.responses![s]!.content?.['application/json']?.schema, `${name} ${s}`).toEqual({ $ref: '#/components/schemas/Error' });
+        expect(op!.responses![s]!.content?.['application/json']?.schema, `${name} ${s}`).toEqual({
+          $ref: '#/components/schemas/Error',
+        });
       }
       for (const param of r.url.match(/:([A-Za-z]+)/g) ?? []) {
-        expect(op!.parameters?.some((p) => p.in === 'path' && p.name === param.slice(1)), `${name} path parameter ${param}`).toBe(true);
+        expect(
+          op!.parameters?.some((p) => p.in === 'path' && p.name === param.slice(1)),
+          `${name} path parameter ${param}`,
+        ).toBe(true);
       }
     }
   });
@@ -92,8 +106,20 @@ describeEachDialect('GET /v1/openapi.json', (ctx) => {
     expect(doc.components.schemas.Error!.required).toEqual(['message']);
     const lead = doc.components.schemas.Lead!;
     for (const field of [
-      'firstName', 'lastName', 'phone', 'customerProfile', 'additionalInfo', 'createdAt', 'hasReplied', 'isHot',
-      'isQualified', 'isUnsubscribed', 'isAiOn', 'tags', 'summary', 'email',
+      'firstName',
+      'lastName',
+      'phone',
+      'customerProfile',
+      'additionalInfo',
+      'createdAt',
+      'hasReplied',
+      'isHot',
+      'isQualified',
+      'isUnsubscribed',
+      'isAiOn',
+      'tags',
+      'summary',
+      'email',
     ]) {
       expect(lead.required, field).toContain(field);
     }
@@ -101,37 +127,66 @@ describeEachDialect('GET /v1/openapi.json', (ctx) => {
 
   it('answers every lead, subscription and settings route in the documented shape, for success and errors', async () => {
     const ts = ctx();
-    const addFormats = ((formatsPlugin as unknown as { default?: unknown }).default ?? formatsPlugin) as (a: Ajv2020) => Ajv2020;
+    const addFormats = ((formatsPlugin as unknown as { default?: unknown }).default ?? formatsPlugin) as (
+      a: Ajv2020,
+    ) => Ajv2020;
     const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
     ajv.addSchema({ ...doc, $id: 'openapi' });
-    const pointer = (...parts: string[]) => parts.map((p) => encodeURIComponent(p.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
+    const pointer = (...parts: string[]) =>
+      parts.map((p) => encodeURIComponent(p.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
     const checked = new Set<string>();
 
     /** Calls the API and checks the answer against the document: its status is listed, its body fits that status's schema. */
-    const call = async (client: Client, method: string, template: string, path: string, body?: unknown): Promise<ApiResponse> => {
+    const call = async (
+      client: Client,
+      method: string,
+      template: string,
+      path: string,
+      body?: unknown,
+    ): Promise<ApiResponse> => {
       const res = await client.call(method, path, body);
       const name = `${method} ${template} -> ${res.status}`;
       const documented = doc.paths[template]?.[method.toLowerCase()]?.responses?.[String(res.status)];
       expect(documented, `${name} is not documented`).toBeDefined();
-      const validate = ajv.getSchema(`openapi#/${pointer('paths', template, method.toLowerCase(), 'responses', String(res.status), 'content', 'application/json', 'schema')}`);
+      const validate = ajv.getSchema(
+        `openapi#/${pointer('paths', template, method.toLowerCase(), 'responses', String(res.status), 'content', 'application/json', 'schema')}`,
+      );
       expect(validate, `${name} has no schema`).toBeDefined();
       const ok = validate!(res.body);
-      expect({ name, errors: ok ? null : validate!.errors, body: ok ? null : res.body }).toEqual({ name, errors: null, body: null });
+      expect({ name, errors: ok ? null : validate!.errors, body: ok ? null : res.body }).toEqual({
+        name,
+        errors: null,
+        body: null,
+      });
       checked.add(`${method} ${template}`);
       return res;
     };
 
     const { acme, beta } = ts;
-    const created = await call(acme, 'POST', '/leads/create', '/leads/create', { firstName: 'Doc', phone: uniquePhone(), email: 'doc@example.com', additionalInfo: { a: 1 } });
+    const created = await call(acme, 'POST', '/leads/create', '/leads/create', {
+      firstName: 'Doc',
+      phone: uniquePhone(),
+      email: 'doc@example.com',
+      additionalInfo: { a: 1 },
+    });
     const id = created.body.id as string;
     const L = '/leads/{leadId}';
     await call(acme, 'POST', '/leads/create', '/leads/create', { firstName: 'Doc' });
-    await call(acme, 'POST', '/leads/create', '/leads/create', { firstName: 'Doc', phone: uniquePhone(), customerProfile: 'nope' });
+    await call(acme, 'POST', '/leads/create', '/leads/create', {
+      firstName: 'Doc',
+      phone: uniquePhone(),
+      customerProfile: 'nope',
+    });
     await call(acme, 'GET', L, `/leads/${id}`);
     await call(beta, 'GET', L, `/leads/${id}`);
     await call(acme, 'GET', '/leads', '/leads?limit=1');
     await call(acme, 'GET', '/leads', '/leads?limit=5000');
-    await call(acme, 'GET', '/leads/lookup', `/leads/lookup?phone=${encodeURIComponent((await acme.get(`/leads/${id}`)).body.phone)}`);
+    await call(
+      acme,
+      'GET',
+      '/leads/lookup',
+      `/leads/lookup?phone=${encodeURIComponent((await acme.get(`/leads/${id}`)).body.phone)}`,
+    );
     await call(acme, 'GET', '/leads/lookup', `/leads/lookup?phone=${encodeURIComponent(uniquePhone())}`);
     await call(acme, 'PATCH', L, `/leads/${id}`, { additionalInfo: { b: 2 }, isHot: true });
     await call(acme, 'PATCH', L, `/leads/${id}`, { isAiOn: false });
@@ -140,7 +195,11 @@ describeEachDialect('GET /v1/openapi.json', (ctx) => {
     await call(acme, 'POST', `${L}/unsubscribe`, `/leads/${id}/unsubscribe`, { channels: ['sms'] });
     await call(acme, 'POST', `${L}/unsubscribe`, `/leads/${id}/unsubscribe`, { channels: [] });
     await call(acme, 'POST', `${L}/resubscribe`, `/leads/${id}/resubscribe`, {});
-    await ts.server.store.db.updateTable('leads').set({ sms_status: 'unsubscribed', sms_opt_out_source: 'keyword' }).where('id', '=', id).execute();
+    await ts.server.store.db
+      .updateTable('leads')
+      .set({ sms_status: 'unsubscribed', sms_opt_out_source: 'keyword' })
+      .where('id', '=', id)
+      .execute();
     await call(acme, 'POST', `${L}/resubscribe`, `/leads/${id}/resubscribe`, {});
     await call(acme, 'POST', `${L}/turnOffAi`, `/leads/${id}/turnOffAi`);
     await call(acme, 'POST', `${L}/turnOnAi`, `/leads/${id}/turnOnAi`, {});
@@ -153,9 +212,19 @@ describeEachDialect('GET /v1/openapi.json', (ctx) => {
     await call(reader, 'POST', '/leads/create', '/leads/create', { firstName: 'No' });
 
     expect([...checked].sort()).toEqual([
-      'DELETE /leads/{leadId}', 'GET /leads', 'GET /leads/lookup', 'GET /leads/{leadId}', 'GET /settings', 'PATCH /leads/{leadId}', 'PATCH /settings',
-      'POST /leads/create', 'POST /leads/{leadId}/resubscribe', 'POST /leads/{leadId}/tags/remove', 'POST /leads/{leadId}/turnOffAi',
-      'POST /leads/{leadId}/turnOnAi', 'POST /leads/{leadId}/unsubscribe',
+      'DELETE /leads/{leadId}',
+      'GET /leads',
+      'GET /leads/lookup',
+      'GET /leads/{leadId}',
+      'GET /settings',
+      'PATCH /leads/{leadId}',
+      'PATCH /settings',
+      'POST /leads/create',
+      'POST /leads/{leadId}/resubscribe',
+      'POST /leads/{leadId}/tags/remove',
+      'POST /leads/{leadId}/turnOffAi',
+      'POST /leads/{leadId}/turnOnAi',
+      'POST /leads/{leadId}/unsubscribe',
     ]);
   });
 });

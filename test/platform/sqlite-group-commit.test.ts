@@ -33,10 +33,13 @@ describe('SQLite group commit', () => {
     const other = await open();
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        store.db.transaction().execute(async (trx) => {
-          await sql`insert into t (v) values (${`row-${i}`})`.execute(trx);
-          return i;
-        }).then((i) => (other.prepare('select count(*) n from t where v = ?').get(`row-${i}`) as { n: number }).n),
+        store.db
+          .transaction()
+          .execute(async (trx) => {
+            await sql`insert into t (v) values (${`row-${i}`})`.execute(trx);
+            return i;
+          })
+          .then((i) => (other.prepare('select count(*) n from t where v = ?').get(`row-${i}`) as { n: number }).n),
       ),
     );
     expect(results).toEqual(Array.from({ length: 50 }, () => 1));
@@ -111,9 +114,14 @@ async function commitThenKill(dbPath: string, acks: number, wrapper: string[] = 
   let err = '';
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
   // 'close': the process has gone and its stdout is read to the end.
-  const closed = new Promise<string>((resolve) => child.once('close', (code, signal) => resolve(String(signal ?? code))));
+  const closed = new Promise<string>((resolve) =>
+    child.once('close', (code, signal) => resolve(String(signal ?? code))),
+  );
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ${acks} acknowledgements within 60 s:\n${out.slice(-500)}\n${err}`)), 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`no ${acks} acknowledgements within 60 s:\n${out.slice(-500)}\n${err}`)),
+      60_000,
+    );
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
       if (out.split('\nack ').length > acks) {
@@ -121,7 +129,9 @@ async function commitThenKill(dbPath: string, acks: number, wrapper: string[] = 
         resolve();
       }
     });
-    void closed.then((how) => reject(new Error(`the child exited (${how}) before ${acks} acknowledgements:\n${out.slice(-500)}\n${err}`)));
+    void closed.then((how) =>
+      reject(new Error(`the child exited (${how}) before ${acks} acknowledgements:\n${out.slice(-500)}\n${err}`)),
+    );
   });
   // The node process itself, by the pid it reported (under strace, not the pid we spawned).
   process.kill(readyOf(out).pid, 'SIGKILL');
@@ -130,19 +140,26 @@ async function commitThenKill(dbPath: string, acks: number, wrapper: string[] = 
   return out.slice(0, out.lastIndexOf('\n') + 1);
 }
 
-const readyOf = (out: string) => JSON.parse(/^ready (.*)\n/.exec(out)![1]!) as { pid: number; synchronous: number; journalMode: string };
+const readyOf = (out: string) =>
+  JSON.parse(/^ready (.*)\n/.exec(out)![1]!) as { pid: number; synchronous: number; journalMode: string };
 
 const parse = (out: string) => {
   const { pid: _pid, ...pragmas } = readyOf(out);
   const lines = out.split('\n').filter(Boolean).slice(1);
   const acknowledged = lines.map((l) => /^ack (durable-\d{7};)$/.exec(l)?.[1]);
-  expect(acknowledged.every((v) => v !== undefined), out.slice(0, 500)).toBe(true);
+  expect(
+    acknowledged.every((v) => v !== undefined),
+    out.slice(0, 500),
+  ).toBe(true);
   return { pragmas, acknowledged: acknowledged as string[] };
 };
 
 /** strace can trace a child here (installed, and ptrace allowed). */
 const canTrace = process.platform === 'linux' && spawnSync('strace', ['-qq', '-e', 'trace=none', 'true']).status === 0;
-if (!canTrace) console.warn('\n*** strace not usable here: "no commit is acknowledged before its WAL frames are fsynced" is SKIPPED. ***\n');
+if (!canTrace)
+  console.warn(
+    '\n*** strace not usable here: "no commit is acknowledged before its WAL frames are fsynced" is SKIPPED. ***\n',
+  );
 
 describe('SQLite durability with the production pragmas (child process, SIGKILL)', () => {
   let dir: string | undefined;
@@ -165,34 +182,40 @@ describe('SQLite durability with the production pragmas (child process, SIGKILL)
 
   // A SIGKILL leaves the OS page cache alone, so the test above would pass with synchronous=OFF too:
   // what makes a commit survive a power cut is the fsync of its WAL frames, before it is acknowledged.
-  it.skipIf(!canTrace)('no commit is acknowledged before the WAL frames holding it are fsynced (strace)', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'parley-durable-'));
-    const dbPath = join(dir, 'db.sqlite');
-    const trace = join(dir, 'trace.txt');
-    // Main thread only (no -f): SQLite and the acknowledgements both run there, so the trace is in program order.
-    const strace = ['strace', '-qq', '-y', '-s', '16384', '-e', 'trace=pwrite64,write,fsync,fdatasync', '-o', trace];
-    const { pragmas, acknowledged } = parse(await commitThenKill(dbPath, 200, strace));
-    expect(pragmas).toEqual(PRODUCTION_PRAGMAS);
-    expect(acknowledged.length).toBeGreaterThanOrEqual(200);
+  it.skipIf(!canTrace)(
+    'no commit is acknowledged before the WAL frames holding it are fsynced (strace)',
+    async () => {
+      dir = mkdtempSync(join(tmpdir(), 'parley-durable-'));
+      const dbPath = join(dir, 'db.sqlite');
+      const trace = join(dir, 'trace.txt');
+      // Main thread only (no -f): SQLite and the acknowledgements both run there, so the trace is in program order.
+      const strace = ['strace', '-qq', '-y', '-s', '16384', '-e', 'trace=pwrite64,write,fsync,fdatasync', '-o', trace];
+      const { pragmas, acknowledged } = parse(await commitThenKill(dbPath, 200, strace));
+      expect(pragmas).toEqual(PRODUCTION_PRAGMAS);
+      expect(acknowledged.length).toBeGreaterThanOrEqual(200);
 
-    const firstWrite = new Map<string, number>();
-    let lastWalSync = -1;
-    const ackedAt = new Map<string, { written: number | undefined; synced: number }>();
-    readFileSync(trace, 'utf8').split('\n').forEach((line, i) => {
-      if (/^pwrite64\(\d+<[^>]*-wal>/.test(line)) {
-        for (const m of line.matchAll(/durable-\d{7};/g)) if (!firstWrite.has(m[0])) firstWrite.set(m[0], i);
-      } else if (/^f(data)?sync\(\d+<[^>]*-wal>/.test(line)) {
-        lastWalSync = i;
-      } else {
-        // The last one may be logged "<unfinished ...>" by the kill: it is matched without its result.
-        const ack = /^write\(1<[^>]*>, "ack (durable-\d{7};)\\n"/.exec(line);
-        if (ack) ackedAt.set(ack[1]!, { written: firstWrite.get(ack[1]!), synced: lastWalSync });
-      }
-    });
-    // Each acknowledgement the child made came after a WAL write holding its row, and after an fsync of the WAL that followed that write.
-    const unsynced = acknowledged
-      .map((value) => ({ value, ...ackedAt.get(value) }))
-      .filter((a) => a.written === undefined || a.synced === undefined || a.synced < a.written);
-    expect(unsynced.length, JSON.stringify(unsynced.slice(0, 5))).toBe(0);
-  }, 90_000);
+      const firstWrite = new Map<string, number>();
+      let lastWalSync = -1;
+      const ackedAt = new Map<string, { written: number | undefined; synced: number }>();
+      readFileSync(trace, 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (/^pwrite64\(\d+<[^>]*-wal>/.test(line)) {
+            for (const m of line.matchAll(/durable-\d{7};/g)) if (!firstWrite.has(m[0])) firstWrite.set(m[0], i);
+          } else if (/^f(data)?sync\(\d+<[^>]*-wal>/.test(line)) {
+            lastWalSync = i;
+          } else {
+            // The last one may be logged "<unfinished ...>" by the kill: it is matched without its result.
+            const ack = /^write\(1<[^>]*>, "ack (durable-\d{7};)\\n"/.exec(line);
+            if (ack) ackedAt.set(ack[1]!, { written: firstWrite.get(ack[1]!), synced: lastWalSync });
+          }
+        });
+      // Each acknowledgement the child made came after a WAL write holding its row, and after an fsync of the WAL that followed that write.
+      const unsynced = acknowledged
+        .map((value) => ({ value, ...ackedAt.get(value) }))
+        .filter((a) => a.written === undefined || a.synced === undefined || a.synced < a.written);
+      expect(unsynced.length, JSON.stringify(unsynced.slice(0, 5))).toBe(0);
+    },
+    90_000,
+  );
 });

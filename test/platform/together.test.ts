@@ -25,28 +25,63 @@ for (const dialect of dialects()) {
     });
 
     it('runs every write with its own parameters (renumbered when combined)', async () => {
-      await db().transaction().execute((trx: Db) =>
-        executeTogether(trx, [
-          (trx as any).insertInto('a').values([{ k: 'k1', v: 'v1' }, { k: 'k2', v: 'v2' }]),
-          (trx as any).updateTable('b').set({ n: 7 }).where('k', '=', 'x'),
-          (trx as any).insertInto('b').values({ k: 'y', n: 9 }),
+      await db()
+        .transaction()
+        .execute((trx: Db) =>
+          executeTogether(trx, [
+            (trx as any).insertInto('a').values([
+              { k: 'k1', v: 'v1' },
+              { k: 'k2', v: 'v2' },
+            ]),
+            (trx as any).updateTable('b').set({ n: 7 }).where('k', '=', 'x'),
+            (trx as any).insertInto('b').values({ k: 'y', n: 9 }),
+          ]),
+        );
+      expect((await sql<{ k: string; v: string }>`select k, v from a order by k`.execute(store.db)).rows).toEqual([
+        { k: 'k1', v: 'v1' },
+        { k: 'k2', v: 'v2' },
+      ]);
+      expect(
+        (await sql<{ k: string; n: number }>`select k, n from b order by k`.execute(store.db)).rows.map((r) => [
+          r.k,
+          Number(r.n),
         ]),
-      );
-      expect((await sql<{ k: string; v: string }>`select k, v from a order by k`.execute(store.db)).rows).toEqual([{ k: 'k1', v: 'v1' }, { k: 'k2', v: 'v2' }]);
-      expect((await sql<{ k: string; n: number }>`select k, n from b order by k`.execute(store.db)).rows.map((r) => [r.k, Number(r.n)])).toEqual([['x', 7], ['y', 9]]);
+      ).toEqual([
+        ['x', 7],
+        ['y', 9],
+      ]);
     });
 
     it('commits nothing when the transaction fails after it', async () => {
-      await expect(db().transaction().execute(async (trx: Db) => {
-        await executeTogether(trx, [(trx as any).insertInto('a').values({ k: 'k3', v: 'v3' }), (trx as any).updateTable('b').set({ n: 0 })]);
-        throw new Error('abort');
-      })).rejects.toThrow('abort');
+      await expect(
+        db()
+          .transaction()
+          .execute(async (trx: Db) => {
+            await executeTogether(trx, [
+              (trx as any).insertInto('a').values({ k: 'k3', v: 'v3' }),
+              (trx as any).updateTable('b').set({ n: 0 }),
+            ]);
+            throw new Error('abort');
+          }),
+      ).rejects.toThrow('abort');
       expect((await sql`select k from a where k = 'k3'`.execute(store.db)).rows).toEqual([]);
-      expect((await sql<{ n: number }>`select n from b where k = 'x'`.execute(store.db)).rows.map((r) => Number(r.n))).toEqual([7]);
+      expect(
+        (await sql<{ n: number }>`select n from b where k = 'x'`.execute(store.db)).rows.map((r) => Number(r.n)),
+      ).toEqual([7]);
     });
 
-    it.runIf(dialect === 'postgres')('refuses a query with a literal in its text (its $ signs could not be renumbered safely)', async () => {
-      await expect(executeTogether(db(), [db().insertInto('a').values({ k: 'k4', v: 'v4' }), db().updateTable('a').set({ v: sql.lit('lit') })])).rejects.toThrow(/literal/);
-    });
+    it.runIf(dialect === 'postgres')(
+      'refuses a query with a literal in its text (its $ signs could not be renumbered safely)',
+      async () => {
+        await expect(
+          executeTogether(db(), [
+            db().insertInto('a').values({ k: 'k4', v: 'v4' }),
+            db()
+              .updateTable('a')
+              .set({ v: sql.lit('lit') }),
+          ]),
+        ).rejects.toThrow(/literal/);
+      },
+    );
   });
 }

@@ -26,16 +26,33 @@ const OWN_SAMPLES: Record<string, Record<string, unknown>> = {
 const registered = (path: string) => `/v1${path.replace(/\{([^}]+)\}/g, ':$1')}`;
 
 function concrete(path: string, leadId: string): string {
-  return path.replace('{leadId}', leadId).replace('{name}', 'default').replace(/\{[^}]+\}/g, '00000000-0000-7000-8000-0000000000ff');
+  return path
+    .replace('{leadId}', leadId)
+    .replace('{name}', 'default')
+    .replace(/\{[^}]+\}/g, '00000000-0000-7000-8000-0000000000ff');
 }
 
 /** What any write reachable by these requests could change, as the API reads it. */
 async function snapshot(client: Client, leadId: string): Promise<unknown[]> {
-  const paths = [`/leads/${leadId}`, `/leads/${leadId}/messages`, `/leads/${leadId}/events`, `/leads/${leadId}/context`, '/leads?limit=1000', '/settings', '/customerProfiles', '/webhooks', '/sendingNumbers', '/campaigns', '/dnc'];
-  return Promise.all(paths.map(async (p) => {
-    const res = await client.get(p);
-    return [p, res.status, res.body];
-  }));
+  const paths = [
+    `/leads/${leadId}`,
+    `/leads/${leadId}/messages`,
+    `/leads/${leadId}/events`,
+    `/leads/${leadId}/context`,
+    '/leads?limit=1000',
+    '/settings',
+    '/customerProfiles',
+    '/webhooks',
+    '/sendingNumbers',
+    '/campaigns',
+    '/dnc',
+  ];
+  return Promise.all(
+    paths.map(async (p) => {
+      const res = await client.get(p);
+      return [p, res.status, res.body];
+    }),
+  );
 }
 
 describeEachDialect('unknown body fields: every operation answers 400 naming the field, and changes nothing', (ctx) => {
@@ -62,8 +79,12 @@ describeEachDialect('unknown body fields: every operation answers 400 naming the
         if (m === 'POST' && path === '/imports') continue;
         // The document says so too: a client generated from it knows the body is closed.
         const schema = content?.['application/json']?.schema;
-        if (schema?.properties && schema.additionalProperties !== false) offences.push(`${m} ${path}: the document's body schema is not closed`);
-        const base = content ? (OWN_SAMPLES[`${m} ${registered(path)}`] ?? (sampleBody(m, registered(path)) ?? {}) as Record<string, unknown>) : {};
+        if (schema?.properties && schema.additionalProperties !== false)
+          offences.push(`${m} ${path}: the document's body schema is not closed`);
+        const base = content
+          ? (OWN_SAMPLES[`${m} ${registered(path)}`] ??
+            ((sampleBody(m, registered(path)) ?? {}) as Record<string, unknown>))
+          : {};
         const before = await snapshot(ts.acme, leadId);
         const res = await ts.acme.call(m, concrete(path, leadId), { ...base, [EXTRA]: 1 });
         walked.push(`${m} ${path}`);
@@ -81,14 +102,17 @@ describeEachDialect('unknown body fields: every operation answers 400 naming the
     expect(walked).toContain('POST /leads/{leadId}/turnOffAi');
   }, 120_000);
 
-  it.each(['unsubscribe', 'resubscribe'])('%s: a misspelt channels is named (with the contract text), and no channel changes', async (op) => {
-    const id = await createLead(ts.acme, { email: `typo.${op}@example.com` });
-    if (op === 'resubscribe') expect((await ts.acme.post(`/leads/${id}/unsubscribe`, {})).status).toBe(200);
-    const before = (await ts.acme.get(`/leads/${id}`)).body.subscriptions;
-    const res = await ts.acme.post(`/leads/${id}/${op}`, { chanel: ['email'] });
-    expectError(res, 400, 'chanel is not allowed: channels must include at least one of: sms, voice, email');
-    expect((await ts.acme.get(`/leads/${id}`)).body.subscriptions).toEqual(before);
-  });
+  it.each(['unsubscribe', 'resubscribe'])(
+    '%s: a misspelt channels is named (with the contract text), and no channel changes',
+    async (op) => {
+      const id = await createLead(ts.acme, { email: `typo.${op}@example.com` });
+      if (op === 'resubscribe') expect((await ts.acme.post(`/leads/${id}/unsubscribe`, {})).status).toBe(200);
+      const before = (await ts.acme.get(`/leads/${id}`)).body.subscriptions;
+      const res = await ts.acme.post(`/leads/${id}/${op}`, { chanel: ['email'] });
+      expectError(res, 400, 'chanel is not allowed: channels must include at least one of: sms, voice, email');
+      expect((await ts.acme.get(`/leads/${id}`)).body.subscriptions).toEqual(before);
+    },
+  );
 
   it('free-form maps keep taking any key: additionalInfo on create and update', async () => {
     const id = await createLead(ts.acme, { additionalInfo: { zzAnyKey: 1, nested: { whatever: true } } });
@@ -98,7 +122,11 @@ describeEachDialect('unknown body fields: every operation answers 400 naming the
 
   it('the console API: login, users, keys, logout and read marks refuse an unknown field', async () => {
     const admin = await consoleClient(ts, 'admin');
-    const login = await request(ts, 'POST', '/console/api/login', { email: admin.email, password: admin.password, [EXTRA]: 1 });
+    const login = await request(ts, 'POST', '/console/api/login', {
+      email: admin.email,
+      password: admin.password,
+      [EXTRA]: 1,
+    });
     expectError(login, 400, `${EXTRA} is not allowed`);
     expect(login.headers.get('set-cookie')).toBeNull();
     const users = (await admin.call('GET', '/console/api/users')).body;

@@ -12,7 +12,10 @@ function sentence(schema: TSchema | object, data: unknown, part = 'body'): strin
 
 describe('validation sentences from the schema that failed (unit)', () => {
   it('a union of literals lists its values; a nullable type says "or null"', () => {
-    const s = Type.Object({ channel: Type.Union([Type.Literal('sms'), Type.Literal('email')]), note: Type.Union([Type.String(), Type.Null()]) });
+    const s = Type.Object({
+      channel: Type.Union([Type.Literal('sms'), Type.Literal('email')]),
+      note: Type.Union([Type.String(), Type.Null()]),
+    });
     expect(sentence(s, { channel: 'fax', note: null })).toBe('channel must be one of: sms, email');
     expect(sentence(s, { channel: 'sms', note: 3 })).toBe('note must be a string or null');
   });
@@ -28,14 +31,25 @@ describe('validation sentences from the schema that failed (unit)', () => {
     expect(sentence(s, { n: '' })).toBe('n must not be empty');
   });
 
-  it('a schema\'s own errorMessage wins; a description words a pattern; a bare pattern is never echoed', () => {
-    expect(sentence(Type.Object({ t: Type.String({ pattern: '^\\d\\d$', errorMessage: 'must be two digits, like 07' }) }), { t: 'x' })).toBe('t must be two digits, like 07');
-    expect(sentence(Type.Object({ t: Type.String({ pattern: '^\\d\\d$', description: 'Two digits' }) }), { t: 'x' })).toBe('t must be two digits');
-    expect(sentence(Type.Object({ t: Type.String({ pattern: '^\\d\\d$' }) }), { t: 'x' })).toBe('t is not in the accepted form');
+  it("a schema's own errorMessage wins; a description words a pattern; a bare pattern is never echoed", () => {
+    expect(
+      sentence(Type.Object({ t: Type.String({ pattern: '^\\d\\d$', errorMessage: 'must be two digits, like 07' }) }), {
+        t: 'x',
+      }),
+    ).toBe('t must be two digits, like 07');
+    expect(
+      sentence(Type.Object({ t: Type.String({ pattern: '^\\d\\d$', description: 'Two digits' }) }), { t: 'x' }),
+    ).toBe('t must be two digits');
+    expect(sentence(Type.Object({ t: Type.String({ pattern: '^\\d\\d$' }) }), { t: 'x' })).toBe(
+      't is not in the accepted form',
+    );
   });
 
   it('list items are named by index, lists of ids by what they hold', () => {
-    const s = Type.Object({ tagIds: Type.Array(Type.String(), { minItems: 1 }), days: Type.Optional(Type.Array(Type.Union([Type.Literal('mon'), Type.Literal('tue')]))) });
+    const s = Type.Object({
+      tagIds: Type.Array(Type.String(), { minItems: 1 }),
+      days: Type.Optional(Type.Array(Type.Union([Type.Literal('mon'), Type.Literal('tue')]))),
+    });
     expect(sentence(s, { tagIds: 'a' })).toBe('tagIds must be a list of tag ids');
     expect(sentence(s, { tagIds: [] })).toBe('tagIds must list at least one tag id');
     expect(sentence(s, { tagIds: ['a'], days: ['sun'] })).toBe('days.0 must be one of: mon, tue');
@@ -58,13 +72,19 @@ describe('validation sentences from the schema that failed (unit)', () => {
         },
       },
     };
-    expect(sentence(s, { steps: { first: {} } })).toBe('steps has a key that is not allowed: "first" (keys must be step numbers 1, 2, 3...)');
+    expect(sentence(s, { steps: { first: {} } })).toBe(
+      'steps has a key that is not allowed: "first" (keys must be step numbers 1, 2, 3...)',
+    );
     expect(sentence(s, { steps: { 1: { channel: 'text', voicemail: true } } })).toBe('steps.1.voicemail must be false');
-    expect(sentence(Type.Object({ limit: Type.Integer({ maximum: 10 }) }), { limit: 11 }, 'querystring')).toBe('limit must be at most 10');
+    expect(sentence(Type.Object({ limit: Type.Integer({ maximum: 10 }) }), { limit: 11 }, 'querystring')).toBe(
+      'limit must be at most 10',
+    );
     expect(sentence(Type.Object({}, { minProperties: 1 }), {})).toBe('body must have at least 1 field');
   });
 
-  it('an unknown keyword never leaks the validator\'s text', () => {
-    expect(sentence({ type: 'object', properties: { a: { not: { type: 'string' } } } }, { a: 'x' })).toBe('a is not valid');
+  it("an unknown keyword never leaks the validator's text", () => {
+    expect(sentence({ type: 'object', properties: { a: { not: { type: 'string' } } } }, { a: 'x' })).toBe(
+      'a is not valid',
+    );
   });
 });

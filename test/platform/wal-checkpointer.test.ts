@@ -16,7 +16,13 @@ describe('WAL checkpointer', () => {
   let dir: string;
   let store: Store;
   let file: string;
-  const size = (path: string) => { try { return statSync(path).size; } catch { return 0; } };
+  const size = (path: string) => {
+    try {
+      return statSync(path).size;
+    } catch {
+      return 0;
+    }
+  };
   const open = async () => {
     dir = mkdtempSync(join(tmpdir(), 'parley-ckpt-'));
     file = join(dir, 'db.sqlite');
@@ -40,7 +46,13 @@ describe('WAL checkpointer', () => {
   it('copies each commit into the database file on its thread', async () => {
     await open();
     const before = size(file);
-    const ckpt = startWalCheckpointer({ file, checkpointHere: () => { throw new Error('the writer was asked to checkpoint'); }, resetAtFrames: Number.MAX_SAFE_INTEGER });
+    const ckpt = startWalCheckpointer({
+      file,
+      checkpointHere: () => {
+        throw new Error('the writer was asked to checkpoint');
+      },
+      resetAtFrames: Number.MAX_SAFE_INTEGER,
+    });
     for (let n = 0; n < 10; n++) {
       await commit(n);
       await ckpt.committed();
@@ -73,7 +85,14 @@ describe('WAL checkpointer', () => {
     await open();
     let here = 0;
     // The thread's connection fails to open (no such folder); the writer's is fine.
-    const ckpt = startWalCheckpointer({ file: join(dir, 'missing', 'db.sqlite'), checkpointHere: async () => { here += 1; await checkpointHere(); }, resetAtFrames: Number.MAX_SAFE_INTEGER });
+    const ckpt = startWalCheckpointer({
+      file: join(dir, 'missing', 'db.sqlite'),
+      checkpointHere: async () => {
+        here += 1;
+        await checkpointHere();
+      },
+      resetAtFrames: Number.MAX_SAFE_INTEGER,
+    });
     for (let n = 0; n < 20; n++) {
       await commit(n);
       await ckpt.committed();
@@ -88,7 +107,10 @@ describe('WAL checkpointer', () => {
   it('tuneForBulkWrites: a file database gets the thread and its settings; nothing is lost', async () => {
     await open();
     const bulk = await tuneForBulkWrites(store.db);
-    expect((await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(store.db)).rows[0]!.wal_autocheckpoint).toBe(0);
+    expect(
+      (await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(store.db)).rows[0]!
+        .wal_autocheckpoint,
+    ).toBe(0);
     const before = size(file);
     for (let n = 0; n < 5; n++) {
       await commit(n);
@@ -97,7 +119,9 @@ describe('WAL checkpointer', () => {
     await bulk.close();
     expect(size(file) - before).toBeGreaterThan(5 * 40 * 1000);
     expect(await count()).toBe(5 * 40);
-    expect((await sql<{ integrity_check: string }>`pragma integrity_check`.execute(store.db)).rows[0]!.integrity_check).toBe('ok');
+    expect(
+      (await sql<{ integrity_check: string }>`pragma integrity_check`.execute(store.db)).rows[0]!.integrity_check,
+    ).toBe('ok');
   });
 
   const count = async () => (await sql<{ n: number }>`select count(*) n from t`.execute(store.db)).rows[0]!.n;

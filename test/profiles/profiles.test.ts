@@ -17,9 +17,18 @@ describeEachDialect('customer profiles CRUD', (ctx) => {
     const one = await org.get('/customerProfiles/default');
     expect(one.status).toBe(200);
     expect(one.body).toEqual(list.body.profiles[0]);
-    expect(Object.keys(one.body).sort()).toEqual(
-      ['createdAt', 'description', 'id', 'instructions', 'name', 'notifications', 'openingMessage', 'openingVariants', 'questions', 'updatedAt'],
-    );
+    expect(Object.keys(one.body).sort()).toEqual([
+      'createdAt',
+      'description',
+      'id',
+      'instructions',
+      'name',
+      'notifications',
+      'openingMessage',
+      'openingVariants',
+      'questions',
+      'updatedAt',
+    ]);
     expect(one.body.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(Array.isArray(one.body.questions)).toBe(true);
   });
@@ -28,7 +37,13 @@ describeEachDialect('customer profiles CRUD', (ctx) => {
     const { acme } = ctx();
     const res = await acme.post('/customerProfiles', { name: 'Spring Promo' });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ name: 'Spring Promo', description: null, instructions: null, openingMessage: null, questions: [] });
+    expect(res.body).toMatchObject({
+      name: 'Spring Promo',
+      description: null,
+      instructions: null,
+      openingMessage: null,
+      questions: [],
+    });
     expect(res.body.createdAt).toBe(res.body.updatedAt);
     expect(new Date(res.body.createdAt).toISOString()).toBe(res.body.createdAt);
     const got = await acme.get(`/customerProfiles/${encodeURIComponent('Spring Promo')}`);
@@ -38,7 +53,13 @@ describeEachDialect('customer profiles CRUD', (ctx) => {
 
   it('stores every field and lists profiles by name', async () => {
     const { acme } = ctx();
-    const body = { name: 'b-full_1', description: 'd', instructions: 'be kind', openingMessage: 'Hi {{firstName}}', questions: ['Budget?', 'When?'] };
+    const body = {
+      name: 'b-full_1',
+      description: 'd',
+      instructions: 'be kind',
+      openingMessage: 'Hi {{firstName}}',
+      questions: ['Budget?', 'When?'],
+    };
     const res = await acme.post('/customerProfiles', body);
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject(body);
@@ -100,11 +121,20 @@ describeEachDialect('customer profiles CRUD', (ctx) => {
 
   it('PATCH changes only the fields sent, null clears a text, and updatedAt moves', async () => {
     const { acme } = ctx();
-    const created = (await acme.post('/customerProfiles', { name: 'patch-me', description: 'old', instructions: 'keep' })).body;
+    const created = (
+      await acme.post('/customerProfiles', { name: 'patch-me', description: 'old', instructions: 'keep' })
+    ).body;
     await new Promise((r) => setTimeout(r, 5));
     const res = await acme.patch('/customerProfiles/patch-me', { description: null, questions: ['Q1'] });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: created.id, name: 'patch-me', description: null, instructions: 'keep', questions: ['Q1'], createdAt: created.createdAt });
+    expect(res.body).toMatchObject({
+      id: created.id,
+      name: 'patch-me',
+      description: null,
+      instructions: 'keep',
+      questions: ['Q1'],
+      createdAt: created.createdAt,
+    });
     expect(res.body.updatedAt > created.updatedAt).toBe(true);
     expect((await acme.get('/customerProfiles/patch-me')).body).toEqual(res.body);
   });
@@ -148,7 +178,9 @@ describeEachDialect('customer profiles CRUD', (ctx) => {
     const lead = await createLead(acme, { customerProfile: 'in-use' });
     const res = await acme.del('/customerProfiles/in-use');
     expect(res.status).toBe(409);
-    expect(res.body.message).toBe('Customer profile in-use is used by 1 lead(s); switch them to another profile before deleting it');
+    expect(res.body.message).toBe(
+      'Customer profile in-use is used by 1 lead(s); switch them to another profile before deleting it',
+    );
     expect((await acme.get('/customerProfiles/in-use')).status).toBe(200);
     expect((await acme.post(`/leads/${lead}/switchCustomerProfile`, { profile: 'default' })).status).toBe(200);
     expect((await acme.del('/customerProfiles/in-use')).status).toBe(200);

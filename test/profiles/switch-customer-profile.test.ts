@@ -15,8 +15,14 @@ describe('effectiveDelay', () => {
     [{ sendMessage: true }, { sendMessage: true, messageDelayHours: 0, messageDelayMins: 0, delayMs: 0 }],
     [{ messageDelayHours: 2 }, { sendMessage: false, messageDelayHours: 2, messageDelayMins: 0, delayMs: 7_200_000 }],
     [{ messageDelayMins: 30 }, { sendMessage: false, messageDelayHours: 0, messageDelayMins: 30, delayMs: 1_800_000 }],
-    [{ messageDelayHours: 1, messageDelayMins: 30 }, { sendMessage: false, messageDelayHours: 1, messageDelayMins: 0, delayMs: 3_600_000 }],
-    [{ messageDelayHours: 0, messageDelayMins: 45 }, { sendMessage: false, messageDelayHours: 0, messageDelayMins: 0, delayMs: 0 }],
+    [
+      { messageDelayHours: 1, messageDelayMins: 30 },
+      { sendMessage: false, messageDelayHours: 1, messageDelayMins: 0, delayMs: 3_600_000 },
+    ],
+    [
+      { messageDelayHours: 0, messageDelayMins: 45 },
+      { sendMessage: false, messageDelayHours: 0, messageDelayMins: 0, delayMs: 0 },
+    ],
   ])('%j -> %j', (input, expected) => {
     expect(effectiveDelay(input)).toEqual(expected);
   });
@@ -40,15 +46,32 @@ describeEachDialect('POST /leads/{id}/switchCustomerProfile', (ctx) => {
 
   it.each([
     [{ sendMessage: true }, { sendMessage: true, messageDelayHours: 0, messageDelayMins: 0 }],
-    [{ sendMessage: true, messageDelayHours: 3 }, { sendMessage: true, messageDelayHours: 3, messageDelayMins: 0 }],
-    [{ sendMessage: true, messageDelayMins: 15 }, { sendMessage: true, messageDelayHours: 0, messageDelayMins: 15 }],
-    [{ sendMessage: true, messageDelayHours: 2, messageDelayMins: 15 }, { sendMessage: true, messageDelayHours: 2, messageDelayMins: 0 }],
-    [{ messageDelayHours: 0, messageDelayMins: 15 }, { sendMessage: false, messageDelayHours: 0, messageDelayMins: 0 }],
-    [{ sendMessage: false, messageDelayMins: 5 }, { sendMessage: false, messageDelayHours: 0, messageDelayMins: 5 }],
+    [
+      { sendMessage: true, messageDelayHours: 3 },
+      { sendMessage: true, messageDelayHours: 3, messageDelayMins: 0 },
+    ],
+    [
+      { sendMessage: true, messageDelayMins: 15 },
+      { sendMessage: true, messageDelayHours: 0, messageDelayMins: 15 },
+    ],
+    [
+      { sendMessage: true, messageDelayHours: 2, messageDelayMins: 15 },
+      { sendMessage: true, messageDelayHours: 2, messageDelayMins: 0 },
+    ],
+    [
+      { messageDelayHours: 0, messageDelayMins: 15 },
+      { sendMessage: false, messageDelayHours: 0, messageDelayMins: 0 },
+    ],
+    [
+      { sendMessage: false, messageDelayMins: 5 },
+      { sendMessage: false, messageDelayHours: 0, messageDelayMins: 5 },
+    ],
   ])('echoes the effective values for %j', async (extra, expected) => {
     const { acme } = ctx();
     if ((await acme.get('/customerProfiles/greeter')).status === 404) {
-      expect((await acme.post('/customerProfiles', { name: 'greeter', openingMessage: 'Hi {{firstName}}' })).status).toBe(201);
+      expect(
+        (await acme.post('/customerProfiles', { name: 'greeter', openingMessage: 'Hi {{firstName}}' })).status,
+      ).toBe(201);
     }
     const id = await createLead(acme);
     const res = await acme.post(`/leads/${id}/switchCustomerProfile`, { profile: 'greeter', ...extra });
@@ -65,11 +88,23 @@ describeEachDialect('POST /leads/{id}/switchCustomerProfile', (ctx) => {
     const id = await createLead(ts.acme);
     const lead = await leadRow(ts, id);
     const messageId = '00000000-0000-7000-8000-00000000abcd';
-    await ts.server.store.db.insertInto('messages').values({
-      organization_id: lead.organization_id, id: messageId, lead_id: id, channel: 'sms', direction: 'inbound',
-      owner: 'lead', text: 'hello', is_ai_generated: 0, status: 'received', status_reason: null, scheduled_at: null,
-      created_at: new Date().toISOString(),
-    }).execute();
+    await ts.server.store.db
+      .insertInto('messages')
+      .values({
+        organization_id: lead.organization_id,
+        id: messageId,
+        lead_id: id,
+        channel: 'sms',
+        direction: 'inbound',
+        owner: 'lead',
+        text: 'hello',
+        is_ai_generated: 0,
+        status: 'received',
+        status_reason: null,
+        scheduled_at: null,
+        created_at: new Date().toISOString(),
+      })
+      .execute();
     const started = new Date().toISOString();
     const res = await ts.acme.post(`/leads/${id}/switchCustomerProfile`, { profile: 'default', clearMemory: true });
     expect(res.status).toBe(200);
@@ -97,7 +132,10 @@ describeEachDialect('POST /leads/{id}/switchCustomerProfile', (ctx) => {
     const ts = ctx();
     const id = await createLead(ts.acme);
     const before = await leadRow(ts, id);
-    const res = await ts.acme.post(`/leads/${id}/switchCustomerProfile`, { profile: 'Nope Profile', clearMemory: true });
+    const res = await ts.acme.post(`/leads/${id}/switchCustomerProfile`, {
+      profile: 'Nope Profile',
+      clearMemory: true,
+    });
     expect(res.status).toBe(404);
     expect(res.body.message).toBe('Resource not found: CustomerProfile with name Nope Profile');
     expect(await leadRow(ts, id)).toEqual(before);
@@ -128,7 +166,7 @@ describeEachDialect('POST /leads/{id}/switchCustomerProfile', (ctx) => {
     expect(await leadRow(ts, id)).toEqual(before);
   });
 
-  it("gives a lead or profile of another organization the same 404 as a missing one", async () => {
+  it('gives a lead or profile of another organization the same 404 as a missing one', async () => {
     const ts = ctx();
     const { acme, beta } = ts;
     await acme.post('/customerProfiles', { name: 'acme-only' });
@@ -142,7 +180,9 @@ describeEachDialect('POST /leads/{id}/switchCustomerProfile', (ctx) => {
     const missingProfile = await beta.post(`/leads/${betaLead}/switchCustomerProfile`, { profile: 'never-made' });
     const foreignProfile = await beta.post(`/leads/${betaLead}/switchCustomerProfile`, { profile: 'acme-only' });
     expect(foreignProfile.status).toBe(404);
-    expect(foreignProfile.body).toEqual(JSON.parse(JSON.stringify(missingProfile.body).replaceAll('never-made', 'acme-only')));
+    expect(foreignProfile.body).toEqual(
+      JSON.parse(JSON.stringify(missingProfile.body).replaceAll('never-made', 'acme-only')),
+    );
     expect((await beta.get(`/leads/${betaLead}`)).body.customerProfile).toBe('default');
     expect((await leadRow(ts, acmeLead)).customer_profile).toBe('default');
   });

@@ -1,11 +1,20 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { clientFor, uniquePhone, type Client, type freshDatabase } from '../support/harness.js';
-import { preparedPostgres, freePort, killStarted, spawnParley, waitForOutput, waitReady, type ParleyProcess } from '../support/processes.js';
+import {
+  preparedPostgres,
+  freePort,
+  killStarted,
+  spawnParley,
+  waitForOutput,
+  waitReady,
+  type ParleyProcess,
+} from '../support/processes.js';
 import { Receiver } from '../support/receiver.js';
 import { FAST_RETRIES, quietFor, registerEndpoint } from '../support/webhooks.js';
 
 const pgAvailable = inject('pgAvailable');
-if (!pgAvailable) console.warn('\n*** PostgreSQL not reachable: the scale-out suite is SKIPPED (it needs PostgreSQL). ***\n');
+if (!pgAvailable)
+  console.warn('\n*** PostgreSQL not reachable: the scale-out suite is SKIPPED (it needs PostgreSQL). ***\n');
 
 /**
  * The deployment the README describes for outgrowing one machine: two
@@ -25,8 +34,11 @@ describe.skipIf(!pgAvailable)('two API processes and two workers on one PostgreS
     ({ database, key } = await preparedPostgres());
     await receiver.start();
     const env = {
-      DATABASE_URL: database.url, PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS: 'true', PARLEY_RATE_LIMIT: '0',
-      PARLEY_WEBHOOK_RETRY_SCHEDULE: FAST_RETRIES, PARLEY_DB_POOL_SIZE: '4',
+      DATABASE_URL: database.url,
+      PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
+      PARLEY_RATE_LIMIT: '0',
+      PARLEY_WEBHOOK_RETRY_SCHEDULE: FAST_RETRIES,
+      PARLEY_DB_POOL_SIZE: '4',
     };
     for (let i = 0; i < 2; i += 1) {
       const port = await freePort();
@@ -61,11 +73,17 @@ describe.skipIf(!pgAvailable)('two API processes and two workers on one PostgreS
     await registerEndpoint(a, receiver, ['optOut']);
     const leads: string[] = [];
     for (let i = 0; i < 20; i += 1) {
-      const r = await (i % 2 ? a : b).post('/leads/create', { firstName: `L${i}`, phone: uniquePhone(), email: `scale${i}@example.com` });
+      const r = await (i % 2 ? a : b).post('/leads/create', {
+        firstName: `L${i}`,
+        phone: uniquePhone(),
+        email: `scale${i}@example.com`,
+      });
       leads.push(r.body.id);
     }
     // 10 requests per lead, alternating processes, all at once.
-    const results = await Promise.all(leads.flatMap((id) => Array.from({ length: 10 }, (_, k) => (k % 2 ? a : b).post(`/leads/${id}/unsubscribe`, {}))));
+    const results = await Promise.all(
+      leads.flatMap((id) => Array.from({ length: 10 }, (_, k) => (k % 2 ? a : b).post(`/leads/${id}/unsubscribe`, {}))),
+    );
     expect(results.every((r) => r.status === 200)).toBe(true);
     const expected = leads.length * 3;
     await receiver.until(() => receiver.ackCounts().size === expected, 30_000);

@@ -20,9 +20,13 @@ export const twilioEnv = (fake: FakeTwilio): Record<string, string> => ({
 
 let counter = 0;
 /** A distinct number of an area code per call (unique within a process). */
-export const numberIn = (area: string): string => `+1${area}557${String(1000 + ((process.pid + counter++) % 9000)).padStart(4, '0')}`;
+export const numberIn = (area: string): string =>
+  `+1${area}557${String(1000 + ((process.pid + counter++) % 9000)).padStart(4, '0')}`;
 
-export async function addNumber(client: Client, body: Record<string, unknown>): Promise<{ id: string; number: string }> {
+export async function addNumber(
+  client: Client,
+  body: Record<string, unknown>,
+): Promise<{ id: string; number: string }> {
   const res = await client.post('/sendingNumbers', body);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body;
@@ -52,12 +56,18 @@ export async function messageOf(client: Client, leadId: string, id: string): Pro
 export { until };
 
 export async function settled(client: Client, leadId: string, id: string, ms = 10_000): Promise<MessageView> {
-  return (await until(() => messageOf(client, leadId, id), (m) => !!m && ['sent', 'failed', 'blocked'].includes(m.status), ms))!;
+  return (await until(
+    () => messageOf(client, leadId, id),
+    (m) => !!m && ['sent', 'failed', 'blocked'].includes(m.status),
+    ms,
+  ))!;
 }
 
 /** Twilio's documented request signature: URL + sorted params, HMAC-SHA1 with the auth token. */
 export async function twilioWebhook(ts: TestServer, path: string, params: Record<string, string>) {
-  const data = Object.keys(params).sort().reduce((acc, name) => acc + name + params[name], PUBLIC + path);
+  const data = Object.keys(params)
+    .sort()
+    .reduce((acc, name) => acc + name + params[name], PUBLIC + path);
   const signature = createHmac('sha1', TOKEN).update(Buffer.from(data, 'utf-8')).digest('base64');
   return ts.raw(path, {
     method: 'POST',

@@ -2,12 +2,16 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { countSegments, encodingOf } from '../../src/sending-numbers/segments.js';
 
-const GSM_BASIC_SAMPLE = [...'@£$¥èéùìòÇØøÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCXYZÄÖÑÜ§¿abcxyzäöñüà\n\r'];
+const GSM_BASIC_SAMPLE = [
+  ...'@£$¥èéùìòÇØøÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCXYZÄÖÑÜ§¿abcxyzäöñüà\n\r',
+];
 const GSM_EXT = [...'^{}\\[~]|€\f'];
 const gsmBasic = fc.array(fc.constantFrom(...GSM_BASIC_SAMPLE), { maxLength: 1200 }).map((a) => a.join(''));
 const gsmAny = fc.array(fc.constantFrom(...GSM_BASIC_SAMPLE, ...GSM_EXT), { maxLength: 1200 }).map((a) => a.join(''));
 /** BMP characters outside GSM-7 (Cyrillic, CJK, accents GSM lacks): one UTF-16 unit each. */
-const ucsBmp = fc.array(fc.constantFrom(...'жЖшЩ中文字áíóúâêôçЁ'), { minLength: 1, maxLength: 600 }).map((a) => a.join(''));
+const ucsBmp = fc
+  .array(fc.constantFrom(...'жЖшЩ中文字áíóúâêôçЁ'), { minLength: 1, maxLength: 600 })
+  .map((a) => a.join(''));
 const EMOJI = ['😀', '🚀', '👍', '🎉'];
 
 describe('SMS segments (Twilio documented rules)', () => {
@@ -59,43 +63,55 @@ describe('SMS segments (Twilio documented rules)', () => {
   });
 
   it('property: GSM-7 text without extension characters costs 1 segment up to 160, else ceil(n / 153)', () => {
-    fc.assert(fc.property(gsmBasic, (s) => {
-      const n = [...s].length;
-      expect(encodingOf(s)).toBe('GSM-7');
-      expect(countSegments(s).segments).toBe(n <= 160 ? 1 : Math.ceil(n / 153));
-    }));
+    fc.assert(
+      fc.property(gsmBasic, (s) => {
+        const n = [...s].length;
+        expect(encodingOf(s)).toBe('GSM-7');
+        expect(countSegments(s).segments).toBe(n <= 160 ? 1 : Math.ceil(n / 153));
+      }),
+    );
   });
 
   it('property: BMP text outside GSM-7 costs 1 segment up to 70 units, else ceil(n / 67)', () => {
-    fc.assert(fc.property(gsmBasic, ucsBmp, (a, b) => {
-      const s = a + b;
-      expect(encodingOf(s)).toBe('UCS-2');
-      expect(countSegments(s).segments).toBe(s.length <= 70 ? 1 : Math.ceil(s.length / 67));
-    }));
+    fc.assert(
+      fc.property(gsmBasic, ucsBmp, (a, b) => {
+        const s = a + b;
+        expect(encodingOf(s)).toBe('UCS-2');
+        expect(countSegments(s).segments).toBe(s.length <= 70 ? 1 : Math.ceil(s.length / 67));
+      }),
+    );
   });
 
   it('property: adding one emoji anywhere makes a GSM-7 text UCS-2 and never cheaper', () => {
-    fc.assert(fc.property(gsmAny, fc.nat(), fc.constantFrom(...EMOJI), (s, at, emoji) => {
-      const chars = [...s];
-      const i = at % (chars.length + 1);
-      const withEmoji = [...chars.slice(0, i), emoji, ...chars.slice(i)].join('');
-      const count = countSegments(withEmoji);
-      expect(count.encoding).toBe('UCS-2');
-      expect(count.units).toBe(withEmoji.length);
-      expect(count.segments).toBeGreaterThanOrEqual(countSegments(s).segments);
-    }));
+    fc.assert(
+      fc.property(gsmAny, fc.nat(), fc.constantFrom(...EMOJI), (s, at, emoji) => {
+        const chars = [...s];
+        const i = at % (chars.length + 1);
+        const withEmoji = [...chars.slice(0, i), emoji, ...chars.slice(i)].join('');
+        const count = countSegments(withEmoji);
+        expect(count.encoding).toBe('UCS-2');
+        expect(count.units).toBe(withEmoji.length);
+        expect(count.segments).toBeGreaterThanOrEqual(countSegments(s).segments);
+      }),
+    );
   });
 
   it('property: appending never lowers the count, and segments are full but for characters that did not fit whole', () => {
-    fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 400 }), fc.string({ unit: 'grapheme', maxLength: 50 }), (a, b) => {
-      const c = countSegments(a + b);
-      if (encodingOf(a) === c.encoding) expect(c.segments).toBeGreaterThanOrEqual(countSegments(a).segments);
-      const [single, part, widest] = c.encoding === 'GSM-7' ? [160, 153, 2] : [70, 67, 2];
-      if (c.units <= single) expect(c.segments).toBe(1);
-      else {
-        expect(c.segments).toBeGreaterThanOrEqual(Math.ceil(c.units / part));
-        expect(c.segments).toBeLessThanOrEqual(Math.ceil(c.units / (part - widest + 1)));
-      }
-    }));
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'grapheme', maxLength: 400 }),
+        fc.string({ unit: 'grapheme', maxLength: 50 }),
+        (a, b) => {
+          const c = countSegments(a + b);
+          if (encodingOf(a) === c.encoding) expect(c.segments).toBeGreaterThanOrEqual(countSegments(a).segments);
+          const [single, part, widest] = c.encoding === 'GSM-7' ? [160, 153, 2] : [70, 67, 2];
+          if (c.units <= single) expect(c.segments).toBe(1);
+          else {
+            expect(c.segments).toBeGreaterThanOrEqual(Math.ceil(c.units / part));
+            expect(c.segments).toBeLessThanOrEqual(Math.ceil(c.units / (part - widest + 1)));
+          }
+        },
+      ),
+    );
   });
 });

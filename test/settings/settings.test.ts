@@ -37,11 +37,23 @@ describeEachDialect('GET/PATCH /settings', (ctx) => {
   it('changes only the fields sent, answers the whole document, and keeps it per organization', async () => {
     const ts = ctx();
     const org = await ts.clientWithScopes(['settings:read', 'settings:write'], 'settings-change');
-    const res = await org.patch('/settings', { smsVoiceOptOutCoupled: true, contactHours: { start: '09:30', end: '18:00' } });
+    const res = await org.patch('/settings', {
+      smsVoiceOptOutCoupled: true,
+      contactHours: { start: '09:30', end: '18:00' },
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ ...DEFAULTS, smsVoiceOptOutCoupled: true, contactHours: { start: '09:30', end: '18:00' } });
+    expect(res.body).toEqual({
+      ...DEFAULTS,
+      smsVoiceOptOutCoupled: true,
+      contactHours: { start: '09:30', end: '18:00' },
+    });
     const second = await org.patch('/settings', { timeZone: 'America/New_York' });
-    expect(second.body).toEqual({ ...DEFAULTS, smsVoiceOptOutCoupled: true, contactHours: { start: '09:30', end: '18:00' }, timeZone: 'America/New_York' });
+    expect(second.body).toEqual({
+      ...DEFAULTS,
+      smsVoiceOptOutCoupled: true,
+      contactHours: { start: '09:30', end: '18:00' },
+      timeZone: 'America/New_York',
+    });
     expect((await org.get('/settings')).body).toEqual(second.body);
     expect((await ts.beta.get('/settings')).body).toEqual(DEFAULTS);
   });
@@ -51,7 +63,10 @@ describeEachDialect('GET/PATCH /settings', (ctx) => {
     [{ colour: 'red' }, 'colour is not allowed'],
     [{ smsVoiceOptOutCoupled: 'yes' }, 'smsVoiceOptOutCoupled must be true or false'],
     [{ timeZone: 'Atlantis/Capital' }, 'timeZone is not a known IANA time zone'],
-    [{ contactHours: { start: '8am', end: '21:00' } }, 'contactHours.start must be a time of day written HH:MM (24-hour), like 08:00'],
+    [
+      { contactHours: { start: '8am', end: '21:00' } },
+      'contactHours.start must be a time of day written HH:MM (24-hour), like 08:00',
+    ],
     [{ contactHours: { start: '08:00' } }, 'contactHours.end is required'],
     [{ helpText: '' }, 'helpText must not be empty'],
     [{ replyWindowMinutes: 61 }, 'replyWindowMinutes must be a whole number of minutes from 0 to 60'],
@@ -93,12 +108,17 @@ describeEachDialect('GET/PATCH /settings', (ctx) => {
 
   it('takes the STOP confirmation per language; one language alone keeps the other', async () => {
     const ts = ctx();
-    const org = await ts.clientWithScopes(['settings:read', 'settings:write'], `stopconf-${Math.random().toString(36).slice(2, 8)}`);
+    const org = await ts.clientWithScopes(
+      ['settings:read', 'settings:write'],
+      `stopconf-${Math.random().toString(36).slice(2, 8)}`,
+    );
     const es = 'Listo: no le escribiremos más. Responda ALTA para volver.';
     const res = await org.patch('/settings', { stopConfirmation: { es } });
     expect(res.status).toBe(200);
     expect(res.body.stopConfirmation).toEqual({ en: DEFAULTS.stopConfirmation.en, es });
-    expect((await org.patch('/settings', { stopConfirmation: { en: 'Done. Reply START to undo.' } })).body.stopConfirmation).toEqual({ en: 'Done. Reply START to undo.', es });
+    expect(
+      (await org.patch('/settings', { stopConfirmation: { en: 'Done. Reply START to undo.' } })).body.stopConfirmation,
+    ).toEqual({ en: 'Done. Reply START to undo.', es });
     for (const bad of [{}, { es: '' }, { fr: 'Arrêté.' }]) {
       expect((await org.patch('/settings', { stopConfirmation: bad })).status).toBe(400);
     }
@@ -109,19 +129,41 @@ describeEachDialect('GET/PATCH /settings', (ctx) => {
     const ts = ctx();
     const org = await ts.clientWithScopes(['settings:read', 'settings:write'], 'settings-compliance');
     const res = await org.patch('/settings', {
-      contactDays: ['mon', 'tue', 'wed', 'thu', 'fri'], holidays: ['2026-12-25'], regionalRules: true, frequencyCap: { maxAutomatedPerDay: 3 },
-      optOutKeywords: ['Basta', 'basta ', 'NO MORE'], optInKeywords: ['rejoin'],
+      contactDays: ['mon', 'tue', 'wed', 'thu', 'fri'],
+      holidays: ['2026-12-25'],
+      regionalRules: true,
+      frequencyCap: { maxAutomatedPerDay: 3 },
+      optOutKeywords: ['Basta', 'basta ', 'NO MORE'],
+      optInKeywords: ['rejoin'],
       externalCheck: { url: 'https://compliance.example.com/check', secret: 'whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQ=' },
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
-      contactDays: ['mon', 'tue', 'wed', 'thu', 'fri'], holidays: ['2026-12-25'], regionalRules: true, frequencyCap: { maxAutomatedPerDay: 3 },
-      optOutKeywords: ['Basta', 'NO MORE'], optInKeywords: ['rejoin'],
-      externalCheck: { url: 'https://compliance.example.com/check', timeoutMs: 3000, failureMode: 'closed', secretSet: true },
+      contactDays: ['mon', 'tue', 'wed', 'thu', 'fri'],
+      holidays: ['2026-12-25'],
+      regionalRules: true,
+      frequencyCap: { maxAutomatedPerDay: 3 },
+      optOutKeywords: ['Basta', 'NO MORE'],
+      optInKeywords: ['rejoin'],
+      externalCheck: {
+        url: 'https://compliance.example.com/check',
+        timeoutMs: 3000,
+        failureMode: 'closed',
+        secretSet: true,
+      },
     });
     expect(JSON.stringify((await org.get('/settings')).body)).not.toContain('c2VjcmV0');
-    expect((await org.patch('/settings', { externalCheck: null, frequencyCap: null })).body).toMatchObject({ externalCheck: null, frequencyCap: null });
-    for (const bad of [{ contactDays: [] }, { contactDays: ['funday'] }, { holidays: ['2026-13-01'] }, { frequencyCap: { maxAutomatedPerDay: 0 } }, { optOutKeywords: [' '] }]) {
+    expect((await org.patch('/settings', { externalCheck: null, frequencyCap: null })).body).toMatchObject({
+      externalCheck: null,
+      frequencyCap: null,
+    });
+    for (const bad of [
+      { contactDays: [] },
+      { contactDays: ['funday'] },
+      { holidays: ['2026-13-01'] },
+      { frequencyCap: { maxAutomatedPerDay: 0 } },
+      { optOutKeywords: [' '] },
+    ]) {
       expect((await org.patch('/settings', bad)).status, JSON.stringify(bad)).toBe(400);
     }
     expect((await org.get('/settings')).body.contactDays).toEqual(['mon', 'tue', 'wed', 'thu', 'fri']);

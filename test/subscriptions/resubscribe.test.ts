@@ -9,7 +9,8 @@ const MISSING = '00000000-0000-7000-8000-000000000000';
 /** An SMS opt-out the lead made by texting STOP, written the way the inbound-keyword path records it. */
 async function keywordOptOut(ts: TestServer, leadId: string, channels: ('sms' | 'voice')[] = ['sms']): Promise<void> {
   const patch: Record<string, string> = {};
-  for (const c of channels) Object.assign(patch, { [`${c}_status`]: 'unsubscribed', [`${c}_opt_out_source`]: 'keyword' });
+  for (const c of channels)
+    Object.assign(patch, { [`${c}_status`]: 'unsubscribed', [`${c}_opt_out_source`]: 'keyword' });
   await ts.server.store.db.updateTable('leads').set(patch).where('id', '=', leadId).execute();
 }
 
@@ -65,7 +66,11 @@ describeEachDialect('POST /leads/{id}/resubscribe', (ctx) => {
     await acme.post(`/leads/${id}/unsubscribe`, {});
     const res = await acme.post(`/leads/${id}/resubscribe`, { channels: ['email', 'voice', 'voice'] });
     expect(res.body).toEqual({ message: 'Lead resubscribed successfully.', channels: ['voice'] });
-    expect((await acme.get(`/leads/${id}`)).body.subscriptions).toEqual({ sms: 'unsubscribed', voice: 'subscribed', email: 'unavailable' });
+    expect((await acme.get(`/leads/${id}`)).body.subscriptions).toEqual({
+      sms: 'unsubscribed',
+      voice: 'subscribed',
+      email: 'unavailable',
+    });
     expectError(await acme.post(`/leads/${id}/resubscribe`, { channels: ['email'] }), 400, 'Lead has no email');
     const emailOnly = await createLead(acme, { phone: undefined, email: 'r2@example.com' });
     expectError(await acme.post(`/leads/${emailOnly}/resubscribe`, { channels: ['sms'] }), 400, 'Lead has no phone');
@@ -83,7 +88,14 @@ describeEachDialect('POST /leads/{id}/resubscribe', (ctx) => {
     expect(again.body.channels).toEqual(['sms', 'voice', 'email']);
     const events = await outboxFor(ts, id, 'resubscribed');
     expect(events.map((e) => e.data.channel)).toEqual(['sms', 'email']);
-    expect(events[0]!.data).toEqual({ leadId: id, externalLeadId: 'crm-r3', phone, email: 'r3@example.com', channel: 'sms', source: 'api' });
+    expect(events[0]!.data).toEqual({
+      leadId: id,
+      externalLeadId: 'crm-r3',
+      phone,
+      email: 'r3@example.com',
+      channel: 'sms',
+      source: 'api',
+    });
   });
 
   it('turns the AI back on, as the hosted service documents; a refused resubscribe leaves it off', async () => {
@@ -95,7 +107,11 @@ describeEachDialect('POST /leads/{id}/resubscribe', (ctx) => {
     expect((await acme.get(`/leads/${id}`)).body.isAiOn).toBe(true);
     const stopped = await createLead(acme);
     await acme.post(`/leads/${stopped}/turnOffAi`);
-    await acme.post('/inbound', { channel: 'sms', from: (await acme.get(`/leads/${stopped}`)).body.phone, text: 'STOP' });
+    await acme.post('/inbound', {
+      channel: 'sms',
+      from: (await acme.get(`/leads/${stopped}`)).body.phone,
+      text: 'STOP',
+    });
     expect((await acme.post(`/leads/${stopped}/resubscribe`)).status).toBe(409);
     expect((await acme.get(`/leads/${stopped}`)).body.isAiOn).toBe(false);
   });
@@ -108,14 +124,22 @@ describeEachDialect('POST /leads/{id}/resubscribe', (ctx) => {
     const before = (await ts.acme.get(`/leads/${id}`)).body;
     for (const body of [{}, { channels: ['sms'] }, { channels: ['sms', 'email'] }]) {
       const res = await ts.acme.post(`/leads/${id}/resubscribe`, body);
-      expectError(res, 409, 'The lead opted out of sms by replying with a STOP keyword; only the lead can opt back in, by texting START');
+      expectError(
+        res,
+        409,
+        'The lead opted out of sms by replying with a STOP keyword; only the lead can opt back in, by texting START',
+      );
     }
     expect((await ts.acme.get(`/leads/${id}`)).body).toEqual(before);
     expect(await outboxFor(ts, id, 'resubscribed')).toHaveLength(0);
     // Channels not locked by the keyword can still be resubscribed on their own.
     const voice = await ts.acme.post(`/leads/${id}/resubscribe`, { channels: ['voice', 'email'] });
     expect(voice.body.channels).toEqual(['voice', 'email']);
-    expect((await ts.acme.get(`/leads/${id}`)).body.subscriptions).toEqual({ sms: 'unsubscribed', voice: 'subscribed', email: 'subscribed' });
+    expect((await ts.acme.get(`/leads/${id}`)).body.subscriptions).toEqual({
+      sms: 'unsubscribed',
+      voice: 'subscribed',
+      email: 'subscribed',
+    });
   });
 
   it('keeps the keyword lock when the number is erased and re-imported', async () => {
@@ -124,7 +148,12 @@ describeEachDialect('POST /leads/{id}/resubscribe', (ctx) => {
     const id = await createLead(ts.acme, { phone });
     await ts.acme.post(`/leads/${id}/unsubscribe`, { channels: ['sms'] });
     // The suppression left behind is the keyword one.
-    await ts.server.store.db.updateTable('suppressions').set({ source: 'keyword' }).where('channel', '=', 'sms').where('address_digest', '=', ts.server.deps.digests.keyed(phone)).execute();
+    await ts.server.store.db
+      .updateTable('suppressions')
+      .set({ source: 'keyword' })
+      .where('channel', '=', 'sms')
+      .where('address_digest', '=', ts.server.deps.digests.keyed(phone))
+      .execute();
     await keywordOptOut(ts, id);
     await ts.acme.del(`/leads/${id}`);
     const again = await createLead(ts.acme, { phone });
@@ -140,7 +169,11 @@ describeEachDialect('POST /leads/{id}/resubscribe', (ctx) => {
     await acme.post(`/leads/${id}/resubscribe`, {});
     await acme.del(`/leads/${id}`);
     const again = await createLead(acme, { phone });
-    expect((await acme.get(`/leads/${again}`)).body.subscriptions).toEqual({ sms: 'subscribed', voice: 'subscribed', email: 'unavailable' });
+    expect((await acme.get(`/leads/${again}`)).body.subscriptions).toEqual({
+      sms: 'subscribed',
+      voice: 'subscribed',
+      email: 'unavailable',
+    });
   });
 
   it('couples sms and voice when the organization setting says so', async () => {
@@ -159,12 +192,18 @@ describeEachDialect('POST /leads/{id}/resubscribe', (ctx) => {
     // Uncoupled (acme default): voice alone.
     const other = await createLead(ts.acme);
     await ts.acme.post(`/leads/${other}/unsubscribe`, {});
-    expect((await ts.acme.post(`/leads/${other}/resubscribe`, { channels: ['voice'] })).body.channels).toEqual(['voice']);
+    expect((await ts.acme.post(`/leads/${other}/resubscribe`, { channels: ['voice'] })).body.channels).toEqual([
+      'voice',
+    ]);
   });
 
   it("404s an unknown lead and another organization's lead with the contract text", async () => {
     const { acme, beta } = ctx();
-    expectError(await acme.post(`/leads/${MISSING}/resubscribe`, {}), 404, `Resource not found: Lead with id ${MISSING}`);
+    expectError(
+      await acme.post(`/leads/${MISSING}/resubscribe`, {}),
+      404,
+      `Resource not found: Lead with id ${MISSING}`,
+    );
     const id = await createLead(acme);
     await acme.post(`/leads/${id}/unsubscribe`, {});
     expectError(await beta.post(`/leads/${id}/resubscribe`, {}), 404, `Resource not found: Lead with id ${id}`);

@@ -93,8 +93,16 @@ describeEachDialect('POST /leads/{id}/unsubscribe', (ctx) => {
     // Webhooks spell voice `call` (docs.apten.ai/webhooks/opt-out).
     expect(events.map((e) => e.data.channel)).toEqual(['sms', 'call', 'email']);
     expect(events[0]!.data).toEqual({
-      leadId: id, externalLeadId: 'crm-1', phone, email: 'd@example.com', channel: 'sms',
-      source: 'api', optOutMessage: null, isDoNotContact: false, optOutReason: null, isTwilioOptOut: false,
+      leadId: id,
+      externalLeadId: 'crm-1',
+      phone,
+      email: 'd@example.com',
+      channel: 'sms',
+      source: 'api',
+      optOutMessage: null,
+      isDoNotContact: false,
+      optOutReason: null,
+      isTwilioOptOut: false,
     });
   });
 
@@ -106,7 +114,10 @@ describeEachDialect('POST /leads/{id}/unsubscribe', (ctx) => {
     expect(lead.isAiOn).toBe(true);
     expect(lead.isDoNotContact).toBe(false);
     const dnc = await acme.get(`/dnc/check?phone=${encodeURIComponent(lead.phone)}`);
-    expect({ status: dnc.status, body: dnc.body }).toEqual({ status: 200, body: { phone: lead.phone, isDoNotContact: false } });
+    expect({ status: dnc.status, body: dnc.body }).toEqual({
+      status: 200,
+      body: { phone: lead.phone, isDoNotContact: false },
+    });
   });
 
   it('couples sms and voice when the organization setting says so', async () => {
@@ -119,7 +130,9 @@ describeEachDialect('POST /leads/{id}/unsubscribe', (ctx) => {
     expect((await outboxFor(ts, id, 'optOut')).map((e) => e.data.channel)).toEqual(['sms', 'call']);
     // Uncoupled (acme default): voice alone.
     const other = await createLead(ts.acme);
-    expect((await ts.acme.post(`/leads/${other}/unsubscribe`, { channels: ['voice'] })).body.channels).toEqual(['voice']);
+    expect((await ts.acme.post(`/leads/${other}/unsubscribe`, { channels: ['voice'] })).body.channels).toEqual([
+      'voice',
+    ]);
   });
 
   it('404s an unknown lead with the contract text', async () => {

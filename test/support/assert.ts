@@ -22,7 +22,8 @@ export async function until<T>(fn: () => Promise<T> | T, ok: (v: T) => boolean, 
   for (;;) {
     const v = await fn();
     if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`until: not reached within ${ms} ms; last value: ${JSON.stringify(v)?.slice(0, 2000)}`);
+    if (Date.now() > end)
+      throw new Error(`until: not reached within ${ms} ms; last value: ${JSON.stringify(v)?.slice(0, 2000)}`);
     await sleep(25);
   }
 }

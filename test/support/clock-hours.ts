@@ -9,7 +9,10 @@ import type { TestClock } from './test-clock.js';
  * clock (`ts.clock`, test/support/test-clock.ts) to one of the instants below, so whether a send may go
  * out now is known, whatever the time of day the suite runs at.
  */
-export const REALISTIC_HOURS = { timeZone: 'America/Los_Angeles', contactHours: { start: '08:00', end: '21:00' } } as const;
+export const REALISTIC_HOURS = {
+  timeZone: 'America/Los_Angeles',
+  contactHours: { start: '08:00', end: '21:00' },
+} as const;
 
 // Instants inside / outside 08:00-21:00 in Los Angeles, New York and UTC alike, so the answer does not
 // depend on which zone a lead's number is placed in.
@@ -23,7 +26,12 @@ export const NEXT_MORNING = new Date('2026-07-02T15:00:00Z');
 /** Sets REALISTIC_HOURS on an organization (its key needs settings:write) and checks they were taken. */
 export async function useRealisticHours(client: Client): Promise<void> {
   const res = await client.patch('/settings', REALISTIC_HOURS);
-  if (res.status !== 200 || res.body.timeZone !== REALISTIC_HOURS.timeZone || res.body.contactHours?.start !== '08:00' || res.body.contactHours?.end !== '21:00') {
+  if (
+    res.status !== 200 ||
+    res.body.timeZone !== REALISTIC_HOURS.timeZone ||
+    res.body.contactHours?.start !== '08:00' ||
+    res.body.contactHours?.end !== '21:00'
+  ) {
     throw new Error(`PATCH /settings did not take realistic hours: ${res.status} ${JSON.stringify(res.body)}`);
   }
 }
@@ -44,7 +52,8 @@ export function startEachTestInDaytime(ctx: () => { clock: TestClock }): void {
   beforeEach(() => ctx().clock.set(DAYTIME));
 }
 
-const hourIn = (zone: string, at: Date): number => Number(new Intl.DateTimeFormat('en-US', { timeZone: zone, hour: 'numeric', hourCycle: 'h23' }).format(at));
+const hourIn = (zone: string, at: Date): number =>
+  Number(new Intl.DateTimeFormat('en-US', { timeZone: zone, hour: 'numeric', hourCycle: 'h23' }).format(at));
 
 /**
  * For suites whose server is a child process (it keeps real time: no TestClock to move): a zone where it is now
@@ -53,7 +62,18 @@ const hourIn = (zone: string, at: Date): number => Number(new Intl.DateTimeForma
  * apart all round the day.
  */
 export function zoneInDaytimeNow(at = new Date()): { zone: string; hour: number } {
-  const zones = ['Pacific/Honolulu', 'America/Los_Angeles', 'America/Chicago', 'America/Sao_Paulo', 'Atlantic/Azores', 'Europe/Madrid', 'Asia/Dubai', 'Asia/Bangkok', 'Asia/Tokyo', 'Pacific/Auckland'];
+  const zones = [
+    'Pacific/Honolulu',
+    'America/Los_Angeles',
+    'America/Chicago',
+    'America/Sao_Paulo',
+    'Atlantic/Azores',
+    'Europe/Madrid',
+    'Asia/Dubai',
+    'Asia/Bangkok',
+    'Asia/Tokyo',
+    'Pacific/Auckland',
+  ];
   const zone = zones.find((z) => hourIn(z, at) >= 9 && hourIn(z, at) <= 17);
   if (!zone) throw new Error(`no daytime zone at ${at.toISOString()}`);
   return { zone, hour: hourIn(zone, at) };

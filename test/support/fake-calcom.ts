@@ -52,13 +52,16 @@ export async function startFakeCalcom(key = 'cal_test_key_0123456789'): Promise<
       const body = raw ? JSON.parse(raw) : undefined;
       const url = new URL(req.url ?? '/', 'http://x');
       requests.push({ method: req.method ?? '', path: url.pathname + url.search, headers: req.headers, body });
-      if (req.headers.authorization !== `Bearer ${key}`) return send(res, 401, { status: 'error', error: { message: 'Invalid API key' } });
+      if (req.headers.authorization !== `Bearer ${key}`)
+        return send(res, 401, { status: 'error', error: { message: 'Invalid API key' } });
       const version = req.headers['cal-api-version'];
       if (req.method === 'GET' && url.pathname === '/v2/slots') {
-        if (version !== SLOTS_VERSION) return send(res, 400, { status: 'error', error: { message: `cal-api-version ${SLOTS_VERSION} required` } });
+        if (version !== SLOTS_VERSION)
+          return send(res, 400, { status: 'error', error: { message: `cal-api-version ${SLOTS_VERSION} required` } });
         const from = new Date(url.searchParams.get('start') ?? '');
         const to = new Date(url.searchParams.get('end') ?? '');
-        if (!url.searchParams.get('eventTypeId') || Number.isNaN(from.getTime()) || Number.isNaN(to.getTime())) return send(res, 400, { status: 'error', error: { message: 'eventTypeId, start and end are required' } });
+        if (!url.searchParams.get('eventTypeId') || Number.isNaN(from.getTime()) || Number.isNaN(to.getTime()))
+          return send(res, 400, { status: 'error', error: { message: 'eventTypeId, start and end are required' } });
         const data: Record<string, { start: string }[]> = {};
         for (const s of slots) {
           const at = new Date(s);
@@ -67,18 +70,37 @@ export async function startFakeCalcom(key = 'cal_test_key_0123456789'): Promise<
         }
         return send(res, 200, { status: 'success', data });
       }
-      if (version !== BOOKINGS_VERSION) return send(res, 400, { status: 'error', error: { message: `cal-api-version ${BOOKINGS_VERSION} required` } });
+      if (version !== BOOKINGS_VERSION)
+        return send(res, 400, { status: 'error', error: { message: `cal-api-version ${BOOKINGS_VERSION} required` } });
       const book = (start: string, attendee: unknown) => {
         const uid = randomUUID();
         const end = new Date(new Date(start).getTime() + duration * 60_000).toISOString();
         const b = { uid, start, end, status: 'accepted' as const, attendee };
         bookings.set(uid, b);
-        return { id: bookings.size, uid, title: 'Meeting', status: 'accepted', start, end, duration, eventTypeId: 1, attendees: [attendee] };
+        return {
+          id: bookings.size,
+          uid,
+          title: 'Meeting',
+          status: 'accepted',
+          start,
+          end,
+          duration,
+          eventTypeId: 1,
+          attendees: [attendee],
+        };
       };
       if (req.method === 'POST' && url.pathname === '/v2/bookings') {
         const start = new Date(body?.start).toISOString();
-        if (!body?.eventTypeId || !body?.attendee?.email || !body?.attendee?.timeZone) return send(res, 400, { status: 'error', error: { message: 'eventTypeId and attendee {name, email, timeZone} are required' } });
-        if (taken(start)) return send(res, 409, { status: 'error', error: { message: 'User either already has booking at this time or is not available' } });
+        if (!body?.eventTypeId || !body?.attendee?.email || !body?.attendee?.timeZone)
+          return send(res, 400, {
+            status: 'error',
+            error: { message: 'eventTypeId and attendee {name, email, timeZone} are required' },
+          });
+        if (taken(start))
+          return send(res, 409, {
+            status: 'error',
+            error: { message: 'User either already has booking at this time or is not available' },
+          });
         return send(res, 201, { status: 'success', data: book(start, body.attendee) });
       }
       const m = /^\/v2\/bookings\/([^/]+)\/(reschedule|cancel)$/.exec(url.pathname);
@@ -86,12 +108,22 @@ export async function startFakeCalcom(key = 'cal_test_key_0123456789'): Promise<
       if (req.method === 'POST' && m && existing) {
         if (m[2] === 'cancel') {
           existing.status = 'cancelled';
-          return send(res, 200, { status: 'success', data: { uid: existing.uid, start: existing.start, end: existing.end, status: 'cancelled' } });
+          return send(res, 200, {
+            status: 'success',
+            data: { uid: existing.uid, start: existing.start, end: existing.end, status: 'cancelled' },
+          });
         }
         const start = new Date(body?.start).toISOString();
-        if (taken(start)) return send(res, 409, { status: 'error', error: { message: 'User either already has booking at this time or is not available' } });
+        if (taken(start))
+          return send(res, 409, {
+            status: 'error',
+            error: { message: 'User either already has booking at this time or is not available' },
+          });
         existing.status = 'cancelled';
-        return send(res, 201, { status: 'success', data: { ...book(start, existing.attendee), rescheduledFromUid: existing.uid } });
+        return send(res, 201, {
+          status: 'success',
+          data: { ...book(start, existing.attendee), rescheduledFromUid: existing.uid },
+        });
       }
       return send(res, 404, { status: 'error', error: { message: 'Not found' } });
     });

@@ -44,7 +44,10 @@ export interface FakeOpenAi {
 export const tools = (...calls: FakeToolCall[]): FakeBehaviour => ({ kind: 'tools', calls });
 export const call = (name: string, args: unknown = {}): FakeToolCall => ({ name, arguments: args });
 /** A streamed answer: the tokens spoken, then any tool calls. */
-export const stream = (tokens: string[], opts: { calls?: FakeToolCall[]; firstTokenMs?: number; tokenMs?: number } = {}): FakeBehaviour => ({ kind: 'stream', tokens, ...opts });
+export const stream = (
+  tokens: string[],
+  opts: { calls?: FakeToolCall[]; firstTokenMs?: number; tokenMs?: number } = {},
+): FakeBehaviour => ({ kind: 'stream', tokens, ...opts });
 
 /**
  * Writes an OpenAI streaming answer: `chat.completion.chunk` events whose
@@ -68,7 +71,18 @@ function streamAnswer(res: ServerResponse, b: Extract<FakeBehaviour, { kind: 'st
     (b.calls ?? []).forEach((c, index) => {
       const args = typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments);
       const half = Math.floor(args.length / 2);
-      res.write(chunk({ tool_calls: [{ index, id: `call_${index}`, type: 'function', function: { name: c.name, arguments: args.slice(0, half) } }] }));
+      res.write(
+        chunk({
+          tool_calls: [
+            {
+              index,
+              id: `call_${index}`,
+              type: 'function',
+              function: { name: c.name, arguments: args.slice(0, half) },
+            },
+          ],
+        }),
+      );
       res.write(chunk({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] }));
     });
     res.write(chunk({}, (b.calls ?? []).length > 0 ? 'tool_calls' : 'stop'));
@@ -101,11 +115,17 @@ function completion(b: Extract<FakeBehaviour, { kind: 'tools' }>, model: string)
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model,
-    choices: [{
-      index: 0,
-      message: { role: 'assistant', content: b.content ?? null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
-      finish_reason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
-    }],
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: b.content ?? null,
+          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+        },
+        finish_reason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
+      },
+    ],
     usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
   };
 }
@@ -128,8 +148,10 @@ export async function startFakeOpenAi(key = 'sk-test-fake-openai-key'): Promise<
       }
       const authorized = req.headers.authorization === `Bearer ${key}`;
       requests.push({ path: req.url ?? '', headers: req.headers, authorized, body });
-      if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return answer(res, 404, { error: { message: 'not found' } });
-      if (!authorized) return answer(res, 401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } });
+      if (req.method !== 'POST' || req.url !== '/v1/chat/completions')
+        return answer(res, 404, { error: { message: 'not found' } });
+      if (!authorized)
+        return answer(res, 401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } });
       const program = programs.find((p) => raw.includes(p.marker));
       const behaviour: FakeBehaviour = program
         ? program.behaviours[Math.min(program.used++, program.behaviours.length - 1)]!
@@ -138,7 +160,9 @@ export async function startFakeOpenAi(key = 'sk-test-fake-openai-key'): Promise<
         case 'hang':
           return; // never answers; the socket is destroyed on close()
         case 'status':
-          return answer(res, behaviour.status, { error: { message: 'The server had an error while processing your request.' } });
+          return answer(res, behaviour.status, {
+            error: { message: 'The server had an error while processing your request.' },
+          });
         case 'raw':
           return answer(res, 200, behaviour.body);
         case 'stream':

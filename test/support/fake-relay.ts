@@ -23,7 +23,12 @@ export interface FakeRelay {
   close(): void;
 }
 
-export async function connectRelay(serverUrl: string, relayUrl: string, token: string, signature?: string | null): Promise<FakeRelay> {
+export async function connectRelay(
+  serverUrl: string,
+  relayUrl: string,
+  token: string,
+  signature?: string | null,
+): Promise<FakeRelay> {
   const u = new URL(relayUrl);
   const target = serverUrl.replace(/^http/, 'ws') + u.pathname + u.search;
   const headers: Record<string, string> = {};
@@ -63,13 +68,30 @@ export async function connectRelay(serverUrl: string, relayUrl: string, token: s
   return {
     received,
     send,
-    setup: (callSid, extra = {}) => send({ type: 'setup', sessionId: `VX${callSid.slice(2)}`, accountSid: 'ACtest', callSid, from: '+15550000000', to: '+15550000001', direction: 'outbound-api', callType: 'PSTN', callStatus: 'IN-PROGRESS', customParameters: {}, ...extra }),
+    setup: (callSid, extra = {}) =>
+      send({
+        type: 'setup',
+        sessionId: `VX${callSid.slice(2)}`,
+        accountSid: 'ACtest',
+        callSid,
+        from: '+15550000000',
+        to: '+15550000001',
+        direction: 'outbound-api',
+        callType: 'PSTN',
+        callStatus: 'IN-PROGRESS',
+        customParameters: {},
+        ...extra,
+      }),
     say: async (text) => {
       const from = received.length;
       send({ type: 'prompt', voicePrompt: text, lang: 'en-US', last: true });
       const end = await waitFor((m) => (m.type === 'text' && m.last === true) || m.type === 'end', 10_000, from);
       const upto = received.indexOf(end);
-      return received.slice(from, upto + 1).filter((m) => m.type === 'text').map((m) => m.token ?? '').join('');
+      return received
+        .slice(from, upto + 1)
+        .filter((m) => m.type === 'text')
+        .map((m) => m.token ?? '')
+        .join('');
     },
     waitFor: (ok, ms) => waitFor(ok, ms),
     closed,

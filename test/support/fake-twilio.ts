@@ -65,7 +65,10 @@ export interface FakeTwilio {
   url: string;
   requests: TwilioRequest[];
   /** The accepted requests of one resource, optionally filtered. */
-  accepted(resource: 'Messages' | 'Calls' | 'CallUpdate', where?: (p: Record<string, string>) => boolean): TwilioRequest[];
+  accepted(
+    resource: 'Messages' | 'Calls' | 'CallUpdate',
+    where?: (p: Record<string, string>) => boolean,
+  ): TwilioRequest[];
   /** The next `times` matching creates (POST; or GET lists with method 'GET') get `status` with a Twilio error body. */
   failNext(match: Failure['match'], status?: number, times?: number, method?: 'POST' | 'GET', code?: number): void;
   /** GETs of the message list, in order. */
@@ -80,9 +83,9 @@ export interface FakeTwilio {
 const E164 = /^\+[1-9]\d{6,14}$/;
 
 function error(res: ServerResponse, status: number, code: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(
-    JSON.stringify({ code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status }),
-  );
+  res
+    .writeHead(status, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status }));
 }
 
 const sid = (prefix: string) => prefix + randomBytes(16).toString('hex');
@@ -111,7 +114,12 @@ function listPage(accountSid: string, all: MessageResource[], query: URLSearchPa
   const sent = (m: MessageResource) => Date.parse(m.date_sent);
   const matching = all
     .filter((m) => (!to || m.to === to) && (!from || m.from === from))
-    .filter((m) => (!on || (sent(m) >= filterDay(on) && sent(m) < filterDay(on) + DAY_MS)) && (!after || sent(m) >= filterDay(after)) && (!before || sent(m) < filterDay(before) + DAY_MS))
+    .filter(
+      (m) =>
+        (!on || (sent(m) >= filterDay(on) && sent(m) < filterDay(on) + DAY_MS)) &&
+        (!after || sent(m) >= filterDay(after)) &&
+        (!before || sent(m) < filterDay(before) + DAY_MS),
+    )
     .sort((a, b) => b.createdMs - a.createdMs);
   const size = Math.min(1000, Math.max(1, Number(query.get('PageSize') ?? 50) || 50));
   const page = Math.max(0, Number(query.get('Page') ?? 0) || 0);
@@ -158,20 +166,37 @@ export async function startFakeTwilio(accountSid: string, authToken: string): Pr
     const update = /^\/2010-04-01\/Accounts\/([^/]+)\/Calls\/(CA[0-9a-f]{32})\.json$/.exec(pathname);
     if (update && req.method === 'POST') {
       const expected = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`;
-      if (req.headers.authorization !== expected || update[1] !== accountSid) return error(res, 401, 20003, 'Authenticate');
+      if (req.headers.authorization !== expected || update[1] !== accountSid)
+        return error(res, 401, 20003, 'Authenticate');
       const params = Object.fromEntries(new URLSearchParams(raw));
       const known = requests.some((r) => r.resource === 'Calls' && r.sid === update[2]);
       if (!known) {
-        requests.push({ resource: 'CallUpdate', params: { ...params, CallSid: update[2]! }, status: 404, sid: null, at: arrived });
+        requests.push({
+          resource: 'CallUpdate',
+          params: { ...params, CallSid: update[2]! },
+          status: 404,
+          sid: null,
+          at: arrived,
+        });
         return error(res, 404, 20404, 'The requested resource was not found');
       }
-      if (params.Twiml && !/^\s*(<\?xml[^>]*\?>)?\s*<Response>[\s\S]*<\/Response>\s*$/.test(params.Twiml)) return error(res, 400, 12100, 'Document parse failure');
-      requests.push({ resource: 'CallUpdate', params: { ...params, CallSid: update[2]! }, status: 200, sid: update[2]!, at: arrived });
-      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ sid: update[2], status: params.Status ?? 'in-progress' }));
+      if (params.Twiml && !/^\s*(<\?xml[^>]*\?>)?\s*<Response>[\s\S]*<\/Response>\s*$/.test(params.Twiml))
+        return error(res, 400, 12100, 'Document parse failure');
+      requests.push({
+        resource: 'CallUpdate',
+        params: { ...params, CallSid: update[2]! },
+        status: 200,
+        sid: update[2]!,
+        at: arrived,
+      });
+      return res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ sid: update[2], status: params.Status ?? 'in-progress' }));
     }
     const m = /^\/2010-04-01\/Accounts\/([^/]+)\/(Messages|Calls)\.json$/.exec(pathname);
     const listing = req.method === 'GET' && m?.[2] === 'Messages';
-    if ((req.method !== 'POST' && !listing) || !m || (!listing && search !== undefined)) return error(res, 404, 20404, 'The requested resource was not found');
+    if ((req.method !== 'POST' && !listing) || !m || (!listing && search !== undefined))
+      return error(res, 404, 20404, 'The requested resource was not found');
     const [, pathSid, resource] = m as unknown as [string, string, 'Messages' | 'Calls'];
     const expected = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`;
     if (req.headers.authorization !== expected || pathSid !== accountSid) return error(res, 401, 20003, 'Authenticate');
@@ -188,31 +213,50 @@ export async function startFakeTwilio(accountSid: string, authToken: string): Pr
       lists.push({ params, status: 200, count: page.messages.length, at: arrived });
       return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(page));
     }
-    if (!(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return error(res, 400, 20001, 'Parameters must be form-encoded');
+    if (!(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded'))
+      return error(res, 400, 20001, 'Parameters must be form-encoded');
     const params = Object.fromEntries(new URLSearchParams(raw));
-    const record = (status: number, answered: string | null) => requests.push({ resource, params, status, sid: answered, at: arrived });
+    const record = (status: number, answered: string | null) =>
+      requests.push({ resource, params, status, sid: answered, at: arrived });
 
     const failure = failures.find((f) => f.method === 'POST' && f.left > 0 && f.match({ resource, params }));
     if (failure) {
       failure.left -= 1;
       record(failure.status, null);
-      return error(res, failure.status, failure.code ?? 20500, failure.code === undefined ? 'Internal Server Error' : `Twilio error ${failure.code}`);
+      return error(
+        res,
+        failure.status,
+        failure.code ?? 20500,
+        failure.code === undefined ? 'Internal Server Error' : `Twilio error ${failure.code}`,
+      );
     }
     const check = (): [number, string] | undefined => {
-      if (!params.To) return resource === 'Messages' ? [21604, "A 'To' phone number is required."] : [21201, 'No \'To\' number is specified'];
-      if (!params.From) return resource === 'Messages' ? [21603, "A 'From' phone number is required."] : [21213, "No 'From' number is specified"];
+      if (!params.To)
+        return resource === 'Messages'
+          ? [21604, "A 'To' phone number is required."]
+          : [21201, "No 'To' number is specified"];
+      if (!params.From)
+        return resource === 'Messages'
+          ? [21603, "A 'From' phone number is required."]
+          : [21213, "No 'From' number is specified"];
       if (!E164.test(params.To)) return [21211, `Invalid 'To' Phone Number: ${params.To}`];
       if (!E164.test(params.From)) return [21212, `Invalid From Number (caller ID): ${params.From}`];
       if (resource === 'Messages') {
         if (!params.Body && !params.MediaUrl) return [21602, 'Message body is required.'];
-        if (params.Body && params.Body.length > 1600) return [21617, 'The concatenated message body exceeds the 1600 character limit.'];
+        if (params.Body && params.Body.length > 1600)
+          return [21617, 'The concatenated message body exceeds the 1600 character limit.'];
       } else {
         if (!params.Url && !params.Twiml && !params.ApplicationSid) return [21205, 'Url parameter is required.'];
-        if (params.Twiml && (params.Twiml.length > 4000 || !/^\s*(<\?xml[^>]*\?>)?\s*<Response>[\s\S]*<\/Response>\s*$/.test(params.Twiml))) {
+        if (
+          params.Twiml &&
+          (params.Twiml.length > 4000 ||
+            !/^\s*(<\?xml[^>]*\?>)?\s*<Response>[\s\S]*<\/Response>\s*$/.test(params.Twiml))
+        ) {
           return [12100, 'Document parse failure'];
         }
       }
-      if (params.StatusCallback && !/^https?:\/\//.test(params.StatusCallback)) return [21609, 'Invalid StatusCallback URL'];
+      if (params.StatusCallback && !/^https?:\/\//.test(params.StatusCallback))
+        return [21609, 'Invalid StatusCallback URL'];
       return undefined;
     };
     const problem = check();
@@ -224,11 +268,31 @@ export async function startFakeTwilio(accountSid: string, authToken: string): Pr
     const create = () => {
       record(201, answered);
       const at = Date.now();
-      if (resource !== 'Messages') return { sid: answered, account_sid: accountSid, to: params.To, from: params.From, status: 'queued', direction: 'outbound-api', date_created: twilioDate(at) };
+      if (resource !== 'Messages')
+        return {
+          sid: answered,
+          account_sid: accountSid,
+          to: params.To,
+          from: params.From,
+          status: 'queued',
+          direction: 'outbound-api',
+          date_created: twilioDate(at),
+        };
       const created: MessageResource = {
-        sid: answered, account_sid: accountSid, to: params.To!, from: params.From!, body: params.Body ?? '', status: 'queued', direction: 'outbound-api',
-        date_created: twilioDate(at), date_updated: twilioDate(at), date_sent: twilioDate(at), num_segments: '1', api_version: '2010-04-01',
-        uri: `/2010-04-01/Accounts/${accountSid}/Messages/${answered}.json`, createdMs: at,
+        sid: answered,
+        account_sid: accountSid,
+        to: params.To!,
+        from: params.From!,
+        body: params.Body ?? '',
+        status: 'queued',
+        direction: 'outbound-api',
+        date_created: twilioDate(at),
+        date_updated: twilioDate(at),
+        date_sent: twilioDate(at),
+        num_segments: '1',
+        api_version: '2010-04-01',
+        uri: `/2010-04-01/Accounts/${accountSid}/Messages/${answered}.json`,
+        createdMs: at,
       };
       messages.push(created);
       const { createdMs: _, ...body } = created;
@@ -270,8 +334,15 @@ export async function startFakeTwilio(accountSid: string, authToken: string): Pr
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    accepted: (resource, where = () => true) => requests.filter((r) => r.resource === resource && (r.status === 201 || (r.resource === 'CallUpdate' && r.status === 200)) && where(r.params)),
-    failNext: (match, status = 500, times = 1, method = 'POST', code) => void failures.push({ match, status, left: times, method, ...(code === undefined ? {} : { code }) }),
+    accepted: (resource, where = () => true) =>
+      requests.filter(
+        (r) =>
+          r.resource === resource &&
+          (r.status === 201 || (r.resource === 'CallUpdate' && r.status === 200)) &&
+          where(r.params),
+      ),
+    failNext: (match, status = 500, times = 1, method = 'POST', code) =>
+      void failures.push({ match, status, left: times, method, ...(code === undefined ? {} : { code }) }),
     lists,
     slowly: (ms, accept = () => 'on_arrival') => {
       slowMs = ms;

@@ -21,8 +21,11 @@ export default async function setup(project: TestProject): Promise<void> {
     await client.query('select 1');
     available = true;
   } catch (err) {
-    if (process.env.CI === 'true') throw new Error(`PostgreSQL is required in CI but unreachable at ${PG_ADMIN_URL}: ${(err as Error).message}`);
-    console.warn(`\n*** PostgreSQL not reachable at ${PG_ADMIN_URL}: the PostgreSQL suite is SKIPPED (SQLite only). ***\n`);
+    if (process.env.CI === 'true')
+      throw new Error(`PostgreSQL is required in CI but unreachable at ${PG_ADMIN_URL}: ${(err as Error).message}`);
+    console.warn(
+      `\n*** PostgreSQL not reachable at ${PG_ADMIN_URL}: the PostgreSQL suite is SKIPPED (SQLite only). ***\n`,
+    );
   } finally {
     await client.end().catch(() => {});
   }

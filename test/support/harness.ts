@@ -51,7 +51,12 @@ export interface ApiResponse<T = any> {
 
 export interface Client {
   key: string;
-  call<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
+  call<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<ApiResponse<T>>;
   get<T = any>(path: string): Promise<ApiResponse<T>>;
   post<T = any>(path: string, body?: unknown): Promise<ApiResponse<T>>;
   patch<T = any>(path: string, body?: unknown): Promise<ApiResponse<T>>;
@@ -135,7 +140,8 @@ export async function startTestServer(dialect: Dialect, env: Record<string, stri
     clock,
     acme: clientFor(url, acmeKey.key),
     beta: clientFor(url, betaKey.key),
-    clientWithScopes: async (scopes, org = 'acme') => clientFor(url, (await issueKey(server.store.db, org, scopes)).key),
+    clientWithScopes: async (scopes, org = 'acme') =>
+      clientFor(url, (await issueKey(server.store.db, org, scopes)).key),
     raw: async (path, init) => toResponse(await fetch(`${url}${path}`, init)),
     runDue: async () => {
       if (!server.worker) throw new Error('runDue: this server runs no worker (PARLEY_WORKER=false?)');
@@ -149,7 +155,11 @@ export async function startTestServer(dialect: Dialect, env: Record<string, stri
 }
 
 /** Runs the same suite once per available dialect, each against its own fresh server and database. */
-export function describeEachDialect(title: string, suite: (ctx: () => TestServer) => void, env: Record<string, string> = {}): void {
+export function describeEachDialect(
+  title: string,
+  suite: (ctx: () => TestServer) => void,
+  env: Record<string, string> = {},
+): void {
   for (const dialect of dialects()) {
     describe(`${title} [${dialect}]`, () => {
       let ts: TestServer | undefined;
@@ -176,7 +186,12 @@ export function uniquePhone(): string {
 }
 
 export async function createLead(client: Client, fields: Record<string, unknown> = {}): Promise<string> {
-  const res = await client.post('/leads/create', { firstName: 'Ann', lastName: 'Lee', phone: uniquePhone(), ...fields });
+  const res = await client.post('/leads/create', {
+    firstName: 'Ann',
+    lastName: 'Lee',
+    phone: uniquePhone(),
+    ...fields,
+  });
   if (res.status !== 200) throw new Error(`createLead failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.id as string;
 }

@@ -40,12 +40,17 @@ export async function buildCli(): Promise<void> {
   }
   try {
     const result = await new Promise<{ ok: boolean; output: string }>((resolve) => {
-      execFile(process.execPath, [join(root, 'bin/build-if-stale.mjs')], { cwd: root, timeout: 240_000 }, (err, stdout, stderr) =>
-        resolve({ ok: !err, output: `${stdout}\n${stderr}` }),
+      execFile(
+        process.execPath,
+        [join(root, 'bin/build-if-stale.mjs')],
+        { cwd: root, timeout: 240_000 },
+        (err, stdout, stderr) => resolve({ ok: !err, output: `${stdout}\n${stderr}` }),
       );
     });
-    if (!existsSync(join(root, 'dist/src/cli/main.js'))) throw new Error(`npm run build produced no CLI:\n${result.output}`);
-    if (!result.ok) console.warn(`npm run build reported errors (running the emitted code anyway):\n${result.output.slice(0, 2000)}`);
+    if (!existsSync(join(root, 'dist/src/cli/main.js')))
+      throw new Error(`npm run build produced no CLI:\n${result.output}`);
+    if (!result.ok)
+      console.warn(`npm run build reported errors (running the emitted code anyway):\n${result.output.slice(0, 2000)}`);
   } finally {
     rmSync(lock, { recursive: true, force: true });
   }
@@ -197,7 +202,10 @@ export function localPortsOf(pid: number): Set<number> {
  * For suites that run parley as child processes on PostgreSQL: the compiled
  * CLI, a fresh migrated database, and a key of organization `acme` on it.
  */
-export async function preparedPostgres(): Promise<{ database: Awaited<ReturnType<typeof freshDatabase>>; key: string }> {
+export async function preparedPostgres(): Promise<{
+  database: Awaited<ReturnType<typeof freshDatabase>>;
+  key: string;
+}> {
   await buildCli();
   const database = await freshDatabase('postgres');
   const store = openStore(database.url, 2);

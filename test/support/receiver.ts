@@ -19,42 +19,50 @@ export interface Received {
 
 export type Behaviour = (req: IncomingMessage, res: ServerResponse, attempt: number) => void;
 
-export const respond = (status: number, headers: Record<string, string> = {}): Behaviour => (_req, res) => {
-  res.writeHead(status, headers).end('{}');
-};
+export const respond =
+  (status: number, headers: Record<string, string> = {}): Behaviour =>
+  (_req, res) => {
+    res.writeHead(status, headers).end('{}');
+  };
 
 /** Never answers: the sender has to give up on its own (its timeout). */
 export const hang: Behaviour = () => {};
 
 /** Answers after `ms`. */
-export const respondAfter = (ms: number, status = 200): Behaviour => (_req, res) => {
-  setTimeout(() => {
-    if (!res.destroyed) res.writeHead(status).end('{}');
-  }, ms);
-};
+export const respondAfter =
+  (ms: number, status = 200): Behaviour =>
+  (_req, res) => {
+    setTimeout(() => {
+      if (!res.destroyed) res.writeHead(status).end('{}');
+    }, ms);
+  };
 
 /** 200 with a body of `megabytes` MB, streamed (with backpressure) until done or the sender hangs up. */
-export const hugeBody = (megabytes: number): Behaviour => (_req, res) => {
-  const chunk = Buffer.alloc(1024 * 1024, 120);
-  let sent = 0;
-  res.writeHead(200, { 'content-type': 'application/octet-stream' });
-  const pump = () => {
-    while (sent < megabytes && !res.destroyed) {
-      sent += 1;
-      if (!res.write(chunk)) return void res.once('drain', pump);
-    }
-    if (!res.destroyed) res.end();
+export const hugeBody =
+  (megabytes: number): Behaviour =>
+  (_req, res) => {
+    const chunk = Buffer.alloc(1024 * 1024, 120);
+    let sent = 0;
+    res.writeHead(200, { 'content-type': 'application/octet-stream' });
+    const pump = () => {
+      while (sent < megabytes && !res.destroyed) {
+        sent += 1;
+        if (!res.write(chunk)) return void res.once('drain', pump);
+      }
+      if (!res.destroyed) res.end();
+    };
+    res.on('close', () => res.removeAllListeners('drain'));
+    pump();
   };
-  res.on('close', () => res.removeAllListeners('drain'));
-  pump();
-};
 
 /** 200, then one byte every `everyMs`, never finishing: only the sender's own deadline ends it. */
-export const trickle = (everyMs: number): Behaviour => (_req, res) => {
-  res.writeHead(200, { 'content-type': 'text/plain' });
-  const t = setInterval(() => (res.destroyed ? clearInterval(t) : res.write('.')), everyMs);
-  res.on('close', () => clearInterval(t));
-};
+export const trickle =
+  (everyMs: number): Behaviour =>
+  (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    const t = setInterval(() => (res.destroyed ? clearInterval(t) : res.write('.')), everyMs);
+    res.on('close', () => clearInterval(t));
+  };
 
 /** Verifies as a Standard Webhooks consumer would: HMAC over id.timestamp.body keyed by the base64 part of the secret. */
 export function verifyStandard(secret: string, id: string, timestamp: string, body: string, header: string): boolean {
@@ -98,7 +106,13 @@ export class Receiver {
           body,
           json: JSON.parse(body),
           headers: req.headers,
-          standardSignatureValid: verifyStandard(this.secret, id, timestamp, body, String(req.headers['webhook-signature'] ?? '')),
+          standardSignatureValid: verifyStandard(
+            this.secret,
+            id,
+            timestamp,
+            body,
+            String(req.headers['webhook-signature'] ?? ''),
+          ),
           legacySignatureValid: verifyLegacy(this.secret, body, String(req.headers['x-signature-sha256'] ?? '')),
           at: Date.now(),
           remotePort: req.socket.remotePort ?? 0,
@@ -145,7 +159,10 @@ export class Receiver {
   async until(predicate: () => boolean, ms = 10_000): Promise<void> {
     const end = Date.now() + ms;
     while (!predicate()) {
-      if (Date.now() > end) throw new Error(`receiver: condition not met within ${ms} ms (received ${this.received.length}, acknowledged ${this.acknowledged.length})`);
+      if (Date.now() > end)
+        throw new Error(
+          `receiver: condition not met within ${ms} ms (received ${this.received.length}, acknowledged ${this.acknowledged.length})`,
+        );
       await new Promise((r) => setTimeout(r, 20));
     }
   }

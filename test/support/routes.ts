@@ -58,7 +58,12 @@ export function sampleBody(method: string, url: string): unknown {
     'POST /v1/sendingNumbers': { number: uniquePhone(), kind: 'longCode' },
     'PATCH /v1/sendingNumbers/:id': { ratePerSecond: 2 },
     // A tag nobody carries: the campaign enrolls no lead and sends nothing.
-    'POST /v1/campaigns': { name: 'sample', customerProfile: 'default', dailyCap: 1, filter: { tags: ['sample-tag-nobody-has'] } },
+    'POST /v1/campaigns': {
+      name: 'sample',
+      customerProfile: 'default',
+      dailyCap: 1,
+      filter: { tags: ['sample-tag-nobody-has'] },
+    },
     'PUT /v1/leads/:leadId/owner': { userId: null },
     'PATCH /v1/users/:id': { isAway: false },
     'POST /v1/leads/:leadId/appointments': { start: '2030-01-07T15:00:00Z' },

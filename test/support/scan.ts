@@ -28,11 +28,16 @@ const PG_TEXT = new Set(['text', 'character varying', 'character', 'json', 'json
  */
 export async function textColumns(db: Kysely<any>, dialect: Dialect): Promise<TextColumn[]> {
   if (dialect === 'sqlite') {
-    const tables = await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite%' order by name`.execute(db);
+    const tables = await sql<{
+      name: string;
+    }>`select name from sqlite_master where type = 'table' and name not like 'sqlite%' order by name`.execute(db);
     const out: TextColumn[] = [];
     for (const { name } of tables.rows) {
-      const cols = await sql<{ name: string; type: string }>`select name, type from pragma_table_info(${name})`.execute(db);
-      for (const c of cols.rows) if (c.type === '' || SQLITE_TEXT.test(c.type)) out.push({ table: name, column: c.name });
+      const cols = await sql<{ name: string; type: string }>`select name, type from pragma_table_info(${name})`.execute(
+        db,
+      );
+      for (const c of cols.rows)
+        if (c.type === '' || SQLITE_TEXT.test(c.type)) out.push({ table: name, column: c.name });
     }
     return out;
   }
@@ -62,7 +67,15 @@ export async function scanText(db: Kysely<any>, dialect: Dialect, needles: reado
         const value = row[column];
         if (value === null || value === undefined) continue;
         const text = (typeof value === 'string' ? value : JSON.stringify(value)).toLowerCase();
-        for (const [needle, low] of lowered) if (text.includes(low)) hits.push({ table, column, needle, value: String(typeof value === 'string' ? value : JSON.stringify(value)), row });
+        for (const [needle, low] of lowered)
+          if (text.includes(low))
+            hits.push({
+              table,
+              column,
+              needle,
+              value: String(typeof value === 'string' ? value : JSON.stringify(value)),
+              row,
+            });
       }
     }
   }
@@ -70,7 +83,10 @@ export async function scanText(db: Kysely<any>, dialect: Dialect, needles: reado
 }
 
 /** How many text columns and tables the scan covers (to show it is not vacuous). */
-export async function scanCoverage(db: Kysely<any>, dialect: Dialect): Promise<{ tables: Set<string>; columns: number }> {
+export async function scanCoverage(
+  db: Kysely<any>,
+  dialect: Dialect,
+): Promise<{ tables: Set<string>; columns: number }> {
   const cols = await textColumns(db, dialect);
   return { tables: new Set(cols.map((c) => c.table)), columns: cols.length };
 }

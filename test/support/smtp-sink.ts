@@ -58,7 +58,11 @@ export function parseMail(raw: string): { headers: Map<string, string>; text: st
   }
   const encoding = (headers.get('content-transfer-encoding') ?? '7bit').toLowerCase();
   const text =
-    encoding === 'quoted-printable' ? decodeQuotedPrintable(body) : encoding === 'base64' ? Buffer.from(body, 'base64').toString('utf8') : body;
+    encoding === 'quoted-printable'
+      ? decodeQuotedPrintable(body)
+      : encoding === 'base64'
+        ? Buffer.from(body, 'base64').toString('utf8')
+        : body;
   return { headers, text: text.replace(/\r\n/g, '\n') };
 }
 
@@ -90,7 +94,11 @@ export async function startSmtpSink(): Promise<SmtpSink> {
         const refusal = refusals.find((r) => r.left > 0 && r.address === address.address.toLowerCase());
         if (!refusal) return cb();
         refusal.left -= 1;
-        cb(Object.assign(new Error(refusal.code >= 500 ? 'Mailbox does not exist' : 'Mailbox busy, try again later'), { responseCode: refusal.code }));
+        cb(
+          Object.assign(new Error(refusal.code >= 500 ? 'Mailbox does not exist' : 'Mailbox busy, try again later'), {
+            responseCode: refusal.code,
+          }),
+        );
       },
       onData(stream, session, cb) {
         const chunks: Buffer[] = [];
@@ -129,7 +137,8 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     port,
     received,
     answerAfter: (ms) => void (answerDelayMs = ms),
-    refuseRecipient: (address, code, times = 1) => void refusals.push({ address: address.toLowerCase(), code, left: times }),
+    refuseRecipient: (address, code, times = 1) =>
+      void refusals.push({ address: address.toLowerCase(), code, left: times }),
     async waitFor(count, ms = 10_000) {
       const end = Date.now() + ms;
       while (received.length < count) {

@@ -22,11 +22,16 @@ export default class TimingReporter implements Reporter {
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
     const now = Date.now();
     const files = modules
-      .map((m) => ({ file: relative(this.root, m.moduleId), seconds: Math.round(m.diagnostic().duration / 100) / 10, state: m.state() }))
+      .map((m) => ({
+        file: relative(this.root, m.moduleId),
+        seconds: Math.round(m.diagnostic().duration / 100) / 10,
+        state: m.state(),
+      }))
       .sort((a, b) => b.seconds - a.seconds);
     const tier = this.options.tier ?? 'tests';
     const since = Number(process.env.PARLEY_TIER_START);
-    const total = Number.isFinite(since) && since > 0 ? `, ${((now - since) / 1000).toFixed(1)} s with the typecheck` : '';
+    const total =
+      Number.isFinite(since) && since > 0 ? `, ${((now - since) / 1000).toFixed(1)} s with the typecheck` : '';
     const lines = [
       '',
       `tier ${tier}: ${files.length} files, vitest ${((now - this.started) / 1000).toFixed(1)} s wall${total}`,
@@ -36,6 +41,10 @@ export default class TimingReporter implements Reporter {
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
     const out = process.env.PARLEY_TEST_TIMINGS;
-    if (out) writeFileSync(out, `${JSON.stringify({ tier, wallSeconds: (now - this.started) / 1000, totalSeconds: Number.isFinite(since) && since > 0 ? (now - since) / 1000 : null, files }, null, 2)}\n`);
+    if (out)
+      writeFileSync(
+        out,
+        `${JSON.stringify({ tier, wallSeconds: (now - this.started) / 1000, totalSeconds: Number.isFinite(since) && since > 0 ? (now - since) / 1000 : null, files }, null, 2)}\n`,
+      );
   }
 }

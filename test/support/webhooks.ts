@@ -34,7 +34,12 @@ export interface Endpoint {
 }
 
 /** Registers `receiver` through the API and hands it the signing secret from the answer. */
-export async function registerEndpoint(client: Client, receiver: Receiver, events?: string[], url = receiver.url): Promise<Endpoint> {
+export async function registerEndpoint(
+  client: Client,
+  receiver: Receiver,
+  events?: string[],
+  url = receiver.url,
+): Promise<Endpoint> {
   const res = await client.post('/webhooks', events ? { url, events } : { url });
   if (res.status !== 201) throw new Error(`register webhook failed: ${res.status} ${JSON.stringify(res.body)}`);
   receiver.secret = res.body.secret as string;
@@ -50,7 +55,12 @@ export async function optOutLead(client: Client, fields: Record<string, unknown>
 }
 
 /** `count` leads opted out `parallel` at a time; answers their ids. `fields(i)` adds to lead i (an email: a third event). */
-export async function optOutLeads(client: Client, count: number, parallel = 10, fields: (i: number) => Record<string, unknown> = () => ({})): Promise<string[]> {
+export async function optOutLeads(
+  client: Client,
+  count: number,
+  parallel = 10,
+  fields: (i: number) => Record<string, unknown> = () => ({}),
+): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < count; i += parallel) {
     const batch = Array.from({ length: Math.min(parallel, count - i) }, (_, j) => optOutLead(client, fields(i + j)));
@@ -79,7 +89,12 @@ export async function deliveriesOf(client: Client, endpointId: string): Promise<
 type Truthy<T> = Exclude<T, false | null | undefined | 0 | ''>;
 
 /** Polls `probe` until it answers something truthy, and answers that; fails with `what` after `ms`. */
-export async function eventually<T>(what: string, probe: () => Promise<T> | T, ms = 10_000, every = 25): Promise<Truthy<T>> {
+export async function eventually<T>(
+  what: string,
+  probe: () => Promise<T> | T,
+  ms = 10_000,
+  every = 25,
+): Promise<Truthy<T>> {
   const end = Date.now() + ms;
   let last: T | undefined;
   for (;;) {
@@ -102,7 +117,8 @@ export async function quietAfterStep(ts: Pick<TestServer, 'runDue'>, receiver: R
     await sleep(ms);
     await ts.runDue();
   }
-  if (receiver.received.length !== before) throw new Error(`receiver got ${receiver.received.length - before} unexpected deliveries`);
+  if (receiver.received.length !== before)
+    throw new Error(`receiver got ${receiver.received.length - before} unexpected deliveries`);
 }
 
 /**
@@ -112,7 +128,8 @@ export async function quietAfterStep(ts: Pick<TestServer, 'runDue'>, receiver: R
 export async function quietFor(receiver: Receiver, ms: number): Promise<void> {
   const before = receiver.received.length;
   await sleep(ms);
-  if (receiver.received.length !== before) throw new Error(`receiver got ${receiver.received.length - before} unexpected deliveries`);
+  if (receiver.received.length !== before)
+    throw new Error(`receiver got ${receiver.received.length - before} unexpected deliveries`);
 }
 
 /**

@@ -15,7 +15,9 @@ beforeAll(async () => {
     req.on('end', () => {
       const { data } = JSON.parse(body) as { data: { text: string } };
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(data.text.includes('forbidden') ? { allow: false, reason: 'STATE_DNC' } : { allow: true }));
+      res.end(
+        JSON.stringify(data.text.includes('forbidden') ? { allow: false, reason: 'STATE_DNC' } : { allow: true }),
+      );
     });
   });
   await new Promise<void>((r) => middleware.listen(0, '127.0.0.1', r));
@@ -23,25 +25,38 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => middleware.close(() => r())));
 
-describeEachDialect('the timeline and the External Compliance Check (docs.apten.ai list-events: compliance blocks)', (ctx) => {
-  it('a send the check refused is COMPLIANCE_BLOCKED with its answer; an allowed check is not shown', async () => {
-    const ts = ctx();
-    ts.clock.set('2026-06-10T19:00:00Z'); // noon in Los Angeles
-    await ts.acme.patch('/settings', { externalCheck: { url, secret: 'whsec_' + Buffer.from('t'.repeat(32)).toString('base64'), timeoutMs: 2000 } });
-    const leadId = await createLead(ts.acme);
-    const ok = (await ts.acme.post(`/leads/${leadId}/sendMessage`, { message: 'hello' })).body;
-    const no = (await ts.acme.post(`/leads/${leadId}/sendMessage`, { message: 'a forbidden offer' })).body;
-    await waitForStatus(ts.acme, leadId, ok.id, (s) => s === 'sent');
-    await waitForStatus(ts.acme, leadId, no.id, (s) => s === 'blocked');
-    const res = await ts.acme.get(`/leads/${leadId}/events?since=2026-01-01T00:00:00Z`);
-    expect(res.status).toBe(200);
-    const byId = new Map(res.body.events.map((e: { id: string }) => [e.id, e]));
-    expect(byId.get(ok.id)).toMatchObject({ type: 'MESSAGE', data: { status: 'sent' } });
-    expect(byId.get(no.id)).toMatchObject({
-      type: 'COMPLIANCE_BLOCKED',
-      data: { channel: 'sms', reason: 'EXTERNAL_CHECK', source: 'http', triggeredBy: 'user', reasonText: 'STATE_DNC', externalCheck: { detail: 'rejected', reason: 'STATE_DNC' } },
+describeEachDialect(
+  'the timeline and the External Compliance Check (docs.apten.ai list-events: compliance blocks)',
+  (ctx) => {
+    it('a send the check refused is COMPLIANCE_BLOCKED with its answer; an allowed check is not shown', async () => {
+      const ts = ctx();
+      ts.clock.set('2026-06-10T19:00:00Z'); // noon in Los Angeles
+      await ts.acme.patch('/settings', {
+        externalCheck: { url, secret: 'whsec_' + Buffer.from('t'.repeat(32)).toString('base64'), timeoutMs: 2000 },
+      });
+      const leadId = await createLead(ts.acme);
+      const ok = (await ts.acme.post(`/leads/${leadId}/sendMessage`, { message: 'hello' })).body;
+      const no = (await ts.acme.post(`/leads/${leadId}/sendMessage`, { message: 'a forbidden offer' })).body;
+      await waitForStatus(ts.acme, leadId, ok.id, (s) => s === 'sent');
+      await waitForStatus(ts.acme, leadId, no.id, (s) => s === 'blocked');
+      const res = await ts.acme.get(`/leads/${leadId}/events?since=2026-01-01T00:00:00Z`);
+      expect(res.status).toBe(200);
+      const byId = new Map(res.body.events.map((e: { id: string }) => [e.id, e]));
+      expect(byId.get(ok.id)).toMatchObject({ type: 'MESSAGE', data: { status: 'sent' } });
+      expect(byId.get(no.id)).toMatchObject({
+        type: 'COMPLIANCE_BLOCKED',
+        data: {
+          channel: 'sms',
+          reason: 'EXTERNAL_CHECK',
+          source: 'http',
+          triggeredBy: 'user',
+          reasonText: 'STATE_DNC',
+          externalCheck: { detail: 'rejected', reason: 'STATE_DNC' },
+        },
+      });
+      expect(res.body.events).toHaveLength(2);
+      await ts.acme.patch('/settings', { externalCheck: null });
     });
-    expect(res.body.events).toHaveLength(2);
-    await ts.acme.patch('/settings', { externalCheck: null });
-  });
-}, { PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS: 'true', PARLEY_WORKER_POLL_MS: '20' });
+  },
+  { PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS: 'true', PARLEY_WORKER_POLL_MS: '20' },
+);

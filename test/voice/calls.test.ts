@@ -7,275 +7,443 @@ import { connectRelay } from '../support/fake-relay.js';
 import { createLead, describeEachDialect, uniquePhone, type Client } from '../support/harness.js';
 import { signedWebhook } from '../support/twilio-webhooks.js';
 import { freshOrg } from '../support/webhooks.js';
-import { ALWAYS_OPEN, callback, placeCall, PUBLIC, sendingNumber, TOKEN, twilioEnv, twimlAttr, voiceMessages } from './support.js';
+import {
+  ALWAYS_OPEN,
+  callback,
+  placeCall,
+  PUBLIC,
+  sendingNumber,
+  TOKEN,
+  twilioEnv,
+  twimlAttr,
+  voiceMessages,
+} from './support.js';
 
 const fake = await startFakeTwilio('ACtest', TOKEN);
 afterAll(() => fake.close());
 
 const QUESTIONS = ['When do you want to move?', 'What is your budget?'];
 
-describeEachDialect('Live calls with the scripted agent', (ctx) => {
-  let acme: Client;
-  let OURS: string;
-  startEachTestInDaytime(ctx);
-  beforeAll(async () => {
-    acme = ctx().acme;
-    OURS = sendingNumber();
-    expect((await acme.patch('/settings', { ...ALWAYS_OPEN, sendingNumber: OURS })).status).toBe(200);
-    expect((await acme.post('/customerProfiles', { name: 'movers', questions: QUESTIONS })).status).toBe(201);
-    const voice = await acme.call('PUT', '/customerProfiles/movers/voice', {
-      voice: 'en-US-Journey-O', language: 'en-US', welcomeGreeting: 'Hi {{firstName}}, this is Acme Movers.', voicemailEnabled: true,
-      voicemailText: 'Hi {{firstName}}, Acme Movers here. Call us back!', transferNumber: '+16285550199',
-    });
-    expect(voice.status).toBe(200);
-  });
-
-  const lead = async (fields: Record<string, unknown> = {}) => {
-    const phone = uniquePhone();
-    return { id: await createLead(acme, { phone, customerProfile: 'movers', firstName: 'Ann', ...fields }), phone };
-  };
-
-  it('dials with Calls.json: ConversationRelay TwiML with the profile voice, AMD and callbacks', async () => {
-    const { id, phone } = await lead();
-    const call = await placeCall(acme, fake, id);
-    expect(call.params).toMatchObject({ To: phone, From: OURS, MachineDetection: 'DetectMessageEnd', AsyncAmd: 'true', AsyncAmdStatusCallbackMethod: 'POST' });
-    expect(call.relayUrl).toBe(`wss://parley.example.com/v1/providers/twilio/relay?org=${new URL(call.relayUrl).searchParams.get('org')}&call=${call.id}`);
-    expect(call.actionUrl.startsWith(`${PUBLIC}/v1/providers/twilio/relay/action?`)).toBe(true);
-    expect(call.params.StatusCallback!.startsWith(`${PUBLIC}/v1/providers/twilio/call-status?`)).toBe(true);
-    expect(twimlAttr(call.twiml, 'ConversationRelay', 'welcomeGreeting')).toBe('Hi Ann, this is Acme Movers.');
-    expect(twimlAttr(call.twiml, 'ConversationRelay', 'voice')).toBe('en-US-Journey-O');
-    expect(twimlAttr(call.twiml, 'ConversationRelay', 'language')).toBe('en-US');
-    const got = await acme.get(`/calls/${call.id}`);
-    expect(got.body).toMatchObject({ id: call.id, leadId: id, direction: 'OUTBOUND', status: 'queued', providerCallId: call.sid });
-  });
-
-  it('asks the gate like a send: opted out of voice or on DNC, nothing is dialled', async () => {
-    const { id } = await lead();
-    expect((await acme.post(`/leads/${id}/unsubscribe`, { channels: ['voice'] })).status).toBe(200);
-    const before = fake.accepted('Calls').length;
-    const res = await acme.post(`/leads/${id}/call`, {});
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'blocked', statusCode: 'OPTED_OUT', providerCallId: null });
-    const dnc = await lead();
-    expect((await acme.post('/dnc/register', { phone: dnc.phone })).status).toBe(200);
-    const res2 = await acme.post(`/leads/${dnc.id}/call`, {});
-    expect(res2.body).toMatchObject({ status: 'blocked', statusCode: 'DNC' });
-    const off = await lead({ isAiOn: false });
-    expect((await acme.post(`/leads/${off.id}/call`, {})).body).toMatchObject({ status: 'blocked', statusCode: 'AI_OFF' });
-    // The answers above came after the decision that would have dialled.
-    expect(fake.accepted('Calls').length).toBe(before);
-  });
-
-  it('counts calls against the frequency cap', async () => {
-    const beta = ctx().beta;
-    expect((await beta.patch('/settings', { ...ALWAYS_OPEN, sendingNumber: sendingNumber(), frequencyCap: { maxAutomatedPerDay: 1 } })).status).toBe(200);
-    const id = await createLead(beta, { phone: uniquePhone() });
-    expect((await beta.post(`/leads/${id}/call`, {})).body).toMatchObject({ status: 'dialing' });
-    const before = fake.accepted('Calls').length;
-    const second = await beta.post(`/leads/${id}/call`, {});
-    expect(second.body).toMatchObject({ status: 'blocked', statusCode: 'FREQUENCY_CAP' });
-    expect(fake.accepted('Calls').length).toBe(before);
-    expect((await beta.patch('/settings', { frequencyCap: null })).status).toBe(200);
-  });
-
-  it("dials from the lead's voice pool number, at the number's pace", async () => {
-    const org = await freshOrg(ctx(), 'voicepool');
-    expect((await org.patch('/settings', { ...ALWAYS_OPEN, sendingNumber: sendingNumber() })).status).toBe(200);
-    const pool = sendingNumber();
-    expect((await org.post('/sendingNumbers', { number: pool, kind: 'longCode', channel: 'voice', ratePerSecond: 0.01 })).status).toBe(201);
-    const first = await createLead(org, { phone: uniquePhone() });
-    const dialled = await org.post(`/leads/${first}/call`, {});
-    expect(dialled.body).toMatchObject({ status: 'dialing' });
-    expect(fake.accepted('Calls', (p) => p.Twiml?.includes(dialled.body.id) ?? false)[0]!.params.From).toBe(pool);
-    // One call per 100 s: the next one waits for the number's next slot.
-    const second = await createLead(org, { phone: uniquePhone() });
-    const held = await org.post(`/leads/${second}/call`, {});
-    expect(held.body).toMatchObject({ status: 'waiting', statusCode: 'PACING', providerCallId: null });
-    expect(fake.accepted('Calls', (p) => p.Twiml?.includes(held.body.id) ?? false)).toHaveLength(0);
-  });
-
-  it('a call held for the night floor is dialled by its job when the window opens', async () => {
-    const { id, phone } = await lead();
-    ctx().clock.set(LATE_NIGHT);
-    const held = await acme.post(`/leads/${id}/call`, {});
-    expect(held.body).toMatchObject({ status: 'waiting', statusCode: 'CONTACT_HOURS', providerCallId: null });
-    expect(Date.parse(held.body.scheduledTime)).toBeGreaterThan(LATE_NIGHT.getTime());
-    expect(fake.accepted('Calls', (p) => p.To === phone)).toHaveLength(0);
-    ctx().clock.set(new Date(Date.parse(held.body.scheduledTime) + 60_000));
-    const dialled = await until(() => fake.accepted('Calls', (p) => p.To === phone), (c) => c.length === 1);
-    expect(dialled[0]!.params.Twiml).toContain(held.body.id);
-    await until(async () => (await acme.get(`/calls/${held.body.id}`)).body, (c) => c.status === 'queued' && c.providerCallId === dialled[0]!.sid);
-  });
-
-  it('a follow-up step on the call channel is a live call, its message the greeting', async () => {
-    const { id, phone } = await lead();
-    const patched = await acme.patch(`/leads/${id}`, { followUpConfig: { 1: { hours: 1, channel: 'call', voicemailEnabled: false } } });
-    expect(patched.status).toBe(200);
-    ctx().clock.advance(2 * 3_600_000);
-    const placed = await until(() => fake.accepted('Calls', (p) => p.To === phone), (c) => c.length === 1);
-    expect(twimlAttr(placed[0]!.params.Twiml!, 'ConversationRelay', 'welcomeGreeting')).toBe(QUESTIONS[0]);
-    const calls = await until(async () => (await acme.get(`/leads/${id}/calls`)).body.calls, (c: { status: string }[]) => c[0]?.status === 'queued');
-    expect(calls[0]).toMatchObject({ providerCallId: placed[0]!.sid, direction: 'OUTBOUND' });
-    // Dialled, the step counts as sent: the cadence moves on (one step: long-term nurture).
-    await until(async () => (await acme.get(`/leads/${id}`)).body, (b) => /^step 1 was the last/.test(b.followUpNote ?? ''));
-  });
-
-  it('refuses a relay handshake without a valid signature', async () => {
-    const { id } = await lead();
-    const call = await placeCall(acme, fake, id);
-    await expect(connectRelay(ctx().url, call.relayUrl, TOKEN, null)).rejects.toThrow(/HTTP 403/);
-    await expect(connectRelay(ctx().url, call.relayUrl, TOKEN, 'bm90IGEgc2lnbmF0dXJl')).rejects.toThrow(/HTTP 403/);
-    const tampered = call.relayUrl.replace(call.id, '00000000-0000-7000-8000-000000000000');
-    await expect(connectRelay(ctx().url, tampered.replace(/call=[^&]+/, `call=${call.id}`), TOKEN, (await import('../support/twilio-webhooks.js')).twilioSign(tampered, {}, TOKEN))).rejects.toThrow(/HTTP 403/);
-  });
-
-  it('holds a multi-turn conversation, stores every utterance and announces call.completed', async () => {
-    const { id } = await lead();
-    const call = await placeCall(acme, fake, id);
-    const relay = await connectRelay(ctx().url, call.relayUrl, TOKEN);
-    relay.setup(call.sid);
-    expect(await relay.say('Hello, yes I have a minute')).toBe(`${QUESTIONS[0]} `);
-    expect(await relay.say('In March')).toBe(`${QUESTIONS[1]} `);
-    const closing = await relay.say('About two thousand dollars');
-    expect(closing).toMatch(/^Thank you, Ann! That is everything I needed/);
-    const said = await until(() => voiceMessages(acme, id), (ms) => ms.length >= 7);
-    expect(said.map((m) => [m.direction, m.content.text])).toEqual([
-      ['outbound', 'Hi Ann, this is Acme Movers.'],
-      ['inbound', 'Hello, yes I have a minute'],
-      ['outbound', QUESTIONS[0]],
-      ['inbound', 'In March'],
-      ['outbound', QUESTIONS[1]],
-      ['inbound', 'About two thousand dollars'],
-      ['outbound', closing.trim()],
-    ]);
-    const l = await until(async () => (await acme.get(`/leads/${id}`)).body, (b) => b.isQualified === true);
-    expect(l.summary).toContain('A: In March');
-    relay.close();
-    expect((await callback(ctx(), call.params.StatusCallback!, { CallSid: call.sid, CallStatus: 'completed', CallDuration: '42' })).status).toBe(200);
-    const events = await outboxFor(ctx(), id, 'call.completed');
-    expect(events).toHaveLength(1);
-    expect(events[0]!.data).toMatchObject({ leadId: id, profile: 'movers', callId: call.id, durationSeconds: 42, direction: 'OUTBOUND' });
-    // A repeated callback does not announce it twice.
-    await callback(ctx(), call.params.StatusCallback!, { CallSid: call.sid, CallStatus: 'completed', CallDuration: '42' });
-    expect(await outboxFor(ctx(), id, 'call.completed')).toHaveLength(1);
-    expect((await acme.get(`/calls/${call.id}`)).body).toMatchObject({ status: 'completed', durationSeconds: 42, outcome: 'completed' });
-    const timeline = await acme.get(`/leads/${id}/events?since=2000-01-01T00:00:00Z&types=CALL`);
-    expect(timeline.status).toBe(200);
-    const item = (timeline.body.events as { type: string; data: Record<string, unknown> }[]).find((e) => e.data.kind === 'call');
-    expect(item).toMatchObject({ type: 'CALL', data: { callId: call.id, direction: 'OUTBOUND', durationSeconds: 42, outcome: 'completed' } });
-    // The utterances are CALL items too, in the order they were said.
-    expect(timeline.body.events.filter((e: { data: { kind?: string } }) => e.data.kind !== 'call')).toHaveLength(7);
-  });
-
-  it('hears "stop calling me": a spoken voice opt-out, a polite goodbye, the call ended', async () => {
-    const { id } = await lead();
-    const call = await placeCall(acme, fake, id);
-    const relay = await connectRelay(ctx().url, call.relayUrl, TOKEN);
-    relay.setup(call.sid);
-    relay.send({ type: 'prompt', voicePrompt: 'Please stop calling me', last: true });
-    const end = await relay.waitFor((m) => m.type === 'end');
-    expect(JSON.parse(end.handoffData!)).toEqual({ reasonCode: 'opted-out' });
-    const l = (await acme.get(`/leads/${id}`)).body;
-    expect(l.subscriptions.voice).toBe('unsubscribed');
-    const consent = await acme.get(`/leads/${id}/consent`);
-    if (consent.status === 200) expect(JSON.stringify(consent.body)).toContain('spoken');
-    const after = await callback(ctx(), call.actionUrl, { CallSid: call.sid, SessionStatus: 'ended', HandoffData: end.handoffData! });
-    expect(after.body).toContain('<Say>Understood. We will not call you again. Goodbye.</Say><Hangup/>');
-    expect((await acme.post(`/leads/${id}/call`, {})).body).toMatchObject({ status: 'blocked', statusCode: 'OPTED_OUT' });
-    relay.close();
-  });
-
-  it('puts the number on DNC when the lead asks never to be contacted again', async () => {
-    const { id, phone } = await lead();
-    const call = await placeCall(acme, fake, id);
-    const relay = await connectRelay(ctx().url, call.relayUrl, TOKEN);
-    relay.setup(call.sid);
-    relay.send({ type: 'prompt', voicePrompt: 'Never contact me again.', last: true });
-    await relay.waitFor((m) => m.type === 'end');
-    const check = await acme.get(`/dnc/check?phone=${encodeURIComponent(phone)}`);
-    expect(check.body).toMatchObject({ isDoNotContact: true });
-    relay.close();
-  });
-
-  it('leaves the profile voicemail after the beep when a machine answers', async () => {
-    const { id } = await lead();
-    const call = await placeCall(acme, fake, id);
-    expect((await callback(ctx(), call.params.AsyncAmdStatusCallback!, { CallSid: call.sid, AnsweredBy: 'machine_end_beep' })).status).toBe(200);
-    const updates = fake.accepted('CallUpdate', (p) => p.CallSid === call.sid);
-    expect(updates).toHaveLength(1);
-    expect(updates[0]!.params.Twiml).toBe('<Response><Say>Hi Ann, Acme Movers here. Call us back!</Say><Hangup/></Response>');
-    await callback(ctx(), call.params.StatusCallback!, { CallSid: call.sid, CallStatus: 'completed', CallDuration: '20' });
-    expect((await acme.get(`/calls/${call.id}`)).body).toMatchObject({ outcome: 'voicemail', status: 'completed' });
-  });
-
-  it('hangs up on a machine when voicemail is off', async () => {
-    const { id } = await lead();
-    const call = await placeCall(acme, fake, id, { voicemailEnabled: false });
-    await callback(ctx(), call.params.AsyncAmdStatusCallback!, { CallSid: call.sid, AnsweredBy: 'machine_start' });
-    expect(fake.accepted('CallUpdate', (p) => p.CallSid === call.sid).map((u) => u.params.Status)).toEqual(['completed']);
-    expect((await acme.get(`/calls/${call.id}`)).body).toMatchObject({ outcome: 'voicemail' });
-  });
-
-  it('records no-answer and busy from the status callback', async () => {
-    const { id } = await lead();
-    const call = await placeCall(acme, fake, id);
-    await callback(ctx(), call.params.StatusCallback!, { CallSid: call.sid, CallStatus: 'no-answer', CallDuration: '0' });
-    expect((await acme.get(`/calls/${call.id}`)).body).toMatchObject({ outcome: 'no-answer', status: 'failed' });
-    expect(await outboxFor(ctx(), id, 'call.completed')).toHaveLength(0);
-  });
-
-  describe('inbound calls', () => {
-    it('answers a known lead with the AI on by ConversationRelay, and talks', async () => {
-      const { id, phone } = await lead();
-      const res = await signedWebhook(ctx(), PUBLIC, TOKEN, '/v1/providers/twilio/voice', { From: phone, To: OURS, CallSid: `CA${'1'.repeat(32)}`, Direction: 'inbound' });
-      expect(res.status).toBe(200);
-      const twiml = String(res.body);
-      const url = twimlAttr(twiml, 'ConversationRelay', 'url')!;
-      expect(url.startsWith('wss://parley.example.com/v1/providers/twilio/relay?')).toBe(true);
-      const relay = await connectRelay(ctx().url, url, TOKEN);
-      relay.setup(`CA${'1'.repeat(32)}`, { direction: 'inbound' });
-      expect(await relay.say('Hi, I saw your ad')).toBe(`${QUESTIONS[0]} `);
-      expect(await relay.say('Next month')).toBe(`${QUESTIONS[1]} `);
-      const said = await until(() => voiceMessages(acme, id), (ms) => ms.length >= 5);
-      expect(said[0]!.content.text).toBe('Hi Ann, thanks for calling! How can I help you today?');
-      relay.close();
-      const calls = (await acme.get(`/leads/${id}/calls`)).body.calls;
-      expect(calls[0]).toMatchObject({ direction: 'INBOUND', status: 'in-progress' });
+describeEachDialect(
+  'Live calls with the scripted agent',
+  (ctx) => {
+    let acme: Client;
+    let OURS: string;
+    startEachTestInDaytime(ctx);
+    beforeAll(async () => {
+      acme = ctx().acme;
+      OURS = sendingNumber();
+      expect((await acme.patch('/settings', { ...ALWAYS_OPEN, sendingNumber: OURS })).status).toBe(200);
+      expect((await acme.post('/customerProfiles', { name: 'movers', questions: QUESTIONS })).status).toBe(201);
+      const voice = await acme.call('PUT', '/customerProfiles/movers/voice', {
+        voice: 'en-US-Journey-O',
+        language: 'en-US',
+        welcomeGreeting: 'Hi {{firstName}}, this is Acme Movers.',
+        voicemailEnabled: true,
+        voicemailText: 'Hi {{firstName}}, Acme Movers here. Call us back!',
+        transferNumber: '+16285550199',
+      });
+      expect(voice.status).toBe(200);
     });
 
-    it('a lead with the AI off hears a short message and gets a missed-call text through the gate', async () => {
-      const { id, phone } = await lead({ isAiOn: false });
-      const res = await signedWebhook(ctx(), PUBLIC, TOKEN, '/v1/providers/twilio/voice', { From: phone, To: OURS, CallSid: `CA${'2'.repeat(32)}` });
-      expect(String(res.body)).toMatch(/<Say>Sorry, we cannot take your call right now\. We will text you shortly\.<\/Say><Hangup\/>/);
-      await until(() => fake.accepted('Messages', (p) => p.To === phone), (m) => m.length === 1);
-      expect(fake.accepted('Messages', (p) => p.To === phone)[0]!.params.Body).toBe('Sorry we missed your call. How can we help?');
-      expect((await acme.get(`/leads/${id}/calls`)).body.calls[0]).toMatchObject({ outcome: 'missed' });
-    });
-
-    it("outside the organization's hours the agent does not take the call; the missed-call text follows", async () => {
-      const beta = ctx().beta;
-      const BETA = sendingNumber();
-      // DAYTIME is 09:00 in Los Angeles: the organization's hours there start at 10:00.
-      expect((await beta.patch('/settings', { sendingNumber: BETA, timeZone: 'America/Los_Angeles', contactHours: { start: '10:00', end: '18:00' } })).status).toBe(200);
+    const lead = async (fields: Record<string, unknown> = {}) => {
       const phone = uniquePhone();
-      const id = await createLead(beta, { phone, timeZone: 'America/New_York' });
-      const res = await signedWebhook(ctx(), PUBLIC, TOKEN, '/v1/providers/twilio/voice', { From: phone, To: BETA, CallSid: `CA${'4'.repeat(32)}` });
-      expect(String(res.body)).not.toContain('ConversationRelay');
-      expect(String(res.body)).toContain('<Say>Sorry, we cannot take your call right now.');
-      const calls = (await beta.get(`/leads/${id}/calls`)).body.calls;
-      expect(calls[0]).toMatchObject({ outcome: 'missed', statusReason: "outside the organization's hours" });
+      return { id: await createLead(acme, { phone, customerProfile: 'movers', firstName: 'Ann', ...fields }), phone };
+    };
+
+    it('dials with Calls.json: ConversationRelay TwiML with the profile voice, AMD and callbacks', async () => {
+      const { id, phone } = await lead();
+      const call = await placeCall(acme, fake, id);
+      expect(call.params).toMatchObject({
+        To: phone,
+        From: OURS,
+        MachineDetection: 'DetectMessageEnd',
+        AsyncAmd: 'true',
+        AsyncAmdStatusCallbackMethod: 'POST',
+      });
+      expect(call.relayUrl).toBe(
+        `wss://parley.example.com/v1/providers/twilio/relay?org=${new URL(call.relayUrl).searchParams.get('org')}&call=${call.id}`,
+      );
+      expect(call.actionUrl.startsWith(`${PUBLIC}/v1/providers/twilio/relay/action?`)).toBe(true);
+      expect(call.params.StatusCallback!.startsWith(`${PUBLIC}/v1/providers/twilio/call-status?`)).toBe(true);
+      expect(twimlAttr(call.twiml, 'ConversationRelay', 'welcomeGreeting')).toBe('Hi Ann, this is Acme Movers.');
+      expect(twimlAttr(call.twiml, 'ConversationRelay', 'voice')).toBe('en-US-Journey-O');
+      expect(twimlAttr(call.twiml, 'ConversationRelay', 'language')).toBe('en-US');
+      const got = await acme.get(`/calls/${call.id}`);
+      expect(got.body).toMatchObject({
+        id: call.id,
+        leadId: id,
+        direction: 'OUTBOUND',
+        status: 'queued',
+        providerCallId: call.sid,
+      });
     });
 
-    it('an unknown caller hears the message; no ConversationRelay', async () => {
-      const res = await signedWebhook(ctx(), PUBLIC, TOKEN, '/v1/providers/twilio/voice', { From: uniquePhone(), To: OURS, CallSid: `CA${'3'.repeat(32)}` });
+    it('asks the gate like a send: opted out of voice or on DNC, nothing is dialled', async () => {
+      const { id } = await lead();
+      expect((await acme.post(`/leads/${id}/unsubscribe`, { channels: ['voice'] })).status).toBe(200);
+      const before = fake.accepted('Calls').length;
+      const res = await acme.post(`/leads/${id}/call`, {});
       expect(res.status).toBe(200);
-      expect(String(res.body)).not.toContain('ConversationRelay');
-      expect(String(res.body)).toContain('<Say>');
+      expect(res.body).toMatchObject({ status: 'blocked', statusCode: 'OPTED_OUT', providerCallId: null });
+      const dnc = await lead();
+      expect((await acme.post('/dnc/register', { phone: dnc.phone })).status).toBe(200);
+      const res2 = await acme.post(`/leads/${dnc.id}/call`, {});
+      expect(res2.body).toMatchObject({ status: 'blocked', statusCode: 'DNC' });
+      const off = await lead({ isAiOn: false });
+      expect((await acme.post(`/leads/${off.id}/call`, {})).body).toMatchObject({
+        status: 'blocked',
+        statusCode: 'AI_OFF',
+      });
+      // The answers above came after the decision that would have dialled.
+      expect(fake.accepted('Calls').length).toBe(before);
     });
 
-    it('refuses an unsigned voice webhook', async () => {
-      const res = await ctx().raw('/v1/providers/twilio/voice', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'From=%2B14155550100&To=%2B16285550100' });
-      expect(res.status).toBe(403);
+    it('counts calls against the frequency cap', async () => {
+      const beta = ctx().beta;
+      expect(
+        (
+          await beta.patch('/settings', {
+            ...ALWAYS_OPEN,
+            sendingNumber: sendingNumber(),
+            frequencyCap: { maxAutomatedPerDay: 1 },
+          })
+        ).status,
+      ).toBe(200);
+      const id = await createLead(beta, { phone: uniquePhone() });
+      expect((await beta.post(`/leads/${id}/call`, {})).body).toMatchObject({ status: 'dialing' });
+      const before = fake.accepted('Calls').length;
+      const second = await beta.post(`/leads/${id}/call`, {});
+      expect(second.body).toMatchObject({ status: 'blocked', statusCode: 'FREQUENCY_CAP' });
+      expect(fake.accepted('Calls').length).toBe(before);
+      expect((await beta.patch('/settings', { frequencyCap: null })).status).toBe(200);
     });
-  });
-}, twilioEnv(fake));
+
+    it("dials from the lead's voice pool number, at the number's pace", async () => {
+      const org = await freshOrg(ctx(), 'voicepool');
+      expect((await org.patch('/settings', { ...ALWAYS_OPEN, sendingNumber: sendingNumber() })).status).toBe(200);
+      const pool = sendingNumber();
+      expect(
+        (await org.post('/sendingNumbers', { number: pool, kind: 'longCode', channel: 'voice', ratePerSecond: 0.01 }))
+          .status,
+      ).toBe(201);
+      const first = await createLead(org, { phone: uniquePhone() });
+      const dialled = await org.post(`/leads/${first}/call`, {});
+      expect(dialled.body).toMatchObject({ status: 'dialing' });
+      expect(fake.accepted('Calls', (p) => p.Twiml?.includes(dialled.body.id) ?? false)[0]!.params.From).toBe(pool);
+      // One call per 100 s: the next one waits for the number's next slot.
+      const second = await createLead(org, { phone: uniquePhone() });
+      const held = await org.post(`/leads/${second}/call`, {});
+      expect(held.body).toMatchObject({ status: 'waiting', statusCode: 'PACING', providerCallId: null });
+      expect(fake.accepted('Calls', (p) => p.Twiml?.includes(held.body.id) ?? false)).toHaveLength(0);
+    });
+
+    it('a call held for the night floor is dialled by its job when the window opens', async () => {
+      const { id, phone } = await lead();
+      ctx().clock.set(LATE_NIGHT);
+      const held = await acme.post(`/leads/${id}/call`, {});
+      expect(held.body).toMatchObject({ status: 'waiting', statusCode: 'CONTACT_HOURS', providerCallId: null });
+      expect(Date.parse(held.body.scheduledTime)).toBeGreaterThan(LATE_NIGHT.getTime());
+      expect(fake.accepted('Calls', (p) => p.To === phone)).toHaveLength(0);
+      ctx().clock.set(new Date(Date.parse(held.body.scheduledTime) + 60_000));
+      const dialled = await until(
+        () => fake.accepted('Calls', (p) => p.To === phone),
+        (c) => c.length === 1,
+      );
+      expect(dialled[0]!.params.Twiml).toContain(held.body.id);
+      await until(
+        async () => (await acme.get(`/calls/${held.body.id}`)).body,
+        (c) => c.status === 'queued' && c.providerCallId === dialled[0]!.sid,
+      );
+    });
+
+    it('a follow-up step on the call channel is a live call, its message the greeting', async () => {
+      const { id, phone } = await lead();
+      const patched = await acme.patch(`/leads/${id}`, {
+        followUpConfig: { 1: { hours: 1, channel: 'call', voicemailEnabled: false } },
+      });
+      expect(patched.status).toBe(200);
+      ctx().clock.advance(2 * 3_600_000);
+      const placed = await until(
+        () => fake.accepted('Calls', (p) => p.To === phone),
+        (c) => c.length === 1,
+      );
+      expect(twimlAttr(placed[0]!.params.Twiml!, 'ConversationRelay', 'welcomeGreeting')).toBe(QUESTIONS[0]);
+      const calls = await until(
+        async () => (await acme.get(`/leads/${id}/calls`)).body.calls,
+        (c: { status: string }[]) => c[0]?.status === 'queued',
+      );
+      expect(calls[0]).toMatchObject({ providerCallId: placed[0]!.sid, direction: 'OUTBOUND' });
+      // Dialled, the step counts as sent: the cadence moves on (one step: long-term nurture).
+      await until(
+        async () => (await acme.get(`/leads/${id}`)).body,
+        (b) => /^step 1 was the last/.test(b.followUpNote ?? ''),
+      );
+    });
+
+    it('refuses a relay handshake without a valid signature', async () => {
+      const { id } = await lead();
+      const call = await placeCall(acme, fake, id);
+      await expect(connectRelay(ctx().url, call.relayUrl, TOKEN, null)).rejects.toThrow(/HTTP 403/);
+      await expect(connectRelay(ctx().url, call.relayUrl, TOKEN, 'bm90IGEgc2lnbmF0dXJl')).rejects.toThrow(/HTTP 403/);
+      const tampered = call.relayUrl.replace(call.id, '00000000-0000-7000-8000-000000000000');
+      await expect(
+        connectRelay(
+          ctx().url,
+          tampered.replace(/call=[^&]+/, `call=${call.id}`),
+          TOKEN,
+          (await import('../support/twilio-webhooks.js')).twilioSign(tampered, {}, TOKEN),
+        ),
+      ).rejects.toThrow(/HTTP 403/);
+    });
+
+    it('holds a multi-turn conversation, stores every utterance and announces call.completed', async () => {
+      const { id } = await lead();
+      const call = await placeCall(acme, fake, id);
+      const relay = await connectRelay(ctx().url, call.relayUrl, TOKEN);
+      relay.setup(call.sid);
+      expect(await relay.say('Hello, yes I have a minute')).toBe(`${QUESTIONS[0]} `);
+      expect(await relay.say('In March')).toBe(`${QUESTIONS[1]} `);
+      const closing = await relay.say('About two thousand dollars');
+      expect(closing).toMatch(/^Thank you, Ann! That is everything I needed/);
+      const said = await until(
+        () => voiceMessages(acme, id),
+        (ms) => ms.length >= 7,
+      );
+      expect(said.map((m) => [m.direction, m.content.text])).toEqual([
+        ['outbound', 'Hi Ann, this is Acme Movers.'],
+        ['inbound', 'Hello, yes I have a minute'],
+        ['outbound', QUESTIONS[0]],
+        ['inbound', 'In March'],
+        ['outbound', QUESTIONS[1]],
+        ['inbound', 'About two thousand dollars'],
+        ['outbound', closing.trim()],
+      ]);
+      const l = await until(
+        async () => (await acme.get(`/leads/${id}`)).body,
+        (b) => b.isQualified === true,
+      );
+      expect(l.summary).toContain('A: In March');
+      relay.close();
+      expect(
+        (
+          await callback(ctx(), call.params.StatusCallback!, {
+            CallSid: call.sid,
+            CallStatus: 'completed',
+            CallDuration: '42',
+          })
+        ).status,
+      ).toBe(200);
+      const events = await outboxFor(ctx(), id, 'call.completed');
+      expect(events).toHaveLength(1);
+      expect(events[0]!.data).toMatchObject({
+        leadId: id,
+        profile: 'movers',
+        callId: call.id,
+        durationSeconds: 42,
+        direction: 'OUTBOUND',
+      });
+      // A repeated callback does not announce it twice.
+      await callback(ctx(), call.params.StatusCallback!, {
+        CallSid: call.sid,
+        CallStatus: 'completed',
+        CallDuration: '42',
+      });
+      expect(await outboxFor(ctx(), id, 'call.completed')).toHaveLength(1);
+      expect((await acme.get(`/calls/${call.id}`)).body).toMatchObject({
+        status: 'completed',
+        durationSeconds: 42,
+        outcome: 'completed',
+      });
+      const timeline = await acme.get(`/leads/${id}/events?since=2000-01-01T00:00:00Z&types=CALL`);
+      expect(timeline.status).toBe(200);
+      const item = (timeline.body.events as { type: string; data: Record<string, unknown> }[]).find(
+        (e) => e.data.kind === 'call',
+      );
+      expect(item).toMatchObject({
+        type: 'CALL',
+        data: { callId: call.id, direction: 'OUTBOUND', durationSeconds: 42, outcome: 'completed' },
+      });
+      // The utterances are CALL items too, in the order they were said.
+      expect(timeline.body.events.filter((e: { data: { kind?: string } }) => e.data.kind !== 'call')).toHaveLength(7);
+    });
+
+    it('hears "stop calling me": a spoken voice opt-out, a polite goodbye, the call ended', async () => {
+      const { id } = await lead();
+      const call = await placeCall(acme, fake, id);
+      const relay = await connectRelay(ctx().url, call.relayUrl, TOKEN);
+      relay.setup(call.sid);
+      relay.send({ type: 'prompt', voicePrompt: 'Please stop calling me', last: true });
+      const end = await relay.waitFor((m) => m.type === 'end');
+      expect(JSON.parse(end.handoffData!)).toEqual({ reasonCode: 'opted-out' });
+      const l = (await acme.get(`/leads/${id}`)).body;
+      expect(l.subscriptions.voice).toBe('unsubscribed');
+      const consent = await acme.get(`/leads/${id}/consent`);
+      if (consent.status === 200) expect(JSON.stringify(consent.body)).toContain('spoken');
+      const after = await callback(ctx(), call.actionUrl, {
+        CallSid: call.sid,
+        SessionStatus: 'ended',
+        HandoffData: end.handoffData!,
+      });
+      expect(after.body).toContain('<Say>Understood. We will not call you again. Goodbye.</Say><Hangup/>');
+      expect((await acme.post(`/leads/${id}/call`, {})).body).toMatchObject({
+        status: 'blocked',
+        statusCode: 'OPTED_OUT',
+      });
+      relay.close();
+    });
+
+    it('puts the number on DNC when the lead asks never to be contacted again', async () => {
+      const { id, phone } = await lead();
+      const call = await placeCall(acme, fake, id);
+      const relay = await connectRelay(ctx().url, call.relayUrl, TOKEN);
+      relay.setup(call.sid);
+      relay.send({ type: 'prompt', voicePrompt: 'Never contact me again.', last: true });
+      await relay.waitFor((m) => m.type === 'end');
+      const check = await acme.get(`/dnc/check?phone=${encodeURIComponent(phone)}`);
+      expect(check.body).toMatchObject({ isDoNotContact: true });
+      relay.close();
+    });
+
+    it('leaves the profile voicemail after the beep when a machine answers', async () => {
+      const { id } = await lead();
+      const call = await placeCall(acme, fake, id);
+      expect(
+        (
+          await callback(ctx(), call.params.AsyncAmdStatusCallback!, {
+            CallSid: call.sid,
+            AnsweredBy: 'machine_end_beep',
+          })
+        ).status,
+      ).toBe(200);
+      const updates = fake.accepted('CallUpdate', (p) => p.CallSid === call.sid);
+      expect(updates).toHaveLength(1);
+      expect(updates[0]!.params.Twiml).toBe(
+        '<Response><Say>Hi Ann, Acme Movers here. Call us back!</Say><Hangup/></Response>',
+      );
+      await callback(ctx(), call.params.StatusCallback!, {
+        CallSid: call.sid,
+        CallStatus: 'completed',
+        CallDuration: '20',
+      });
+      expect((await acme.get(`/calls/${call.id}`)).body).toMatchObject({ outcome: 'voicemail', status: 'completed' });
+    });
+
+    it('hangs up on a machine when voicemail is off', async () => {
+      const { id } = await lead();
+      const call = await placeCall(acme, fake, id, { voicemailEnabled: false });
+      await callback(ctx(), call.params.AsyncAmdStatusCallback!, { CallSid: call.sid, AnsweredBy: 'machine_start' });
+      expect(fake.accepted('CallUpdate', (p) => p.CallSid === call.sid).map((u) => u.params.Status)).toEqual([
+        'completed',
+      ]);
+      expect((await acme.get(`/calls/${call.id}`)).body).toMatchObject({ outcome: 'voicemail' });
+    });
+
+    it('records no-answer and busy from the status callback', async () => {
+      const { id } = await lead();
+      const call = await placeCall(acme, fake, id);
+      await callback(ctx(), call.params.StatusCallback!, {
+        CallSid: call.sid,
+        CallStatus: 'no-answer',
+        CallDuration: '0',
+      });
+      expect((await acme.get(`/calls/${call.id}`)).body).toMatchObject({ outcome: 'no-answer', status: 'failed' });
+      expect(await outboxFor(ctx(), id, 'call.completed')).toHaveLength(0);
+    });
+
+    describe('inbound calls', () => {
+      it('answers a known lead with the AI on by ConversationRelay, and talks', async () => {
+        const { id, phone } = await lead();
+        const res = await signedWebhook(ctx(), PUBLIC, TOKEN, '/v1/providers/twilio/voice', {
+          From: phone,
+          To: OURS,
+          CallSid: `CA${'1'.repeat(32)}`,
+          Direction: 'inbound',
+        });
+        expect(res.status).toBe(200);
+        const twiml = String(res.body);
+        const url = twimlAttr(twiml, 'ConversationRelay', 'url')!;
+        expect(url.startsWith('wss://parley.example.com/v1/providers/twilio/relay?')).toBe(true);
+        const relay = await connectRelay(ctx().url, url, TOKEN);
+        relay.setup(`CA${'1'.repeat(32)}`, { direction: 'inbound' });
+        expect(await relay.say('Hi, I saw your ad')).toBe(`${QUESTIONS[0]} `);
+        expect(await relay.say('Next month')).toBe(`${QUESTIONS[1]} `);
+        const said = await until(
+          () => voiceMessages(acme, id),
+          (ms) => ms.length >= 5,
+        );
+        expect(said[0]!.content.text).toBe('Hi Ann, thanks for calling! How can I help you today?');
+        relay.close();
+        const calls = (await acme.get(`/leads/${id}/calls`)).body.calls;
+        expect(calls[0]).toMatchObject({ direction: 'INBOUND', status: 'in-progress' });
+      });
+
+      it('a lead with the AI off hears a short message and gets a missed-call text through the gate', async () => {
+        const { id, phone } = await lead({ isAiOn: false });
+        const res = await signedWebhook(ctx(), PUBLIC, TOKEN, '/v1/providers/twilio/voice', {
+          From: phone,
+          To: OURS,
+          CallSid: `CA${'2'.repeat(32)}`,
+        });
+        expect(String(res.body)).toMatch(
+          /<Say>Sorry, we cannot take your call right now\. We will text you shortly\.<\/Say><Hangup\/>/,
+        );
+        await until(
+          () => fake.accepted('Messages', (p) => p.To === phone),
+          (m) => m.length === 1,
+        );
+        expect(fake.accepted('Messages', (p) => p.To === phone)[0]!.params.Body).toBe(
+          'Sorry we missed your call. How can we help?',
+        );
+        expect((await acme.get(`/leads/${id}/calls`)).body.calls[0]).toMatchObject({ outcome: 'missed' });
+      });
+
+      it("outside the organization's hours the agent does not take the call; the missed-call text follows", async () => {
+        const beta = ctx().beta;
+        const BETA = sendingNumber();
+        // DAYTIME is 09:00 in Los Angeles: the organization's hours there start at 10:00.
+        expect(
+          (
+            await beta.patch('/settings', {
+              sendingNumber: BETA,
+              timeZone: 'America/Los_Angeles',
+              contactHours: { start: '10:00', end: '18:00' },
+            })
+          ).status,
+        ).toBe(200);
+        const phone = uniquePhone();
+        const id = await createLead(beta, { phone, timeZone: 'America/New_York' });
+        const res = await signedWebhook(ctx(), PUBLIC, TOKEN, '/v1/providers/twilio/voice', {
+          From: phone,
+          To: BETA,
+          CallSid: `CA${'4'.repeat(32)}`,
+        });
+        expect(String(res.body)).not.toContain('ConversationRelay');
+        expect(String(res.body)).toContain('<Say>Sorry, we cannot take your call right now.');
+        const calls = (await beta.get(`/leads/${id}/calls`)).body.calls;
+        expect(calls[0]).toMatchObject({ outcome: 'missed', statusReason: "outside the organization's hours" });
+      });
+
+      it('an unknown caller hears the message; no ConversationRelay', async () => {
+        const res = await signedWebhook(ctx(), PUBLIC, TOKEN, '/v1/providers/twilio/voice', {
+          From: uniquePhone(),
+          To: OURS,
+          CallSid: `CA${'3'.repeat(32)}`,
+        });
+        expect(res.status).toBe(200);
+        expect(String(res.body)).not.toContain('ConversationRelay');
+        expect(String(res.body)).toContain('<Say>');
+      });
+
+      it('refuses an unsigned voice webhook', async () => {
+        const res = await ctx().raw('/v1/providers/twilio/voice', {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'From=%2B14155550100&To=%2B16285550100',
+        });
+        expect(res.status).toBe(403);
+      });
+    });
+  },
+  twilioEnv(fake),
+);

@@ -21,7 +21,13 @@ let numberCounter = 0;
 /** A distinct sending number per organization. */
 export const sendingNumber = () => `+1628777${String(1000 + (numberCounter++ % 9000)).padStart(4, '0')}`;
 
-const unescape = (s: string) => s.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+const unescape = (s: string) =>
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&');
 
 /** An attribute of the first element `tag` in a TwiML document. */
 export function twimlAttr(twiml: string, tag: string, attr: string): string | undefined {
@@ -37,7 +43,8 @@ export const pathOf = (url: string) => {
 };
 
 /** Posts a Twilio callback to a URL Parley gave Twilio (with its query), signed. */
-export const callback = (ts: TestServer, url: string, params: Record<string, string>) => signedWebhook(ts, PUBLIC, TOKEN, pathOf(url), params);
+export const callback = (ts: TestServer, url: string, params: Record<string, string>) =>
+  signedWebhook(ts, PUBLIC, TOKEN, pathOf(url), params);
 
 export interface PlacedCall {
   id: string;
@@ -48,18 +55,32 @@ export interface PlacedCall {
   params: Record<string, string>;
 }
 
-export async function placeCall(client: Client, fake: FakeTwilio, leadId: string, body: Record<string, unknown> = {}): Promise<PlacedCall> {
+export async function placeCall(
+  client: Client,
+  fake: FakeTwilio,
+  leadId: string,
+  body: Record<string, unknown> = {},
+): Promise<PlacedCall> {
   const res = await client.post(`/leads/${leadId}/call`, body);
   expect(res.status).toBe(200);
   expect(res.body).toMatchObject({ status: 'dialing' });
   const call = fake.accepted('Calls', (p) => p.Twiml?.includes(res.body.id) ?? false);
   expect(call).toHaveLength(1);
   const twiml = call[0]!.params.Twiml!;
-  return { id: res.body.id, sid: call[0]!.sid!, twiml, relayUrl: twimlAttr(twiml, 'ConversationRelay', 'url')!, actionUrl: twimlAttr(twiml, 'Connect', 'action')!, params: call[0]!.params };
+  return {
+    id: res.body.id,
+    sid: call[0]!.sid!,
+    twiml,
+    relayUrl: twimlAttr(twiml, 'ConversationRelay', 'url')!,
+    actionUrl: twimlAttr(twiml, 'Connect', 'action')!,
+    params: call[0]!.params,
+  };
 }
 
 export async function voiceMessages(client: Client, leadId: string) {
   const res = await client.get(`/leads/${leadId}/messages`);
   expect(res.status).toBe(200);
-  return (res.body.messages as { channel: string; direction: string; content: { text: string }; isAiGenerated: boolean }[]).filter((m) => m.channel === 'voice');
+  return (
+    res.body.messages as { channel: string; direction: string; content: { text: string }; isAiGenerated: boolean }[]
+  ).filter((m) => m.channel === 'voice');
 }

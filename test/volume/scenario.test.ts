@@ -37,8 +37,15 @@ beforeAll(() => buildCli(), 300_000);
 
 function run(cmd: string, args: string[], env: Record<string, string>): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    execFile(cmd, args, { cwd: root, env: { ...process.env, LOG_LEVEL: 'silent', ...env }, timeout: 240_000, maxBuffer: 64 << 20 }, (err, stdout, stderr) =>
-      err ? reject(new Error(`${cmd} ${args.join(' ')} failed: ${err.message}\n${stdout}\n${stderr}`)) : resolve({ stdout, stderr }));
+    execFile(
+      cmd,
+      args,
+      { cwd: root, env: { ...process.env, LOG_LEVEL: 'silent', ...env }, timeout: 240_000, maxBuffer: 64 << 20 },
+      (err, stdout, stderr) =>
+        err
+          ? reject(new Error(`${cmd} ${args.join(' ')} failed: ${err.message}\n${stdout}\n${stderr}`))
+          : resolve({ stdout, stderr }),
+    );
   });
 }
 
@@ -56,7 +63,8 @@ interface Written {
 /** Writes the CSV as an Excel export would (BOM, CRLF, quoted fields), with one dirty row in about 33. */
 async function writeCsv(path: string, stopped: string, dnc: string): Promise<Written> {
   const out = createWriteStream(path);
-  const w = (line: string) => (out.write(`${line}\r\n`) ? undefined : new Promise<void>((r) => out.once('drain', () => r())));
+  const w = (line: string) =>
+    out.write(`${line}\r\n`) ? undefined : new Promise<void>((r) => out.once('drain', () => r()));
   out.write('\uFEFF');
   await w('First Name,Last Name,Mobile,E-mail,Time Zone,External ID,Source,Company');
   const phones = new Set<string>();
@@ -92,92 +100,140 @@ async function writeCsv(path: string, stopped: string, dnc: string): Promise<Wri
 }
 
 async function leadCount(ts: TestServer, org = 'acme'): Promise<number> {
-  const row = await ts.server.store.db.selectFrom('leads').innerJoin('organizations', 'organizations.id', 'leads.organization_id')
-    .select((eb) => eb.fn.countAll<number>().as('n')).where('organizations.name', '=', org).executeTakeFirstOrThrow();
+  const row = await ts.server.store.db
+    .selectFrom('leads')
+    .innerJoin('organizations', 'organizations.id', 'leads.organization_id')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('organizations.name', '=', org)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
-describeEachDialect('volume: a dirty CSV imported twice, then a paced campaign in contact hours [issue 15]', (ctx) => {
-  let client: Client;
-  let stoppedLead: string;
-  let stoppedPhone: string;
-  let dncPhone: string;
-  let written: Written;
-  const csv = () => join(dir, `leads-${ctx().dialect}.csv`);
-  const rejects = () => join(dir, `rejects-${ctx().dialect}.csv`);
-  // Rows with one bad field are rejected whole here, as this file's counts were written for (the default keeps
-  // the lead without the field: test/imports/imports.api.test.ts).
-  const importOnce = () => run(process.execPath, ['bin/parley.js', 'import', 'leads', csv(), '--org', 'acme', '--invalid-fields', 'reject', '--rejects', rejects()], { DATABASE_URL: ctx().config.databaseUrl });
+describeEachDialect(
+  'volume: a dirty CSV imported twice, then a paced campaign in contact hours [issue 15]',
+  (ctx) => {
+    let client: Client;
+    let stoppedLead: string;
+    let stoppedPhone: string;
+    let dncPhone: string;
+    let written: Written;
+    const csv = () => join(dir, `leads-${ctx().dialect}.csv`);
+    const rejects = () => join(dir, `rejects-${ctx().dialect}.csv`);
+    // Rows with one bad field are rejected whole here, as this file's counts were written for (the default keeps
+    // the lead without the field: test/imports/imports.api.test.ts).
+    const importOnce = () =>
+      run(
+        process.execPath,
+        [
+          'bin/parley.js',
+          'import',
+          'leads',
+          csv(),
+          '--org',
+          'acme',
+          '--invalid-fields',
+          'reject',
+          '--rejects',
+          rejects(),
+        ],
+        { DATABASE_URL: ctx().config.databaseUrl },
+      );
 
-  beforeAll(async () => {
-    client = ctx().acme;
-    await useRealisticHours(client);
-    stoppedPhone = '+16282999001';
-    dncPhone = '+16282999002';
-    stoppedLead = await createLead(client, { phone: stoppedPhone });
-    expect((await client.post(`/leads/${stoppedLead}/unsubscribe`, { channels: ['sms'] })).status).toBe(200);
-    expect((await client.post('/dnc/register', { phone: dncPhone })).status).toBe(200);
-    written = await writeCsv(csv(), stoppedPhone, dncPhone);
-    sentBefore = fake.accepted('Messages', (p) => written.phones.has(p.To!)).length;
-  }, 120_000);
+    beforeAll(async () => {
+      client = ctx().acme;
+      await useRealisticHours(client);
+      stoppedPhone = '+16282999001';
+      dncPhone = '+16282999002';
+      stoppedLead = await createLead(client, { phone: stoppedPhone });
+      expect((await client.post(`/leads/${stoppedLead}/unsubscribe`, { channels: ['sms'] })).status).toBe(200);
+      expect((await client.post('/dnc/register', { phone: dncPhone })).status).toBe(200);
+      written = await writeCsv(csv(), stoppedPhone, dncPhone);
+      sentBefore = fake.accepted('Messages', (p) => written.phones.has(p.To!)).length;
+    }, 120_000);
 
-  // The fake provider serves both dialects' suites, which use the same phones: count what each one adds.
-  let sentBefore = 0;
-  const number = () => (ctx().dialect === 'sqlite' ? '+16282999100' : '+16282999101');
-  const fromPool = () => fake.accepted('Messages', (p) => p.From === number());
+    // The fake provider serves both dialects' suites, which use the same phones: count what each one adds.
+    let sentBefore = 0;
+    const number = () => (ctx().dialect === 'sqlite' ? '+16282999100' : '+16282999101');
+    const fromPool = () => fake.accepted('Messages', (p) => p.From === number());
 
-  it(`imports ${ROWS} rows from the CLI with a summary and a rejects file, and a second run creates nothing`, async () => {
-    const ts = ctx();
-    const before = await leadCount(ts);
-    const first = await importOnce();
-    // The stopped lead existed: its row updates it. Every other distinct valid phone is a new lead.
-    const created = written.phones.size - 1;
-    expect(first.stdout).toMatch(new RegExp(`created ${created}, updated \\d+, skipped \\d+, rejected ${written.rejected}`));
-    expect(await leadCount(ts)).toBe(before + created);
-    const rejected = parse(readFileSync(rejects()), { columns: true, bom: true }) as Record<string, string>[];
-    expect(rejected).toHaveLength(written.rejected);
-    expect(rejected.every((r) => r.reason && r.reason.length > 10)).toBe(true);
-    expect(rejected.find((r) => r.Mobile === 'not-a-phone')?.reason).toMatch(/phone/i);
-    expect(rejected.find((r) => r['Time Zone'] === 'Mars/Olympus_Mons')?.reason).toMatch(/zone/i);
+    it(`imports ${ROWS} rows from the CLI with a summary and a rejects file, and a second run creates nothing`, async () => {
+      const ts = ctx();
+      const before = await leadCount(ts);
+      const first = await importOnce();
+      // The stopped lead existed: its row updates it. Every other distinct valid phone is a new lead.
+      const created = written.phones.size - 1;
+      expect(first.stdout).toMatch(
+        new RegExp(`created ${created}, updated \\d+, skipped \\d+, rejected ${written.rejected}`),
+      );
+      expect(await leadCount(ts)).toBe(before + created);
+      const rejected = parse(readFileSync(rejects()), { columns: true, bom: true }) as Record<string, string>[];
+      expect(rejected).toHaveLength(written.rejected);
+      expect(rejected.every((r) => r.reason && r.reason.length > 10)).toBe(true);
+      expect(rejected.find((r) => r.Mobile === 'not-a-phone')?.reason).toMatch(/phone/i);
+      expect(rejected.find((r) => r['Time Zone'] === 'Mars/Olympus_Mons')?.reason).toMatch(/zone/i);
 
-    const second = await importOnce();
-    expect(second.stdout).toMatch(new RegExp(`created 0, updated 0, skipped \\d+, rejected ${written.rejected}`));
-    expect(await leadCount(ts)).toBe(before + created);
-    // No opening was asked for: importing alone contacts nobody.
-    expect(fake.accepted('Messages', (p) => written.phones.has(p.To!))).toHaveLength(sentBefore);
-  }, 600_000);
+      const second = await importOnce();
+      expect(second.stdout).toMatch(new RegExp(`created 0, updated 0, skipped \\d+, rejected ${written.rejected}`));
+      expect(await leadCount(ts)).toBe(before + created);
+      // No opening was asked for: importing alone contacts nobody.
+      expect(fake.accepted('Messages', (p) => written.phones.has(p.To!))).toHaveLength(sentBefore);
+    }, 600_000);
 
-  it('a campaign over the expo slice waits for contact hours, sends paced from the pool number, and skips the stopped and DNC leads', async () => {
-    const ts = ctx();
-    expect((await client.post('/customerProfiles', { name: 'expo', openingMessage: 'Hi {{firstName}}, thanks for visiting our stand.' })).status).toBe(201);
-    const pool = (await client.post('/sendingNumbers', { number: number(), kind: 'tollFree', ratePerSecond: RATE })).body;
-    expect(pool.number).toBe(number());
+    it('a campaign over the expo slice waits for contact hours, sends paced from the pool number, and skips the stopped and DNC leads', async () => {
+      const ts = ctx();
+      expect(
+        (
+          await client.post('/customerProfiles', {
+            name: 'expo',
+            openingMessage: 'Hi {{firstName}}, thanks for visiting our stand.',
+          })
+        ).status,
+      ).toBe(201);
+      const pool = (await client.post('/sendingNumbers', { number: number(), kind: 'tollFree', ratePerSecond: RATE }))
+        .body;
+      expect(pool.number).toBe(number());
 
-    ts.clock.set(LATE_NIGHT);
-    const created = await client.post('/campaigns', { name: 'Expo follow-up', customerProfile: 'expo', filter: { additionalInfo: { Source: 'expo' } }, dailyCap: 10_000 });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const id = created.body.id as string;
-    expect(created.body.counts).toMatchObject({ enrolled: written.expo.size, blocked: 2 });
-    expect(created.body.counts.blockedByReason).toMatchObject({ OPTED_OUT: 1, DNC: 1 });
-    const reachable = written.expo.size - 2;
+      ts.clock.set(LATE_NIGHT);
+      const created = await client.post('/campaigns', {
+        name: 'Expo follow-up',
+        customerProfile: 'expo',
+        filter: { additionalInfo: { Source: 'expo' } },
+        dailyCap: 10_000,
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const id = created.body.id as string;
+      expect(created.body.counts).toMatchObject({ enrolled: written.expo.size, blocked: 2 });
+      expect(created.body.counts.blockedByReason).toMatchObject({ OPTED_OUT: 1, DNC: 1 });
+      const reachable = written.expo.size - 2;
 
-    // Night where the leads are (628: California): the openings are made and wait for the window.
-    await until(() => ts.server.store.db.selectFrom('messages').select('status_code').where('campaign_id', '=', id).execute(),
-      (rows) => rows.length === reachable && rows.every((r) => r.status_code === 'CONTACT_HOURS'), 60_000);
-    await ts.runDue();
-    expect(fromPool()).toHaveLength(0);
+      // Night where the leads are (628: California): the openings are made and wait for the window.
+      await until(
+        () => ts.server.store.db.selectFrom('messages').select('status_code').where('campaign_id', '=', id).execute(),
+        (rows) => rows.length === reachable && rows.every((r) => r.status_code === 'CONTACT_HOURS'),
+        60_000,
+      );
+      await ts.runDue();
+      expect(fromPool()).toHaveLength(0);
 
-    ts.clock.set(NEXT_MORNING);
-    const done = await until(() => client.get(`/campaigns/${id}`), (r) => r.body.counts.sent === reachable, 120_000);
-    expect(done.body.counts).toMatchObject({ enrolled: written.expo.size, sent: reachable, blocked: 2 });
-    const sends = fromPool();
-    expect(sends).toHaveLength(reachable);
-    expect(new Set(sends.map((s) => s.params.From))).toEqual(new Set([pool.number]));
-    const to = new Set(sends.map((s) => s.params.To));
-    expect(to.has(stoppedPhone) || to.has(dncPhone)).toBe(false);
-    expect(to).toEqual(new Set([...written.expo].filter((p) => p !== stoppedPhone && p !== dncPhone)));
-    // The slots the database handed out keep the number's rate, whatever the workers' timing.
-    const slots = (await ts.server.store.db.selectFrom('messages').select('paced_until').where('campaign_id', '=', id).execute()).map((r) => Date.parse(r.paced_until!));
-    expect(busiestWindow(slots, 1000)).toBeLessThanOrEqual(RATE);
-  }, 300_000);
-}, twilioEnv(fake));
+      ts.clock.set(NEXT_MORNING);
+      const done = await until(
+        () => client.get(`/campaigns/${id}`),
+        (r) => r.body.counts.sent === reachable,
+        120_000,
+      );
+      expect(done.body.counts).toMatchObject({ enrolled: written.expo.size, sent: reachable, blocked: 2 });
+      const sends = fromPool();
+      expect(sends).toHaveLength(reachable);
+      expect(new Set(sends.map((s) => s.params.From))).toEqual(new Set([pool.number]));
+      const to = new Set(sends.map((s) => s.params.To));
+      expect(to.has(stoppedPhone) || to.has(dncPhone)).toBe(false);
+      expect(to).toEqual(new Set([...written.expo].filter((p) => p !== stoppedPhone && p !== dncPhone)));
+      // The slots the database handed out keep the number's rate, whatever the workers' timing.
+      const slots = (
+        await ts.server.store.db.selectFrom('messages').select('paced_until').where('campaign_id', '=', id).execute()
+      ).map((r) => Date.parse(r.paced_until!));
+      expect(busiestWindow(slots, 1000)).toBeLessThanOrEqual(RATE);
+    }, 300_000);
+  },
+  twilioEnv(fake),
+);

@@ -73,7 +73,8 @@ for (const dialect of dialects()) {
       let client: Client = clientFor(first.url, issued.key);
       await registerEndpoint(client, receiver);
       const leadIds: string[] = [];
-      for (let i = 0; i < LEADS; i += 10) leadIds.push(...(await Promise.all(Array.from({ length: 10 }, () => createLead(client)))));
+      for (let i = 0; i < LEADS; i += 10)
+        leadIds.push(...(await Promise.all(Array.from({ length: 10 }, () => createLead(client)))));
 
       // Slow answers, so some deliveries are out when the process dies.
       receiver.behaviour = respondAfter(50);
@@ -110,9 +111,14 @@ for (const dialect of dialects()) {
       client = clientFor(second.url, issued.key);
 
       const optOutEvents = async () =>
-        (await store!.db.selectFrom('events').select(['id', 'type', 'payload']).where('organization_id', '=', issued.organizationId).where('type', '!=', 'lead.created').execute()).map(
-          (e) => ({ id: e.id, type: e.type, data: JSON.parse(e.payload) as { leadId: string; channel: string } }),
-        );
+        (
+          await store!.db
+            .selectFrom('events')
+            .select(['id', 'type', 'payload'])
+            .where('organization_id', '=', issued.organizationId)
+            .where('type', '!=', 'lead.created')
+            .execute()
+        ).map((e) => ({ id: e.id, type: e.type, data: JSON.parse(e.payload) as { leadId: string; channel: string } }));
       // Every event in the outbox (committed) reaches the receiver.
       const events = await eventually(
         'every outbox event acknowledged',
@@ -135,7 +141,11 @@ for (const dialect of dialects()) {
       // Acknowledged (200) ⇒ committed ⇒ its two optOut events were delivered.
       for (const id of acknowledged) {
         expect(leadById.get(id)).toMatchObject({ sms_status: 'unsubscribed', voice_status: 'unsubscribed' });
-        expect(eventsOf(id).map((e) => e.data.channel).sort()).toEqual(['call', 'sms']);
+        expect(
+          eventsOf(id)
+            .map((e) => e.data.channel)
+            .sort(),
+        ).toEqual(['call', 'sms']);
       }
       // Every delivery is of an event in the outbox, about a change that committed.
       for (const d of receiver.acknowledged) {
@@ -150,7 +160,9 @@ for (const dialect of dialects()) {
       }
       // A change that did not commit left no event; one that did (answered or not) left both.
       for (const lead of leads) {
-        const channels = eventsOf(lead.id).map((e) => e.data.channel).sort();
+        const channels = eventsOf(lead.id)
+          .map((e) => e.data.channel)
+          .sort();
         if (lead.sms_status === 'subscribed') expect(channels).toEqual([]);
         else expect(channels).toEqual(['call', 'sms']);
       }

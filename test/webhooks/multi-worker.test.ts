@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { clientFor, type freshDatabase } from '../support/harness.js';
 import {
-  preparedPostgres, freePort, killStarted, localPortsOf, spawnParley, waitForOutput, waitReady, type ParleyProcess,
+  preparedPostgres,
+  freePort,
+  killStarted,
+  localPortsOf,
+  spawnParley,
+  waitForOutput,
+  waitReady,
+  type ParleyProcess,
 } from '../support/processes.js';
 import { Receiver, respondAfter } from '../support/receiver.js';
 import { FAST_RETRIES, eventually, optOutLeads, quietFor, registerEndpoint } from '../support/webhooks.js';
@@ -10,7 +17,10 @@ const LEADS = 100; // with a phone and an email: three optOut events each
 const EVENTS = LEADS * 3;
 const pgAvailable = inject('pgAvailable');
 
-if (!pgAvailable) console.warn('\n*** PostgreSQL not reachable: the multi-worker webhook suite is SKIPPED (it needs PostgreSQL). ***\n');
+if (!pgAvailable)
+  console.warn(
+    '\n*** PostgreSQL not reachable: the multi-worker webhook suite is SKIPPED (it needs PostgreSQL). ***\n',
+  );
 
 /**
  * Scale-out as the design promises it: one API process (`serve --no-worker`)
@@ -38,7 +48,10 @@ describe.skipIf(!pgAvailable)('webhook delivery with two worker processes [postg
       PARLEY_WEBHOOK_RETRY_SCHEDULE: FAST_RETRIES,
     };
     const port = await freePort();
-    api = { proc: spawnParley(['serve', '--no-worker'], { ...env, PORT: String(port), HOST: '127.0.0.1' }), url: `http://127.0.0.1:${port}` };
+    api = {
+      proc: spawnParley(['serve', '--no-worker'], { ...env, PORT: String(port), HOST: '127.0.0.1' }),
+      url: `http://127.0.0.1:${port}`,
+    };
     for (let i = 0; i < 2; i += 1) workers.push(spawnParley(['worker'], { ...env, LOG_LEVEL: 'info' }));
     await waitReady(api.proc, api.url);
     await Promise.all(workers.map((w) => waitForOutput(w, /parley worker running/)));
@@ -90,12 +103,18 @@ describe.skipIf(!pgAvailable)('webhook delivery with two worker processes [postg
 
     // Which process delivered what is read from /proc (Linux): without it "both workers take part" cannot be
     // checked, and the test says so by failing rather than passing without checking it.
-    expect(portOwner.size, 'no delivery connection could be traced to a worker pid (/proc not readable?)').toBeGreaterThan(0);
+    expect(
+      portOwner.size,
+      'no delivery connection could be traced to a worker pid (/proc not readable?)',
+    ).toBeGreaterThan(0);
     const byWorker = new Map<number, number>(workers.map((w) => [w.pid, 0]));
     for (const d of receiver.received) {
       const pid = portOwner.get(d.remotePort);
       if (pid !== undefined) byWorker.set(pid, byWorker.get(pid)! + 1);
     }
-    expect([...byWorker.values()].every((n) => n > 0), `deliveries per worker pid: ${JSON.stringify([...byWorker])}`).toBe(true);
+    expect(
+      [...byWorker.values()].every((n) => n > 0),
+      `deliveries per worker pid: ${JSON.stringify([...byWorker])}`,
+    ).toBe(true);
   }, 60_000);
 });

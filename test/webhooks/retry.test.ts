@@ -9,7 +9,7 @@ const SCHEDULE = [0, 5 * S, 5 * M, 30 * M, 2 * H, 5 * H, 10 * H, 10 * H];
 const middle = () => 0.5;
 
 describe('the wait before the next webhook attempt', () => {
-  it('is the schedule\'s step for it, jittered by at most ±10 %', () => {
+  it("is the schedule's step for it, jittered by at most ±10 %", () => {
     expect(retryDelayMs(SCHEDULE, 1, null, middle)).toBe(5 * S);
     expect(retryDelayMs(SCHEDULE, 2, null, middle)).toBe(5 * M);
     expect(retryDelayMs(SCHEDULE, 2, null, () => 0)).toBe(0.9 * 5 * M);

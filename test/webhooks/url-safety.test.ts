@@ -53,24 +53,42 @@ describe('isPublicAddress', () => {
   });
 
   it('judges every IPv4-carrying IPv6 form, as written and as a URL parser rewrites it, by its IPv4 address', () => {
-    fc.assert(fc.property(privateV4, (o) => {
-      for (const form of embeddings(o)) {
-        expect(isPublicAddress(form), form).toBe(false);
-        expect(isPublicAddress(hostOf(form)), form).toBe(false);
-        expect(refusalAtDelivery(`https://[${form}]/hook`, false), form).toMatch(/^url must not point to a private/);
-      }
-    }), { numRuns: 500 });
-    fc.assert(fc.property(publicV4, (o) => {
-      for (const form of embeddings(o)) expect(isPublicAddress(hostOf(form)), form).toBe(true);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(privateV4, (o) => {
+        for (const form of embeddings(o)) {
+          expect(isPublicAddress(form), form).toBe(false);
+          expect(isPublicAddress(hostOf(form)), form).toBe(false);
+          expect(refusalAtDelivery(`https://[${form}]/hook`, false), form).toMatch(/^url must not point to a private/);
+        }
+      }),
+      { numRuns: 500 },
+    );
+    fc.assert(
+      fc.property(publicV4, (o) => {
+        for (const form of embeddings(o)) expect(isPublicAddress(hostOf(form)), form).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
 describe('refusalAtDelivery', () => {
   it.each([
-    ['http://93.184.216.34/hook', false, 'url must use https (http is allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)'],
-    ['https://10.0.0.1/hook', false, 'url must not point to a private, loopback or link-local address (allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)'],
-    ['https://2130706433/hook', false, 'url must not point to a private, loopback or link-local address (allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)'],
+    [
+      'http://93.184.216.34/hook',
+      false,
+      'url must use https (http is allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)',
+    ],
+    [
+      'https://10.0.0.1/hook',
+      false,
+      'url must not point to a private, loopback or link-local address (allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)',
+    ],
+    [
+      'https://2130706433/hook',
+      false,
+      'url must not point to a private, loopback or link-local address (allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)',
+    ],
     ['https://user:pw@93.184.216.34/hook', false, 'url must not contain credentials'],
     ['ftp://93.184.216.34/hook', true, 'url must use http or https'],
     ['https://93.184.216.34/hook', false, null],

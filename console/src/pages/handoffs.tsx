@@ -22,7 +22,11 @@ const LEVELS = ['', 'escalated to you', 'escalated to the admins'];
  */
 export function HandoffBadge() {
   const [open, setOpen] = useState(0);
-  const refresh = () => void mine().then((r) => setOpen(r.handoffs.filter((h) => h.status === 'open').length), () => {});
+  const refresh = () =>
+    void mine().then(
+      (r) => setOpen(r.handoffs.filter((h) => h.status === 'open').length),
+      () => {},
+    );
   useEffect(() => {
     refresh();
     const timer = setInterval(refresh, 15_000);
@@ -34,7 +38,7 @@ export function HandoffBadge() {
   });
   if (open === 0) return null;
   return (
-    <span class="badge" aria-label={`${open} hand-off${open === 1 ? '' : 's'} to acknowledge`}>
+    <span class="badge" role="status" aria-label={`${open} hand-off${open === 1 ? '' : 's'} to acknowledge`}>
       {open}
     </span>
   );
@@ -48,14 +52,19 @@ export function HandoffsPage() {
     if (e.type === 'notification' || e.type === 'reconnected') list.reload();
   });
   const changed = () => (list.reload(), window.dispatchEvent(new Event(CHANGED)));
-  const ack = (h: Handoff) => action.run(() => post(`/v1/leads/${encodeURIComponent(h.leadId)}/handoff/ack`)).then(changed);
-  const close = (h: Handoff) => action.run(() => post(`/v1/leads/${encodeURIComponent(h.leadId)}/handoff/close`)).then(changed);
+  const ack = (h: Handoff) =>
+    action.run(() => post(`/v1/leads/${encodeURIComponent(h.leadId)}/handoff/ack`)).then(changed);
+  const close = (h: Handoff) =>
+    action.run(() => post(`/v1/leads/${encodeURIComponent(h.leadId)}/handoff/close`)).then(changed);
   const current = list.data?.handoffs.filter((h) => h.status !== 'closed') ?? [];
   const stats = list.data?.stats.overall;
   const me = useLoad(() => get<{ isAway: boolean }>('/console/api/me/rep'), []);
   const [away, setAway] = useState<boolean | null>(null);
   const isAway = away ?? me.data?.isAway ?? false;
-  const toggleAway = () => action.run(async () => setAway((await put<{ isAway: boolean }>('/console/api/me/away', { isAway: !isAway })).isAway));
+  const toggleAway = () =>
+    action.run(async () =>
+      setAway((await put<{ isAway: boolean }>('/console/api/me/away', { isAway: !isAway })).isAway),
+    );
   return (
     <Page
       title="My hand-offs"
@@ -90,11 +99,22 @@ export function HandoffsPage() {
               </td>
               <td>
                 {h.status === 'open' ? (
-                  <button type="button" disabled={action.busy} onClick={() => void ack(h)} aria-label={`Acknowledge the hand-off of ${visibleText(h.leadName || 'the lead')}`}>
+                  <button
+                    type="button"
+                    disabled={action.busy}
+                    onClick={() => void ack(h)}
+                    aria-label={`Acknowledge the hand-off of ${visibleText(h.leadName || 'the lead')}`}
+                  >
                     Acknowledge
                   </button>
                 ) : (
-                  <button type="button" class="link" disabled={action.busy} onClick={() => void close(h)} aria-label={`Close the hand-off of ${visibleText(h.leadName || 'the lead')}`}>
+                  <button
+                    type="button"
+                    class="link"
+                    disabled={action.busy}
+                    onClick={() => void close(h)}
+                    aria-label={`Close the hand-off of ${visibleText(h.leadName || 'the lead')}`}
+                  >
                     Close
                   </button>
                 )}
@@ -105,7 +125,8 @@ export function HandoffsPage() {
       )}
       {stats && stats.touched > 0 && (
         <p class="muted">
-          Time to first touch, your hand-offs: median {minutes(stats.p50Seconds)}, 90th percentile {minutes(stats.p90Seconds)} ({stats.touched} of {stats.count}).
+          Time to first touch, your hand-offs: median {minutes(stats.p50Seconds)}, 90th percentile{' '}
+          {minutes(stats.p90Seconds)} ({stats.touched} of {stats.count}).
         </p>
       )}
     </Page>

@@ -36,7 +36,9 @@ async function loadInbox(f: Filters, pages: number): Promise<InboxData> {
   }
   const shown = leads.filter((l) => !f.channel || l.lastMessage?.channel === f.channel);
   if (shown.length === 0) return { leads: shown, reads: {}, nextToken };
-  const { reads } = await get<{ reads: Record<string, string> }>(`/console/api/reads${query({ leadIds: shown.map((l) => l.id).join(',') })}`);
+  const { reads } = await get<{ reads: Record<string, string> }>(
+    `/console/api/reads${query({ leadIds: shown.map((l) => l.id).join(',') })}`,
+  );
   return { leads: shown, reads, nextToken };
 }
 
@@ -68,12 +70,21 @@ export function InboxPage() {
   const unread = inbox.data ? inbox.data.leads.filter((l) => isUnread(l, inbox.data?.reads[l.id])).length : 0;
   return (
     <Page title="Inbox">
-      <FilterForm value={filters} onChange={(f) => { setFilters(f); setPages(1); }} />
+      <FilterForm
+        value={filters}
+        onChange={(f) => {
+          setFilters(f);
+          setPages(1);
+        }}
+      />
       <LoadStatus load={inbox} what="conversations" />
       {inbox.data && (
         <>
           <p class="muted" aria-live="polite">
-            {inbox.data.nextToken ? `The ${inbox.data.leads.length} latest conversations` : `${inbox.data.leads.length} conversations`}, {unread} unread
+            {inbox.data.nextToken
+              ? `The ${inbox.data.leads.length} latest conversations`
+              : `${inbox.data.leads.length} conversations`}
+            , {unread} unread
           </p>
           <ul class="inbox" aria-label="Conversations">
             {inbox.data.leads.map((l) => {

@@ -16,7 +16,10 @@ export function KeysPage() {
     e.preventDefault();
     setCreated(null);
     await action.run(async () => {
-      const wanted = scopes.split(',').map((s) => s.trim()).filter(Boolean);
+      const wanted = scopes
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       const r = await post<{ key: string }>('/console/api/keys', wanted.length ? { name, scopes: wanted } : { name });
       setCreated(r.key);
       setName('');
@@ -36,9 +39,16 @@ export function KeysPage() {
         <label for="key-name">Name</label>
         <input id="key-name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
         <label for="key-scopes">Scopes (comma separated; empty for the default set)</label>
-        <input id="key-scopes" placeholder="leads:read, leads:write" aria-describedby="key-scopes-note" value={scopes} onInput={(e) => setScopes(e.currentTarget.value)} />
+        <input
+          id="key-scopes"
+          placeholder="leads:read, leads:write"
+          aria-describedby="key-scopes-note"
+          value={scopes}
+          onInput={(e) => setScopes(e.currentTarget.value)}
+        />
         <p id="key-scopes-note" class="muted">
-          inbound:write (speaking as a lead) is granted only on the command line: <code>parley keys create --scopes inbound:write</code>.
+          inbound:write (speaking as a lead) is granted only on the command line:{' '}
+          <code>parley keys create --scopes inbound:write</code>.
         </p>
         <button type="submit" disabled={action.busy}>
           Create key
@@ -54,7 +64,7 @@ export function KeysPage() {
                 <code>{k.prefix}</code>
               </td>
               <td>{k.name ? <UserText text={k.name} /> : '—'}</td>
-              <td class="scopes">{k.scopes?.join(", ") ?? "—"}</td>
+              <td class="scopes">{k.scopes?.join(', ') ?? '—'}</td>
               <td>{when(k.createdAt)}</td>
               <td>
                 {k.revokedAt ? (

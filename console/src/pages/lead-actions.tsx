@@ -43,7 +43,14 @@ export function LeadActions({ lead, onChange }: { lead: Lead; onChange: () => vo
       <h2 id="actions-title">Actions</h2>
       <p class="ai-state">
         AI is <strong>{lead.isAiOn ? 'on' : 'off'}</strong>{' '}
-        <button type="button" aria-pressed={lead.isAiOn} onClick={act('ai', lead.isAiOn ? 'AI turned off.' : 'AI turned on.', () => post(`${base}/${lead.isAiOn ? 'turnOffAi' : 'turnOnAi'}`))} disabled={action.busy}>
+        <button
+          type="button"
+          aria-pressed={lead.isAiOn}
+          onClick={act('ai', lead.isAiOn ? 'AI turned off.' : 'AI turned on.', () =>
+            post(`${base}/${lead.isAiOn ? 'turnOffAi' : 'turnOnAi'}`),
+          )}
+          disabled={action.busy}
+        >
           {lead.isAiOn ? 'Turn AI off' : 'Turn AI on'}
         </button>
       </p>
@@ -56,8 +63,15 @@ export function LeadActions({ lead, onChange }: { lead: Lead; onChange: () => vo
             disabled={action.busy}
             onClick={act('call', '', async () => {
               // The gate decides, as for any send: the answer says whether it dials, waits for hours, or why not.
-              const r = await post<{ status: string; statusReason: string | null; scheduledTime: string | null }>(`${base}/call`);
-              const said = r.status === 'dialing' ? 'Calling: the agent talks with the lead.' : r.status === 'waiting' ? `Waiting: ${r.statusReason ?? 'outside contact hours'}.` : `Not called: ${r.statusReason ?? r.status}.`;
+              const r = await post<{ status: string; statusReason: string | null; scheduledTime: string | null }>(
+                `${base}/call`,
+              );
+              const said =
+                r.status === 'dialing'
+                  ? 'Calling: the agent talks with the lead.'
+                  : r.status === 'waiting'
+                    ? `Waiting: ${r.statusReason ?? 'outside contact hours'}.`
+                    : `Not called: ${r.statusReason ?? r.status}.`;
               setDone({ at: 'call', text: said });
             })}
           >
@@ -67,7 +81,13 @@ export function LeadActions({ lead, onChange }: { lead: Lead; onChange: () => vo
       )}
       <Feedback at="call" />
 
-      <form class="inline" onSubmit={(e) => (e.preventDefault(), void act('profile', 'Profile switched.', () => post(`${base}/switchCustomerProfile`, { profile }))())}>
+      <form
+        class="inline"
+        onSubmit={(e) => (
+          e.preventDefault(),
+          void act('profile', 'Profile switched.', () => post(`${base}/switchCustomerProfile`, { profile }))()
+        )}
+      >
         <label for="switch-profile">Profile</label>
         <select id="switch-profile" value={profile} onChange={(e) => setProfile(e.currentTarget.value)}>
           {(profiles.data?.profiles ?? []).map((p) => (
@@ -75,7 +95,9 @@ export function LeadActions({ lead, onChange }: { lead: Lead; onChange: () => vo
               {visibleText(p.name)}
             </option>
           ))}
-          {!profiles.data?.profiles.some((p) => p.name === lead.customerProfile) && <option value={lead.customerProfile}>{lead.customerProfile}</option>}
+          {!profiles.data?.profiles.some((p) => p.name === lead.customerProfile) && (
+            <option value={lead.customerProfile}>{lead.customerProfile}</option>
+          )}
         </select>
         <button type="submit" disabled={action.busy || profile === lead.customerProfile}>
           Switch
@@ -95,14 +117,25 @@ export function LeadActions({ lead, onChange }: { lead: Lead; onChange: () => vo
               {state === 'subscribed' && (
                 <button
                   type="button"
-                  onClick={act(`sub-${c}`, `Unsubscribed from ${c}.`, () => post(`${base}/unsubscribe`, { channels: [c] }), `Unsubscribe this lead from ${c}? Parley will not contact them on ${c} until they opt in again.`)}
+                  onClick={act(
+                    `sub-${c}`,
+                    `Unsubscribed from ${c}.`,
+                    () => post(`${base}/unsubscribe`, { channels: [c] }),
+                    `Unsubscribe this lead from ${c}? Parley will not contact them on ${c} until they opt in again.`,
+                  )}
                   disabled={action.busy}
                 >
                   Unsubscribe {c}
                 </button>
               )}
               {state === 'unsubscribed' && (
-                <button type="button" onClick={act(`sub-${c}`, `Resubscribed to ${c}.`, () => post(`${base}/resubscribe`, { channels: [c] }))} disabled={action.busy}>
+                <button
+                  type="button"
+                  onClick={act(`sub-${c}`, `Resubscribed to ${c}.`, () =>
+                    post(`${base}/resubscribe`, { channels: [c] }),
+                  )}
+                  disabled={action.busy}
+                >
                   Resubscribe {c}
                 </button>
               )}
@@ -113,7 +146,17 @@ export function LeadActions({ lead, onChange }: { lead: Lead; onChange: () => vo
       </ul>
 
       {lead.phone && !lead.isDoNotContact && (
-        <button type="button" class="danger" onClick={act('dnc', 'Added to the do-not-contact list.', () => post('/v1/dnc/register', { phone: lead.phone }), `Put ${lead.phone} on the do-not-contact list? No SMS or call will reach it from any lead.`)} disabled={action.busy}>
+        <button
+          type="button"
+          class="danger"
+          onClick={act(
+            'dnc',
+            'Added to the do-not-contact list.',
+            () => post('/v1/dnc/register', { phone: lead.phone }),
+            `Put ${lead.phone} on the do-not-contact list? No SMS or call will reach it from any lead.`,
+          )}
+          disabled={action.busy}
+        >
           Add to do-not-contact
         </button>
       )}
@@ -129,7 +172,13 @@ export function LeadActions({ lead, onChange }: { lead: Lead; onChange: () => vo
         }}
       >
         <label for="add-context">Add context for the AI</label>
-        <textarea id="add-context" rows={2} maxLength={10000} value={context} onInput={(e) => setContext(e.currentTarget.value)} />
+        <textarea
+          id="add-context"
+          rows={2}
+          maxLength={10000}
+          value={context}
+          onInput={(e) => setContext(e.currentTarget.value)}
+        />
         <button type="submit" disabled={action.busy || !context.trim()}>
           Add context
         </button>

@@ -6,7 +6,8 @@ import { ErrorNote, useAction, useLoad } from '../ui';
 import type { ConsentRecord, Lead, LeadNote } from '../types';
 import { UserText } from '../user-text';
 
-const show = (v: unknown): string => (v === null || v === undefined || v === '' ? '—' : typeof v === 'string' ? v : JSON.stringify(v));
+const show = (v: unknown): string =>
+  v === null || v === undefined || v === '' ? '—' : typeof v === 'string' ? v : JSON.stringify(v);
 
 /** The lead's owner (hand-offs), and for those who may write, a choice of another. */
 function Owner({ lead }: { lead: Lead }) {
@@ -14,11 +15,15 @@ function Owner({ lead }: { lead: Lead }) {
   const users = useLoad(() => get<{ users: { id: string; email: string }[] }>('/v1/users'), []);
   const action = useAction();
   const [owner, setOwner] = useState(lead.owner ?? null);
-  const email = (id: string | null) => (id === null ? 'nobody' : users.data?.users.find((u) => u.id === id)?.email ?? id);
-  const change = (id: string) => action.run(async () => {
-    const r = await put<{ owner: string | null }>(`/v1/leads/${encodeURIComponent(lead.id)}/owner`, { userId: id === '' ? null : id });
-    setOwner(r.owner);
-  });
+  const email = (id: string | null) =>
+    id === null ? 'nobody' : (users.data?.users.find((u) => u.id === id)?.email ?? id);
+  const change = (id: string) =>
+    action.run(async () => {
+      const r = await put<{ owner: string | null }>(`/v1/leads/${encodeURIComponent(lead.id)}/owner`, {
+        userId: id === '' ? null : id,
+      });
+      setOwner(r.owner);
+    });
   return (
     <div>
       <dt>
@@ -26,7 +31,12 @@ function Owner({ lead }: { lead: Lead }) {
       </dt>
       <dd>
         {canWrite(user.role) && users.data ? (
-          <select id="lead-owner" value={owner ?? ''} disabled={action.busy} onChange={(e) => void change(e.currentTarget.value)}>
+          <select
+            id="lead-owner"
+            value={owner ?? ''}
+            disabled={action.busy}
+            onChange={(e) => void change(e.currentTarget.value)}
+          >
             <option value="">nobody</option>
             {users.data.users.map((u) => (
               <option key={u.id} value={u.id}>
@@ -101,7 +111,9 @@ export function LeadDetails({ lead, consent, notes }: { lead: Lead; consent: Con
           <ol class="plain consent">
             {notes.map((n) => (
               <li key={n.id}>
-                <time dateTime={n.createdAt}>{when(n.createdAt)}</time> {n.kind === 'command' ? `(command${n.consumedAt ? ', done' : ', pending'})` : ''}: <UserText class="wrap" text={n.text} />
+                <time dateTime={n.createdAt}>{when(n.createdAt)}</time>{' '}
+                {n.kind === 'command' ? `(command${n.consumedAt ? ', done' : ', pending'})` : ''}:{' '}
+                <UserText class="wrap" text={n.text} />
               </li>
             ))}
           </ol>
@@ -115,9 +127,23 @@ export function LeadDetails({ lead, consent, notes }: { lead: Lead; consent: Con
           <ol class="plain consent">
             {consent.map((c) => (
               <li key={c.id}>
-                <time dateTime={c.createdAt}>{when(c.createdAt)}</time>: {c.action === 'optOut' ? 'opted out of' : 'opted in to'} {c.channel} ({c.source}
-                {c.reason ? <>, <UserText text={c.reason} /></> : ''}
-                {c.actor ? <>, by <UserText text={c.actorLabel ?? c.actor} /></> : ''})
+                <time dateTime={c.createdAt}>{when(c.createdAt)}</time>:{' '}
+                {c.action === 'optOut' ? 'opted out of' : 'opted in to'} {c.channel} ({c.source}
+                {c.reason ? (
+                  <>
+                    , <UserText text={c.reason} />
+                  </>
+                ) : (
+                  ''
+                )}
+                {c.actor ? (
+                  <>
+                    , by <UserText text={c.actorLabel ?? c.actor} />
+                  </>
+                ) : (
+                  ''
+                )}
+                )
               </li>
             ))}
           </ol>

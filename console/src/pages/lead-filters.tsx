@@ -24,7 +24,15 @@ export function filterQuery(f: Filters): Record<string, string | undefined> {
   };
 }
 
-export function FilterForm({ value, onChange, withSearch }: { value: Filters; onChange: (f: Filters) => void; withSearch?: boolean }) {
+export function FilterForm({
+  value,
+  onChange,
+  withSearch,
+}: {
+  value: Filters;
+  onChange: (f: Filters) => void;
+  withSearch?: boolean;
+}) {
   const profiles = useLoad(() => get<{ profiles: Profile[] }>('/v1/customerProfiles'), []);
   const set = (patch: Partial<Filters>) => onChange({ ...value, ...patch });
   return (
@@ -32,11 +40,22 @@ export function FilterForm({ value, onChange, withSearch }: { value: Filters; on
       {withSearch && (
         <div class="field grow">
           <label for="f-search">Search</label>
-          <input id="f-search" type="search" placeholder="Name, phone, email or external id" value={value.search} onInput={(e) => set({ search: e.currentTarget.value })} />
+          <input
+            id="f-search"
+            type="search"
+            placeholder="Name, phone, email or external id"
+            value={value.search}
+            onInput={(e) => set({ search: e.currentTarget.value })}
+          />
         </div>
       )}
       <div class="field check">
-        <input id="f-attention" type="checkbox" checked={value.needsAttention} onChange={(e) => set({ needsAttention: e.currentTarget.checked })} />
+        <input
+          id="f-attention"
+          type="checkbox"
+          checked={value.needsAttention}
+          onChange={(e) => set({ needsAttention: e.currentTarget.checked })}
+        />
         <label for="f-attention">Needs attention</label>
       </div>
       <div class="field">

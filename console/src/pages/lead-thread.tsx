@@ -37,8 +37,10 @@ function MessageItem({ m }: { m: Message }) {
 export function replyRefusal(lead: Lead, channel: Channel): string | null {
   if (lead.isDoNotContact) return 'This lead is on the do-not-contact list: replies are not sent.';
   const sub = lead.subscriptions[channel];
-  if (sub === 'unsubscribed') return `This lead unsubscribed from ${CHANNEL_NAMES[channel]}: a reply on this channel would be refused. Choose another channel or resubscribe them only with their consent.`;
-  if (sub === 'unavailable') return `This lead has no ${channel === 'email' ? 'email address' : 'phone number'} for ${CHANNEL_NAMES[channel]}.`;
+  if (sub === 'unsubscribed')
+    return `This lead unsubscribed from ${CHANNEL_NAMES[channel]}: a reply on this channel would be refused. Choose another channel or resubscribe them only with their consent.`;
+  if (sub === 'unavailable')
+    return `This lead has no ${channel === 'email' ? 'email address' : 'phone number'} for ${CHANNEL_NAMES[channel]}.`;
   return null;
 }
 
@@ -57,8 +59,18 @@ function ReplyBox({ lead, onSent }: { lead: Lead; onSent: () => void }) {
     const ok = await action.run(async () => {
       // A human taking over pauses the AI first, so it does not answer over the reply.
       if (lead.isAiOn) await post(`${base}/turnOffAi`);
-      const r = await post<{ status: string; statusReason: string | null }>(`${base}/sendMessage`, { message: text, channel, sendWhenOff: true });
-      setOutcome(r.status === 'blocked' ? `Not sent: ${r.statusReason ?? 'blocked'}` : r.status === 'waiting' ? `Waiting for contact hours: ${r.statusReason ?? ''}` : 'Reply queued.');
+      const r = await post<{ status: string; statusReason: string | null }>(`${base}/sendMessage`, {
+        message: text,
+        channel,
+        sendWhenOff: true,
+      });
+      setOutcome(
+        r.status === 'blocked'
+          ? `Not sent: ${r.statusReason ?? 'blocked'}`
+          : r.status === 'waiting'
+            ? `Waiting for contact hours: ${r.statusReason ?? ''}`
+            : 'Reply queued.',
+      );
     });
     if (ok) setText('');
     onSent();
@@ -77,14 +89,23 @@ function ReplyBox({ lead, onSent }: { lead: Lead; onSent: () => void }) {
         </select>
       </div>
       <label for="reply-text">Reply</label>
-      <textarea id="reply-text" rows={3} maxLength={1600} disabled={!!refusal} aria-describedby={refusal ? 'reply-refusal' : 'reply-hint'} value={text} onInput={(e) => setText(e.currentTarget.value)} />
+      <textarea
+        id="reply-text"
+        rows={3}
+        maxLength={1600}
+        disabled={!!refusal}
+        aria-describedby={refusal ? 'reply-refusal' : 'reply-hint'}
+        value={text}
+        onInput={(e) => setText(e.currentTarget.value)}
+      />
       {refusal ? (
         <p id="reply-refusal" class="notice">
           {refusal}
         </p>
       ) : (
         <p id="reply-hint" class="muted small">
-          {lead.isAiOn ? 'Sending turns the AI off for this lead.' : 'The AI is off for this lead.'} Opt-outs, do-not-contact and contact hours still apply.
+          {lead.isAiOn ? 'Sending turns the AI off for this lead.' : 'The AI is off for this lead.'} Opt-outs,
+          do-not-contact and contact hours still apply.
         </p>
       )}
       <ErrorNote error={action.error} />

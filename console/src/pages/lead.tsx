@@ -22,7 +22,9 @@ async function allMessages(id: string): Promise<Message[]> {
   const out: Message[] = [];
   let token: string | null | undefined;
   for (let i = 0; i < 5; i += 1) {
-    const page = await get<{ messages: Message[]; nextToken: string | null }>(`/v1/leads/${encodeURIComponent(id)}/messages${query({ limit: 1000, nextToken: token })}`);
+    const page = await get<{ messages: Message[]; nextToken: string | null }>(
+      `/v1/leads/${encodeURIComponent(id)}/messages${query({ limit: 1000, nextToken: token })}`,
+    );
     out.push(...page.messages);
     token = page.nextToken;
     if (!token) break;

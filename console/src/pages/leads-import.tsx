@@ -75,17 +75,31 @@ export function ImportPanel({ onFinished }: { onFinished: () => void }) {
       <form class="import-form" onSubmit={submit}>
         <div class="field">
           <label for="import-file">CSV file</label>
-          <input id="import-file" type="file" accept=".csv,text/csv" onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} />
+          <input
+            id="import-file"
+            type="file"
+            accept=".csv,text/csv"
+            onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)}
+          />
         </div>
         <div class="field">
           <label for="import-duplicate">On duplicate</label>
-          <select id="import-duplicate" value={onDuplicate} onChange={(e) => setOnDuplicate(e.currentTarget.value as 'update' | 'skip')}>
+          <select
+            id="import-duplicate"
+            value={onDuplicate}
+            onChange={(e) => setOnDuplicate(e.currentTarget.value as 'update' | 'skip')}
+          >
             <option value="update">Update the lead</option>
             <option value="skip">Skip the row</option>
           </select>
         </div>
         <div class="field check">
-          <input id="import-start" type="checkbox" checked={startConversations} onChange={(e) => setStartConversations(e.currentTarget.checked)} />
+          <input
+            id="import-start"
+            type="checkbox"
+            checked={startConversations}
+            onChange={(e) => setStartConversations(e.currentTarget.checked)}
+          />
           <label for="import-start">Start conversations</label>
         </div>
         <button type="submit" disabled={!file || action.busy || running}>
@@ -93,8 +107,8 @@ export function ImportPanel({ onFinished }: { onFinished: () => void }) {
         </button>
       </form>
       <p class="muted small">
-        Columns such as First Name, Last Name, Phone, Email; see the import guide for the rest. Nobody is messaged unless “Start conversations” is
-        ticked.
+        Columns such as First Name, Last Name, Phone, Email; see the import guide for the rest. Nobody is messaged
+        unless “Start conversations” is ticked.
       </p>
       <ErrorNote error={action.error ?? pollError} />
       <div class="import-progress" role="status" aria-live="polite">
@@ -116,8 +130,10 @@ function ImportCounts({ job }: { job: ImportView }) {
     <>
       <p class="import-state">
         {job.status === 'running' && 'Importing…'}
-        {job.status === 'completed' && `Import completed: ${job.total} ${job.total === 1 ? 'row' : 'rows'}, ${job.created} created, ${job.updated} updated, ${job.skipped} skipped, ${job.rejected} rejected.`}
-        {job.status === 'failed' && `Import failed: ${job.error ?? 'unknown error'}. The batches before the error are saved; importing the file again is safe.`}
+        {job.status === 'completed' &&
+          `Import completed: ${job.total} ${job.total === 1 ? 'row' : 'rows'}, ${job.created} created, ${job.updated} updated, ${job.skipped} skipped, ${job.rejected} rejected.`}
+        {job.status === 'failed' &&
+          `Import failed: ${job.error ?? 'unknown error'}. The batches before the error are saved; importing the file again is safe.`}
       </p>
       <dl class="import-counts" data-status={job.status}>
         {counts.map(([label, n]) => (
@@ -130,7 +146,8 @@ function ImportCounts({ job }: { job: ImportView }) {
       {job.status !== 'running' && job.rejected > 0 && (
         <p>
           <a href={`/v1/imports/${encodeURIComponent(job.id)}/rejects`} download={`rejected-rows-${job.id}.csv`}>
-            Download the {job.rejected === 1 ? 'rejected row' : `${job.rejected} rejected rows`} (CSV with a reason column)
+            Download the {job.rejected === 1 ? 'rejected row' : `${job.rejected} rejected rows`} (CSV with a reason
+            column)
           </a>
         </p>
       )}

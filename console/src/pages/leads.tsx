@@ -17,7 +17,9 @@ export function LeadsPage() {
 
   const load = (token?: string) =>
     // sort=created (the plain listing's own order) asks for lastMessage, which only the channel filter needs: without it the cheaper plain listing answers.
-    get<Listing>(`/v1/leads${query({ ...(filters.channel ? { sort: 'created' } : {}), limit: 50, nextToken: token, ...filterQuery(filters) })}`).then(
+    get<Listing>(
+      `/v1/leads${query({ ...(filters.channel ? { sort: 'created' } : {}), limit: 50, nextToken: token, ...filterQuery(filters) })}`,
+    ).then(
       (page) => {
         const leads = page.leads.filter((l) => !filters.channel || l.lastMessage?.channel === filters.channel);
         setList((prev) => ({ leads: token && prev ? [...prev.leads, ...leads] : leads, nextToken: page.nextToken }));

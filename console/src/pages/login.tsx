@@ -25,7 +25,14 @@ export function LoginPage({ onLogin }: { onLogin: (s: SessionReply) => void }) {
       <form class="card" onSubmit={submit} aria-labelledby="login-title">
         <h1 id="login-title">Log in to Parley</h1>
         <label for="login-email">Email</label>
-        <input id="login-email" type="email" autoComplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+        <input
+          id="login-email"
+          type="email"
+          autoComplete="username"
+          required
+          value={email}
+          onInput={(e) => setEmail(e.currentTarget.value)}
+        />
         <label for="login-password">Password</label>
         <input
           id="login-password"

@@ -19,7 +19,10 @@ const bodyOf = (d: Draft) => ({
   description: d.description.trim() || null,
   instructions: d.instructions.trim() || null,
   openingMessage: d.openingMessage.trim() || null,
-  questions: d.questions.split('\n').map((q) => q.trim()).filter(Boolean),
+  questions: d.questions
+    .split('\n')
+    .map((q) => q.trim())
+    .filter(Boolean),
 });
 
 function ProfileForm({ profile, onSaved, onCancel }: { profile?: Profile; onSaved: () => void; onCancel: () => void }) {
@@ -29,7 +32,9 @@ function ProfileForm({ profile, onSaved, onCancel }: { profile?: Profile; onSave
   const save = async (e: Event) => {
     e.preventDefault();
     const ok = await action.run(() =>
-      profile ? patch(`/v1/customerProfiles/${encodeURIComponent(profile.name)}`, bodyOf(d)) : post('/v1/customerProfiles', { name: d.name.trim(), ...bodyOf(d) }),
+      profile
+        ? patch(`/v1/customerProfiles/${encodeURIComponent(profile.name)}`, bodyOf(d))
+        : post('/v1/customerProfiles', { name: d.name.trim(), ...bodyOf(d) }),
     );
     if (ok) onSaved();
   };
@@ -100,7 +105,11 @@ export function ProfilesPage() {
                 )}
                 {p.questions.length > 0 && <p class="muted">{p.questions.length} questions</p>}
                 {admin && (
-                  <button type="button" onClick={() => setEditing(p.id)} aria-label={`Edit profile ${visibleText(p.name)}`}>
+                  <button
+                    type="button"
+                    onClick={() => setEditing(p.id)}
+                    aria-label={`Edit profile ${visibleText(p.name)}`}
+                  >
                     Edit
                   </button>
                 )}

@@ -8,7 +8,11 @@ import { ErrorNote, LoadStatus, Page, useAction, useLoad } from '../ui';
 const ZONES: string[] = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
 
 const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
-const words = (s: string) => s.split(',').map((w) => w.trim()).filter(Boolean);
+const words = (s: string) =>
+  s
+    .split(',')
+    .map((w) => w.trim())
+    .filter(Boolean);
 
 function SettingsForm({ settings, editable, onSaved }: { settings: Settings; editable: boolean; onSaved: () => void }) {
   const [s, setS] = useState(settings);
@@ -35,7 +39,8 @@ function SettingsForm({ settings, editable, onSaved }: { settings: Settings; edi
       onSaved();
     }
   };
-  const toggleDay = (d: string, on: boolean) => setS({ ...s, contactDays: on ? [...s.contactDays, d] : s.contactDays.filter((x) => x !== d) });
+  const toggleDay = (d: string, on: boolean) =>
+    setS({ ...s, contactDays: on ? [...s.contactDays, d] : s.contactDays.filter((x) => x !== d) });
 
   return (
     <form class="card stack" onSubmit={save}>
@@ -43,12 +48,31 @@ function SettingsForm({ settings, editable, onSaved }: { settings: Settings; edi
         <legend>Contact hours</legend>
         <div class="inline">
           <label for="hours-start">From</label>
-          <input id="hours-start" type="time" required value={s.contactHours.start} onInput={(e) => setS({ ...s, contactHours: { ...s.contactHours, start: e.currentTarget.value } })} />
+          <input
+            id="hours-start"
+            type="time"
+            required
+            value={s.contactHours.start}
+            onInput={(e) => setS({ ...s, contactHours: { ...s.contactHours, start: e.currentTarget.value } })}
+          />
           <label for="hours-end">to</label>
-          <input id="hours-end" type="time" required value={s.contactHours.end} onInput={(e) => setS({ ...s, contactHours: { ...s.contactHours, end: e.currentTarget.value } })} />
+          <input
+            id="hours-end"
+            type="time"
+            required
+            value={s.contactHours.end}
+            onInput={(e) => setS({ ...s, contactHours: { ...s.contactHours, end: e.currentTarget.value } })}
+          />
         </div>
         <label for="time-zone">Time zone (when the lead has none)</label>
-        <input id="time-zone" required list="time-zones" autocomplete="off" value={s.timeZone} onInput={(e) => setS({ ...s, timeZone: e.currentTarget.value })} />
+        <input
+          id="time-zone"
+          required
+          list="time-zones"
+          autocomplete="off"
+          value={s.timeZone}
+          onInput={(e) => setS({ ...s, timeZone: e.currentTarget.value })}
+        />
         {/* The browser's own list of IANA zones: typing filters it ("chic" offers America/Chicago). */}
         <datalist id="time-zones">
           {ZONES.map((z) => (
@@ -59,23 +83,40 @@ function SettingsForm({ settings, editable, onSaved }: { settings: Settings; edi
           <legend>Contact days</legend>
           {DAYS.map((d) => (
             <span key={d} class="check">
-              <input id={`day-${d}`} type="checkbox" checked={s.contactDays.includes(d)} onChange={(e) => toggleDay(d, e.currentTarget.checked)} />
+              <input
+                id={`day-${d}`}
+                type="checkbox"
+                checked={s.contactDays.includes(d)}
+                onChange={(e) => toggleDay(d, e.currentTarget.checked)}
+              />
               <label for={`day-${d}`}>{d}</label>
             </span>
           ))}
         </fieldset>
         <span class="check">
-          <input id="regional" type="checkbox" checked={s.regionalRules} onChange={(e) => setS({ ...s, regionalRules: e.currentTarget.checked })} />
+          <input
+            id="regional"
+            type="checkbox"
+            checked={s.regionalRules}
+            onChange={(e) => setS({ ...s, regionalRules: e.currentTarget.checked })}
+          />
           <label for="regional">Apply stricter regional calling windows</label>
         </span>
       </fieldset>
       <fieldset disabled={!editable}>
         <legend>Opt-outs</legend>
         <span class="check">
-          <input id="coupled" type="checkbox" checked={s.smsVoiceOptOutCoupled} onChange={(e) => setS({ ...s, smsVoiceOptOutCoupled: e.currentTarget.checked })} />
+          <input
+            id="coupled"
+            type="checkbox"
+            checked={s.smsVoiceOptOutCoupled}
+            onChange={(e) => setS({ ...s, smsVoiceOptOutCoupled: e.currentTarget.checked })}
+          />
           <label for="coupled">An SMS or voice opt-out unsubscribes both</label>
         </span>
-        <label for="opt-out-words">Extra opt-out keywords (comma separated; STOP and the built-in ones always apply)</label>
+        <label for="opt-out-words">
+          Extra opt-out keywords (comma separated; STOP and the built-in ones always apply)
+        </label>
         <input id="opt-out-words" value={optOut} onInput={(e) => setOptOut(e.currentTarget.value)} />
         <label for="opt-in-words">Extra opt-in keywords (comma separated)</label>
         <input id="opt-in-words" value={optIn} onInput={(e) => setOptIn(e.currentTarget.value)} />
@@ -103,7 +144,9 @@ export function SettingsPage() {
   return (
     <Page title="Settings">
       <LoadStatus load={settings} what="settings" />
-      {settings.data && <SettingsForm settings={settings.data} editable={canAdmin(user.role)} onSaved={settings.reload} />}
+      {settings.data && (
+        <SettingsForm settings={settings.data} editable={canAdmin(user.role)} onSaved={settings.reload} />
+      )}
     </Page>
   );
 }

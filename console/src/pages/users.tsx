@@ -25,7 +25,8 @@ export function UsersPage() {
     });
     list.reload();
   };
-  const changeRole = (u: ConsoleUser, next: Role) => action.run(() => patch(`/console/api/users/${encodeURIComponent(u.id)}`, { role: next })).then(list.reload);
+  const changeRole = (u: ConsoleUser, next: Role) =>
+    action.run(() => patch(`/console/api/users/${encodeURIComponent(u.id)}`, { role: next })).then(list.reload);
   const remove = (u: ConsoleUser) => async () => {
     if (!window.confirm(`Remove ${u.email}? Their sessions end at once.`)) return;
     await action.run(() => del(`/console/api/users/${encodeURIComponent(u.id)}`));
@@ -58,7 +59,12 @@ export function UsersPage() {
             <label class="sr-only" for={`role-${u.id}`}>
               Role of <UserText text={u.email} />
             </label>
-            <select id={`role-${u.id}`} value={u.role} disabled={u.id === me.id || action.busy} onChange={(e) => void changeRole(u, e.currentTarget.value as Role)}>
+            <select
+              id={`role-${u.id}`}
+              value={u.role}
+              disabled={u.id === me.id || action.busy}
+              onChange={(e) => void changeRole(u, e.currentTarget.value as Role)}
+            >
               {ROLES.map((r) => (
                 <option key={r} value={r}>
                   {r}
@@ -66,7 +72,12 @@ export function UsersPage() {
               ))}
             </select>
             {u.id !== me.id && (
-              <button type="button" class="danger" onClick={remove(u)} aria-label={`Remove user ${visibleText(u.email)}`}>
+              <button
+                type="button"
+                class="danger"
+                onClick={remove(u)}
+                aria-label={`Remove user ${visibleText(u.email)}`}
+              >
                 Remove
               </button>
             )}

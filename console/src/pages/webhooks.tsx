@@ -37,14 +37,22 @@ async function loadDeliveries(base: string, f: DeliveryFilter, pages: number) {
 function DeliveryBody({ base, delivery }: { base: string; delivery: WebhookDelivery }) {
   const [open, setOpen] = useState(false);
   const body = useLoad(
-    () => (open ? get<{ body: unknown }>(`${base}/deliveries/${encodeURIComponent(delivery.id)}`) : Promise.resolve(undefined)),
+    () =>
+      open
+        ? get<{ body: unknown }>(`${base}/deliveries/${encodeURIComponent(delivery.id)}`)
+        : Promise.resolve(undefined),
     [open, delivery.id],
   );
   return (
     <details onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
       <summary>Body</summary>
       {open && !body.data && <LoadStatus load={body} what="the body" />}
-      {body.data && (body.data.body === null ? <p class="muted">The event was erased.</p> : <pre class="wrap">{JSON.stringify(body.data.body, null, 2)}</pre>)}
+      {body.data &&
+        (body.data.body === null ? (
+          <p class="muted">The event was erased.</p>
+        ) : (
+          <pre class="wrap">{JSON.stringify(body.data.body, null, 2)}</pre>
+        ))}
     </details>
   );
 }
@@ -53,7 +61,10 @@ function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
   const base = `/v1/webhooks/${encodeURIComponent(endpoint.id)}`;
   const [filter, setFilter] = useState<DeliveryFilter>({ status: '', eventType: '' });
   const [pages, setPages] = useState(1);
-  const list = useLoad(() => loadDeliveries(base, filter, pages), [endpoint.id, filter.status, filter.eventType, pages]);
+  const list = useLoad(
+    () => loadDeliveries(base, filter, pages),
+    [endpoint.id, filter.status, filter.eventType, pages],
+  );
   const action = useAction();
   const [done, setDone] = useState<string | null>(null);
   const [polls, setPolls] = useState(0);
@@ -69,7 +80,8 @@ function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
   }, [pending, polls, list.data]);
   const replay = (d: WebhookDelivery) => async () => {
     setDone(null);
-    if (await action.run(() => post(`${base}/deliveries/${encodeURIComponent(d.id)}/replay`))) setDone(`Replay of ${d.eventType} queued.`);
+    if (await action.run(() => post(`${base}/deliveries/${encodeURIComponent(d.id)}/replay`)))
+      setDone(`Replay of ${d.eventType} queued.`);
     setPolls(0);
     list.reload();
   };
@@ -92,7 +104,11 @@ function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
           ))}
         </select>
         <label for={id('event')}>Event</label>
-        <select id={id('event')} value={filter.eventType} onChange={(e) => filterBy({ eventType: e.currentTarget.value })}>
+        <select
+          id={id('event')}
+          value={filter.eventType}
+          onChange={(e) => filterBy({ eventType: e.currentTarget.value })}
+        >
           <option value="">Any</option>
           {[...new Set([...types, ...(filter.eventType ? [filter.eventType] : [])])].map((t) => (
             <option key={t} value={t}>
@@ -137,7 +153,12 @@ function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
                 <DeliveryBody base={base} delivery={d} />
               </td>
               <td>
-                <button type="button" onClick={replay(d)} disabled={action.busy} aria-label={`Replay ${d.eventType} delivery from ${when(d.createdAt)}`}>
+                <button
+                  type="button"
+                  onClick={replay(d)}
+                  disabled={action.busy}
+                  aria-label={`Replay ${d.eventType} delivery from ${when(d.createdAt)}`}
+                >
                   Replay
                 </button>
               </td>
@@ -176,7 +197,16 @@ function EndpointControls({ endpoint, onChanged }: { endpoint: WebhookEndpoint; 
   };
   return (
     <div class="endpoint-actions">
-      <button type="button" disabled={action.busy} onClick={() => run(() => patch(base, { enabled: !endpoint.enabled }), endpoint.enabled ? 'Endpoint disabled: its events are kept until it is enabled.' : 'Endpoint enabled.')}>
+      <button
+        type="button"
+        disabled={action.busy}
+        onClick={() =>
+          run(
+            () => patch(base, { enabled: !endpoint.enabled }),
+            endpoint.enabled ? 'Endpoint disabled: its events are kept until it is enabled.' : 'Endpoint enabled.',
+          )
+        }
+      >
         {endpoint.enabled ? 'Disable' : 'Enable'}
       </button>
       <button type="button" disabled={action.busy} onClick={rotate}>
@@ -212,7 +242,14 @@ function NewEndpoint({ onCreated }: { onCreated: () => void }) {
   return (
     <form class="card inline" onSubmit={create} aria-label="New webhook endpoint">
       <label for="wh-url">Endpoint URL</label>
-      <input id="wh-url" type="url" required placeholder="https://example.com/parley" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
+      <input
+        id="wh-url"
+        type="url"
+        required
+        placeholder="https://example.com/parley"
+        value={url}
+        onInput={(e) => setUrl(e.currentTarget.value)}
+      />
       <button type="submit" disabled={action.busy}>
         Add endpoint
       </button>
@@ -235,7 +272,8 @@ export function WebhooksPage() {
             <UserText text={w.url} />
           </h2>
           <p class="muted">
-            {w.enabled ? 'Enabled' : `Disabled${w.disabledReason ? `: ${w.disabledReason}` : ''}`} · events: {w.events?.join(', ') ?? 'all'}
+            {w.enabled ? 'Enabled' : `Disabled${w.disabledReason ? `: ${w.disabledReason}` : ''}`} · events:{' '}
+            {w.events?.join(', ') ?? 'all'}
           </p>
           <EndpointControls endpoint={w} onChanged={list.reload} />
           <Deliveries endpoint={w} />

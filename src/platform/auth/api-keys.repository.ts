@@ -12,8 +12,14 @@ export interface ApiKeyRecord {
 }
 
 const toRecord = (r: {
-  id: string; organization_id: string; prefix: string; digest: string; scopes: string;
-  name: string | null; created_at: string; revoked_at: string | null;
+  id: string;
+  organization_id: string;
+  prefix: string;
+  digest: string;
+  scopes: string;
+  name: string | null;
+  created_at: string;
+  revoked_at: string | null;
 }): ApiKeyRecord => ({
   id: r.id,
   organizationId: r.organization_id,
@@ -27,11 +33,20 @@ const toRecord = (r: {
 
 /** The one lookup that is not scoped by organization: the key is what tells us the organization. */
 export async function findActiveKeyByDigest(db: Db, digest: string): Promise<ApiKeyRecord | undefined> {
-  const row = await db.selectFrom('api_keys').selectAll().where('digest', '=', digest).where('revoked_at', 'is', null).executeTakeFirst();
+  const row = await db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('digest', '=', digest)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
   return row ? toRecord(row) : undefined;
 }
 
-export async function insertKey(db: Db, organizationId: string, key: Omit<ApiKeyRecord, 'organizationId' | 'revokedAt'>): Promise<void> {
+export async function insertKey(
+  db: Db,
+  organizationId: string,
+  key: Omit<ApiKeyRecord, 'organizationId' | 'revokedAt'>,
+): Promise<void> {
   await db
     .insertInto('api_keys')
     .values({
@@ -48,13 +63,27 @@ export async function insertKey(db: Db, organizationId: string, key: Omit<ApiKey
 }
 
 export async function listKeys(db: Db, organizationId: string): Promise<ApiKeyRecord[]> {
-  const rows = await db.selectFrom('api_keys').selectAll().where('organization_id', '=', organizationId).orderBy('created_at').execute();
+  const rows = await db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .orderBy('created_at')
+    .execute();
   return rows.map(toRecord);
 }
 
 /** Revokes every active key whose display prefix matches; answers how many. */
-export async function revokeByPrefix(db: Db, organizationId: string | undefined, prefix: string, at: string): Promise<number> {
-  let q = db.updateTable('api_keys').set({ revoked_at: at }).where('prefix', '=', prefix).where('revoked_at', 'is', null);
+export async function revokeByPrefix(
+  db: Db,
+  organizationId: string | undefined,
+  prefix: string,
+  at: string,
+): Promise<number> {
+  let q = db
+    .updateTable('api_keys')
+    .set({ revoked_at: at })
+    .where('prefix', '=', prefix)
+    .where('revoked_at', 'is', null);
   if (organizationId) q = q.where('organization_id', '=', organizationId);
   const res = await q.executeTakeFirst();
   return Number(res.numUpdatedRows);

@@ -59,7 +59,10 @@ function sendCheck(sends: Exclude<SendsWhen, 'service'>) {
   return async (request: FastifyRequest) => {
     if (!request.auth || maySend(request.auth.scopes)) return;
     if (sends !== 'always' && !sends({ body: request.body, query: request.query })) return;
-    request.log.info({ status: 403, needed: SEND_SCOPE }, `refused: the request would send a message and the key lacks the scope ${SEND_SCOPE}`);
+    request.log.info(
+      { status: 403, needed: SEND_SCOPE },
+      `refused: the request would send a message and the key lacks the scope ${SEND_SCOPE}`,
+    );
     throw new Forbidden();
   };
 }
@@ -82,7 +85,8 @@ export function registerAuthentication(app: FastifyInstance, deps: Deps, session
       if (!scopeFor(m, route.url)) throw new Error(`route ${m} ${route.url} has no entry in platform/auth/scopes.ts`);
       const sends = sendingRoutes[`${m} ${route.url}`];
       // Appended before the idempotency hooks (registered after this one): a refused request claims no key.
-      if (sends && sends !== 'service') route.preHandler = [...[route.preHandler ?? []].flat(), sendCheck(sends)] as typeof route.preHandler;
+      if (sends && sends !== 'service')
+        route.preHandler = [...[route.preHandler ?? []].flat(), sendCheck(sends)] as typeof route.preHandler;
     }
   });
 
@@ -96,8 +100,13 @@ export function registerAuthentication(app: FastifyInstance, deps: Deps, session
     const header = request.headers['x-api-key'];
     const admit = (ctx: AuthContext | undefined) => {
       // The answer is one 403 for every case (docs/contract.md); the log tells the operator which, and where to look.
-      if (!ctx) request.log.info({ status: 403 }, 'refused: not an active key in this database (parley keys list --org NAME shows the keys it holds)');
-      else if (!needed || !ctx.scopes.includes(needed as Scope)) request.log.info({ status: 403, needed }, `refused: the key lacks the scope ${needed}`);
+      if (!ctx)
+        request.log.info(
+          { status: 403 },
+          'refused: not an active key in this database (parley keys list --org NAME shows the keys it holds)',
+        );
+      else if (!needed || !ctx.scopes.includes(needed as Scope))
+        request.log.info({ status: 403, needed }, `refused: the key lacks the scope ${needed}`);
       if (!ctx || !needed || !ctx.scopes.includes(needed as Scope)) return done(new Forbidden());
       const wait = limiter.take(ctx.keyId);
       if (wait > 0) return done(new TooManyRequests(wait));
@@ -113,7 +122,13 @@ export function registerAuthentication(app: FastifyInstance, deps: Deps, session
           return done(csrfRefused());
         }
         if (!session) request.log.info({ status: 403 }, 'refused: the console session is unknown, ended or revoked');
-        admit(session && { organizationId: session.organizationId, keyId: `session:${session.userId}`, scopes: session.scopes });
+        admit(
+          session && {
+            organizationId: session.organizationId,
+            keyId: `session:${session.userId}`,
+            scopes: session.scopes,
+          },
+        );
       }, done);
       return;
     }

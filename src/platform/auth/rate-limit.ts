@@ -6,7 +6,10 @@
 export class RateLimiter {
   private windows = new Map<string, { start: number; count: number }>();
 
-  constructor(private readonly perMinute: number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly perMinute: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Seconds the caller must wait, or 0 when the request may proceed. */
   take(key: string): number {

@@ -202,7 +202,10 @@ export function scopeFor(method: string, url: string): Scope | 'public' | undefi
 }
 
 export function parseScopes(list: string): Scope[] {
-  const wanted = list.split(',').map((s) => s.trim()).filter(Boolean);
+  const wanted = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = wanted.filter((s) => !(SCOPES as readonly string[]).includes(s));
   if (unknown.length > 0) throw new Error(`unknown scope(s): ${unknown.join(', ')}; known: ${SCOPES.join(', ')}`);
   if (wanted.length === 0) throw new Error('at least one scope is required');

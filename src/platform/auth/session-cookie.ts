@@ -47,13 +47,16 @@ function csrfMatches(expected: string, header: unknown): boolean {
 }
 
 /** The 403 of a session's state change without its CSRF token, on /v1 and /console/api alike. */
-export const csrfRefused = () => new ForbiddenBecause('Missing or wrong x-csrf-token header: send the csrfToken from /console/api/session.', 'csrf');
+export const csrfRefused = () =>
+  new ForbiddenBecause('Missing or wrong x-csrf-token header: send the csrfToken from /console/api/session.', 'csrf');
 
 /** Methods that change state and so need the CSRF token when the caller is a session. */
 const changesState = (method: string): boolean => method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
 
 /** A request's console session, or why it has none it may use: no live session, or a state change without the CSRF token. */
-export type SessionCheck<S> = { session: S; refused?: undefined } | { session?: undefined; refused: 'session' | 'csrf' };
+export type SessionCheck<S> =
+  | { session: S; refused?: undefined }
+  | { session?: undefined; refused: 'session' | 'csrf' };
 
 /**
  * The one session check, behind /v1 (authenticate.ts) and /console/api
@@ -62,7 +65,10 @@ export type SessionCheck<S> = { session: S; refused?: undefined } | { session?: 
  * (no session: 403 on /v1, 401 on the console's API).
  */
 export async function checkSession<S extends { csrfToken: string }>(
-  resolve: (token: string) => Promise<S | undefined>, token: string | undefined, method: string, csrfHeader: unknown,
+  resolve: (token: string) => Promise<S | undefined>,
+  token: string | undefined,
+  method: string,
+  csrfHeader: unknown,
 ): Promise<SessionCheck<S>> {
   const session = token ? await resolve(token) : undefined;
   if (!session) return { refused: 'session' };

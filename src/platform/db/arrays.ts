@@ -61,7 +61,11 @@ async function typesOf(db: Db, table: string): Promise<Map<string, string>> {
  * their text written once per shape. Column names come from the caller's typed
  * rows (Database's column names), never from input.
  */
-export async function insertRows<T extends keyof Database & string>(db: Db, table: T, rows: readonly Insertable<Database[T]>[]): Promise<void> {
+export async function insertRows<T extends keyof Database & string>(
+  db: Db,
+  table: T,
+  rows: readonly Insertable<Database[T]>[],
+): Promise<void> {
   if (rows.length === 0) return;
   // Every column any row names; on PostgreSQL a row without one gets NULL there (not the default): give rows one shape.
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))] as (keyof Insertable<Database[T]> & string)[];
@@ -72,7 +76,9 @@ export async function insertRows<T extends keyof Database & string>(db: Db, tabl
       if (!type) throw new Error(`insertRows: ${table} has no column ${c}`);
       return sql`${rows.map((r) => r[c] ?? null)}::${sql.raw(type)}[]`;
     });
-    await sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))}) select * from unnest(${sql.join(arrays)})`.execute(db);
+    await sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))}) select * from unnest(${sql.join(arrays)})`.execute(
+      db,
+    );
     return;
   }
   for (let i = 0; i < rows.length; i += SQLITE_INSERT_CHUNK) {

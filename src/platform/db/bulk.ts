@@ -40,7 +40,8 @@ export async function tuneForBulkWrites(db: Kysely<Database>): Promise<BulkWrite
   const { rows } = await sql<{ file: string }>`select file from pragma_database_list where name = 'main'`.execute(db);
   const file = rows[0]?.file ?? '';
   if (file === '') return NOTHING_TO_DO;
-  for (const [name, value] of Object.entries(SQLITE_BULK_PRAGMAS)) await sql.raw(`pragma ${name} = ${value}`).execute(db);
+  for (const [name, value] of Object.entries(SQLITE_BULK_PRAGMAS))
+    await sql.raw(`pragma ${name} = ${value}`).execute(db);
   return startWalCheckpointer({
     file,
     resetAtFrames: RESET_AT_FRAMES,

@@ -1,4 +1,12 @@
-import { sql, type AliasedRawBuilder, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import {
+  sql,
+  type AliasedRawBuilder,
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  type RawBuilder,
+  type SqlBool,
+} from 'kysely';
 import { keysIn, type RowKey } from './keys.js';
 import type { Database } from './schema.js';
 import { skipLocked, takesRowLocks } from './locks.js';
@@ -90,14 +98,20 @@ export async function claimDue(
     .orderBy(dueColumn)
     .limit(limit);
   const lease = fence === undefined ? { lease_until: leaseUntil } : { lease_until: leaseUntil, lease_token: fence };
-  const claimed = await singleStatement(db, (db) => db
-    .updateTable(table)
-    .set(lease as { lease_until: string })
-    .where(byRowIdentity(db, skipLocked(db, due)))
-    .$if(whole || also.length > 0, (qb) => qb.returningAll())
-    .$if(also.length > 0, (qb) => qb.returning(also as never))
-    .returning(['organization_id', 'id', sql.ref<string | null>(spread ? spread.column : 'organization_id').as('spread_key')])
-    .execute()) as (RowKey & { spread_key: string | null } & Record<string, unknown>)[];
+  const claimed = (await singleStatement(db, (db) =>
+    db
+      .updateTable(table)
+      .set(lease as { lease_until: string })
+      .where(byRowIdentity(db, skipLocked(db, due)))
+      .$if(whole || also.length > 0, (qb) => qb.returningAll())
+      .$if(also.length > 0, (qb) => qb.returning(also as never))
+      .returning([
+        'organization_id',
+        'id',
+        sql.ref<string | null>(spread ? spread.column : 'organization_id').as('spread_key'),
+      ])
+      .execute(),
+  )) as (RowKey & { spread_key: string | null } & Record<string, unknown>)[];
   const strip = ({ spread_key: _, ...row }: (typeof claimed)[number]) => row as RowKey & Record<string, unknown>;
   if (!spread) return claimed.map(strip);
   const taken = new Map(spread.inFlight);

@@ -52,7 +52,13 @@ export interface StoreOptions {
 
 /** Kysely's log hook, when a caller counts statements. */
 const statementLog = (onStatement?: (sql: string) => void) =>
-  onStatement ? { log: (e: LogEvent) => { if (e.level === 'query') onStatement(e.query.sql); } } : {};
+  onStatement
+    ? {
+        log: (e: LogEvent) => {
+          if (e.level === 'query') onStatement(e.query.sql);
+        },
+      }
+    : {};
 
 function openSqlite(path: string, busyTimeoutMs: number, onStatement?: (sql: string) => void): Store {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -69,7 +75,10 @@ function openSqlite(path: string, busyTimeoutMs: number, onStatement?: (sql: str
   // Transactions share durable commits (see sqlite-group-commit.ts); the outer one starts with
   // BEGIN IMMEDIATE, so a second process (the CLI) never fails a read-then-write half way.
   const work = new WorkSignal();
-  const db = new Kysely<Database>({ dialect: wakingDialect(new GroupCommitSqliteDialect(sqlite), work, false), ...statementLog(onStatement) });
+  const db = new Kysely<Database>({
+    dialect: wakingDialect(new GroupCommitSqliteDialect(sqlite), work, false),
+    ...statementLog(onStatement),
+  });
   return { db, dialect: 'sqlite', work, close: () => db.destroy() };
 }
 
@@ -80,10 +89,21 @@ function openSqlite(path: string, busyTimeoutMs: number, onStatement?: (sql: str
  * until its answer arrives or the connection dies; later queries on it time
  * out the same way, so requests fail fast until the database is back.
  */
-function openPostgres(url: string, poolSize: number, queryTimeoutMs: number, namedStatements: boolean, onStatement?: (sql: string) => void): Store {
+function openPostgres(
+  url: string,
+  poolSize: number,
+  queryTimeoutMs: number,
+  namedStatements: boolean,
+  onStatement?: (sql: string) => void,
+): Store {
   // Loaded only when PostgreSQL is configured: a SQLite deployment never pays for the driver.
   const pg = createRequire(import.meta.url)('pg') as typeof pgModule;
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5000, query_timeout: queryTimeoutMs || undefined });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: 5000,
+    query_timeout: queryTimeoutMs || undefined,
+  });
   // An idle client losing its server must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   // Nor may a client that loses its server while lent out (a query in flight when PostgreSQL stops):
@@ -96,8 +116,17 @@ function openPostgres(url: string, poolSize: number, queryTimeoutMs: number, nam
     work.ownBackend(processOf(client), true);
   });
   pool.on('remove', (client: pgModule.PoolClient) => work.ownBackend(processOf(client), false));
-  const db = new Kysely<Database>({ dialect: wakingDialect(new PostgresDialect({ pool }), work, true), ...statementLog(onStatement) });
-  return { db, dialect: 'postgres', work, listen: (options) => listenForWork(url, work, options), close: () => db.destroy() };
+  const db = new Kysely<Database>({
+    dialect: wakingDialect(new PostgresDialect({ pool }), work, true),
+    ...statementLog(onStatement),
+  });
+  return {
+    db,
+    dialect: 'postgres',
+    work,
+    listen: (options) => listenForWork(url, work, options),
+    close: () => db.destroy(),
+  };
 }
 
 /** The backend process a pool client talks to (pg learns it when the connection opens). */
@@ -117,7 +146,13 @@ function useNamedStatements(client: pgModule.PoolClient): void {
 }
 
 export function openStore(databaseUrl: string, poolSize = 10, options: StoreOptions = {}): Store {
-  if (databaseUrl.startsWith('sqlite:')) return openSqlite(databaseUrl.slice('sqlite:'.length), options.busyTimeoutMs ?? 5000, options.onStatement);
-  return openPostgres(databaseUrl, poolSize, options.queryTimeoutMs ?? 0, options.namedStatements ?? true, options.onStatement);
+  if (databaseUrl.startsWith('sqlite:'))
+    return openSqlite(databaseUrl.slice('sqlite:'.length), options.busyTimeoutMs ?? 5000, options.onStatement);
+  return openPostgres(
+    databaseUrl,
+    poolSize,
+    options.queryTimeoutMs ?? 0,
+    options.namedStatements ?? true,
+    options.onStatement,
+  );
 }
-

@@ -8,7 +8,12 @@ import type { Db } from './schema.js';
  * dialect builds JSON with its own functions; the caller writes the shape once.
  * Keys and columns are code constants, never client input.
  */
-export function jsonObjects(db: Db, fields: readonly (readonly [key: string, column: string])[], from: RawBuilder<unknown>, orderBy: string): RawBuilder<unknown> {
+export function jsonObjects(
+  db: Db,
+  fields: readonly (readonly [key: string, column: string])[],
+  from: RawBuilder<unknown>,
+  orderBy: string,
+): RawBuilder<unknown> {
   const pairs = sql.raw(fields.map(([key, column]) => `'${key}', ${column}`).join(', '));
   return dialectOf(db) === 'postgres'
     ? sql<unknown>`(select coalesce(json_agg(json_build_object(${pairs}) order by ${sql.raw(orderBy)}), '[]'::json) ${from})`
@@ -27,10 +32,14 @@ export type JsonScalar = string | number | boolean;
  */
 export function jsonHasScalar(db: Db, column: string, key: string, value: JsonScalar): RawBuilder<SqlBool> {
   const col = sql.ref(column);
-  if (dialectOf(db) === 'postgres') return sql<SqlBool>`((${col})::jsonb -> ${key}::text) = ${JSON.stringify(value)}::jsonb`;
+  if (dialectOf(db) === 'postgres')
+    return sql<SqlBool>`((${col})::jsonb -> ${key}::text) = ${JSON.stringify(value)}::jsonb`;
   // json_each, not json_extract: a key is never spliced into a JSON path. Types are json_each's names.
-  const typed = typeof value === 'boolean' ? sql`type = ${value ? 'true' : 'false'}`
-    : typeof value === 'number' ? sql`type in ('integer', 'real') and value = ${value}`
-    : sql`type = 'text' and value = ${value}`;
+  const typed =
+    typeof value === 'boolean'
+      ? sql`type = ${value ? 'true' : 'false'}`
+      : typeof value === 'number'
+        ? sql`type in ('integer', 'real') and value = ${value}`
+        : sql`type = 'text' and value = ${value}`;
   return sql<SqlBool>`exists (select 1 from json_each(${col}) where key = ${key} and ${typed})`;
 }

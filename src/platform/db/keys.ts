@@ -26,7 +26,9 @@ export function keysIn(keys: readonly { organization_id: string; id: string }[],
   }
   return (eb: ExpressionBuilder<any, any>): Expression<SqlBool> => {
     if (byOrg.size === 0) return sql<SqlBool>`1 = 0`;
-    const terms = [...byOrg].map(([org, ids]) => eb.and([eb(eb.ref(col('organization_id')), '=', org), eb(eb.ref(col(idColumn)), 'in', ids)]));
+    const terms = [...byOrg].map(([org, ids]) =>
+      eb.and([eb(eb.ref(col('organization_id')), '=', org), eb(eb.ref(col(idColumn)), 'in', ids)]),
+    );
     return terms.length === 1 ? terms[0]! : eb.or(terms);
   };
 }

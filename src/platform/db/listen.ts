@@ -40,7 +40,12 @@ export function listenForWork(url: string, signal: WorkSignal, options: ListenOp
   const subscribe = async (): Promise<void> => {
     retry = undefined;
     if (closed) return;
-    const c = new pg.Client({ connectionString: url, application_name: LISTENER_NAME, connectionTimeoutMillis: 5000, keepAlive: true });
+    const c = new pg.Client({
+      connectionString: url,
+      application_name: LISTENER_NAME,
+      connectionTimeoutMillis: 5000,
+      keepAlive: true,
+    });
     client = c;
     let lost = false;
     const onLost = (err: unknown) => {

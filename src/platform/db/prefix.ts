@@ -16,7 +16,8 @@ export function prefixEnd(prefix: string): string {
  * lower() folds ASCII letters only, so a non-ASCII capital matches exactly.
  */
 export function lowerStartsWith(db: Db, column: 'first_name' | 'last_name', prefix: string): RawBuilder<SqlBool> {
-  const expr = dialectOf(db) === 'postgres' ? sql`(lower(${sql.ref(column)}) collate "C")` : sql`lower(${sql.ref(column)})`;
+  const expr =
+    dialectOf(db) === 'postgres' ? sql`(lower(${sql.ref(column)}) collate "C")` : sql`lower(${sql.ref(column)})`;
   return between(expr, prefix);
 }
 
@@ -29,4 +30,5 @@ export function emailStartsWith(db: Db, prefix: string): RawBuilder<SqlBool> {
   return between(dialectOf(db) === 'postgres' ? sql`(leads.email collate "C")` : sql`leads.email`, prefix);
 }
 
-const between = (expr: RawBuilder<unknown>, prefix: string) => sql<SqlBool>`(${expr} >= ${prefix} and ${expr} < ${prefixEnd(prefix)})`;
+const between = (expr: RawBuilder<unknown>, prefix: string) =>
+  sql<SqlBool>`(${expr} >= ${prefix} and ${expr} < ${prefixEnd(prefix)})`;

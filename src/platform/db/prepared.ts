@@ -16,7 +16,9 @@ import type { Db } from './schema.js';
  * places, through the same executor (so SQLite's group commit and PostgreSQL's
  * pool and transactions behave exactly as for any other query).
  */
-export function prepared<A extends readonly unknown[], R>(build: (db: Db, ...args: A) => Compilable<R>): (db: Db, ...args: A) => Promise<R[]> {
+export function prepared<A extends readonly unknown[], R>(
+  build: (db: Db, ...args: A) => Compilable<R>,
+): (db: Db, ...args: A) => Promise<R[]> {
   // Keyed by the dialect's adapter: a transaction shares its database's, so one compile serves both.
   const compiled = new WeakMap<DialectAdapter, { query: CompiledQuery<R>; slots: Slot[] }>();
   return async (db, ...args) => {
@@ -60,10 +62,12 @@ function compile<A extends readonly unknown[], R>(db: Db, build: (db: Db, ...arg
   const slots = query.parameters.map((p): Slot => {
     const i = placeholders.indexOf(p as string);
     if (i >= 0) return i;
-    if (typeof p === 'string' && p.includes('\u0000parley-prepared-')) throw new Error('prepared query: a placeholder was altered; pass each argument as one value');
+    if (typeof p === 'string' && p.includes('\u0000parley-prepared-'))
+      throw new Error('prepared query: a placeholder was altered; pass each argument as one value');
     return { value: p };
   });
-  if (query.sql.includes('\u0000')) throw new Error('prepared query: a placeholder reached the SQL text; pass each argument as a bound value');
+  if (query.sql.includes('\u0000'))
+    throw new Error('prepared query: a placeholder reached the SQL text; pass each argument as a bound value');
   nameStatement(query.sql);
   return { query, slots };
 }

@@ -22,7 +22,11 @@ export interface ScrubResult {
  */
 export async function scrubDeletedRows(db: Kysely<Database>): Promise<ScrubResult> {
   if (dialectOf(db) !== 'sqlite') return { complete: true };
-  const { rows } = await sql<{ busy: number; log: number; checkpointed: number }>`pragma wal_checkpoint(TRUNCATE)`.execute(db);
+  const { rows } = await sql<{
+    busy: number;
+    log: number;
+    checkpointed: number;
+  }>`pragma wal_checkpoint(TRUNCATE)`.execute(db);
   const r = rows[0];
   return { complete: !r || (r.busy === 0 && r.log === r.checkpointed) };
 }

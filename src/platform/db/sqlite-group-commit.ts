@@ -1,7 +1,15 @@
 import type SqliteDatabase from 'better-sqlite3';
 import {
-  CompiledQuery, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler,
-  type DatabaseConnection, type DatabaseIntrospector, type Dialect, type Driver, type Kysely, type QueryResult,
+  CompiledQuery,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type DatabaseConnection,
+  type DatabaseIntrospector,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryResult,
 } from 'kysely';
 
 /** FIFO lock with hand-off: the next waiter owns the lock the moment it is released. */
@@ -64,7 +72,8 @@ class GroupCommitDriver implements Driver {
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     const h = connection as Handle;
-    if (this.groupOpen && !this.db.inTransaction) this.abandonGroup(new Error('the shared transaction was rolled back by SQLite'));
+    if (this.groupOpen && !this.db.inTransaction)
+      this.abandonGroup(new Error('the shared transaction was rolled back by SQLite'));
     if (!this.groupOpen) {
       this.exec('begin immediate');
       this.groupOpen = true;

@@ -1,5 +1,11 @@
 import {
-  CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type QueryCompiler, type QueryResult, type TransactionSettings,
+  CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type QueryCompiler,
+  type QueryResult,
+  type TransactionSettings,
 } from 'kysely';
 
 /**
@@ -80,7 +86,10 @@ class WakingConnection implements DatabaseConnection {
   inTransaction = false;
   /** A statement of the open transaction wrote work: wake when it commits. */
   wroteWork = false;
-  constructor(readonly inner: DatabaseConnection, private readonly driver: WakingDriver) {}
+  constructor(
+    readonly inner: DatabaseConnection,
+    private readonly driver: WakingDriver,
+  ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const result = await this.inner.executeQuery<R>(query);
@@ -105,7 +114,11 @@ function supported<F>(method: F | undefined): F {
 }
 
 class WakingDriver implements Driver {
-  constructor(private readonly inner: Driver, private readonly signal: WorkSignal, private readonly notifies: boolean) {}
+  constructor(
+    private readonly inner: Driver,
+    private readonly signal: WorkSignal,
+    private readonly notifies: boolean,
+  ) {}
 
   init(): Promise<void> {
     return this.inner.init();
@@ -144,11 +157,19 @@ class WakingDriver implements Driver {
     await supported(this.inner.savepoint).call(this.inner, conn(connection).inner, name, compile);
   }
 
-  async rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+  async rollbackToSavepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compile: QueryCompiler['compileQuery'],
+  ): Promise<void> {
     await supported(this.inner.rollbackToSavepoint).call(this.inner, conn(connection).inner, name, compile);
   }
 
-  async releaseSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+  async releaseSavepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compile: QueryCompiler['compileQuery'],
+  ): Promise<void> {
     await supported(this.inner.releaseSavepoint).call(this.inner, conn(connection).inner, name, compile);
   }
 

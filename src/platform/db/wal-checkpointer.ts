@@ -84,7 +84,8 @@ export function startWalCheckpointer(options: CheckpointerOptions): WalCheckpoin
       return false;
     });
   };
-  const until = (ready: () => boolean) => (ready() ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ ready, resolve })));
+  const until = (ready: () => boolean) =>
+    ready() ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ ready, resolve }));
   const idle = () => until(() => failed || inFlight === 0);
   worker.on('message', (m: CheckpointReport) => {
     report = m;

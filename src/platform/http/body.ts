@@ -12,7 +12,8 @@ function nestsDeeperThan(text: string, limit: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {
@@ -40,12 +41,18 @@ const named = (path: string[]) => (path.length === 0 ? 'body' : path.join('.'));
  */
 function unkeepable(value: unknown, path: string[] = []): string | undefined {
   if (typeof value === 'string') {
-    return LONE_SURROGATE.test(value) ? `${named(path)} is not valid Unicode text: it holds a lone surrogate (an escape such as \\ud800 without its pair)` : undefined;
+    return LONE_SURROGATE.test(value)
+      ? `${named(path)} is not valid Unicode text: it holds a lone surrogate (an escape such as \\ud800 without its pair)`
+      : undefined;
   }
-  if (typeof value === 'number') return Number.isFinite(value) ? undefined : `${named(path)} is a number too large to represent (at most about 1.8e308)`;
+  if (typeof value === 'number')
+    return Number.isFinite(value)
+      ? undefined
+      : `${named(path)} is a number too large to represent (at most about 1.8e308)`;
   if (value === null || typeof value !== 'object') return undefined;
   for (const [key, item] of Object.entries(value)) {
-    if (LONE_SURROGATE.test(key)) return `${named(path)} has a key that is not valid Unicode text: it holds a lone surrogate (an escape such as \\ud800 without its pair)`;
+    if (LONE_SURROGATE.test(key))
+      return `${named(path)} has a key that is not valid Unicode text: it holds a lone surrogate (an escape such as \\ud800 without its pair)`;
     const found = unkeepable(item, [...path, key]);
     if (found !== undefined) return found;
   }
@@ -74,7 +81,10 @@ export function registerJsonParser(app: FastifyInstance): void {
     }
     if (text.trim() === '') return done(null, undefined);
     if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-      return done(new BadRequest(`Body is nested too deeply (at most ${MAX_JSON_DEPTH} levels)`, 'invalid_json'), undefined);
+      return done(
+        new BadRequest(`Body is nested too deeply (at most ${MAX_JSON_DEPTH} levels)`, 'invalid_json'),
+        undefined,
+      );
     }
     let parsed: unknown;
     try {
@@ -102,7 +112,12 @@ export function registerEmptyBodyDefault(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (methods.every((m) => m === 'GET' || m === 'HEAD' || m === 'OPTIONS')) return;
-    const own = route.preValidation === undefined ? [] : Array.isArray(route.preValidation) ? route.preValidation : [route.preValidation];
+    const own =
+      route.preValidation === undefined
+        ? []
+        : Array.isArray(route.preValidation)
+          ? route.preValidation
+          : [route.preValidation];
     route.preValidation = [defaultBody as never, ...own];
   });
 }

@@ -33,7 +33,9 @@ export function closedSchema<T>(schema: T): T {
     copy.properties = Object.fromEntries(Object.entries(copy.properties).map(([k, v]) => [k, closedSchema(v)]));
   }
   if (isSchema(copy.patternProperties)) {
-    copy.patternProperties = Object.fromEntries(Object.entries(copy.patternProperties).map(([k, v]) => [k, closedSchema(v)]));
+    copy.patternProperties = Object.fromEntries(
+      Object.entries(copy.patternProperties).map(([k, v]) => [k, closedSchema(v)]),
+    );
   }
   if (isSchema(copy.additionalProperties)) copy.additionalProperties = closedSchema(copy.additionalProperties);
   if (isSchema(copy.items)) copy.items = closedSchema(copy.items);
@@ -52,7 +54,10 @@ function refuseBodyFields(request: FastifyRequest, _reply: FastifyReply, done: (
   const body = request.body;
   if (isSchema(body) && (Object.getPrototypeOf(body) === Object.prototype || Object.getPrototypeOf(body) === null)) {
     const first = Object.keys(body)[0];
-    if (first !== undefined) return done(new BadRequest(`${first} is not allowed: this operation takes no body`, 'invalid_request'));
+    if (first !== undefined) {
+      done(new BadRequest(`${first} is not allowed: this operation takes no body`, 'invalid_request'));
+      return;
+    }
   }
   done();
 }
@@ -73,7 +78,12 @@ export function registerClosedBodies(app: FastifyInstance): void {
       return;
     }
     if (route.config?.ownBodyFormat) return;
-    const own = route.preValidation === undefined ? [] : Array.isArray(route.preValidation) ? route.preValidation : [route.preValidation];
+    const own =
+      route.preValidation === undefined
+        ? []
+        : Array.isArray(route.preValidation)
+          ? route.preValidation
+          : [route.preValidation];
     route.preValidation = [...own, refuseBodyFields as never];
   });
 }

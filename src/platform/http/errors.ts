@@ -13,14 +13,25 @@ declare module 'fastify' {
 /** Fastify's own client errors, mapped to the contract's one-field body. */
 const frameworkErrors: Record<string, { status: number; message: string; code: string }> = {
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: 'Payload Too Large', code: 'body_too_large' },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: 'Unsupported Media Type: send Content-Type: application/json', code: 'unsupported_media_type' },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'Content-Length does not match the body', code: 'bad_content_length' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    status: 415,
+    message: 'Unsupported Media Type: send Content-Type: application/json',
+    code: 'unsupported_media_type',
+  },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
+    status: 400,
+    message: 'Content-Length does not match the body',
+    code: 'bad_content_length',
+  },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: 'Body is not valid JSON', code: 'invalid_json' },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'Body is not valid JSON', code: 'invalid_json' },
 };
 
 function send(reply: FastifyReply, status: number, message: string, code?: string): FastifyReply {
-  return reply.code(status).type('application/json; charset=utf-8').send(code ? { message, code } : { message });
+  return reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .send(code ? { message, code } : { message });
 }
 
 /**
@@ -36,7 +47,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const contractMessage = request.routeOptions?.config?.badRequestMessage;
     if (err instanceof DomainError) {
       if (err instanceof TooManyRequests) reply.header('retry-after', String(err.retryAfterSeconds));
-      const message = err.status === 400 && contractMessage && err.code === 'invalid_json' ? contractMessage : err.message;
+      const message =
+        err.status === 400 && contractMessage && err.code === 'invalid_json' ? contractMessage : err.message;
       return send(reply, err.status, message, err.code);
     }
     if (err.validation) {
@@ -52,7 +64,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return send(reply, known.status, message, known.code);
     }
     if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
-      return send(reply, err.statusCode, contractMessage && err.statusCode === 400 ? contractMessage : 'Bad Request', 'bad_request');
+      return send(
+        reply,
+        err.statusCode,
+        contractMessage && err.statusCode === 400 ? contractMessage : 'Bad Request',
+        'bad_request',
+      );
     }
     request.log.error({ err }, 'unhandled error');
     // docs/contract.md: a 500 is always exactly {"message":"Internal Server Error"}.
@@ -75,6 +92,12 @@ export const MAX_PATH_PARAM_LENGTH = 200;
  * own body, which echoes the URL; it gets the contract's shape instead.
  */
 export function answerFrameworkError(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') send(reply, 414, `URI Too Long: a path parameter is longer than ${MAX_PATH_PARAM_LENGTH} characters`, 'uri_too_long');
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH')
+    send(
+      reply,
+      414,
+      `URI Too Long: a path parameter is longer than ${MAX_PATH_PARAM_LENGTH} characters`,
+      'uri_too_long',
+    );
   else send(reply, 400, 'Bad Request: the URL is not valid', 'bad_url');
 }

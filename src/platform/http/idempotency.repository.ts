@@ -84,7 +84,12 @@ export async function deleteIfExpired(db: Db, organizationId: string, key: strin
  * The new `created_at` then identifies the new owner.
  */
 export async function takeOver(
-  db: Db, organizationId: string, key: string, staleCreatedAt: string, createdAt: string, expiresAt: string,
+  db: Db,
+  organizationId: string,
+  key: string,
+  staleCreatedAt: string,
+  createdAt: string,
+  expiresAt: string,
 ): Promise<boolean> {
   const res = await db
     .updateTable('idempotency_keys')
@@ -99,7 +104,12 @@ export async function takeOver(
 
 /** Records the answer of the owner (identified by its `created_at`) and closes the row. */
 export async function complete(
-  db: Db, organizationId: string, key: string, ownerCreatedAt: string, responseStatus: number, responseBody: string,
+  db: Db,
+  organizationId: string,
+  key: string,
+  ownerCreatedAt: string,
+  responseStatus: number,
+  responseBody: string,
 ): Promise<void> {
   await db
     .updateTable('idempotency_keys')
@@ -128,7 +138,6 @@ export async function purgeExpired(db: Db, now: string): Promise<number> {
   return Number(res.numDeletedRows);
 }
 
-
 /**
  * Erasure of a lead: the stored answers that would replay it. Records of its
  * own routes (the path holds its id), and any answer that mentions its id or
@@ -136,14 +145,18 @@ export async function purgeExpired(db: Db, now: string): Promise<number> {
  * quoting the phone); `addresses` are its phone and email. A later retry with
  * such a key is a new request: it runs again (a lead route answers 404).
  */
-export async function deleteRecordsMentioning(db: Db, organizationId: string, leadId: string, addresses: readonly string[]): Promise<number> {
+export async function deleteRecordsMentioning(
+  db: Db,
+  organizationId: string,
+  leadId: string,
+  addresses: readonly string[],
+): Promise<number> {
   const res = await db
     .deleteFrom('idempotency_keys')
     .where('organization_id', '=', organizationId)
-    .where((eb) => eb.or([
-      mentions('path', leadId),
-      ...[leadId, ...addresses].map((t) => mentions('response_body', t)),
-    ]))
+    .where((eb) =>
+      eb.or([mentions('path', leadId), ...[leadId, ...addresses].map((t) => mentions('response_body', t))]),
+    )
     .executeTakeFirst();
   return Number(res.numDeletedRows);
 }

@@ -50,7 +50,9 @@ export function canonicalJson(value: unknown): string {
 }
 
 export function requestHash(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method}\n${path}\n${canonicalJson(body ?? {})}`).digest('hex');
+  return createHash('sha256')
+    .update(`${method}\n${path}\n${canonicalJson(body ?? {})}`)
+    .digest('hex');
 }
 
 function replay(reply: FastifyReply, record: repo.IdempotencyRecord): FastifyReply {
@@ -80,7 +82,9 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps): void {
   const purgeNowAndThen = (request: FastifyRequest, now: Date) => {
     if (now.getTime() < nextPurgeAt) return;
     nextPurgeAt = now.getTime() + PURGE_EVERY_MS;
-    repo.purgeExpired(deps.db, now.toISOString()).catch((err: unknown) => request.log.warn({ err }, 'idempotency purge failed'));
+    repo
+      .purgeExpired(deps.db, now.toISOString())
+      .catch((err: unknown) => request.log.warn({ err }, 'idempotency purge failed'));
   };
 
   const settle = async (request: FastifyRequest, claim: Claim, answer?: { status: number; body: string }) => {
@@ -111,7 +115,16 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps): void {
       const now = deps.clock.now();
       const createdAt = now.toISOString();
       const expiresAt = new Date(now.getTime() + KEY_TTL_MS).toISOString();
-      if (await repo.insertRunning(deps.db, organizationId, { key, method: request.method, path, requestHash: hash, createdAt, expiresAt })) {
+      if (
+        await repo.insertRunning(deps.db, organizationId, {
+          key,
+          method: request.method,
+          path,
+          requestHash: hash,
+          createdAt,
+          expiresAt,
+        })
+      ) {
         claims.set(request, { organizationId, key, createdAt, settled: false });
         return;
       }
@@ -123,7 +136,8 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps): void {
       }
       if (existing.requestHash !== hash) throw new UnprocessableEntity(KEY_REUSED, 'idempotency_key_reused');
       if (existing.status === 'done') return replay(reply, existing);
-      if (Date.parse(existing.createdAt) + ABANDONED_AFTER_MS > now.getTime()) throw new Conflict(IN_PROGRESS, 'idempotency_in_progress');
+      if (Date.parse(existing.createdAt) + ABANDONED_AFTER_MS > now.getTime())
+        throw new Conflict(IN_PROGRESS, 'idempotency_in_progress');
       if (await repo.takeOver(deps.db, organizationId, key, existing.createdAt, createdAt, expiresAt)) {
         claims.set(request, { organizationId, key, createdAt, settled: false });
         return;
@@ -137,9 +151,20 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps): void {
   const onSend = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const claim = claims.get(request);
     if (!claim || claim.settled) return payload;
-    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : payload == null ? '' : undefined;
+    const body =
+      typeof payload === 'string'
+        ? payload
+        : Buffer.isBuffer(payload)
+          ? payload.toString('utf8')
+          : payload == null
+            ? ''
+            : undefined;
     // A 5xx (or a streamed body we cannot store) frees the key: the retry must do the work.
-    await settle(request, claim, reply.statusCode < 500 && body !== undefined ? { status: reply.statusCode, body } : undefined);
+    await settle(
+      request,
+      claim,
+      reply.statusCode < 500 && body !== undefined ? { status: reply.statusCode, body } : undefined,
+    );
     return payload;
   };
 
@@ -151,7 +176,10 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps): void {
   };
 
   // Only POST routes under /v1 carry these hooks: reads pay nothing for idempotency.
-  const append = <T>(existing: T | T[] | undefined, hook: T): T[] => [...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]), hook];
+  const append = <T>(existing: T | T[] | undefined, hook: T): T[] => [
+    ...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]),
+    hook,
+  ];
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (!methods.includes('POST') || !route.url.startsWith('/v1')) return;

@@ -38,15 +38,17 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         title: 'Parley API',
         version: '1.0.0',
         description:
-          'Lead engagement: leads, conversations, opt-outs, Do Not Contact and signed webhooks. Every error body is {"message": string}; '
-          + 'a validation error names the field and what it accepts. Each operation\'s x-parley-origin says whether it is the hosted '
-          + 'service\'s (public reference: docs.apten.ai; same request and answer, Parley may add fields) or Parley\'s own.',
+          'Lead engagement: leads, conversations, opt-outs, Do Not Contact and signed webhooks. Every error body is {"message": string}; ' +
+          "a validation error names the field and what it accepts. Each operation's x-parley-origin says whether it is the hosted " +
+          "service's (public reference: docs.apten.ai; same request and answer, Parley may add fields) or Parley's own.",
       },
       servers: [{ url: '/v1' }],
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
       security: [{ apiKey: [] }],
     },
-    refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
     transform: ({ schema, url, route }) => {
       const methods = [route.method].flat();
       const path = url.replace(/^\/v1/, '');
@@ -57,9 +59,17 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swaggerUi, {
     routePrefix: API_REFERENCE_PATH,
     // Only this server's own assets, over whatever scheme it is reached on (no upgrade to https: a LAN install is plain http).
-    staticCSP: "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; frame-ancestors 'self'; img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self'",
+    staticCSP:
+      "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; frame-ancestors 'self'; img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self'",
     theme: { title: 'Parley API reference' },
-    uiConfig: { deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0, displayOperationId: true, tryItOutEnabled: false, validatorUrl: null },
+    uiConfig: {
+      deepLinking: true,
+      docExpansion: 'list',
+      defaultModelsExpandDepth: 0,
+      displayOperationId: true,
+      tryItOutEnabled: false,
+      validatorUrl: null,
+    },
   });
 }
 
@@ -72,9 +82,10 @@ function withOperation(schema: FastifySchema, method: string, path: string): Fas
   if (!schema || (schema as { hide?: boolean }).hide) return schema;
   const op = operationOf(method, path);
   const own = schema as FastifySchema & { operationId?: string; description?: string };
-  const note = op.origin === 'hosted'
-    ? 'Origin: the hosted service (docs.apten.ai), same request and answer; Parley may add fields.'
-    : 'Origin: Parley (an addition, not in the hosted service\'s API).';
+  const note =
+    op.origin === 'hosted'
+      ? 'Origin: the hosted service (docs.apten.ai), same request and answer; Parley may add fields.'
+      : "Origin: Parley (an addition, not in the hosted service's API).";
   return {
     ...schema,
     operationId: own.operationId ?? op.operationId,

@@ -88,7 +88,9 @@ const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 /** `PUT /leads/:leadId/notes` -> `putLeadsNotesByLeadId`: unique per method and path. */
 function generatedId(method: string, path: string): string {
   const segments = path.split('/').filter(Boolean);
-  const words = segments.filter((s) => !s.startsWith(':')).map((s) => capital(s.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())));
+  const words = segments
+    .filter((s) => !s.startsWith(':'))
+    .map((s) => capital(s.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())));
   const params = segments.filter((s) => s.startsWith(':')).map((s) => capital(s.slice(1)));
   return `${method.toLowerCase()}${words.join('')}${params.length ? `By${params.join('And')}` : ''}`;
 }

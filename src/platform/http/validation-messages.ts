@@ -56,7 +56,11 @@ const quote = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 
 /** `/contactHours/start` -> `contactHours.start`, `/tagIds/2` -> `tagIds.2` (JSON pointer escapes undone; the API has always named fields so). */
 function fieldPath(pointer: string): string {
-  return pointer.split('/').slice(1).map((seg) => seg.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((seg) => seg.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .join('.');
 }
 
 function partName(part: string | undefined): string {
@@ -107,12 +111,14 @@ function describeSchema(schema: Schema | undefined, field: string, atRoot: boole
   if (branches) return [...new Set(branches.map((b) => describeSchema(b, field, atRoot)))].join(' or ');
   const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
   if (types.length === 0) return 'a valid value';
-  return types.map((t) => {
-    if (t === 'object') return atRoot ? 'a JSON object' : 'an object';
-    if (t === 'array') return listPhrase(schema, field);
-    if (t === 'string' && schema.format && FORMATS[schema.format]) return FORMATS[schema.format]!;
-    return TYPES[t] ?? `a ${t}`;
-  }).join(' or ');
+  return types
+    .map((t) => {
+      if (t === 'object') return atRoot ? 'a JSON object' : 'an object';
+      if (t === 'array') return listPhrase(schema, field);
+      if (t === 'string' && schema.format && FORMATS[schema.format]) return FORMATS[schema.format]!;
+      return TYPES[t] ?? `a ${t}`;
+    })
+    .join(' or ');
 }
 
 function listPhrase(schema: Schema, field: string): string {
@@ -124,7 +130,14 @@ function listPhrase(schema: Schema, field: string): string {
   if (!items || typeof items !== 'object') return 'a list';
   if (items.description) return `a list of ${items.description}`;
   const itemType = Array.isArray(items.type) ? items.type[0] : items.type;
-  const plural: Record<string, string> = { string: 'strings', integer: 'integers', number: 'numbers', boolean: 'true/false values', object: 'objects', array: 'lists' };
+  const plural: Record<string, string> = {
+    string: 'strings',
+    integer: 'integers',
+    number: 'numbers',
+    boolean: 'true/false values',
+    object: 'objects',
+    array: 'lists',
+  };
   return itemType && plural[itemType] ? `a list of ${plural[itemType]}` : 'a list';
 }
 
@@ -134,7 +147,8 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
 function predicate(e: Failure, field: string, atRoot: boolean): string {
   const schema = e.parentSchema;
   const params = e.params as Record<string, unknown>;
-  if (typeof schema?.errorMessage === 'string' && e.keyword !== 'required' && e.keyword !== 'additionalProperties') return schema.errorMessage;
+  if (typeof schema?.errorMessage === 'string' && e.keyword !== 'required' && e.keyword !== 'additionalProperties')
+    return schema.errorMessage;
   switch (e.keyword) {
     case 'type':
     case 'const':
@@ -168,7 +182,9 @@ function predicate(e: Failure, field: string, atRoot: boolean): string {
     case 'minItems': {
       const n = Number(params.limit);
       const what = idsNoun(field);
-      return n <= 1 ? `must list at least one ${what ? what.replace(/ ids$/, ' id') : 'item'}` : `must list at least ${plural(n, 'item', 'items')}`;
+      return n <= 1
+        ? `must list at least one ${what ? what.replace(/ ids$/, ' id') : 'item'}`
+        : `must list at least ${plural(n, 'item', 'items')}`;
     }
     case 'maxItems':
       return `must list at most ${plural(Number(params.limit), 'item', 'items')}`;
@@ -225,6 +241,10 @@ export function describeValidationError(errors: ErrorObject[], part: string | un
   if (e.keyword === 'dependentRequired' || e.keyword === 'dependencies') {
     return `${prefix}${String(params.missingProperty)} is required when ${prefix}${String(params.property)} is set`;
   }
-  const field = path.split('.').filter((s) => s && !/^\d+$/.test(s)).pop() ?? '';
+  const field =
+    path
+      .split('.')
+      .filter((s) => s && !/^\d+$/.test(s))
+      .pop() ?? '';
   return `${path || partName(part)} ${predicate(e, field, path === '')}`;
 }

@@ -16,7 +16,14 @@ const addFormats: FormatsPlugin =
  */
 function makeAjv(coerceTypes: boolean): Ajv {
   // verbose: each error carries the schema that failed, from which describeValidationError words its sentence.
-  const ajv = new Ajv({ coerceTypes, removeAdditional: false, useDefaults: true, allErrors: false, strict: false, verbose: true });
+  const ajv = new Ajv({
+    coerceTypes,
+    removeAdditional: false,
+    useDefaults: true,
+    allErrors: false,
+    strict: false,
+    verbose: true,
+  });
   addFormats(ajv);
   // Internationalised addresses (RFC 6531) too, as the import reads them: what create accepts, an import accepts.
   ajv.addFormat('email', isEmailAddress);
@@ -53,7 +60,15 @@ function refusingNul(validate: Validate): Validate {
     if (!ok) return false;
     const pointer = nulAt(data);
     if (pointer === undefined) return true;
-    check.errors = [{ instancePath: pointer, schemaPath: '#', keyword: 'nul', params: {}, message: 'must not contain the NUL character' }];
+    check.errors = [
+      {
+        instancePath: pointer,
+        schemaPath: '#',
+        keyword: 'nul',
+        params: {},
+        message: 'must not contain the NUL character',
+      },
+    ];
     return false;
   };
   return check;
@@ -81,4 +96,3 @@ export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart
   }
   return fn;
 };
-

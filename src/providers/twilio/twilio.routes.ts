@@ -20,7 +20,12 @@ const Sid = Type.Optional(Type.String({ maxLength: 64 }));
 
 // Twilio sends many more parameters (AccountSid, NumMedia, FromCity, ...): all are signed, none refused.
 const SmsBody = Type.Object(
-  { From: PhoneField('The lead'), To: PhoneField('Our sending number'), Body: Type.Optional(Type.String({ maxLength: 20_000 })), MessageSid: Sid },
+  {
+    From: PhoneField('The lead'),
+    To: PhoneField('Our sending number'),
+    Body: Type.Optional(Type.String({ maxLength: 20_000 })),
+    MessageSid: Sid,
+  },
   { additionalProperties: true },
 );
 const GatherBody = Type.Object(
@@ -53,49 +58,65 @@ const StatusBody = Type.Object(
  * stored, and without a configured auth token nothing is accepted at all.
  * Form bodies are parsed in this plugin only; every other route stays JSON-only.
  */
-export const twilioRoutes = (deps: Deps, children: FastifyPluginAsyncTypebox[] = []): FastifyPluginAsyncTypebox => async (app) => {
-  // The parameters exactly as sent, in order and with repeats: the signature covers all of them.
-  const signedParams = new WeakMap<FastifyRequest, [string, string][]>();
+export const twilioRoutes =
+  (deps: Deps, children: FastifyPluginAsyncTypebox[] = []): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    // The parameters exactly as sent, in order and with repeats: the signature covers all of them.
+    const signedParams = new WeakMap<FastifyRequest, [string, string][]>();
 
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser(FORM, { parseAs: 'string' }, (req, body, done) => {
-    const pairs = [...new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8'))];
-    signedParams.set(req, pairs);
-    // Object.fromEntries defines own properties: a `__proto__` parameter is just a field.
-    done(null, Object.fromEntries(pairs));
-  });
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser(FORM, { parseAs: 'string' }, (req, body, done) => {
+      const pairs = [...new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8'))];
+      signedParams.set(req, pairs);
+      // Object.fromEntries defines own properties: a `__proto__` parameter is just a field.
+      done(null, Object.fromEntries(pairs));
+    });
 
-  app.addHook('onRequest', async () => {
-    if (!deps.config.twilio) throw new TwilioNotConfigured();
-  });
+    app.addHook('onRequest', async () => {
+      if (!deps.config.twilio) throw new TwilioNotConfigured();
+    });
 
-  // After parsing, before validation: an unsigned request learns nothing, not even which field it lacks.
-  app.addHook('preValidation', async (req) => {
-    const twilio = deps.config.twilio;
-    if (!twilio) throw new TwilioNotConfigured();
-    // Twilio signs the URL it called: our public base URL, then the path and query as they reached us.
-    const url = deps.config.publicUrl + req.url;
-    if (!validTwilioSignature(twilio.authToken, url, signedParams.get(req) ?? [], req.headers['x-twilio-signature'])) throw new Forbidden();
-  });
+    // After parsing, before validation: an unsigned request learns nothing, not even which field it lacks.
+    app.addHook('preValidation', async (req) => {
+      const twilio = deps.config.twilio;
+      if (!twilio) throw new TwilioNotConfigured();
+      // Twilio signs the URL it called: our public base URL, then the path and query as they reached us.
+      const url = deps.config.publicUrl + req.url;
+      if (!validTwilioSignature(twilio.authToken, url, signedParams.get(req) ?? [], req.headers['x-twilio-signature']))
+        throw new Forbidden();
+    });
 
-  const hidden = { hide: true, tags: ['providers'] };
+    const hidden = { hide: true, tags: ['providers'] };
 
-  app.post('/providers/twilio/sms', { schema: { ...hidden, summary: 'Twilio inbound SMS webhook', body: SmsBody } }, async (req, reply) => {
-    await receiveSms(deps, req.body);
-    return reply.type(TWIML_CONTENT_TYPE).send(EMPTY_RESPONSE);
-  });
+    app.post(
+      '/providers/twilio/sms',
+      { schema: { ...hidden, summary: 'Twilio inbound SMS webhook', body: SmsBody } },
+      async (req, reply) => {
+        await receiveSms(deps, req.body);
+        return reply.type(TWIML_CONTENT_TYPE).send(EMPTY_RESPONSE);
+      },
+    );
 
-  app.post('/providers/twilio/voice/gather', { schema: { ...hidden, summary: 'Twilio <Gather> speech result', body: GatherBody } }, async (req, reply) => {
-    const heard = await receiveSpeech(deps, req.body);
-    const optedOut = typeof heard === 'object' && (heard.action === 'opted_out' || heard.action === 'do_not_contact');
-    return reply.type(TWIML_CONTENT_TYPE).send(optedOut ? OPTED_OUT_HANG_UP : THANK_AND_HANG_UP);
-  });
+    app.post(
+      '/providers/twilio/voice/gather',
+      { schema: { ...hidden, summary: 'Twilio <Gather> speech result', body: GatherBody } },
+      async (req, reply) => {
+        const heard = await receiveSpeech(deps, req.body);
+        const optedOut =
+          typeof heard === 'object' && (heard.action === 'opted_out' || heard.action === 'do_not_contact');
+        return reply.type(TWIML_CONTENT_TYPE).send(optedOut ? OPTED_OUT_HANG_UP : THANK_AND_HANG_UP);
+      },
+    );
 
-  app.post('/providers/twilio/status', { schema: { ...hidden, summary: 'Twilio message and call status callback', body: StatusBody } }, async (req, reply) => {
-    await applyStatus(deps, req.body);
-    return reply.type(TWIML_CONTENT_TYPE).send(EMPTY_RESPONSE);
-  });
+    app.post(
+      '/providers/twilio/status',
+      { schema: { ...hidden, summary: 'Twilio message and call status callback', body: StatusBody } },
+      async (req, reply) => {
+        await applyStatus(deps, req.body);
+        return reply.type(TWIML_CONTENT_TYPE).send(EMPTY_RESPONSE);
+      },
+    );
 
-  // More of Twilio's webhooks (live calls, calls/call-webhooks.routes.ts), given by the app: they share this plugin's form parsing and signature check.
-  for (const child of children) await app.register(child);
-};
+    // More of Twilio's webhooks (live calls, calls/call-webhooks.routes.ts), given by the app: they share this plugin's form parsing and signature check.
+    for (const child of children) await app.register(child);
+  };

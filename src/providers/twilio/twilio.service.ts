@@ -1,5 +1,10 @@
 import { applyDeliveryReport } from '../../deliverability/deliverability.service.js';
-import { handleInbound, handleProviderInbound, type InboundInput, type InboundResult } from '../../conversation/inbound.js';
+import {
+  handleInbound,
+  handleProviderInbound,
+  type InboundInput,
+  type InboundResult,
+} from '../../conversation/inbound.js';
 import type { Deps } from '../../platform/deps.js';
 import { DomainError } from '../../platform/errors.js';
 import { normalizePhone } from '../../platform/phone.js';
@@ -47,8 +52,17 @@ export interface SmsWebhook {
  */
 export async function receiveSms(deps: Deps, sms: SmsWebhook): Promise<InboundResult | 'duplicate'> {
   const organizationId = await requireOrganization(deps, sms.To);
-  const input: InboundInput = { channel: 'sms', from: sms.From, to: sms.To, text: sms.Body ?? '', providerMessageId: sms.MessageSid ?? null, actor: `twilio:${sms.MessageSid ?? 'unknown'}` };
-  return sms.MessageSid ? handleProviderInbound(deps, organizationId, input, `twilio:${sms.MessageSid}`) : handleInbound(deps, organizationId, input);
+  const input: InboundInput = {
+    channel: 'sms',
+    from: sms.From,
+    to: sms.To,
+    text: sms.Body ?? '',
+    providerMessageId: sms.MessageSid ?? null,
+    actor: `twilio:${sms.MessageSid ?? 'unknown'}`,
+  };
+  return sms.MessageSid
+    ? handleProviderInbound(deps, organizationId, input, `twilio:${sms.MessageSid}`)
+    : handleInbound(deps, organizationId, input);
 }
 
 export interface GatherWebhook {
@@ -73,9 +87,18 @@ export async function receiveSpeech(deps: Deps, call: GatherWebhook): Promise<In
   const organizationId = await requireOrganization(deps, ours);
   const text = (call.SpeechResult ?? '').trim();
   if (text === '') return 'silence';
-  const input: InboundInput = { channel: 'voice', from: theirs, to: ours, text, providerMessageId: call.CallSid ?? null, actor: `twilio:${call.CallSid ?? 'unknown'}` };
+  const input: InboundInput = {
+    channel: 'voice',
+    from: theirs,
+    to: ours,
+    text,
+    providerMessageId: call.CallSid ?? null,
+    actor: `twilio:${call.CallSid ?? 'unknown'}`,
+  };
   // A call gathers once (channels/twiml.ts: say, gather, hang up): the call's id names the gather.
-  return call.CallSid ? handleProviderInbound(deps, organizationId, input, `twilio:${call.CallSid}:gather`) : handleInbound(deps, organizationId, input);
+  return call.CallSid
+    ? handleProviderInbound(deps, organizationId, input, `twilio:${call.CallSid}:gather`)
+    : handleInbound(deps, organizationId, input);
 }
 
 export interface StatusWebhook {
@@ -90,7 +113,13 @@ export interface StatusWebhook {
 
 const MESSAGE_STATES: Record<string, string> = { delivered: 'delivered', undelivered: 'undelivered', failed: 'failed' };
 /** A call that was answered and ended "delivered" its message; one nobody picked up did not. */
-const CALL_STATES: Record<string, string> = { completed: 'delivered', failed: 'failed', busy: 'undelivered', 'no-answer': 'undelivered', canceled: 'undelivered' };
+const CALL_STATES: Record<string, string> = {
+  completed: 'delivered',
+  failed: 'failed',
+  busy: 'undelivered',
+  'no-answer': 'undelivered',
+  canceled: 'undelivered',
+};
 
 /**
  * A delivery report for a message or call we sent: moves the message (found by
@@ -108,10 +137,22 @@ export async function applyStatus(deps: Deps, report: StatusWebhook): Promise<nu
   const organizationId = (await organizationOf(deps, report.From)) ?? (await organizationOf(deps, report.To));
   if (!organizationId) throw new UnknownNumber(report.From ?? report.To ?? '(none)');
   if (!sid || !status) return 0;
-  const reason = status === 'delivered' ? null : report.ErrorCode ? `Twilio error ${report.ErrorCode}` : `Twilio reported ${isMessage ? 'message' : 'call'} ${raw}`;
+  const reason =
+    status === 'delivered'
+      ? null
+      : report.ErrorCode
+        ? `Twilio error ${report.ErrorCode}`
+        : `Twilio reported ${isMessage ? 'message' : 'call'} ${raw}`;
   // The error code is acted on by its class (deliverability/): an opt-out, an unreachable address, a retired number, a filtered count.
-  const error = status !== 'delivered' && report.ErrorCode ? { provider: 'twilio' as const, code: report.ErrorCode } : null;
+  const error =
+    status !== 'delivered' && report.ErrorCode ? { provider: 'twilio' as const, code: report.ErrorCode } : null;
   return applyDeliveryReport(deps, organizationId, {
-    providerMessageId: sid, status: status as 'delivered' | 'undelivered' | 'failed', reason, error, to: report.To ?? null, from: report.From ?? null, actor: `twilio:${sid}`,
+    providerMessageId: sid,
+    status: status as 'delivered' | 'undelivered' | 'failed',
+    reason,
+    error,
+    to: report.To ?? null,
+    from: report.From ?? null,
+    actor: `twilio:${sid}`,
   });
 }

@@ -71,8 +71,16 @@ export async function up(db: Kysely<any>): Promise<void> {
   // A phone is unique in its organization (NULLs do not collide on either dialect).
   await db.schema.createIndex('leads_phone_uq').on('leads').columns(['organization_id', 'phone']).unique().execute();
   await db.schema.createIndex('leads_email_idx').on('leads').columns(['organization_id', 'email']).execute();
-  await db.schema.createIndex('leads_external_idx').on('leads').columns(['organization_id', 'external_lead_id']).execute();
-  await db.schema.createIndex('leads_updated_idx').on('leads').columns(['organization_id', 'updated_at', 'id']).execute();
+  await db.schema
+    .createIndex('leads_external_idx')
+    .on('leads')
+    .columns(['organization_id', 'external_lead_id'])
+    .execute();
+  await db.schema
+    .createIndex('leads_updated_idx')
+    .on('leads')
+    .columns(['organization_id', 'updated_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('lead_tags')
@@ -84,7 +92,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('lead_tags_pk', ['organization_id', 'id'])
     .execute();
-  await db.schema.createIndex('lead_tags_lead_idx').on('lead_tags').columns(['organization_id', 'lead_id', 'id']).execute();
+  await db.schema
+    .createIndex('lead_tags_lead_idx')
+    .on('lead_tags')
+    .columns(['organization_id', 'lead_id', 'id'])
+    .execute();
 
   await db.schema
     .createTable('lead_notes')
@@ -97,7 +109,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('consumed_at', 'text')
     .addPrimaryKeyConstraint('lead_notes_pk', ['organization_id', 'id'])
     .execute();
-  await db.schema.createIndex('lead_notes_lead_idx').on('lead_notes').columns(['organization_id', 'lead_id', 'id']).execute();
+  await db.schema
+    .createIndex('lead_notes_lead_idx')
+    .on('lead_notes')
+    .columns(['organization_id', 'lead_id', 'id'])
+    .execute();
 
   await db.schema
     .createTable('messages')
@@ -116,7 +132,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('messages_pk', ['organization_id', 'id'])
     .execute();
   // Keyset pages of one lead's history: cost independent of history length.
-  await db.schema.createIndex('messages_lead_idx').on('messages').columns(['organization_id', 'lead_id', 'id']).execute();
+  await db.schema
+    .createIndex('messages_lead_idx')
+    .on('messages')
+    .columns(['organization_id', 'lead_id', 'id'])
+    .execute();
 
   await db.schema
     .createTable('dnc_entries')
@@ -151,7 +171,18 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const t of ['events', 'suppressions', 'dnc_entries', 'messages', 'lead_notes', 'lead_tags', 'leads', 'customer_profiles', 'api_keys', 'organizations']) {
+  for (const t of [
+    'events',
+    'suppressions',
+    'dnc_entries',
+    'messages',
+    'lead_notes',
+    'lead_tags',
+    'leads',
+    'customer_profiles',
+    'api_keys',
+    'organizations',
+  ]) {
     await db.schema.dropTable(t).execute();
   }
 }

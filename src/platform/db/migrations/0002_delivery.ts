@@ -36,7 +36,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('delivered_at', 'text')
     .addPrimaryKeyConstraint('webhook_deliveries_pk', ['organization_id', 'id'])
     .execute();
-  await db.schema.createIndex('webhook_deliveries_due_idx').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
+  await db.schema
+    .createIndex('webhook_deliveries_due_idx')
+    .on('webhook_deliveries')
+    .columns(['status', 'next_attempt_at'])
+    .execute();
   await db.schema
     .createIndex('webhook_deliveries_endpoint_idx')
     .on('webhook_deliveries')
@@ -78,5 +82,6 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const t of ['idempotency_keys', 'jobs', 'webhook_deliveries', 'webhook_endpoints']) await db.schema.dropTable(t).execute();
+  for (const t of ['idempotency_keys', 'jobs', 'webhook_deliveries', 'webhook_endpoints'])
+    await db.schema.dropTable(t).execute();
 }

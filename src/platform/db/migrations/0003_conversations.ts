@@ -4,9 +4,16 @@ import type { Kysely } from 'kysely';
 // opted out; a conversation message may not), the provider's id for status callbacks,
 // and inbound messages from senders who are not leads (kept, never answered).
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('messages').addColumn('purpose', 'text', (c) => c.notNull().defaultTo('conversation')).execute();
+  await db.schema
+    .alterTable('messages')
+    .addColumn('purpose', 'text', (c) => c.notNull().defaultTo('conversation'))
+    .execute();
   await db.schema.alterTable('messages').addColumn('provider_message_id', 'text').execute();
-  await db.schema.createIndex('messages_provider_idx').on('messages').columns(['organization_id', 'provider_message_id']).execute();
+  await db.schema
+    .createIndex('messages_provider_idx')
+    .on('messages')
+    .columns(['organization_id', 'provider_message_id'])
+    .execute();
 
   await db.schema
     .createTable('unmatched_inbound')

@@ -5,7 +5,12 @@ import type { Kysely } from 'kysely';
 // index both enforces that and serves the lookup. NULLs do not collide on either dialect.
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('organizations').addColumn('sending_number', 'text').execute();
-  await db.schema.createIndex('organizations_sending_number_key').unique().on('organizations').column('sending_number').execute();
+  await db.schema
+    .createIndex('organizations_sending_number_key')
+    .unique()
+    .on('organizations')
+    .column('sending_number')
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

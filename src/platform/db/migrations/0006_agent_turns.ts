@@ -19,7 +19,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('agent_turns_pk', ['organization_id', 'id'])
     .addUniqueConstraint('agent_turns_trigger_uq', ['organization_id', 'trigger_message_id'])
     .execute();
-  await db.schema.createIndex('agent_turns_lead_idx').on('agent_turns').columns(['organization_id', 'lead_id', 'id']).execute();
+  await db.schema
+    .createIndex('agent_turns_lead_idx')
+    .on('agent_turns')
+    .columns(['organization_id', 'lead_id', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -11,7 +11,11 @@ import { sql, type Kysely } from 'kysely';
 //   smallest id.
 // Portable statements only: lead_tags is rebuilt (SQLite cannot change a primary key in place).
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.createIndex('leads_created_idx').on('leads').columns(['organization_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('leads_created_idx')
+    .on('leads')
+    .columns(['organization_id', 'created_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('deleted_leads')
@@ -21,8 +25,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('deleted_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('deleted_leads_pk', ['organization_id', 'id'])
     .execute();
-  await db.schema.createIndex('deleted_leads_created_idx').on('deleted_leads').columns(['organization_id', 'created_at', 'id']).execute();
-  await db.schema.createIndex('deleted_leads_deleted_idx').on('deleted_leads').columns(['organization_id', 'deleted_at', 'id']).execute();
+  await db.schema
+    .createIndex('deleted_leads_created_idx')
+    .on('deleted_leads')
+    .columns(['organization_id', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('deleted_leads_deleted_idx')
+    .on('deleted_leads')
+    .columns(['organization_id', 'deleted_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('tags')
@@ -35,7 +47,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addUniqueConstraint('tags_name_uq', ['organization_id', 'name'])
     .execute();
   await sql`insert into tags (organization_id, id, name, condition, created_at)
-    select organization_id, min(id), name, min(condition), min(created_at) from lead_tags group by organization_id, name`.execute(db);
+    select organization_id, min(id), name, min(condition), min(created_at) from lead_tags group by organization_id, name`.execute(
+    db,
+  );
 
   await db.schema
     .createTable('lead_tags_by_lead')

@@ -16,14 +16,26 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('leads').addColumn('follow_up_config', 'text').execute();
   await db.schema.alterTable('leads').addColumn('follow_up_step', 'integer').execute();
   await db.schema.alterTable('leads').addColumn('follow_up_due_at', 'text').execute();
-  await db.schema.alterTable('leads').addColumn('follow_up_generation', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('leads')
+    .addColumn('follow_up_generation', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema.alterTable('leads').addColumn('follow_up_note', 'text').execute();
-  await db.schema.alterTable('messages').addColumn('is_follow_up', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('messages')
+    .addColumn('is_follow_up', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema.alterTable('messages').addColumn('follow_up_step', 'integer').execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const column of ['follow_up_config', 'follow_up_step', 'follow_up_due_at', 'follow_up_generation', 'follow_up_note']) {
+  for (const column of [
+    'follow_up_config',
+    'follow_up_step',
+    'follow_up_due_at',
+    'follow_up_generation',
+    'follow_up_note',
+  ]) {
     await db.schema.alterTable('leads').dropColumn(column).execute();
   }
   await db.schema.alterTable('messages').dropColumn('is_follow_up').execute();

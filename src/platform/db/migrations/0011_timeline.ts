@@ -19,9 +19,21 @@ export async function up(db: Kysely<any>): Promise<void> {
   // (the follow-up engine reads it when the message goes out); null for every other message.
   await db.schema.alterTable('messages').addColumn('schedule_follow_ups', 'integer').execute();
   await db.updateTable('messages').set({ updated_at: sql`created_at` }).where('updated_at', 'is', null).execute();
-  await db.schema.createIndex('messages_lead_updated_idx').on('messages').columns(['organization_id', 'lead_id', 'updated_at', 'id']).execute();
-  await db.schema.createIndex('agent_turns_lead_updated_idx').on('agent_turns').columns(['organization_id', 'lead_id', 'updated_at', 'id']).execute();
-  await db.schema.createIndex('lead_notes_lead_created_idx').on('lead_notes').columns(['organization_id', 'lead_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('messages_lead_updated_idx')
+    .on('messages')
+    .columns(['organization_id', 'lead_id', 'updated_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('agent_turns_lead_updated_idx')
+    .on('agent_turns')
+    .columns(['organization_id', 'lead_id', 'updated_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('lead_notes_lead_created_idx')
+    .on('lead_notes')
+    .columns(['organization_id', 'lead_id', 'created_at', 'id'])
+    .execute();
 
   await db.schema
     .createTable('lead_openings')
@@ -38,8 +50,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('lead_openings_pk', ['organization_id', 'id'])
     .execute();
-  await db.schema.createIndex('lead_openings_lead_idx').on('lead_openings').columns(['organization_id', 'lead_id', 'id']).execute();
-  await db.schema.createIndex('lead_openings_lead_updated_idx').on('lead_openings').columns(['organization_id', 'lead_id', 'updated_at', 'id']).execute();
+  await db.schema
+    .createIndex('lead_openings_lead_idx')
+    .on('lead_openings')
+    .columns(['organization_id', 'lead_id', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('lead_openings_lead_updated_idx')
+    .on('lead_openings')
+    .columns(['organization_id', 'lead_id', 'updated_at', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -38,7 +38,9 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const column of ['segments', 'sending_number_id', 'paced_until']) await db.schema.alterTable('messages').dropColumn(column).execute();
-  for (const column of ['sms_sending_number_id', 'voice_sending_number_id']) await db.schema.alterTable('leads').dropColumn(column).execute();
+  for (const column of ['segments', 'sending_number_id', 'paced_until'])
+    await db.schema.alterTable('messages').dropColumn(column).execute();
+  for (const column of ['sms_sending_number_id', 'voice_sending_number_id'])
+    await db.schema.alterTable('leads').dropColumn(column).execute();
   await db.schema.dropTable('sending_numbers').execute();
 }

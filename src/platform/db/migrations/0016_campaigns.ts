@@ -47,10 +47,22 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('campaign_enrollments_pk', ['organization_id', 'campaign_id', 'lead_id'])
     .execute();
   // The run takes the next pending ones in lead order; the cap counts one day's.
-  await db.schema.createIndex('campaign_enrollments_status_idx').on('campaign_enrollments').columns(['organization_id', 'campaign_id', 'status', 'lead_id']).execute();
-  await db.schema.createIndex('campaign_enrollments_day_idx').on('campaign_enrollments').columns(['organization_id', 'campaign_id', 'queued_day']).execute();
+  await db.schema
+    .createIndex('campaign_enrollments_status_idx')
+    .on('campaign_enrollments')
+    .columns(['organization_id', 'campaign_id', 'status', 'lead_id'])
+    .execute();
+  await db.schema
+    .createIndex('campaign_enrollments_day_idx')
+    .on('campaign_enrollments')
+    .columns(['organization_id', 'campaign_id', 'queued_day'])
+    .execute();
   // A reply or an opt-out finds the lead's enrollments in every campaign.
-  await db.schema.createIndex('campaign_enrollments_lead_idx').on('campaign_enrollments').columns(['organization_id', 'lead_id', 'status']).execute();
+  await db.schema
+    .createIndex('campaign_enrollments_lead_idx')
+    .on('campaign_enrollments')
+    .columns(['organization_id', 'lead_id', 'status'])
+    .execute();
 
   await db.schema.alterTable('messages').addColumn('campaign_id', 'text').execute();
   await db.schema.alterTable('lead_openings').addColumn('campaign_id', 'text').execute();

@@ -36,7 +36,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('expires_at', 'text', (c) => c.notNull())
     .addColumn('revoked_at', 'text')
     .execute();
-  await db.schema.createIndex('console_sessions_user_idx').on('console_sessions').columns(['organization_id', 'user_id']).execute();
+  await db.schema
+    .createIndex('console_sessions_user_idx')
+    .on('console_sessions')
+    .columns(['organization_id', 'user_id'])
+    .execute();
 
   await db.schema
     .createTable('console_reads')
@@ -48,17 +52,28 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 
   const collate = dialectOf(db) === 'postgres' ? sql` collate "C"` : sql``;
-  await sql`create index leads_first_name_lower_idx on leads (organization_id, (lower(first_name))${collate})`.execute(db);
-  await sql`create index leads_last_name_lower_idx on leads (organization_id, (lower(last_name))${collate})`.execute(db);
+  await sql`create index leads_first_name_lower_idx on leads (organization_id, (lower(first_name))${collate})`.execute(
+    db,
+  );
+  await sql`create index leads_last_name_lower_idx on leads (organization_id, (lower(last_name))${collate})`.execute(
+    db,
+  );
   // Email prefix search: emails are matched lowercased (a person types them in any case).
   await sql`create index leads_email_lower_idx on leads (organization_id, (lower(email))${collate})`.execute(db);
   // Newest activity first (the console's inbox order), leads without activity last: one keyset on
   // (coalesce(last_activity_at, ''), id), so the order is the index's on both dialects.
-  await sql`create index leads_activity_idx on leads (organization_id, (coalesce(last_activity_at, '')), id)`.execute(db);
+  await sql`create index leads_activity_idx on leads (organization_id, (coalesce(last_activity_at, '')), id)`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const index of ['leads_activity_idx', 'leads_email_lower_idx', 'leads_last_name_lower_idx', 'leads_first_name_lower_idx']) {
+  for (const index of [
+    'leads_activity_idx',
+    'leads_email_lower_idx',
+    'leads_last_name_lower_idx',
+    'leads_first_name_lower_idx',
+  ]) {
     await db.schema.dropIndex(index).execute();
   }
   await db.schema.dropTable('console_reads').execute();

@@ -6,7 +6,12 @@ import { sql, type Kysely } from 'kysely';
 // then it probes one digest per address instead of two. This partial index answers that
 // question without reading the organization's other opt-outs.
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.createIndex('suppressions_legacy_idx').on('suppressions').column('organization_id').where(sql.ref('digest_kind'), '=', 'sha256').execute();
+  await db.schema
+    .createIndex('suppressions_legacy_idx')
+    .on('suppressions')
+    .column('organization_id')
+    .where(sql.ref('digest_kind'), '=', 'sha256')
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

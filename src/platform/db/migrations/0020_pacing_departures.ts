@@ -8,7 +8,10 @@ import type { Kysely } from 'kysely';
 // - messages.paced_since: when the message first asked for a slot (ISO text); a message that
 //   has to take a fresh slot keeps it, so the maximum wait counts from there, not from each new slot.
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('sending_numbers').addColumn('departure_ms', 'double precision', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('sending_numbers')
+    .addColumn('departure_ms', 'double precision', (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema.alterTable('messages').addColumn('paced_since', 'text').execute();
 }
 

@@ -10,8 +10,16 @@ import { sql, type Kysely } from 'kysely';
 // - jobs_punctual_due_idx: only the punctual jobs, in due order, so the extra claim that looks
 //   for them reads nothing else however long the queue.
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('jobs').addColumn('punctual', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-  await db.schema.createIndex('jobs_punctual_due_idx').on('jobs').columns(['status', 'run_at']).where(sql.ref('punctual'), '=', sql.lit(1)).execute();
+  await db.schema
+    .alterTable('jobs')
+    .addColumn('punctual', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .createIndex('jobs_punctual_due_idx')
+    .on('jobs')
+    .columns(['status', 'run_at'])
+    .where(sql.ref('punctual'), '=', sql.lit(1))
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -15,7 +15,8 @@ import { dialectOf } from '../connect.js';
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`update leads set email = lower(email) where email <> lower(email)`.execute(db);
   await db.schema.dropIndex('leads_email_lower_idx').execute();
-  if (dialectOf(db) === 'postgres') await sql`create index leads_email_prefix_idx on leads (organization_id, (email collate "C"))`.execute(db);
+  if (dialectOf(db) === 'postgres')
+    await sql`create index leads_email_prefix_idx on leads (organization_id, (email collate "C"))`.execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -22,7 +22,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('digest', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('import_reject_keys_pk', ['organization_id', 'import_id', 'row_number', 'digest'])
     .execute();
-  await db.schema.createIndex('import_reject_keys_digest_idx').on('import_reject_keys').columns(['organization_id', 'digest']).execute();
+  await db.schema
+    .createIndex('import_reject_keys_digest_idx')
+    .on('import_reject_keys')
+    .columns(['organization_id', 'digest'])
+    .execute();
   await db.deleteFrom('import_rejects').execute();
   await db.schema.createIndex('imports_started_idx').on('imports').columns(['started_at']).execute();
 
@@ -41,7 +45,9 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   await sql`update consent_ledger
     set actor = case when reason = 'BOUNCE' then 'email-provider:bounce:hard' else 'email-provider:complaint' end
-    where actor like 'email-provider%' and actor not in ('email-provider:bounce:hard', 'email-provider:complaint')`.execute(db);
+    where actor like 'email-provider%' and actor not in ('email-provider:bounce:hard', 'email-provider:complaint')`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -38,10 +38,22 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('calls_pk', ['organization_id', 'id'])
     .execute();
-  await db.schema.createIndex('calls_lead_idx').on('calls').columns(['organization_id', 'lead_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('calls_lead_idx')
+    .on('calls')
+    .columns(['organization_id', 'lead_id', 'created_at'])
+    .execute();
   // The lead's timeline pages its calls by (updated_at, id).
-  await db.schema.createIndex('calls_timeline_idx').on('calls').columns(['organization_id', 'lead_id', 'updated_at', 'id']).execute();
-  await db.schema.createIndex('calls_provider_idx').on('calls').columns(['organization_id', 'provider_call_id']).execute();
+  await db.schema
+    .createIndex('calls_timeline_idx')
+    .on('calls')
+    .columns(['organization_id', 'lead_id', 'updated_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('calls_provider_idx')
+    .on('calls')
+    .columns(['organization_id', 'provider_call_id'])
+    .execute();
   await db.schema
     .createTable('profile_voice')
     .addColumn('organization_id', 'text', (c) => c.notNull())

@@ -39,10 +39,22 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('appointments_pk', ['organization_id', 'id'])
     .addUniqueConstraint('appointments_booking_key_uq', ['organization_id', 'booking_key'])
     .execute();
-  await db.schema.createIndex('appointments_lead_idx').on('appointments').columns(['organization_id', 'lead_id', 'start_at']).execute();
+  await db.schema
+    .createIndex('appointments_lead_idx')
+    .on('appointments')
+    .columns(['organization_id', 'lead_id', 'start_at'])
+    .execute();
   // The lead's timeline reads appointments by (updated_at, id), like its other sources (0011).
-  await db.schema.createIndex('appointments_lead_updated_idx').on('appointments').columns(['organization_id', 'lead_id', 'updated_at', 'id']).execute();
-  await db.schema.createIndex('appointments_start_idx').on('appointments').columns(['organization_id', 'start_at']).execute();
+  await db.schema
+    .createIndex('appointments_lead_updated_idx')
+    .on('appointments')
+    .columns(['organization_id', 'lead_id', 'updated_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('appointments_start_idx')
+    .on('appointments')
+    .columns(['organization_id', 'start_at'])
+    .execute();
 
   await db.schema
     .createTable('appointment_slots')
@@ -52,7 +64,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('appointment_id', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('appointment_slots_pk', ['organization_id', 'owner_key', 'block_start'])
     .execute();
-  await db.schema.createIndex('appointment_slots_appointment_idx').on('appointment_slots').columns(['organization_id', 'appointment_id']).execute();
+  await db.schema
+    .createIndex('appointment_slots_appointment_idx')
+    .on('appointment_slots')
+    .columns(['organization_id', 'appointment_id'])
+    .execute();
 
   await db.schema
     .createTable('appointment_reminders')
@@ -79,7 +95,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 
   await db.schema.alterTable('agent_turns').addColumn('steps', 'text').execute();
-  await db.schema.alterTable('leads').addColumn('is_booked', 'integer', (c) => c.notNull().defaultTo(sql`0`)).execute();
+  await db.schema
+    .alterTable('leads')
+    .addColumn('is_booked', 'integer', (c) => c.notNull().defaultTo(sql`0`))
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -15,11 +15,19 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('users').addColumn('capacity', 'integer').execute();
   await db.schema.alterTable('users').addColumn('working_hours', 'text').execute();
   await db.schema.alterTable('users').addColumn('time_zone', 'text').execute();
-  await db.schema.alterTable('users').addColumn('is_away', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('users')
+    .addColumn('is_away', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema.alterTable('leads').addColumn('owner_id', 'text').execute();
   // Partial: only owned leads are found by owner, and an index of every lead by organization would tempt the
   // planner away from the listing's own indexes (the email prefix range) on small tables.
-  await db.schema.createIndex('leads_owner_idx').on('leads').columns(['organization_id', 'owner_id']).where(sql.ref('owner_id'), 'is not', null).execute();
+  await db.schema
+    .createIndex('leads_owner_idx')
+    .on('leads')
+    .columns(['organization_id', 'owner_id'])
+    .where(sql.ref('owner_id'), 'is not', null)
+    .execute();
   await db.schema.alterTable('customer_profiles').addColumn('notifications', 'text').execute();
 
   await db.schema
@@ -39,8 +47,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('handoffs_pk', ['organization_id', 'id'])
     .execute();
-  await db.schema.createIndex('handoffs_lead_idx').on('handoffs').columns(['organization_id', 'lead_id', 'status']).execute();
-  await db.schema.createIndex('handoffs_owner_idx').on('handoffs').columns(['organization_id', 'owner_id', 'status']).execute();
+  await db.schema
+    .createIndex('handoffs_lead_idx')
+    .on('handoffs')
+    .columns(['organization_id', 'lead_id', 'status'])
+    .execute();
+  await db.schema
+    .createIndex('handoffs_owner_idx')
+    .on('handoffs')
+    .columns(['organization_id', 'owner_id', 'status'])
+    .execute();
   // Each part of an alert that went out (one recipient, one channel): a retried alert job sends only the rest.
   await db.schema
     .createTable('handoff_alerts')
@@ -58,5 +74,6 @@ export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('customer_profiles').dropColumn('notifications').execute();
   await db.schema.dropIndex('leads_owner_idx').execute();
   await db.schema.alterTable('leads').dropColumn('owner_id').execute();
-  for (const c of ['is_away', 'time_zone', 'working_hours', 'capacity', 'phone']) await db.schema.alterTable('users').dropColumn(c).execute();
+  for (const c of ['is_away', 'time_zone', 'working_hours', 'capacity', 'phone'])
+    await db.schema.alterTable('users').dropColumn(c).execute();
 }

@@ -22,18 +22,29 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('sending_numbers').addColumn('unusable_code', 'text').execute();
   await db.schema.alterTable('campaigns').addColumn('pause_code', 'text').execute();
   await db.schema.alterTable('campaigns').addColumn('pause_reason', 'text').execute();
-  await db.schema.createIndex('messages_campaign_sends_idx').on('messages').columns(['organization_id', 'campaign_id', 'id']).execute();
-  await db.schema.createIndex('messages_number_sends_idx').on('messages').columns(['organization_id', 'sending_number_id', 'id']).execute();
+  await db.schema
+    .createIndex('messages_campaign_sends_idx')
+    .on('messages')
+    .columns(['organization_id', 'campaign_id', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('messages_number_sends_idx')
+    .on('messages')
+    .columns(['organization_id', 'sending_number_id', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropIndex('messages_number_sends_idx').execute();
   await db.schema.dropIndex('messages_campaign_sends_idx').execute();
-  for (const column of ['pause_reason', 'pause_code']) await db.schema.alterTable('campaigns').dropColumn(column).execute();
-  for (const column of ['unusable_code', 'unusable_at']) await db.schema.alterTable('sending_numbers').dropColumn(column).execute();
+  for (const column of ['pause_reason', 'pause_code'])
+    await db.schema.alterTable('campaigns').dropColumn(column).execute();
+  for (const column of ['unusable_code', 'unusable_at'])
+    await db.schema.alterTable('sending_numbers').dropColumn(column).execute();
   for (const c of ['email', 'voice', 'sms']) {
     await db.schema.alterTable('leads').dropColumn(`${c}_unreachable_code`).execute();
     await db.schema.alterTable('leads').dropColumn(`${c}_unreachable_digest`).execute();
   }
-  for (const column of ['error_class', 'error_code']) await db.schema.alterTable('messages').dropColumn(column).execute();
+  for (const column of ['error_class', 'error_code'])
+    await db.schema.alterTable('messages').dropColumn(column).execute();
 }

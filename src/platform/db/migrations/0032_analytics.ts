@@ -26,7 +26,17 @@ import { sql, type ColumnDefinitionBuilder as Col, type Kysely } from 'kysely';
 //   4 failed); messages.opening_variant: the opening variant a message was written from.
 // - customer_profiles.opening_variants: JSON [{name, text, weight}] or null.
 const KEY = ['organization_id', 'dim', 'period', 'value'] as const;
-const COUNTERS = ['leads', 'contacted', 'delivered', 'replied', 'hot', 'qualified', 'booked', 'opted_out', 'failed'] as const;
+const COUNTERS = [
+  'leads',
+  'contacted',
+  'delivered',
+  'replied',
+  'hot',
+  'qualified',
+  'booked',
+  'opted_out',
+  'failed',
+] as const;
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
@@ -49,7 +59,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('variant', 'text')
     .addPrimaryKeyConstraint('analytics_leads_pk', ['organization_id', 'lead_id'])
     .execute();
-  await db.schema.createIndex('analytics_leads_variant_idx').on('analytics_leads').columns(['organization_id', 'variant_profile', 'variant']).execute();
+  await db.schema
+    .createIndex('analytics_leads_variant_idx')
+    .on('analytics_leads')
+    .columns(['organization_id', 'variant_profile', 'variant'])
+    .execute();
 
   let rollups: any = db.schema.createTable('analytics_rollups');
   for (const k of KEY) rollups = rollups.addColumn(k, 'text', (c: Col) => c.notNull());
@@ -90,7 +104,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('analytics_errors_pk', ['organization_id', 'period', 'sending_number_id', 'code'])
     .execute();
 
-  await db.schema.alterTable('messages').addColumn('analytics_counted', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('messages')
+    .addColumn('analytics_counted', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema.alterTable('messages').addColumn('opening_variant', 'text').execute();
   await db.schema.alterTable('customer_profiles').addColumn('opening_variants', 'text').execute();
 
@@ -98,21 +115,39 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`insert into analytics_leads (organization_id, lead_id, created_at, profile, source)
     select organization_id, id, created_at, customer_profile, 'unknown' from leads`.execute(db);
   await sql`insert into analytics_rollups (organization_id, dim, period, value, leads)
-    select organization_id, 'day', substr(created_at, 1, 10), '', count(*) from leads group by organization_id, substr(created_at, 1, 10)`.execute(db);
-  for (const [dim, value] of [['profile', 'customer_profile'], ['campaign', "''"], ['sendingNumber', "''"], ['source', "'unknown'"]] as const) {
+    select organization_id, 'day', substr(created_at, 1, 10), '', count(*) from leads group by organization_id, substr(created_at, 1, 10)`.execute(
+    db,
+  );
+  for (const [dim, value] of [
+    ['profile', 'customer_profile'],
+    ['campaign', "''"],
+    ['sendingNumber', "''"],
+    ['source', "'unknown'"],
+  ] as const) {
     for (const period of ['substr(created_at, 1, 10)', 'substr(created_at, 1, 7)']) {
       await sql`insert into analytics_rollups (organization_id, dim, period, value, leads)
         select organization_id, ${sql.lit(dim)}, ${sql.raw(period)}, ${sql.raw(value)}, count(*) from leads
-        group by organization_id, ${sql.raw(period)}${sql.raw(value === 'customer_profile' ? ', customer_profile' : '')}`.execute(db);
+        group by organization_id, ${sql.raw(period)}${sql.raw(value === 'customer_profile' ? ', customer_profile' : '')}`.execute(
+        db,
+      );
     }
   }
   // Sends already out count as counted: a late callback of an old message is not a new transition.
-  await sql`update messages set analytics_counted = 7 where direction = 'outbound' and status in ('sent', 'delivered', 'undelivered', 'failed')`.execute(db);
+  await sql`update messages set analytics_counted = 7 where direction = 'outbound' and status in ('sent', 'delivered', 'undelivered', 'failed')`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('customer_profiles').dropColumn('opening_variants').execute();
   await db.schema.alterTable('messages').dropColumn('opening_variant').execute();
   await db.schema.alterTable('messages').dropColumn('analytics_counted').execute();
-  for (const t of ['analytics_errors', 'analytics_numbers', 'analytics_latency', 'analytics_rollups', 'analytics_leads']) await db.schema.dropTable(t).execute();
+  for (const t of [
+    'analytics_errors',
+    'analytics_numbers',
+    'analytics_latency',
+    'analytics_rollups',
+    'analytics_leads',
+  ])
+    await db.schema.dropTable(t).execute();
 }

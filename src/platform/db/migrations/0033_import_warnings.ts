@@ -5,7 +5,10 @@ import type { Kysely } from 'kysely';
 // counts those rows.
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('import_rejects').addColumn('warnings', 'text').execute();
-  await db.schema.alterTable('imports').addColumn('warned', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('imports')
+    .addColumn('warned', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

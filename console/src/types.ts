@@ -31,6 +31,8 @@ export interface LastMessage {
   isAiGenerated?: boolean;
   /** compliance and stop_confirmation: written by Parley itself, not by the agent or a person. */
   purpose?: 'conversation' | 'compliance' | 'stop_confirmation';
+  /** The message's state: a blocked or failed one never reached the lead. */
+  status?: string;
 }
 
 export interface Lead {

@@ -35,6 +35,7 @@ export type LeadSearchRow = LeadViewRow & {
   lm_at: string | null;
   lm_ai: number | null;
   lm_purpose: MessagePurpose | null;
+  lm_status: string | null;
   needs_attention: number;
 };
 
@@ -143,6 +144,7 @@ export async function searchLeadViews(
       'lm.created_at as lm_at',
       'lm.is_ai_generated as lm_ai',
       'lm.purpose as lm_purpose',
+      'lm.status as lm_status',
       sql<number>`(case when ${needsAttention} then 1 else 0 end)`.as('needs_attention'),
     ]);
   if (f.search) q = q.where(await searchCondition(db, organizationId, f.search, options.denseAbove ?? DENSE));

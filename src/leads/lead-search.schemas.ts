@@ -50,6 +50,10 @@ export const LastMessage = Type.Object({
   channel: Channel,
   at: Type.String({ format: 'date-time' }),
   isAiGenerated: Type.Boolean(),
+  status: Type.String({
+    description:
+      "The message's state, as on GET /v1/leads/{id}/messages: received (the lead's), queued, scheduled, sent, delivered, failed, blocked, ...",
+  }),
   purpose: Type.Union([Type.Literal('conversation'), Type.Literal('compliance'), Type.Literal('stop_confirmation')], {
     description:
       "conversation: the lead's, the agent's or a person's message; compliance and stop_confirmation: sent by Parley itself (an opt-out's confirmation)",

@@ -55,6 +55,7 @@ function toSearchView(row: LeadSearchRow) {
         at: row.lm_at,
         isAiGenerated: Number(row.lm_ai) === 1,
         purpose: row.lm_purpose ?? 'conversation',
+        status: row.lm_status ?? 'received',
       }
     : null;
   return { ...listedLead(toLeadViewOf(row)), lastMessage, needsAttention: Number(row.needs_attention) === 1 };

@@ -202,6 +202,18 @@ describeEachDialect('GET /v1/leads: search, filters and newest activity first', 
       purpose: 'stop_confirmation',
       isAiGenerated: false,
     });
+    // On its way (queued, scheduled, sending or sent, as the worker gets to it), never refused.
+    expect(['blocked', 'failed']).not.toContain(row.lastMessage.status);
+    expect(row.lastMessage.status).toEqual(expect.any(String));
+    // A send the gate refuses is the last message, and says so.
+    const refused = await c.post(`/leads/${stopped}/sendMessage`, {
+      message: 'Still there?',
+      channel: 'sms',
+      sendWhenOff: true,
+    });
+    expect(refused.body.status).toBe('blocked');
+    const after = (await c.get('/leads?hasMessages=true')).body.leads[0];
+    expect(after.lastMessage).toMatchObject({ text: 'Still there?', status: 'blocked' });
     expect((await c.get('/leads?hasMessages=maybe')).status).toBe(400);
   });
 

@@ -400,6 +400,14 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
       sendWhenOff: true,
     });
     expect(blocked.body.status).toBe('blocked');
+    // The inbox's preview says the last message never went out.
+    await page.goto('/console/');
+    const row = page
+      .getByRole('list', { name: 'Conversations' })
+      .getByRole('listitem')
+      .filter({ hasText: 'Stella States' });
+    await row.getByText('not sent: blocked').waitFor();
+    expect(await row.textContent()).toContain('One more thing');
     const hour = new Date().getUTCHours();
     const hh = (h: number) => `${String(h % 24).padStart(2, '0')}:00`;
     expect(

@@ -101,6 +101,11 @@ export function InboxPage() {
                     <span class="preview">
                       {l.lastMessage ? (
                         <>
+                          {(l.lastMessage.status === 'blocked' || l.lastMessage.status === 'failed') && (
+                            <span class="badge off not-sent">
+                              {l.lastMessage.status === 'blocked' ? 'not sent: blocked' : 'not sent: failed'}
+                            </span>
+                          )}
                           {author(l.lastMessage)}
                           <UserText text={l.lastMessage.text} />
                         </>

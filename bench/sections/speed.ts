@@ -1,10 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { issueKey } from '../../src/organizations/api-keys.service.js';
 import { loadConfig } from '../../src/platform/config.js';
-import { openStore } from '../../src/platform/db/connect.js';
-import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import { startServer } from '../../src/server.js';
+import { openAllHoursOrganization } from '../lib/organization.js';
 import { freePort, startParley } from '../lib/processes.js';
 import type { Row } from '../lib/table.js';
 
@@ -96,20 +94,6 @@ const percentile = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
 };
 
-/** The organization, open all hours, with a sending number and a profile whose opening is a template. */
-async function prepare(databaseUrl: string): Promise<string> {
-  const store = openStore(databaseUrl, 2);
-  await migrateToLatest(store);
-  const { key, organizationId } = await issueKey(store.db, `speed-${Date.now()}`);
-  await store.db
-    .updateTable('organizations')
-    .set({ settings: JSON.stringify({ contactHours: { start: '00:00', end: '00:00' } }), sending_number: SENDER })
-    .where('id', '=', organizationId)
-    .execute();
-  await store.close();
-  return key;
-}
-
 async function measure(url: string, key: string, carrier: Carrier, quick: boolean) {
   await post(url, key, '/customerProfiles', {
     name: 'speed-greeter',
@@ -183,7 +167,7 @@ async function stop(proc: ChildProcess): Promise<void> {
  * less what the idle worker's polls cost over the same time, the worker's.
  */
 async function statementsPerLead(databaseUrl: string, fake: Carrier, quick: boolean) {
-  const key = await prepare(databaseUrl);
+  const key = await openAllHoursOrganization(databaseUrl, 'speed', SENDER);
   let count = 0;
   let api = 0;
   let inRequest = false;
@@ -239,7 +223,7 @@ export async function speedSection(
   quick: boolean,
 ) {
   const carrier = await fakeCarrier();
-  const key = await prepare(databaseUrl);
+  const key = await openAllHoursOrganization(databaseUrl, 'speed', SENDER);
   const env = {
     DATABASE_URL: databaseUrl,
     LOG_LEVEL: 'warn',

@@ -1,9 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import WebSocket from 'ws';
-import { issueKey } from '../../src/organizations/api-keys.service.js';
-import { openStore } from '../../src/platform/db/connect.js';
-import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import { twilioSignature } from '../../src/providers/twilio/signature.js';
+import { openAllHoursOrganization } from '../lib/organization.js';
 import { freePort, startParley } from '../lib/processes.js';
 import type { Row } from '../lib/table.js';
 
@@ -97,19 +95,6 @@ async function fakeModel() {
   return { ...fake, turns };
 }
 
-async function prepare(databaseUrl: string): Promise<string> {
-  const store = openStore(databaseUrl, 2);
-  await migrateToLatest(store);
-  const { key, organizationId } = await issueKey(store.db, `voice-${Date.now()}`);
-  await store.db
-    .updateTable('organizations')
-    .set({ settings: JSON.stringify({ contactHours: { start: '00:00', end: '00:00' } }), sending_number: SENDER })
-    .where('id', '=', organizationId)
-    .execute();
-  await store.close();
-  return key;
-}
-
 async function api(url: string, key: string, path: string, payload: unknown): Promise<any> {
   const res = await fetch(`${url}/v1${path}`, {
     method: 'POST',
@@ -174,7 +159,7 @@ async function oneCall(url: string, key: string, carrier: Awaited<ReturnType<typ
 export async function voiceSection(dialect: 'sqlite' | 'postgres', databaseUrl: string, quick: boolean) {
   const carrier = await fakeCarrier();
   const model = await fakeModel();
-  const key = await prepare(databaseUrl);
+  const key = await openAllHoursOrganization(databaseUrl, 'voice', SENDER);
   const port = await freePort();
   const parley = await startParley(databaseUrl, port, {
     TWILIO_ACCOUNT_SID: SID,

@@ -69,10 +69,19 @@ export async function claimJobs(deps: Deps, limit: number): Promise<ClaimedJob[]
     organizationId: r.organization_id,
     id: r.id,
     name: r.name,
-    payload: JSON.parse(r.payload),
+    ...readPayload(r.payload),
     attempts: r.attempts,
     leaseToken,
   }));
+}
+
+/** One unreadable row must fail its own job, not the claim that brought fifteen good ones with it. */
+function readPayload(text: string): Pick<ClaimedJob, 'payload' | 'unreadable'> {
+  try {
+    return { payload: JSON.parse(text) };
+  } catch (err) {
+    return { payload: undefined, unreadable: `unreadable payload: ${(err as Error).message}` };
+  }
 }
 
 /** The fence: whether this claim still holds the job (not lapsed, not claimed again by another worker). Locks the row until commit. */

@@ -1,12 +1,21 @@
 import { isoNow } from '../platform/clock.js';
 import type { Deps } from '../platform/deps.js';
 import { claimJobs, deferJob, failJob, finishJob } from './jobs.repository.js';
-import type { ClaimedJob, JobName, JobOutcome, JobPayloads } from './names.js';
+import { type ClaimedJob, type JobName, type JobOutcome, type JobPayloads, payloadProblem } from './names.js';
 
+/**
+ * A job's code. A throw is a failed attempt: the runner, and only the runner,
+ * counts it and schedules the retry. `lastAttempt` tells the handler this is
+ * the attempt after which a throw fails the job for good, so it can record its
+ * own final state first (a message ends `failed` with its reason).
+ */
 export interface JobHandler<N extends JobName = JobName> {
-  /** Delays between failed attempts; when spent, the job is marked failed with its last error. */
-  retryDelaysMs: number[];
-  run(deps: Deps, job: ClaimedJob & { payload: JobPayloads[N] }): Promise<JobOutcome>;
+  /**
+   * The job's retry policy: the delays between failed attempts. Omitted, it is
+   * the operator's schedule (PARLEY_JOB_RETRY_SCHEDULE, platform/config.ts).
+   */
+  retryDelaysMs?: number[];
+  run(deps: Deps, job: ClaimedJob & { payload: JobPayloads[N] }, lastAttempt: boolean): Promise<JobOutcome>;
 }
 
 /** Every job name with its handler: given by the composition root (worker/catalog.ts), never imported here. */
@@ -28,13 +37,18 @@ export interface JobRun {
 async function runOne(deps: Deps, handlers: JobHandlers, job: ClaimedJob): Promise<JobRun> {
   const handler = (handlers as Record<string, JobHandler<JobName> | undefined>)[job.name];
   const run = { id: job.id, name: job.name };
-  if (!handler) {
-    const error = `no handler for job "${job.name}"`;
+  // A job that cannot be run as written fails for good with the reason: a retry would read the same row.
+  const refuse = async (error: string): Promise<JobRun> => {
     await failJob(deps.db, job, error, [], deps.clock.now());
+    deps.log.error({ job: job.name, jobId: job.id, err: error }, 'job refused');
     return { ...run, outcome: 'failed', error };
-  }
+  };
+  if (!handler) return refuse(`no handler for job "${job.name}"`);
+  const problem = job.unreadable ?? payloadProblem(job.name, job.payload);
+  if (problem) return refuse(problem);
+  const delays = handler.retryDelaysMs ?? deps.config.jobRetryScheduleMs;
   try {
-    const outcome = await handler.run(deps, job as ClaimedJob & { payload: never });
+    const outcome = await handler.run(deps, job as ClaimedJob & { payload: never }, job.attempts >= delays.length);
     if (outcome.kind === 'done') {
       await finishJob(deps.db, job, isoNow(deps.clock));
       return { ...run, outcome: 'done' };
@@ -48,7 +62,7 @@ async function runOne(deps: Deps, handlers: JobHandlers, job: ClaimedJob): Promi
     return { ...run, outcome: 'deferred', until: outcome.until.toISOString() };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    const result = await failJob(deps.db, job, message, handler.retryDelaysMs, deps.clock.now());
+    const result = await failJob(deps.db, job, message, delays, deps.clock.now());
     deps.log.warn(
       { job: job.name, jobId: job.id, attempt: job.attempts + 1, result, err: message },
       'job attempt failed',

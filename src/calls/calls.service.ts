@@ -11,6 +11,7 @@ import {
 import { findRepRow } from '../handoffs/handoffs.repository.js';
 import { raiseHandoff } from '../handoffs/handoffs.service.js';
 import { findLead, findLeadByAddress, requireLead, updateLead, type LeadRow } from '../leads/leads.repository.js';
+import { createInboundLead } from '../leads/inbound-lead.js';
 import { countAutomatedSince } from '../messages/messages.repository.js';
 import { scheduleSend } from '../messages/send.service.js';
 import { followUpAfterSend } from '../followups/followups.service.js';
@@ -468,7 +469,14 @@ export async function answerInboundCall(deps: Deps, organizationId: string, call
     caller = null;
   }
   return deps.db.transaction().execute(async (trx) => {
-    const lead = caller ? await findLeadByAddress(trx, organizationId, 'voice', caller) : undefined;
+    const settings = await readSettings(trx, organizationId);
+    const known = caller ? await findLeadByAddress(trx, organizationId, 'voice', caller) : undefined;
+    // A caller nobody knows becomes a lead when the organization asks for it (settings `inboundLeads`).
+    const lead =
+      known ??
+      (caller && settings.inboundLeads
+        ? await createInboundLead(trx, deps, organizationId, 'voice', caller, settings.inboundLeads, now)
+        : undefined);
     const id = newId();
     const row = {
       id,
@@ -481,7 +489,6 @@ export async function answerInboundCall(deps: Deps, organizationId: string, call
       created_at: at,
       updated_at: at,
     };
-    const settings = await readSettings(trx, organizationId);
     const closed = !insideWindow(now, settings.timeZone, settings.contactHours);
     if (!lead || lead.is_ai_on !== 1 || closed) {
       const why = !lead

@@ -3,6 +3,7 @@ import { addDncIn } from '../dnc/dnc.service.js';
 import { emitEvents } from '../events/outbox.repository.js';
 import { leadTaggedEvent, messageReceivedEvent } from '../events/payloads.js';
 import { findLeadByAddress, updateLead, type LeadRow } from '../leads/leads.repository.js';
+import { createInboundLead } from '../leads/inbound-lead.js';
 import { followUpAfterReply } from '../followups/followups.service.js';
 import { campaignsAfterInbound } from '../campaigns/campaigns.service.js';
 import { claimReceipt, insertUnmatched } from './inbound.repository.js';
@@ -56,7 +57,9 @@ export const START_CONFIRMATION = 'You have been resubscribed. Reply STOP to uns
  * store it, mark the lead as having replied, announce it, then act on carrier
  * keywords and plain-language opt-outs before anything conversational. All in
  * one transaction: the message is never lost, and an opt-out it carries is
- * never half-applied. An unknown sender is recorded and never answered.
+ * never half-applied. An unknown sender becomes a lead when the organization
+ * asks for it (settings `inboundLeads`); otherwise they are recorded and never
+ * answered.
  */
 export async function handleInbound(deps: Deps, organizationId: string, input: InboundInput): Promise<InboundResult> {
   const address = addressOf(deps, input);
@@ -99,7 +102,9 @@ async function receive(
   now: Date,
 ): Promise<InboundResult> {
   const at = now.toISOString();
-  const lead = await findLeadByAddress(trx, organizationId, input.channel, address);
+  const lead =
+    (await findLeadByAddress(trx, organizationId, input.channel, address)) ??
+    (await leadForUnknownSender(trx, deps, organizationId, input.channel, address, now));
   if (!lead) {
     await insertUnmatched(trx, organizationId, {
       id: newId(),
@@ -147,6 +152,18 @@ async function receive(
   // The AI's turn is a durable job committed with the message (agent/turn.ts); it is skipped when the AI is off.
   if (action === 'conversation') await enqueueAgentTurn(trx, deps, lead, messageId, now);
   return { leadId: lead.id, messageId, action };
+}
+
+async function leadForUnknownSender(
+  trx: Db,
+  deps: Deps,
+  organizationId: string,
+  channel: ChannelName,
+  address: string,
+  now: Date,
+): Promise<LeadRow | undefined> {
+  const { inboundLeads } = await readSettings(trx, organizationId);
+  return inboundLeads ? createInboundLead(trx, deps, organizationId, channel, address, inboundLeads, now) : undefined;
 }
 
 /** A confirmation or HELP answer names the lead's message it answers: like any reply, it may go at night only within the reply window (compliance/gate.ts). */

@@ -24,6 +24,24 @@ export async function insertLead(
     .execute();
 }
 
+/**
+ * Inserts the lead unless its phone is taken, without failing the transaction:
+ * a concurrent first message from the same number made it meanwhile (on
+ * PostgreSQL the insert waits for that transaction, then does nothing).
+ */
+export async function insertLeadUnlessTaken(
+  db: Db,
+  organizationId: string,
+  row: Omit<Insertable<LeadsTable>, 'organization_id'>,
+): Promise<boolean> {
+  const res = await db
+    .insertInto('leads')
+    .values({ ...row, organization_id: organizationId })
+    .onConflict((oc) => oc.doNothing())
+    .executeTakeFirst();
+  return Number(res.numInsertedOrUpdatedRows ?? 0n) > 0;
+}
+
 const leadById = (db: Db, organizationId: string, id: string) =>
   db.selectFrom('leads').selectAll().where('organization_id', '=', organizationId).where('id', '=', id);
 const findLeadQuery = prepared(leadById);

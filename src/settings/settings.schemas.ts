@@ -182,6 +182,18 @@ const CalendarInput = Type.Object(
   { additionalProperties: false },
 );
 
+const InboundLeads = Type.Object(
+  {
+    customerProfile: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'the customer profile of a lead made for an unknown sender',
+    }),
+    isAiOn: Type.Boolean({ description: 'whether the agent answers them (default true)' }),
+  },
+  { additionalProperties: false },
+);
+
 export const Settings = Type.Object(
   {
     smsVoiceOptOutCoupled: Type.Boolean({ description: 'When true, an SMS or voice opt-out unsubscribes both.' }),
@@ -223,6 +235,10 @@ export const Settings = Type.Object(
         'campaigns pause themselves when carriers filter this share of their latest sends (default 5 % of 200); null: never',
     }),
     assignment: Assignment,
+    inboundLeads: Type.Union([InboundLeads, Type.Null()], {
+      description:
+        "a lead is made for an unknown sender who texts, emails or calls the organization's number (docs/leads.md); null (the default): they are recorded, never answered",
+    }),
     calendar: Type.Optional(
       Type.Union([CalendarView, Type.Null()], {
         description: 'appointments (docs/appointments.md); absent or null: the agent does not book',
@@ -269,6 +285,18 @@ export const UpdateSettingsBody = Type.Object(
     sendingNumber: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 32 }), Type.Null()])),
     filteredPause: Type.Optional(Type.Union([FilteredPause, Type.Null()])),
     assignment: Type.Optional(Assignment),
+    inboundLeads: Type.Optional(
+      Type.Union([
+        Type.Object(
+          {
+            customerProfile: Type.Optional(InboundLeads.properties.customerProfile),
+            isAiOn: Type.Optional(Type.Boolean()),
+          },
+          { additionalProperties: false },
+        ),
+        Type.Null(),
+      ]),
+    ),
     calendar: Type.Optional(Type.Union([CalendarInput, Type.Null()])),
   },
   { additionalProperties: false, minProperties: 1 },

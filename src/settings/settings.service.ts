@@ -9,6 +9,7 @@ import { findSettingsRow, releaseWaitingSends, setSendingNumber } from './settin
 import { checkNumberFree, numberTaken } from '../sending-numbers/ownership.js';
 import type { SettingsView, UpdateSettingsInput } from './settings.schemas.js';
 import { checkPool } from '../handoffs/pool.js';
+import { findProfileByName } from '../profiles/profiles.repository.js';
 import { calendarSettings, calendarView, type CalendarSettings } from './calendar-settings.js';
 
 export interface ExternalCheckSettings {
@@ -57,6 +58,8 @@ export const DEFAULT_SETTINGS: OrganizationSettings = {
   // deliverability/: 10 filtered among a campaign's (or a number's) last 200 sends pause the campaign.
   filteredPause: { percent: 5, window: 200 },
   assignment: { mode: 'none', pool: [], on: 'handoff', ackWithinMinutes: 10 },
+  // Off: an unknown sender is recorded, never answered, until the organization says whom to make of them.
+  inboundLeads: null,
   calendar: null,
 };
 
@@ -148,8 +151,13 @@ export async function updateSettings(
   input: UpdateSettingsInput,
 ): Promise<SettingsView> {
   if (input.timeZone !== undefined) checkTimeZone(input.timeZone);
-  const { sendingNumber: given, externalCheck, stopConfirmation, calendar, ...fields } = input;
+  const { sendingNumber: given, externalCheck, stopConfirmation, calendar, inboundLeads, ...fields } = input;
   const documentFields: StoredSettings = { ...fields };
+  if (inboundLeads !== undefined)
+    documentFields.inboundLeads = inboundLeads && {
+      customerProfile: inboundLeads.customerProfile ?? 'default',
+      isAiOn: inboundLeads.isAiOn ?? true,
+    };
   if (calendar !== undefined)
     documentFields.calendar = calendar && calendarSettings(calendar, deps.config.allowPrivateWebhookUrls);
   if (fields.optOutKeywords) documentFields.optOutKeywords = uniqueWords(fields.optOutKeywords);
@@ -170,6 +178,12 @@ export async function updateSettings(
     return await deps.db.transaction().execute(async (trx) => {
       const current = await readRow(trx, organizationId, true);
       if (fields.assignment) await checkPool(trx, organizationId, fields.assignment.pool);
+      const inboundProfile = documentFields.inboundLeads?.customerProfile;
+      if (inboundProfile && !(await findProfileByName(trx, organizationId, inboundProfile, 'share')))
+        throw new BadRequest(
+          `inboundLeads.customerProfile: no customer profile named ${inboundProfile}`,
+          'unknown_profile',
+        );
       const next: StoredSettings = { ...current.stored, ...documentFields };
       // One language may be given alone: the other keeps its stored (or default) text.
       if (stopConfirmation)

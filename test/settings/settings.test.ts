@@ -23,6 +23,7 @@ const DEFAULTS = {
   sendingNumber: null,
   filteredPause: { percent: 5, window: 200 },
   assignment: { mode: 'none', pool: [], on: 'handoff', ackWithinMinutes: 10 },
+  inboundLeads: null,
 };
 
 describeEachDialect('GET/PATCH /settings', (ctx) => {

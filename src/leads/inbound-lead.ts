@@ -1,0 +1,59 @@
+import { noteLeadsCreated } from '../analytics/recorder.repository.js';
+import { emitEvents } from '../events/outbox.repository.js';
+import { leadCreatedEvent } from '../events/payloads.js';
+import { assignOnCreation } from '../handoffs/handoffs.service.js';
+import type { Db } from '../platform/db/schema.js';
+import type { Deps } from '../platform/deps.js';
+import { findProfileByName } from '../profiles/profiles.repository.js';
+import type { ChannelName } from '../subscriptions/channels.js';
+import { suppressionsFor } from '../subscriptions/suppressions.repository.js';
+import { newLeadRow } from './new-lead.js';
+import { findLead, findLeadByAddress, insertLeadUnlessTaken, type LeadRow } from './leads.repository.js';
+
+/** What the organization chose for people who write or call first (settings `inboundLeads`). */
+export interface InboundLeadOptions {
+  customerProfile: string;
+  isAiOn: boolean;
+}
+
+/**
+ * A lead for an unknown sender, made in the transaction that records their
+ * message or call, so the message is the lead's first and nothing is lost.
+ * It gets no opening: they started the conversation, and the agent answers
+ * their message. An address that opted out before (an erased lead's STOP)
+ * stays opted out. A profile deleted since the setting was made falls back to
+ * `default` rather than losing the message.
+ */
+export async function createInboundLead(
+  trx: Db,
+  deps: Deps,
+  organizationId: string,
+  channel: ChannelName,
+  address: string,
+  options: InboundLeadOptions,
+  now: Date,
+): Promise<LeadRow> {
+  const at = now.toISOString();
+  const phone = channel === 'email' ? null : address;
+  const email = channel === 'email' ? address : null;
+  const profile = (await findProfileByName(trx, organizationId, options.customerProfile, 'share'))
+    ? options.customerProfile
+    : 'default';
+  const suppressed = await suppressionsFor(trx, organizationId, deps.digests, phone, email);
+  const row = newLeadRow(
+    { firstName: '', phone, email, customerProfile: profile, additionalInfo: {}, isAiOn: options.isAiOn },
+    suppressed,
+    at,
+  );
+  if (!(await insertLeadUnlessTaken(trx, organizationId, row))) {
+    const made = await findLeadByAddress(trx, organizationId, channel, address);
+    if (made) return made;
+    throw new Error(`the lead for ${channel} sender could not be made or found`);
+  }
+  await emitEvents(trx, organizationId, at, [
+    leadCreatedEvent(row as Parameters<typeof leadCreatedEvent>[0], { source: 'inbound', channel }),
+  ]);
+  await assignOnCreation(trx, organizationId, row.id, now);
+  await noteLeadsCreated(trx, organizationId, [{ id: row.id, customer_profile: profile, created_at: at }], 'inbound');
+  return (await findLead(trx, organizationId, row.id, true))!;
+}

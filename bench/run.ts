@@ -9,6 +9,7 @@
  *   npm run bench -- --quick      short durations, smaller data (a smoke run)
  *   npm run bench -- --only speed speed to lead alone (both dialects; --no-pg for SQLite only)
  *   npm run bench -- --only voice live-call latency alone (both dialects)
+ *   npm run bench -- --only start `npm start` to the first answer, with a current build
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -22,6 +23,7 @@ import { pacingSection } from './sections/pacing.js';
 import { importSection } from './sections/import.js';
 import { secureDeleteSection } from './sections/secure-delete.js';
 import { speedSection } from './sections/speed.js';
+import { startSection } from './sections/start.js';
 import { voiceSection } from './sections/voice.js';
 import { analyticsSection } from './sections/analytics.js';
 import { analyticsWritesSection } from './sections/analytics-writes.js';
@@ -226,6 +228,12 @@ if (want('analytics-writes')) {
     rows.push(...p.rows);
     raw.analyticsWritesPostgres = p.raw;
   }
+}
+
+if (want('start')) {
+  const r = await startSection(`${DATA}/start.db`, quick);
+  rows.push(...r.rows);
+  raw.start = r.raw;
 }
 
 if (want('secure-delete')) {

@@ -9,6 +9,7 @@ import { answerFrameworkError, MAX_PATH_PARAM_LENGTH, registerErrorHandling } fr
 import { registerIdempotency } from './platform/http/idempotency.js';
 import { registerOpenApi, registerOpenApiRoute } from './platform/http/openapi.js';
 import { fastifyTrustProxy } from './platform/http/trust-proxy.js';
+import { lazyRequestLogger } from './platform/http/request-logger.js';
 import { ErrorBody } from './platform/http/schemas.js';
 import { validatorCompiler } from './platform/http/validation.js';
 import { Lead } from './leads/leads.schemas.js';
@@ -65,6 +66,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     },
     // Fastify's own request lines are off: the onResponse hook below writes the access line.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyRequestLogger,
     return503OnClosing: true,
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
     frameworkErrors: answerFrameworkError,

@@ -197,7 +197,7 @@ function durationMs(text: string): number | undefined {
   const m = /^(\d+)(ms|s|m|h)?$/.exec(text.trim());
   if (!m) return undefined;
   const n = Number(m[1]);
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] ?? 'ms']!;
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 'ms') as 'ms' | 's' | 'm' | 'h'];
   return n * unit;
 }
 
@@ -366,7 +366,7 @@ export function loadConfig(env: Env = process.env): Config {
 }
 
 function duration(env: Env, name: string, fallback: string, minMs: number): number {
-  const raw = env[name] === undefined || env[name] === '' ? fallback : env[name]!;
+  const raw = env[name] || fallback; // unset or empty: the default
   const ms = durationMs(raw);
   if (ms === undefined || ms < minMs)
     throw new ConfigError(`${name} must be a duration like 30m or 12h, at least ${minMs / 1000} s (got "${raw}")`);

@@ -19,29 +19,28 @@ declare module 'fastify' {
   }
 }
 
-/** Resolved keys are kept briefly so a hot key costs no query; revocation shows within keyCacheMs. */
+/**
+ * Resolved keys are kept briefly so a hot key costs no query; revocation shows within keyCacheMs.
+ * Keyed by the key's SHA-256, never the key itself. A hit needs no second comparison: the map found
+ * the entry by that very digest, and a client cannot steer a digest's bytes to time the lookup.
+ */
 class KeyCache {
-  private entries = new Map<string, { ctx: AuthContext; digest: string; until: number }>();
+  private entries = new Map<string, { ctx: AuthContext; until: number }>();
   constructor(private readonly ttlMs: number) {}
-  get(digest: string, now: number) {
+  get(digest: string, now: number): AuthContext | undefined {
     const e = this.entries.get(digest);
     if (!e) return undefined;
     if (e.until <= now) {
       this.entries.delete(digest);
       return undefined;
     }
-    return e;
+    return e.ctx;
   }
   set(digest: string, ctx: AuthContext, now: number) {
     if (this.ttlMs <= 0) return;
     if (this.entries.size > 10_000) this.entries.clear();
-    this.entries.set(digest, { ctx, digest, until: now + this.ttlMs });
+    this.entries.set(digest, { ctx, until: now + this.ttlMs });
   }
-}
-
-function cachedKey(cache: KeyCache, digest: string): AuthContext | undefined {
-  const hit = cache.get(digest, Date.now());
-  return hit && sameDigest(hit.digest, digest) ? hit.ctx : undefined;
 }
 
 /** The database lookup behind a cache miss (the caller has already hashed the key and missed the cache). */
@@ -137,7 +136,7 @@ export function registerAuthentication(app: FastifyInstance, deps: Deps, session
       return done(new Forbidden());
     }
     const digest = digestKey(header);
-    const cached = cachedKey(cache, digest);
+    const cached = cache.get(digest, Date.now());
     if (cached) return admit(cached);
     resolveKey(deps, cache, digest).then(admit, done);
   });

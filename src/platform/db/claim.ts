@@ -93,7 +93,9 @@ export async function claimDue(
     .where('status', '=', 'pending')
     .where(dueColumn, '<=', now)
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+    // biome-ignore lint/style/noNonNullAssertion: `full` is empty unless `spread` is given
     .$if(full.length > 0, (qb) => qb.where(sql.ref(spread!.column), 'not in', full))
+    // biome-ignore lint/style/noNonNullAssertion: $if calls this only when `lane` is given
     .$if(lane !== undefined, (qb) => qb.where(lane!))
     .orderBy(dueColumn)
     .limit(limit);
@@ -118,11 +120,13 @@ export async function claimDue(
   const kept: (RowKey & Record<string, unknown>)[] = [];
   const over: RowKey[] = [];
   for (const r of claimed) {
+    // biome-ignore lint/style/noNonNullAssertion: a null spread value is a key of its own (a Map takes null)
     const n = taken.get(r.spread_key!) ?? 0;
     if (n >= spread.max) {
       over.push({ organization_id: r.organization_id, id: r.id });
       continue;
     }
+    // biome-ignore lint/style/noNonNullAssertion: as above, null counts as one value
     taken.set(r.spread_key!, n + 1);
     kept.push(strip(r));
   }

@@ -29,6 +29,7 @@ export function keysIn(keys: readonly { organization_id: string; id: string }[],
     const terms = [...byOrg].map(([org, ids]) =>
       eb.and([eb(eb.ref(col('organization_id')), '=', org), eb(eb.ref(col(idColumn)), 'in', ids)]),
     );
+    // biome-ignore lint/style/noNonNullAssertion: the length was just checked
     return terms.length === 1 ? terms[0]! : eb.or(terms);
   };
 }

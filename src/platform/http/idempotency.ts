@@ -107,6 +107,7 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps): void {
     if (typeof key !== 'string' || !KEY_PATTERN.test(key)) throw new BadRequest(INVALID_KEY, 'invalid_idempotency_key');
 
     const organizationId = request.auth.organizationId;
+    // biome-ignore lint/style/noNonNullAssertion: split always answers at least one part
     const path = request.url.split('?')[0]!;
     const hash = requestHash(request.method, path, request.body);
     purgeNowAndThen(request, deps.clock.now());

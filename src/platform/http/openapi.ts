@@ -52,6 +52,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     transform: ({ schema, url, route }) => {
       const methods = [route.method].flat();
       const path = url.replace(/^\/v1/, '');
+      // biome-ignore lint/style/noNonNullAssertion: a route has at least one method
       return { schema: withOperation(withPlatformAnswers(schema, url, methods), methods[0]!, path), url: path };
     },
   });

@@ -73,6 +73,7 @@ function partName(part: string | undefined): string {
 /** `tagIds` -> `tag ids`, `leadIds` -> `lead ids`. */
 function idsNoun(field: string): string | undefined {
   const m = /^(.+)Ids$/.exec(field);
+  // biome-ignore lint/style/noNonNullAssertion: the regex's one group always takes part in a match
   return m ? `${m[1]!.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()} ids` : undefined;
 }
 
@@ -115,6 +116,7 @@ function describeSchema(schema: Schema | undefined, field: string, atRoot: boole
     .map((t) => {
       if (t === 'object') return atRoot ? 'a JSON object' : 'an object';
       if (t === 'array') return listPhrase(schema, field);
+      // biome-ignore lint/style/noNonNullAssertion: the same lookup was just checked
       if (t === 'string' && schema.format && FORMATS[schema.format]) return FORMATS[schema.format]!;
       return TYPES[t] ?? `a ${t}`;
     })
@@ -212,7 +214,9 @@ function predicate(e: Failure, field: string, atRoot: boolean): string {
  * Otherwise the union itself is described: `must be a string or null`.
  */
 function pick(errors: Failure[]): Failure {
+  // biome-ignore lint/style/noNonNullAssertion: ajv reports at least one error when validation fails
   const last = errors[errors.length - 1]!;
+  // biome-ignore lint/style/noNonNullAssertion: as above
   if (last.keyword !== 'anyOf' && last.keyword !== 'oneOf') return errors[0]!;
   const branches = errors.slice(0, -1).filter((b) => b.instancePath.startsWith(last.instancePath));
   const deeper = branches.filter((b) => b.instancePath.length > last.instancePath.length);

@@ -64,29 +64,76 @@ export async function sumCounters(
   });
 }
 
+/** Speed-to-lead percentiles of one group and kind, read from its histogram by the database. */
 export interface LatencyRow {
   key: string;
   kind: 'sent' | 'delivered';
-  bucket: number;
   count: number;
+  p50: number | null;
+  p90: number | null;
+  p95: number | null;
+}
+
+/** The histogram rows of one slice (a union member: each slice keeps its own range of the primary key). */
+function latencySlice(db: Db, organizationId: string, dim: LatencyDim, slice: Slice) {
+  return db
+    .selectFrom('analytics_latency')
+    .select(['period', 'value', 'kind', 'bucket', 'count'])
+    .where('organization_id', '=', organizationId)
+    .where('dim', '=', dim)
+    .where(periods(slice) as never);
 }
 
 /**
- * Speed-to-lead histogram of one report dimension, per group value, kind and
- * bucket: whole months from the month rows, the days around them from the
- * day rows (dim `day` has day rows only, its group is the day itself).
+ * Speed to lead of one report dimension per group (`by`: the day, or the
+ * dimension's value) and kind, as nearest-rank percentiles (latency.ts's
+ * `percentiles`, the same rule) computed in the database: the slices' buckets
+ * are added up per group, a running sum over the buckets in order finds the
+ * first bucket whose running count reaches p of the group's count. Integer
+ * arithmetic (`cum * 20 >= count * 19` is `cum >= ceil(0.95 count)` for an
+ * integer `cum`), so the answer is the one the histogram gives, not an
+ * approximation of it; a report gets two rows per group, not the thousands of
+ * buckets behind them.
  */
-export async function sumLatency(db: Db, organizationId: string, dim: LatencyDim, slice: Slice): Promise<LatencyRow[]> {
-  const key = dim === 'day' ? sql.ref<string>('period') : sql.ref<string>('value');
-  const rows = await db
-    .selectFrom('analytics_latency')
-    .select([key.as('key'), 'kind', 'bucket', sql<number | string>`sum(count)`.as('count')])
-    .where('organization_id', '=', organizationId)
-    .where('dim', '=', dim)
-    .where(periods(slice) as never)
-    .groupBy([dim === 'day' ? 'period' : 'value', 'kind', 'bucket'])
-    .execute();
-  return rows.map((r) => ({ key: r.key, kind: r.kind, bucket: Number(r.bucket), count: Number(r.count) }));
+export async function latencyPercentiles(
+  db: Db,
+  organizationId: string,
+  dim: LatencyDim,
+  by: 'period' | 'value',
+  slices: readonly Slice[],
+): Promise<LatencyRow[]> {
+  if (slices.length === 0) return [];
+  let rows = latencySlice(db, organizationId, dim, slices[0]!);
+  for (const s of slices.slice(1)) rows = rows.unionAll(latencySlice(db, organizationId, dim, s));
+  const { rows: out } = await sql<{
+    key: string;
+    kind: 'sent' | 'delivered';
+    count: number | string;
+    p50: number | string | null;
+    p90: number | string | null;
+    p95: number | string | null;
+  }>`with h as (
+      select ${sql.ref(by)} as key, kind, bucket, sum(count) as n from (${rows}) s group by ${sql.ref(by)}, kind, bucket
+    ), c as (
+      select key, kind, bucket,
+        sum(n) over (partition by key, kind order by bucket rows between unbounded preceding and current row) as cum,
+        sum(n) over (partition by key, kind) as total
+      from h
+    )
+    select key, kind, max(total) as count,
+      min(case when cum * 2 >= total then bucket end) as p50,
+      min(case when cum * 10 >= total * 9 then bucket end) as p90,
+      min(case when cum * 20 >= total * 19 then bucket end) as p95
+    from c where total > 0 group by key, kind`.execute(db);
+  const num = (v: number | string | null) => (v === null ? null : Number(v));
+  return out.map((r) => ({
+    key: r.key,
+    kind: r.kind,
+    count: Number(r.count),
+    p50: num(r.p50),
+    p90: num(r.p90),
+    p95: num(r.p95),
+  }));
 }
 
 export interface NumberRow {

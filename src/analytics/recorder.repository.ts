@@ -32,11 +32,18 @@ export interface Dims {
 
 type Dim = AnalyticsRollupsTable['dim'];
 
-/** The (dim, period, value) rows an event on `dims` counts in: its day overall, and per dimension its day and its month. */
-function cells(dims: Dims): [Dim, string, string][] {
+/**
+ * The (dim, period, value) rows an event on `dims` counts in: for each report
+ * dimension (and `day`, the organization overall) its day row and its month
+ * row. A report reads whole months from month rows and only the days at its
+ * edges from day rows; the overall month rows give a year's total without
+ * adding up its days.
+ */
+export function cells(dims: Dims): [Dim, string, string][] {
   const month = dims.day.slice(0, 7);
-  const out: [Dim, string, string][] = [['day', dims.day, '']];
+  const out: [Dim, string, string][] = [];
   for (const [dim, value] of [
+    ['day', ''],
     ['profile', dims.profile],
     ['campaign', dims.campaign_id],
     ['sendingNumber', dims.sending_number_id],

@@ -201,9 +201,9 @@ if (want('import')) {
 if (want('analytics')) {
   // Analytics reads at 1M leads / 10M messages (BENCH_ANALYTICS_LEADS overrides the size); fresh databases each run.
   const size = process.env.BENCH_ANALYTICS_LEADS ? Number(process.env.BENCH_ANALYTICS_LEADS) : undefined;
-  if (process.env.BENCH_ANALYTICS_REUSE !== '1')
-    for (const x of ['', '-wal', '-shm']) rmSync(`${DATA}/analytics.db${x}`, { force: true });
   if (process.env.BENCH_ANALYTICS_PG_ONLY !== '1') {
+    if (process.env.BENCH_ANALYTICS_REUSE !== '1')
+      for (const x of ['', '-wal', '-shm']) rmSync(`${DATA}/analytics.db${x}`, { force: true });
     const r = await analyticsSection('sqlite', `sqlite:${DATA}/analytics.db`, quick, size);
     rows.push(...r.rows);
     raw.analyticsSqlite = r.raw;

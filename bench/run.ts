@@ -63,7 +63,7 @@ async function cachedSeed(
   return r;
 }
 
-async function pgDatabase(name: string): Promise<string | undefined> {
+async function pgDatabase(name: string, keep = false): Promise<string | undefined> {
   if (args['no-pg']) return undefined;
   const admin = new pg.Client({
     connectionString: 'postgres://postgres@127.0.0.1:5432/postgres',
@@ -71,6 +71,8 @@ async function pgDatabase(name: string): Promise<string | undefined> {
   });
   try {
     await admin.connect();
+    const exists = (await admin.query('select 1 from pg_database where datname = $1', [name])).rowCount! > 0;
+    if (keep && exists) return `postgres://postgres@127.0.0.1:5432/${name}`;
     await admin.query(`drop database if exists ${name} with (force)`);
     await admin.query(`create database ${name}`);
     return `postgres://postgres@127.0.0.1:5432/${name}`;
@@ -201,14 +203,16 @@ if (want('import')) {
 if (want('analytics')) {
   // Analytics reads at 1M leads / 10M messages (BENCH_ANALYTICS_LEADS overrides the size); fresh databases each run.
   const size = process.env.BENCH_ANALYTICS_LEADS ? Number(process.env.BENCH_ANALYTICS_LEADS) : undefined;
-  if (process.env.BENCH_ANALYTICS_REUSE !== '1')
-    for (const x of ['', '-wal', '-shm']) rmSync(`${DATA}/analytics.db${x}`, { force: true });
   if (process.env.BENCH_ANALYTICS_PG_ONLY !== '1') {
+    if (process.env.BENCH_ANALYTICS_REUSE !== '1')
+      for (const x of ['', '-wal', '-shm']) rmSync(`${DATA}/analytics.db${x}`, { force: true });
     const r = await analyticsSection('sqlite', `sqlite:${DATA}/analytics.db`, quick, size);
     rows.push(...r.rows);
     raw.analyticsSqlite = r.raw;
   }
-  const pgAnalytics = args['no-pg'] ? undefined : await pgDatabase('parley_bench_analytics');
+  const pgAnalytics = args['no-pg']
+    ? undefined
+    : await pgDatabase('parley_bench_analytics', process.env.BENCH_ANALYTICS_REUSE === '1');
   if (pgAnalytics) {
     const p = await analyticsSection('postgres', pgAnalytics, quick, size);
     rows.push(...p.rows);

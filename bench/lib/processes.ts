@@ -42,10 +42,11 @@ export async function startProcess(
   env: Record<string, string>,
   port: number,
   readyPath: string,
+  readyTimeoutMs?: number,
 ): Promise<Proc & { readyMs: number }> {
   const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
-  const readyMs = await waitReady(url + readyPath);
+  const readyMs = await waitReady(url + readyPath, readyTimeoutMs);
   return {
     child,
     url,

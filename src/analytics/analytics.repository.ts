@@ -1,5 +1,7 @@
 import { sql, type ExpressionBuilder } from 'kysely';
+import { dialectOf } from '../platform/db/connect.js';
 import type { AnalyticsLatencyTable, Database, Db } from '../platform/db/schema.js';
+import { percentiles } from './latency.js';
 
 export type LatencyDim = AnalyticsLatencyTable['dim'];
 
@@ -64,29 +66,152 @@ export async function sumCounters(
   });
 }
 
+/** Speed-to-lead percentiles of one group and kind, read from its histogram by the database. */
 export interface LatencyRow {
   key: string;
   kind: 'sent' | 'delivered';
-  bucket: number;
   count: number;
+  p50: number | null;
+  p90: number | null;
+  p95: number | null;
+}
+
+/** The histogram rows of one slice (a union member: each slice keeps its own range of the primary key). */
+function latencySlice(db: Db, organizationId: string, dim: LatencyDim, slice: Slice) {
+  return db
+    .selectFrom('analytics_latency')
+    .select(['period', 'value', 'kind', 'bucket', 'count'])
+    .where('organization_id', '=', organizationId)
+    .where('dim', '=', dim)
+    .where(periods(slice) as never);
 }
 
 /**
- * Speed-to-lead histogram of one report dimension, per group value, kind and
- * bucket: whole months from the month rows, the days around them from the
- * day rows (dim `day` has day rows only, its group is the day itself).
+ * Speed to lead of one report dimension per group (`by`: the day, or the
+ * dimension's value) and kind, as nearest-rank percentiles (latency.ts's
+ * `percentiles`, the same rule). On PostgreSQL the database computes them:
+ * the slices' buckets added up per group, a running sum over the buckets in
+ * order finds the first bucket whose running count reaches p of the group's
+ * count, with integer arithmetic (`cum * 20 >= count * 19` is
+ * `cum >= ceil(0.95 count)` for an integer `cum`), so a report gets two rows
+ * per group over the wire, not the thousands of buckets behind them. SQLite
+ * runs in the process, where a row costs no round trip but its window
+ * functions sort through temporary B-trees (a year by day took three times
+ * as long as reading the rows): there the rows are read in the primary key's
+ * order, with no GROUP BY, and added up here.
  */
-export async function sumLatency(db: Db, organizationId: string, dim: LatencyDim, slice: Slice): Promise<LatencyRow[]> {
-  const key = dim === 'day' ? sql.ref<string>('period') : sql.ref<string>('value');
-  const rows = await db
-    .selectFrom('analytics_latency')
-    .select([key.as('key'), 'kind', 'bucket', sql<number | string>`sum(count)`.as('count')])
-    .where('organization_id', '=', organizationId)
-    .where('dim', '=', dim)
-    .where(periods(slice) as never)
-    .groupBy([dim === 'day' ? 'period' : 'value', 'kind', 'bucket'])
-    .execute();
-  return rows.map((r) => ({ key: r.key, kind: r.kind, bucket: Number(r.bucket), count: Number(r.count) }));
+export async function latencyPercentiles(
+  db: Db,
+  organizationId: string,
+  dim: LatencyDim,
+  by: 'period' | 'value',
+  slices: readonly Slice[],
+): Promise<LatencyRow[]> {
+  if (slices.length === 0) return [];
+  if (dialectOf(db) === 'sqlite') return percentilesHere(db, organizationId, dim, by, slices);
+  let rows = latencySlice(db, organizationId, dim, slices[0]!);
+  for (const s of slices.slice(1)) rows = rows.unionAll(latencySlice(db, organizationId, dim, s));
+  const { rows: out } = await sql<{
+    key: string;
+    kind: 'sent' | 'delivered';
+    count: number | string;
+    p50: number | string | null;
+    p90: number | string | null;
+    p95: number | string | null;
+  }>`with h as (
+      select ${sql.ref(by)} as key, kind, bucket, sum(count) as n from (${rows}) s group by ${sql.ref(by)}, kind, bucket
+    ), c as (
+      select key, kind, bucket,
+        sum(n) over (partition by key, kind order by bucket rows between unbounded preceding and current row) as cum,
+        sum(n) over (partition by key, kind) as total
+      from h
+    )
+    select key, kind, max(total) as count,
+      min(case when cum * 2 >= total then bucket end) as p50,
+      min(case when cum * 10 >= total * 9 then bucket end) as p90,
+      min(case when cum * 20 >= total * 19 then bucket end) as p95
+    from c where total > 0 group by key, kind`.execute(db);
+  const num = (v: number | string | null) => (v === null ? null : Number(v));
+  return out.map((r) => ({
+    key: r.key,
+    kind: r.kind,
+    count: Number(r.count),
+    p50: num(r.p50),
+    p90: num(r.p90),
+    p95: num(r.p95),
+  }));
+}
+
+async function percentilesHere(
+  db: Db,
+  organizationId: string,
+  dim: LatencyDim,
+  by: 'period' | 'value',
+  slices: readonly Slice[],
+): Promise<LatencyRow[]> {
+  const groups = new Map<string, Map<number, number>>();
+  const out: LatencyRow[] = [];
+  for (const slice of slices) {
+    // By value, the slice's periods collapse into one histogram per group: added up by SQLite (shipping the
+    // rows cost five times as much CPU: a year by number is 177k month rows, 20k once added up). By day, the
+    // percentiles come from SQLite (daysHere): shipping a year's 90k day rows cost more than computing them there.
+    const rows =
+      by === 'value'
+        ? await db
+            .selectFrom('analytics_latency')
+            .select(['value as key', 'kind', 'bucket', sql<number>`sum(count)`.as('count')])
+            .where('organization_id', '=', organizationId)
+            .where('dim', '=', dim)
+            .where(periods(slice) as never)
+            .groupBy(['value', 'kind', 'bucket'])
+            .execute()
+        : await daysHere(db, organizationId, dim, slice);
+    if (by === 'period') {
+      out.push(...(rows as LatencyRow[]));
+      continue;
+    }
+    for (const r of rows as { key: string; kind: 'sent' | 'delivered'; bucket: number; count: number }[]) {
+      const k = `${r.kind}\u0000${r.key}`;
+      let h = groups.get(k);
+      if (!h) groups.set(k, (h = new Map()));
+      const b = Number(r.bucket);
+      h.set(b, (h.get(b) ?? 0) + Number(r.count));
+    }
+  }
+  for (const [k, h] of groups) {
+    const [kind, key] = k.split('\u0000') as ['sent' | 'delivered', string];
+    const p = percentiles(h);
+    if (p.count > 0) out.push({ key, kind, ...p });
+  }
+  return out;
+}
+
+/**
+ * Per day (each day's rows one group) on SQLite: one window, a running sum in
+ * the primary key's order (no sort: the table is clustered on it, 0036), joined
+ * to each day's total; the same integer ranks as on PostgreSQL.
+ */
+async function daysHere(db: Db, organizationId: string, dim: LatencyDim, slice: Slice): Promise<LatencyRow[]> {
+  const where = sql`organization_id = ${organizationId} and dim = ${dim} and ${
+    'months' in slice
+      ? sql`period in (${sql.join(slice.months)})`
+      : sql`period >= ${slice.from} and period <= ${slice.to} and length(period) = 10`
+  }`;
+  const { rows } = await sql<LatencyRow>`select w.period as key, w.kind as kind, t.total as count,
+      min(case when w.cum * 2 >= t.total then w.bucket end) as p50,
+      min(case when w.cum * 10 >= t.total * 9 then w.bucket end) as p90,
+      min(case when w.cum * 20 >= t.total * 19 then w.bucket end) as p95
+    from (
+      select period, value, kind, bucket,
+        sum(count) over (partition by period, value, kind order by bucket rows between unbounded preceding and current row) as cum
+      from analytics_latency where ${where}
+    ) w
+    join (
+      select period, value, kind, sum(count) as total from analytics_latency where ${where} group by period, value, kind
+    ) t on t.period = w.period and t.value = w.value and t.kind = w.kind
+    where t.total > 0
+    group by w.period, w.value, w.kind`.execute(db);
+  return rows;
 }
 
 export interface NumberRow {

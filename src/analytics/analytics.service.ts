@@ -5,7 +5,7 @@ import { requireProfile } from '../profiles/profiles.service.js';
 import { parseVariants } from '../profiles/variants.js';
 import * as repo from './analytics.repository.js';
 import type { DeliverabilityReply, GroupBy, OpeningsReply, SummaryReply } from './analytics.schemas.js';
-import { percentiles, type Percentiles } from './latency.js';
+import type { Percentiles } from './latency.js';
 import { apart, wilson } from './wilson.js';
 
 /** The longest range a report covers: a year and a day (leap years). */
@@ -122,10 +122,11 @@ function mergeErrors(rows: repo.ErrorRow[]): repo.ErrorRow[] {
 }
 
 type Funnel = SummaryReply['total'];
+type Speed = Funnel['speedToLead'];
 
-const emptyLatency = (): Map<number, number> => new Map();
+const NONE: Percentiles = { count: 0, p50: null, p90: null, p95: null };
 
-function funnelOf(c: Omit<repo.CounterRow, 'key'>, sent: Map<number, number>, delivered: Map<number, number>): Funnel {
+function funnelOf(c: Omit<repo.CounterRow, 'key'>, speed: Speed | undefined): Funnel {
   return {
     leads: c.leads,
     contacted: c.contacted,
@@ -136,8 +137,18 @@ function funnelOf(c: Omit<repo.CounterRow, 'key'>, sent: Map<number, number>, de
     booked: c.booked,
     optedOut: c.opted_out,
     failed: c.failed,
-    speedToLead: { firstSend: percentiles(sent), firstDelivery: percentiles(delivered) },
+    speedToLead: speed ?? { firstSend: NONE, firstDelivery: NONE },
   };
+}
+
+/** The percentile rows per group, as the report's speedToLead. */
+function speedByKey(rows: readonly repo.LatencyRow[]): Map<string, Speed> {
+  const out = new Map<string, Speed>();
+  for (const { key, kind, ...p } of rows) {
+    const have = out.get(key) ?? { firstSend: NONE, firstDelivery: NONE };
+    out.set(key, kind === 'sent' ? { ...have, firstSend: p } : { ...have, firstDelivery: p });
+  }
+  return out;
 }
 
 const ZERO = {
@@ -160,22 +171,18 @@ export async function summary(
   groupBy: GroupBy = 'day',
 ): Promise<SummaryReply> {
   checkRange(from, to);
-  // By day: the day rows; by any other dimension: whole months from month rows, the rest from day rows.
-  const slices = groupBy === 'day' ? [{ from, to }] : slicesOf(from, to);
+  // Whole months from month rows, the days around them from day rows; by day, each day is its own group: the day rows.
+  const range = slicesOf(from, to);
+  const slices = groupBy === 'day' ? [{ from, to }] : range;
   const counters = mergeCounters(
     (await Promise.all(slices.map((s) => repo.sumCounters(deps.db, organizationId, groupBy, s)))).flat(),
   );
-  const latency = (await Promise.all(slices.map((s) => repo.sumLatency(deps.db, organizationId, groupBy, s)))).flat();
-  const hist = new Map<string, { sent: Map<number, number>; delivered: Map<number, number> }>();
-  const totalHist = { sent: emptyLatency(), delivered: emptyLatency() };
-  const add = (m: Map<number, number>, bucket: number, n: number) => m.set(bucket, (m.get(bucket) ?? 0) + n);
-  for (const r of latency) {
-    let h = hist.get(r.key);
-    if (!h) hist.set(r.key, (h = { sent: emptyLatency(), delivered: emptyLatency() }));
-    add(h[r.kind], r.bucket, r.count);
-    add(totalHist[r.kind], r.bucket, r.count);
-  }
-  const keys = [...new Set([...counters.map((c) => c.key), ...hist.keys()])].sort();
+  const speed = speedByKey(
+    await repo.latencyPercentiles(deps.db, organizationId, groupBy, groupBy === 'day' ? 'period' : 'value', slices),
+  );
+  // The whole range's speed to lead: the overall histogram (dim day, one group ''), from its month rows and edge days.
+  const totalSpeed = speedByKey(await repo.latencyPercentiles(deps.db, organizationId, 'day', 'value', range)).get('');
+  const keys = [...new Set([...counters.map((c) => c.key), ...speed.keys()])].sort();
   const byKey = new Map(counters.map((c) => [c.key, c]));
   const total = { ...ZERO };
   for (const c of counters) for (const k of Object.keys(ZERO) as (keyof typeof ZERO)[]) total[k] += c[k];
@@ -183,11 +190,11 @@ export async function summary(
     from,
     to,
     groupBy,
-    groups: keys.map((key) => {
-      const h = hist.get(key) ?? { sent: emptyLatency(), delivered: emptyLatency() };
-      return { key: key === '' ? null : key, ...funnelOf(byKey.get(key) ?? { ...ZERO }, h.sent, h.delivered) };
-    }),
-    total: funnelOf(total, totalHist.sent, totalHist.delivered),
+    groups: keys.map((key) => ({
+      key: key === '' ? null : key,
+      ...funnelOf(byKey.get(key) ?? { ...ZERO }, speed.get(key)),
+    })),
+    total: funnelOf(total, totalSpeed),
   };
 }
 

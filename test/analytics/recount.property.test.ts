@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { noteLeadsCreated } from '../../src/analytics/recorder.repository.js';
 import { deliverability, summary } from '../../src/analytics/analytics.service.js';
+import { percentiles } from '../../src/analytics/latency.js';
 import { insertLead, updateLead } from '../../src/leads/leads.repository.js';
 import { newLeadRow } from '../../src/leads/new-lead.js';
 import { insertMessage, setMessageStatus, setStatusByProviderId } from '../../src/messages/messages.repository.js';
@@ -23,9 +24,11 @@ import { dialects, freshDatabase } from '../support/harness.js';
  */
 const RUNS = Number(process.env.ANALYTICS_RUNS ?? 25);
 const SEED = Number(process.env.ANALYTICS_SEED ?? 20261127);
-const DAY = '2026-07-01';
+// The events fall on four days across a month's end (16 a day), so a report reads day rows and month rows.
+const DAYS = ['2026-06-29', '2026-06-30', '2026-07-01', '2026-07-02'];
+const [FROM, TO] = [DAYS[0]!, DAYS[3]!];
 const at = (i: number) =>
-  `${DAY}T10:${String(Math.floor(i / 60) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}.000Z`;
+  `${DAYS[Math.min(3, Math.floor(i / 16))]}T10:${String(Math.floor(i / 60) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}.000Z`;
 
 const event = fc.oneof(
   fc.record({
@@ -212,24 +215,58 @@ for (const dialect of dialects()) {
             ),
           };
           const deps = { db } as unknown as Deps;
-          const report = await summary(deps, org, DAY, DAY, 'profile');
+          const report = await summary(deps, org, FROM, TO, 'profile');
           expect(report.total).toMatchObject(expected);
           expect(report.total.speedToLead.firstSend.count).toBe(expected.contacted);
           expect(report.total.speedToLead.firstDelivery.count).toBe(expected.delivered);
           // The same day read through whole months (July from its month rows) and days (the end of June): the same answer.
           for (const groupBy of ['profile', 'source', 'campaign', 'sendingNumber'] as const) {
-            const byDays = await summary(deps, org, DAY, DAY, groupBy);
+            const byDays = await summary(deps, org, FROM, TO, groupBy);
             const byMonths = await summary(deps, org, '2026-06-20', '2026-07-31', groupBy);
+            const wholeMonths = await summary(deps, org, '2026-06-01', '2026-07-31', groupBy);
             expect(byMonths.groups).toEqual(byDays.groups);
+            expect(wholeMonths.groups).toEqual(byDays.groups);
             expect(byMonths.total).toEqual(report.total);
+            expect(wholeMonths.total).toEqual(report.total);
           }
+          // By day: each day's group is that day's report, and the range's total is the sum of the days.
+          const byDay = await summary(deps, org, '2026-06-01', '2026-07-31', 'day');
+          expect(byDay.total).toEqual(report.total);
+          for (const g of byDay.groups) {
+            const { key, ...funnel } = g;
+            expect(funnel).toEqual((await summary(deps, org, key!, key!, 'source')).total);
+          }
+          // The percentiles the database computes are latency.ts's nearest rank over the days' buckets added up.
+          const buckets = await db
+            .selectFrom('analytics_latency')
+            .select(['period', 'kind', 'bucket', 'count'])
+            .where('organization_id', '=', org)
+            .where('dim', '=', 'day')
+            .where(sql<boolean>`length(period) = 10`)
+            .execute();
+          const histogram = (kind: string, day?: string) => {
+            const h = new Map<number, number>();
+            for (const b of buckets)
+              if (b.kind === kind && (day === undefined || b.period === day))
+                h.set(Number(b.bucket), (h.get(Number(b.bucket)) ?? 0) + b.count);
+            return h;
+          };
+          expect(report.total.speedToLead).toEqual({
+            firstSend: percentiles(histogram('sent')),
+            firstDelivery: percentiles(histogram('delivered')),
+          });
+          for (const g of byDay.groups)
+            expect(g.speedToLead).toEqual({
+              firstSend: percentiles(histogram('sent', g.key!)),
+              firstDelivery: percentiles(histogram('delivered', g.key!)),
+            });
           for (const g of report.groups) {
             const leadsOf = await n(
               sql`select count(*) as n from leads where organization_id = ${org} and customer_profile = ${g.key}`,
             );
             expect(g.leads).toBe(leadsOf);
           }
-          const del = await deliverability(deps, org, DAY, DAY);
+          const del = await deliverability(deps, org, FROM, TO);
           expect((await deliverability(deps, org, '2026-06-20', '2026-07-31')).numbers).toEqual(del.numbers);
           const sent = await n(
             sql`select count(*) as n from messages where organization_id = ${org} and provider_message_id is not null`,

@@ -146,7 +146,11 @@ export class CallSession {
       updated_at: at,
     });
     // The welcome greeting is spoken by ConversationRelay itself as the call connects.
-    if (call.greeting) this.lastAgent = await this.storeAgent(call.lead_id, call.greeting, at);
+    // An opening call's greeting is already its opening message (opening-call.ts): not stored twice.
+    if (call.greeting)
+      this.lastAgent = call.message_id
+        ? { id: call.message_id, text: call.greeting }
+        : await this.storeAgent(call.lead_id, call.greeting, at);
     this.prepared = this.prepare(call.lead_id);
   }
 

@@ -29,6 +29,7 @@ import * as handoffs from './migrations/0030_handoffs.js';
 import * as deliveryClasses from './migrations/0031_delivery_classes.js';
 import * as analytics from './migrations/0032_analytics.js';
 import * as importWarnings from './migrations/0033_import_warnings.js';
+import * as openingCalls from './migrations/0037_opening_calls.js';
 
 /** Migrations are listed here in order (no directory scan: works from src and dist alike). */
 export const migrations: Record<string, Migration> = {
@@ -61,6 +62,7 @@ export const migrations: Record<string, Migration> = {
   '0031_delivery_classes': deliveryClasses,
   '0032_analytics': analytics,
   '0033_import_warnings': importWarnings,
+  '0037_opening_calls': openingCalls,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -25,6 +25,8 @@ const TYPES = [
   'lead.created',
   'call.completed',
   'call.transferred',
+  // Console-only: one utterance of a call in progress (the lead page's live transcript).
+  'call.utterance',
   'appointment.booked',
   'appointment.rescheduled',
   'appointment.cancelled',

@@ -1,3 +1,4 @@
+import { opensByCall, queueOpeningCall } from '../calls/opening-call.js';
 import type { AgentOpeningPayload, JobOutcome } from '../jobs/names.js';
 import { findLead } from '../leads/leads.repository.js';
 import { defaultChannel, scheduleSend } from '../messages/send.service.js';
@@ -58,17 +59,27 @@ export async function runOpening(
         return;
       }
       const sendAt = new Date(Math.max(new Date(opening.send_at).getTime(), now.getTime()));
-      const messageId = await scheduleSend(trx, {
-        organizationId,
-        lead: locked,
-        channel: defaultChannel(locked),
-        text,
-        runAt: sendAt,
-        sendWhenOff: false,
-        isAiGenerated: true,
-        now: now.toISOString(),
-        campaignId: opening.campaign_id,
-      });
+      // A profile that calls first (calls/opening-call.ts): the opening is the live call's greeting.
+      const messageId = (await opensByCall(trx, organizationId, locked))
+        ? await queueOpeningCall(trx, {
+            organizationId,
+            lead: locked,
+            text,
+            runAt: sendAt,
+            now,
+            campaignId: opening.campaign_id,
+          })
+        : await scheduleSend(trx, {
+            organizationId,
+            lead: locked,
+            channel: defaultChannel(locked),
+            text,
+            runAt: sendAt,
+            sendWhenOff: false,
+            isAiGenerated: true,
+            now: now.toISOString(),
+            campaignId: opening.campaign_id,
+          });
       await finishOpening(trx, organizationId, opening.id, { status: 'scheduled', messageId, at: now.toISOString() });
     });
     return done;

@@ -5,11 +5,12 @@ import type { Action, AgentInput } from '../agent/provider.js';
 import { scriptedDecide } from '../agent/scripted.js';
 import { recognise, type Recognition } from '../compliance/opt-out-recognizer.js';
 import { addDncIn } from '../dnc/dnc.service.js';
-import { emitEvents } from '../events/outbox.repository.js';
+import { emitConsoleEvent, emitEvents } from '../events/outbox.repository.js';
 import { messageReceivedEvent } from '../events/payloads.js';
 import { followUpAfterReply } from '../followups/followups.service.js';
 import { findLead, updateLead } from '../leads/leads.repository.js';
 import { insertMessage } from '../messages/messages.repository.js';
+import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { newId } from '../platform/ids.js';
 import { readSettings } from '../settings/settings.service.js';
@@ -146,7 +147,13 @@ export class CallSession {
       updated_at: at,
     });
     // The welcome greeting is spoken by ConversationRelay itself as the call connects.
-    if (call.greeting) this.lastAgent = await this.storeAgent(call.lead_id, call.greeting, at);
+    // An opening call's greeting is already its opening message (opening-call.ts): not stored twice.
+    if (call.greeting) {
+      if (call.message_id) {
+        this.lastAgent = { id: call.message_id, text: call.greeting };
+        await this.utterance(this.deps.db, call.lead_id, call.message_id, 'outbound', call.greeting, at);
+      } else this.lastAgent = await this.storeAgent(call.lead_id, call.greeting, at);
+    }
     this.prepared = this.prepare(call.lead_id);
   }
 
@@ -165,9 +172,35 @@ export class CallSession {
     return p;
   }
 
+  /** The console's live transcript (docs/console.md): one `call.utterance` per utterance stored or shortened. */
+  private utterance(
+    db: Db,
+    leadId: string,
+    messageId: string,
+    direction: 'inbound' | 'outbound',
+    text: string,
+    at: string,
+  ) {
+    return emitConsoleEvent(db, this.organizationId, at, 'call.utterance', {
+      leadId,
+      callId: this.callId,
+      messageId,
+      direction,
+      text,
+    });
+  }
+
   private async storeAgent(leadId: string, text: string, at: string): Promise<{ id: string; text: string }> {
     const id = newId();
-    await insertMessage(this.deps.db, this.organizationId, {
+    await this.deps.db.transaction().execute(async (trx) => {
+      await this.storeAgentIn(trx, id, leadId, text, at);
+      await this.utterance(trx, leadId, id, 'outbound', text, at);
+    });
+    return { id, text };
+  }
+
+  private async storeAgentIn(db: Db, id: string, leadId: string, text: string, at: string): Promise<void> {
+    await insertMessage(db, this.organizationId, {
       id,
       lead_id: leadId,
       channel: 'voice',
@@ -182,7 +215,6 @@ export class CallSession {
       purpose: 'conversation',
       updated_at: at,
     });
-    return { id, text };
   }
 
   private async interrupt(heard: string): Promise<void> {
@@ -196,7 +228,10 @@ export class CallSession {
     if (!last || heard.trim() === '' || heard.length >= last.text.length) return;
     this.lastAgent = { id: last.id, text: heard };
     const at = this.deps.clock.now().toISOString();
-    await setSpokenText(this.deps.db, this.organizationId, last.id, heard.trim(), at);
+    await this.deps.db.transaction().execute(async (trx) => {
+      await setSpokenText(trx, this.organizationId, last.id, heard.trim(), at);
+      if (this.call?.lead_id) await this.utterance(trx, this.call.lead_id, last.id, 'outbound', heard.trim(), at);
+    });
     // The next turn shows the agent what the lead heard, not what it meant to say.
     if (this.call?.lead_id && !this.speaking) this.prepared = this.prepare(this.call.lead_id);
   }
@@ -229,6 +264,7 @@ export class CallSession {
       await emitEvents(trx, organizationId, at, [
         messageReceivedEvent(current, { id: messageId, channel: 'voice', from: current.phone ?? '', text }),
       ]);
+      await this.utterance(trx, leadId, messageId, 'inbound', text, at);
       if (heard.kind !== 'stop') return;
       const actor = `twilio:${this.call?.provider_call_id ?? 'relay'}`;
       if (heard.doNotContact && current.phone) await addDncIn(trx, organizationId, current.phone, 'message', at, null);

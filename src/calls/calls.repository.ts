@@ -138,6 +138,8 @@ export async function countDialledSince(
     .where('lead_id', '=', leadId)
     .where('direction', '=', 'outbound')
     .where('provider_call_id', 'is not', null)
+    // An opening call is counted once, by its opening message (countAutomatedSince).
+    .where('message_id', 'is', null)
     .where('created_at', '>=', since)
     .executeTakeFirst();
   return Number(row?.n ?? 0);

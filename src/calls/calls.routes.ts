@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { LeadIdParams } from '../leads/leads.schemas.js';
 import { requireLead } from '../leads/leads.repository.js';
 import type { Deps } from '../platform/deps.js';
-import { NotFound } from '../platform/errors.js';
+import { BadRequest, NotFound } from '../platform/errors.js';
 import { withErrors } from '../platform/http/schemas.js';
 import { ProfileNameParams } from '../profiles/profiles.schemas.js';
 import { findCall, listCallsOfLead, profileExists, type CallRow } from './calls.repository.js';
@@ -175,7 +175,20 @@ export const callRoutes =
           response: withErrors({ 200: VoiceSettings }),
         },
       },
-      async (req) =>
-        writeVoiceSettings(deps.db, req.auth.organizationId, req.params.name, req.body, deps.clock.now().toISOString()),
+      async (req) => {
+        // Calling first needs a carrier: refused here rather than failing every opening later.
+        if (req.body.callFirst === true && !deps.config.twilio)
+          throw new BadRequest(
+            'callFirst needs Twilio: set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN on this server to open leads by a call',
+            'not_configured',
+          );
+        return writeVoiceSettings(
+          deps.db,
+          req.auth.organizationId,
+          req.params.name,
+          req.body,
+          deps.clock.now().toISOString(),
+        );
+      },
     );
   };

@@ -12,7 +12,7 @@ import { findRepRow } from '../handoffs/handoffs.repository.js';
 import { raiseHandoff } from '../handoffs/handoffs.service.js';
 import { findLead, findLeadByAddress, requireLead, updateLead, type LeadRow } from '../leads/leads.repository.js';
 import { createInboundLead } from '../leads/inbound-lead.js';
-import { countAutomatedSince } from '../messages/messages.repository.js';
+import { countAutomatedSince, findMessage, setMessageStatus } from '../messages/messages.repository.js';
 import { scheduleSend } from '../messages/send.service.js';
 import { followUpAfterSend } from '../followups/followups.service.js';
 import { enqueueJob } from '../jobs/jobs.repository.js';
@@ -331,6 +331,24 @@ async function dial(
         started_at: started,
         updated_at: started,
       });
+      // An opening call's message went out with it: sent, and the cadence arms as after any sent opening.
+      if (call.message_id !== null) {
+        await setMessageStatus(trx, organizationId, call.message_id, { status: 'sent', reason: null, at: started });
+        await followUpAfterSend(
+          trx,
+          organizationId,
+          {
+            lead_id: lead.id,
+            direction: 'outbound',
+            purpose: 'conversation',
+            is_ai_generated: 1,
+            is_follow_up: 0,
+            follow_up_step: null,
+            schedule_follow_ups: null,
+          },
+          startedAt,
+        );
+      }
       // A follow-up step's call went out: the cadence waits for a reply from now, as after a sent message.
       if (call.follow_up_step !== null) {
         await followUpAfterSend(
@@ -353,12 +371,16 @@ async function dial(
   } catch (err) {
     const reason = err instanceof TwilioCallError ? err.message : 'could not reach Twilio';
     const ended = deps.clock.now().toISOString();
-    await updateCall(deps.db, organizationId, callId, {
-      status: 'failed',
-      outcome: 'failed',
-      status_reason: reason,
-      ended_at: ended,
-      updated_at: ended,
+    await deps.db.transaction().execute(async (trx) => {
+      await updateCall(trx, organizationId, callId, {
+        status: 'failed',
+        outcome: 'failed',
+        status_reason: reason,
+        ended_at: ended,
+        updated_at: ended,
+      });
+      if (call.message_id !== null)
+        await setMessageStatus(trx, organizationId, call.message_id, { status: 'failed', reason, at: ended });
     });
     return { status: 'failed', statusReason: reason, providerCallId: null };
   }
@@ -412,24 +434,39 @@ export async function runWaitingCall(deps: Deps, organizationId: string, callId:
     const call = await findCall(trx, organizationId, callId);
     if (call?.status !== 'waiting' || !call.lead_id) return null;
     const lead = await findLead(trx, organizationId, call.lead_id, true);
-    if (!lead?.phone) {
+    // An opening call follows its message (opening-call.ts): stopped meanwhile (a campaign paused, an opt-out), it is not dialled.
+    const opening = call.message_id ? await findMessage(trx, organizationId, call.message_id) : undefined;
+    const stop = async (status: 'blocked' | 'failed', code: string | null, reason: string) => {
       await updateCall(trx, organizationId, callId, {
-        status: 'blocked',
-        status_code: 'NO_ADDRESS',
-        status_reason: 'lead has no phone',
+        status,
+        status_code: code,
+        status_reason: reason,
+        ...(status === 'failed' ? { outcome: 'failed' } : {}),
         updated_at: at,
       });
+      if (opening?.status === 'scheduled')
+        await setMessageStatus(trx, organizationId, opening.id, { status, code, reason, at });
+    };
+    if (call.message_id && opening?.status !== 'scheduled') {
+      await stop('blocked', opening?.status_code ?? null, `its opening message was ${opening?.status ?? 'erased'}`);
+      return null;
+    }
+    if (!lead?.phone) {
+      await stop('blocked', 'NO_ADDRESS', 'lead has no phone');
+      return null;
+    }
+    if (!deps.config.twilio) {
+      await stop('failed', null, 'Twilio is not configured on this server');
       return null;
     }
     const j = await judge(trx, deps, organizationId, lead, now, false);
     const d = j.decision;
     if (d.status === 'dialing' && !j.from) {
-      await updateCall(trx, organizationId, callId, {
-        status: 'failed',
-        outcome: 'failed',
-        status_reason: 'no sending number',
-        updated_at: at,
-      });
+      await stop('failed', null, 'no sending number');
+      return null;
+    }
+    if (d.status === 'blocked') {
+      await stop('blocked', d.code, d.reason ?? 'blocked');
       return null;
     }
     await updateCall(trx, organizationId, callId, {
@@ -439,7 +476,17 @@ export async function runWaitingCall(deps: Deps, organizationId: string, callId:
       from_number: j.from,
       updated_at: at,
     });
-    if (d.status === 'waiting' && d.until) await scheduleRetry(trx, organizationId, callId, d.until, at);
+    if (d.status === 'waiting' && d.until) {
+      await scheduleRetry(trx, organizationId, callId, d.until, at);
+      if (opening)
+        await setMessageStatus(trx, organizationId, opening.id, {
+          status: 'scheduled',
+          code: d.code,
+          reason: d.reason,
+          scheduledAt: d.until,
+          at,
+        });
+    }
     return d.status === 'dialing' ? j : null;
   });
   if (judged) await dial(deps, organizationId, callId, judged.departAt);

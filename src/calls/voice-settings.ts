@@ -33,6 +33,12 @@ export const VoiceSettings = Type.Object(
     voicemailText: Type.Optional(
       Type.String({ minLength: 1, maxLength: 1000, description: 'The voicemail left after the beep' }),
     ),
+    callFirst: Type.Optional(
+      Type.Boolean({
+        description:
+          "A lead with a phone is opened by a live call, not a text: the profile's opening (on creation, a switch with sendMessage, an import, a campaign) becomes the call's welcome greeting",
+      }),
+    ),
     transferNumber: Type.Optional(
       Type.String({ pattern: '^\\+[1-9]\\d{6,14}$', description: 'E.164 number a warm transfer dials' }),
     ),

@@ -53,6 +53,34 @@ export function eventsInsert(db: Db, organizationId: string, at: string, events:
   return { query: db.insertInto('events').values(rows), ids: rows.map((r) => r.id) };
 }
 
+/**
+ * Events only the console's live stream shows (console/event-hub.ts reads the
+ * events table): no webhook carries them and they cannot be subscribed to.
+ * `call.utterance`: one utterance of a call in progress, as it is stored.
+ */
+export type ConsoleEventType = 'call.utterance';
+
+/** A console-only event, recorded already dispatched so the webhook dispatcher never fans it out. */
+export async function emitConsoleEvent(
+  db: Db,
+  organizationId: string,
+  at: string,
+  type: ConsoleEventType,
+  data: Record<string, unknown>,
+): Promise<void> {
+  await db
+    .insertInto('events')
+    .values({
+      organization_id: organizationId,
+      id: newId(),
+      type,
+      payload: JSON.stringify(data),
+      created_at: at,
+      dispatched_at: at,
+    })
+    .execute();
+}
+
 export interface PendingEvent {
   organization_id: string;
   id: string;

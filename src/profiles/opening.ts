@@ -1,3 +1,4 @@
+import { opensByCall, queueOpeningCall } from '../calls/opening-call.js';
 import { enqueueJob } from '../jobs/jobs.repository.js';
 import { findLead, type LeadRow } from '../leads/leads.repository.js';
 import { findMessage } from '../messages/messages.repository.js';
@@ -51,17 +52,20 @@ export async function scheduleOpening(
   const text = renderTemplate(template, lead);
   if (text === '') return undefined;
   const at = now.toISOString();
-  const messageId = await scheduleSend(trx, {
-    organizationId,
-    lead,
-    channel: defaultChannel(lead),
-    text,
-    runAt,
-    sendWhenOff: false,
-    isAiGenerated: true,
-    now: at,
-    campaignId,
-  });
+  // A profile that calls first (calls/opening-call.ts): the opening is the live call's greeting.
+  const messageId = (await opensByCall(trx, organizationId, lead))
+    ? await queueOpeningCall(trx, { organizationId, lead, text, runAt, now, campaignId })
+    : await scheduleSend(trx, {
+        organizationId,
+        lead,
+        channel: defaultChannel(lead),
+        text,
+        runAt,
+        sendWhenOff: false,
+        isAiGenerated: true,
+        now: at,
+        campaignId,
+      });
   if (variant) await setOpeningVariant(trx, organizationId, messageId, variant.name);
   await insertOpening(trx, organizationId, {
     id: newId(),

@@ -2,69 +2,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startServer } from '../../src/server.js';
 import { buildCli, freePort, killStarted, spawnParley, waitReady } from '../support/processes.js';
 import { clientFor, createLead, describeEachDialect, type TestServer } from '../support/harness.js';
-import { consoleClient, type ConsoleClient } from './support.js';
-
-interface Received {
-  id: string;
-  event: string;
-  data: Record<string, any>;
-}
-
-/** An open /console/api/events stream: parsed events and comments as they come. */
-async function openStream(baseUrl: string, c: ConsoleClient) {
-  const abort = new AbortController();
-  const res = await fetch(`${baseUrl}/console/api/events`, { headers: { cookie: c.cookie }, signal: abort.signal });
-  const events: Received[] = [];
-  let text = '';
-  let ended = false;
-  const reader = res.body!.getReader();
-  const pump = (async () => {
-    const decoder = new TextDecoder();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        text += decoder.decode(value, { stream: true });
-        let cut: number;
-        while ((cut = text.indexOf('\n\n')) >= 0) {
-          const block = text.slice(0, cut);
-          text = text.slice(cut + 2);
-          const field = (name: string) =>
-            block
-              .split('\n')
-              .find((l) => l.startsWith(`${name}: `))
-              ?.slice(name.length + 2);
-          const data = field('data');
-          if (data) events.push({ id: field('id')!, event: field('event')!, data: JSON.parse(data) });
-        }
-      }
-    } catch {
-      /* aborted */
-    }
-    ended = true;
-  })();
-  return {
-    res,
-    events,
-    get ended() {
-      return ended;
-    },
-    async waitFor(pred: (e: Received) => boolean, ms = 8000): Promise<Received> {
-      const end = Date.now() + ms;
-      for (;;) {
-        const hit = events.find(pred);
-        if (hit) return hit;
-        if (Date.now() > end)
-          throw new Error(`no such event within ${ms} ms; got ${JSON.stringify(events.map((e) => e.event))}`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
-    },
-    close: async () => {
-      abort.abort();
-      await pump;
-    },
-  };
-}
+import { consoleClient } from './support.js';
+import { openStream } from './stream.js';
 
 async function inbound(ts: TestServer, leadId: string, text: string, base = ts.url) {
   const phone = (await ts.acme.get(`/leads/${leadId}`)).body.phone as string;

@@ -8,6 +8,7 @@ import { ReachBadges } from '../reach';
 import { LoadStatus, Page, useLoad } from '../ui';
 import { LeadActions } from './lead-actions';
 import { LeadDetails } from './lead-details';
+import { LiveCall } from './lead-live-call';
 import { Thread } from './lead-thread';
 
 interface LeadData {
@@ -59,6 +60,8 @@ export function LeadPage({ id }: { id: string }) {
   // A new message, a delivery update or an opt-out for this lead: show it without a reload, and keep it read.
   useLiveEvents((e) => {
     if (e.leadId !== id && e.type !== 'reconnected') return;
+    // Utterances go to the live transcript (lead-live-call.tsx); the thread reloads when the call ends.
+    if (e.type === 'call.utterance') return;
     window.clearTimeout(pending.current);
     pending.current = window.setTimeout(() => {
       data.reload();
@@ -78,6 +81,7 @@ export function LeadPage({ id }: { id: string }) {
       {data.data && (
         <div class="lead-layout">
           <div class="lead-main">
+            <LiveCall leadId={id} />
             <Thread lead={data.data.lead} messages={data.data.messages} onChange={data.reload} />
           </div>
           <aside class="lead-side" aria-label="Lead details and actions">

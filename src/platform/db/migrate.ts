@@ -30,6 +30,7 @@ import * as deliveryClasses from './migrations/0031_delivery_classes.js';
 import * as analytics from './migrations/0032_analytics.js';
 import * as importWarnings from './migrations/0033_import_warnings.js';
 import * as analyticsOverallMonths from './migrations/0036_analytics_overall_months.js';
+import * as openingCalls from './migrations/0037_opening_calls.js';
 
 /** Migrations are listed here in order (no directory scan: works from src and dist alike). */
 export const migrations: Record<string, Migration> = {
@@ -63,6 +64,7 @@ export const migrations: Record<string, Migration> = {
   '0032_analytics': analytics,
   '0033_import_warnings': importWarnings,
   '0036_analytics_overall_months': analyticsOverallMonths,
+  '0037_opening_calls': openingCalls,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -643,6 +643,8 @@ export interface CallsTable {
   completed_event_at: ColumnType<string | null, string | null | undefined, string | null>;
   /** The follow-up step this call is (followups/), or null. */
   follow_up_step: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The opening message this call speaks (0037, calls/opening-call.ts), or null. */
+  message_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: string;
   updated_at: string;
 }

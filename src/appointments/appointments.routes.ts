@@ -4,7 +4,7 @@ import { LeadIdParams } from '../leads/leads.schemas.js';
 import { findLead } from '../leads/leads.repository.js';
 import type { Deps } from '../platform/deps.js';
 import { withErrors } from '../platform/http/schemas.js';
-import { BadRequest, NotFound, leadNotFound } from '../platform/errors.js';
+import { DomainError, NotFound, leadNotFound } from '../platform/errors.js';
 import { checkTimeZone } from '../platform/time-zone.js';
 import { findUser } from '../users/users.repository.js';
 import { toAppointmentView } from './appointments.mapper.js';
@@ -125,7 +125,7 @@ export const appointmentRoutes =
         const org = req.auth.organizationId;
         const from = new Date(req.query.from);
         const to = new Date(req.query.to);
-        if (!(to > from)) throw new BadRequest('to must be after from', 'invalid_window');
+        if (!(to > from)) throw new DomainError('invalid_window');
         return {
           appointments: await views(
             org,
@@ -230,7 +230,7 @@ export const appointmentRoutes =
         checkTimeZone(req.body.timeZone);
         for (const ranges of Object.values(req.body.weeklyHours) as (string[][] | undefined)[]) {
           for (const [s = '', e = ''] of ranges ?? [])
-            if (s >= e) throw new BadRequest('weeklyHours: each range must start before it ends', 'invalid_hours');
+            if (s >= e) throw new DomainError('invalid_hours', { field: 'weeklyHours' });
         }
         const updatedAt = deps.clock.now().toISOString();
         await putAvailability(deps.db, org, req.params.userId, {

@@ -28,7 +28,7 @@ import {
   updateRep,
 } from './handoffs.service.js';
 import { findRepRow } from './handoffs.repository.js';
-import { BadRequest } from '../platform/errors.js';
+import { DomainError } from '../platform/errors.js';
 
 /** The console user behind a session request (`session:<userId>`), else undefined (an API key). */
 const sessionUser = (req: FastifyRequest): string | undefined =>
@@ -121,7 +121,9 @@ export const handoffRoutes =
         let by = sessionUser(req) ?? null;
         if (!by && req.body.userId) {
           if (!(await findRepRow(deps.db, organizationId, req.body.userId)))
-            throw new BadRequest(`userId: no user with id ${req.body.userId} in this organization`, 'unknown_user');
+            throw new DomainError('unknown_user', {
+              detail: `userId: no user with id ${req.body.userId} in this organization`,
+            });
           by = req.body.userId;
         }
         return acknowledgeHandoff(deps, organizationId, req.params.leadId, by);

@@ -71,7 +71,7 @@ export const handoffRoutes =
           summary: "Set a user's sales-rep fields: phone, capacity, working hours, time zone, away",
           params: UserIdParams,
           body: UpdateRepBody,
-          response: withErrors({ 200: Type.Ref(Rep) }),
+          response: withErrors({ 200: Type.Ref(Rep) }, 'invalid_time_zone', 'bad_request'),
         },
       },
       async (req) => updateRep(deps, req.auth.organizationId, req.params.id, req.body),
@@ -85,7 +85,7 @@ export const handoffRoutes =
           summary: "Set or clear the lead's owner",
           params: LeadIdParams,
           body: SetOwnerBody,
-          response: withErrors({ 200: OwnerReply }),
+          response: withErrors({ 200: OwnerReply }, 'unknown_user'),
         },
       },
       async (req) => setOwner(deps, req.auth.organizationId, req.params.leadId, req.body.userId),
@@ -113,7 +113,7 @@ export const handoffRoutes =
           summary: "Acknowledge the lead's open hand-off",
           params: LeadIdParams,
           body: AckBody,
-          response: withErrors({ 200: Type.Ref(Handoff) }),
+          response: withErrors({ 200: Type.Ref(Handoff) }, 'unknown_user'),
         },
       },
       async (req) => {
@@ -151,7 +151,7 @@ export const handoffRoutes =
           summary:
             'Hand-offs raised in a window, with the time to the first human touch (p50/p90 overall and per owner)',
           querystring: ListHandoffsQuery,
-          response: withErrors({ 200: ListHandoffsReply }),
+          response: withErrors({ 200: ListHandoffsReply }, 'invalid_cursor'),
         },
       },
       async (req) =>

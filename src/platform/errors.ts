@@ -39,11 +39,9 @@ export class Forbidden extends DomainError<'forbidden'> {
 
 /** A 429 carries its Retry-After. */
 export class TooManyRequests extends DomainError<'rate_limited'> {
-  constructor(
-    readonly retryAfterSeconds: number,
-    signIn = false,
-  ) {
-    if (signIn) super('rate_limited', { seconds: retryAfterSeconds });
-    else super('rate_limited');
+  readonly retryAfterSeconds: number;
+  constructor(retryAfterSeconds: number, signIn = false) {
+    super('rate_limited', signIn ? { seconds: retryAfterSeconds } : undefined);
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }

@@ -65,7 +65,7 @@ export const agentTurnRoutes =
           summary: "The AI agent's turns for a lead, oldest first (what it did, what it skipped, what failed)",
           params: LeadIdParams,
           querystring: ListTurnsQuery,
-          response: withErrors({ 200: ListTurnsReply }),
+          response: withErrors({ 200: ListTurnsReply }, 'invalid_cursor'),
         },
       },
       async (req) => {

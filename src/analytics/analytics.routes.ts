@@ -44,7 +44,7 @@ export const analyticsRoutes =
           summary:
             'The funnel and speed to lead per group (day, profile, campaign, sendingNumber, source) over UTC days from..to',
           querystring: SummaryQuery,
-          response: withErrors({ 200: SummaryReply }),
+          response: withErrors({ 200: SummaryReply }, 'invalid_range'),
         },
       },
       async (req, reply) => {
@@ -73,7 +73,7 @@ export const analyticsRoutes =
           tags,
           summary: 'Per sending number: sent, delivered %, failures by code and class, over UTC days from..to',
           querystring: RangeQuery,
-          response: withErrors({ 200: DeliverabilityReply }),
+          response: withErrors({ 200: DeliverabilityReply }, 'invalid_range'),
         },
       },
       async (req, reply) => {
@@ -97,7 +97,7 @@ export const analyticsRoutes =
           summary:
             "A profile's opening variants (A/B): sent, replied, qualified, booked, opted out, rates with 95 % Wilson intervals",
           querystring: OpeningsQuery,
-          response: withErrors({ 200: OpeningsReply }),
+          response: withErrors({ 200: OpeningsReply }, 'invalid_range'),
         },
       },
       async (req, reply) => {

@@ -1,6 +1,6 @@
 import type { Deps } from '../platform/deps.js';
 import { csvLine } from '../platform/csv.js';
-import { BadRequest } from '../platform/errors.js';
+import { DomainError } from '../platform/errors.js';
 import { requireProfile } from '../profiles/profiles.service.js';
 import { parseVariants } from '../profiles/variants.js';
 import * as repo from './analytics.repository.js';
@@ -17,10 +17,9 @@ function dayValue(field: string, value: string): number {
   const m = DAY.exec(value);
   const ms = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : Number.NaN;
   if (!m || Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value) {
-    throw new BadRequest(
-      `${field} must be a date, YYYY-MM-DD (UTC), like 2026-07-01; got ${JSON.stringify(value)}`,
-      'invalid_range',
-    );
+    throw new DomainError('invalid_range', {
+      detail: `${field} must be a date, YYYY-MM-DD (UTC), like 2026-07-01; got ${JSON.stringify(value)}`,
+    });
   }
   return ms;
 }
@@ -30,13 +29,14 @@ export function checkRange(from: string, to: string): void {
   const a = dayValue('from', from);
   const b = dayValue('to', to);
   if (b < a)
-    throw new BadRequest(
-      `to (${to}) is before from (${from}): the range is from..to, both days included`,
-      'invalid_range',
-    );
+    throw new DomainError('invalid_range', {
+      detail: `to (${to}) is before from (${from}): the range is from..to, both days included`,
+    });
   const days = (b - a) / 86_400_000 + 1;
   if (days > MAX_DAYS)
-    throw new BadRequest(`The range covers ${days} days; at most ${MAX_DAYS} are allowed`, 'invalid_range');
+    throw new DomainError('invalid_range', {
+      detail: `The range covers ${days} days; at most ${MAX_DAYS} are allowed`,
+    });
 }
 
 const DAY_MS = 86_400_000;

@@ -4,7 +4,7 @@ import { LeadIdParams } from '../leads/leads.schemas.js';
 import { findLead } from '../leads/leads.repository.js';
 import type { Deps } from '../platform/deps.js';
 import { withErrors } from '../platform/http/schemas.js';
-import { BadRequest, NotFound, leadNotFound } from '../platform/errors.js';
+import { DomainError, NotFound, leadNotFound } from '../platform/errors.js';
 import { checkTimeZone } from '../platform/time-zone.js';
 import { findUser } from '../users/users.repository.js';
 import { toAppointmentView } from './appointments.mapper.js';
@@ -54,7 +54,7 @@ export const appointmentRoutes =
           summary: 'Book an appointment for the lead (409 when the slot is taken)',
           params: LeadIdParams,
           body: BookBody,
-          response: withErrors({ 200: Appointment }, 409, 422),
+          response: withErrors({ 200: Appointment }, 'slot_taken', 'calendar_unavailable', 'lead_has_no_email', 'unknown_owner', 'invalid_start', 'start_in_past'),
         },
       },
       async (req) => {
@@ -94,7 +94,7 @@ export const appointmentRoutes =
           summary: "Free slots on the calendar, labelled in the lead's zone and language",
           params: LeadIdParams,
           querystring: SlotsQuery,
-          response: withErrors({ 200: SlotsReply }, 422),
+          response: withErrors({ 200: SlotsReply }, 'window_too_long', 'calendar_unavailable'),
         },
       },
       async (req) => {
@@ -118,14 +118,14 @@ export const appointmentRoutes =
           tags,
           summary: 'Appointments starting in [from, to), optionally of one owner',
           querystring: ListQuery,
-          response: withErrors({ 200: Type.Object({ appointments: Type.Array(Appointment) }) }),
+          response: withErrors({ 200: Type.Object({ appointments: Type.Array(Appointment) }) }, 'invalid_window'),
         },
       },
       async (req) => {
         const org = req.auth.organizationId;
         const from = new Date(req.query.from);
         const to = new Date(req.query.to);
-        if (!(to > from)) throw new BadRequest('to must be after from', 'invalid_window');
+        if (!(to > from)) throw new DomainError('invalid_window');
         return {
           appointments: await views(
             org,
@@ -164,7 +164,7 @@ export const appointmentRoutes =
           summary: 'Reschedule an appointment (409 when the new slot is taken)',
           params: AppointmentIdParams,
           body: RescheduleBody,
-          response: withErrors({ 200: Appointment }, 409, 422),
+          response: withErrors({ 200: Appointment }, 'appointment_not_booked', 'slot_taken', 'calendar_unavailable', 'invalid_start', 'start_in_past'),
         },
       },
       async (req) => {
@@ -188,7 +188,7 @@ export const appointmentRoutes =
           summary: 'Cancel an appointment',
           params: AppointmentIdParams,
           body: CancelBody,
-          response: withErrors({ 200: Appointment }, 409, 422),
+          response: withErrors({ 200: Appointment }, 'appointment_not_booked', 'calendar_unavailable'),
         },
       },
       async (req) => {
@@ -204,7 +204,7 @@ export const appointmentRoutes =
           tags,
           summary: 'Mark an appointment as a no-show: the lead gets a follow-up (through the gate)',
           params: AppointmentIdParams,
-          response: withErrors({ 200: Appointment }, 409),
+          response: withErrors({ 200: Appointment }, 'appointment_not_booked', 'not_started'),
         },
       },
       async (req) => {
@@ -221,7 +221,7 @@ export const appointmentRoutes =
           summary: "A user's weekly hours for the embedded calendar",
           params: UserIdParams,
           body: AvailabilityBody,
-          response: withErrors({ 200: AvailabilityReply }),
+          response: withErrors({ 200: AvailabilityReply }, 'invalid_hours', 'invalid_time_zone'),
         },
       },
       async (req) => {
@@ -230,7 +230,7 @@ export const appointmentRoutes =
         checkTimeZone(req.body.timeZone);
         for (const ranges of Object.values(req.body.weeklyHours) as (string[][] | undefined)[]) {
           for (const [s = '', e = ''] of ranges ?? [])
-            if (s >= e) throw new BadRequest('weeklyHours: each range must start before it ends', 'invalid_hours');
+            if (s >= e) throw new DomainError('invalid_hours', { field: 'weeklyHours' });
         }
         const updatedAt = deps.clock.now().toISOString();
         await putAvailability(deps.db, org, req.params.userId, {

@@ -7,7 +7,7 @@ import { findLead, updateLead, type LeadRow } from '../leads/leads.repository.js
 import { isUniqueViolation } from '../platform/db/errors.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
-import { BadRequest, Conflict, DomainError, NotFound, leadNotFound } from '../platform/errors.js';
+import { DomainError, NotFound, leadNotFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import {
   DEFAULT_DURATION_MINUTES,
@@ -51,15 +51,15 @@ export function calendarOf(settings: OrganizationSettings): CalendarSettings {
 }
 
 /** 409 with a clear message: the caller (or the agent) offers other slots. */
-export class SlotTaken extends Conflict {
+export class SlotTaken extends DomainError<'slot_taken'> {
   constructor(start: string) {
-    super(`The slot starting ${start} is no longer free; choose another one`, 'slot_taken');
+    super('slot_taken', { start });
   }
 }
 
-class CalendarUnavailable extends DomainError {
+class CalendarUnavailable extends DomainError<'calendar_unavailable'> {
   constructor(message: string) {
-    super(422, message, 'calendar_unavailable');
+    super('calendar_unavailable', { detail: message });
   }
 }
 
@@ -89,8 +89,7 @@ export function leadLocale(lead: Pick<LeadRow, 'additional_info'>): string {
 async function checkOwner(db: Db, organizationId: string, ownerId: string | null | undefined): Promise<string | null> {
   if (!ownerId) return null;
   const user = await findUser(db, organizationId, ownerId);
-  if (!user || user.disabled_at)
-    throw new BadRequest(`ownerId ${ownerId} is not a user of this organization`, 'unknown_owner');
+  if (!user || user.disabled_at) throw new DomainError('unknown_owner', { id: ownerId });
   return ownerId;
 }
 
@@ -122,7 +121,7 @@ export async function findSlots(
   const to = q.to ?? new Date(from.getTime() + 7 * 86_400_000);
   if (to <= from) return { timeZone: await leadZone(lead, settings), slots: [] };
   if (to.getTime() - from.getTime() > MAX_WINDOW_DAYS * 86_400_000)
-    throw new BadRequest(`the window may span at most ${MAX_WINDOW_DAYS} days`, 'window_too_long');
+    throw new DomainError('window_too_long', { days: MAX_WINDOW_DAYS });
   const zone = await leadZone(lead, settings);
   const limit = q.limit ?? 6;
   const ownerId = q.ownerId === undefined ? cal.ownerId : q.ownerId;
@@ -171,8 +170,8 @@ export interface BookInput {
 }
 
 function checkStart(start: Date, now: Date): void {
-  if (Number.isNaN(start.getTime())) throw new BadRequest('start must be an ISO 8601 date-time', 'invalid_start');
-  if (start.getTime() <= now.getTime()) throw new BadRequest('start must be in the future', 'start_in_past');
+  if (Number.isNaN(start.getTime())) throw new DomainError('invalid_start');
+  if (start.getTime() <= now.getTime()) throw new DomainError('start_in_past');
 }
 
 /** The reminders due before the start (profile's minutes, else the calendar's), and the jobs that send them. */
@@ -244,7 +243,7 @@ export async function bookAppointment(
   let externalId: string | null = null;
   const provider = cal.provider === 'calcom' && cal.calcom ? 'calcom' : 'embedded';
   if (provider === 'calcom') {
-    if (!lead.email) throw new BadRequest("Cal.com needs the lead's email to book", 'lead_has_no_email');
+    if (!lead.email) throw new DomainError('lead_has_no_email');
     const name = [lead.first_name, lead.last_name].filter(Boolean).join(' ') || 'Lead';
     const b = await calcomBook(
       cal.calcom!,
@@ -312,10 +311,9 @@ async function loadBooked(deps: Deps, organizationId: string, id: string): Promi
   const a = await findAppointment(deps.db, organizationId, id);
   if (!a) throw appointmentNotFound(id);
   if (a.status !== 'booked')
-    throw new Conflict(
-      `Appointment ${id} is ${a.status === 'no_show' ? 'marked no-show' : a.status}`,
-      'appointment_not_booked',
-    );
+    throw new DomainError('appointment_not_booked', {
+      detail: `Appointment ${id} is ${a.status === 'no_show' ? 'marked no-show' : a.status}`,
+    });
   return a;
 }
 
@@ -347,7 +345,7 @@ export async function rescheduleAppointment(
       if (!lead) throw leadNotFound(a.lead_id);
       const current = await findAppointment(trx, organizationId, id);
       if (current?.status !== 'booked')
-        throw new Conflict(`Appointment ${id} is no longer booked`, 'appointment_not_booked');
+        throw new DomainError('appointment_not_booked', { detail: `Appointment ${id} is no longer booked` });
       const at = deps.clock.now().toISOString();
       await releaseBlocks(trx, organizationId, id);
       await holdBlocks(trx, organizationId, ownerKey(current.owner_user_id), blocksOf(input.start, end), id);
@@ -405,12 +403,10 @@ export async function markNoShow(deps: Deps, organizationId: string, id: string)
   const a = await findAppointment(deps.db, organizationId, id);
   if (!a) throw appointmentNotFound(id);
   if (a.status !== 'booked')
-    throw new Conflict(
-      `Appointment ${id} is ${a.status === 'no_show' ? 'marked no-show already' : a.status}`,
-      'appointment_not_booked',
-    );
-  if (new Date(a.start_at) > deps.clock.now())
-    throw new Conflict('An appointment can be marked no-show once it has started', 'not_started');
+    throw new DomainError('appointment_not_booked', {
+      detail: `Appointment ${id} is ${a.status === 'no_show' ? 'marked no-show already' : a.status}`,
+    });
+  if (new Date(a.start_at) > deps.clock.now()) throw new DomainError('not_started');
   return endAppointment(deps, organizationId, id, 'no_show', null);
 }
 
@@ -428,7 +424,7 @@ async function endAppointment(
     if (!lead) throw leadNotFound(current.lead_id);
     const again = await findAppointment(trx, organizationId, id);
     if (again?.status !== 'booked')
-      throw new Conflict(`Appointment ${id} is no longer booked`, 'appointment_not_booked');
+      throw new DomainError('appointment_not_booked', { detail: `Appointment ${id} is no longer booked` });
     const now = deps.clock.now();
     const at = now.toISOString();
     await updateAppointment(trx, organizationId, id, { status, updated_at: at });

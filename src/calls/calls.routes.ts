@@ -100,7 +100,7 @@ export const callRoutes =
           summary: 'Phone the lead now: the agent holds the conversation (through the compliance gate)',
           params: LeadIdParams,
           body: Type.Optional(PlaceCallBody),
-          response: withErrors({ 200: PlaceCallReply }),
+          response: withErrors({ 200: PlaceCallReply }, 'channel_unavailable', 'no_sending_number', 'voice_not_configured'),
         },
       },
       async (req) => {

@@ -20,7 +20,7 @@ import type { JobOutcome } from '../jobs/names.js';
 import type { Config, TwilioConfig } from '../platform/config.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
-import { BadRequest, DomainError } from '../platform/errors.js';
+import { DomainError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { normalizePhone } from '../platform/phone.js';
 import { renderTemplate } from '../profiles/template.js';
@@ -66,13 +66,9 @@ const TRANSFER_UNAVAILABLE =
 const INBOUND_UNAVAILABLE = 'Sorry, we cannot take your call right now. We will text you shortly.';
 export const MISSED_CALL_TEXT = 'Sorry we missed your call. How can we help?';
 
-class TwilioNotConfigured extends DomainError {
+class TwilioNotConfigured extends DomainError<'voice_not_configured'> {
   constructor() {
-    super(
-      400,
-      'Twilio is not configured on this server: set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN to place calls',
-      'not_configured',
-    );
+    super('voice_not_configured');
   }
 }
 
@@ -242,7 +238,7 @@ export async function placeCall(
     // Another organization's lead answers exactly as a missing one, whatever else is wrong.
     const lead = await requireLead(trx, organizationId, leadId, true);
     requireTwilio(deps.config);
-    if (!lead.phone) throw new BadRequest('Lead has no phone', 'channel_unavailable');
+    if (!lead.phone) throw new DomainError('channel_unavailable', { missing: 'phone' });
     const { decision, from, departAt } = await judge(
       trx,
       deps,
@@ -251,11 +247,7 @@ export async function placeCall(
       now,
       input.overrideBusinessHours ?? false,
     );
-    if (decision.status === 'dialing' && !from)
-      throw new BadRequest(
-        'no sending number: set sendingNumber with PATCH /v1/settings before calling',
-        'no_sending_number',
-      );
+    if (decision.status === 'dialing' && !from) throw new DomainError('no_sending_number');
     const voice = await readVoiceSettings(trx, organizationId, lead.customer_profile);
     await insertCall(trx, organizationId, {
       id,

@@ -6,9 +6,9 @@ import { DomainError, Forbidden } from '../platform/errors.js';
 import { validTwilioSignature } from '../providers/twilio/signature.js';
 import { CallSession } from './call-session.js';
 
-class TwilioNotConfigured extends DomainError {
+class TwilioNotConfigured extends DomainError<'not_configured'> {
   constructor() {
-    super(404, 'Twilio is not configured on this server', 'not_configured');
+    super('not_configured');
   }
 }
 

@@ -3,7 +3,7 @@ import { campaignPausedEvent } from '../events/payloads.js';
 import { enqueueJob } from '../jobs/jobs.repository.js';
 import type { CampaignStatus, Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
-import { BadRequest, Conflict } from '../platform/errors.js';
+import { DomainError } from '../platform/errors.js';
 import { decodeCursor, page } from '../platform/http/pagination.js';
 import { newId } from '../platform/ids.js';
 import { requireProfile } from '../profiles/profiles.service.js';
@@ -21,20 +21,14 @@ const STALE_ENROLLING_MS = 3_600_000;
 
 function checkFilter(input: CreateCampaignInput, now: Date): Date {
   // Checked here, where the client's 400 belongs: a leap second would otherwise throw in the snapshot's query (a 500).
-  const instant = (field: string, value: string) =>
-    instantOf(
-      value,
-      () => new BadRequest(`${field} must be an ISO 8601 timestamp such as 2026-05-14T15:00:00Z`, 'invalid_date'),
-    );
+  const instant = (field: string, value: string) => instantOf(value, () => new DomainError('invalid_date', { field }));
   const createdAfter =
     input.filter.createdAfter === undefined ? undefined : instant('filter.createdAfter', input.filter.createdAfter);
   const createdBefore =
     input.filter.createdBefore === undefined ? undefined : instant('filter.createdBefore', input.filter.createdBefore);
-  if (createdAfter && createdBefore && createdAfter >= createdBefore)
-    throw new BadRequest('filter.createdAfter must be before filter.createdBefore', 'invalid_filter');
+  if (createdAfter && createdBefore && createdAfter >= createdBefore) throw new DomainError('invalid_filter');
   const startAt = input.startAt ? instant('startAt', input.startAt) : now;
-  if (startAt.getTime() - now.getTime() > MAX_AHEAD_MS)
-    throw new BadRequest('startAt must be within a year', 'invalid_schedule');
+  if (startAt.getTime() - now.getTime() > MAX_AHEAD_MS) throw new DomainError('invalid_schedule', { field: 'startAt' });
   return startAt < now ? now : startAt;
 }
 
@@ -115,7 +109,7 @@ export async function getCampaign(deps: Deps, organizationId: string, id: string
 }
 
 const cannot = (id: string, status: string, what: string, allowed: string) =>
-  new Conflict(`Campaign ${id} is ${status}: only a ${allowed} campaign can be ${what}`, 'invalid_campaign_transition');
+  new DomainError('invalid_campaign_transition', { id, status, allowed, what });
 
 /**
  * Pause and cancel, under the campaign's lock: the generation moves on (its

@@ -19,7 +19,7 @@ export const inDoubtRoutes =
             'Resolve a message left in doubt (status in_doubt, statusCode NEEDS_OPERATOR): record it sent, or send it once more',
           params: ResolveMessageParams,
           body: ResolveMessageBody,
-          response: withErrors({ 200: Type.Ref(Message) }),
+          response: withErrors({ 200: Type.Ref(Message) }, 'not_in_doubt'),
         },
       },
       async (req) =>

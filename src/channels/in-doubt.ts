@@ -13,7 +13,7 @@ import {
 import { findOrganization } from '../organizations/organizations.repository.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
-import { Conflict, NotFound } from '../platform/errors.js';
+import { DomainError, NotFound } from '../platform/errors.js';
 import type { FoundSend } from './channel.js';
 import { adapterFor } from './registry.js';
 
@@ -174,10 +174,8 @@ export async function resolveInDoubt(
     const message = await findMessage(trx, organizationId, messageId);
     if (!message || message.lead_id !== leadId) throw new NotFound('Message', 'id', messageId);
     if (message.status !== IN_DOUBT || message.status_code !== NEEDS_OPERATOR) {
-      throw new Conflict(
-        `Message ${messageId} is not in doubt waiting for an operator (its status is ${message.status}${message.status_code ? ` ${message.status_code}` : ''}): there is nothing to resolve`,
-        'not_in_doubt',
-      );
+      const status = `${message.status}${message.status_code ? ` ${message.status_code}` : ''}`;
+      throw new DomainError('not_in_doubt', { id: messageId, status });
     }
     if (outcome === 'sent') {
       await recordSent(

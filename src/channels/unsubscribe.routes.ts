@@ -10,7 +10,7 @@ const TokenParams = Type.Object({ token: Type.String() });
 const DONE = 'You have been unsubscribed.';
 
 /** The same answer as a path that does not exist: a bad link learns nothing. */
-const notFound = () => new DomainError(404, 'Not Found', 'not_found');
+const notFound = () => new DomainError('not_found');
 
 const page = (body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../platform/deps.js';
-import { ForbiddenBecause, Unauthorized } from '../platform/errors.js';
+import { DomainError } from '../platform/errors.js';
 import { checkSession, csrfRefused, sessionToken } from '../platform/auth/session-cookie.js';
 import { resolveSession, type ConsoleSession } from '../users/sessions.service.js';
 
@@ -33,9 +33,8 @@ export function registerSessionGuard(app: FastifyInstance, deps: Deps): void {
       request.headers['x-csrf-token'],
     );
     if (refused === 'csrf') throw csrfRefused();
-    if (!session) throw new Unauthorized('Not signed in, or the session has ended: sign in again.');
-    if (config?.adminOnly && session.role !== 'admin')
-      throw new ForbiddenBecause('Only an admin may do this.', 'admin_only');
+    if (!session) throw new DomainError('unauthorized');
+    if (config?.adminOnly && session.role !== 'admin') throw new DomainError('admin_only');
     request.consoleSession = session;
   });
 }

@@ -1,5 +1,5 @@
 import type { Deps } from '../platform/deps.js';
-import { BadRequest, NotFound } from '../platform/errors.js';
+import { DomainError, NotFound } from '../platform/errors.js';
 import { isoNow } from '../platform/clock.js';
 import { listKeys, revokeByPrefix, type ApiKeyRecord } from '../platform/auth/api-keys.repository.js';
 import { CLI_ONLY_SCOPES, DEFAULT_SCOPES, type Scope } from '../platform/auth/scopes.js';
@@ -38,10 +38,7 @@ export async function createKey(
 ): Promise<KeyView & { key: string }> {
   const refused = (scopes ?? []).filter((s) => CLI_ONLY_SCOPES.includes(s));
   if (refused.length > 0) {
-    throw new BadRequest(
-      `The scope ${refused[0]} is granted only from the command line (parley keys create --scopes ${refused[0]}), not from the console`,
-      'scope_cli_only',
-    );
+    throw new DomainError('scope_cli_only', { scope: String(refused[0]) });
   }
   const { key, record } = await addKey(deps.db, organizationId, scopes ?? DEFAULT_SCOPES, name, isoNow(deps.clock));
   return { key, ...toView(record) };

@@ -1,4 +1,4 @@
-import { TooManyRequests, Unauthorized } from '../platform/errors.js';
+import { DomainError, TooManyRequests } from '../platform/errors.js';
 import type { Deps } from '../platform/deps.js';
 import { findOrganization } from '../organizations/organizations.repository.js';
 import { LoginThrottle } from '../users/login-throttle.js';
@@ -6,12 +6,9 @@ import { openSession, type ConsoleSession } from '../users/sessions.service.js';
 import { authenticateUser, normalizeEmail } from '../users/users.service.js';
 import type { SessionUserView } from './console.schemas.js';
 
-const INVALID_LOGIN = 'Invalid email or password.';
-
 class LoginThrottled extends TooManyRequests {
   constructor(seconds: number) {
-    super(seconds);
-    this.message = `Too many failed sign-ins: try again in ${seconds} seconds.`;
+    super(seconds, true);
   }
 }
 
@@ -50,7 +47,7 @@ export async function login(
   }
   if (!user) {
     attempt.failed();
-    throw new Unauthorized(INVALID_LOGIN, 'invalid_login');
+    throw new DomainError('invalid_login');
   }
   attempt.succeeded();
   const org = await findOrganization(deps.db, user.organization_id);

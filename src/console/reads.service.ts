@@ -1,5 +1,5 @@
 import type { Deps } from '../platform/deps.js';
-import { BadRequest } from '../platform/errors.js';
+import { DomainError } from '../platform/errors.js';
 import { isoNow } from '../platform/clock.js';
 import { requireLead } from '../leads/leads.repository.js';
 import { markRead, readsOf } from './reads.repository.js';
@@ -21,7 +21,8 @@ export async function readState(
         .filter(Boolean),
     ),
   ];
-  if (ids.length > MAX_LEADS) throw new BadRequest(`leadIds must name at most ${MAX_LEADS} leads.`);
+  if (ids.length > MAX_LEADS)
+    throw new DomainError('bad_request', { detail: `leadIds must name at most ${MAX_LEADS} leads.` });
   return readsOf(deps.db, session.organizationId, session.userId, ids);
 }
 

@@ -6,19 +6,19 @@ import { requireLead } from '../leads/leads.repository.js';
 import { isoNow } from '../platform/clock.js';
 import type { LeadsTable } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
-import { BadRequest } from '../platform/errors.js';
+import { DomainError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import * as repo from './context.repository.js';
 import { AT_LEAST_ONE, type AddContextInput, type LeadNoteView } from './context.schemas.js';
 
 function checkInput(input: AddContextInput): void {
   if (input.context === undefined && input.additionalInfo === undefined && input.command === undefined) {
-    throw new BadRequest(AT_LEAST_ONE, 'invalid_request');
+    throw new DomainError('invalid_request', { detail: AT_LEAST_ONE });
   }
   // A blank note or command would reach the AI as an empty instruction; refuse it rather than store noise.
   for (const field of ['context', 'command'] as const) {
     if (input[field] !== undefined && input[field].trim() === '')
-      throw new BadRequest(`${field} must not be blank`, 'invalid_request');
+      throw new DomainError('invalid_request', { detail: `${field} must not be blank` });
   }
 }
 

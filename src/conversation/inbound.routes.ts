@@ -36,7 +36,7 @@ export const inboundRoutes =
           tags: ['conversation'],
           summary: 'Record a message a lead sent (any provider)',
           body: InboundBody,
-          response: withErrors({ 200: InboundReply }),
+          response: withErrors({ 200: InboundReply }, 'invalid_phone'),
         },
       },
       async (req) => {

@@ -1,4 +1,4 @@
-import { BadRequest } from '../platform/errors.js';
+import { DomainError } from '../platform/errors.js';
 import { encodeCursor } from '../platform/http/pagination.js';
 
 /**
@@ -9,7 +9,7 @@ import { encodeCursor } from '../platform/http/pagination.js';
 export function decodePhoneCursor(token: string | undefined): string | undefined {
   if (token === undefined || token === '') return undefined;
   const phone = Buffer.from(token, 'base64url').toString('utf8');
-  if (!/^\+\d{2,20}$/.test(phone)) throw new BadRequest('nextToken is not a valid cursor', 'invalid_cursor');
+  if (!/^\+\d{2,20}$/.test(phone)) throw new DomainError('invalid_cursor');
   return phone;
 }
 

@@ -1,4 +1,4 @@
-import { BadRequest } from '../platform/errors.js';
+import { DomainError } from '../platform/errors.js';
 import type { ChannelName } from '../subscriptions/channels.js';
 import {
   LONG_TERM,
@@ -66,10 +66,9 @@ export function checkConfig(config: FollowUpConfigInput): void {
   for (const step of stepsOf(config)) {
     const s = config[String(step)]!;
     if (s.voicemailEnabled !== undefined && channelOf(s.channel) !== 'voice') {
-      throw new BadRequest(
-        `followUpConfig step ${step}: voicemailEnabled is only valid for the call channel, not ${s.channel}`,
-        'invalid_follow_up',
-      );
+      throw new DomainError('invalid_follow_up', {
+        detail: `followUpConfig step ${step}: voicemailEnabled is only valid for the call channel, not ${s.channel}`,
+      });
     }
   }
 }
@@ -95,12 +94,13 @@ export function applyUpdate(state: CadenceState, update: FollowUpUpdate, now: Da
         note: `moved to long-term nurture by the API at ${at}`,
       };
     if (!config)
-      throw new BadRequest(`followUpStep ${newStep} needs a followUpConfig: the lead has none`, 'invalid_follow_up');
+      throw new DomainError('invalid_follow_up', {
+        detail: `followUpStep ${newStep} needs a followUpConfig: the lead has none`,
+      });
     if (!hasStep(config, newStep)) {
-      throw new BadRequest(
-        `followUpStep ${newStep} is not a step of followUpConfig (steps: ${list(stepsOf(config))})`,
-        'invalid_follow_up',
-      );
+      throw new DomainError('invalid_follow_up', {
+        detail: `followUpStep ${newStep} is not a step of followUpConfig (steps: ${list(stepsOf(config))})`,
+      });
     }
     return { config, step: newStep, dueAt: dueAfter(config, newStep, now), generation, note: null };
   }
@@ -111,10 +111,9 @@ export function applyUpdate(state: CadenceState, update: FollowUpUpdate, now: Da
   if (state.step === STOPPED || state.step === LONG_TERM) return { ...state, config };
   const step = state.step ?? firstStep(config)!;
   if (!hasStep(config, step)) {
-    throw new BadRequest(
-      `followUpConfig has no step ${step}, the step the lead's follow-ups are at (steps: ${list(stepsOf(config))}); send followUpStep with it to choose where to restart`,
-      'invalid_follow_up',
-    );
+    throw new DomainError('invalid_follow_up', {
+      detail: `followUpConfig has no step ${step}, the step the lead's follow-ups are at (steps: ${list(stepsOf(config))}); send followUpStep with it to choose where to restart`,
+    });
   }
   return { config, step, dueAt: dueAfter(config, step, now), generation, note: null };
 }

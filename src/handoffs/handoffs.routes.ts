@@ -28,7 +28,7 @@ import {
   updateRep,
 } from './handoffs.service.js';
 import { findRepRow } from './handoffs.repository.js';
-import { BadRequest } from '../platform/errors.js';
+import { DomainError } from '../platform/errors.js';
 
 /** The console user behind a session request (`session:<userId>`), else undefined (an API key). */
 const sessionUser = (req: FastifyRequest): string | undefined =>
@@ -71,7 +71,7 @@ export const handoffRoutes =
           summary: "Set a user's sales-rep fields: phone, capacity, working hours, time zone, away",
           params: UserIdParams,
           body: UpdateRepBody,
-          response: withErrors({ 200: Type.Ref(Rep) }),
+          response: withErrors({ 200: Type.Ref(Rep) }, 'invalid_time_zone', 'bad_request'),
         },
       },
       async (req) => updateRep(deps, req.auth.organizationId, req.params.id, req.body),
@@ -85,7 +85,7 @@ export const handoffRoutes =
           summary: "Set or clear the lead's owner",
           params: LeadIdParams,
           body: SetOwnerBody,
-          response: withErrors({ 200: OwnerReply }),
+          response: withErrors({ 200: OwnerReply }, 'unknown_user'),
         },
       },
       async (req) => setOwner(deps, req.auth.organizationId, req.params.leadId, req.body.userId),
@@ -113,7 +113,7 @@ export const handoffRoutes =
           summary: "Acknowledge the lead's open hand-off",
           params: LeadIdParams,
           body: AckBody,
-          response: withErrors({ 200: Type.Ref(Handoff) }),
+          response: withErrors({ 200: Type.Ref(Handoff) }, 'unknown_user'),
         },
       },
       async (req) => {
@@ -121,7 +121,9 @@ export const handoffRoutes =
         let by = sessionUser(req) ?? null;
         if (!by && req.body.userId) {
           if (!(await findRepRow(deps.db, organizationId, req.body.userId)))
-            throw new BadRequest(`userId: no user with id ${req.body.userId} in this organization`, 'unknown_user');
+            throw new DomainError('unknown_user', {
+              detail: `userId: no user with id ${req.body.userId} in this organization`,
+            });
           by = req.body.userId;
         }
         return acknowledgeHandoff(deps, organizationId, req.params.leadId, by);
@@ -149,7 +151,7 @@ export const handoffRoutes =
           summary:
             'Hand-offs raised in a window, with the time to the first human touch (p50/p90 overall and per owner)',
           querystring: ListHandoffsQuery,
-          response: withErrors({ 200: ListHandoffsReply }),
+          response: withErrors({ 200: ListHandoffsReply }, 'invalid_cursor'),
         },
       },
       async (req) =>

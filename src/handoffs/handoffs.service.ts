@@ -8,7 +8,7 @@ import { requireLead, updateLead, type LeadRow } from '../leads/leads.repository
 import type { Deps } from '../platform/deps.js';
 import { holdUntilCommit } from '../platform/db/locks.js';
 import type { Db, HandoffStatus } from '../platform/db/schema.js';
-import { BadRequest, NotFound } from '../platform/errors.js';
+import { DomainError, NotFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { normalizePhone } from '../platform/phone.js';
 import { checkTimeZone } from '../platform/time-zone.js';
@@ -280,8 +280,9 @@ export async function setOwner(
     await requireLead(trx, organizationId, leadId, true);
     if (userId !== null) {
       const user = await findRepRow(trx, organizationId, userId);
-      if (!user) throw new BadRequest(`userId: no user with id ${userId} in this organization`, 'unknown_user');
-      if (user.disabled_at) throw new BadRequest(`userId: the user ${userId} is disabled`, 'unknown_user');
+      if (!user)
+        throw new DomainError('unknown_user', { detail: `userId: no user with id ${userId} in this organization` });
+      if (user.disabled_at) throw new DomainError('unknown_user', { detail: `userId: the user ${userId} is disabled` });
     }
     const at = deps.clock.now().toISOString();
     await lockAssignment(trx, organizationId);
@@ -315,7 +316,9 @@ export async function updateRep(deps: Deps, organizationId: string, id: string, 
   if (input.workingHours !== undefined) {
     const h = input.workingHours;
     if (h && toMinutes(h.start) === toMinutes(h.end))
-      throw new BadRequest('workingHours: start and end must differ (leave workingHours null for any time)');
+      throw new DomainError('bad_request', {
+        detail: 'workingHours: start and end must differ (leave workingHours null for any time)',
+      });
     patch.working_hours =
       h === null ? null : JSON.stringify({ days: [...new Set(h.days)], start: h.start, end: h.end });
   }

@@ -1,4 +1,4 @@
-import { BadRequest } from '../platform/errors.js';
+import { DomainError } from '../platform/errors.js';
 import type { Db } from '../platform/db/schema.js';
 import { findRepRow } from './handoffs.repository.js';
 
@@ -6,6 +6,6 @@ import { findRepRow } from './handoffs.repository.js';
 export async function checkPool(db: Db, organizationId: string, pool: readonly string[]): Promise<void> {
   for (const id of pool) {
     if (!(await findRepRow(db, organizationId, id)))
-      throw new BadRequest(`assignment.pool: no user with id ${id} in this organization`, 'unknown_user');
+      throw new DomainError('unknown_user', { detail: `assignment.pool: no user with id ${id} in this organization` });
   }
 }

@@ -2,19 +2,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { TString } from '@sinclair/typebox';
 import { Readable } from 'node:stream';
 import type { Deps } from '../platform/deps.js';
-import { BadRequest, DomainError } from '../platform/errors.js';
+import { DomainError } from '../platform/errors.js';
 import { IDEMPOTENCY_HEADER } from '../platform/http/idempotency.js';
 import { withErrors } from '../platform/http/schemas.js';
 import { ImportIdParams, ImportView, REJECTS_CSV_ANSWER, StartImportQuery } from './imports.schemas.js';
 import { getImport, rejectsCsv, startImport } from './imports.service.js';
 
-class NotCsv extends DomainError {
+class NotCsv extends DomainError<'unsupported_media_type'> {
   constructor() {
-    super(
-      415,
-      'Unsupported Media Type: send the CSV file as the body with Content-Type: text/csv',
-      'unsupported_media_type',
-    );
+    super('unsupported_media_type', { expected: 'csv' });
   }
 }
 
@@ -33,17 +29,13 @@ export const importRoutes =
           summary:
             'Import leads from a CSV file (the body, Content-Type text/csv); runs in the background, see GET /v1/imports/{id}',
           querystring: StartImportQuery,
-          response: withErrors({ 202: ImportView }),
+          response: withErrors({ 202: ImportView }, 'invalid_map', 'invalid_encoding', 'header_too_long', 'empty_file', 'idempotency_not_supported'),
         },
         // The body is the file: a JSON one is a 415, not a list of unknown fields.
         config: { ownBodyFormat: true },
         // Idempotency keys hash the request body, and this body is a stream read once. Re-sending a file is safe by itself.
         preValidation: async (req) => {
-          if (req.headers[IDEMPOTENCY_HEADER] !== undefined)
-            throw new BadRequest(
-              'Idempotency-Key is not supported on POST /v1/imports: sending the same file again creates nothing new',
-              'idempotency_not_supported',
-            );
+          if (req.headers[IDEMPOTENCY_HEADER] !== undefined) throw new DomainError('idempotency_not_supported');
         },
       },
       async (req, reply) => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Deps } from '../platform/deps.js';
-import { BadRequest, DomainError, NotFound } from '../platform/errors.js';
+import { DomainError, NotFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { requireProfile } from '../profiles/profiles.service.js';
 import { MappingError, parseMap, planColumns } from './columns.js';
@@ -19,13 +19,9 @@ const API_BATCH_SIZE = 500;
 
 export const importNotFound = (id: string) => new NotFound('Import', 'id', id);
 
-class PayloadTooLarge extends DomainError {
+class PayloadTooLarge extends DomainError<'body_too_large'> {
   constructor(limit: number) {
-    super(
-      413,
-      `The CSV file is larger than the import limit of ${limit} bytes (PARLEY_IMPORT_BODY_LIMIT_BYTES)`,
-      'body_too_large',
-    );
+    super('body_too_large', { limit });
   }
 }
 
@@ -65,7 +61,7 @@ export async function importOptions(deps: Deps, organizationId: string, q: Start
   try {
     map = parseMap(q.map);
   } catch (err) {
-    if (err instanceof MappingError) throw new BadRequest(err.message, 'invalid_map');
+    if (err instanceof MappingError) throw new DomainError('invalid_map', { detail: err.message });
     throw err;
   }
   return {
@@ -120,26 +116,21 @@ export async function checkHeader(file: string, options: ImportOptions): Promise
   try {
     first = await records.next();
   } catch (err) {
-    if (err instanceof CsvEncodingError)
-      throw new BadRequest(`The CSV file's header cannot be read: ${err.message}`, 'invalid_encoding');
+    if (err instanceof CsvEncodingError) throw new DomainError('invalid_encoding', { reason: err.message });
     if (err instanceof CsvRecordTooLongError) {
-      throw new BadRequest(
-        `The CSV file's header line is too long: it may be at most ${HEAD_LIMIT / (1024 * 1024)} MiB (${HEAD_LIMIT} bytes); is a quote left open?`,
-        'header_too_long',
-      );
+      throw new DomainError('header_too_long', { mib: HEAD_LIMIT / (1024 * 1024), bytes: HEAD_LIMIT });
     }
     throw err;
   }
   await records.return(undefined);
-  if (first.done)
-    throw new BadRequest('The CSV file is empty: it needs a header line naming its columns', 'empty_file');
+  if (first.done) throw new DomainError('empty_file');
   try {
     planColumns(
       first.value.values.map((h) => h.trim()),
       options.map,
     );
   } catch (err) {
-    if (err instanceof MappingError) throw new BadRequest(err.message, 'invalid_map');
+    if (err instanceof MappingError) throw new DomainError('invalid_map', { detail: err.message });
     throw err;
   }
 }

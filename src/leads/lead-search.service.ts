@@ -1,6 +1,6 @@
 import { getCountryCallingCode, type CountryCode } from 'libphonenumber-js';
 import type { Deps } from '../platform/deps.js';
-import { BadRequest } from '../platform/errors.js';
+import { DomainError } from '../platform/errors.js';
 import { normalizePhone } from '../platform/phone.js';
 import { decodeSearchCursor, encodeSearchCursor, listedLead, toLeadViewOf } from './leads.mapper.js';
 import { searchLeadViews, type LeadSearchRow, type SearchOptions, type SearchTerm } from './lead-search.repository.js';
@@ -73,16 +73,12 @@ export async function searchLeads(
   options: SearchOptions = {},
 ) {
   if (q.createdSince || q.updatedSince) {
-    throw new BadRequest(
-      'createdSince and updatedSince cannot be combined with sort, search, aiOn, tag, profile, hasMessages or needsAttention',
-      'invalid_combination',
-    );
+    throw new DomainError('invalid_combination');
   }
   const limit = q.limit ?? 100;
   const sort = q.sort ?? 'created';
   const search = q.search === undefined ? undefined : readSearch(q.search, deps.config.defaultCountry);
-  if (q.search !== undefined && q.search.trim() === '')
-    throw new BadRequest('search must not be blank', 'invalid_search');
+  if (q.search !== undefined && q.search.trim() === '') throw new DomainError('invalid_search');
   const rows = await searchLeadViews(
     deps.db,
     organizationId,

@@ -1,4 +1,4 @@
-import { BadRequest } from '../platform/errors.js';
+import { DomainError } from '../platform/errors.js';
 import { channelStatus, isUnsubscribed } from '../subscriptions/channels.js';
 import { followUpView } from '../followups/followups.mapper.js';
 import type { DeletedLeadRow, FeedOrder, LeadRow, LeadViewRow, TagRow } from './leads.repository.js';
@@ -73,7 +73,7 @@ const ID = /^[0-9a-f-]{36}$/;
 
 const isCursorId = (x: unknown): x is string => typeof x === 'string' && ID.test(x);
 const isCursorTime = (x: unknown): x is string => typeof x === 'string' && ISO.test(x);
-const invalidCursor = () => new BadRequest('nextToken is not a valid cursor', 'invalid_cursor');
+const invalidCursor = () => new DomainError('invalid_cursor');
 
 /** Opaque to clients (base64url of JSON), self-contained: the next page needs only the token. */
 const encodeToken = (value: Record<string, unknown>): string =>

@@ -12,7 +12,7 @@ import { isoNow } from '../platform/clock.js';
 import { isUniqueViolation } from '../platform/db/errors.js';
 import type { LeadsTable } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
-import { BadRequest, Conflict, NotFound, leadNotFound } from '../platform/errors.js';
+import { DomainError, NotFound, leadNotFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { decodeCursor, page } from '../platform/http/pagination.js';
 import { normalizePhone, phoneLookupCandidates } from '../platform/phone.js';
@@ -34,8 +34,8 @@ import { instantOf } from '../platform/instant.js';
 import { scrubDeletedRows } from '../platform/db/scrub.js';
 import type { CreateLeadInput, LeadView, ListLeadsInput, UpdateLeadInput } from './leads.schemas.js';
 
-const noChannel = () => new BadRequest('A lead needs a phone or an email', 'no_channel');
-const duplicatePhone = (phone: string) => new Conflict(`A lead with phone ${phone} already exists`, 'duplicate_phone');
+const noChannel = () => new DomainError('no_channel');
+const duplicatePhone = (phone: string) => new DomainError('duplicate_phone', { phone });
 
 /** `maySend`: whether the caller may make a message go out (messages:write); without it a profile's opening is a 403 and no lead is made. */
 export async function createLead(
@@ -103,14 +103,7 @@ export async function getLead(deps: Deps, organizationId: string, id: string): P
  */
 function sinceTime(field: string, value: string | undefined): string | undefined {
   if (!value) return undefined;
-  return instantOf(
-    value,
-    () =>
-      new BadRequest(
-        `${field} must be a date and time in ISO 8601 with its offset, like 2026-01-31T09:00:00Z`,
-        'invalid_time',
-      ),
-  ).toISOString();
+  return instantOf(value, () => new DomainError('invalid_time', { field })).toISOString();
 }
 
 /**
@@ -127,8 +120,7 @@ export async function listLeads(deps: Deps, organizationId: string, q: ListLeads
   const limit = q.limit ?? 100;
   const resumed = q.nextToken ? decodeFeedCursor(q.nextToken) : undefined;
   // A token of the unfiltered listing cannot continue a filtered one.
-  if (q.nextToken && !resumed && (q.createdSince || q.updatedSince))
-    throw new BadRequest('nextToken is not a valid cursor', 'invalid_cursor');
+  if (q.nextToken && !resumed && (q.createdSince || q.updatedSince)) throw new DomainError('invalid_cursor');
   const createdSince = resumed ? resumed.createdSince : sinceTime('createdSince', q.createdSince);
   const updatedSince = resumed ? resumed.updatedSince : sinceTime('updatedSince', q.updatedSince);
   if (!createdSince && !updatedSince) {
@@ -159,7 +151,7 @@ export async function listLeads(deps: Deps, organizationId: string, q: ListLeads
 export async function lookupLeadByPhone(deps: Deps, organizationId: string, rawPhone: string): Promise<string> {
   const candidates = phoneLookupCandidates(rawPhone, deps.config.defaultCountry);
   const [likeliest] = candidates;
-  if (!likeliest) throw new BadRequest('phone is not a valid phone number', 'invalid_phone');
+  if (!likeliest) throw new DomainError('invalid_phone', { field: 'phone' });
   for (const phone of candidates) {
     const id = await repo.findLeadIdByPhone(deps.db, organizationId, phone);
     if (id) return id;
@@ -277,7 +269,7 @@ export async function replaceTags(
       const known = new Set(tags.map((t) => t.id));
       const unknown = wanted.filter((t) => !known.has(t));
       const shown = unknown.slice(0, 5).join(', ') + (unknown.length > 5 ? ` and ${unknown.length - 5} more` : '');
-      throw new BadRequest(`tagIds has ids that are not tags of this organization: ${shown}`, 'unknown_tag');
+      throw new DomainError('unknown_tag', { ids: shown });
     }
     const at = isoNow(deps.clock);
     if (await repo.replaceLeadTags(trx, organizationId, id, tags, at))

@@ -16,7 +16,7 @@ export const messageRoutes =
           summary: "A lead's messages, oldest first",
           params: LeadIdParams,
           querystring: ListMessagesQuery,
-          response: withErrors({ 200: ListMessagesReply }),
+          response: withErrors({ 200: ListMessagesReply }, 'invalid_cursor'),
         },
       },
       async (req) => listMessages(deps, req.auth.organizationId, req.params.leadId, req.query),

@@ -17,7 +17,7 @@ export const sendRoutes =
             'Send a message to a lead now, at scheduledTime, or when contact hours open (through the compliance gate)',
           params: LeadIdParams,
           body: SendMessageBody,
-          response: withErrors({ 200: SendMessageReply }),
+          response: withErrors({ 200: SendMessageReply }, 'channel_unavailable', 'invalid_schedule'),
         },
       },
       async (req) => {

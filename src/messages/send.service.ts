@@ -7,7 +7,7 @@ import type { AddressDigests } from '../platform/address-digest.js';
 import type { LeadRow } from '../leads/leads.repository.js';
 import type { Db, MessagePurpose } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
-import { BadRequest } from '../platform/errors.js';
+import { DomainError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { reachableChannels, toChannel, type ChannelName } from '../subscriptions/channels.js';
 import { insertMessage } from './messages.repository.js';
@@ -20,7 +20,7 @@ export function defaultChannel(lead: LeadRow, requested?: ChannelName): ChannelN
   const reachable = reachableChannels(lead);
   if (requested) {
     if (!reachable.includes(requested))
-      throw new BadRequest(requested === 'email' ? 'Lead has no email' : 'Lead has no phone', 'channel_unavailable');
+      throw new DomainError('channel_unavailable', { missing: requested === 'email' ? 'email' : 'phone' });
     return requested;
   }
   return reachable.includes('sms') ? 'sms' : 'email';
@@ -101,7 +101,7 @@ export async function sendMessage(deps: Deps, organizationId: string, leadId: st
   const now = deps.clock.now();
   const requested = input.scheduledTime ? new Date(input.scheduledTime) : now;
   if (requested.getTime() - now.getTime() > MAX_AHEAD_MS)
-    throw new BadRequest('scheduledTime must be within a year', 'invalid_schedule');
+    throw new DomainError('invalid_schedule', { field: 'scheduledTime' });
   const runAt = requested.getTime() < now.getTime() ? now : requested;
   const sendWhenOff = input.sendWhenOff ?? false;
   const scheduleFollowUps = input.scheduleFollowUps ?? false;

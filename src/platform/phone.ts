@@ -1,5 +1,5 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
-import { BadRequest } from './errors.js';
+import { DomainError } from './errors.js';
 
 const DIGITS_ONLY = /^\d+$/;
 
@@ -27,8 +27,7 @@ export function normalizePhone(input: string, defaultCountry: string, field = 'p
     const international = strippedPlusReading(text);
     if (international?.isValid()) return international.number;
   }
-  if (!national || !national.isPossible())
-    throw new BadRequest(`${field} is not a valid phone number`, 'invalid_phone');
+  if (!national || !national.isPossible()) throw new DomainError('invalid_phone', { field });
   return national.number;
 }
 

@@ -1,4 +1,4 @@
-import { BadRequest } from './errors.js';
+import { DomainError } from './errors.js';
 
 /** IANA names only (what Intl accepts), or a 400 naming the field. */
 export function checkTimeZone(zone: string, field = 'timeZone'): string {
@@ -6,6 +6,6 @@ export function checkTimeZone(zone: string, field = 'timeZone'): string {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
     return zone;
   } catch {
-    throw new BadRequest(`${field} is not a known IANA time zone`, 'invalid_time_zone');
+    throw new DomainError('invalid_time_zone', { field });
   }
 }

@@ -31,7 +31,7 @@ export const profileRoutes =
           tags,
           summary: 'Create a customer profile; answers 201 with it, 409 when the name is taken',
           body: CreateProfileBody,
-          response: withErrors({ 201: Type.Ref(CustomerProfile) }, 409),
+          response: withErrors({ 201: Type.Ref(CustomerProfile) }, 'duplicate_profile', 'duplicate_variant'),
         },
       },
       async (req, reply) => {
@@ -61,7 +61,7 @@ export const profileRoutes =
           summary: 'Change a customer profile (only the fields sent; the name cannot change)',
           params: ProfileNameParams,
           body: UpdateProfileBody,
-          response: withErrors({ 200: Type.Ref(CustomerProfile) }),
+          response: withErrors({ 200: Type.Ref(CustomerProfile) }, 'duplicate_variant'),
         },
       },
       async (req) => profiles.updateProfile(deps, req.auth.organizationId, req.params.name, req.body),
@@ -74,7 +74,7 @@ export const profileRoutes =
           tags,
           summary: 'Delete a customer profile; 409 for `default` or while leads use it',
           params: ProfileNameParams,
-          response: withErrors({ 200: MessageBody }, 409),
+          response: withErrors({ 200: MessageBody }, 'default_profile', 'profile_in_use'),
         },
       },
       async (req) => {

@@ -4,7 +4,7 @@ import { isoNow } from '../platform/clock.js';
 import { isUniqueViolation } from '../platform/db/errors.js';
 import type { CustomerProfilesTable, Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
-import { BadRequest, Conflict, NotFound } from '../platform/errors.js';
+import { DomainError, NotFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import * as repo from './profiles.repository.js';
 import type { CreateProfileInput, ProfileView, UpdateProfileInput } from './profiles.schemas.js';
@@ -14,8 +14,7 @@ export const DEFAULT_PROFILE = 'default';
 
 export const profileNotFound = (name: string) => new NotFound('CustomerProfile', 'name', name);
 
-const duplicateName = (name: string) =>
-  new Conflict(`A customer profile named ${name} already exists`, 'duplicate_profile');
+const duplicateName = (name: string) => new DomainError('duplicate_profile', { name });
 
 function toProfileView(row: repo.ProfileRow): ProfileView {
   const questions: unknown = JSON.parse(row.questions);
@@ -116,14 +115,11 @@ export async function deleteProfile(deps: Deps, organizationId: string, name: st
     // before the count below sees its lead, or finds the profile gone.
     await requireProfile(trx, organizationId, name, 'update');
     if (name === DEFAULT_PROFILE) {
-      throw new Conflict('The default customer profile cannot be deleted', 'default_profile');
+      throw new DomainError('default_profile');
     }
     const inUse = await repo.countLeadsUsingProfile(trx, organizationId, name);
     if (inUse > 0) {
-      throw new Conflict(
-        `Customer profile ${name} is used by ${inUse} lead(s); switch them to another profile before deleting it`,
-        'profile_in_use',
-      );
+      throw new DomainError('profile_in_use', { name, leads: inUse });
     }
     await repo.deleteProfile(trx, organizationId, name);
   });
@@ -133,7 +129,6 @@ export async function deleteProfile(deps: Deps, organizationId: string, name: st
 function variantsColumn(variants: readonly OpeningVariant[] | null | undefined): string | null {
   if (!variants || variants.length === 0) return null;
   const names = new Set(variants.map((v) => v.name));
-  if (names.size !== variants.length)
-    throw new BadRequest('openingVariants: each variant needs its own name', 'duplicate_variant');
+  if (names.size !== variants.length) throw new DomainError('duplicate_variant');
   return JSON.stringify(variants.map((v) => ({ name: v.name, text: v.text, weight: v.weight })));
 }

@@ -1,6 +1,6 @@
 import { holdUntilCommit } from '../platform/db/locks.js';
 import type { Db } from '../platform/db/schema.js';
-import { Conflict } from '../platform/errors.js';
+import { DomainError } from '../platform/errors.js';
 import { findNumberHolders } from './sending-numbers.repository.js';
 
 /**
@@ -10,8 +10,7 @@ import { findNumberHolders } from './sending-numbers.repository.js';
  * place that rule is asked (settings, the pool, inbound routing).
  */
 
-export const numberTaken = (number: string) =>
-  new Conflict(`Sending number ${number} is already used by another organization`, 'sending_number_taken');
+export const numberTaken = (number: string) => new DomainError('sending_number_taken', { number });
 
 /** The organization an inbound message to `number` belongs to (its settings number first, then its pool), or none. */
 export async function organizationOfNumber(db: Db, number: string): Promise<string | undefined> {
@@ -40,6 +39,5 @@ export async function checkNumberFree(
   const { settings, pool } = await findNumberHolders(db, number);
   if ((settings !== undefined && settings !== organizationId) || (pool !== undefined && pool !== organizationId))
     throw numberTaken(number);
-  if (as === 'pool' && pool === organizationId)
-    throw new Conflict(`Sending number ${number} is already in this organization's pool`, 'sending_number_exists');
+  if (as === 'pool' && pool === organizationId) throw new DomainError('sending_number_exists', { number });
 }

@@ -1,4 +1,4 @@
-import { BadRequest } from '../platform/errors.js';
+import { DomainError } from '../platform/errors.js';
 import { checkTimeZone } from '../platform/time-zone.js';
 import type { CalendarInputValue, SettingsView } from './settings.schemas.js';
 
@@ -23,26 +23,20 @@ export function calendarSettings(input: CalendarInputValue, allowPrivate: boolea
   if (input.timeZone) checkTimeZone(input.timeZone, 'calendar.timeZone');
   for (const ranges of Object.values(input.weeklyHours ?? {}) as (string[][] | undefined)[]) {
     for (const [start = '', end = ''] of ranges ?? [])
-      if (start >= end)
-        throw new BadRequest('calendar.weeklyHours: each range must start before it ends', 'invalid_hours');
+      if (start >= end) throw new DomainError('invalid_hours', { field: 'calendar.weeklyHours' });
   }
-  if (input.provider === 'calcom' && !input.calcom)
-    throw new BadRequest(
-      'calendar.calcom {baseUrl, apiKey, eventTypeId} is required with provider calcom',
-      'calcom_required',
-    );
+  if (input.provider === 'calcom' && !input.calcom) throw new DomainError('calcom_required');
   if (input.calcom) {
     let url: URL;
     try {
       url = new URL(input.calcom.baseUrl);
     } catch {
-      throw new BadRequest('calendar.calcom.baseUrl must be an absolute URL', 'invalid_url');
+      throw new DomainError('invalid_url', { detail: 'calendar.calcom.baseUrl must be an absolute URL' });
     }
     if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
-      throw new BadRequest(
-        'calendar.calcom.baseUrl must use https (http only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)',
-        'invalid_url',
-      );
+      throw new DomainError('invalid_url', {
+        detail: 'calendar.calcom.baseUrl must use https (http only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)',
+      });
     }
   }
   return {

@@ -2,7 +2,7 @@ import type { Deps } from '../platform/deps.js';
 import type { Db } from '../platform/db/schema.js';
 import { updateOrganizationSettings } from '../organizations/organizations.repository.js';
 import { isUniqueViolation } from '../platform/db/errors.js';
-import { BadRequest } from '../platform/errors.js';
+import { DomainError } from '../platform/errors.js';
 import { normalizePhone } from '../platform/phone.js';
 import { checkTimeZone } from '../platform/time-zone.js';
 import { findSettingsRow, releaseWaitingSends, setSendingNumber } from './settings.repository.js';
@@ -118,13 +118,12 @@ function checkUrl(url: string, allowPrivate: boolean): void {
   try {
     parsed = new URL(url);
   } catch {
-    throw new BadRequest('externalCheck.url must be an absolute URL', 'invalid_url');
+    throw new DomainError('invalid_url', { detail: 'externalCheck.url must be an absolute URL' });
   }
   if (parsed.protocol !== 'https:' && !(allowPrivate && parsed.protocol === 'http:')) {
-    throw new BadRequest(
-      'externalCheck.url must use https (http is allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)',
-      'invalid_url',
-    );
+    throw new DomainError('invalid_url', {
+      detail: 'externalCheck.url must use https (http is allowed only with PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS=true)',
+    });
   }
 }
 

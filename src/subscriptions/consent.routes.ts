@@ -59,7 +59,7 @@ export const consentRoutes =
           summary: "The lead's consent ledger: every opt-out and opt-in, oldest first, with who or what caused it",
           params: LeadIdParams,
           querystring: Type.Object({ ...PageQuery }),
-          response: withErrors({ 200: Type.Object({ records: Type.Array(ConsentRecord), nextToken: NextToken }) }),
+          response: withErrors({ 200: Type.Object({ records: Type.Array(ConsentRecord), nextToken: NextToken }) }, 'invalid_date', 'invalid_range', 'invalid_cursor'),
         },
       },
       async (req) => leadConsent(deps, req.auth.organizationId, req.params.leadId, req.query),
@@ -72,7 +72,7 @@ export const consentRoutes =
           tags: ['compliance'],
           summary: "The organization's consent ledger for a time range, as CSV (streamed)",
           querystring: Range,
-          response: withErrors({ 200: CSV_ANSWER as unknown as TString }),
+          response: withErrors({ 200: CSV_ANSWER as unknown as TString }, 'invalid_date', 'invalid_range'),
         },
       },
       async (req, reply) => {

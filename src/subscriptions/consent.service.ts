@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { requireLead } from '../leads/leads.repository.js';
 import { csvLine } from '../platform/csv.js';
 import type { Deps } from '../platform/deps.js';
-import { BadRequest } from '../platform/errors.js';
+import { DomainError } from '../platform/errors.js';
 import { decodeCursor, page } from '../platform/http/pagination.js';
 import { instantOf } from '../platform/instant.js';
 import { actorLabels, consentBetween, listConsent, type ConsentRow } from './consent.repository.js';
@@ -72,11 +72,11 @@ const COLUMNS = [
  * streamed a page at a time: memory stays flat whatever the range holds.
  */
 export function exportConsent(deps: Deps, organizationId: string, fromIso: string, toIso: string): Readable {
-  const invalid = (name: string) => () =>
-    new BadRequest(`${name} must be an ISO 8601 timestamp such as 2026-05-14T15:00:00Z`, 'invalid_date');
+  const invalid = (name: string) => () => new DomainError('invalid_date', { field: name });
   const from = instantOf(fromIso, invalid('from'));
   const to = instantOf(toIso, invalid('to'));
-  if (!(to.getTime() > from.getTime())) throw new BadRequest('to must be later than from', 'invalid_range');
+  if (!(to.getTime() > from.getTime()))
+    throw new DomainError('invalid_range', { detail: 'to must be later than from' });
   async function* lines(): AsyncGenerator<string> {
     yield csvLine(COLUMNS);
     let after: string | undefined;

@@ -14,7 +14,7 @@ export const subscriptionRoutes =
       summary,
       params: LeadIdParams,
       body: ChannelsBody,
-      response: withErrors({ 200: ChannelsReply }, 409),
+      response: withErrors({ 200: ChannelsReply }, 'keyword_opt_out', 'channel_unavailable'),
     });
     // Any invalid body (bad JSON, not an object, bad channels) answers the contract's one text.
     const config = { badRequestMessage: INVALID_CHANNELS };

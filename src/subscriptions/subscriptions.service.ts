@@ -16,7 +16,7 @@ import { executeTogether } from '../platform/db/together.js';
 import { isoNow } from '../platform/clock.js';
 import type { Db, LeadsTable } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
-import { BadRequest, Conflict, leadNotFound } from '../platform/errors.js';
+import { DomainError, leadNotFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { type ChannelName, inChannelOrder, reachableChannels, sourceColumn, statusColumn } from './channels.js';
 import { blockQueuedSendsQuery } from '../messages/messages.repository.js';
@@ -61,8 +61,8 @@ function applicableChannels(lead: LeadForChange, requested?: ChannelName[]): Cha
   const applied = inChannelOrder([...wanted].filter((c) => reachable.includes(c)));
   if (applied.length === 0) {
     throw wanted.has('email')
-      ? new BadRequest('Lead has no email', 'channel_unavailable')
-      : new BadRequest('Lead has no phone', 'channel_unavailable');
+      ? new DomainError('channel_unavailable', { missing: 'email' })
+      : new DomainError('channel_unavailable', { missing: 'phone' });
   }
   return applied;
 }
@@ -279,7 +279,7 @@ export async function applyResubscribe(
   const refused = unsubscribed.filter((c) => !mayLift(lead[sourceColumn(c)], c, by));
   if (by.kind === 'api' && refused.length > 0) {
     const why = LIFT_REFUSAL[lead[sourceColumn(refused[0]!)] ?? ''] ?? 'in a way only the lead can undo';
-    throw new Conflict(`The lead opted out of ${refused.join(' and ')} ${why}`, 'keyword_opt_out');
+    throw new DomainError('keyword_opt_out', { channels: refused.join(' and '), why });
   }
   const changed = unsubscribed.filter((c) => !refused.includes(c));
   if (changed.length === 0) return { applied, changed, updated: changed };

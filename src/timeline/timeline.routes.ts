@@ -17,7 +17,7 @@ export const timelineRoutes =
             "A lead's timeline: messages, calls, emails, the agent's tool calls, context notes and blocked sends, ordered by updatedAt ascending",
           params: LeadIdParams,
           querystring: ListEventsQuery,
-          response: withErrors({ 200: ListEventsReply }),
+          response: withErrors({ 200: ListEventsReply }, 'since_required', 'invalid_since', 'invalid_types', 'invalid_cursor'),
         },
       },
       async (req) => listLeadEvents(deps, req.auth.organizationId, req.params.leadId, req.query),

@@ -1,6 +1,6 @@
 import { requireLead } from '../leads/leads.repository.js';
 import type { Deps } from '../platform/deps.js';
-import { BadRequest } from '../platform/errors.js';
+import { DomainError } from '../platform/errors.js';
 import { referenceChannel } from '../subscriptions/channels.js';
 import * as repo from './timeline.repository.js';
 import { EVENT_TYPES, type EventType, type LeadEventView, type ListEventsInput } from './timeline.schemas.js';
@@ -8,16 +8,10 @@ import { EVENT_TYPES, type EventType, type LeadEventView, type ListEventsInput }
 /** The hosted service's default page; its maximum (1000) is the schema's. */
 const DEFAULT_PAGE = 100;
 
-const INVALID_TYPES = `types must be a comma-separated list of: ${EVENT_TYPES.join(', ')}`;
-const INVALID_CURSOR = 'nextToken is not a valid cursor';
-
 /** `since` as the fixed-width UTC text the tables hold, so it compares as a string; a clear 400 otherwise. */
 export function parseSince(since: string | undefined): string {
   if (since === undefined || since.trim() === '') {
-    throw new BadRequest(
-      'since is required: an ISO 8601 timestamp such as 2026-05-14T15:00:00Z (events updated at or after it are listed)',
-      'since_required',
-    );
+    throw new DomainError('since_required');
   }
   const parts = /^(\d{4})-(\d{2})-(\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/.exec(since.trim());
   const at = new Date(since.trim());
@@ -26,8 +20,7 @@ export function parseSince(since: string | undefined): string {
     parts !== null &&
     Number(parts[3]) >= 1 &&
     Number(parts[3]) <= new Date(Date.UTC(Number(parts[1]), Number(parts[2]), 0)).getUTCDate();
-  if (!realDay || Number.isNaN(at.getTime()))
-    throw new BadRequest('since must be an ISO 8601 timestamp such as 2026-05-14T15:00:00Z', 'invalid_since');
+  if (!realDay || Number.isNaN(at.getTime())) throw new DomainError('invalid_since');
   return at.toISOString();
 }
 
@@ -39,7 +32,7 @@ export function parseTypes(types: string | undefined): Set<EventType> {
     .map((t) => t.trim().toUpperCase())
     .filter((t) => t !== '');
   if (names.length === 0 || names.some((t) => !(EVENT_TYPES as readonly string[]).includes(t)))
-    throw new BadRequest(INVALID_TYPES, 'invalid_types');
+    throw new DomainError('invalid_types', { allowed: EVENT_TYPES.join(', ') });
   return new Set(names as EventType[]);
 }
 
@@ -53,9 +46,9 @@ export function decodeTimelineCursor(token: string | undefined): repo.TimelineCu
   try {
     value = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
   } catch {
-    throw new BadRequest(INVALID_CURSOR, 'invalid_cursor');
+    throw new DomainError('invalid_cursor');
   }
-  if (!Array.isArray(value) || value.length !== 2) throw new BadRequest(INVALID_CURSOR, 'invalid_cursor');
+  if (!Array.isArray(value) || value.length !== 2) throw new DomainError('invalid_cursor');
   const [at, id] = value as unknown[];
   if (
     typeof at !== 'string' ||
@@ -63,7 +56,7 @@ export function decodeTimelineCursor(token: string | undefined): repo.TimelineCu
     typeof id !== 'string' ||
     !/^[0-9a-f-]{36}$/.test(id)
   ) {
-    throw new BadRequest(INVALID_CURSOR, 'invalid_cursor');
+    throw new DomainError('invalid_cursor');
   }
   return { at, id };
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { Conflict, BadRequest, NotFound } from '../platform/errors.js';
+import { DomainError, NotFound } from '../platform/errors.js';
 import { isoNow } from '../platform/clock.js';
 import type { Deps } from '../platform/deps.js';
 import { isUniqueViolation } from '../platform/db/errors.js';
@@ -42,8 +42,11 @@ const userNotFound = (id: string) => new NotFound('User', 'id', id);
 
 function checkPassword(password: string): void {
   if (password.length < MIN_PASSWORD_LENGTH)
-    throw new BadRequest(`The password must be at least ${MIN_PASSWORD_LENGTH} characters.`);
-  if (password.length > 1024) throw new BadRequest('The password must be at most 1024 characters.');
+    throw new DomainError('bad_request', {
+      detail: `The password must be at least ${MIN_PASSWORD_LENGTH} characters.`,
+    });
+  if (password.length > 1024)
+    throw new DomainError('bad_request', { detail: 'The password must be at most 1024 characters.' });
 }
 
 /** Creates a user; without a password, one is generated and returned (shown once, never stored in clear). */
@@ -54,14 +57,15 @@ export async function createUser(
   at: string,
 ): Promise<{ user: UserView; password: string }> {
   const email = normalizeEmail(input.email);
-  if (!/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 320) throw new BadRequest('email must be an email address.');
+  if (!/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 320)
+    throw new DomainError('bad_request', { detail: 'email must be an email address.' });
   const password = input.password ?? generatePassword();
   checkPassword(password);
   const row = { id: newId(), email, role: input.role, password_hash: await hashPassword(password), created_at: at };
   try {
     await insertUser(db, organizationId, row);
   } catch (err) {
-    if (isUniqueViolation(err)) throw new Conflict('A user with this email already exists.');
+    if (isUniqueViolation(err)) throw new DomainError('conflict', { detail: 'A user with this email already exists.' });
     throw err;
   }
   return { user: toUserView({ ...row, organization_id: organizationId }), password };
@@ -91,7 +95,8 @@ export async function usersOf(deps: Deps, organizationId: string): Promise<UserV
 
 /** An admin may not change their own role nor delete themselves: the organization would be one step from having no admin. */
 function notSelf(actingUserId: string, id: string, what: string): void {
-  if (actingUserId === id) throw new Conflict(`You cannot ${what} yourself; ask another admin.`);
+  if (actingUserId === id)
+    throw new DomainError('conflict', { detail: `You cannot ${what} yourself; ask another admin.` });
 }
 
 export async function changeRole(

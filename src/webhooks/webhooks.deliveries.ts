@@ -1,6 +1,6 @@
 import { isoNow } from '../platform/clock.js';
 import type { Deps } from '../platform/deps.js';
-import { Conflict, NotFound } from '../platform/errors.js';
+import { DomainError, NotFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { decodeCursor, page } from '../platform/http/pagination.js';
 import * as deliveries from './deliveries.repository.js';
@@ -11,11 +11,7 @@ import { requireEndpoint } from './endpoints.repository.js';
 
 export const deliveryNotFound = (id: string) => new NotFound('WebhookDelivery', 'id', id);
 
-const endpointDisabled = () =>
-  new Conflict(
-    'Webhook endpoint is disabled; enable it (PATCH enabled: true) before replaying deliveries',
-    'endpoint_disabled',
-  );
+const endpointDisabled = () => new DomainError('endpoint_disabled');
 
 /** Newest first, keyset-paged by the time-ordered id. */
 export async function listDeliveries(deps: Deps, organizationId: string, endpointId: string, q: ListDeliveriesInput) {

@@ -2,7 +2,7 @@ import type { Updateable } from 'kysely';
 import { isoNow } from '../platform/clock.js';
 import type { WebhookEndpointsTable } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
-import { BadRequest } from '../platform/errors.js';
+import { DomainError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import * as repo from './endpoints.repository.js';
 import { resumeHeldDeliveries } from './deliveries.repository.js';
@@ -18,7 +18,7 @@ async function checkUrl(deps: Deps, url: string): Promise<void> {
   try {
     await checkWebhookUrl(url, deps.config.allowPrivateWebhookUrls);
   } catch (err) {
-    if (err instanceof UnsafeUrl) throw new BadRequest(err.message, 'unsafe_url');
+    if (err instanceof UnsafeUrl) throw new DomainError('unsafe_url', { detail: err.message });
     throw err;
   }
 }

@@ -11,7 +11,7 @@ import {
   type CadenceState,
 } from '../../src/followups/cadence.js';
 import type { FollowUpConfigInput, FollowUpUpdate } from '../../src/followups/followups.schemas.js';
-import { BadRequest } from '../../src/platform/errors.js';
+import { DomainError } from '../../src/platform/errors.js';
 
 /**
  * The scheduling rules of src/followups/cadence.ts, property by property:
@@ -50,7 +50,8 @@ function tryUpdate(s: CadenceState, u: FollowUpUpdate, now: Date): CadenceState 
   try {
     return applyUpdate(s, u, now);
   } catch (err) {
-    expect(err).toBeInstanceOf(BadRequest);
+    expect(err).toBeInstanceOf(DomainError);
+    expect((err as DomainError).status).toBe(400);
     return s;
   }
 }
@@ -147,7 +148,7 @@ describe('followups/cadence.ts: the update rules of docs.apten.ai/api-reference/
           note: null,
         };
         if (n > 0 && !stepsOf(after).includes(n)) {
-          expect(() => applyUpdate(s, { followUpConfig: after, followUpStep: n }, NOW)).toThrow(BadRequest);
+          expect(() => applyUpdate(s, { followUpConfig: after, followUpStep: n }, NOW)).toThrow(DomainError);
           return;
         }
         const r = applyUpdate(s, { followUpConfig: after, followUpStep: n }, NOW);

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { ForbiddenBecause } from '../errors.js';
+import { DomainError } from '../errors.js';
 
 /**
  * The console's session cookie, read and written here by hand (one cookie,
@@ -47,8 +47,7 @@ function csrfMatches(expected: string, header: unknown): boolean {
 }
 
 /** The 403 of a session's state change without its CSRF token, on /v1 and /console/api alike. */
-export const csrfRefused = () =>
-  new ForbiddenBecause('Missing or wrong x-csrf-token header: send the csrfToken from /console/api/session.', 'csrf');
+export const csrfRefused = () => new DomainError('csrf');
 
 /** Methods that change state and so need the CSRF token when the caller is a session. */
 const changesState = (method: string): boolean => method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';

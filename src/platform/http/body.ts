@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import sjson from 'secure-json-parse';
-import { BadRequest } from '../errors.js';
+import { DomainError } from '../errors.js';
 
 /** Deeper than any real body needs (additionalInfo included), shallow enough for every recursive walk downstream. */
 export const MAX_JSON_DEPTH = 64;
@@ -77,12 +77,12 @@ export function registerJsonParser(app: FastifyInstance): void {
     try {
       text = typeof body === 'string' ? body : utf8.decode(body);
     } catch {
-      return done(new BadRequest('Body is not valid UTF-8 text', 'invalid_json'), undefined);
+      return done(new DomainError('invalid_json', { detail: 'Body is not valid UTF-8 text' }), undefined);
     }
     if (text.trim() === '') return done(null, undefined);
     if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
       return done(
-        new BadRequest(`Body is nested too deeply (at most ${MAX_JSON_DEPTH} levels)`, 'invalid_json'),
+        new DomainError('invalid_json', { detail: `Body is nested too deeply (at most ${MAX_JSON_DEPTH} levels)` }),
         undefined,
       );
     }
@@ -90,10 +90,10 @@ export function registerJsonParser(app: FastifyInstance): void {
     try {
       parsed = sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
     } catch {
-      return done(new BadRequest('Body is not valid JSON', 'invalid_json'), undefined);
+      return done(new DomainError('invalid_json'), undefined);
     }
     const problem = unkeepable(parsed);
-    if (problem !== undefined) return done(new BadRequest(problem, 'invalid_json'), undefined);
+    if (problem !== undefined) return done(new DomainError('invalid_json', { detail: problem }), undefined);
     done(null, parsed);
   });
 }

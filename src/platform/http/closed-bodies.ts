@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { BadRequest } from '../errors.js';
+import { DomainError } from '../errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -55,7 +55,7 @@ function refuseBodyFields(request: FastifyRequest, _reply: FastifyReply, done: (
   if (isSchema(body) && (Object.getPrototypeOf(body) === Object.prototype || Object.getPrototypeOf(body) === null)) {
     const first = Object.keys(body)[0];
     if (first !== undefined) {
-      done(new BadRequest(`${first} is not allowed: this operation takes no body`, 'invalid_request'));
+      done(new DomainError('invalid_request', { detail: `${first} is not allowed: this operation takes no body` }));
       return;
     }
   }

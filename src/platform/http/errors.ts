@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ERRORS, type ErrorCode, type PlainErrorCode, errorMessage } from '../error-catalogue.js';
 import { DomainError, TooManyRequests } from '../errors.js';
 import { lingerOnClose } from './linger.js';
 import { describeValidationError } from './validation.js';
@@ -10,24 +11,20 @@ declare module 'fastify' {
   }
 }
 
-/** Fastify's own client errors, mapped to the contract's one-field body. */
-const frameworkErrors: Record<string, { status: number; message: string; code: string }> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: 'Payload Too Large', code: 'body_too_large' },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
-    status: 415,
-    message: 'Unsupported Media Type: send Content-Type: application/json',
-    code: 'unsupported_media_type',
-  },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
-    status: 400,
-    message: 'Content-Length does not match the body',
-    code: 'bad_content_length',
-  },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: 'Body is not valid JSON', code: 'invalid_json' },
-  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'Body is not valid JSON', code: 'invalid_json' },
+/** Fastify's own client errors, mapped to codes of the catalogue (their status and plain text come from it). */
+const frameworkErrors: Record<string, PlainErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'body_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'bad_content_length',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
 };
 
-function send(reply: FastifyReply, status: number, message: string, code?: string): FastifyReply {
+/** An answer no DomainError carries: the code's status and its plain text. */
+const sendPlain = (reply: FastifyReply, code: PlainErrorCode) =>
+  send(reply, ERRORS[code].status, errorMessage(code), code);
+
+function send(reply: FastifyReply, status: number, message: string, code?: ErrorCode): FastifyReply {
   return reply
     .code(status)
     .type('application/json; charset=utf-8')
@@ -43,7 +40,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     // Answered before the body was read (413 above all): the client must still get to read the answer.
     if (!request.raw.complete) lingerOnClose(request.raw);
     // Fastify parses a body even on its way to the not-found handler: a path (or method) no route takes is a 404, whatever it carried.
-    if (request.is404) return send(reply, 404, 'Not Found', 'not_found');
+    if (request.is404) return sendPlain(reply, 'not_found');
     const contractMessage = request.routeOptions?.config?.badRequestMessage;
     if (err instanceof DomainError) {
       if (err instanceof TooManyRequests) reply.header('retry-after', String(err.retryAfterSeconds));
@@ -60,14 +57,14 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     const known = err.code ? frameworkErrors[err.code] : undefined;
     if (known) {
-      const message = known.status === 400 && contractMessage ? contractMessage : known.message;
-      return send(reply, known.status, message, known.code);
+      const { status } = ERRORS[known];
+      return send(reply, status, status === 400 && contractMessage ? contractMessage : errorMessage(known), known);
     }
     if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
       return send(
         reply,
         err.statusCode,
-        contractMessage && err.statusCode === 400 ? contractMessage : 'Bad Request',
+        contractMessage && err.statusCode === 400 ? contractMessage : errorMessage('bad_request'),
         'bad_request',
       );
     }
@@ -76,7 +73,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return send(reply, 500, 'Internal Server Error');
   });
 
-  app.setNotFoundHandler((_request, reply) => send(reply, 404, 'Not Found', 'not_found'));
+  app.setNotFoundHandler((_request, reply) => sendPlain(reply, 'not_found'));
 }
 
 /**
@@ -93,11 +90,6 @@ export const MAX_PATH_PARAM_LENGTH = 200;
  */
 export function answerFrameworkError(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   if (err.code === 'FST_ERR_MAX_PARAM_LENGTH')
-    send(
-      reply,
-      414,
-      `URI Too Long: a path parameter is longer than ${MAX_PATH_PARAM_LENGTH} characters`,
-      'uri_too_long',
-    );
-  else send(reply, 400, 'Bad Request: the URL is not valid', 'bad_url');
+    send(reply, 414, errorMessage('uri_too_long', { max: MAX_PATH_PARAM_LENGTH }), 'uri_too_long');
+  else sendPlain(reply, 'bad_url');
 }

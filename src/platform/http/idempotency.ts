@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.js';
-import { BadRequest, Conflict, UnprocessableEntity } from '../errors.js';
+import { DomainError } from '../errors.js';
 import * as repo from './idempotency.repository.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -23,9 +23,6 @@ const PURGE_EVERY_MS = 60 * 1000;
 const CLAIM_ATTEMPTS = 3;
 
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
-const INVALID_KEY = 'Idempotency-Key must be 1 to 255 printable ASCII characters';
-const KEY_REUSED = 'Idempotency-Key was already used with a different request';
-const IN_PROGRESS = 'A request with this Idempotency-Key is still in progress';
 
 /** The request that inserted (or took over) a key's running row; `createdAt` identifies it. */
 interface Claim {
@@ -104,7 +101,7 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps): void {
     if (!request.auth) return;
     const key = request.headers[IDEMPOTENCY_HEADER];
     if (key === undefined) return;
-    if (typeof key !== 'string' || !KEY_PATTERN.test(key)) throw new BadRequest(INVALID_KEY, 'invalid_idempotency_key');
+    if (typeof key !== 'string' || !KEY_PATTERN.test(key)) throw new DomainError('invalid_idempotency_key');
 
     const organizationId = request.auth.organizationId;
     // biome-ignore lint/style/noNonNullAssertion: split always answers at least one part
@@ -135,17 +132,17 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps): void {
         await repo.deleteIfExpired(deps.db, organizationId, key, createdAt);
         continue;
       }
-      if (existing.requestHash !== hash) throw new UnprocessableEntity(KEY_REUSED, 'idempotency_key_reused');
+      if (existing.requestHash !== hash) throw new DomainError('idempotency_key_reused');
       if (existing.status === 'done') return replay(reply, existing);
       if (Date.parse(existing.createdAt) + ABANDONED_AFTER_MS > now.getTime())
-        throw new Conflict(IN_PROGRESS, 'idempotency_in_progress');
+        throw new DomainError('idempotency_in_progress');
       if (await repo.takeOver(deps.db, organizationId, key, existing.createdAt, createdAt, expiresAt)) {
         claims.set(request, { organizationId, key, createdAt, settled: false });
         return;
       }
     }
     // Lost every race for the key: someone else holds it right now.
-    throw new Conflict(IN_PROGRESS, 'idempotency_in_progress');
+    throw new DomainError('idempotency_in_progress');
   };
 
   // Recorded before the answer leaves, so a client that has the answer never meets its own 'running' row.

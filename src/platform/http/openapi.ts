@@ -2,8 +2,9 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifySchema } from 'fastify';
+import { ERRORS, type ErrorCode, GENERIC_ERRORS } from '../error-catalogue.js';
 import { operationOf } from './operations.js';
-import { ErrorBody } from './schemas.js';
+import { declaredErrors, ErrorBody } from './schemas.js';
 
 /** Where the browsable API reference is served: outside /v1, the one documented exception to "anything else is 404". */
 export const API_REFERENCE_PATH = '/docs';
@@ -23,7 +24,31 @@ function withPlatformAnswers(schema: FastifySchema, url: string, methods: string
   if (url.includes(':')) extra.push('414');
   if (methods.includes('POST')) extra.push('409', '422');
   const added = Object.fromEntries(extra.filter((s) => !(s in response)).map((s) => [s, Type.Ref(ErrorBody)]));
-  return { ...schema, response: { ...response, ...added } };
+  return withErrorCodes({ ...schema, response: { ...response, ...added } }, errorCodesOf(response, url, methods));
+}
+
+/** The codes an operation can answer: its own (withErrors), the platform's around it, and those of any route. */
+function errorCodesOf(response: object, url: string, methods: string[]): ErrorCode[] {
+  const codes = new Set<ErrorCode>([...GENERIC_ERRORS, ...declaredErrors(response)]);
+  if (url.includes(':')) codes.add('uri_too_long');
+  if (methods.includes('POST')) {
+    for (const c of ['invalid_idempotency_key', 'idempotency_in_progress', 'idempotency_key_reused'] as const)
+      codes.add(c);
+  }
+  return [...codes].sort();
+}
+
+/**
+ * The operation lists its codes in `x-error-codes` (for a client to switch on)
+ * and each error response says which of them carry its status (for a reader).
+ */
+function withErrorCodes(schema: FastifySchema, codes: ErrorCode[]): FastifySchema {
+  const response = { ...(schema.response as Record<string, unknown>) };
+  for (const status of Object.keys(response)) {
+    const mine = codes.filter((c) => String(ERRORS[c].status) === status);
+    if (mine.length > 0) response[status] = { ...Type.Ref(ErrorBody), description: `code: ${mine.join(', ')}` };
+  }
+  return { ...schema, response, 'x-error-codes': codes } as FastifySchema;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { BadRequest } from '../errors.js';
+import { DomainError } from '../errors.js';
 
 /** Cursors are opaque to clients: base64url of the last id of the page. */
 export const encodeCursor = (lastId: string): string => Buffer.from(lastId, 'utf8').toString('base64url');
@@ -6,7 +6,7 @@ export const encodeCursor = (lastId: string): string => Buffer.from(lastId, 'utf
 export function decodeCursor(token: string | undefined): string | undefined {
   if (token === undefined || token === '') return undefined;
   const id = Buffer.from(token, 'base64url').toString('utf8');
-  if (!/^[0-9a-f-]{36}$/.test(id)) throw new BadRequest('nextToken is not a valid cursor', 'invalid_cursor');
+  if (!/^[0-9a-f-]{36}$/.test(id)) throw new DomainError('invalid_cursor');
   return id;
 }
 

@@ -1,7 +1,19 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { ERRORS, type ErrorCode } from '../error-catalogue.js';
 
 export const ErrorBody = Type.Object(
-  { message: Type.String(), code: Type.Optional(Type.String()) },
+  {
+    message: Type.String(),
+    code: Type.Optional(
+      Type.Union(
+        (Object.keys(ERRORS) as ErrorCode[]).map((c) => Type.Literal(c)),
+        {
+          description:
+            'One of the error catalogue (docs/api.md#error-codes); each operation lists its own in x-error-codes.',
+        },
+      ),
+    ),
+  },
   { $id: 'Error', description: 'Every error: one human-readable message, plus a machine-readable code.' },
 );
 
@@ -20,10 +32,20 @@ export const PageQuery = {
 
 const errorRef = Type.Ref(ErrorBody);
 
-/** Error responses every authenticated route can give, plus the route's own. */
-export function withErrors<T extends Record<number, TSchema>>(ok: T, ...statuses: number[]) {
-  const all = [400, 403, 404, 413, 415, 429, 500, ...statuses];
+/** The codes each route's response map declared; the OpenAPI document lists them per operation (openapi.ts). */
+const declared = new WeakMap<object, readonly ErrorCode[]>();
+
+export const declaredErrors = (response: object): readonly ErrorCode[] => declared.get(response) ?? [];
+
+/**
+ * Error responses every authenticated route can give, plus those of the codes
+ * the route's own work can answer (its status comes from the catalogue).
+ */
+export function withErrors<T extends Record<number, TSchema>>(ok: T, ...codes: ErrorCode[]) {
+  const all = [400, 403, 404, 413, 415, 429, 500, ...codes.map((c) => ERRORS[c].status)];
   const errors: Record<number, TSchema> = {};
   for (const s of all) errors[s] = errorRef;
-  return { ...errors, ...ok } as T & Record<number, TSchema>;
+  const response = { ...errors, ...ok } as T & Record<number, TSchema>;
+  declared.set(response, codes);
+  return response;
 }

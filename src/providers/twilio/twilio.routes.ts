@@ -9,9 +9,9 @@ import { applyStatus, receiveSms, receiveSpeech } from './twilio.service.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 
-class TwilioNotConfigured extends DomainError {
+class TwilioNotConfigured extends DomainError<'not_configured'> {
   constructor() {
-    super(404, 'Twilio is not configured on this server', 'not_configured');
+    super('not_configured');
   }
 }
 

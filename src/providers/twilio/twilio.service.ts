@@ -10,9 +10,9 @@ import { DomainError } from '../../platform/errors.js';
 import { normalizePhone } from '../../platform/phone.js';
 import { organizationOfNumber } from '../../sending-numbers/ownership.js';
 
-export class UnknownNumber extends DomainError {
+export class UnknownNumber extends DomainError<'unknown_number'> {
   constructor(number: string) {
-    super(404, `No organization has the sending number ${number}`, 'unknown_number');
+    super('unknown_number', { number });
   }
 }
 

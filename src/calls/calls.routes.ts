@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { LeadIdParams } from '../leads/leads.schemas.js';
 import { requireLead } from '../leads/leads.repository.js';
 import type { Deps } from '../platform/deps.js';
-import { BadRequest, NotFound } from '../platform/errors.js';
+import { DomainError, NotFound } from '../platform/errors.js';
 import { withErrors } from '../platform/http/schemas.js';
 import { ProfileNameParams } from '../profiles/profiles.schemas.js';
 import { findCall, listCallsOfLead, profileExists, type CallRow } from './calls.repository.js';
@@ -172,16 +172,13 @@ export const callRoutes =
           summary: "Replace a profile's call settings",
           params: ProfileNameParams,
           body: VoiceSettings,
-          response: withErrors({ 200: VoiceSettings }),
+          response: withErrors({ 200: VoiceSettings }, 'call_first_needs_twilio'),
         },
       },
       async (req) => {
         // Calling first needs a carrier: refused here rather than failing every opening later.
         if (req.body.callFirst === true && !deps.config.twilio)
-          throw new BadRequest(
-            'callFirst needs Twilio: set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN on this server to open leads by a call',
-            'not_configured',
-          );
+          throw new DomainError('call_first_needs_twilio');
         return writeVoiceSettings(
           deps.db,
           req.auth.organizationId,

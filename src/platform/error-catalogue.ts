@@ -216,6 +216,16 @@ export const ERRORS = {
     'a call on a server without Twilio credentials',
     'Twilio is not configured on this server: set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN to place calls',
   ),
+  call_first_needs_twilio: e(
+    400,
+    "a profile's callFirst on a server without Twilio credentials",
+    'callFirst needs Twilio: set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN on this server to open leads by a call',
+  ),
+  unknown_inbound_profile: e(
+    400,
+    'settings inboundLeads naming a customer profile that does not exist',
+    (p: { name: string }) => `inboundLeads.customerProfile: no customer profile named ${p.name}`,
+  ),
   not_configured: e(
     404,
     'a Twilio webhook on a server without Twilio credentials',

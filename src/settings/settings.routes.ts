@@ -27,7 +27,7 @@ export const settingsRoutes =
           tags: ['settings'],
           summary: 'Change organization settings (only the fields sent)',
           body: UpdateSettingsBody,
-          response: withErrors({ 200: Type.Ref(Settings) }, 'invalid_phone', 'invalid_time_zone', 'invalid_url', 'calcom_required', 'invalid_hours', 'unknown_user'),
+          response: withErrors({ 200: Type.Ref(Settings) }, 'invalid_phone', 'invalid_time_zone', 'invalid_url', 'calcom_required', 'invalid_hours', 'unknown_user', 'unknown_inbound_profile'),
         },
       },
       async (req) => updateSettings(deps, req.auth.organizationId, req.body),

@@ -179,10 +179,7 @@ export async function updateSettings(
       if (fields.assignment) await checkPool(trx, organizationId, fields.assignment.pool);
       const inboundProfile = documentFields.inboundLeads?.customerProfile;
       if (inboundProfile && !(await findProfileByName(trx, organizationId, inboundProfile, 'share')))
-        throw new BadRequest(
-          `inboundLeads.customerProfile: no customer profile named ${inboundProfile}`,
-          'unknown_profile',
-        );
+        throw new DomainError('unknown_inbound_profile', { name: inboundProfile });
       const next: StoredSettings = { ...current.stored, ...documentFields };
       // One language may be given alone: the other keeps its stored (or default) text.
       if (stopConfirmation)

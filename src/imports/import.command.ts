@@ -169,7 +169,8 @@ export async function importLeadsCommand(file: string, opts: ImportCommandOption
         deps,
         org.id,
         importId,
-        createReadStream(args.path, { highWaterMark: 256 * 1024 }),
+        // Opened twice: the look-ahead's pass, then the import's (importer.ts).
+        () => createReadStream(args.path, { highWaterMark: 256 * 1024 }),
         options,
         {
           onBytes: progress.bytes,

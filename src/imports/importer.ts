@@ -5,6 +5,7 @@ import type { RejectRow } from './imports.repository.js';
 import * as repo from './imports.repository.js';
 import type { FileOptions, ParsedPart } from './parse.js';
 import { parseInThread } from './parse-thread.js';
+import { LaterRows, type LaterRowsData } from './look-ahead.js';
 import type { OnDuplicate } from './resolve.js';
 
 export interface ImportOptions extends FileOptions {
@@ -59,7 +60,10 @@ export const zeroCounts = (): ImportCounts => ({
  * Reads a CSV stream and imports its rows in batches (runBatch): streaming
  * end to end, so memory holds a few batches whatever the file's size; the
  * file is parsed and validated on a thread of its own (parse-thread.ts)
- * while this one writes the batch before. Throws
+ * while this one writes the batch before. A source given as a function that
+ * opens it is read twice: first for what later rows of each lead set
+ * (look-ahead.ts), so that rows repeating a lead end with each field's last
+ * value across batches and a second run changes nothing. Throws
  * ImportFileError (no header) or MappingError (the header does not fit the
  * map) before anything is written; a database error stops the import after
  * the batches already committed.
@@ -68,7 +72,7 @@ export async function runImport(
   deps: Deps,
   organizationId: string,
   importId: string | null,
-  source: AsyncIterable<Buffer | string>,
+  source: AsyncIterable<Buffer | string> | (() => AsyncIterable<Buffer | string>),
   options: ImportOptions,
   hooks: ImportHooks = {},
 ): Promise<ImportCounts> {
@@ -98,18 +102,24 @@ async function importParts(
   deps: Deps,
   organizationId: string,
   importId: string | null,
-  parts: AsyncGenerator<ParsedPart>,
+  parts: AsyncGenerator<ParsedPart | { kind: 'later'; data: LaterRowsData }>,
   options: ImportOptions,
   hooks: ImportHooks,
   counts: ImportCounts,
 ): Promise<ImportCounts> {
-  // parseCsv yields the header first, or throws (an empty file is its ImportFileError).
-  const first = await parts.next();
+  // The look-ahead first, when the source could be read twice; then parseCsv's header, or its error (an empty file
+  // is its ImportFileError).
+  let first = await parts.next();
+  let later: LaterRows | undefined;
+  if (!first.done && first.value.kind === 'later') {
+    later = new LaterRows(first.value.data);
+    first = await parts.next();
+  }
   if (first.done || first.value.kind !== 'headers') throw new Error('the import parser yielded rows before the header');
   const { headers } = first.value;
   if (importId) await repo.setImportHeaders(deps.db, organizationId, importId, headers);
   await hooks.onHeaders?.(headers);
-  const batchOptions: BatchOptions = { ...options, importId };
+  const batchOptions: BatchOptions = { ...options, importId, later };
   let statisticsAt = FIRST_STATISTICS_AT;
   // Each batch beats with its counts; the timer covers a batch that waits long (GET /v1/imports/{id} ends a silent import).
   const beat = importId

@@ -27,6 +27,8 @@ export interface ParseOptions extends FileOptions {
    * their opt-outs up without spending its own thread on HMACs.
    */
   digestKey?: KeyObject;
+  /** Read the file once first for what later rows set (look-ahead.ts); the parsing thread does it. */
+  lookAhead?: boolean;
 }
 
 /** What parsing a file yields: its header line once, mapped, then its rows a batch at a time. */
@@ -76,6 +78,7 @@ export async function* parseCsv(
   for await (const record of records) {
     const outcome = readRow(plan, record.values, options.defaultCountry, options.invalidFields);
     if (outcome.ok) {
+      outcome.lead.row = record.row;
       valid.push(outcome.lead);
       if (outcome.warnings.length > 0) warned.push(quoted(record.row, record.values, '', outcome.warnings.join('; ')));
     } else rejects.push(quoted(record.row, record.values, outcome.reason, null));

@@ -33,8 +33,10 @@ export interface ImportHooks {
   onHeaders?(headers: string[]): void | Promise<void>;
   /** After each committed batch: the running counts and the batch's rejected rows. */
   onBatch?(counts: ImportCounts, rejects: RejectRow[]): void | Promise<void>;
-  /** Bytes of the source read so far. */
+  /** Bytes of the source read so far (by the parsing thread, which runs a few batches ahead of the writes). */
   onBytes?(n: number): void;
+  /** After each committed batch: the bytes of the file read up to its rows (a read chunk more at most, with the parser's buffers), for progress. */
+  onCommittedBytes?(bytes: number): void;
 }
 
 /** 2000 rows per transaction: large enough that a durable commit costs little per row, small enough to hold in memory many times over. */
@@ -133,7 +135,7 @@ async function importParts(
   // The batch being written while the next is read and validated on the parsing thread. One batch at a time is
   // written, in file order: each sees the last committed.
   let writing: Promise<void> = Promise.resolve();
-  const write = async (input: BatchInput) => {
+  const write = async (input: BatchInput, bytes: number) => {
     const result = await runBatch(deps, organizationId, input, batchOptions);
     for (const k of Object.keys(counts) as (keyof ImportCounts)[]) counts[k] += result[k];
     if (!options.dryRun && counts.created >= statisticsAt) {
@@ -144,13 +146,17 @@ async function importParts(
     const listed = input.warned?.length
       ? [...input.rejects, ...input.warned].sort((a, b) => a.row_number - b.row_number)
       : input.rejects;
+    hooks.onCommittedBytes?.(bytes);
     await hooks.onBatch?.({ ...counts }, listed);
   };
   try {
     for await (const part of parts) {
       if (part.kind !== 'rows') continue;
       await writing;
-      writing = write({ valid: part.valid, rejects: part.rejects, warned: part.warned, digests: part.digests });
+      writing = write(
+        { valid: part.valid, rejects: part.rejects, warned: part.warned, digests: part.digests },
+        part.bytes,
+      );
       // Its failure is seen at the next part or the end; until then it must not count as unhandled.
       writing.catch(() => {});
     }

@@ -34,7 +34,15 @@ export interface ParseOptions extends FileOptions {
 /** What parsing a file yields: its header line once, mapped, then its rows a batch at a time. */
 export type ParsedPart =
   | { kind: 'headers'; headers: string[] }
-  | { kind: 'rows'; valid: ImportedLead[]; rejects: NewReject[]; warned: NewReject[]; digests?: Map<string, string> };
+  | {
+      kind: 'rows';
+      valid: ImportedLead[];
+      rejects: NewReject[];
+      warned: NewReject[];
+      digests?: Map<string, string>;
+      /** Bytes of the file read when the part was cut: its rows end at most a read chunk and the parser's buffers before. */
+      bytes: number;
+    };
 
 /**
  * Reads, maps and validates a CSV stream, with no database: the part of an
@@ -48,7 +56,15 @@ export async function* parseCsv(
   options: ParseOptions,
   onBytes?: (n: number) => void,
 ): AsyncGenerator<ParsedPart> {
-  const records = csvRecords(source, onBytes, options.encoding);
+  let read = 0;
+  const records = csvRecords(
+    source,
+    (n) => {
+      read += n;
+      onBytes?.(n);
+    },
+    options.encoding,
+  );
   const first = await records.next();
   if (first.done) throw new ImportFileError('the file is empty: a CSV import needs a header line naming its columns');
   const headers = first.value.values.map((h) => h.trim());
@@ -60,13 +76,13 @@ export async function* parseCsv(
   // Rows imported without a bad field: kept beside the rejects (the rejects file lists them with their warnings).
   let warned: NewReject[] = [];
   const part = (): ParsedPart => {
-    if (!digestsOf) return { kind: 'rows', valid, rejects, warned };
+    if (!digestsOf) return { kind: 'rows', valid, rejects, warned, bytes: read };
     const digests = new Map<string, string>();
     for (const r of valid)
       for (const a of [r.phone, r.email]) if (a !== null && !digests.has(a)) digests.set(a, digestsOf.keyed(a));
     for (const r of [...rejects, ...warned])
       for (const a of r.addresses) if (!digests.has(a)) digests.set(a, digestsOf.keyed(a));
-    return { kind: 'rows', valid, rejects, warned, digests };
+    return { kind: 'rows', valid, rejects, warned, digests, bytes: read };
   };
   const quoted = (row: number, values: readonly string[], reason: string, warnings: string | null): NewReject => ({
     row_number: row,

@@ -14,6 +14,7 @@ import { findProfileByName, type ProfileRow } from '../profiles/profiles.reposit
 import { CHANNELS } from '../subscriptions/channels.js';
 import { suppressionsForMany } from '../subscriptions/suppressions.repository.js';
 import * as repo from './imports.repository.js';
+import type { LaterRows } from './look-ahead.js';
 import { resolveBatch, type Entry, type OnDuplicate } from './resolve.js';
 import type { ImportedLead } from './rows.js';
 
@@ -24,6 +25,8 @@ export interface BatchOptions {
   dryRun: boolean;
   /** Where counts and rejects are recorded (the imports row), if anywhere. */
   importId: string | null;
+  /** What later rows of the file set (look-ahead.ts), when the file was read for it. */
+  later?: LaterRows;
 }
 
 export interface BatchInput {
@@ -170,6 +173,7 @@ async function writeBatch(
     onDuplicate: o.onDuplicate,
     profile: o.profile,
     at,
+    later: o.later,
   });
   const counts: BatchResult = {
     total: input.valid.length + input.rejects.length,

@@ -55,7 +55,7 @@ function progressReporter(size: number, started: number) {
     bar.start(Math.max(size, 1), 0, payload());
     return {
       bytes: (n: number) => {
-        bytes += n;
+        bytes = n;
       },
       batch: (c: ImportCounts) => {
         counts = c;
@@ -79,7 +79,7 @@ function progressReporter(size: number, started: number) {
   timer.unref();
   return {
     bytes: (n: number) => {
-      bytes += n;
+      bytes = n;
     },
     batch: (c: ImportCounts) => {
       counts = c;
@@ -169,10 +169,12 @@ export async function importLeadsCommand(file: string, opts: ImportCommandOption
         deps,
         org.id,
         importId,
-        createReadStream(args.path, { highWaterMark: 256 * 1024 }),
+        // Opened twice: the look-ahead's pass, then the import's (importer.ts).
+        () => createReadStream(args.path, { highWaterMark: 256 * 1024 }),
         options,
         {
-          onBytes: progress.bytes,
+          // The bar follows the rows committed, not the bytes the parser has read ahead of them.
+          onCommittedBytes: progress.bytes,
           onHeaders: (headers) => {
             if (!opts.rejects) return;
             rejectsOut = createWriteStream(resolve(opts.rejects));

@@ -5,6 +5,7 @@ import type { RejectRow } from './imports.repository.js';
 import * as repo from './imports.repository.js';
 import type { FileOptions, ParsedPart } from './parse.js';
 import { parseInThread } from './parse-thread.js';
+import { LaterRows, type LaterRowsData } from './look-ahead.js';
 import type { OnDuplicate } from './resolve.js';
 
 export interface ImportOptions extends FileOptions {
@@ -32,8 +33,10 @@ export interface ImportHooks {
   onHeaders?(headers: string[]): void | Promise<void>;
   /** After each committed batch: the running counts and the batch's rejected rows. */
   onBatch?(counts: ImportCounts, rejects: RejectRow[]): void | Promise<void>;
-  /** Bytes of the source read so far. */
+  /** Bytes of the source read so far (by the parsing thread, which runs a few batches ahead of the writes). */
   onBytes?(n: number): void;
+  /** After each committed batch: the bytes of the file read up to its rows (a read chunk more at most, with the parser's buffers), for progress. */
+  onCommittedBytes?(bytes: number): void;
 }
 
 /** 2000 rows per transaction: large enough that a durable commit costs little per row, small enough to hold in memory many times over. */
@@ -59,7 +62,10 @@ export const zeroCounts = (): ImportCounts => ({
  * Reads a CSV stream and imports its rows in batches (runBatch): streaming
  * end to end, so memory holds a few batches whatever the file's size; the
  * file is parsed and validated on a thread of its own (parse-thread.ts)
- * while this one writes the batch before. Throws
+ * while this one writes the batch before. A source given as a function that
+ * opens it is read twice: first for what later rows of each lead set
+ * (look-ahead.ts), so that rows repeating a lead end with each field's last
+ * value across batches and a second run changes nothing. Throws
  * ImportFileError (no header) or MappingError (the header does not fit the
  * map) before anything is written; a database error stops the import after
  * the batches already committed.
@@ -68,7 +74,7 @@ export async function runImport(
   deps: Deps,
   organizationId: string,
   importId: string | null,
-  source: AsyncIterable<Buffer | string>,
+  source: AsyncIterable<Buffer | string> | (() => AsyncIterable<Buffer | string>),
   options: ImportOptions,
   hooks: ImportHooks = {},
 ): Promise<ImportCounts> {
@@ -98,18 +104,24 @@ async function importParts(
   deps: Deps,
   organizationId: string,
   importId: string | null,
-  parts: AsyncGenerator<ParsedPart>,
+  parts: AsyncGenerator<ParsedPart | { kind: 'later'; data: LaterRowsData }>,
   options: ImportOptions,
   hooks: ImportHooks,
   counts: ImportCounts,
 ): Promise<ImportCounts> {
-  // parseCsv yields the header first, or throws (an empty file is its ImportFileError).
-  const first = await parts.next();
+  // The look-ahead first, when the source could be read twice; then parseCsv's header, or its error (an empty file
+  // is its ImportFileError).
+  let first = await parts.next();
+  let later: LaterRows | undefined;
+  if (!first.done && first.value.kind === 'later') {
+    later = new LaterRows(first.value.data);
+    first = await parts.next();
+  }
   if (first.done || first.value.kind !== 'headers') throw new Error('the import parser yielded rows before the header');
   const { headers } = first.value;
   if (importId) await repo.setImportHeaders(deps.db, organizationId, importId, headers);
   await hooks.onHeaders?.(headers);
-  const batchOptions: BatchOptions = { ...options, importId };
+  const batchOptions: BatchOptions = { ...options, importId, later };
   let statisticsAt = FIRST_STATISTICS_AT;
   // Each batch beats with its counts; the timer covers a batch that waits long (GET /v1/imports/{id} ends a silent import).
   const beat = importId
@@ -123,7 +135,7 @@ async function importParts(
   // The batch being written while the next is read and validated on the parsing thread. One batch at a time is
   // written, in file order: each sees the last committed.
   let writing: Promise<void> = Promise.resolve();
-  const write = async (input: BatchInput) => {
+  const write = async (input: BatchInput, bytes: number) => {
     const result = await runBatch(deps, organizationId, input, batchOptions);
     for (const k of Object.keys(counts) as (keyof ImportCounts)[]) counts[k] += result[k];
     if (!options.dryRun && counts.created >= statisticsAt) {
@@ -134,13 +146,17 @@ async function importParts(
     const listed = input.warned?.length
       ? [...input.rejects, ...input.warned].sort((a, b) => a.row_number - b.row_number)
       : input.rejects;
+    hooks.onCommittedBytes?.(bytes);
     await hooks.onBatch?.({ ...counts }, listed);
   };
   try {
     for await (const part of parts) {
       if (part.kind !== 'rows') continue;
       await writing;
-      writing = write({ valid: part.valid, rejects: part.rejects, warned: part.warned, digests: part.digests });
+      writing = write(
+        { valid: part.valid, rejects: part.rejects, warned: part.warned, digests: part.digests },
+        part.bytes,
+      );
       // Its failure is seen at the next part or the end; until then it must not count as unhandled.
       writing.catch(() => {});
     }

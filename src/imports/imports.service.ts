@@ -172,7 +172,11 @@ export async function startImport(
   const work = (async () => {
     try {
       // Smaller batches than the command's: each holds SQLite's write lock, which the server's requests share.
-      await runImport(deps, organizationId, id, createReadStream(file), { ...options, batchSize: API_BATCH_SIZE });
+      // The spooled file is read twice: the look-ahead's pass, then the import's (importer.ts).
+      await runImport(deps, organizationId, id, () => createReadStream(file), {
+        ...options,
+        batchSize: API_BATCH_SIZE,
+      });
       await repo.finishImport(deps.db, organizationId, id, 'completed', null, deps.clock.now().toISOString());
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);

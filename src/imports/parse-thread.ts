@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { MappingError } from './columns.js';
 import { CsvEncodingError } from './csv-source.js';
+import type { LaterRowsData } from './look-ahead.js';
 import { ImportFileError, type ParsedPart, type ParseOptions } from './parse.js';
 
 /** The importing thread to the parsing thread: the file's next bytes (or its end), and room for more parts. */
@@ -12,6 +13,8 @@ export type ToParser = { type: 'chunk'; data: Uint8Array } | { type: 'end' } | {
 export type FromParser =
   | { type: 'pull' }
   | { type: 'part'; part: ParsedPart }
+  /** The first pass is over (its look-ahead): the next pull starts the file again. */
+  | { type: 'later'; data: LaterRowsData }
   | { type: 'done' }
   | { type: 'error'; name: string; message: string };
 
@@ -58,12 +61,15 @@ type Inbound = FromParser | { type: 'failed'; err: unknown } | { type: 'exit'; c
  * of the file rather than filling memory.
  */
 export async function* parseInThread(
-  source: AsyncIterable<Buffer | string>,
+  source: AsyncIterable<Buffer | string> | (() => AsyncIterable<Buffer | string>),
   options: ParseOptions,
   onBytes: (n: number) => void = () => {},
-): AsyncGenerator<ParsedPart> {
-  const worker = startParser(options);
-  const input = source[Symbol.asyncIterator]();
+): AsyncGenerator<ParsedPart | { kind: 'later'; data: LaterRowsData }> {
+  // A source that can be opened twice is read twice: first for the look-ahead (look-ahead.ts), then to import.
+  const open = typeof source === 'function' ? source : () => source;
+  const worker = startParser({ ...options, lookAhead: typeof source === 'function' });
+  let input = open()[Symbol.asyncIterator]();
+  let scanning = typeof source === 'function';
   const inbox: Inbound[] = [];
   let wake: (() => void) | null = null;
   const deliver = (m: Inbound) => {
@@ -73,6 +79,15 @@ export async function* parseInThread(
   };
   const send = (m: ToParser, transfer: ArrayBuffer[] = []) => worker.postMessage(m, transfer);
   worker.on('message', (m: FromParser) => {
+    if (m.type === 'later') {
+      // The first pass has read what it needed (all of the file, or up to an error): the import reads it anew.
+      const done = input;
+      scanning = false;
+      input = open()[Symbol.asyncIterator]();
+      void done.return?.();
+      deliver(m);
+      return;
+    }
     if (m.type !== 'pull') {
       deliver(m);
       return;
@@ -83,7 +98,7 @@ export async function* parseInThread(
         // A copy of just these bytes, handed over: a stream's chunk may be a view into a larger shared buffer.
         const data =
           typeof next.value === 'string' ? new Uint8Array(Buffer.from(next.value)) : new Uint8Array(next.value);
-        onBytes(data.length);
+        if (!scanning) onBytes(data.length);
         send({ type: 'chunk', data }, [data.buffer]);
       },
       (err: unknown) => deliver({ type: 'failed', err }),
@@ -102,7 +117,8 @@ export async function* parseInThread(
       if (m.type === 'part') {
         yield m.part;
         send({ type: 'credit', parts: 1 });
-      } else if (m.type === 'done') return;
+      } else if (m.type === 'later') yield { kind: 'later', data: m.data };
+      else if (m.type === 'done') return;
       else if (m.type === 'error') throw new (ERRORS[m.name] ?? Error)(m.message);
       else if (m.type === 'failed') throw m.err;
       else if (m.type === 'exit')

@@ -1,4 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import { scanLaterRows } from './look-ahead.js';
 import { parseCsv, type ParseOptions } from './parse.js';
 import type { FromParser, ToParser } from './parse-thread.js';
 
@@ -39,6 +40,16 @@ async function* pulled(): AsyncGenerator<Buffer> {
 }
 
 try {
+  // The first pass (look-ahead.ts), when asked: the file's bytes come once more for the second.
+  if (options.lookAhead) {
+    const data = await scanLaterRows(pulled(), options);
+    port.postMessage({ type: 'later', data } satisfies FromParser, [
+      data.keys.buffer as ArrayBuffer,
+      data.starts.buffer as ArrayBuffer,
+      data.rows.buffer as ArrayBuffer,
+      data.after.buffer as ArrayBuffer,
+    ]);
+  }
   for await (const part of parseCsv(pulled(), options)) {
     while (credit === 0)
       await new Promise<void>((resolve) => {

@@ -27,12 +27,22 @@ export interface ParseOptions extends FileOptions {
    * their opt-outs up without spending its own thread on HMACs.
    */
   digestKey?: KeyObject;
+  /** Read the file once first for what later rows set (look-ahead.ts); the parsing thread does it. */
+  lookAhead?: boolean;
 }
 
 /** What parsing a file yields: its header line once, mapped, then its rows a batch at a time. */
 export type ParsedPart =
   | { kind: 'headers'; headers: string[] }
-  | { kind: 'rows'; valid: ImportedLead[]; rejects: NewReject[]; warned: NewReject[]; digests?: Map<string, string> };
+  | {
+      kind: 'rows';
+      valid: ImportedLead[];
+      rejects: NewReject[];
+      warned: NewReject[];
+      digests?: Map<string, string>;
+      /** Bytes of the file read when the part was cut: its rows end at most a read chunk and the parser's buffers before. */
+      bytes: number;
+    };
 
 /**
  * Reads, maps and validates a CSV stream, with no database: the part of an
@@ -46,7 +56,15 @@ export async function* parseCsv(
   options: ParseOptions,
   onBytes?: (n: number) => void,
 ): AsyncGenerator<ParsedPart> {
-  const records = csvRecords(source, onBytes, options.encoding);
+  let read = 0;
+  const records = csvRecords(
+    source,
+    (n) => {
+      read += n;
+      onBytes?.(n);
+    },
+    options.encoding,
+  );
   const first = await records.next();
   if (first.done) throw new ImportFileError('the file is empty: a CSV import needs a header line naming its columns');
   const headers = first.value.values.map((h) => h.trim());
@@ -58,13 +76,13 @@ export async function* parseCsv(
   // Rows imported without a bad field: kept beside the rejects (the rejects file lists them with their warnings).
   let warned: NewReject[] = [];
   const part = (): ParsedPart => {
-    if (!digestsOf) return { kind: 'rows', valid, rejects, warned };
+    if (!digestsOf) return { kind: 'rows', valid, rejects, warned, bytes: read };
     const digests = new Map<string, string>();
     for (const r of valid)
       for (const a of [r.phone, r.email]) if (a !== null && !digests.has(a)) digests.set(a, digestsOf.keyed(a));
     for (const r of [...rejects, ...warned])
       for (const a of r.addresses) if (!digests.has(a)) digests.set(a, digestsOf.keyed(a));
-    return { kind: 'rows', valid, rejects, warned, digests };
+    return { kind: 'rows', valid, rejects, warned, digests, bytes: read };
   };
   const quoted = (row: number, values: readonly string[], reason: string, warnings: string | null): NewReject => ({
     row_number: row,
@@ -76,6 +94,7 @@ export async function* parseCsv(
   for await (const record of records) {
     const outcome = readRow(plan, record.values, options.defaultCountry, options.invalidFields);
     if (outcome.ok) {
+      outcome.lead.row = record.row;
       valid.push(outcome.lead);
       if (outcome.warnings.length > 0) warned.push(quoted(record.row, record.values, '', outcome.warnings.join('; ')));
     } else rejects.push(quoted(record.row, record.values, outcome.reason, null));

@@ -1,6 +1,7 @@
 import type { LeadRow } from '../leads/leads.repository.js';
 import { parseInfo } from '../leads/leads.mapper.js';
 import { newLeadRow } from '../leads/new-lead.js';
+import type { LaterRows } from './look-ahead.js';
 import type { ImportedLead } from './rows.js';
 
 export type OnDuplicate = 'skip' | 'update';
@@ -43,6 +44,7 @@ function newLead(organizationId: string, r: ImportedLead, profile: string, at: s
 }
 
 const NONE = new Map<never, string>();
+const NOTHING: ReadonlySet<string> = new Set();
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -57,6 +59,7 @@ function applyRow(
   e: Entry,
   r: ImportedLead,
   mayFill: { email: boolean; external: boolean },
+  later: ReadonlySet<string>,
 ): { changed: boolean; phone: boolean; email: boolean } {
   const lead = e.lead;
   let changed = false;
@@ -69,9 +72,10 @@ function applyRow(
       changed = true;
     }
   };
-  set('first_name', r.firstName);
-  if (r.lastName !== undefined) set('last_name', r.lastName);
-  if (r.timeZone !== undefined) set('time_zone', r.timeZone);
+  // A field a later row of the file sets on this lead is left to it (the last value wins, in whichever batch).
+  if (!later.has('firstName')) set('first_name', r.firstName);
+  if (r.lastName !== undefined && !later.has('lastName')) set('last_name', r.lastName);
+  if (r.timeZone !== undefined && !later.has('timeZone')) set('time_zone', r.timeZone);
   if (r.externalLeadId !== undefined && lead.external_lead_id === null && mayFill.external)
     set('external_lead_id', r.externalLeadId);
   const phone = r.phone !== null && lead.phone === null;
@@ -79,6 +83,7 @@ function applyRow(
   if (phone) set('phone', r.phone);
   if (email) set('email', r.email);
   for (const [key, value] of Object.entries(r.info)) {
+    if (later.has(`info:${key}`)) continue;
     const current = Object.prototype.hasOwnProperty.call(e.infoPatch, key)
       ? e.infoPatch[key]
       : Object.prototype.hasOwnProperty.call(e.infoBase, key)
@@ -112,8 +117,25 @@ export function resolveBatch(
   organizationId: string,
   rows: readonly ImportedLead[],
   existing: readonly LeadRow[],
-  opts: { onDuplicate: OnDuplicate; profile: string; at: string },
+  opts: { onDuplicate: OnDuplicate; profile: string; at: string; later?: LaterRows },
 ): { outcomes: Outcome[]; entries: Entry[] } {
+  // Emails some row of this batch gives: for them every lead holding one was read, so the oldest is known.
+  const emailsRead = new Set(rows.map((r) => r.email));
+  /**
+   * The fields later rows of the file set on an existing lead: the rows of its
+   * phone, and (when it is the oldest lead holding its email) the rows without
+   * a phone that give its email, which join it too (look-ahead.ts's keys). A
+   * lead created by this batch takes every row's fields: its rows are all in
+   * this run.
+   */
+  const laterFields = (e: Entry, r: ImportedLead): ReadonlySet<string> => {
+    if (!opts.later || r.row === undefined || e.isNew) return NOTHING;
+    const { phone, email } = e.lead;
+    const fields = phone !== null ? opts.later.fieldsAfter(`p:${phone}`, r.row) : [];
+    if (email !== null && emailsRead.has(email) && byEmail.get(email) === e)
+      fields.push(...opts.later.fieldsAfter(`e:${email}`, r.row));
+    return fields.length === 0 ? NOTHING : new Set(fields);
+  };
   const byPhone = new Map<string, Entry>();
   const byEmail = new Map<string, Entry>();
   const byExternal = new Map<string, Entry>();
@@ -162,10 +184,15 @@ export function resolveBatch(
     }
     if (opts.onDuplicate === 'skip') return 'skipped';
     match.untouched = false;
-    const applied = applyRow(match, r, {
-      email: r.email === null || !byEmail.has(r.email),
-      external: r.externalLeadId === undefined || !byExternal.has(r.externalLeadId),
-    });
+    const applied = applyRow(
+      match,
+      r,
+      {
+        email: r.email === null || !byEmail.has(r.email),
+        external: r.externalLeadId === undefined || !byExternal.has(r.externalLeadId),
+      },
+      laterFields(match, r),
+    );
     if (!applied.changed) return 'skipped';
     if (!match.isNew) {
       match.changed = true;

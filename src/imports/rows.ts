@@ -14,6 +14,8 @@ export interface ImportedLead {
   externalLeadId: string | undefined;
   /** Columns without a lead field, keyed by header; empty cells left out. */
   info: Record<string, string>;
+  /** The row's number in the file (the header is 1), which the look-ahead knows it by (look-ahead.ts). */
+  row?: number;
 }
 
 /** A valid row may carry warnings: fields left out because they were not valid (`invalidFields: drop`). */

@@ -19,13 +19,13 @@ async function* chunksOf(text: string | Buffer, size: number): AsyncGenerator<Bu
   for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
 }
 
-async function all(parts: AsyncIterable<ParsedPart>): Promise<ParsedPart[]> {
-  const out: ParsedPart[] = [];
+async function all<P>(parts: AsyncIterable<P>): Promise<P[]> {
+  const out: P[] = [];
   for await (const p of parts) out.push(p);
   return out;
 }
 
-async function failure(parts: AsyncIterable<ParsedPart>): Promise<Error> {
+async function failure(parts: AsyncIterable<unknown>): Promise<Error> {
   try {
     await all(parts);
   } catch (err) {

@@ -1,6 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
+import { v7 } from 'uuid';
+import { issueKey } from '../../src/organizations/api-keys.service.js';
 import { loadConfig } from '../../src/platform/config.js';
+import { openStore } from '../../src/platform/db/connect.js';
+import { insertEndpoint } from '../../src/webhooks/endpoints.repository.js';
+import { generateSecret } from '../../src/webhooks/signing.js';
 import { startServer } from '../../src/server.js';
 import { openAllHoursOrganization } from '../lib/organization.js';
 import { freePort, startParley } from '../lib/processes.js';
@@ -21,6 +26,7 @@ import type { Row } from '../lib/table.js';
 const SID = 'ACspeed';
 const TOKEN = 'speed-token';
 const SENDER = '+16285550190';
+const SENDS_SENDER = '+16285550191';
 
 interface Carrier {
   url: string;
@@ -161,58 +167,210 @@ async function stop(proc: ChildProcess): Promise<void> {
 }
 
 /**
- * Statements per lead, API and worker apart: leads one at a time, each
- * followed to the carrier, in one in-process server (its worker polling at
- * the default). Statements while a request is out are the API's; the rest,
- * less what the idle worker's polls cost over the same time, the worker's.
+ * Statements per lead, API and worker apart, counted exactly: leads one at a
+ * time, each followed to the carrier, in one in-process server whose poll is
+ * a minute away, so nothing runs but what the requests and their commits'
+ * wakes cause. Then the same requests against an API-only server of the same
+ * store: the API's share. The worker's is the difference. The worker's
+ * statements are also sorted by what they do (claims, the send's judgement,
+ * its completion, the outbox's fan-out) from their text.
  */
 async function statementsPerLead(databaseUrl: string, fake: Carrier, quick: boolean) {
   const key = await openAllHoursOrganization(databaseUrl, 'speed', SENDER);
-  let count = 0;
-  let api = 0;
-  let inRequest = false;
-  const config = loadConfig({
-    DATABASE_URL: databaseUrl,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    PARLEY_RATE_LIMIT: '0',
-    TWILIO_ACCOUNT_SID: SID,
-    TWILIO_AUTH_TOKEN: TOKEN,
-    TWILIO_API_BASE_URL: fake.url,
-  });
-  const server = await startServer(config, {
-    onStatement: () => {
-      count += 1;
-      if (inRequest) api += 1;
-    },
-  });
+  const leads = quick ? 20 : 50;
+  const config = (worker: boolean) =>
+    loadConfig({
+      DATABASE_URL: databaseUrl,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      PARLEY_RATE_LIMIT: '0',
+      PARLEY_WORKER: String(worker),
+      PARLEY_WORKER_POLL_MS: '60000',
+      TWILIO_ACCOUNT_SID: SID,
+      TWILIO_AUTH_TOKEN: TOKEN,
+      TWILIO_API_BASE_URL: fake.url,
+    });
+  let counting = false;
+  const seen: string[] = [];
+  const onStatement = (sql: string) => {
+    if (counting) seen.push(sql);
+  };
+  const full = await startServer(config(true), { onStatement });
   try {
-    const url = server.address;
+    const url = full.address;
     await post(url, key, '/customerProfiles', { name: 'speed-greeter', openingMessage: 'Hi {{firstName}}' });
     for (let i = 0; i < 3; i += 1) await arrivedAll(fake, [(await createLead(url, key)).phone], 30_000);
-    await sleep(500);
-    const idleStart = Date.now();
-    const idleBase = count;
-    await sleep(3000);
-    const idlePerMs = (count - idleBase) / (Date.now() - idleStart);
-    const leads = quick ? 20 : 50;
-    const base = count;
-    const started = Date.now();
-    api = 0;
+    await sleep(300);
+    counting = true;
     for (let i = 0; i < leads; i += 1) {
-      inRequest = true;
       const { phone } = await createLead(url, key);
-      inRequest = false;
       await arrivedAll(fake, [phone], 30_000);
-      // The job's own bookkeeping after the carrier answered.
-      await sleep(150);
+      // The job's completion after the carrier answered.
+      await sleep(100);
     }
-    const total = count - base;
-    const idle = idlePerMs * (Date.now() - started);
-    return { leads, api: api / leads, worker: (total - api - idle) / leads, idlePerSecond: idlePerMs * 1000 };
+    counting = false;
   } finally {
-    await server.stop();
+    await full.stop();
+  }
+  const total = seen.splice(0);
+  const apiOnly = await startServer(config(false), { onStatement });
+  try {
+    counting = true;
+    for (let i = 0; i < leads; i += 1) await createLead(apiOnly.address, key);
+    counting = false;
+  } finally {
+    await apiOnly.stop();
+  }
+  const api = seen.length;
+  const kinds = classify(total).map(([k, n]) => [k, n - (classify(seen).find(([j]) => j === k)?.[1] ?? 0)] as const);
+  return {
+    leads,
+    api: api / leads,
+    worker: (total.length - api) / leads,
+    kinds: Object.fromEntries(kinds.map(([k, n]) => [k, n / leads])),
+  };
+}
+
+/** What a statement does, from its text: the claims, the send's judgement, its completion, the fan-out. */
+function classify(statements: string[]): [string, number][] {
+  const counts = new Map<string, number>();
+  for (const q of statements) {
+    const kind = /^update "(jobs|webhook_deliveries)" set "lease_until"/.test(q)
+      ? 'claim'
+      : /"dispatched_at" is null|^update "events" set "dispatched_at"/.test(q)
+        ? 'fan-out'
+        : 'other';
+    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  }
+  return [...counts];
+}
+
+interface Receiver {
+  url: string;
+  times: number[];
+  close(): Promise<void>;
+}
+
+/** A webhook receiver on 127.0.0.1 that answers 200 at once and notes when each delivery came. */
+async function fakeReceiver(): Promise<Receiver> {
+  const times: number[] = [];
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      times.push(Date.now());
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    times,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Per second between the first and the last of `times` (ms). */
+const rate = (times: number[]) => {
+  const first = Math.min(...times);
+  const last = Math.max(...times);
+  return Math.round(((times.length - 1) * 1000) / Math.max(1, last - first));
+};
+
+/**
+ * Sends per second against webhook deliveries per second, through one worker
+ * process at the default poll, each to an unpaced fake on 127.0.0.1: the
+ * work is queued first with no worker running (1,000 openings through the
+ * API; as many outbox events for an endpoint, written to the store), then a
+ * worker is started and timed from the first arrival to the last.
+ */
+async function sendsVersusDeliveries(
+  databaseUrl: string,
+  env: Record<string, string>,
+  carrier: Carrier,
+  quick: boolean,
+) {
+  const n = quick ? 250 : 1000;
+  const receiver = await fakeReceiver();
+  const workerEnv = { ...env, PARLEY_ALLOW_PRIVATE_WEBHOOK_URLS: 'true' };
+  try {
+    // Deliveries: events of an organization with one endpoint, no sends.
+    const store = openStore(databaseUrl, 2);
+    const { organizationId } = await issueKey(store.db, `speed-hooks-${Date.now()}`);
+    const now = new Date().toISOString();
+    await insertEndpoint(store.db, organizationId, {
+      id: v7(),
+      url: `${receiver.url}/hook`,
+      description: 'bench',
+      events: null,
+      secret: generateSecret(),
+      enabled: 1,
+      disabled_reason: null,
+      created_at: now,
+      updated_at: now,
+    });
+    const rows = Array.from({ length: n }, (_, i) => ({
+      organization_id: organizationId,
+      id: v7(),
+      type: 'optOut',
+      payload: JSON.stringify({ leadId: v7(), externalLeadId: `crm-${i}`, phone: '+14155550100', channel: 'sms' }),
+      created_at: now,
+      dispatched_at: null,
+    }));
+    for (let j = 0; j < rows.length; j += 200)
+      await store.db
+        .insertInto('events')
+        .values(rows.slice(j, j + 200))
+        .execute();
+    await store.close();
+    const hooks = startWorker(workerEnv);
+    try {
+      await waitFor(() => receiver.times.length >= n, 120_000, 'webhook deliveries');
+    } finally {
+      await stop(hooks);
+    }
+    // Sends: openings queued through an API-only server, then the same worker alone.
+    const key = await openAllHoursOrganization(databaseUrl, 'speed-sends', SENDS_SENDER);
+    const api = await startParley(databaseUrl, await freePort(), { ...env, PARLEY_WORKER: 'false' });
+    const phones: string[] = [];
+    try {
+      await post(api.url, key, '/customerProfiles', { name: 'speed-greeter', openingMessage: 'Hi {{firstName}}' });
+      for (let i = 0; i < n; i += 25)
+        phones.push(
+          ...(await Promise.all(Array.from({ length: Math.min(25, n - i) }, () => createLead(api.url, key)))).map(
+            (l) => l.phone,
+          ),
+        );
+    } finally {
+      await api.stop();
+    }
+    const sends = startWorker(workerEnv);
+    try {
+      await arrivedAll(carrier, phones, 120_000);
+    } finally {
+      await stop(sends);
+    }
+    return {
+      n,
+      sendsPerSecond: rate(phones.map((p) => carrier.arrivals.get(p)!)),
+      deliveriesPerSecond: rate(receiver.times),
+    };
+  } finally {
+    await receiver.close();
+  }
+}
+
+async function waitFor(done: () => boolean, limitMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`speed bench stalled: ${what}`);
+    await sleep(5);
   }
 }
 
@@ -242,6 +400,7 @@ export async function speedSection(
     if (worker) await stop(worker);
     await api.stop();
   }
+  const throughput = await sendsVersusDeliveries(databaseUrl, env, carrier, quick);
   const statements = await statementsPerLead(countUrl, carrier, quick);
   await carrier.close();
   const section = `speed-${dialect}`;
@@ -288,13 +447,24 @@ export async function speedSection(
     },
     {
       section,
-      measure: 'statements per lead: API / worker (no BEGIN, COMMIT)',
+      measure: `sends/s through one worker vs webhook deliveries/s (${throughput.n} each, unpaced fakes)`,
+      value: `${throughput.sendsPerSecond}/s`,
+      reference: `${throughput.deliveriesPerSecond}/s`,
+      ratio: `${Math.round((100 * throughput.sendsPerSecond) / Math.max(1, throughput.deliveriesPerSecond))} %`,
+      target: 'report',
+      met: null,
+    },
+    {
+      section,
+      measure: 'statements per lead: API / worker (no BEGIN, COMMIT; exact, poll 60 s)',
       value: `${statements.api.toFixed(1)} / ${statements.worker.toFixed(1)}`,
-      reference: `idle ${statements.idlePerSecond.toFixed(1)}/s`,
+      reference: Object.entries(statements.kinds)
+        .map(([k, n]) => `${k} ${n.toFixed(1)}`)
+        .join(', '),
       ratio: '',
       target: 'report',
       met: null,
     },
   ];
-  return { rows, raw: { ...m, trickleP50: t50, trickleP99: t99, burstP99: b99, statements } };
+  return { rows, raw: { ...m, trickleP50: t50, trickleP99: t99, burstP99: b99, statements, throughput } };
 }

@@ -54,7 +54,15 @@ export const appointmentRoutes =
           summary: 'Book an appointment for the lead (409 when the slot is taken)',
           params: LeadIdParams,
           body: BookBody,
-          response: withErrors({ 200: Appointment }, 'slot_taken', 'calendar_unavailable', 'lead_has_no_email', 'unknown_owner', 'invalid_start', 'start_in_past'),
+          response: withErrors(
+            { 200: Appointment },
+            'slot_taken',
+            'calendar_unavailable',
+            'lead_has_no_email',
+            'unknown_owner',
+            'invalid_start',
+            'start_in_past',
+          ),
         },
       },
       async (req) => {
@@ -164,7 +172,14 @@ export const appointmentRoutes =
           summary: 'Reschedule an appointment (409 when the new slot is taken)',
           params: AppointmentIdParams,
           body: RescheduleBody,
-          response: withErrors({ 200: Appointment }, 'appointment_not_booked', 'slot_taken', 'calendar_unavailable', 'invalid_start', 'start_in_past'),
+          response: withErrors(
+            { 200: Appointment },
+            'appointment_not_booked',
+            'slot_taken',
+            'calendar_unavailable',
+            'invalid_start',
+            'start_in_past',
+          ),
         },
       },
       async (req) => {

@@ -100,7 +100,12 @@ export const callRoutes =
           summary: 'Phone the lead now: the agent holds the conversation (through the compliance gate)',
           params: LeadIdParams,
           body: Type.Optional(PlaceCallBody),
-          response: withErrors({ 200: PlaceCallReply }, 'channel_unavailable', 'no_sending_number', 'voice_not_configured'),
+          response: withErrors(
+            { 200: PlaceCallReply },
+            'channel_unavailable',
+            'no_sending_number',
+            'voice_not_configured',
+          ),
         },
       },
       async (req) => {
@@ -177,8 +182,7 @@ export const callRoutes =
       },
       async (req) => {
         // Calling first needs a carrier: refused here rather than failing every opening later.
-        if (req.body.callFirst === true && !deps.config.twilio)
-          throw new DomainError('call_first_needs_twilio');
+        if (req.body.callFirst === true && !deps.config.twilio) throw new DomainError('call_first_needs_twilio');
         return writeVoiceSettings(
           deps.db,
           req.auth.organizationId,

@@ -1,4 +1,4 @@
-import { emitEvents } from '../events/outbox.repository.js';
+import { emitFannedOut } from '../webhooks/dispatcher.js';
 import { messageSentEvent, outboundEmailSubject } from '../events/payloads.js';
 import { followUpAfterSend } from '../followups/followups.service.js';
 import { enqueueJob, holdsLease, latestSendPayload } from '../jobs/jobs.repository.js';
@@ -54,7 +54,8 @@ export async function recordSent(
   await followUpAfterSend(trx, organizationId, message, new Date(at));
   const subject =
     message.channel === 'email' ? outboundEmailSubject((await findOrganization(trx, organizationId))?.name) : null;
-  await emitEvents(trx, organizationId, at, [messageSentEvent(lead, message, subject)]);
+  // Fanned out here: the worker that recorded it has nothing left to do with it (no wake, no empty tick).
+  await emitFannedOut(trx, organizationId, at, [messageSentEvent(lead, message, subject)]);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { checkOutbound, type GateDecision } from '../compliance/gate.js';
 import type { ExternalVerdict } from '../compliance/external-verdict.js';
-import { holdsLease } from '../jobs/jobs.repository.js';
+import { finishJob, holdsLease } from '../jobs/jobs.repository.js';
 import type { ClaimedJob, JobOutcome, SendMessagePayload } from '../jobs/names.js';
 import { lockLeadOfMessage, type LeadRow } from '../leads/leads.repository.js';
 import { findMessage, setMessageStatus, type MessageRow } from '../messages/messages.repository.js';
@@ -330,12 +330,13 @@ export async function sendRecordedMessage(
     return failedSend(deps, job, message, step.to, step.from, adapter, err, lastAttempt);
   }
   const at = deps.clock.now().toISOString();
-  await deps.db
-    .transaction()
-    .execute((trx) =>
-      recordSent(trx, organizationId, message, { providerMessageId, status: 'sent', reason: null }, at),
-    );
-  return { kind: 'done' };
+  // One completion: the outcome and the job's end commit together (the job first: the lock order of judge,
+  // the job's row then the lead's). A lapsed lease leaves the job to its new holder, which finds the message sent.
+  await deps.db.transaction().execute(async (trx) => {
+    await finishJob(trx, job, at);
+    await recordSent(trx, organizationId, message, { providerMessageId, status: 'sent', reason: null }, at);
+  });
+  return { kind: 'done', finished: true };
 }
 
 /**

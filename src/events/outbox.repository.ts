@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import type { Db } from '../platform/db/schema.js';
+import { DISPATCHED_MARK } from '../platform/db/wake.js';
 import { skipLocked } from '../platform/db/locks.js';
 import { newId } from '../platform/ids.js';
 import { keysIn } from '../platform/db/keys.js';
@@ -78,7 +80,34 @@ export async function emitConsoleEvent(
       created_at: at,
       dispatched_at: at,
     })
+    // Nothing for a worker to do with it: its commit wakes none (platform/db/wake.ts).
+    .modifyEnd(sql.raw(DISPATCHED_MARK))
     .execute();
+}
+
+/**
+ * Events whose fan-out the caller writes in the same transaction
+ * (webhooks/dispatcher.ts emitFannedOut): stored already dispatched, and
+ * marked so their commit wakes no worker (platform/db/wake.ts): nobody has
+ * anything left to do with them. Answers the rows written.
+ */
+export async function emitDispatched(
+  db: Db,
+  organizationId: string,
+  at: string,
+  events: OutboxEvent[],
+): Promise<PendingEvent[]> {
+  if (events.length === 0) return [];
+  const rows = events.map((e) => ({
+    organization_id: organizationId,
+    id: newId(),
+    type: e.type,
+    payload: JSON.stringify(e.data),
+    created_at: at,
+    dispatched_at: at,
+  }));
+  await db.insertInto('events').values(rows).modifyEnd(sql.raw(DISPATCHED_MARK)).execute();
+  return rows.map((r) => ({ organization_id: r.organization_id, id: r.id, type: r.type }));
 }
 
 export interface PendingEvent {

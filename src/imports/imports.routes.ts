@@ -29,7 +29,14 @@ export const importRoutes =
           summary:
             'Import leads from a CSV file (the body, Content-Type text/csv); runs in the background, see GET /v1/imports/{id}',
           querystring: StartImportQuery,
-          response: withErrors({ 202: ImportView }, 'invalid_map', 'invalid_encoding', 'header_too_long', 'empty_file', 'idempotency_not_supported'),
+          response: withErrors(
+            { 202: ImportView },
+            'invalid_map',
+            'invalid_encoding',
+            'header_too_long',
+            'empty_file',
+            'idempotency_not_supported',
+          ),
         },
         // The body is the file: a JSON one is a 415, not a list of unknown fields.
         config: { ownBodyFormat: true },

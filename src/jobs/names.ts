@@ -126,9 +126,14 @@ export function payloadProblem(name: string, payload: unknown): string | undefin
  * What a handler reports: finished, or to be run again later without counting
  * a failure (e.g. waiting for contact hours). `punctual`: the job must run at
  * `until` itself, not merely after it (a paced send's slot), so when it comes
- * it is claimed ahead of older due jobs.
+ * it is claimed ahead of older due jobs. `finished`: the handler already
+ * marked the job done (finishJob, fenced) in the transaction that recorded
+ * its result, so the runner writes nothing more: a send's completion is one
+ * transaction, not two commits.
  */
-export type JobOutcome = { kind: 'done' } | { kind: 'defer'; until: Date; reason: string; punctual?: boolean };
+export type JobOutcome =
+  | { kind: 'done'; finished?: true }
+  | { kind: 'defer'; until: Date; reason: string; punctual?: boolean };
 
 export interface ClaimedJob {
   organizationId: string;

@@ -50,7 +50,7 @@ async function runOne(deps: Deps, handlers: JobHandlers, job: ClaimedJob): Promi
   try {
     const outcome = await handler.run(deps, job as ClaimedJob & { payload: never }, job.attempts >= delays.length);
     if (outcome.kind === 'done') {
-      await finishJob(deps.db, job, isoNow(deps.clock));
+      if (!outcome.finished) await finishJob(deps.db, job, isoNow(deps.clock));
       return { ...run, outcome: 'done' };
     }
     await deferJob(deps.db, job, outcome.until, isoNow(deps.clock), outcome.punctual);

@@ -23,7 +23,12 @@ export const sendingNumberRoutes =
           summary:
             'Add a number to the pool SMS (or calls) go out from; paced at its rate, unique across organizations',
           body: CreateSendingNumberBody,
-          response: withErrors({ 201: SendingNumber }, 'invalid_phone', 'sending_number_taken', 'sending_number_exists'),
+          response: withErrors(
+            { 201: SendingNumber },
+            'invalid_phone',
+            'sending_number_taken',
+            'sending_number_exists',
+          ),
         },
       },
       async (req, reply) =>

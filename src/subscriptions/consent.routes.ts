@@ -59,7 +59,12 @@ export const consentRoutes =
           summary: "The lead's consent ledger: every opt-out and opt-in, oldest first, with who or what caused it",
           params: LeadIdParams,
           querystring: Type.Object({ ...PageQuery }),
-          response: withErrors({ 200: Type.Object({ records: Type.Array(ConsentRecord), nextToken: NextToken }) }, 'invalid_date', 'invalid_range', 'invalid_cursor'),
+          response: withErrors(
+            { 200: Type.Object({ records: Type.Array(ConsentRecord), nextToken: NextToken }) },
+            'invalid_date',
+            'invalid_range',
+            'invalid_cursor',
+          ),
         },
       },
       async (req) => leadConsent(deps, req.auth.organizationId, req.params.leadId, req.query),

@@ -23,6 +23,9 @@ interface TickResult {
   claimed: number;
 }
 
+/** Outbox events fanned out per tick. */
+const EVENT_BATCH = 500;
+
 /** Rounds of a step before it gives up: work that makes due work forever (a job retried at once) is a bug to report. */
 const STEP_ROUNDS = 100;
 
@@ -140,19 +143,25 @@ export class Worker {
     // Independent rows, so one round trip's wait instead of four: fanning out new events, claiming
     // due deliveries, recording finished ones (rows this worker holds, never the ones being claimed)
     // and claiming jobs. On SQLite the statements still run one at a time.
-    const [dispatched, delivering, , jobs] = await Promise.all([
-      dispatchEvents(this.deps, 500),
+    const [fanOut, delivering, , jobs] = await Promise.all([
+      dispatchEvents(this.deps, EVENT_BATCH),
       this.deliveries.fill(),
       this.deliveries.flush(),
       this.jobs.fill(),
     ]);
+    const dispatched = fanOut.events;
     this.eventsFannedOut += dispatched;
     await this.keepStatisticsFresh(dispatched);
     // Expired rejected rows and provider receipts: hourly by the clock, nothing to do otherwise.
     await this.housekeeping.runIfDue();
-    // Fanned-out events made deliveries the claim beside it could not see. A claim short of its room
-    // took all that was due: what commits later wakes the loop, so it need not look again at once.
-    const more = dispatched > 0 || (deliveryRoom > 0 && delivering >= deliveryRoom) || (jobRoom > 0 && jobs >= jobRoom);
+    // Fanned-out events made deliveries the claim beside it could not see (a fan-out that made none, no
+    // endpoint wanting them, leaves nothing to look for), or a full batch of events left more. A claim short
+    // of its room took all that was due: what commits later wakes the loop, so it need not look again at once.
+    const more =
+      fanOut.deliveries > 0 ||
+      dispatched >= EVENT_BATCH ||
+      (deliveryRoom > 0 && delivering >= deliveryRoom) ||
+      (jobRoom > 0 && jobs >= jobRoom);
     return { more, claimed: dispatched + delivering + jobs };
   }
 

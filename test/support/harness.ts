@@ -8,7 +8,7 @@ import { SCOPES } from '../../src/platform/auth/scopes.js';
 import type { Scope } from '../../src/platform/auth/scopes.js';
 import { loadConfig, type Config } from '../../src/platform/config.js';
 import type { DialectName } from '../../src/platform/db/connect.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import { startServer, type RunningServer, type StartOptions } from '../../src/server.js';
 import type { StepReport } from '../../src/worker/worker.js';
 import { PG_ADMIN_URL } from './global-setup.js';
 import { TestClock } from './test-clock.js';
@@ -116,7 +116,11 @@ export function clientFor(baseUrl: string, key: string): Client {
   };
 }
 
-export async function startTestServer(dialect: Dialect, env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(
+  dialect: Dialect,
+  env: Record<string, string> = {},
+  options: Omit<StartOptions, 'clock'> = {},
+): Promise<TestServer> {
   const database = await freshDatabase(dialect);
   const config = loadConfig({
     DATABASE_URL: database.url,
@@ -127,7 +131,7 @@ export async function startTestServer(dialect: Dialect, env: Record<string, stri
     ...env,
   });
   const clock = new TestClock();
-  const server = await startServer(config, { clock });
+  const server = await startServer(config, { ...options, clock });
   const url = server.address;
   // The suites' keys hold every scope, inbound:write included (speaking as a lead is what many of them test).
   const acmeKey = await issueKey(server.store.db, 'acme', SCOPES);

@@ -46,7 +46,7 @@ function rowIdentity(db: Kysely<Database>): string {
   return takesRowLocks(db) ? 'ctid' : 'rowid';
 }
 
-function byRowIdentity(db: Kysely<Database>, due: { compile(): unknown }) {
+function byRowIdentity(db: Kysely<Database>, due: Expression<unknown>) {
   const sub = due as never;
   return takesRowLocks(db) ? sql<SqlBool>`ctid = any(array(${sub}))` : sql<SqlBool>`rowid in (${sub})`;
 }
@@ -59,6 +59,12 @@ export interface ClaimOptions {
   also?: AliasedRawBuilder<unknown, string>[];
   /** Claims only rows that also meet this condition (a lane of the queue, e.g. jobs due at an exact instant). */
   lane?: RawBuilder<SqlBool>;
+  /**
+   * Claims the rows of this lane ahead of the others, in the same statement:
+   * `ahead` first (in due order), then rows of `rest` (the lane's complement) into
+   * the room it left. One statement where a claim per lane cost two each tick.
+   */
+  lanes?: { ahead: RawBuilder<SqlBool>; rest: RawBuilder<SqlBool> };
   /** Returns each claimed row whole (as `also` does), so the caller needs no second read. */
   whole?: boolean;
 }
@@ -84,27 +90,39 @@ export async function claimDue(
   now: string,
   leaseUntil: string,
   limit: number,
-  { spread, fence, also = [], lane, whole = false }: ClaimOptions = {},
+  { spread, fence, also = [], lane, lanes, whole = false }: ClaimOptions = {},
 ): Promise<(RowKey & Record<string, unknown>)[]> {
   const full = spread ? [...spread.inFlight].filter(([, n]) => n >= spread.max).map(([value]) => value) : [];
-  const due = db
-    .selectFrom(table)
-    .select(sql.raw<string>(rowIdentity(db)).as('row_identity'))
-    .where('status', '=', 'pending')
-    .where(dueColumn, '<=', now)
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-    // biome-ignore lint/style/noNonNullAssertion: `full` is empty unless `spread` is given
-    .$if(full.length > 0, (qb) => qb.where(sql.ref(spread!.column), 'not in', full))
-    // biome-ignore lint/style/noNonNullAssertion: $if calls this only when `lane` is given
-    .$if(lane !== undefined, (qb) => qb.where(lane!))
-    .orderBy(dueColumn)
-    .limit(limit);
+  const dueIn = (only: RawBuilder<SqlBool> | undefined) =>
+    db
+      .selectFrom(table)
+      .select(sql.raw<string>(rowIdentity(db)).as('row_identity'))
+      .where('status', '=', 'pending')
+      .where(dueColumn, '<=', now)
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      // biome-ignore lint/style/noNonNullAssertion: `full` is empty unless `spread` is given
+      .$if(full.length > 0, (qb) => qb.where(sql.ref(spread!.column), 'not in', full))
+      // biome-ignore lint/style/noNonNullAssertion: $if calls this only when `only` is given
+      .$if(only !== undefined, (qb) => qb.where(only!))
+      .orderBy(dueColumn);
+  // Two lanes in one statement: each a CTE (PostgreSQL refuses FOR UPDATE in a UNION's arms), the second
+  // limited to the room the first left, so it locks no row it will not claim.
+  const due = lanes
+    ? db
+        .with('ahead', () => skipLocked(db, dueIn(lanes.ahead).limit(limit)))
+        .with('rest', () =>
+          skipLocked(db, dueIn(lanes.rest).limit(sql<number>`(select ${sql.lit(limit)} - count(*) from ahead)`)),
+        )
+        .selectFrom('ahead')
+        .select('row_identity')
+        .unionAll((eb) => eb.selectFrom('rest').select('row_identity'))
+    : skipLocked(db, dueIn(lane).limit(limit));
   const lease = fence === undefined ? { lease_until: leaseUntil } : { lease_until: leaseUntil, lease_token: fence };
   const claimed = (await singleStatement(db, (db) =>
     db
       .updateTable(table)
       .set(lease as { lease_until: string })
-      .where(byRowIdentity(db, skipLocked(db, due)))
+      .where(byRowIdentity(db, due))
       .$if(whole || also.length > 0, (qb) => qb.returningAll())
       .$if(also.length > 0, (qb) => qb.returning(also as never))
       .returning([

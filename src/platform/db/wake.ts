@@ -31,9 +31,20 @@ export const WORK_CHANNEL = 'parley_work';
 
 const MAKES_WORK = /\binsert into "(?:jobs|events|webhook_deliveries)"/;
 
+/**
+ * Ends an insert of outbox events that were fanned out in the same
+ * transaction (events/outbox.repository.ts emitDispatched): no worker has
+ * anything to do with them, so their commit wakes none (a send's own
+ * `message.sent` cost every send an empty tick). The deliveries they made,
+ * if any, wake it as any insert into the queue does.
+ */
+export const DISPATCHED_MARK = ' /* dispatched */';
+
 /** Whether a statement writes work for the worker (also inside a batch of CTEs: platform/db/together.ts). */
 export function makesWork(sqlText: string): boolean {
-  return sqlText.includes('insert into "') && MAKES_WORK.test(sqlText);
+  if (!sqlText.includes('insert into "')) return false;
+  if (sqlText.startsWith('insert into "events"') && sqlText.endsWith(DISPATCHED_MARK)) return false;
+  return MAKES_WORK.test(sqlText);
 }
 
 /** The wakes of one store: committed work in this process, and (PostgreSQL) notifications from others. */

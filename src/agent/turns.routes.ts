@@ -8,7 +8,7 @@ import { NextToken, PageQuery, withErrors } from '../platform/http/schemas.js';
 import { listTurns, type AgentTurnRow } from './turns.repository.js';
 import type { AgentStep } from './provider.js';
 
-const AgentTurn = Type.Object({
+export const AgentTurn = Type.Object({
   id: Type.String({ format: 'uuid' }),
   triggerMessageId: Type.String({ format: 'uuid', description: 'The inbound message the turn answered' }),
   status: Type.Union([Type.Literal('pending'), Type.Literal('done'), Type.Literal('skipped'), Type.Literal('failed')], {
@@ -32,7 +32,7 @@ const AgentTurn = Type.Object({
 type AgentTurnView = Static<typeof AgentTurn>;
 
 const ListTurnsQuery = Type.Object({ ...PageQuery });
-const ListTurnsReply = Type.Object({ turns: Type.Array(AgentTurn), nextToken: NextToken });
+export const ListTurnsReply = Type.Object({ turns: Type.Array(AgentTurn), nextToken: NextToken });
 
 function stepsView(steps: string | null | undefined): AgentTurnView['steps'] {
   if (!steps) return [];

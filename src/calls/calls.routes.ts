@@ -72,7 +72,7 @@ const PlaceCallBody = Type.Object(
   { additionalProperties: false },
 );
 
-const PlaceCallReply = Type.Object({
+export const PlaceCallReply = Type.Object({
   message: Type.String(),
   id: Type.String(),
   status: Type.String({

@@ -16,7 +16,7 @@ const InboundBody = Type.Object(
   { additionalProperties: false },
 );
 
-const InboundReply = Type.Object({
+export const InboundReply = Type.Object({
   message: Type.String(),
   leadId: Type.Union([Type.String(), Type.Null()]),
   messageId: Type.Union([Type.String(), Type.Null()]),
@@ -78,7 +78,7 @@ const EmailEventBody = Type.Object(
   { additionalProperties: false },
 );
 
-const EmailEventReply = Type.Object({
+export const EmailEventReply = Type.Object({
   message: Type.String(),
   leadId: Type.Union([Type.String(), Type.Null()]),
   action: Type.String({

@@ -5,7 +5,7 @@ import type { Deps } from '../platform/deps.js';
 import { NextToken, PageQuery, withErrors } from '../platform/http/schemas.js';
 import { exportConsent, leadConsent } from './consent.service.js';
 
-const ConsentRecord = Type.Object({
+export const ConsentRecord = Type.Object({
   id: Type.String({ format: 'uuid' }),
   leadId: Type.Union([Type.String(), Type.Null()], {
     description: 'null for an address no lead held (e.g. the link of an erased lead)',

@@ -182,7 +182,7 @@ describeEachDialect(
           phone,
           channel: 'sms',
           tag: 'solar',
-          tagId: l.tags[0].id,
+          tagId: l.tags[0]!.id,
           condition: 'asked about panels',
         },
         { leadId: id, externalLeadId: l.externalLeadId, phone, channel: 'sms', tag: 'isHot' },

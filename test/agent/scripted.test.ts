@@ -100,7 +100,7 @@ describeEachDialect(
           phone,
           channel: 'sms',
           tag: 'qualified',
-          tagId: l.tags[0].id,
+          tagId: l.tags[0]!.id,
           condition: 'answered all profile questions',
         },
       ]);

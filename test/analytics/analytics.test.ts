@@ -86,7 +86,7 @@ describeEachDialect(
       expect(firstDelivery.p95).toBe(firstDelivery.p50);
 
       const bySource = await client.get(`/analytics/summary?from=${DAY}&to=${DAY}&groupBy=source`);
-      expect(bySource.body.groups.map((g: { key: string }) => g.key)).toEqual(['api']);
+      expect(bySource.body.groups.map((g) => g.key)).toEqual(['api']);
       const byNumber = await client.get(`/analytics/summary?from=${DAY}&to=${DAY}&groupBy=sendingNumber`);
       // The organization has no pool: every send is on its own number (null), the leads' creation on none (null) too.
       expect(byNumber.body.groups).toHaveLength(1);
@@ -147,7 +147,7 @@ describeEachDialect(
       const again = await importCsv(client, csv);
       expect(again).toMatchObject({ status: 'completed' });
       const res = await client.get(`/analytics/summary?from=${DAY}&to=${DAY}&groupBy=source`);
-      expect(res.body.groups.map((g: { key: string; leads: number }) => [g.key, g.leads])).toEqual([
+      expect(res.body.groups.map((g) => [g.key, g.leads])).toEqual([
         ['api', 1],
         [`import:${first.id}`, 3],
       ]);

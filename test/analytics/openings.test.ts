@@ -86,9 +86,9 @@ describeEachDialect(
           optedOut: count(v.name, (i) => i === 2),
         });
         if (sent > 0) {
-          expect(got.rates.replied.rate).toBeCloseTo(replied / sent, 6);
-          expect(got.rates.replied.low).toBeLessThanOrEqual(got.rates.replied.rate);
-          expect(got.rates.replied.high).toBeGreaterThanOrEqual(got.rates.replied.rate);
+          expect(got!.rates.replied.rate).toBeCloseTo(replied / sent, 6);
+          expect(got!.rates.replied.low).toBeLessThanOrEqual(got!.rates.replied.rate!);
+          expect(got!.rates.replied.high).toBeGreaterThanOrEqual(got!.rates.replied.rate!);
         }
       }
       // Eight leads cannot tell two variants apart.

@@ -351,7 +351,7 @@ describeEachDialect(
         calendar: { provider: 'calcom', calcom: { baseUrl: cal.url, apiKey: cal.key, eventTypeId: 42 } },
       });
       const view = (await c.get('/settings')).body.calendar;
-      expect(view.calcom).toEqual({ baseUrl: cal.url, eventTypeId: 42, apiKeySet: true });
+      expect(view!.calcom).toEqual({ baseUrl: cal.url, eventTypeId: 42, apiKeySet: true });
       const { id, phone, email } = await newLead(c, { firstName: 'Cleo', lastName: 'Park' });
 
       await say(c, id, phone, 'can we talk Thursday afternoon?');
@@ -389,11 +389,11 @@ describeEachDialect(
       expect(reschedule.path).toBe(`/v2/bookings/${a.externalId}/reschedule`);
       expect(reschedule.body).toMatchObject({ start: THURSDAY_SLOTS[2] });
       expect(moved.body.externalId).not.toBe(a.externalId);
-      expect(cal.bookings.get(moved.body.externalId)).toMatchObject({ status: 'accepted', start: THURSDAY_SLOTS[2] });
+      expect(cal.bookings.get(moved.body.externalId!)).toMatchObject({ status: 'accepted', start: THURSDAY_SLOTS[2] });
 
       const cancelled = await c.post(`/appointments/${a.id}/cancel`, { reason: 'changed plans' });
       expect(cancelled.status).toBe(200);
-      expect(cal.bookings.get(moved.body.externalId)!.status).toBe('cancelled');
+      expect(cal.bookings.get(moved.body.externalId!)!.status).toBe('cancelled');
       expect(cal.requests.at(-1)!.body).toEqual({ cancellationReason: 'changed plans' });
     });
   },

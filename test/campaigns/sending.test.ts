@@ -136,7 +136,7 @@ describeEachDialect(
       );
       await ts.runDue();
       expect(sentTo(phones)).toHaveLength(0);
-      expect(msg.status).toBe('scheduled');
+      expect(msg!.status).toBe('scheduled');
       ts.clock.set('2026-08-11T15:01:00Z'); // 08:01 in Los Angeles
       await eventually('sent in the morning', async () => sentTo(phones).length === 2);
       await eventually('counted as sent', async () => (await counts(client, campaign.id)).sent === 2);

@@ -348,7 +348,7 @@ describeEachDialect('email when things stop', (ctx) => {
       expect(failing.status).toBe('pending');
       expect(failing.attempts).toBeGreaterThanOrEqual(2);
       expect(failing.last_error).toMatch(/ECONNREFUSED|connect/i);
-      expect((await client.get(`/leads/${leadId}/messages`)).body.messages[0].status).toBe('sending');
+      expect((await client.get(`/leads/${leadId}/messages`)).body.messages[0]!.status).toBe('sending');
       expect(own.received).toHaveLength(0);
 
       await own.up();

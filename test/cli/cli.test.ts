@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/platform/config.js';
 import { openStore } from '../../src/platform/db/connect.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { until } from '../support/assert.js';
-import { clientFor, dialects, freshDatabase, uniquePhone } from '../support/harness.js';
+import { clientFor, dialects, freshDatabase, live, uniquePhone } from '../support/harness.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const KEY_LINE = /^pk_live_[A-Za-z0-9_-]{43}$/;
@@ -111,7 +111,7 @@ for (const dialect of dialects()) {
       const reader = api(lastLine(run.stdout));
       const listed = await reader.get('/leads');
       expect(listed.status).toBe(200);
-      expect(listed.body.leads.map((l: { firstName: string }) => l.firstName)).toEqual(['Cli']);
+      expect(listed.body.leads.map((l) => live(l).firstName)).toEqual(['Cli']);
       const write = await reader.post('/leads/create', { firstName: 'No', phone: uniquePhone() });
       expect(write.status).toBe(403);
       expect(write.body.message).toBe('Forbidden');

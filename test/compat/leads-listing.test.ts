@@ -4,7 +4,7 @@ import { insertTag } from '../../src/leads/leads.repository.js';
 import { SCOPES } from '../../src/platform/auth/scopes.js';
 import { newId } from '../../src/platform/ids.js';
 import { expectError } from '../support/assert.js';
-import { describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
+import { describeEachDialect, live, uniquePhone, type Client, type TestServer } from '../support/harness.js';
 
 /**
  * The reference pages of docs.apten.ai this part of Parley reproduces, read
@@ -87,7 +87,7 @@ describeEachDialect('docs.apten.ai/api-reference/leads/list', (ctx) => {
     expect(Object.keys(res.body).sort()).toEqual(['leads', 'nextToken']);
     expect(res.body.nextToken).toBeNull();
     expect(res.body.leads).toHaveLength(1);
-    const lead = res.body.leads[0];
+    const lead = live(res.body.leads[0]);
     expectListedLead(lead);
     expect(lead).toMatchObject({
       id,
@@ -111,12 +111,12 @@ describeEachDialect('docs.apten.ai/api-reference/leads/list', (ctx) => {
     expect(first.status).toBe(200);
     expect(typeof first.body.nextToken).toBe('string');
     const second = await client.get(
-      `/leads?createdSince=${encodeURIComponent(since)}&limit=2&nextToken=${encodeURIComponent(first.body.nextToken)}`,
+      `/leads?createdSince=${encodeURIComponent(since)}&limit=2&nextToken=${encodeURIComponent(first.body.nextToken!)}`,
     );
     expect(second.body.nextToken).toBeNull();
     const all = [...first.body.leads, ...second.body.leads];
-    expect(all.map((l: { id: string }) => l.id)).toEqual(made);
-    const times = all.map((l: { createdAt: string }) => l.createdAt);
+    expect(all.map((l) => l.id)).toEqual(made);
+    const times = all.map((l) => live(l).createdAt);
     expect([...times].sort()).toEqual(times);
   });
 

@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { ALWAYS_OPEN, FAST_AGENT_ENV, aiMessages, inbound, messages, until } from '../agent/helpers.js';
-import { createLead, describeEachDialect, uniquePhone, type TestServer } from '../support/harness.js';
+import type { Method } from '../support/api.js';
+import { createLead, describeEachDialect, uniquePhone, type TestServer, type V1Answer } from '../support/harness.js';
 import { waitForStatus } from '../support/messages.js';
 import { MIDDAY, startEachTestInDaytime } from '../support/clock-hours.js';
 
@@ -14,10 +15,16 @@ import { MIDDAY, startEachTestInDaytime } from '../support/clock-hours.js';
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 /** A request the way the reference's curl example sends it: the key, and a body only if the example has one. */
-async function curl(ts: TestServer, method: string, path: string, body?: unknown) {
+/** A request as curl sends it (the key, and a JSON body): answered as the route's schema says. */
+async function curl<M extends Method, P extends string>(ts: TestServer, method: M, path: P, body?: unknown) {
   const headers: Record<string, string> = { 'x-api-key': ts.acme.key };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
-  return ts.raw(`/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await ts.raw(`/v1${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return res as V1Answer<M, P>;
 }
 
 describeEachDialect(
@@ -206,7 +213,7 @@ describeEachDialect(
         type: 'COMPLIANCE_BLOCKED',
         data: { channel: 'sms', reason: 'DNC', source: 'http', triggeredBy: 'user' },
       });
-      expect(blocked.updatedAt >= message.updatedAt).toBe(true);
+      expect(blocked!.updatedAt >= message!.updatedAt).toBe(true);
     });
 
     it("types=MESSAGE,CALL (the page's example) and limit 1..1000, default 100", async () => {

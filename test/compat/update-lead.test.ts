@@ -33,7 +33,7 @@ async function patchAndTime(ts: TestServer, id: string, body: unknown) {
   return {
     res,
     within: (hours: number) => {
-      const due = new Date(res.body.nextFollowUpAt).getTime();
+      const due = new Date(res.body.nextFollowUpAt!).getTime();
       expect(due).toBeGreaterThanOrEqual(before + hours * HOUR);
       expect(due).toBeLessThanOrEqual(after + hours * HOUR);
     },

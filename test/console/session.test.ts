@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '../support/harness.js';
 import { consoleClient, cookieOf, makeUser, request, signIn } from './support.js';
+import { messageOf } from '../support/assert.js';
 
 describeEachDialect('console sessions', (ctx) => {
   it('signs in with email and password: the user, a CSRF token and an HttpOnly SameSite=Strict cookie without Secure over http', async () => {
@@ -73,7 +74,7 @@ describeEachDialect('console sessions', (ctx) => {
       ] as const) {
         const res = await request(ts, method, path, method === 'GET' || method === 'DELETE' ? undefined : {}, headers);
         expect(res.status, `${method} ${path} ${cookie}`).toBe(401);
-        expect(res.body.message).toMatch(/sign in/);
+        expect(messageOf(res)).toMatch(/sign in/);
       }
     }
   });

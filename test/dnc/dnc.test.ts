@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { createLead, describeEachDialect, uniquePhone, type ApiResponse, type Client } from '../support/harness.js';
+import { createLead, describeEachDialect, uniquePhone, type Client } from '../support/harness.js';
 import { outboxFor, outboxOfType } from '../support/events.js';
 
 const ADDED = { message: 'Phone number successfully added to DNC list' };
@@ -17,12 +17,11 @@ async function listAll(client: Client, limit: number): Promise<{ pages: number[]
   const phones: string[] = [];
   let token: string | null = null;
   do {
-    const res: ApiResponse = await client.get(
-      `/dnc?limit=${limit}${token ? `&nextToken=${encodeURIComponent(token)}` : ''}`,
-    );
+    const page: `/dnc?${string}` = `/dnc?limit=${limit}${token ? `&nextToken=${encodeURIComponent(token)}` : ''}`;
+    const res = await client.get(page);
     expect(res.status).toBe(200);
     pages.push(res.body.entries.length);
-    phones.push(...res.body.entries.map((e: { phone: string }) => e.phone));
+    phones.push(...res.body.entries.map((e) => e.phone));
     token = res.body.nextToken;
   } while (token !== null && pages.length < 20);
   return { pages, phones, last: token };
@@ -70,7 +69,7 @@ describeEachDialect('Do Not Contact', (ctx) => {
     expect(list.nextToken).toBeNull();
     expect(list.entries).toHaveLength(1);
     expect(list.entries[0]).toEqual({ phone, source: 'api', createdAt: expect.any(String) });
-    expect(new Date(list.entries[0].createdAt).toISOString()).toBe(list.entries[0].createdAt);
+    expect(new Date(list.entries[0]!.createdAt).toISOString()).toBe(list.entries[0]!.createdAt);
     expect(await check(org, national(phone))).toEqual({ phone, isDoNotContact: true });
     const events = await outboxOfType(ts, 'doNotContact', 'dnc-normalise');
     expect(events.map((e) => e.data)).toEqual([
@@ -104,7 +103,7 @@ describeEachDialect('Do Not Contact', (ctx) => {
   it('answers 400 naming phone for an invalid, missing or extra field, and lists nothing', async () => {
     const ts = ctx();
     const org = await ts.clientWithScopes(['dnc:read', 'dnc:write'], 'dnc-invalid');
-    for (const path of ['/dnc/register', '/dnc/remove']) {
+    for (const path of ['/dnc/register', '/dnc/remove'] as const) {
       const bad = await org.post(path, { phone: '12' });
       expect(bad.status).toBe(400);
       expect(bad.body.message).toBe('phone is not a valid phone number');
@@ -148,7 +147,7 @@ describeEachDialect('Do Not Contact', (ctx) => {
     const first = (await org.get('/dnc')).body;
     expect(first.entries).toHaveLength(100);
     expect(first.nextToken).toEqual(expect.any(String));
-    const second = (await org.get(`/dnc?nextToken=${encodeURIComponent(first.nextToken)}`)).body;
+    const second = (await org.get(`/dnc?nextToken=${encodeURIComponent(first.nextToken!)}`)).body;
     expect(second.entries.map((e: { phone: string }) => e.phone)).toEqual([[...phones].sort()[100]]);
     expect(second.nextToken).toBeNull();
   });

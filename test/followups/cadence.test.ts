@@ -166,7 +166,7 @@ describeEachDialect(
       const l = await lead(c, id);
       expect(l.followUpStep).toBe(1);
       dueAbout(ts, l.nextFollowUpAt, 6, t0);
-      expect(new Date(l.nextFollowUpAt).getTime()).toBeGreaterThan(new Date(scheduled).getTime());
+      expect(new Date(l.nextFollowUpAt!).getTime()).toBeGreaterThan(new Date(scheduled!).getTime());
     });
 
     it("announces a follow-up's message.sent with isFollowUp and its followUpStep", async () => {

@@ -31,7 +31,7 @@ describeEachDialect('round-robin fairness', (ctx) => {
         );
         expect(raised.map((r) => r.status)).toEqual(leads.map(() => 200));
         const counts = new Map(pool.map((id) => [id, 0]));
-        for (const r of raised) counts.set(r.body.ownerId, (counts.get(r.body.ownerId) ?? 0) + 1);
+        for (const r of raised) counts.set(r.body.ownerId!, (counts.get(r.body.ownerId!) ?? 0) + 1);
         expect([...counts.keys()].sort()).toEqual([...pool].sort());
         const values = [...counts.values()];
         expect(Math.max(...values) - Math.min(...values)).toBeLessThanOrEqual(1);

@@ -57,7 +57,7 @@ describeEachDialect(
         [b.userId, b],
       ]);
       const phones = new Map<string, string>();
-      for (const u of [a, b, admin]) phones.set(u.userId, (await org.client.get(`/users/${u.userId}`)).body.phone);
+      for (const u of [a, b, admin]) phones.set(u.userId, (await org.client.get(`/users/${u.userId}`)).body.phone!);
       const settings = await org.client.patch('/settings', {
         assignment: { mode: 'roundRobin', pool: [a.userId, b.userId], ackWithinMinutes: 10 },
       });
@@ -95,7 +95,7 @@ describeEachDialect(
         (r) => r.body.owner !== null && r.body.isAiOn === false,
       );
       expect(lead.body.isHot).toBe(true);
-      const owner = reps.get(lead.body.owner)!;
+      const owner = reps.get(lead.body.owner!)!;
       expect(owner).toBeDefined();
       await until(
         () => mailsTo(owner.email).length + smsTo(phones.get(owner.userId)!).length,
@@ -297,8 +297,8 @@ describeEachDialect(
       expect(sent.body).toMatchObject({ status: 'scheduled' });
       const [h] = (await org.client.get('/handoffs')).body.handoffs;
       expect(h).toMatchObject({ firstTouchKind: 'reply', acknowledgedAt: null, status: 'open' });
-      expect(h.secondsToFirstTouch).toBeGreaterThanOrEqual(90);
-      expect(h.secondsToFirstTouch).toBeLessThan(120);
+      expect(h!.secondsToFirstTouch).toBeGreaterThanOrEqual(90);
+      expect(h!.secondsToFirstTouch).toBeLessThan(120);
 
       const closed = await org.client.post(`/leads/${leadId}/handoff/close`, {});
       expect(closed.body.status).toBe('closed');
@@ -399,7 +399,7 @@ describeEachDialect(
       // The owner, when available, takes the lead's hand-off whatever the pool says.
       expect((await org.client.post(`/leads/${leadId}/handoff`, {})).body.ownerId).toBe(rep.userId);
       expect((await org.client.call('PUT', `/leads/${leadId}/owner`, { userId: null })).body.owner).toBeNull();
-      expect((await org.client.get('/handoffs')).body.handoffs[0].ownerId).toBeNull();
+      expect((await org.client.get('/handoffs')).body.handoffs[0]!.ownerId).toBeNull();
     });
 
     it("validates rep fields, and a deleted user's leads and hand-offs become nobody's", async () => {
@@ -457,7 +457,7 @@ describeEachDialect(
 
       expect((await admin.call('DELETE', `/console/api/users/${rep.userId}`)).status).toBe(204);
       expect((await org.client.get(`/leads/${leadId}`)).body.owner).toBeNull();
-      expect((await org.client.get('/handoffs')).body.handoffs[0].ownerId).toBeNull();
+      expect((await org.client.get('/handoffs')).body.handoffs[0]!.ownerId).toBeNull();
     });
 
     it('an alert whose SMS fails is retried without emailing twice; the AI back on closes the hand-off', async () => {
@@ -477,7 +477,7 @@ describeEachDialect(
       expect(mailsTo(rep.email)).toHaveLength(1);
 
       expect((await org.client.post(`/leads/${leadId}/turnOnAi`, {})).status).toBe(200);
-      expect((await org.client.get('/handoffs')).body.handoffs[0].status).toBe('closed');
+      expect((await org.client.get('/handoffs')).body.handoffs[0]!.status).toBe('closed');
     });
 
     it('a call placed by a person is the first touch', async () => {

@@ -23,6 +23,7 @@ import {
   type Pools,
 } from './arbitraries.js';
 import { rawExchange, wireClient, type WireRequest, type WireResponse } from './wire.js';
+import { messageOf } from '../support/assert.js';
 
 /**
  * Property-based fuzzing of the whole API, driven by GET /v1/openapi.json:
@@ -460,7 +461,7 @@ describeEachDialect(
             route: `${route.method} ${route.url}`,
             field,
             status: res.status,
-            message: res.body.message,
+            message: messageOf(res),
           }).toEqual({
             route: `${route.method} ${route.url}`,
             field,

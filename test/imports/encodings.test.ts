@@ -33,7 +33,7 @@ describeEachDialect('imports read the encodings spreadsheets write', (ctx) => {
       status: 'completed',
       created: 1,
     });
-    expect((await byPhone(c, phone)).firstName).toBe('José');
+    expect((await byPhone(c, phone))!.firstName).toBe('José');
   });
 
   it('Windows-1252 without a BOM is recognised from its first bytes', async () => {
@@ -66,7 +66,7 @@ describeEachDialect('imports read the encodings spreadsheets write', (ctx) => {
       created: 6000 - failed.created,
       options: { encoding: 'windows-1252' },
     });
-    expect((await byPhone(c, phones[5500]!)).firstName).toBe('Chloé');
+    expect((await byPhone(c, phones[5500]!))!.firstName).toBe('Chloé');
   });
 
   it('an unknown encoding is a 400 naming the choices, and records nothing', async () => {

@@ -267,7 +267,7 @@ describeEachDialect(
         expect(done).toMatchObject({ created: 1, rejected: 0 });
         const [lead] = await byPhone(acme, [p]);
         expect(lead).toMatchObject({ firstName: 'Mia', additionalInfo: { crmRef: '77' } });
-        expect(lead.additionalInfo).not.toHaveProperty('Secret');
+        expect(lead!.additionalInfo).not.toHaveProperty('Secret');
       });
     });
 
@@ -311,7 +311,7 @@ describeEachDialect(
         });
         expect(mail).toMatchObject({ id: noPhone.body.id, firstName: 'Mail2', email: 'mail.dedupe@example.com' });
         expect(other).toMatchObject({ firstName: 'Other', externalLeadId: 'ext-dd-1' });
-        expect(other.id).not.toBe(existing.body.id);
+        expect(other!.id).not.toBe(existing.body.id);
         expect((await allLeads(acme)).filter((l) => l.email === 'a.dedupe@example.com')).toHaveLength(1);
       });
 
@@ -407,7 +407,7 @@ describeEachDialect(
         });
         const done = await settled(acme, res.body.id);
         expect(done).toMatchObject({ status: 'completed', total: 1, created: 1 });
-        expect(Date.parse(done.finishedAt)).toBeGreaterThanOrEqual(Date.parse(done.startedAt));
+        expect(Date.parse(done.finishedAt!)).toBeGreaterThanOrEqual(Date.parse(done.startedAt));
       });
 
       it("another organization's key cannot read an import (404), and the scopes are leads:write / leads:read", async () => {

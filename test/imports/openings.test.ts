@@ -92,9 +92,9 @@ describeEachDialect(
       expect(ld).toMatchObject({ isDoNotContact: true, subscriptions: { sms: 'subscribed' } });
 
       const [mo, md, mf] = [
-        await settledMessages(client, lo.id),
-        await settledMessages(client, ld.id),
-        await settledMessages(client, lf.id),
+        await settledMessages(client, lo!.id),
+        await settledMessages(client, ld!.id),
+        await settledMessages(client, lf!.id),
       ];
       expect(mo.map((m) => m.status)).toEqual(['blocked']);
       expect(md.map((m) => m.status)).toEqual(['blocked']);
@@ -109,7 +109,7 @@ describeEachDialect(
         skipped: 3,
       });
       await new Promise((r) => setTimeout(r, 300));
-      for (const lead of [lo, ld, lf]) expect(await messagesOf(client, lead.id)).toHaveLength(1);
+      for (const lead of [lo, ld, lf]) expect(await messagesOf(client, lead!.id)).toHaveLength(1);
       expect(fake.accepted('Messages', (p) => p.To === fine)).toHaveLength(1);
     });
 
@@ -119,7 +119,7 @@ describeEachDialect(
       const phones = [importPhone(), importPhone()];
       const csv = `First Name,Phone\n${phones.map((p, i) => `Quiet${i},${p}`).join('\n')}\n`;
       await importCsv(client, csv, { profile: 'greeter' });
-      const leads = (await allLeads(client)).filter((l) => phones.includes(l.phone));
+      const leads = (await allLeads(client)).filter((l) => phones.includes(l.phone!));
       for (const l of leads) expect(await messagesOf(client, l.id)).toHaveLength(0);
       const before = (await openingsOf(ts, organizationId)).length;
       await importCsv(client, csv, { profile: 'greeter', startConversations: 'true' });
@@ -184,7 +184,7 @@ describeEachDialect(
             profile: l.customerProfile,
             openings: openings.filter((x) => x.lead_id === l.id).length,
           }))
-          .sort((a, b) => a.phone.localeCompare(b.phone));
+          .sort((a, b) => a.phone!.localeCompare(b.phone!));
       };
       const [a, b] = [await state(crashed), await state(clean)];
       expect(a).toHaveLength(60);

@@ -83,7 +83,7 @@ describeEachDialect('imports read the opt-outs of every address in the batch', (
       created: 1,
     });
     const lead = (await allLeads(client)).find((l) => l.phone === imported);
-    expect(lead.subscriptions).toMatchObject({ sms: 'unsubscribed', voice: 'subscribed', email: 'unsubscribed' });
+    expect(lead!.subscriptions).toMatchObject({ sms: 'unsubscribed', voice: 'subscribed', email: 'unsubscribed' });
     const id = (await client.post('/leads/create', { firstName: 'Stored', phone: created })).body.id;
     expect((await client.get(`/leads/${id}`)).body.subscriptions).toMatchObject({
       sms: 'subscribed',
@@ -104,13 +104,13 @@ describeEachDialect('imports read the opt-outs of every address in the batch', (
         const csv = `First Name,Phone,Email\nLegacy,${legacyPhone},\nKeyed,,${keyedEmail.toUpperCase()}\n${others.map((p, i) => `Other${i},${p},`).join('\n')}\n`;
         expect(await importCsv(client, csv)).toMatchObject({ status: 'completed', created: rows, rejected: 0 });
         const leads = await allLeads(client);
-        expect(leads.find((l) => l.phone === legacyPhone).subscriptions).toMatchObject({
+        expect(leads.find((l) => l.phone === legacyPhone)!.subscriptions).toMatchObject({
           sms: 'unsubscribed',
           voice: 'subscribed',
         });
-        expect(leads.find((l) => l.email === keyedEmail).subscriptions).toMatchObject({ email: 'unsubscribed' });
+        expect(leads.find((l) => l.email === keyedEmail)!.subscriptions).toMatchObject({ email: 'unsubscribed' });
         for (const p of others)
-          expect(leads.find((l) => l.phone === p).subscriptions).toMatchObject({
+          expect(leads.find((l) => l.phone === p)!.subscriptions).toMatchObject({
             sms: 'subscribed',
             voice: 'subscribed',
           });
@@ -131,16 +131,16 @@ describeEachDialect('imports read the opt-outs of every address in the batch', (
     const csv = `First Name,Phone,Email\n${phones.map((p, i) => `F${i},${p},${emails[i]}`).join('\n')}\n`;
     expect(await importCsv(client, csv)).toMatchObject({ status: 'completed', created: 57, updated: 3 });
     const leads = await allLeads(client);
-    expect(leads.find((l) => l.email === emails[0]).subscriptions).toMatchObject({
+    expect(leads.find((l) => l.email === emails[0])!.subscriptions).toMatchObject({
       sms: 'unsubscribed',
       voice: 'unsubscribed',
       email: 'subscribed',
     });
-    expect(leads.find((l) => l.email === emails[1]).subscriptions).toMatchObject({
+    expect(leads.find((l) => l.email === emails[1])!.subscriptions).toMatchObject({
       sms: 'subscribed',
       voice: 'unsubscribed',
     });
-    expect(leads.find((l) => l.email === emails[2]).subscriptions).toMatchObject({
+    expect(leads.find((l) => l.email === emails[2])!.subscriptions).toMatchObject({
       sms: 'subscribed',
       voice: 'subscribed',
     });

@@ -59,7 +59,7 @@ const ENV = {
 };
 
 let keys = 0;
-const withKey = (client: Client, path: string, body: unknown) =>
+const withKey = <P extends string>(client: Client, path: P, body: unknown) =>
   client.call('POST', path, body, { 'Idempotency-Key': `erasure-${process.pid}-${++keys}` });
 
 async function orgIdOf(ts: TestServer, name: string): Promise<string> {
@@ -138,7 +138,7 @@ describeEachDialect(
 
       const created = await withKey(api, '/leads/create', { firstName, lastName, phone, email });
       expect(created.status).toBe(200);
-      const id = created.body.id as string;
+      const id = created.body.id;
       // A stored 409 that quotes the phone (and not the id).
       const duplicate = await withKey(api, '/leads/create', { firstName, phone });
       expect(duplicate.status).toBe(409);

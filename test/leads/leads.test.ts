@@ -225,7 +225,7 @@ describeEachDialect('leads', (ctx) => {
       expect(first.status).toBe(200);
       expect(first.body.leads).toHaveLength(100);
       expect(first.body.nextToken).toEqual(expect.any(String));
-      const second = await org.get(`/leads?nextToken=${encodeURIComponent(first.body.nextToken)}`);
+      const second = await org.get(`/leads?nextToken=${encodeURIComponent(first.body.nextToken!)}`);
       expect(second.body.leads.map((l: { id: string }) => l.id)).toEqual([created[100]]);
       expect(second.body.nextToken).toBeNull();
       const all = await org.get('/leads?limit=1000');

@@ -61,7 +61,7 @@ describeEachDialect('GET /v1/leads and PUT /v1/leads/{leadId}/tags against the s
 
     const feed = await client.get('/leads?updatedSince=2000-01-01T00:00:00Z&limit=1');
     fits('/leads', 'get', feed);
-    const rest = await client.get(`/leads?nextToken=${encodeURIComponent(feed.body.nextToken)}`);
+    const rest = await client.get(`/leads?nextToken=${encodeURIComponent(feed.body.nextToken!)}`);
     fits('/leads', 'get', rest);
     expect([...feed.body.leads, ...rest.body.leads].map((l: { deleted: boolean }) => l.deleted)).toEqual([false, true]);
     fits('/leads', 'get', await client.get('/leads'));

@@ -3,17 +3,17 @@ import { describe, expect, it } from 'vitest';
 import { updateLead } from '../../src/leads/leads.repository.js';
 import { SCOPES } from '../../src/platform/auth/scopes.js';
 import { expectError } from '../support/assert.js';
+import type { V1Routes } from '../support/api.js';
 import { createLead, describeEachDialect, type Client, type TestServer } from '../support/harness.js';
 
-type Listed = {
-  id: string;
-  deleted: boolean;
-  deletedAt: string | null;
-  createdAt?: string;
-  updatedAt?: string;
-  [k: string]: unknown;
-};
-type Page = { leads: Listed[]; nextToken: string | null };
+/** A listed lead as GET /v1/leads answers it (test/support/api.ts). */
+type Listed = V1Routes['GET /leads']['leads'][number];
+
+/** A listed lead that is not erased (an erased one is only `{ id, deleted, deletedAt }`). */
+function live(l: Listed) {
+  if (l.deleted) throw new Error(`lead ${l.id} is listed as erased`);
+  return l;
+}
 
 const EPOCH = '2000-01-01T00:00:00.000Z';
 
@@ -31,14 +31,14 @@ async function freshOrg(ts: TestServer): Promise<{ client: Client; org: string }
 /** Every page of a listing, following nextToken (the token alone: it carries the listing). */
 async function walk(client: Client, query: string, limit: number): Promise<{ items: Listed[]; pages: number }> {
   const items: Listed[] = [];
-  let res = await client.get<Page>(`/leads?${query}&limit=${limit}`);
+  let res = await client.get(`/leads?${query}&limit=${limit}`);
   let pages = 1;
   for (;;) {
     expect(res.status).toBe(200);
     expect(res.body.leads.length).toBeLessThanOrEqual(limit);
     items.push(...res.body.leads);
     if (!res.body.nextToken || pages > 100) break;
-    res = await client.get<Page>(`/leads?limit=${limit}&nextToken=${encodeURIComponent(res.body.nextToken)}`);
+    res = await client.get(`/leads?limit=${limit}&nextToken=${encodeURIComponent(res.body.nextToken)}`);
     pages += 1;
   }
   return { items, pages };
@@ -71,7 +71,7 @@ describeEachDialect('GET /v1/leads (createdSince / updatedSince)', (ctx) => {
         expect(ids(items), `limit ${limit}`).toEqual(expected);
         expect(pages, `pages of ${limit}`).toBe(Math.ceil(7 / limit)); // no empty last page: a page knows whether more exist
       }
-      const since = await client.get<Page>(`/leads?createdSince=${encodeURIComponent('2026-03-01T11:00:00Z')}`);
+      const since = await client.get(`/leads?createdSince=${encodeURIComponent('2026-03-01T11:00:00Z')}`);
       expect(ids(since.body.leads)).toEqual(expected.filter((id) => when[made.indexOf(id)]! >= t2));
     });
 
@@ -101,12 +101,12 @@ describeEachDialect('GET /v1/leads (createdSince / updatedSince)', (ctx) => {
       const made: string[] = [];
       for (let i = 0; i < 6; i++) made.push(await createLead(client));
       for (let i = 0; i < 6; i++) await stamp(ts, made[i]!, { updated_at: `2026-05-01T00:00:0${i}.000Z` });
-      const first = await client.get<Page>(`/leads?updatedSince=${EPOCH}&limit=3`);
+      const first = await client.get(`/leads?updatedSince=${EPOCH}&limit=3`);
       expect(ids(first.body.leads)).toEqual(made.slice(0, 3));
       // During the walk: a lead already seen changes, and a new one arrives.
       expect((await client.patch(`/leads/${made[0]}`, { isQualified: true })).status).toBe(200);
       const late = await createLead(client);
-      const rest = await client.get<Page>(`/leads?limit=10&nextToken=${encodeURIComponent(first.body.nextToken!)}`);
+      const rest = await client.get(`/leads?limit=10&nextToken=${encodeURIComponent(first.body.nextToken!)}`);
       expect(ids(rest.body.leads)).toEqual([...made.slice(3), made[0], late].filter((x): x is string => !!x));
       expect(rest.body.nextToken).toBeNull();
     });
@@ -119,8 +119,8 @@ describeEachDialect('GET /v1/leads (createdSince / updatedSince)', (ctx) => {
         await stamp(ts, id, { created_at: '2026-07-01T00:00:00.000Z', updated_at: '2026-07-01T00:00:00.000Z' });
       // What channels/outbound.ts writes when a message goes out: the activity time alone.
       await updateLead(ts.server.store.db, org, active, { last_activity_at: '2026-07-02T00:00:00.000Z' });
-      const listed = (await client.get<Page>('/leads?updatedSince=2026-07-01T12:00:00Z')).body.leads;
-      expect(listed.map((l) => [l.id, l.updatedAt, l.lastActivityAt])).toEqual([
+      const listed = (await client.get('/leads?updatedSince=2026-07-01T12:00:00Z')).body.leads;
+      expect(listed.map(live).map((l) => [l.id, l.updatedAt, l.lastActivityAt])).toEqual([
         [active, '2026-07-02T00:00:00.000Z', '2026-07-02T00:00:00.000Z'],
       ]);
       // A write that says its own updated_at keeps it.
@@ -135,11 +135,11 @@ describeEachDialect('GET /v1/leads (createdSince / updatedSince)', (ctx) => {
       const ts = ctx();
       const { client } = await freshOrg(ts);
       const id = await createLead(client, { email: 'listed@example.com', additionalInfo: { k: 1 } });
-      const listed = (await client.get<Page>(`/leads?createdSince=${EPOCH}`)).body.leads;
+      const listed = (await client.get(`/leads?createdSince=${EPOCH}`)).body.leads;
       const lead = (await client.get(`/leads/${id}`)).body;
       expect(listed).toEqual([{ ...lead, deleted: false, deletedAt: null }]);
       // The unfiltered list (Parley's addition) has the same shape.
-      expect((await client.get<Page>('/leads')).body.leads).toEqual([{ ...lead, deleted: false, deletedAt: null }]);
+      expect((await client.get('/leads')).body.leads).toEqual([{ ...lead, deleted: false, deletedAt: null }]);
     });
   });
 
@@ -174,11 +174,11 @@ describeEachDialect('GET /v1/leads (createdSince / updatedSince)', (ctx) => {
       expect(ids(byCreation)).toEqual([a, b, c]);
       expect(byCreation[0]).toEqual(erased);
       // Filters apply to it: its erasure is before this updatedSince, its creation before this createdSince.
-      expect(ids((await client.get<Page>('/leads?updatedSince=2026-06-02T13:00:00Z')).body.leads)).toEqual([c]);
-      expect(ids((await client.get<Page>('/leads?createdSince=2026-06-01T00:00:01Z')).body.leads)).toEqual([b, c]);
+      expect(ids((await client.get('/leads?updatedSince=2026-06-02T13:00:00Z')).body.leads)).toEqual([c]);
+      expect(ids((await client.get('/leads?createdSince=2026-06-01T00:00:01Z')).body.leads)).toEqual([b, c]);
       // GET of the erased lead is still the contract's 404, and the unfiltered list shows only current leads.
       expectError(await client.get(`/leads/${a}`), 404, `Resource not found: Lead with id ${a}`);
-      expect(ids((await client.get<Page>('/leads')).body.leads)).toEqual([b, c]);
+      expect(ids((await client.get('/leads')).body.leads)).toEqual([b, c]);
     });
 
     it("never lists another organization's leads or erased leads", async () => {
@@ -190,8 +190,8 @@ describeEachDialect('GET /v1/leads (createdSince / updatedSince)', (ctx) => {
       const theirsGone = await createLead(two.client);
       expect((await two.client.del(`/leads/${theirsGone}`)).status).toBe(200);
       for (const q of [`createdSince=${EPOCH}`, `updatedSince=${EPOCH}`]) {
-        expect(ids((await one.client.get<Page>(`/leads?${q}`)).body.leads)).toEqual([mine]);
-        expect(ids((await two.client.get<Page>(`/leads?${q}`)).body.leads).sort()).toEqual([theirs, theirsGone].sort());
+        expect(ids((await one.client.get(`/leads?${q}`)).body.leads)).toEqual([mine]);
+        expect(ids((await two.client.get(`/leads?${q}`)).body.leads).sort()).toEqual([theirs, theirsGone].sort());
       }
     });
   });
@@ -201,17 +201,17 @@ describeEachDialect('GET /v1/leads (createdSince / updatedSince)', (ctx) => {
       const ts = ctx();
       const { client } = await freshOrg(ts);
       const made = [await createLead(client), await createLead(client), await createLead(client)];
-      const first = await client.get<Page>(`/leads?createdSince=${EPOCH}&limit=2`);
+      const first = await client.get(`/leads?createdSince=${EPOCH}&limit=2`);
       expect(first.body.nextToken).toEqual(expect.any(String));
       expect(first.body.nextToken).not.toContain(made[1]!); // opaque
-      const again = await client.get<Page>(
+      const again = await client.get(
         `/leads?createdSince=${EPOCH}&limit=2&nextToken=${encodeURIComponent(first.body.nextToken!)}`,
       );
-      const alone = await client.get<Page>(`/leads?limit=2&nextToken=${encodeURIComponent(first.body.nextToken!)}`);
+      const alone = await client.get(`/leads?limit=2&nextToken=${encodeURIComponent(first.body.nextToken!)}`);
       expect(again.body).toEqual(alone.body);
       expect(ids(alone.body.leads)).toEqual([made[2]]);
       expect(alone.body.nextToken).toBeNull();
-      const plain = await client.get<Page>('/leads?limit=1');
+      const plain = await client.get('/leads?limit=1');
       expectError(
         await client.get(`/leads?createdSince=${EPOCH}&nextToken=${encodeURIComponent(plain.body.nextToken!)}`),
         400,
@@ -261,12 +261,12 @@ describeEachDialect('GET /v1/leads (createdSince / updatedSince)', (ctx) => {
       const { client } = await freshOrg(ts);
       for (let batch = 0; batch < 101; batch += 25)
         await Promise.all(Array.from({ length: Math.min(25, 101 - batch) }, () => createLead(client)));
-      const first = await client.get<Page>(`/leads?updatedSince=${EPOCH}`);
+      const first = await client.get(`/leads?updatedSince=${EPOCH}`);
       expect(first.body.leads).toHaveLength(100);
       expect(
-        (await client.get<Page>(`/leads?limit=1000&nextToken=${encodeURIComponent(first.body.nextToken!)}`)).body.leads,
+        (await client.get(`/leads?limit=1000&nextToken=${encodeURIComponent(first.body.nextToken!)}`)).body.leads,
       ).toHaveLength(1);
-      expect((await client.get<Page>(`/leads?updatedSince=${EPOCH}&limit=1000`)).body.leads).toHaveLength(101);
+      expect((await client.get(`/leads?updatedSince=${EPOCH}&limit=1000`)).body.leads).toHaveLength(101);
       expect((await client.get(`/leads?updatedSince=${EPOCH}&limit=1001`)).status).toBe(400);
       expect((await client.get(`/leads?updatedSince=${EPOCH}&limit=0`)).status).toBe(400);
       const bad = await client.get('/leads?updatedSince=last%20week');

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { insertMessage, type NewMessage } from '../../src/messages/messages.repository.js';
 import { newId } from '../../src/platform/ids.js';
-import { createLead, describeEachDialect, type ApiResponse, type Client, type TestServer } from '../support/harness.js';
+import { createLead, describeEachDialect, type Client, type TestServer } from '../support/harness.js';
 
 const MISSING = '00000000-0000-7000-8000-000000000000';
 
@@ -53,12 +53,11 @@ async function readAll(client: Client, leadId: string, limit: number) {
   const ids: string[] = [];
   let token: string | null = null;
   do {
-    const res: ApiResponse = await client.get(
-      `/leads/${leadId}/messages?limit=${limit}${token ? `&nextToken=${encodeURIComponent(token)}` : ''}`,
-    );
+    const page: `/leads/${string}/messages?${string}` = `/leads/${leadId}/messages?limit=${limit}${token ? `&nextToken=${encodeURIComponent(token)}` : ''}`;
+    const res = await client.get(page);
     expect(res.status).toBe(200);
     pages.push(res.body.messages.length);
-    ids.push(...res.body.messages.map((m: { id: string }) => m.id));
+    ids.push(...res.body.messages.map((m) => m.id));
     token = res.body.nextToken;
   } while (token !== null && pages.length < 20);
   return { pages, ids, last: token };
@@ -136,11 +135,11 @@ describeEachDialect('GET /leads/{id}/messages', (ctx) => {
     const ts = ctx();
     const id = await createLead(ts.acme);
     const ids = await addMessages(ts, id, 1001);
-    for (const query of ['', '?limit=1000']) {
+    for (const query of ['', '?limit=1000'] as const) {
       const first = (await ts.acme.get(`/leads/${id}/messages${query}`)).body;
       expect(first.messages).toHaveLength(1000);
-      expect(first.messages[999].id).toBe(ids[999]);
-      const rest = (await ts.acme.get(`/leads/${id}/messages?nextToken=${encodeURIComponent(first.nextToken)}`)).body;
+      expect(first.messages[999]!.id).toBe(ids[999]);
+      const rest = (await ts.acme.get(`/leads/${id}/messages?nextToken=${encodeURIComponent(first.nextToken!)}`)).body;
       expect(rest.messages.map((m: { id: string }) => m.id)).toEqual([ids[1000]]);
       expect(rest.nextToken).toBeNull();
     }

@@ -154,7 +154,7 @@ describeEachDialect(
       expect(sent.scheduledTime).toBe(at.toISOString());
       await new Promise((r) => setTimeout(r, 500));
       const early = (await ts.acme.get(`/leads/${leadId}/messages`)).body.messages[0];
-      expect(early.status).toBe('scheduled');
+      expect(early!.status).toBe('scheduled');
       await waitForStatus(ts.acme, leadId, sent.id, (s) => s === 'sent');
       expect(ts.clock.now().getTime()).toBeGreaterThanOrEqual(at.getTime());
     });

@@ -1,5 +1,6 @@
 import { beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '../support/harness.js';
+import { messageOf } from '../support/assert.js';
 
 type Operation = { operationId?: string; description?: string; 'x-parley-origin'?: string };
 type Doc = { paths: Record<string, Record<string, Operation>> };
@@ -55,7 +56,7 @@ describeEachDialect('the API reference served by Parley itself (GET /docs)', (ct
     for (const path of ['/documentation', '/openapi.json', '/doc', '/v2/leads']) {
       const res = await ctx().raw(path);
       expect(res.status, path).toBe(404);
-      expect(res.body.message, path).toBe('Not Found');
+      expect(messageOf(res), path).toBe('Not Found');
     }
   });
 });

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { issueKey, revokeKey } from '../../src/organizations/api-keys.service.js';
-import { expectError, sleep } from '../support/assert.js';
+import { expectError, messageOf, sleep } from '../support/assert.js';
 import { clientFor, createLead, describeEachDialect } from '../support/harness.js';
 import { concretePath, registeredRoutes, sampleBody } from '../support/routes.js';
 
@@ -111,7 +111,7 @@ describeEachDialect('authentication and scopes', (ctx) => {
         status: absent.status,
         body: normalised(absent.body, missing),
       });
-      expect({ name, status: foreign.status, message: foreign.body.message }).toEqual({
+      expect({ name, status: foreign.status, message: messageOf(foreign) }).toEqual({
         name,
         status: 404,
         message: `Resource not found: Lead with id ${leadId}`,

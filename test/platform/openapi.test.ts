@@ -3,7 +3,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import formatsPlugin from 'ajv-formats';
 import { randomUUID } from 'node:crypto';
 import { beforeAll, expect, it } from 'vitest';
-import { createLead, describeEachDialect, uniquePhone, type ApiResponse, type Client } from '../support/harness.js';
+import { createLead, describeEachDialect, uniquePhone, type Client } from '../support/harness.js';
 import { registeredRoutes, scopeTable } from '../support/routes.js';
 
 type Operation = {
@@ -137,13 +137,13 @@ describeEachDialect('GET /v1/openapi.json', (ctx) => {
     const checked = new Set<string>();
 
     /** Calls the API and checks the answer against the document: its status is listed, its body fits that status's schema. */
-    const call = async (
+    const call = async <M extends string, P extends string>(
       client: Client,
-      method: string,
+      method: M,
       template: string,
-      path: string,
+      path: P,
       body?: unknown,
-    ): Promise<ApiResponse> => {
+    ) => {
       const res = await client.call(method, path, body);
       const name = `${method} ${template} -> ${res.status}`;
       const documented = doc.paths[template]?.[method.toLowerCase()]?.responses?.[String(res.status)];
@@ -169,7 +169,7 @@ describeEachDialect('GET /v1/openapi.json', (ctx) => {
       email: 'doc@example.com',
       additionalInfo: { a: 1 },
     });
-    const id = created.body.id as string;
+    const id = created.body.id;
     const L = '/leads/{leadId}';
     await call(acme, 'POST', '/leads/create', '/leads/create', { firstName: 'Doc' });
     await call(acme, 'POST', '/leads/create', '/leads/create', {
@@ -185,7 +185,7 @@ describeEachDialect('GET /v1/openapi.json', (ctx) => {
       acme,
       'GET',
       '/leads/lookup',
-      `/leads/lookup?phone=${encodeURIComponent((await acme.get(`/leads/${id}`)).body.phone)}`,
+      `/leads/lookup?phone=${encodeURIComponent((await acme.get(`/leads/${id}`)).body.phone!)}`,
     );
     await call(acme, 'GET', '/leads/lookup', `/leads/lookup?phone=${encodeURIComponent(uniquePhone())}`);
     await call(acme, 'PATCH', L, `/leads/${id}`, { additionalInfo: { b: 2 }, isHot: true });

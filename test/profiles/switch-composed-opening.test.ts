@@ -89,7 +89,7 @@ describeEachDialect(
         profile: 'default',
         sendMessage: true,
       });
-      expect(first.body.opening.status).toBe('composing');
+      expect(first.body.opening!.status).toBe('composing');
       expect(again.status).toBe(200);
       expect(again.body.opening).toMatchObject({
         status: 'not_sent',
@@ -121,8 +121,8 @@ describeEachDialect(
         ),
       );
       expect(all.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
-      expect(all.filter((r) => r.body.opening.status === 'scheduled')).toHaveLength(1);
-      expect(all.filter((r) => r.body.opening.status === 'not_sent')).toHaveLength(5);
+      expect(all.filter((r) => r.body.opening!.status === 'scheduled')).toHaveLength(1);
+      expect(all.filter((r) => r.body.opening!.status === 'not_sent')).toHaveLength(5);
       expect(await openingsOf(ts, leadId)).toHaveLength(1);
       expect((await messages(ts.acme, leadId)).map((m) => m.content.text)).toEqual(['Hi Rae from racy']);
     });
@@ -270,7 +270,7 @@ describeEachDialect(
         profile: 'default',
         sendMessage: true,
       });
-      expect(res.body.opening.status).toBe('composing');
+      expect(res.body.opening!.status).toBe('composing');
       const [failed] = await until(
         () => openingsOf(ts, leadId),
         (os) => os[0]?.status === 'failed',
@@ -284,7 +284,7 @@ describeEachDialect(
         profile: 'default',
         sendMessage: true,
       });
-      expect(retry.body.opening.status).toBe('composing');
+      expect(retry.body.opening!.status).toBe('composing');
       expect((await aiMessage(ts.acme, leadId, (m) => m.status === 'sent')).content.text).toBe('Hello Hal!');
     });
   },

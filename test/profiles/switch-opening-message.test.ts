@@ -34,7 +34,7 @@ describeEachDialect(
         opening: { status: 'scheduled', messageId: expect.any(String), reason: null },
       });
       const [msg] = (await ts.acme.get(`/leads/${leadId}/messages`)).body.messages;
-      expect(msg.id).toBe(res.body.opening.messageId);
+      expect(msg!.id).toBe(res.body.opening!.messageId);
       expect(msg).toMatchObject({
         content: { text: 'Hi Ann, about your gold plan!' },
         status: 'scheduled',
@@ -42,7 +42,7 @@ describeEachDialect(
         isAiGenerated: true,
         channel: 'sms',
       });
-      const due = new Date(msg.scheduledTime).getTime() - before;
+      const due = new Date(msg!.scheduledTime!).getTime() - before;
       expect(due).toBeGreaterThanOrEqual(30 * 60_000 - 1000);
       expect(due).toBeLessThan(30 * 60_000 + 10_000);
     });
@@ -83,14 +83,14 @@ describeEachDialect(
       await ts.acme.post('/customerProfiles', { name: 'welcome-once', openingMessage: 'Welcome {{firstName}}' });
       const leadId = await createLead(ts.acme, { firstName: 'Dee', customerProfile: 'welcome-once' });
       const [greeting] = (await ts.acme.get(`/leads/${leadId}/messages`)).body.messages;
-      expect(greeting.content.text).toBe('Welcome Dee');
+      expect(greeting!.content.text).toBe('Welcome Dee');
       const res = await ts.acme.post(`/leads/${leadId}/switchCustomerProfile`, {
         profile: 'welcome-once',
         sendMessage: true,
       });
       expect(res.body.opening).toEqual({
         status: 'not_sent',
-        messageId: greeting.id,
+        messageId: greeting!.id,
         reason: 'the opening of customer profile welcome-once was already sent to this lead',
       });
       expect((await ts.acme.get(`/leads/${leadId}/messages`)).body.messages).toHaveLength(1);
@@ -114,9 +114,9 @@ describeEachDialect(
       expect(again.body).toMatchObject({
         message: 'Switched profile successfully.',
         sendMessage: true,
-        opening: { status: 'not_sent', messageId: first.body.opening.messageId },
+        opening: { status: 'not_sent', messageId: first.body.opening!.messageId },
       });
-      expect(again.body.opening.reason).toBe('the opening of customer profile once was already sent to this lead');
+      expect(again.body.opening!.reason).toBe('the opening of customer profile once was already sent to this lead');
       const texts = (await ts.acme.get(`/leads/${leadId}/messages`)).body.messages.map(
         (m: { content: { text: string } }) => m.content.text,
       );

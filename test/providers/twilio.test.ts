@@ -298,7 +298,7 @@ describeEachDialect(
           () => fake.accepted('Messages', (p) => p.To === phone),
           (c) => c.length >= 1,
         );
-        expect(confirmations.map((c) => c.params.Body)).toEqual([settings.stopConfirmation[language]]);
+        expect(confirmations.map((c) => c.params.Body)).toEqual([settings.stopConfirmation[language as 'en' | 'es']]);
       });
 
       it.each([

@@ -113,7 +113,7 @@ describeEachDialect('POST /leads/{id}/unsubscribe', (ctx) => {
     const lead = (await acme.get(`/leads/${id}`)).body;
     expect(lead.isAiOn).toBe(true);
     expect(lead.isDoNotContact).toBe(false);
-    const dnc = await acme.get(`/dnc/check?phone=${encodeURIComponent(lead.phone)}`);
+    const dnc = await acme.get(`/dnc/check?phone=${encodeURIComponent(lead.phone!)}`);
     expect({ status: dnc.status, body: dnc.body }).toEqual({
       status: 200,
       body: { phone: lead.phone, isDoNotContact: false },

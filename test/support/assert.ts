@@ -8,7 +8,17 @@ import type { ApiResponse } from './harness.js';
 export function expectError(res: ApiResponse, status: number, message: string | RegExp): void {
   expect({ status: res.status, body: res.body }).toMatchObject({ status, body: { message } });
   expect(typeof res.body).toBe('object');
-  expect(Object.keys(res.body).filter((k) => k !== 'message' && k !== 'code')).toEqual([]);
+  expect(Object.keys(res.body ?? {}).filter((k) => k !== 'message' && k !== 'code')).toEqual([]);
+}
+
+/**
+ * The `message` of an answer whose type is not known (a route picked at run time, `client.untyped`):
+ * the error's message, or undefined when the body has none.
+ */
+export function messageOf(res: ApiResponse): string | undefined {
+  const body = res.body;
+  if (typeof body !== 'object' || body === null || !('message' in body)) return undefined;
+  return typeof body.message === 'string' ? body.message : undefined;
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

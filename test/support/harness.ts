@@ -12,6 +12,7 @@ import { startServer, type RunningServer, type StartOptions } from '../../src/se
 import type { StepReport } from '../../src/worker/worker.js';
 import { PG_ADMIN_URL } from './global-setup.js';
 import { TestClock } from './test-clock.js';
+import type { AnswerOf, Body, V1Routes } from './api.js';
 
 export type Dialect = DialectName;
 
@@ -43,24 +44,34 @@ export async function freshDatabase(dialect: Dialect): Promise<{ url: string; dr
   };
 }
 
-export interface ApiResponse<T = any> {
+export interface ApiResponse<T = unknown> {
   status: number;
   body: T;
   headers: Headers;
 }
 
+/** The answer of a `/v1` route, from its response schema (test/support/api.ts); `unknown` for a route without one. */
+export type V1Answer<M extends string, P extends string> = ApiResponse<Body<AnswerOf<V1Routes, Uppercase<M>, P>>>;
+
+/**
+ * A client of the `/v1` API with an organization's key. Its answers are typed from the route schemas by the
+ * method and the path as written (`get(`/leads/${id}`)` answers a `Lead`); `untyped` is the escape hatch for
+ * an answer no schema describes (a Twilio webhook's TwiML, a route being built): its body is `unknown`.
+ */
 export interface Client {
   key: string;
-  call<T = any>(
-    method: string,
-    path: string,
+  call<M extends string, P extends string>(
+    method: M,
+    path: P,
     body?: unknown,
     headers?: Record<string, string>,
-  ): Promise<ApiResponse<T>>;
-  get<T = any>(path: string): Promise<ApiResponse<T>>;
-  post<T = any>(path: string, body?: unknown): Promise<ApiResponse<T>>;
-  patch<T = any>(path: string, body?: unknown): Promise<ApiResponse<T>>;
-  del<T = any>(path: string): Promise<ApiResponse<T>>;
+  ): Promise<V1Answer<M, P>>;
+  get<P extends string>(path: P): Promise<V1Answer<'GET', P>>;
+  post<P extends string>(path: P, body?: unknown): Promise<V1Answer<'POST', P>>;
+  put<P extends string>(path: P, body?: unknown): Promise<V1Answer<'PUT', P>>;
+  patch<P extends string>(path: P, body?: unknown): Promise<V1Answer<'PATCH', P>>;
+  del<P extends string>(path: P): Promise<V1Answer<'DELETE', P>>;
+  untyped(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse>;
 }
 
 export interface TestServer {
@@ -97,7 +108,7 @@ async function toResponse(res: Response): Promise<ApiResponse> {
 }
 
 export function clientFor(baseUrl: string, key: string): Client {
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+  const untyped = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const init: RequestInit = { method, headers: { 'x-api-key': key, ...headers } };
     if (body !== undefined) {
       // Bytes go as they are (a CSV upload in another encoding); anything else but text is JSON.
@@ -106,11 +117,15 @@ export function clientFor(baseUrl: string, key: string): Client {
     }
     return toResponse(await fetch(`${baseUrl}/v1${path}`, init));
   };
+  // The answer's type comes from the route table; at run time it is whatever the server sent.
+  const call = untyped as Client['call'];
   return {
     key,
     call,
+    untyped,
     get: (p) => call('GET', p),
     post: (p, b) => call('POST', p, b),
+    put: (p, b) => call('PUT', p, b),
     patch: (p, b) => call('PATCH', p, b),
     del: (p) => call('DELETE', p),
   };
@@ -197,5 +212,15 @@ export async function createLead(client: Client, fields: Record<string, unknown>
     ...fields,
   });
   if (res.status !== 200) throw new Error(`createLead failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.id as string;
+  return res.body.id;
+}
+
+/**
+ * A lead of a listing (GET /v1/leads) that is there and not erased, typed as such: the listing's rows are
+ * `Lead | { id, deleted: true, deletedAt }`, and a test reading a lead's fields says which it expects.
+ */
+export function live<L extends { id: string; deleted: boolean }>(lead: L | undefined): Extract<L, { deleted: false }> {
+  if (!lead) throw new Error('no lead in the listing');
+  if (lead.deleted) throw new Error(`lead ${lead.id} is listed as erased`);
+  return lead as Extract<L, { deleted: false }>;
 }

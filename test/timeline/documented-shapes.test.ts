@@ -24,7 +24,13 @@ async function checker(ts: TestServer) {
   ajv.addSchema({ ...doc, $id: 'openapi' });
   const pointer = (...parts: string[]) =>
     parts.map((p) => encodeURIComponent(p.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
-  return async (client: Client, method: string, template: string, path: string, body?: unknown) => {
+  return async <M extends string, P extends string>(
+    client: Client,
+    method: M,
+    template: string,
+    path: P,
+    body?: unknown,
+  ) => {
     const res = await client.call(method, path, body);
     const name = `${method} ${template} -> ${res.status}`;
     expect(
@@ -107,7 +113,7 @@ describeEachDialect(
       await call(acme, 'POST', `${L}/resubscribe`, `/leads/${leadId}/resubscribe`, { channels: ['sms'] });
 
       const events = await call(acme, 'GET', `${L}/events`, `/leads/${leadId}/events?since=2000-01-01T00:00:00Z`);
-      expect(new Set(events.body.events.map((e: { type: string }) => e.type))).toEqual(
+      expect(new Set(events.body.events.map((e) => e.type))).toEqual(
         new Set(['MESSAGE', 'CALL', 'EMAIL', 'TOOL_CALL', 'CUSTOM', 'COMPLIANCE_BLOCKED']),
       );
       const page = await call(acme, 'GET', `${L}/events`, `/leads/${leadId}/events?since=2000-01-01T00:00:00Z&limit=2`);

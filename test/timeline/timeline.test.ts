@@ -3,6 +3,7 @@ import { insertMessage } from '../../src/messages/messages.repository.js';
 import { newId } from '../../src/platform/ids.js';
 import { ALWAYS_OPEN, FAST_AGENT_ENV, inbound, say, until } from '../agent/helpers.js';
 import { createLead, describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
+import { messageOf } from '../support/assert.js';
 import { waitForStatus } from '../support/messages.js';
 import { startEachTestInDaytime } from '../support/clock-hours.js';
 
@@ -266,7 +267,7 @@ describeEachDialect(
       const bad = async (query: string) => {
         const res = await ts.acme.get(`/leads/${leadId}/events${query}`);
         expect(res.status, query).toBe(400);
-        return res.body.message as string;
+        return messageOf(res);
       };
       expect(await bad('')).toBe(
         'since is required: an ISO 8601 timestamp such as 2026-05-14T15:00:00Z (events updated at or after it are listed)',

@@ -143,9 +143,9 @@ describeEachDialect(
       ctx().clock.set(LATE_NIGHT);
       const held = await acme.post(`/leads/${id}/call`, {});
       expect(held.body).toMatchObject({ status: 'waiting', statusCode: 'CONTACT_HOURS', providerCallId: null });
-      expect(Date.parse(held.body.scheduledTime)).toBeGreaterThan(LATE_NIGHT.getTime());
+      expect(Date.parse(held.body.scheduledTime!)).toBeGreaterThan(LATE_NIGHT.getTime());
       expect(fake.accepted('Calls', (p) => p.To === phone)).toHaveLength(0);
-      ctx().clock.set(new Date(Date.parse(held.body.scheduledTime) + 60_000));
+      ctx().clock.set(new Date(Date.parse(held.body.scheduledTime!) + 60_000));
       const dialled = await until(
         () => fake.accepted('Calls', (p) => p.To === phone),
         (c) => c.length === 1,
@@ -265,7 +265,7 @@ describeEachDialect(
         data: { callId: call.id, direction: 'OUTBOUND', durationSeconds: 42, outcome: 'completed' },
       });
       // The utterances are CALL items too, in the order they were said.
-      expect(timeline.body.events.filter((e: { data: { kind?: string } }) => e.data.kind !== 'call')).toHaveLength(7);
+      expect(timeline.body.events.filter((e) => !('kind' in e.data) || e.data.kind !== 'call')).toHaveLength(7);
     });
 
     it('hears "stop calling me": a spoken voice opt-out, a polite goodbye, the call ended', async () => {

@@ -92,9 +92,9 @@ describe.skipIf(!pgAvailable)('webhook delivery with two worker processes [postg
     expect(receiver.received.every((d) => d.standardSignatureValid && d.legacySignatureValid)).toBe(true);
     await eventually('every delivery recorded once, as succeeded', async () => {
       const rows = [];
-      for (let page = `/webhooks/${endpoint.id}/deliveries?limit=100`; ; ) {
+      for (let page: `/webhooks/${string}/deliveries?${string}` = `/webhooks/${endpoint.id}/deliveries?limit=100`; ; ) {
         const res = await client.get(page);
-        rows.push(...(res.body.deliveries as { status: string; attempts: number }[]));
+        rows.push(...res.body.deliveries);
         if (!res.body.nextToken) break;
         page = `/webhooks/${endpoint.id}/deliveries?limit=100&nextToken=${encodeURIComponent(res.body.nextToken)}`;
       }

@@ -46,7 +46,7 @@ describeEachDialect('an import re-run of a file with repeated leads', (ctx) => {
     expect(first).toMatchObject({ status: 'completed', created: GAP, rejected: 0 });
     const leads = new Map((await allLeads(acme)).map((l) => [l.phone, l]));
     for (const i of [0, 1, 3, 5, 9, 299]) {
-      const lead = leads.get(phones[i]!);
+      const lead = leads.get(phones[i]!)!;
       if (i % 5 === 0) {
         // Its repeat gives only a tag: the earlier row's fields stay.
         expect(lead).toMatchObject({ firstName: `First${i}`, lastName: 'Early' });

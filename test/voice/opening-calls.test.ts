@@ -87,7 +87,7 @@ describeEachDialect(
       );
       expect(twimlAttr(placed[0]!.params.Twiml!, 'ConversationRelay', 'welcomeGreeting')).toBe(spoken('Bo'));
       const again = await acme.post(`/leads/${id}/switchCustomerProfile`, { profile: 'callers', sendMessage: true });
-      expect(again.body.opening).toMatchObject({ status: 'not_sent', messageId: res.body.opening.messageId });
+      expect(again.body.opening).toMatchObject({ status: 'not_sent', messageId: res.body.opening!.messageId });
     });
 
     it("a profile without a template: the agent writes the opening, and it is the call's greeting", async () => {
@@ -160,7 +160,7 @@ describeEachDialect(
       const id = await createLead(acme, { phone, customerProfile: 'texters' });
       expect((await acme.post(`/leads/${id}/unsubscribe`, { channels: ['voice'] })).status).toBe(200);
       const res = await acme.post(`/leads/${id}/switchCustomerProfile`, { profile: 'callers', sendMessage: true });
-      const messageId = res.body.opening.messageId as string;
+      const messageId = res.body.opening!.messageId as string;
       const blocked = await until(
         async () => ((await acme.get(`/leads/${id}/messages`)).body.messages as any[]).find((m) => m.id === messageId),
         (m) => m?.status === 'blocked',
@@ -217,7 +217,7 @@ describeEachDialect(
         async () => (await org.get(`/leads/${id}/calls`)).body.calls,
         (c: any[]) => c[0]?.status === 'blocked',
       );
-      expect(stopped[0].statusReason).toMatch(/opening message was blocked/);
+      expect(stopped[0]!.statusReason).toMatch(/opening message was blocked/);
       expect(liveCalls(phone)).toHaveLength(0);
     });
   },

@@ -34,8 +34,8 @@ import {
   updateCall,
   type CallRow,
 } from './calls.repository.js';
-import { createCall, TwilioCallError, updateLiveCall } from './twilio-calls.js';
-import { connectRelay, dialWithWhisper, HANG_UP, sayAndHangUp, whisper } from './twiml.js';
+import { createCall, TwilioCallError, updateLiveCall } from '../providers/twilio/calls-api.js';
+import { connectRelay, dialWithWhisper, HANG_UP, sayAndHangUp, whisper } from '../providers/twilio/relay-twiml.js';
 import { DEFAULT_LANGUAGE, readVoiceSettings, type VoiceSettingsView } from './voice-settings.js';
 
 /** Where Twilio reaches a live call's callbacks; each carries the organization and the call, and is signed with them. */

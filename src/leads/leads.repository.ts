@@ -296,10 +296,10 @@ export async function listLeadFeed(db: Db, organizationId: string, f: LeadFeedFi
 
 /**
  * Erasure of a lead: what arrived from its addresses before any lead held them
- * (conversation/inbound.ts stores senders normalised as leads hold them: E.164,
+ * (inbound/inbound.ts stores senders normalised as leads hold them: E.164,
  * lower-case email, so equality finds them). `unmatched_inbound` belongs to
- * conversation/, whose repository would be its door, but a capability may not
- * import conversation/ (.dependency-cruiser.cjs `capabilities-trigger-by-name`),
+ * inbound/, whose repository would be its door, but a capability may not
+ * import inbound/ (.dependency-cruiser.cjs `capabilities-trigger-by-name`),
  * so the lead's erasure holds this one query.
  */
 async function deleteUnmatchedInboundFrom(db: Db, organizationId: string, senders: readonly string[]): Promise<void> {
@@ -326,7 +326,7 @@ async function deleteUnmatchedInboundFrom(db: Db, organizationId: string, sender
  *   (and a `doNotContact` event the organization caused without a lead keeps its phone);
  * - ids: a lead id is an opaque UUID, not personal data (event stubs, pending jobs);
  * - `provider_receipts`: the provider's ids of webhooks already processed,
- *   so a replay after the erasure is still refused (conversation/inbound.ts).
+ *   so a replay after the erasure is still refused (inbound/inbound.ts).
  */
 export async function deleteLeadData(
   db: Db,

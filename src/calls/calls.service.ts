@@ -11,7 +11,7 @@ import {
 import { findRepRow } from '../handoffs/handoffs.repository.js';
 import { raiseHandoff } from '../handoffs/handoffs.service.js';
 import { findLead, findLeadByAddress, requireLead, updateLead, type LeadRow } from '../leads/leads.repository.js';
-import { countAutomatedSince } from '../messages/messages.repository.js';
+import { countAutomatedSince } from '../compliance/send-checks.repository.js';
 import { scheduleSend } from '../messages/send.service.js';
 import { followUpAfterSend } from '../followups/followups.service.js';
 import { enqueueJob } from '../jobs/jobs.repository.js';

@@ -1,7 +1,8 @@
 import { enqueueJob } from '../jobs/jobs.repository.js';
 import { findLead, type LeadRow } from '../leads/leads.repository.js';
 import { findMessage } from '../messages/messages.repository.js';
-import { defaultChannel, scheduleSend } from '../messages/send.service.js';
+import { scheduleSend } from '../messages/send.service.js';
+import { defaultChannel } from '../subscriptions/channels.js';
 import type { Db } from '../platform/db/schema.js';
 import { Forbidden } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';

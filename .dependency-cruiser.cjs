@@ -16,7 +16,7 @@ module.exports = {
     { name: 'services-know-no-http', severity: 'error', comment: 'A service is called by routes, jobs and the CLI alike.', from: { path: '\\.service\\.ts$' }, to: { path: '^node_modules/(fastify|@fastify)/' } },
     { name: 'capabilities-trigger-by-name', severity: 'error', comment: 'A capability never imports a higher one to trigger work: it enqueues a job by name (jobs/names.ts).', from: { path: CAPABILITIES }, to: { path: '^src/(agent|inbound)/|^src/providers/twilio/twilio\\.(routes|service)\\.ts$' } },
     { name: 'migrations-are-history', severity: 'error', comment: 'A migration is run, never imported for a constant: its code is frozen history, the running code has its own.', from: { path: '^src/(?!platform/db/migrate\\.ts$|platform/db/migrations/)' }, to: { path: '^src/platform/db/migrations/' } },
-    { name: 'one-gate', severity: 'error', comment: 'The compliance gate is asked only by the send path (and by placeCall before dialling), right before a provider is called.', from: { path: '^src/(?!channels/|compliance/|messages/send\\.service\\.ts$|calls/calls\\.service\\.ts$)' }, to: { path: '^src/compliance/gate\\.ts$' } },
+    { name: 'one-gate', severity: 'error', comment: 'The compliance gate is asked only by the send path, the send API (messages/send.service.ts, when a message is created) and placeCall before dialling: no other door to a provider.', from: { path: '^src/(?!channels/|compliance/|messages/send\\.service\\.ts$|calls/calls\\.service\\.ts$)' }, to: { path: '^src/compliance/gate\\.ts$' } },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -6,7 +6,7 @@ export default {
   vitest: { configFile: 'vitest.mutation.config.ts' },
   coverageAnalysis: 'perTest',
   mutate: [
-    'src/compliance/consent-rules.ts',
+    'src/subscriptions/consent-rules.ts',
     'src/compliance/opt-out-recognizer.ts',
     'src/compliance/gate.ts',
     'src/compliance/contact-window.ts',

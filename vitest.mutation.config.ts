@@ -55,7 +55,7 @@ export default defineConfig({
   test: {
     setupFiles: [FAST_CHECK_SEED],
     include: [
-      'test/compliance/consent-rules.test.ts',
+      'test/subscriptions/consent-rules.test.ts',
       'test/compliance/recognizer.mutation.test.ts',
       'test/compliance/recognizer.test.ts',
       'test/compliance/gate.mutation.test.ts',

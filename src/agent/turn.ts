@@ -2,7 +2,7 @@ import { consumeNotes } from '../context/context.repository.js';
 import { enqueueJob } from '../jobs/jobs.repository.js';
 import type { AgentTurnPayload, JobOutcome } from '../jobs/names.js';
 import { findLead, type LeadRow } from '../leads/leads.repository.js';
-import { defaultChannel } from '../messages/send.service.js';
+import { defaultChannel } from '../subscriptions/channels.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { reachableChannels, type ChannelName } from '../subscriptions/channels.js';

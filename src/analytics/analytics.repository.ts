@@ -1,5 +1,5 @@
 import { sql, type ExpressionBuilder } from 'kysely';
-import { dialectOf } from '../platform/db/connect.js';
+import { runsInProcess } from '../platform/db/capabilities.js';
 import type { AnalyticsLatencyTable, Database, Db } from '../platform/db/schema.js';
 import { percentiles } from './latency.js';
 
@@ -108,7 +108,7 @@ export async function latencyPercentiles(
   slices: readonly Slice[],
 ): Promise<LatencyRow[]> {
   if (slices.length === 0) return [];
-  if (dialectOf(db) === 'sqlite') return percentilesHere(db, organizationId, dim, by, slices);
+  if (runsInProcess(db)) return percentilesHere(db, organizationId, dim, by, slices);
   let rows = latencySlice(db, organizationId, dim, slices[0]!);
   for (const s of slices.slice(1)) rows = rows.unionAll(latencySlice(db, organizationId, dim, s));
   const { rows: out } = await sql<{

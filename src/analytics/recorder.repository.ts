@@ -1,6 +1,6 @@
 import { sql, type Updateable } from 'kysely';
 import { insertRows } from '../platform/db/arrays.js';
-import { dialectOf } from '../platform/db/connect.js';
+import { writesInCtes } from '../platform/db/capabilities.js';
 import type { AnalyticsRollupsTable, Db, LeadsTable } from '../platform/db/schema.js';
 import { errorCodeOf, latencyBucket } from './latency.js';
 
@@ -119,7 +119,7 @@ async function bumpWithLatency(
   kind: 'sent' | 'delivered',
   ms: number,
 ): Promise<void> {
-  if (dialectOf(db) === 'postgres') {
+  if (writesInCtes(db)) {
     await sql`with counted as (${bumpQuery(db, organizationId, dims, counter)}) ${latencyQuery(db, organizationId, dims, kind, ms)}`.execute(
       db,
     );
@@ -277,7 +277,7 @@ export async function noteMessageStatus(
   const periods = [day, day.slice(0, 7)];
   const column = bit === 1 ? 'sent' : bit === 2 ? 'delivered' : 'failed';
   // PostgreSQL: the message's bit and its number's counters in one statement (a data-modifying CTE), one round trip.
-  const pg = dialectOf(db) === 'postgres';
+  const pg = writesInCtes(db);
   const messages = pg
     ? (
         await sql<{

@@ -1,6 +1,7 @@
 import type { AppointmentRemindPayload, JobOutcome } from '../jobs/names.js';
 import { findLead } from '../leads/leads.repository.js';
-import { defaultChannel, scheduleSend } from '../messages/send.service.js';
+import { scheduleSend } from '../messages/send.service.js';
+import { defaultChannel } from '../subscriptions/channels.js';
 import type { Deps } from '../platform/deps.js';
 import { reachableChannels } from '../subscriptions/channels.js';
 import { findAppointment, findReminder, settleReminders } from './appointments.repository.js';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { TWIML_CONTENT_TYPE, EMPTY_RESPONSE } from '../channels/twiml.js';
+import { TWIML_CONTENT_TYPE, EMPTY_RESPONSE } from '../providers/twilio/twiml.js';
 import type { Deps } from '../platform/deps.js';
 import { organizationOf, UnknownNumber } from '../providers/twilio/twilio.service.js';
 import {

@@ -12,7 +12,8 @@ import { findRepRow } from '../handoffs/handoffs.repository.js';
 import { raiseHandoff } from '../handoffs/handoffs.service.js';
 import { findLead, findLeadByAddress, requireLead, updateLead, type LeadRow } from '../leads/leads.repository.js';
 import { createInboundLead } from '../leads/inbound-lead.js';
-import { countAutomatedSince, findMessage, setMessageStatus } from '../messages/messages.repository.js';
+import { findMessage, setMessageStatus } from '../messages/messages.repository.js';
+import { countAutomatedSince } from '../compliance/send-checks.repository.js';
 import { scheduleSend } from '../messages/send.service.js';
 import { followUpAfterSend } from '../followups/followups.service.js';
 import { enqueueJob } from '../jobs/jobs.repository.js';
@@ -35,8 +36,8 @@ import {
   updateCall,
   type CallRow,
 } from './calls.repository.js';
-import { createCall, TwilioCallError, updateLiveCall } from './twilio-calls.js';
-import { connectRelay, dialWithWhisper, HANG_UP, sayAndHangUp, whisper } from './twiml.js';
+import { createCall, TwilioCallError, updateLiveCall } from '../providers/twilio/calls-api.js';
+import { connectRelay, dialWithWhisper, HANG_UP, sayAndHangUp, whisper } from '../providers/twilio/relay-twiml.js';
 import { DEFAULT_LANGUAGE, readVoiceSettings, type VoiceSettingsView } from './voice-settings.js';
 
 /** Where Twilio reaches a live call's callbacks; each carries the organization and the call, and is signed with them. */

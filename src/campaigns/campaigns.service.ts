@@ -204,7 +204,7 @@ export async function resumeCampaign(deps: Deps, organizationId: string, id: str
 }
 
 /**
- * conversation/inbound.ts, in the transaction that stores the lead's message,
+ * inbound/inbound.ts, in the transaction that stores the lead's message,
  * under the lead's lock: the lead wrote (or said stop), so no campaign opening
  * still waiting goes out to it, and its enrollments say replied / opted out.
  */

@@ -1,5 +1,5 @@
 import type { LeadRow } from '../leads/leads.repository.js';
-import { defaultChannel } from '../messages/send.service.js';
+import { defaultChannel } from '../subscriptions/channels.js';
 import type { Db } from '../platform/db/schema.js';
 import type { ChannelName } from '../subscriptions/channels.js';
 import { skipComposingOpeningsQuery, stopEnrollmentsQuery } from './enrollments.repository.js';

@@ -4,7 +4,12 @@ import { findOrganization } from '../organizations/organizations.repository.js';
 import type { AddressDigests } from '../platform/address-digest.js';
 import type { Config } from '../platform/config.js';
 import type { Database } from '../platform/db/schema.js';
-import { SendError, type ChannelAdapter, type OutboundMessage, type SendOutcome } from './channel.js';
+import {
+  SendError,
+  type ChannelAdapter,
+  type OutboundMessage,
+  type SendOutcome,
+} from '../providers/channel-adapter.js';
 import { issueUnsubscribeToken, unsubscribeKey, unsubscribeUrl } from './unsubscribe-token.js';
 import { outboundEmailSubject } from '../events/payloads.js';
 

@@ -14,7 +14,7 @@ import { findOrganization } from '../organizations/organizations.repository.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { DomainError, NotFound } from '../platform/errors.js';
-import type { FoundSend } from './channel.js';
+import type { FoundSend } from '../providers/channel-adapter.js';
 import { adapterFor } from './registry.js';
 
 /**

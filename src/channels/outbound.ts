@@ -10,7 +10,7 @@ import type { Deps } from '../platform/deps.js';
 import { readSettings, type OrganizationSettings } from '../settings/settings.service.js';
 import { askExternalCheck } from './external.js';
 import { adapterFor } from './registry.js';
-import { SendError, type ChannelAdapter } from './channel.js';
+import { SendError, type ChannelAdapter } from '../providers/channel-adapter.js';
 import { IN_DOUBT, NEEDS_OPERATOR, RECONCILING, reconcile, recordSent } from './in-doubt.js';
 import { chooseSender } from '../sending-numbers/sender.js';
 import { recordSendFailure } from '../deliverability/deliverability.service.js';
@@ -340,7 +340,7 @@ export async function sendRecordedMessage(
 }
 
 /**
- * A provider call that failed, by what the failure says (channel.ts
+ * A provider call that failed, by what the failure says (providers/channel-adapter.ts
  * SendOutcome): a refusal is final at once; an outcome unknown is never
  * retried blind (kept as an attempt, so the retry reconciles first; on the
  * last attempt reconciled now; left for an operator where the provider

@@ -1,9 +1,9 @@
 import type { Config } from '../platform/config.js';
 import type { Deps } from '../platform/deps.js';
 import type { ChannelName } from '../subscriptions/channels.js';
-import { logAdapter, type ChannelAdapter } from './channel.js';
+import { logAdapter, type ChannelAdapter } from '../providers/channel-adapter.js';
 import { createEmailAdapter } from './email.js';
-import { twilioAdapters } from './twilio.js';
+import { twilioAdapters } from '../providers/twilio/adapters.js';
 
 /**
  * Which adapter carries each channel, decided once per configuration: a

@@ -5,7 +5,7 @@ import { migrateToLatest } from '../platform/db/migrate.js';
 import { issueKey, keysOf, revokeKey } from '../organizations/api-keys.service.js';
 import { DEFAULT_SCOPES, parseScopes, SCOPES } from '../platform/auth/scopes.js';
 import { checkTimeZone } from '../platform/time-zone.js';
-import { FALLBACK_TIME_ZONE } from '../settings/settings.service.js';
+import { FALLBACK_TIME_ZONE } from '../platform/time-zone.js';
 import { registerUserCommands } from '../users/users.cli.js';
 
 /** The HTTP stack and the worker load only for the commands that run them: key commands start twice as fast. */

@@ -1,6 +1,6 @@
 import { phonesOnDnc } from '../dnc/dnc.repository.js';
 import type { LeadRow } from '../leads/leads.repository.js';
-import { countAutomatedSince, leadMessageReceivedAt } from '../messages/messages.repository.js';
+import { countAutomatedSince, leadMessageReceivedAt } from './send-checks.repository.js';
 import type { AddressDigests } from '../platform/address-digest.js';
 import type { Db, MessagePurpose } from '../platform/db/schema.js';
 import type { OrganizationSettings } from '../settings/settings.service.js';

@@ -55,7 +55,7 @@ export async function addDncIn(
 /**
  * Removes the number from the list. Opt-outs the lead made by asking never to
  * be contacted (source `dnc`) are lifted with it, on sms and voice: removing
- * the entry is the only way to lift them (compliance/consent-rules.ts).
+ * the entry is the only way to lift them (subscriptions/consent-rules.ts).
  */
 export async function removeDnc(
   deps: Deps,

@@ -56,7 +56,7 @@ export function eventsInsert(db: Db, organizationId: string, at: string, events:
 }
 
 /**
- * Events only the console's live stream shows (console/event-hub.ts reads the
+ * Events only the console's live stream shows (console-api/event-hub.ts reads the
  * events table): no webhook carries them and they cannot be subscribed to.
  * `call.utterance`: one utterance of a call in progress, as it is stored.
  */

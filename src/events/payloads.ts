@@ -29,7 +29,7 @@ const REASON_BY_SOURCE: Record<string, OptOutReason> = {
 
 export interface OptOutFacts {
   channel: Channel;
-  /** Where it came from (compliance/consent-rules.ts OPT_OUT_SOURCES): `api`, `keyword`, `link`, ... */
+  /** Where it came from (subscriptions/consent-rules.ts OPT_OUT_SOURCES): `api`, `keyword`, `link`, ... */
   source: string;
   /** The lead's own words, when a message carried the request. */
   optOutMessage?: string | null;

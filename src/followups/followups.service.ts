@@ -109,7 +109,7 @@ export async function followUpAfterSend(
   );
 }
 
-/** conversation/inbound.ts, in the transaction that stores the lead's message: nothing more goes out unanswered. */
+/** inbound/inbound.ts, in the transaction that stores the lead's message: nothing more goes out unanswered. */
 export async function followUpAfterReply(trx: Db, organizationId: string, leadId: string, at: Date): Promise<void> {
   const before = await transition(trx, organizationId, leadId, at, (s) => afterReply(s, at));
   if (!before || (before.config === null && before.step === null)) return; // never had a cadence: no follow-up can be queued

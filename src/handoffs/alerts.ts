@@ -1,5 +1,5 @@
 import { createTransport, type Transporter } from 'nodemailer';
-import { SendError } from '../channels/channel.js';
+import { SendError } from '../providers/channel-adapter.js';
 import { adapterFor } from '../channels/registry.js';
 import { enqueueJob } from '../jobs/jobs.repository.js';
 import type { HandoffJobPayload, JobOutcome, OwnerAlertPayload } from '../jobs/names.js';

@@ -3,7 +3,7 @@ import type { WorkingHours as WorkingHoursSchema } from './handoffs.schemas.js';
 import { emitEvents } from '../events/outbox.repository.js';
 import { handoffNotificationEvent } from '../events/payloads.js';
 import { enqueueJob } from '../jobs/jobs.repository.js';
-import { defaultChannel } from '../messages/send.service.js';
+import { defaultChannel } from '../subscriptions/channels.js';
 import { requireLead, updateLead, type LeadRow } from '../leads/leads.repository.js';
 import type { Deps } from '../platform/deps.js';
 import { holdUntilCommit } from '../platform/db/locks.js';

@@ -1,5 +1,4 @@
 import { sql } from 'kysely';
-import { inArray } from '../platform/db/arrays.js';
 import type { Db } from '../platform/db/schema.js';
 
 /**
@@ -9,37 +8,6 @@ import type { Db } from '../platform/db/schema.js';
  * all of an import once it is older than the retention. Kept apart from
  * imports.repository.ts, which the leads' erasure cannot import without a cycle.
  */
-
-/**
- * Erasure: the rejected rows naming any of these addresses, by the keyed
- * digests recorded with them (import_reject_keys), and their keys. Answers
- * how many rows went.
- */
-export async function deleteRejectsNaming(db: Db, organizationId: string, digests: readonly string[]): Promise<number> {
-  if (digests.length === 0) return 0;
-  const named = await db
-    .selectFrom('import_reject_keys')
-    .select(['import_id', 'row_number'])
-    .distinct()
-    .where('organization_id', '=', organizationId)
-    .where(inArray(db, 'digest', [...new Set(digests)]))
-    .execute();
-  for (const row of named) {
-    await db
-      .deleteFrom('import_rejects')
-      .where('organization_id', '=', organizationId)
-      .where('import_id', '=', row.import_id)
-      .where('row_number', '=', row.row_number)
-      .execute();
-    await db
-      .deleteFrom('import_reject_keys')
-      .where('organization_id', '=', organizationId)
-      .where('import_id', '=', row.import_id)
-      .where('row_number', '=', row.row_number)
-      .execute();
-  }
-  return named.length;
-}
 
 /**
  * Housekeeping across organizations: the rejected rows of imports started

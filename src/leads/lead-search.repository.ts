@@ -174,7 +174,7 @@ export async function searchLeadViews(
   const activity = sql<string>`coalesce(leads.last_activity_at, '')`;
   if (at.after) q = q.where(sql<SqlBool>`(${activity}, leads.id) < (${at.after.at}, ${at.after.id})`);
   // None of the leads without activity needs attention: an inbound message, and a sent one, set
-  // last_activity_at (conversation/inbound.ts, channels/outbound.ts).
+  // last_activity_at (inbound/inbound.ts, channels/outbound.ts).
   if (f.needsAttention === true) q = q.where(sql<SqlBool>`${activity} > ''`);
   return (await q
     .orderBy(activity, 'desc')

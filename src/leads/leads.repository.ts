@@ -4,7 +4,7 @@ import { eraseLeadEvents } from '../events/outbox.repository.js';
 import { clearJobErrorsMentioning, deleteFinishedJobsOf } from '../jobs/jobs.repository.js';
 import { deleteRecordsMentioning as deleteIdempotencyRecordsMentioning } from '../platform/http/idempotency.repository.js';
 import { clearDeliveryErrorsMentioning } from '../webhooks/deliveries.repository.js';
-import { deleteRejectsNaming } from '../imports/rejects.repository.js';
+import { inArray } from '../platform/db/arrays.js';
 import { jsonObjects } from '../platform/db/json.js';
 import { takesRowLocks, withLock } from '../platform/db/locks.js';
 import { leadNotFound } from '../platform/errors.js';
@@ -314,10 +314,10 @@ export async function listLeadFeed(db: Db, organizationId: string, f: LeadFeedFi
 
 /**
  * Erasure of a lead: what arrived from its addresses before any lead held them
- * (conversation/inbound.ts stores senders normalised as leads hold them: E.164,
+ * (inbound/inbound.ts stores senders normalised as leads hold them: E.164,
  * lower-case email, so equality finds them). `unmatched_inbound` belongs to
- * conversation/, whose repository would be its door, but a capability may not
- * import conversation/ (.dependency-cruiser.cjs `capabilities-trigger-by-name`),
+ * inbound/, whose repository would be its door, but a capability may not
+ * import inbound/ (.dependency-cruiser.cjs `capabilities-trigger-by-name`),
  * so the lead's erasure holds this one query.
  */
 async function deleteUnmatchedInboundFrom(db: Db, organizationId: string, senders: readonly string[]): Promise<void> {
@@ -344,7 +344,7 @@ async function deleteUnmatchedInboundFrom(db: Db, organizationId: string, sender
  *   (and a `doNotContact` event the organization caused without a lead keeps its phone);
  * - ids: a lead id is an opaque UUID, not personal data (event stubs, pending jobs);
  * - `provider_receipts`: the provider's ids of webhooks already processed,
- *   so a replay after the erasure is still refused (conversation/inbound.ts).
+ *   so a replay after the erasure is still refused (inbound/inbound.ts).
  */
 export async function deleteLeadData(
   db: Db,
@@ -534,4 +534,35 @@ export async function otherLeadsWithEmail(
     .where('id', '!=', exceptId)
     .orderBy('id');
   return withLock(db, q, 'update').execute();
+}
+
+/**
+ * Erasure: the rejected rows naming any of these addresses, by the keyed
+ * digests recorded with them (import_reject_keys), and their keys. Answers
+ * how many rows went.
+ */
+export async function deleteRejectsNaming(db: Db, organizationId: string, digests: readonly string[]): Promise<number> {
+  if (digests.length === 0) return 0;
+  const named = await db
+    .selectFrom('import_reject_keys')
+    .select(['import_id', 'row_number'])
+    .distinct()
+    .where('organization_id', '=', organizationId)
+    .where(inArray(db, 'digest', [...new Set(digests)]))
+    .execute();
+  for (const row of named) {
+    await db
+      .deleteFrom('import_rejects')
+      .where('organization_id', '=', organizationId)
+      .where('import_id', '=', row.import_id)
+      .where('row_number', '=', row.row_number)
+      .execute();
+    await db
+      .deleteFrom('import_reject_keys')
+      .where('organization_id', '=', organizationId)
+      .where('import_id', '=', row.import_id)
+      .where('row_number', '=', row.row_number)
+      .execute();
+  }
+  return named.length;
 }

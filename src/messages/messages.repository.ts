@@ -163,45 +163,6 @@ export function blockQueuedSendsQuery(
     .where('channel', 'in', channels as MessageRow['channel'][]);
 }
 
-/** Automated (AI-generated) messages handed to a provider for the lead since `since`: the frequency cap's count. */
-export async function countAutomatedSince(
-  db: Db,
-  organizationId: string,
-  leadId: string,
-  since: string,
-): Promise<number> {
-  const row = await db
-    .selectFrom('messages')
-    .select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .where('organization_id', '=', organizationId)
-    .where('lead_id', '=', leadId)
-    .where('direction', '=', 'outbound')
-    .where('is_ai_generated', '=', 1)
-    // A send in doubt may have reached the lead: it counts.
-    .where('status', 'in', ['sending', 'sent', 'delivered', 'in_doubt'])
-    .where('scheduled_at', '>=', since)
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
-}
-
-/** When the lead's own (inbound) message was received, or undefined when no such message of this lead exists: the gate's reply window counts from it. */
-export async function leadMessageReceivedAt(
-  db: Db,
-  organizationId: string,
-  leadId: string,
-  messageId: string,
-): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('messages')
-    .select('created_at')
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', messageId)
-    .where('lead_id', '=', leadId)
-    .where('direction', '=', 'inbound')
-    .executeTakeFirst();
-  return row?.created_at;
-}
-
 /** A provider's delivery report for an outbound message, found by the provider's id; answers how many rows changed. */
 export async function setStatusByProviderId(
   db: Db,

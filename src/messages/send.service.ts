@@ -9,22 +9,11 @@ import type { Db, MessagePurpose } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { DomainError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { reachableChannels, toChannel, type ChannelName } from '../subscriptions/channels.js';
+import { defaultChannel, toChannel, type ChannelName } from '../subscriptions/channels.js';
 import { insertMessage } from './messages.repository.js';
 import type { SendMessageInput } from './send.schemas.js';
 
 const MAX_AHEAD_MS = 366 * 24 * 3_600_000;
-
-/** The lead's first reachable channel in the order sms, email (voice only when asked for). */
-export function defaultChannel(lead: LeadRow, requested?: ChannelName): ChannelName {
-  const reachable = reachableChannels(lead);
-  if (requested) {
-    if (!reachable.includes(requested))
-      throw new DomainError('channel_unavailable', { missing: requested === 'email' ? 'email' : 'phone' });
-    return requested;
-  }
-  return reachable.includes('sms') ? 'sms' : 'email';
-}
 
 export interface ScheduledSend {
   organizationId: string;

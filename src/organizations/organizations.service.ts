@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { isUniqueViolation } from '../platform/db/errors.js';
 import type { Database, Db } from '../platform/db/schema.js';
-import { FALLBACK_TIME_ZONE } from '../settings/settings.service.js';
+import { FALLBACK_TIME_ZONE } from '../platform/time-zone.js';
 import { createOrganization, findOrganizationByName } from './organizations.repository.js';
 
 export interface NewOrganizationOptions {

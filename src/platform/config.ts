@@ -65,7 +65,7 @@ export interface Config {
   ai: AiConfig;
   /** A send a pool number's pace (or daily cap) would hold longer than this fails (PACING_TIMEOUT) instead of going out late. */
   pacingMaxWaitMs: number;
-  /** The operator console (src/console/, src/users/). */
+  /** The operator console (src/console-api/, src/users/). */
   console: ConsoleConfig;
 }
 

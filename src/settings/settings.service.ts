@@ -4,11 +4,11 @@ import { updateOrganizationSettings } from '../organizations/organizations.repos
 import { isUniqueViolation } from '../platform/db/errors.js';
 import { DomainError } from '../platform/errors.js';
 import { normalizePhone } from '../platform/phone.js';
-import { checkTimeZone } from '../platform/time-zone.js';
+import { checkTimeZone, FALLBACK_TIME_ZONE } from '../platform/time-zone.js';
 import { findSettingsRow, releaseWaitingSends, setSendingNumber } from './settings.repository.js';
 import { checkNumberFree, numberTaken } from '../sending-numbers/ownership.js';
 import type { SettingsView, UpdateSettingsInput } from './settings.schemas.js';
-import { checkPool } from '../handoffs/pool.js';
+import { checkPool } from './assignment-pool.js';
 import { findProfileByName } from '../profiles/profiles.repository.js';
 import { calendarSettings, calendarView, type CalendarSettings } from './calendar-settings.js';
 
@@ -26,14 +26,6 @@ export type OrganizationSettings = Omit<SettingsView, 'externalCheck' | 'calenda
   externalCheck: ExternalCheckSettings | null;
   calendar: CalendarSettings | null;
 };
-
-/**
- * The zone an organization gets when none was given: an organization's zone is
- * never a silent UTC (a "9 am" send would land in the middle of the night).
- * New organizations store the zone they were created with (cli: --time-zone);
- * this covers documents written before that.
- */
-export const FALLBACK_TIME_ZONE = 'America/New_York';
 
 export const DEFAULT_SETTINGS: OrganizationSettings = {
   smsVoiceOptOutCoupled: false,

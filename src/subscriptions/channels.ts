@@ -1,3 +1,4 @@
+import { DomainError } from '../platform/errors.js';
 import type { LeadRow } from '../leads/leads.repository.js';
 
 export const CHANNELS = ['sms', 'voice', 'email'] as const;
@@ -45,3 +46,14 @@ export const inChannelOrder = (set: Iterable<ChannelName>): ChannelName[] => {
   const s = new Set(set);
   return CHANNELS.filter((c) => s.has(c));
 };
+
+/** The lead's first reachable channel in the order sms, email (voice only when asked for). */
+export function defaultChannel(lead: LeadRow, requested?: ChannelName): ChannelName {
+  const reachable = reachableChannels(lead);
+  if (requested) {
+    if (!reachable.includes(requested))
+      throw new DomainError('channel_unavailable', { missing: requested === 'email' ? 'email' : 'phone' });
+    return requested;
+  }
+  return reachable.includes('sms') ? 'sms' : 'email';
+}

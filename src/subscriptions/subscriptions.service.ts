@@ -1,6 +1,6 @@
 import { noteLeadFact } from '../analytics/recorder.repository.js';
 import type { Updateable } from 'kysely';
-import { mayLift, strongerSource, type Lifter, type OptOutSource } from '../compliance/consent-rules.js';
+import { mayLift, strongerSource, type Lifter, type OptOutSource } from './consent-rules.js';
 import { emitEvents, eventsInsert, type OutboxEvent } from '../events/outbox.repository.js';
 import { optOutEvent, resubscribedEvent } from '../events/payloads.js';
 import {
@@ -25,7 +25,7 @@ import { campaignOptOutQueries } from '../campaigns/opt-outs.js';
 import { consentInsert, type NewConsent } from './consent.repository.js';
 import { suppressQuery, unsuppress, type Suppression } from './suppressions.repository.js';
 
-export type { OptOutSource } from '../compliance/consent-rules.js';
+export type { OptOutSource } from './consent-rules.js';
 
 export interface ChangeOptions {
   source?: OptOutSource;
@@ -130,7 +130,7 @@ export async function unsubscribe(
  * actually changed, and every change of state or source is a consent record.
  * N concurrent requests for one lead yield exactly one event per channel, and a
  * rolled-back request none. A channel already opted out keeps the source that
- * is hardest to lift (compliance/consent-rules.ts).
+ * is hardest to lift (subscriptions/consent-rules.ts).
  */
 export async function applyUnsubscribe(
   trx: Db,
@@ -259,7 +259,7 @@ const LIFT_REFUSAL: Record<string, string> = {
 
 /**
  * The reverse, in the caller's transaction. Who may lift what is one table
- * (compliance/consent-rules.ts): an opt-out the lead made cannot be lifted by
+ * (subscriptions/consent-rules.ts): an opt-out the lead made cannot be lifted by
  * the organization's API (409, naming how it can be), only by the lead.
  */
 export async function applyResubscribe(

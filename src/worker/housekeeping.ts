@@ -1,4 +1,4 @@
-import { purgeReceiptsBefore } from '../conversation/inbound.repository.js';
+import { purgeReceiptsBefore } from '../inbound/inbound.repository.js';
 import { deleteExpiredRejects } from '../imports/rejects.repository.js';
 import type { Deps } from '../platform/deps.js';
 

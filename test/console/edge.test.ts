@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { CONSOLE_CSP } from '../../src/console/headers.js';
+import { CONSOLE_CSP } from '../../src/console-api/headers.js';
 import { expectError } from '../support/assert.js';
 import { describeEachDialect } from '../support/harness.js';
 import { makeUser, request, uniqueEmail } from './support.js';

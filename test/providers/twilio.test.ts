@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STOP_CONFIRMATION } from '../../src/conversation/inbound.js';
+import { STOP_CONFIRMATION } from '../../src/inbound/inbound.js';
 import { ConfigError, loadConfig } from '../../src/platform/config.js';
 import { expectError, until } from '../support/assert.js';
 import { outboxFor } from '../support/events.js';

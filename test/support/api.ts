@@ -3,7 +3,7 @@
  * answers `ApiResponse<Lead>`, so a renamed response field fails the typecheck of every test that reads it.
  *
  * `V1_RESPONSES` maps each `/v1` route (`METHOD path`, as registered, without the prefix) to the schema of its
- * success answer. `test/architecture/typed-client.test.ts` checks the table against the running app's OpenAPI
+ * success answer. `test/platform/typed-client.test.ts` checks the table against the running app's OpenAPI
  * document: every documented route is in it, with the same fields. A route missing from the table answers
  * `unknown`: a test must narrow it (`client.untyped(...)` says so on purpose, for answers no schema describes).
  */
@@ -22,9 +22,9 @@ import {
   SessionReply,
   User,
   UsersReply,
-} from '../../src/console/console.schemas.js';
+} from '../../src/console-api/console.schemas.js';
 import { ListNotesReply } from '../../src/context/context.schemas.js';
-import { EmailEventReply, InboundReply } from '../../src/conversation/inbound.routes.js';
+import { EmailEventReply, InboundReply } from '../../src/inbound/inbound.routes.js';
 import { CheckDncReply, ListDncReply } from '../../src/dnc/dnc.schemas.js';
 import { Handoff, ListHandoffsReply, OwnerReply, Rep, RepsReply } from '../../src/handoffs/handoffs.schemas.js';
 import { ImportView } from '../../src/imports/imports.schemas.js';

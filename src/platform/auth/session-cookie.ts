@@ -59,7 +59,7 @@ export type SessionCheck<S> =
 
 /**
  * The one session check, behind /v1 (authenticate.ts) and /console/api
- * (console/guard.ts): the live session the cookie's token names and, for a
+ * (console-api/guard.ts): the live session the cookie's token names and, for a
  * state change, its CSRF token. Each caller answers a refusal its own way
  * (no session: 403 on /v1, 401 on the console's API).
  */

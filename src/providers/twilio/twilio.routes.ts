@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../../platform/deps.js';
 import { DomainError, Forbidden } from '../../platform/errors.js';
 import { validTwilioSignature } from './signature.js';
-import { EMPTY_RESPONSE, OPTED_OUT_HANG_UP, THANK_AND_HANG_UP, TWIML_CONTENT_TYPE } from '../../channels/twiml.js';
+import { EMPTY_RESPONSE, OPTED_OUT_HANG_UP, THANK_AND_HANG_UP, TWIML_CONTENT_TYPE } from './twiml.js';
 import { applyStatus, receiveSms, receiveSpeech } from './twilio.service.js';
 
 const FORM = 'application/x-www-form-urlencoded';

@@ -1,10 +1,5 @@
 import { applyDeliveryReport } from '../../deliverability/deliverability.service.js';
-import {
-  handleInbound,
-  handleProviderInbound,
-  type InboundInput,
-  type InboundResult,
-} from '../../conversation/inbound.js';
+import { handleInbound, handleProviderInbound, type InboundInput, type InboundResult } from '../../inbound/inbound.js';
 import type { Deps } from '../../platform/deps.js';
 import { DomainError } from '../../platform/errors.js';
 import { normalizePhone } from '../../platform/phone.js';
@@ -48,7 +43,7 @@ export interface SmsWebhook {
  * operator's replay, a recorded request replayed): a MessageSid already
  * received is not processed twice, so a STOP is not confirmed twice, a
  * question is not answered twice, and an old START does not lift a newer STOP,
- * even after the lead was erased (conversation/inbound.ts, provider_receipts).
+ * even after the lead was erased (inbound/inbound.ts, provider_receipts).
  */
 export async function receiveSms(deps: Deps, sms: SmsWebhook): Promise<InboundResult | 'duplicate'> {
   const organizationId = await requireOrganization(deps, sms.To);
@@ -95,7 +90,7 @@ export async function receiveSpeech(deps: Deps, call: GatherWebhook): Promise<In
     providerMessageId: call.CallSid ?? null,
     actor: `twilio:${call.CallSid ?? 'unknown'}`,
   };
-  // A call gathers once (channels/twiml.ts: say, gather, hang up): the call's id names the gather.
+  // A call gathers once (providers/twilio/twiml.ts: say, gather, hang up): the call's id names the gather.
   return call.CallSid
     ? handleProviderInbound(deps, organizationId, input, `twilio:${call.CallSid}:gather`)
     : handleInbound(deps, organizationId, input);

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import type { TwilioConfig } from '../platform/config.js';
+import type { TwilioConfig } from '../../platform/config.js';
 
 const TIMEOUT_MS = 10_000;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OPT_OUT_SOURCES, mayLift, strongerSource, type Lifter } from '../../src/compliance/consent-rules.js';
+import { OPT_OUT_SOURCES, mayLift, strongerSource, type Lifter } from '../../src/subscriptions/consent-rules.js';
 import type { ChannelName } from '../../src/subscriptions/channels.js';
 
 /**

@@ -19,7 +19,7 @@ import { applyResubscribe, applyUnsubscribe } from '../subscriptions/subscriptio
 import { newTextOfReply } from '../compliance/email-reply.js';
 import { optOutLanguage } from '../compliance/opt-out-language.js';
 import { recognise, type Recognition } from '../compliance/opt-out-recognizer.js';
-import type { OptOutSource } from '../compliance/consent-rules.js';
+import type { OptOutSource } from '../subscriptions/consent-rules.js';
 
 export interface InboundInput {
   channel: ChannelName;

@@ -1,7 +1,7 @@
 import { request } from 'undici';
-import type { Config, TwilioConfig } from '../platform/config.js';
+import type { Config, TwilioConfig } from '../../platform/config.js';
 import { sayAndGather } from './twiml.js';
-import { classify, isPermanent } from '../deliverability/error-codes.js';
+import { classify, isPermanent } from '../../deliverability/error-codes.js';
 import {
   SendError,
   type ChannelAdapter,
@@ -9,7 +9,7 @@ import {
   type OutboundMessage,
   type SendOutcome,
   type SendReceipt,
-} from './channel.js';
+} from '../channel-adapter.js';
 
 const TIMEOUT_MS = 15_000;
 

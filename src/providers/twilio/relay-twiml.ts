@@ -1,4 +1,4 @@
-import { xmlEscape } from '../channels/twiml.js';
+import { xmlEscape } from './twiml.js';
 
 /** TwiML of live calls (docs/voice.md). Every text and URL goes through xmlEscape. */
 

@@ -1,0 +1,15 @@
+import { dialectOf } from './connect.js';
+
+type AnyDb = Parameters<typeof dialectOf>[0];
+
+/**
+ * What a database can do, asked by capability rather than by name, so the
+ * choice of dialect stays behind platform/db/ and a capability's code reads
+ * as the reason for its branch.
+ */
+
+/** A statement may write inside WITH (PostgreSQL's data-modifying CTEs; SQLite has none): one round trip for two writes. */
+export const writesInCtes = (db: AnyDb): boolean => dialectOf(db) === 'postgres';
+
+/** The database runs in this process (SQLite): a row read costs no network, so adding up in JavaScript is as cheap as in SQL. */
+export const runsInProcess = (db: AnyDb): boolean => dialectOf(db) === 'sqlite';

@@ -10,6 +10,7 @@ import { startServer } from '../../src/server.js';
 import { openAllHoursOrganization } from '../lib/organization.js';
 import { freePort, startParley } from '../lib/processes.js';
 import type { Row } from '../lib/table.js';
+import { daytimePhones } from '../lib/daytime-phones.js';
 
 /**
  * Speed to lead: from the API's answer to `POST /v1/leads/create` (a profile
@@ -74,8 +75,8 @@ async function post(url: string, key: string, path: string, body: unknown, metho
   if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
 }
 
-let phones = 0;
-const nextPhone = () => `+1415${String(5000000 + phones++).padStart(7, '0')}`;
+// Leads where it is daytime now: the night floor would hold every opening (bench/lib/daytime-phones.ts).
+const nextPhone = daytimePhones(0);
 
 /** Creates a lead with the opening; answers its phone and when the API answered. */
 async function createLead(url: string, key: string): Promise<{ phone: string; answered: number }> {

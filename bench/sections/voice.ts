@@ -4,6 +4,7 @@ import { twilioSignature } from '../../src/providers/twilio/signature.js';
 import { openAllHoursOrganization } from '../lib/organization.js';
 import { freePort, startParley } from '../lib/processes.js';
 import type { Row } from '../lib/table.js';
+import { daytimePhones } from '../lib/daytime-phones.js';
 
 /**
  * Live-call latency: from a final `prompt` on the ConversationRelay socket to
@@ -105,8 +106,8 @@ async function api(url: string, key: string, path: string, payload: unknown): Pr
   return res.json();
 }
 
-let phones = 0;
-const nextPhone = () => `+1415${String(6000000 + phones++).padStart(7, '0')}`;
+// Leads where it is daytime now: the night floor would hold every opening (bench/lib/daytime-phones.ts).
+const nextPhone = daytimePhones(1_000_000);
 
 /** One call: placed through the API, then TURNS prompts; answers each turn's prompt-to-first-token time. */
 async function oneCall(url: string, key: string, carrier: Awaited<ReturnType<typeof fakeCarrier>>): Promise<number[]> {

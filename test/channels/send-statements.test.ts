@@ -5,6 +5,7 @@ import { createLead, dialects, startTestServer, uniquePhone, type TestServer } f
 import { ALWAYS_OPEN, twilioEnv } from '../sending-numbers/helpers.js';
 import { FAST_WEBHOOKS, freshOrg, receiverPool, registerEndpoint } from '../support/webhooks.js';
 import { until } from '../support/assert.js';
+import { startEachTestInDaytime } from '../support/clock-hours.js';
 
 const fake = await startFakeTwilio('ACpool', 'pool-secret');
 afterAll(() => fake.close());
@@ -32,6 +33,8 @@ for (const dialect of dialects())
       );
     });
     afterAll(() => ts?.close());
+    // The leads are Californian: the night floor would hold their openings outside 08:00-21:00 there.
+    startEachTestInDaytime(() => ts);
 
     /** A worker whose store handle notes each transaction it opens, in the same log as the statements. */
     function countingWorker(): Worker {

@@ -78,8 +78,13 @@ describe('the import parse thread', () => {
         fc.integer({ min: 1, max: 5 }),
         async (rows, chunk, batch) => {
           const text = ['First Name,Phone,Email,Time Zone', ...rows.map((r) => r.map(quote).join(','))].join('\r\n');
+          // `bytes` (progress.test.ts) is how far the reader had got when a part was cut: reading in place takes
+          // every chunk at once, the thread only as credit allows, so it is compared there, not here.
+          const withoutBytes = (parts: unknown[]) =>
+            parts.map((p) => (typeof p === 'object' && p !== null && 'bytes' in p ? { ...p, bytes: 0 } : p));
           const inPlace = await all(parseCsv(chunksOf(text, chunk), options(batch)));
-          expect(await all(parseInThread(chunksOf(text, chunk), options(batch)))).toEqual(inPlace);
+          const inThread = await all(parseInThread(chunksOf(text, chunk), options(batch)));
+          expect(withoutBytes(inThread)).toEqual(withoutBytes(inPlace));
         },
       ),
       { numRuns: 10 },

@@ -70,7 +70,11 @@ for (const dialect of dialects())
       expect(
         (await ts.acme.post('/customerProfiles', { name: 'counted', openingMessage: 'Hi {{firstName}}' })).status,
       ).toBe(201);
-      const { statements, wakes } = await openingStep(ts.acme, 'counted');
+      const step = await openingStep(ts.acme, 'counted');
+      // The delivery pipeline claims concurrently with the send (nothing to deliver here): its statement may land
+      // anywhere in the log, even between a BEGIN and the first statement of that transaction, so it is left out.
+      const statements = step.statements.filter((q) => !/^update "webhook_deliveries" set "lease_until"/.test(q));
+      const { wakes } = step;
       const at = (re: RegExp) => statements.findIndex((q) => re.test(q));
       const claims = statements.filter((q) => /^update "jobs" set "lease_until"/.test(q));
       const attempt = at(/^update "messages" set "status"/);

@@ -62,7 +62,7 @@ export function eventsInsert(db: Db, organizationId: string, at: string, events:
  */
 export type ConsoleEventType = 'call.utterance';
 
-/** A console-only event, recorded already dispatched so the webhook dispatcher never fans it out. */
+/** A console-only event, recorded already dispatched (emitDispatched) so the webhook dispatcher never fans it out. */
 export async function emitConsoleEvent(
   db: Db,
   organizationId: string,
@@ -70,19 +70,7 @@ export async function emitConsoleEvent(
   type: ConsoleEventType,
   data: Record<string, unknown>,
 ): Promise<void> {
-  await db
-    .insertInto('events')
-    .values({
-      organization_id: organizationId,
-      id: newId(),
-      type,
-      payload: JSON.stringify(data),
-      created_at: at,
-      dispatched_at: at,
-    })
-    // Nothing for a worker to do with it: its commit wakes none (platform/db/wake.ts).
-    .modifyEnd(sql.raw(DISPATCHED_MARK))
-    .execute();
+  await emitDispatched(db, organizationId, at, [{ type, data }]);
 }
 
 /**
@@ -95,7 +83,7 @@ export async function emitDispatched(
   db: Db,
   organizationId: string,
   at: string,
-  events: OutboxEvent[],
+  events: (OutboxEvent | { type: ConsoleEventType; data: Record<string, unknown> })[],
 ): Promise<PendingEvent[]> {
   if (events.length === 0) return [];
   const rows = events.map((e) => ({

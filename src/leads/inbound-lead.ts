@@ -1,12 +1,9 @@
-import { noteLeadsCreated } from '../analytics/recorder.repository.js';
-import { emitEvents } from '../events/outbox.repository.js';
-import { leadCreatedEvent } from '../events/payloads.js';
-import { assignOnCreation } from '../handoffs/handoffs.service.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { findProfileByName } from '../profiles/profiles.repository.js';
 import type { ChannelName } from '../subscriptions/channels.js';
 import { suppressionsFor } from '../subscriptions/suppressions.repository.js';
+import { recordLeadCreated } from './lead-created.js';
 import { newLeadRow } from './new-lead.js';
 import { findLead, findLeadByAddress, insertLeadUnlessTaken, type LeadRow } from './leads.repository.js';
 
@@ -50,10 +47,6 @@ export async function createInboundLead(
     if (made) return made;
     throw new Error(`the lead for ${channel} sender could not be made or found`);
   }
-  await emitEvents(trx, organizationId, at, [
-    leadCreatedEvent(row as Parameters<typeof leadCreatedEvent>[0], { source: 'inbound', channel }),
-  ]);
-  await assignOnCreation(trx, organizationId, row.id, now);
-  await noteLeadsCreated(trx, organizationId, [{ id: row.id, customer_profile: profile, created_at: at }], 'inbound');
+  await recordLeadCreated(trx, organizationId, row, { source: 'inbound', channel }, at);
   return (await findLead(trx, organizationId, row.id, true))!;
 }

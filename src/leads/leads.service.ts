@@ -1,9 +1,6 @@
-import { noteLeadsCreated } from '../analytics/recorder.repository.js';
 import type { Updateable } from 'kysely';
-import { assignOnCreation } from '../handoffs/handoffs.service.js';
 import { closeHandoffsOfLead } from '../handoffs/handoffs.repository.js';
 import { emitEvents } from '../events/outbox.repository.js';
-import { leadCreatedEvent } from '../events/payloads.js';
 import { scheduleOpeningMessage } from '../profiles/opening.js';
 import { requireProfile } from '../profiles/profiles.service.js';
 import { CHANNELS } from '../subscriptions/channels.js';
@@ -19,6 +16,7 @@ import { normalizePhone, phoneLookupCandidates } from '../platform/phone.js';
 import { checkTimeZone } from '../platform/time-zone.js';
 import { mergeInfo } from './additional-info.js';
 import { newLeadRow, subscriptionColumns } from './new-lead.js';
+import { recordLeadCreated } from './lead-created.js';
 import {
   decodeFeedCursor,
   deletedLeadView,
@@ -73,13 +71,8 @@ export async function createLead(
         id,
       );
       await repo.insertLead(trx, organizationId, row);
-      // lead.created commits with the lead (Parley's own event); a duplicate phone rolls both back.
-      await emitEvents(trx, organizationId, at, [
-        leadCreatedEvent(row as Parameters<typeof leadCreatedEvent>[0], { source: 'api' }),
-      ]);
-      // Round-robin on creation, when the organization assigns then (src/handoffs/).
-      await assignOnCreation(trx, organizationId, id, new Date(at));
-      await noteLeadsCreated(trx, organizationId, [{ id, customer_profile: profile, created_at: at }], 'api');
+      // lead.created, assignment and analytics commit with the lead; a duplicate phone rolls them back.
+      await recordLeadCreated(trx, organizationId, row, { source: 'api' }, at);
       // The profile's opening message, if any, commits with the lead (the gate decides at send time).
       await scheduleOpeningMessage(trx, organizationId, id, new Date(at), maySend);
     });

@@ -4,6 +4,7 @@ import { DomainError } from '../platform/errors.js';
 import { requireProfile } from '../profiles/profiles.service.js';
 import { parseVariants } from '../profiles/variants.js';
 import * as repo from './analytics.repository.js';
+import { foldOrganization } from './pending.repository.js';
 import type { DeliverabilityReply, GroupBy, OpeningsReply, SummaryReply } from './analytics.schemas.js';
 import type { Percentiles } from './latency.js';
 import { apart, wilson } from './wilson.js';
@@ -171,6 +172,7 @@ export async function summary(
   groupBy: GroupBy = 'day',
 ): Promise<SummaryReply> {
   checkRange(from, to);
+  await foldOrganization(deps.db, organizationId);
   // Whole months from month rows, the days around them from day rows; by day, each day is its own group: the day rows.
   const range = slicesOf(from, to);
   const slices = groupBy === 'day' ? [{ from, to }] : range;
@@ -205,6 +207,7 @@ export async function deliverability(
   to: string,
 ): Promise<DeliverabilityReply> {
   checkRange(from, to);
+  await foldOrganization(deps.db, organizationId);
   const slices = slicesOf(from, to);
   const numbers = mergeNumbers(
     (await Promise.all(slices.map((s) => repo.sumNumbers(deps.db, organizationId, s)))).flat(),

@@ -1,8 +1,8 @@
 import { sql, type Updateable } from 'kysely';
 import { insertRows } from '../platform/db/arrays.js';
-import { writesInCtes } from '../platform/db/capabilities.js';
 import type { AnalyticsRollupsTable, Db, LeadsTable } from '../platform/db/schema.js';
 import { errorCodeOf, latencyBucket } from './latency.js';
+import { addPending, type PendingCount } from './pending.repository.js';
 
 /**
  * The write side of analytics (docs/analytics.md): called in the transaction
@@ -10,6 +10,8 @@ import { errorCodeOf, latencyBucket } from './latency.js';
  * and patch, a message's status), so no path that changes the state can skip
  * the count. Each first time is a conditional update (`... is null`, a bit not
  * yet set), so a repeated callback, a retried job or a re-run counts nothing.
+ * The counts themselves are queued (pending.repository.ts) rather than added
+ * to the organization's shared rollup rows here.
  */
 
 export type Counter =
@@ -58,75 +60,35 @@ export function cells(dims: Dims): [Dim, string, string][] {
 /** The UTC day of an instant (ISO text). */
 export const dayOf = (at: string): string => at.slice(0, 10);
 
-/** One counter up by `by` in each of the event's ten rows: one statement. */
-function bumpQuery(db: Db, organizationId: string, dims: Dims, counter: Counter, by = 1) {
-  return db
-    .insertInto('analytics_rollups')
-    .values(
-      cells(dims).map(([dim, period, value]) => ({
-        organization_id: organizationId,
-        dim,
-        period,
-        value,
-        [counter]: by,
-      })),
-    )
-    .onConflict((oc) =>
-      oc
-        .columns(['organization_id', 'dim', 'period', 'value'])
-        .doUpdateSet({ [counter]: sql`analytics_rollups.${sql.ref(counter)} + excluded.${sql.ref(counter)}` }),
-    );
+/** One counter up by `by` in each of the event's ten rows. */
+function counted(organizationId: string, dims: Dims, counter: Counter, by = 1): PendingCount {
+  return {
+    target: 'analytics_rollups',
+    cells: cells(dims).map(([dim, period, value]) => ({ organization_id: organizationId, dim, period, value })),
+    counter,
+    amount: by,
+  };
 }
 
 async function bump(db: Db, organizationId: string, dims: Dims, counter: Counter, by = 1): Promise<void> {
-  await bumpQuery(db, organizationId, dims, counter, by).execute();
+  await addPending(db, organizationId, [counted(organizationId, dims, counter, by)]);
 }
 
-/** One latency into the histogram of each report dimension, by day and by month (cells): ten rows, one statement. */
-function latencyQuery(db: Db, organizationId: string, dims: Dims, kind: 'sent' | 'delivered', ms: number) {
+/** One latency into the histogram of each report dimension, by day and by month (cells): ten rows. */
+function latency(organizationId: string, dims: Dims, kind: 'sent' | 'delivered', ms: number): PendingCount {
   const bucket = latencyBucket(ms);
-  return db
-    .insertInto('analytics_latency')
-    .values(
-      cells(dims).map(([dim, period, value]) => ({
-        organization_id: organizationId,
-        dim,
-        period,
-        value,
-        kind,
-        bucket,
-        count: 1,
-      })),
-    )
-    .onConflict((oc) =>
-      oc
-        .columns(['organization_id', 'dim', 'period', 'value', 'kind', 'bucket'])
-        .doUpdateSet({ count: sql`analytics_latency.count + 1` }),
-    );
-}
-
-/**
- * A lead's first send or first delivery: its counter and its latency. On
- * PostgreSQL one statement (the counter's upsert a data-modifying CTE of the
- * histogram's), so one round trip under the lead's lock instead of two;
- * SQLite (in the process, no round trip; no writes in a CTE) runs the two.
- */
-async function bumpWithLatency(
-  db: Db,
-  organizationId: string,
-  dims: Dims,
-  counter: 'contacted' | 'delivered',
-  kind: 'sent' | 'delivered',
-  ms: number,
-): Promise<void> {
-  if (writesInCtes(db)) {
-    await sql`with counted as (${bumpQuery(db, organizationId, dims, counter)}) ${latencyQuery(db, organizationId, dims, kind, ms)}`.execute(
-      db,
-    );
-    return;
-  }
-  await bumpQuery(db, organizationId, dims, counter).execute();
-  await latencyQuery(db, organizationId, dims, kind, ms).execute();
+  return {
+    target: 'analytics_latency',
+    cells: cells(dims).map(([dim, period, value]) => ({
+      organization_id: organizationId,
+      dim,
+      period,
+      value,
+      kind,
+      bucket,
+    })),
+    counter: 'count',
+  };
 }
 
 export interface CreatedLead {
@@ -276,73 +238,37 @@ export async function noteMessageStatus(
   const day = dayOf(at);
   const periods = [day, day.slice(0, 7)];
   const column = bit === 1 ? 'sent' : bit === 2 ? 'delivered' : 'failed';
-  // PostgreSQL: the message's bit and its number's counters in one statement (a data-modifying CTE), one round trip.
-  const pg = writesInCtes(db);
-  const messages = pg
-    ? (
-        await sql<{
-          lead_id: string;
-          purpose: string;
-          campaign_id: string | null;
-          sending_number_id: string | null;
-          opening_variant: string | null;
-        }>`with m as (${returned}), n as (
-          insert into analytics_numbers (organization_id, period, sending_number_id, ${sql.ref(column)})
-          select ${organizationId}, p.period, coalesce(m.sending_number_id, ''), count(*)
-          from m cross join (values (${periods[0]}), (${periods[1]})) as p(period)
-          group by p.period, coalesce(m.sending_number_id, '')
-          on conflict (organization_id, period, sending_number_id)
-          do update set ${sql.ref(column)} = analytics_numbers.${sql.ref(column)} + excluded.${sql.ref(column)}
-        ) select * from m`.execute(db)
-      ).rows
-    : await returned.execute();
-  for (const m of messages) {
+  // The message's counts and its lead's first-time counts, queued in one insert.
+  const counts: PendingCount[] = [];
+  for (const m of await returned.execute()) {
     const number = m.sending_number_id ?? '';
-    if (!pg)
-      await db
-        .insertInto('analytics_numbers')
-        .values(
-          periods.map((period) => ({
-            organization_id: organizationId,
-            period,
-            sending_number_id: number,
-            [column]: 1,
-          })),
-        )
-        .onConflict((oc) =>
-          oc
-            .columns(['organization_id', 'period', 'sending_number_id'])
-            .doUpdateSet({ [column]: sql`analytics_numbers.${sql.ref(column)} + 1` }),
-        )
-        .execute();
+    counts.push({
+      target: 'analytics_numbers',
+      cells: periods.map((period) => ({ organization_id: organizationId, period, sending_number_id: number })),
+      counter: column,
+    });
     if (bit === 4) {
       const code = error?.code?.replace(/^[a-z]+:/, '') || errorCodeOf(reason);
       const cls = error?.class ?? null;
-      await db
-        .insertInto('analytics_errors')
-        .values(
-          periods.map((period) => ({
-            organization_id: organizationId,
-            period,
-            sending_number_id: number,
-            code,
-            class: cls,
-            count: 1,
-          })),
-        )
-        .onConflict((oc) =>
-          oc
-            .columns(['organization_id', 'period', 'sending_number_id', 'code'])
-            .doUpdateSet({ count: sql`analytics_errors.count + 1` }),
-        )
-        .execute();
+      counts.push({
+        target: 'analytics_errors',
+        cells: periods.map((period) => ({
+          organization_id: organizationId,
+          period,
+          sending_number_id: number,
+          code,
+          class: cls,
+        })),
+        counter: 'count',
+      });
     }
     if (m.purpose !== 'conversation') continue;
     if (bit === 1)
-      await noteFirstSend(db, organizationId, m.lead_id, m.campaign_id ?? '', number, m.opening_variant, at);
-    else if (bit === 2) await noteFirstDelivery(db, organizationId, m.lead_id, at);
-    else await noteFailure(db, organizationId, m.lead_id, m.campaign_id ?? '', number, at);
+      await noteFirstSend(db, organizationId, m.lead_id, m.campaign_id ?? '', number, m.opening_variant, at, counts);
+    else if (bit === 2) await noteFirstDelivery(db, organizationId, m.lead_id, at, counts);
+    else await noteFailure(db, organizationId, m.lead_id, m.campaign_id ?? '', number, at, counts);
   }
+  await addPending(db, organizationId, counts);
 }
 
 const msBetween = (from: string, to: string): number => Date.parse(to) - Date.parse(from);
@@ -355,6 +281,7 @@ async function noteFirstSend(
   numberId: string,
   variant: string | null,
   at: string,
+  counts: PendingCount[],
 ): Promise<void> {
   const lead = await db
     .updateTable('analytics_leads')
@@ -372,7 +299,10 @@ async function noteFirstSend(
       sending_number_id: numberId,
       source: lead.source,
     };
-    await bumpWithLatency(db, organizationId, dims, 'contacted', 'sent', msBetween(lead.created_at, at));
+    counts.push(
+      counted(organizationId, dims, 'contacted'),
+      latency(organizationId, dims, 'sent', msBetween(lead.created_at, at)),
+    );
   }
   if (variant !== null) {
     // The first opening variant the lead was sent is the one its outcomes are counted under.
@@ -386,7 +316,13 @@ async function noteFirstSend(
   }
 }
 
-async function noteFirstDelivery(db: Db, organizationId: string, leadId: string, at: string): Promise<void> {
+async function noteFirstDelivery(
+  db: Db,
+  organizationId: string,
+  leadId: string,
+  at: string,
+  counts: PendingCount[],
+): Promise<void> {
   const lead = await db
     .updateTable('analytics_leads')
     .set({ first_delivered_at: at })
@@ -398,7 +334,10 @@ async function noteFirstDelivery(db: Db, organizationId: string, leadId: string,
   if (!lead) return;
   const { created_at, ...rest } = lead;
   const dims: Dims = { day: dayOf(at), ...rest };
-  await bumpWithLatency(db, organizationId, dims, 'delivered', 'delivered', msBetween(created_at, at));
+  counts.push(
+    counted(organizationId, dims, 'delivered'),
+    latency(organizationId, dims, 'delivered', msBetween(created_at, at)),
+  );
 }
 
 async function noteFailure(
@@ -408,6 +347,7 @@ async function noteFailure(
   campaignId: string,
   numberId: string,
   at: string,
+  counts: PendingCount[],
 ): Promise<void> {
   const lead = await db
     .selectFrom('analytics_leads')
@@ -416,16 +356,17 @@ async function noteFailure(
     .where('lead_id', '=', leadId)
     .executeTakeFirst();
   if (!lead) return;
-  await bump(
-    db,
-    organizationId,
-    {
-      day: dayOf(at),
-      profile: lead.profile,
-      campaign_id: campaignId,
-      sending_number_id: numberId,
-      source: lead.source,
-    },
-    'failed',
+  counts.push(
+    counted(
+      organizationId,
+      {
+        day: dayOf(at),
+        profile: lead.profile,
+        campaign_id: campaignId,
+        sending_number_id: numberId,
+        source: lead.source,
+      },
+      'failed',
+    ),
   );
 }

@@ -45,6 +45,8 @@ export interface Config {
   /** Run the background worker inside `serve` (off with `serve --no-worker`). */
   runWorker: boolean;
   workerPollMs: number;
+  /** How often a worker adds queued analytics counts into the rollups (0: only when a report is read). */
+  analyticsFoldMs: number;
   /** How many deliveries / jobs one worker works on at once. */
   workerConcurrency: number;
   /** How long a claimed row stays invisible to other workers; a dead worker's rows come back after it. */
@@ -351,6 +353,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutMs: integer(env, 'PARLEY_WEBHOOK_TIMEOUT_MS', 15_000, 100, 120_000),
     runWorker: flag(env, 'PARLEY_WORKER', true),
     workerPollMs: integer(env, 'PARLEY_WORKER_POLL_MS', 200, 10, 60_000),
+    analyticsFoldMs: integer(env, 'PARLEY_ANALYTICS_FOLD_MS', 1000, 0, 3_600_000),
     workerConcurrency: integer(env, 'PARLEY_WORKER_CONCURRENCY', 128, 1, 1000),
     leaseMs: integer(env, 'PARLEY_LEASE_MS', 60_000, 1000, 3_600_000),
     jobRetryScheduleMs: retrySchedule(env, 'PARLEY_JOB_RETRY_SCHEDULE', DEFAULT_JOB_RETRY_SCHEDULE),

@@ -6,6 +6,7 @@ import { dispatchEvents } from '../webhooks/dispatcher.js';
 import { WebhookSender } from '../webhooks/sender.js';
 import { refreshStatistics } from '../platform/db/statistics.js';
 import { Housekeeping } from './housekeeping.js';
+import { foldPending } from '../analytics/pending.repository.js';
 import type { WorkSignal } from '../platform/db/wake.js';
 
 /** What one step of the worker (Worker.runDue) did. */
@@ -154,6 +155,7 @@ export class Worker {
     await this.keepStatisticsFresh(dispatched);
     // Expired rejected rows and provider receipts: hourly by the clock, nothing to do otherwise.
     await this.housekeeping.runIfDue();
+    await this.foldAnalytics();
     // Fanned-out events made deliveries the claim beside it could not see (a fan-out that made none, no
     // endpoint wanting them, leaves nothing to look for), or a full batch of events left more. A claim short
     // of its room took all that was due: what commits later wakes the loop, so it need not look again at once.
@@ -167,6 +169,18 @@ export class Worker {
 
   private fannedOut = 0;
   private analysedAt = 0;
+  private foldedAt = 0;
+
+  /**
+   * Analytics counts queued by the work since (analytics/pending.repository.ts), added into the rollups every
+   * PARLEY_ANALYTICS_FOLD_MS; a report folds its organization's before reading anyway, so this only keeps the queue short.
+   */
+  private async foldAnalytics(): Promise<void> {
+    const every = this.deps.config.analyticsFoldMs;
+    if (every === 0 || Date.now() - this.foldedAt < every) return;
+    this.foldedAt = Date.now();
+    await foldPending(this.deps.db);
+  }
 
   /** After a burst of fan-out, the deliveries table's statistics are refreshed (platform/db/statistics.ts), at most twice a minute. */
   private async keepStatisticsFresh(dispatched: number): Promise<void> {

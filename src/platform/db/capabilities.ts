@@ -13,3 +13,9 @@ export const writesInCtes = (db: AnyDb): boolean => dialectOf(db) === 'postgres'
 
 /** The database runs in this process (SQLite): a row read costs no network, so adding up in JavaScript is as cheap as in SQL. */
 export const runsInProcess = (db: AnyDb): boolean => dialectOf(db) === 'sqlite';
+
+/**
+ * Writers lock rows, not the database (PostgreSQL): concurrent writers may skip rows another holds
+ * (`for update skip locked`) or wait for them (`for update`). SQLite has one writer at a time.
+ */
+export const locksRows = (db: AnyDb): boolean => dialectOf(db) === 'postgres';

@@ -4,7 +4,7 @@
  * text and booleans as 0/1 integers. One representation keeps the mappers and
  * the queries identical on SQLite and PostgreSQL.
  */
-import type { ColumnType, Kysely, Transaction } from 'kysely';
+import type { ColumnType, Generated, Kysely, Transaction } from 'kysely';
 
 export type Flag = 0 | 1;
 export type MessagePurpose = 'conversation' | 'compliance' | 'stop_confirmation';
@@ -399,6 +399,7 @@ export interface Database {
   analytics_latency: AnalyticsLatencyTable;
   analytics_numbers: AnalyticsNumbersTable;
   analytics_errors: AnalyticsErrorsTable;
+  analytics_pending: AnalyticsPendingTable;
 }
 
 /** One part of a hand-off alert that went out (0030): key = alert, recipient and channel. */
@@ -771,6 +772,17 @@ export interface AnalyticsNumbersTable {
   sent: Counter;
   delivered: Counter;
   failed: Counter;
+}
+
+/** A count not yet folded into its rollup table (0043, src/analytics/pending.repository.ts). */
+export interface AnalyticsPendingTable {
+  id: Generated<number | string>;
+  organization_id: string;
+  target: 'analytics_rollups' | 'analytics_latency' | 'analytics_numbers' | 'analytics_errors';
+  /** JSON array of the target's rows (every column but the counter). */
+  cells: string;
+  counter: string;
+  amount: number;
 }
 
 /** Failures per error code (0032); class null until a classifier names it. */

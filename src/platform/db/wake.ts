@@ -17,9 +17,16 @@ import {
  * - in this process, after the COMMIT has returned (on SQLite after the group
  *   commit's fsync), the store's WorkSignal tells its listeners; a rollback
  *   forgets the mark, so it wakes nobody;
- * - on PostgreSQL it also sends `NOTIFY parley_work` in the same round trip
- *   as the COMMIT, inside the transaction, so the server delivers it only if
- *   the transaction commits; worker processes LISTEN (listen.ts).
+ * - on PostgreSQL it also sends `NOTIFY parley_work` once the COMMIT has
+ *   returned, so a rollback notifies nobody; worker processes LISTEN
+ *   (listen.ts). Not inside the transaction: PostgreSQL takes one lock for
+ *   the whole database from a notifying transaction's pre-commit to the end
+ *   of its commit, WAL flush included, so every transaction that wrote work
+ *   committed one flush after another (a burst's sends queued there). A
+ *   notification of its own (`announce`) holds that lock without a flush
+ *   (its commit writes nothing worth waiting for), and one in flight per
+ *   process covers every commit made meanwhile: it is sent again when it
+ *   returns, so a listener always hears of a commit after it is visible.
  *
  * What counts is an INSERT into one of the queue tables, whatever its due
  * time: a job inserted for later costs the worker one empty look, which is
@@ -28,6 +35,9 @@ import {
  */
 
 export const WORK_CHANNEL = 'parley_work';
+
+/** One simple-protocol round trip. */
+const ANNOUNCE = CompiledQuery.raw(`begin; set local synchronous_commit = off; notify ${WORK_CHANNEL}; commit`);
 
 const MAKES_WORK = /\binsert into "(?:jobs|events|webhook_deliveries)"/;
 
@@ -150,10 +160,8 @@ class WakingDriver implements Driver {
     const wake = c.wroteWork;
     c.inTransaction = false;
     c.wroteWork = false;
-    // The NOTIFY rides with the COMMIT (one simple-protocol round trip): delivered only if it commits.
-    if (wake && this.notifies) await c.inner.executeQuery(CompiledQuery.raw(`notify ${WORK_CHANNEL}; commit`));
-    else await this.inner.commitTransaction(c.inner);
-    if (wake) this.signal.commit();
+    await this.inner.commitTransaction(c.inner);
+    if (wake) await this.committed(c.inner);
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
@@ -192,10 +200,35 @@ class WakingDriver implements Driver {
     return this.inner.destroy();
   }
 
-  /** A statement that wrote work committed on its own (autocommit). */
+  /** A transaction, or a statement on its own (autocommit), that wrote work has committed. */
   async committed(inner: DatabaseConnection): Promise<void> {
-    if (this.notifies) await inner.executeQuery(CompiledQuery.raw(`notify ${WORK_CHANNEL}`));
     this.signal.commit();
+    if (this.notifies) await this.announce(inner);
+  }
+
+  /** A notification is on its way and was not yet answered: commits meanwhile ask for one more. */
+  private announcing = false;
+  private again = false;
+
+  /**
+   * Tells other processes, on the connection that committed (before it goes
+   * back to the pool). Without waiting for a WAL flush: the work it announces
+   * is already durable, and a lost notification costs a poll, never a row.
+   */
+  private async announce(inner: DatabaseConnection): Promise<void> {
+    if (this.announcing) {
+      this.again = true;
+      return;
+    }
+    this.announcing = true;
+    try {
+      do {
+        this.again = false;
+        await inner.executeQuery(ANNOUNCE);
+      } while (this.again);
+    } finally {
+      this.announcing = false;
+    }
   }
 }
 

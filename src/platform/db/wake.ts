@@ -226,6 +226,8 @@ class WakingDriver implements Driver {
         this.again = false;
         await inner.executeQuery(ANNOUNCE);
       } while (this.again);
+    } catch {
+      // The work is committed: the caller must not see its transaction fail. Unannounced, the poll finds it.
     } finally {
       this.announcing = false;
     }

@@ -1,8 +1,8 @@
 import { opensByCall, queueOpeningCall } from '../calls/opening-call.js';
 import type { AgentOpeningPayload, JobOutcome } from '../jobs/names.js';
-import { findLead } from '../leads/leads.repository.js';
+import { findLead } from '../lead-records/leads.repository.js';
 import { scheduleSend } from '../messages/send.service.js';
-import { defaultChannel } from '../subscriptions/channels.js';
+import { defaultChannel } from '../lead-records/channels.js';
 import type { Deps } from '../platform/deps.js';
 import { findOpening, finishOpening } from '../profiles/openings.repository.js';
 import { loadAgentInput } from './context.js';

@@ -10,7 +10,13 @@ import {
 } from '../events/payloads.js';
 import { findRepRow } from '../handoffs/handoffs.repository.js';
 import { raiseHandoff } from '../handoffs/handoffs.service.js';
-import { findLead, findLeadByAddress, requireLead, updateLead, type LeadRow } from '../leads/leads.repository.js';
+import {
+  findLead,
+  findLeadByAddress,
+  requireLead,
+  updateLead,
+  type LeadRow,
+} from '../lead-records/leads.repository.js';
 import { createInboundLead } from '../leads/inbound-lead.js';
 import { findMessage, setMessageStatus } from '../messages/messages.repository.js';
 import { countAutomatedSince } from '../compliance/send-checks.repository.js';

@@ -1,5 +1,5 @@
 import { enqueueJob } from '../jobs/jobs.repository.js';
-import type { LeadRow } from '../leads/leads.repository.js';
+import type { LeadRow } from '../lead-records/leads.repository.js';
 import { insertMessage } from '../messages/messages.repository.js';
 import type { Db } from '../platform/db/schema.js';
 import { newId } from '../platform/ids.js';

@@ -1,7 +1,7 @@
-import type { LeadRow } from '../leads/leads.repository.js';
-import { defaultChannel } from '../subscriptions/channels.js';
+import type { LeadRow } from '../lead-records/leads.repository.js';
+import { defaultChannel } from '../lead-records/channels.js';
 import type { Db } from '../platform/db/schema.js';
-import type { ChannelName } from '../subscriptions/channels.js';
+import type { ChannelName } from '../lead-records/channels.js';
 import { skipComposingOpeningsQuery, stopEnrollmentsQuery } from './enrollments.repository.js';
 
 /**

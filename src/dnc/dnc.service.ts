@@ -1,6 +1,6 @@
 import { emitEvents } from '../events/outbox.repository.js';
 import { doNotContactEvent } from '../events/payloads.js';
-import { findLead, findLeadIdByPhone } from '../leads/leads.repository.js';
+import { findLead, findLeadIdByPhone } from '../lead-records/leads.repository.js';
 import { isoNow } from '../platform/clock.js';
 import { applyResubscribe } from '../subscriptions/subscriptions.service.js';
 import { campaignOptOutQueries } from '../campaigns/opt-outs.js';

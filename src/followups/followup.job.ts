@@ -3,7 +3,7 @@ import { checkActions } from '../agent/provider.js';
 import { agentFor } from '../agent/registry.js';
 import { holdsLease } from '../jobs/jobs.repository.js';
 import type { ClaimedJob, FollowUpPayload, JobOutcome } from '../jobs/names.js';
-import { findLead, updateLead, type LeadRow } from '../leads/leads.repository.js';
+import { findLead, updateLead, type LeadRow } from '../lead-records/leads.repository.js';
 import { scheduleSend } from '../messages/send.service.js';
 import { queueFollowUpCall } from '../calls/calls.service.js';
 import type { Db } from '../platform/db/schema.js';

@@ -1,9 +1,9 @@
 import { opensByCall, queueOpeningCall } from '../calls/opening-call.js';
 import { enqueueJob } from '../jobs/jobs.repository.js';
-import { findLead, type LeadRow } from '../leads/leads.repository.js';
+import { findLead, type LeadRow } from '../lead-records/leads.repository.js';
 import { findMessage } from '../messages/messages.repository.js';
 import { scheduleSend } from '../messages/send.service.js';
-import { defaultChannel } from '../subscriptions/channels.js';
+import { defaultChannel } from '../lead-records/channels.js';
 import type { Db } from '../platform/db/schema.js';
 import { Forbidden } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';

@@ -10,7 +10,7 @@ import {
   updateLeadQuery,
   type LeadForChange,
   type LeadRow,
-} from '../leads/leads.repository.js';
+} from '../lead-records/leads.repository.js';
 import { settingsFromDocument } from '../settings/settings.service.js';
 import { executeTogether } from '../platform/db/together.js';
 import { isoNow } from '../platform/clock.js';
@@ -18,7 +18,13 @@ import type { Db, LeadsTable } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { DomainError, leadNotFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { type ChannelName, inChannelOrder, reachableChannels, sourceColumn, statusColumn } from './channels.js';
+import {
+  type ChannelName,
+  inChannelOrder,
+  reachableChannels,
+  sourceColumn,
+  statusColumn,
+} from '../lead-records/channels.js';
 import { blockQueuedSendsQuery } from '../messages/messages.repository.js';
 import { stopFollowUpsColumns } from '../followups/followups.service.js';
 import { campaignOptOutQueries } from '../campaigns/opt-outs.js';

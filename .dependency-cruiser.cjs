@@ -36,8 +36,6 @@ Object.defineProperty(module.exports, 'mutualFolderExemptions', {
   enumerable: false,
   value: {
     'calls|followups': 'a follow-up step on voice places a call (followup.job.ts), and a call reports its send and the answer to the cadence (followups.service.ts) in its transaction.',
-    'campaigns|dnc': 'a DNC entry stops the lead\'s campaign enrollments in its own transaction (campaigns/opt-outs.ts), while a campaign screens on the DNC list.',
-    'campaigns|subscriptions': 'an opt-out stops campaign enrollments in its own transaction (campaigns/opt-outs.ts), while a campaign screens on subscriptions.',
     'agent|calls': 'a profile that calls first makes the agent-written opening a call\'s greeting (agent/opening.ts queues it through calls/opening-call.ts), while a live call streams the agent\'s answers (calls/stream.ts).',
     'calls|profiles': 'a profile that calls first queues its opening as a waiting call (profiles/opening.ts, calls/opening-call.ts), while a call reads the profile\'s voice settings.',
   },

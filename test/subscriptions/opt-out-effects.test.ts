@@ -25,10 +25,14 @@ describe('opt-out effects', () => {
 
   it('asks every registered effect once, with the opt-out; registering a name again replaces it', () => {
     const seen: string[] = [];
-    registry.onOptOut('a', (_t, org, l, channels) => (seen.push(`a ${org} ${l.id} ${channels.join()}`), []));
-    registry.onOptOut('a', (_t, org, l, channels) => (seen.push(`a2 ${org} ${l.id} ${channels.join()}`), []));
-    registry.onOptOut('b', () => (seen.push('b'), []));
+    const noting = (name: string) => (_t: Db, org: string, l: LeadRow, channels: readonly string[]) => {
+      seen.push(`${name} ${org} ${l.id} ${channels.join()}`);
+      return [];
+    };
+    registry.onOptOut('a', noting('a'));
+    registry.onOptOut('a', noting('a2'));
+    registry.onOptOut('b', noting('b'));
     expect(registry.optOutEffectQueries(trx, 'org', lead, ['sms', 'voice'], 'now')).toEqual([]);
-    expect(seen).toEqual(['a2 org lead-1 sms,voice', 'b']);
+    expect(seen).toEqual(['a2 org lead-1 sms,voice', 'b org lead-1 sms,voice']);
   });
 });

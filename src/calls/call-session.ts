@@ -16,7 +16,7 @@ import { newId } from '../platform/ids.js';
 import { readSettings } from '../settings/settings.service.js';
 import { reachableChannels, type ChannelName } from '../lead-records/channels.js';
 import { applyUnsubscribe } from '../subscriptions/subscriptions.service.js';
-import { findCall, setSpokenText, updateCall, type CallRow } from './calls.repository.js';
+import { findCall, setSpokenText, updateCall, type CallRow } from '../call-records/calls.repository.js';
 import { OPTED_OUT_GOODBYE } from './calls.service.js';
 import { CALL_INSTRUCTIONS, callToolDefinitions, toCallAction, type CallAction } from './call-tools.js';
 import { streamChat } from './stream.js';
@@ -147,7 +147,7 @@ export class CallSession {
       updated_at: at,
     });
     // The welcome greeting is spoken by ConversationRelay itself as the call connects.
-    // An opening call's greeting is already its opening message (opening-call.ts): not stored twice.
+    // An opening call's greeting is already its opening message (call-records/waiting-calls.ts): not stored twice.
     if (call.greeting) {
       if (call.message_id) {
         this.lastAgent = { id: call.message_id, text: call.greeting };

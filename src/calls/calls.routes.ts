@@ -5,9 +5,9 @@ import type { Deps } from '../platform/deps.js';
 import { DomainError, NotFound } from '../platform/errors.js';
 import { LeadIdParams, withErrors } from '../platform/http/schemas.js';
 import { ProfileNameParams } from '../profiles/profiles.schemas.js';
-import { findCall, listCallsOfLead, profileExists, type CallRow } from './calls.repository.js';
+import { findCall, listCallsOfLead, profileExists, type CallRow } from '../call-records/calls.repository.js';
 import { placeCall } from './calls.service.js';
-import { readVoiceSettings, VoiceSettings, writeVoiceSettings } from './voice-settings.js';
+import { readVoiceSettings, VoiceSettings, writeVoiceSettings } from '../call-records/voice-settings.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 

@@ -19,10 +19,10 @@ import { digestKey, sameDigest } from '../src/platform/auth/keys.js';
 import { scopeFor } from '../src/platform/auth/scopes.js';
 import { openStore } from '../src/platform/db/connect.js';
 import { validatorCompiler } from '../src/platform/http/validation.js';
-import { findLeadView } from '../src/leads/leads.repository.js';
+import { findLeadView } from '../src/lead-records/leads.repository.js';
 import { toLeadViewOf } from '../src/leads/leads.mapper.js';
-import { LeadIdParams } from '../src/leads/leads.schemas.js';
-import { selectLeadViews } from '../src/leads/leads.repository.js';
+import { LeadIdParams } from '../src/platform/http/schemas.js';
+import { selectLeadViews } from '../src/lead-records/leads.repository.js';
 import type { SeedResult } from './seed.js';
 
 const url = process.argv[2] ?? 'sqlite:bench/data/http.db';

@@ -6,6 +6,8 @@ import type { Config } from './platform/config.js';
 import { openStore, type Store } from './platform/db/connect.js';
 import type { Deps } from './platform/deps.js';
 import { sweepSpool } from './imports/spool.js';
+import { campaignOptOutQueries } from './campaigns/opt-outs.js';
+import { onOptOut } from './subscriptions/opt-out-effects.js';
 import type { Worker } from './worker/worker.js';
 import type { Listening } from './platform/db/listen.js';
 
@@ -30,8 +32,18 @@ export interface StartOptions {
   onStatement?: (sql: string) => void;
 }
 
+/**
+ * What an opt-out also writes in the capabilities above subscriptions/ and dnc/, in its transaction
+ * (subscriptions/opt-out-effects.ts): registered here, where the API and the worker are assembled, so the
+ * capabilities an opt-out stops are not imported by the ones that record it.
+ */
+function registerOptOutEffects(): void {
+  onOptOut('campaigns', campaignOptOutQueries);
+}
+
 /** Opens and migrates the store and builds what every process shares. */
 async function openDeps(config: Config, options: StartOptions): Promise<{ store: Store; deps: Deps }> {
+  registerOptOutEffects();
   const store = openStore(config.databaseUrl, config.dbPoolSize, {
     queryTimeoutMs: config.dbQueryTimeoutMs,
     namedStatements: config.dbNamedStatements,

@@ -3,12 +3,12 @@ import { emitEvents } from '../events/outbox.repository.js';
 import { handoffNotificationEvent, leadTaggedEvent } from '../events/payloads.js';
 import { raiseHandoff } from '../handoffs/handoffs.service.js';
 import { notifyTeam } from '../handoffs/notify.js';
-import { insertTag, listTags, updateLead, type LeadRow } from '../leads/leads.repository.js';
+import { insertTag, listTags, updateLead, type LeadRow } from '../lead-records/leads.repository.js';
 import { scheduleSend } from '../messages/send.service.js';
 import type { Db, LeadsTable } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { newId } from '../platform/ids.js';
-import { reachableChannels, type ChannelName } from '../subscriptions/channels.js';
+import { reachableChannels, type ChannelName } from '../lead-records/channels.js';
 import { applyUnsubscribe } from '../subscriptions/subscriptions.service.js';
 import type { Action } from './provider.js';
 

@@ -7,7 +7,7 @@ import {
   rescheduleAppointment,
 } from '../appointments/appointments.service.js';
 import { slotLabel } from '../appointments/slots.js';
-import type { LeadRow } from '../leads/leads.repository.js';
+import type { LeadRow } from '../lead-records/leads.repository.js';
 import type { Deps } from '../platform/deps.js';
 import { DomainError } from '../platform/errors.js';
 import type { Action, AgentInput, CalendarToolName, ToolResult } from './provider.js';

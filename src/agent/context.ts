@@ -1,6 +1,6 @@
 import { listNotes } from '../context/context.repository.js';
-import { parseInfo } from '../leads/leads.mapper.js';
-import { findLead, listTags, type LeadRow } from '../leads/leads.repository.js';
+import { parseInfo } from '../lead-records/additional-info.js';
+import { findLead, listTags, type LeadRow } from '../lead-records/leads.repository.js';
 import { conversationOf, findMessage, type MessageRow } from '../messages/messages.repository.js';
 import type { Db } from '../platform/db/schema.js';
 import { findProfileByName } from '../profiles/profiles.repository.js';

@@ -1,8 +1,8 @@
-import { opensByCall, queueOpeningCall } from '../calls/opening-call.js';
+import { opensByCall, queueOpeningCall } from '../call-records/waiting-calls.js';
 import type { AgentOpeningPayload, JobOutcome } from '../jobs/names.js';
-import { findLead } from '../leads/leads.repository.js';
+import { findLead } from '../lead-records/leads.repository.js';
 import { scheduleSend } from '../messages/send.service.js';
-import { defaultChannel } from '../subscriptions/channels.js';
+import { defaultChannel } from '../lead-records/channels.js';
 import type { Deps } from '../platform/deps.js';
 import { findOpening, finishOpening } from '../profiles/openings.repository.js';
 import { loadAgentInput } from './context.js';
@@ -60,7 +60,7 @@ export async function runOpening(
         return;
       }
       const sendAt = new Date(Math.max(new Date(opening.send_at).getTime(), now.getTime()));
-      // A profile that calls first (calls/opening-call.ts): the opening is the live call's greeting.
+      // A profile that calls first (call-records/waiting-calls.ts): the opening is the live call's greeting.
       const messageId = (await opensByCall(trx, organizationId, locked))
         ? await queueOpeningCall(trx, {
             organizationId,

@@ -1,6 +1,6 @@
 import { Type, type Static, type TObject } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import type { ChannelName } from '../subscriptions/channels.js';
+import type { ChannelName } from '../lead-records/channels.js';
 
 /**
  * What the agent may do, as tools. Each tool's argument schema is the single

@@ -1,11 +1,11 @@
 import { consumeNotes } from '../context/context.repository.js';
 import { enqueueJob } from '../jobs/jobs.repository.js';
 import type { AgentTurnPayload, JobOutcome } from '../jobs/names.js';
-import { findLead, type LeadRow } from '../leads/leads.repository.js';
-import { defaultChannel } from '../subscriptions/channels.js';
+import { findLead, type LeadRow } from '../lead-records/leads.repository.js';
+import { defaultChannel } from '../lead-records/channels.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
-import { reachableChannels, type ChannelName } from '../subscriptions/channels.js';
+import { reachableChannels, type ChannelName } from '../lead-records/channels.js';
 import { applyActions } from './apply.js';
 import { loadTurnContext } from './context.js';
 import { runCalendarTool, type CalendarAction } from './calendar-tools.js';

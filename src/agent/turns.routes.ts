@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
-import { LeadIdParams } from '../leads/leads.schemas.js';
-import { requireLead } from '../leads/leads.repository.js';
+import { requireLead } from '../lead-records/leads.repository.js';
 import type { Deps } from '../platform/deps.js';
 import { decodeCursor, page } from '../platform/http/pagination.js';
-import { NextToken, PageQuery, withErrors } from '../platform/http/schemas.js';
+import { LeadIdParams, NextToken, PageQuery, withErrors } from '../platform/http/schemas.js';
 import { listTurns, type AgentTurnRow } from './turns.repository.js';
 import type { AgentStep } from './provider.js';
 

@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { LeadIdParams } from '../leads/leads.schemas.js';
-import { findLead } from '../leads/leads.repository.js';
+import { findLead } from '../lead-records/leads.repository.js';
 import type { Deps } from '../platform/deps.js';
-import { withErrors } from '../platform/http/schemas.js';
+import { LeadIdParams, withErrors } from '../platform/http/schemas.js';
 import { DomainError, NotFound, leadNotFound } from '../platform/errors.js';
 import { checkTimeZone } from '../platform/time-zone.js';
 import { findUser } from '../users/users.repository.js';

@@ -1,7 +1,7 @@
 import { createEvent } from 'ics';
 import { createTransport, type Transporter } from 'nodemailer';
 import type { AppointmentInvitePayload, JobOutcome } from '../jobs/names.js';
-import { findLead } from '../leads/leads.repository.js';
+import { findLead } from '../lead-records/leads.repository.js';
 import { findOrganization } from '../organizations/organizations.repository.js';
 import type { Config } from '../platform/config.js';
 import type { Deps } from '../platform/deps.js';

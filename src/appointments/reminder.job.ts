@@ -1,9 +1,9 @@
 import type { AppointmentRemindPayload, JobOutcome } from '../jobs/names.js';
-import { findLead } from '../leads/leads.repository.js';
+import { findLead } from '../lead-records/leads.repository.js';
 import { scheduleSend } from '../messages/send.service.js';
-import { defaultChannel } from '../subscriptions/channels.js';
+import { defaultChannel } from '../lead-records/channels.js';
 import type { Deps } from '../platform/deps.js';
-import { reachableChannels } from '../subscriptions/channels.js';
+import { reachableChannels } from '../lead-records/channels.js';
 import { findAppointment, findReminder, settleReminders } from './appointments.repository.js';
 import { leadLocale } from './appointments.service.js';
 import { slotLabel } from './slots.js';

@@ -8,15 +8,15 @@ import { addDncIn } from '../dnc/dnc.service.js';
 import { emitConsoleEvent, emitEvents } from '../events/outbox.repository.js';
 import { messageReceivedEvent } from '../events/payloads.js';
 import { followUpAfterReply } from '../followups/followups.service.js';
-import { findLead, updateLead } from '../leads/leads.repository.js';
+import { findLead, updateLead } from '../lead-records/leads.repository.js';
 import { insertMessage } from '../messages/messages.repository.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { newId } from '../platform/ids.js';
 import { readSettings } from '../settings/settings.service.js';
-import { reachableChannels, type ChannelName } from '../subscriptions/channels.js';
+import { reachableChannels, type ChannelName } from '../lead-records/channels.js';
 import { applyUnsubscribe } from '../subscriptions/subscriptions.service.js';
-import { findCall, setSpokenText, updateCall, type CallRow } from './calls.repository.js';
+import { findCall, setSpokenText, updateCall, type CallRow } from '../call-records/calls.repository.js';
 import { OPTED_OUT_GOODBYE } from './calls.service.js';
 import { CALL_INSTRUCTIONS, callToolDefinitions, toCallAction, type CallAction } from './call-tools.js';
 import { streamChat } from './stream.js';
@@ -147,7 +147,7 @@ export class CallSession {
       updated_at: at,
     });
     // The welcome greeting is spoken by ConversationRelay itself as the call connects.
-    // An opening call's greeting is already its opening message (opening-call.ts): not stored twice.
+    // An opening call's greeting is already its opening message (call-records/waiting-calls.ts): not stored twice.
     if (call.greeting) {
       if (call.message_id) {
         this.lastAgent = { id: call.message_id, text: call.greeting };

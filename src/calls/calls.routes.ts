@@ -1,14 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { LeadIdParams } from '../leads/leads.schemas.js';
-import { requireLead } from '../leads/leads.repository.js';
+import { requireLead } from '../lead-records/leads.repository.js';
 import type { Deps } from '../platform/deps.js';
 import { DomainError, NotFound } from '../platform/errors.js';
-import { withErrors } from '../platform/http/schemas.js';
+import { LeadIdParams, withErrors } from '../platform/http/schemas.js';
 import { ProfileNameParams } from '../profiles/profiles.schemas.js';
-import { findCall, listCallsOfLead, profileExists, type CallRow } from './calls.repository.js';
+import { findCall, listCallsOfLead, profileExists, type CallRow } from '../call-records/calls.repository.js';
 import { placeCall } from './calls.service.js';
-import { readVoiceSettings, VoiceSettings, writeVoiceSettings } from './voice-settings.js';
+import { readVoiceSettings, VoiceSettings, writeVoiceSettings } from '../call-records/voice-settings.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 

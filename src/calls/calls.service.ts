@@ -10,7 +10,13 @@ import {
 } from '../events/payloads.js';
 import { findRepRow } from '../handoffs/handoffs.repository.js';
 import { raiseHandoff } from '../handoffs/handoffs.service.js';
-import { findLead, findLeadByAddress, requireLead, updateLead, type LeadRow } from '../leads/leads.repository.js';
+import {
+  findLead,
+  findLeadByAddress,
+  requireLead,
+  updateLead,
+  type LeadRow,
+} from '../lead-records/leads.repository.js';
 import { createInboundLead } from '../leads/inbound-lead.js';
 import { findMessage, setMessageStatus } from '../messages/messages.repository.js';
 import { countAutomatedSince } from '../compliance/send-checks.repository.js';
@@ -35,10 +41,10 @@ import {
   insertCall,
   updateCall,
   type CallRow,
-} from './calls.repository.js';
+} from '../call-records/calls.repository.js';
 import { createCall, TwilioCallError, updateLiveCall } from '../providers/twilio/calls-api.js';
 import { connectRelay, dialWithWhisper, HANG_UP, sayAndHangUp, whisper } from '../providers/twilio/relay-twiml.js';
-import { DEFAULT_LANGUAGE, readVoiceSettings, type VoiceSettingsView } from './voice-settings.js';
+import { DEFAULT_LANGUAGE, readVoiceSettings, type VoiceSettingsView } from '../call-records/voice-settings.js';
 
 /** Where Twilio reaches a live call's callbacks; each carries the organization and the call, and is signed with them. */
 export const callPaths = {
@@ -380,41 +386,6 @@ async function dial(
 }
 
 /**
- * A follow-up step on the `call` channel, with Twilio configured: a live call
- * whose greeting is the step's message, queued as a waiting call so its job
- * asks the gate when it runs (followups/followup.job.ts, in its transaction).
- */
-export async function queueFollowUpCall(
-  trx: Db,
-  deps: Deps,
-  organizationId: string,
-  lead: LeadRow,
-  step: number,
-  greeting: string,
-  voicemailEnabled: boolean | undefined,
-  now: Date,
-): Promise<string> {
-  const id = newId();
-  const at = now.toISOString();
-  const voice = await readVoiceSettings(trx, organizationId, lead.customer_profile);
-  await insertCall(trx, organizationId, {
-    id,
-    lead_id: lead.id,
-    direction: 'outbound',
-    status: 'waiting',
-    status_reason: `follow-up step ${step}`,
-    to_number: lead.phone,
-    voicemail_enabled: (voicemailEnabled ?? voice.voicemailEnabled ?? false) ? 1 : 0,
-    greeting,
-    follow_up_step: step,
-    created_at: at,
-    updated_at: at,
-  });
-  await scheduleRetry(trx, organizationId, id, at, at);
-  return id;
-}
-
-/**
  * The `call.place` job: a waiting call's time came. The gate is asked again
  * under the lead's lock (the lead may have opted out meanwhile); allowed, it
  * is dialled; held again, it waits again; refused, it is recorded blocked.
@@ -427,7 +398,7 @@ export async function runWaitingCall(deps: Deps, organizationId: string, callId:
     const call = await findCall(trx, organizationId, callId);
     if (call?.status !== 'waiting' || !call.lead_id) return null;
     const lead = await findLead(trx, organizationId, call.lead_id, true);
-    // An opening call follows its message (opening-call.ts): stopped meanwhile (a campaign paused, an opt-out), it is not dialled.
+    // An opening call follows its message (call-records/waiting-calls.ts): stopped meanwhile (a campaign paused, an opt-out), it is not dialled.
     const opening = call.message_id ? await findMessage(trx, organizationId, call.message_id) : undefined;
     const stop = async (status: 'blocked' | 'failed', code: string | null, reason: string) => {
       await updateCall(trx, organizationId, callId, {

@@ -2,7 +2,7 @@ import { localTime, nextLocalClock } from '../compliance/contact-window.js';
 import { holdsLease } from '../jobs/jobs.repository.js';
 import type { CampaignRunPayload, ClaimedJob, JobOutcome } from '../jobs/names.js';
 import { latestOpening } from '../profiles/openings.repository.js';
-import { updateLead, type LeadRow } from '../leads/leads.repository.js';
+import { updateLead, type LeadRow } from '../lead-records/leads.repository.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { requestOpening } from '../profiles/opening.js';

@@ -1,5 +1,5 @@
 import { sql, type ExpressionBuilder, type Insertable, type Selectable, type Updateable } from 'kysely';
-import type { LeadRow } from '../leads/leads.repository.js';
+import type { LeadRow } from '../lead-records/leads.repository.js';
 import { withLock } from '../platform/db/locks.js';
 import { jsonHasScalar } from '../platform/db/json.js';
 import type { CampaignStatus, CampaignsTable, Database, Db } from '../platform/db/schema.js';

@@ -1,12 +1,11 @@
-import type { LeadRow } from '../leads/leads.repository.js';
-import { defaultChannel } from '../subscriptions/channels.js';
-import type { Db } from '../platform/db/schema.js';
-import type { ChannelName } from '../subscriptions/channels.js';
+import { defaultChannel } from '../lead-records/channels.js';
+import type { OptOutEffect } from '../subscriptions/opt-out-effects.js';
 import { skipComposingOpeningsQuery, stopEnrollmentsQuery } from './enrollments.repository.js';
 
 /**
  * What an opt-out writes in campaigns/, wherever it is written (subscriptions/
- * applyUnsubscribe, dnc/ addDncIn), in its transaction, as an inbound STOP
+ * applyUnsubscribe, dnc/ addDncIn, through the effect server.ts registers in
+ * subscriptions/opt-out-effects.ts), in its transaction, as an inbound STOP
  * does: when it covers the channel the lead's campaign openings go on (its
  * default channel, the one the run screens and the opening is sent on), the
  * lead's enrollments not settled otherwise say opted out, also one whose
@@ -16,13 +15,7 @@ import { skipComposingOpeningsQuery, stopEnrollmentsQuery } from './enrollments.
  * opt-out's batch of writes (platform/db/together.ts: two tables no other
  * write of it touches); none when the campaign channel stays open.
  */
-export function campaignOptOutQueries(
-  db: Db,
-  organizationId: string,
-  lead: LeadRow,
-  channels: readonly ChannelName[],
-  at: string,
-) {
+export const campaignOptOutQueries: OptOutEffect = (db, organizationId, lead, channels, at) => {
   if (!channels.includes(defaultChannel(lead))) return [];
   return [
     stopEnrollmentsQuery(db, organizationId, lead.id, 'opted_out', 'the lead opted out', at),
@@ -34,4 +27,4 @@ export function campaignOptOutQueries(
       at,
     ),
   ];
-}
+};

@@ -1,10 +1,10 @@
 import { phonesOnDnc } from '../dnc/dnc.repository.js';
-import type { LeadRow } from '../leads/leads.repository.js';
+import type { LeadRow } from '../lead-records/leads.repository.js';
 import { standingBlock } from '../messages/send.service.js';
 import type { AddressDigests } from '../platform/address-digest.js';
 import type { Db } from '../platform/db/schema.js';
 import type { OrganizationSettings } from '../settings/settings.service.js';
-import { channelStatus, CHANNELS } from '../subscriptions/channels.js';
+import { channelStatus, CHANNELS } from '../lead-records/channels.js';
 import { suppressedDigests } from '../subscriptions/suppressions.repository.js';
 
 /** What the pre-screen reads of a lead: its addresses and its subscription states. */

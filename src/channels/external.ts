@@ -1,7 +1,7 @@
 import { ExternalCheckClient } from '../compliance/external-check.js';
 import type { ExternalVerdict } from '../compliance/external-verdict.js';
 import { insertSendCheck } from '../compliance/send-checks.repository.js';
-import { findLead } from '../leads/leads.repository.js';
+import { findLead } from '../lead-records/leads.repository.js';
 import type { MessageRow } from '../messages/messages.repository.js';
 import type { Deps } from '../platform/deps.js';
 import { newId } from '../platform/ids.js';

@@ -3,7 +3,7 @@ import { messageSentEvent, outboundEmailSubject } from '../events/payloads.js';
 import { followUpAfterSend } from '../followups/followups.service.js';
 import { enqueueJob, holdsLease, latestSendPayload } from '../jobs/jobs.repository.js';
 import type { ClaimedJob } from '../jobs/names.js';
-import { lockLeadOfMessage, requireLead, updateLead } from '../leads/leads.repository.js';
+import { lockLeadOfMessage, requireLead, updateLead } from '../lead-records/leads.repository.js';
 import {
   findMessage,
   providerIdsHeldElsewhere,

@@ -3,7 +3,7 @@ import { checkOutbound, type GateDecision } from '../compliance/gate.js';
 import type { ExternalVerdict } from '../compliance/external-verdict.js';
 import { finishJob, holdsLease } from '../jobs/jobs.repository.js';
 import type { ClaimedJob, JobOutcome, SendMessagePayload } from '../jobs/names.js';
-import { lockLeadOfMessage, type LeadRow } from '../leads/leads.repository.js';
+import { lockLeadOfMessage, type LeadRow } from '../lead-records/leads.repository.js';
 import { findMessage, setMessageStatus, type MessageRow } from '../messages/messages.repository.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';

@@ -1,6 +1,6 @@
 import type { Config } from '../platform/config.js';
 import type { Deps } from '../platform/deps.js';
-import type { ChannelName } from '../subscriptions/channels.js';
+import type { ChannelName } from '../lead-records/channels.js';
 import { logAdapter, type ChannelAdapter } from '../providers/channel-adapter.js';
 import { createEmailAdapter } from './email.js';
 import { twilioAdapters } from '../providers/twilio/adapters.js';

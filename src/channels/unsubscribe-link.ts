@@ -1,4 +1,4 @@
-import { findLead } from '../leads/leads.repository.js';
+import { findLead } from '../lead-records/leads.repository.js';
 import type { Deps } from '../platform/deps.js';
 import { applyUnsubscribe, suppressAddress } from '../subscriptions/subscriptions.service.js';
 import type { UnsubscribeClaims } from './unsubscribe-token.js';

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../platform/config.js';
 import type { Database } from '../platform/db/schema.js';
 import { instanceSecret } from '../platform/secrets.repository.js';
-import type { ChannelName } from '../subscriptions/channels.js';
+import type { ChannelName } from '../lead-records/channels.js';
 
 /**
  * Unsubscribe links (RFC 8058 one-click). The token names the organization,

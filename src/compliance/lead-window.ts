@@ -1,4 +1,4 @@
-import type { LeadRow } from '../leads/leads.repository.js';
+import type { LeadRow } from '../lead-records/leads.repository.js';
 import type { OrganizationSettings } from '../settings/settings.service.js';
 import { WEEKDAYS } from '../settings/settings.schemas.js';
 import { contactWindow, type WindowDecision } from './contact-window.js';

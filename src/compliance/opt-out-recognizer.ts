@@ -9,7 +9,7 @@
  * Everything is matched on normaliseForKeywords() text: lower case, no accents, no punctuation, single spaces,
  * and no invisible characters. A message that is only the stop-sign emoji (🛑) is a keyword stop too.
  */
-import type { ChannelName } from '../subscriptions/channels.js';
+import type { ChannelName } from '../lead-records/channels.js';
 
 export interface CustomKeywords {
   optOut?: readonly string[];

@@ -1,7 +1,7 @@
 import type { Deps } from '../platform/deps.js';
 import { DomainError } from '../platform/errors.js';
 import { isoNow } from '../platform/clock.js';
-import { requireLead } from '../leads/leads.repository.js';
+import { requireLead } from '../lead-records/leads.repository.js';
 import { markRead, readsOf } from './reads.repository.js';
 import type { ConsoleSession } from '../users/sessions.service.js';
 

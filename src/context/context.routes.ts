@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../platform/deps.js';
-import { MessageBody, withErrors } from '../platform/http/schemas.js';
-import { LeadIdParams } from '../leads/leads.schemas.js';
+import { LeadIdParams, MessageBody, withErrors } from '../platform/http/schemas.js';
 import { AddContextBody, ListNotesReply } from './context.schemas.js';
 import { addContext, listContext } from './context.service.js';
 

@@ -1,8 +1,8 @@
 import type { Updateable } from 'kysely';
 import { emitEvents } from '../events/outbox.repository.js';
-import { mergeLeadInfo } from '../leads/additional-info.js';
-import { updateLead } from '../leads/leads.repository.js';
-import { requireLead } from '../leads/leads.repository.js';
+import { mergeLeadInfo } from '../lead-records/additional-info.js';
+import { updateLead } from '../lead-records/leads.repository.js';
+import { requireLead } from '../lead-records/leads.repository.js';
 import { isoNow } from '../platform/clock.js';
 import type { LeadsTable } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';

@@ -1,6 +1,6 @@
 import { countsStatus, noteMessageStatus } from '../analytics/recorder.repository.js';
 import type { Db } from '../platform/db/schema.js';
-import type { ChannelName } from '../subscriptions/channels.js';
+import type { ChannelName } from '../lead-records/channels.js';
 
 /** The outbound message a provider's delivery report names, by the provider's id, within the organization. */
 export async function findOutboundByProviderId(db: Db, organizationId: string, providerMessageId: string) {

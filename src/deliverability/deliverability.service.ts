@@ -1,7 +1,7 @@
 import { pauseCampaignFor } from '../campaigns/campaigns.service.js';
 import { emitEvents } from '../events/outbox.repository.js';
 import { messageDeliveredEvent, messageFailedEvent, sendingNumberUnusableEvent } from '../events/payloads.js';
-import { lockLeadOfMessage, type LeadRow } from '../leads/leads.repository.js';
+import { lockLeadOfMessage, type LeadRow } from '../lead-records/leads.repository.js';
 import { findMessage, type MessageRow } from '../messages/messages.repository.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';

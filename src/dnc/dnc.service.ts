@@ -1,9 +1,9 @@
 import { emitEvents } from '../events/outbox.repository.js';
 import { doNotContactEvent } from '../events/payloads.js';
-import { findLead, findLeadIdByPhone } from '../leads/leads.repository.js';
+import { findLead, findLeadIdByPhone } from '../lead-records/leads.repository.js';
 import { isoNow } from '../platform/clock.js';
 import { applyResubscribe } from '../subscriptions/subscriptions.service.js';
-import { campaignOptOutQueries } from '../campaigns/opt-outs.js';
+import { optOutEffectQueries } from '../subscriptions/opt-out-effects.js';
 import { executeTogether } from '../platform/db/together.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
@@ -47,8 +47,8 @@ export async function addDncIn(
   const leadId = (await findLeadIdByPhone(trx, organizationId, phone)) ?? null;
   const lead = leadId ? await findLead(trx, organizationId, leadId) : undefined;
   await emitEvents(trx, organizationId, at, [doNotContactEvent(phone, lead, source, optOutMessage)]);
-  // The lead's campaigns count it opted out (campaigns/), as an unsubscribe of its phone would.
-  if (lead) await executeTogether(trx, campaignOptOutQueries(trx, organizationId, lead, ['sms', 'voice'], at));
+  // The lead's campaigns count it opted out, as an unsubscribe of its phone would (subscriptions/opt-out-effects.ts).
+  if (lead) await executeTogether(trx, optOutEffectQueries(trx, organizationId, lead, ['sms', 'voice'], at));
   return true;
 }
 

@@ -130,7 +130,7 @@ export async function markDispatched(trx: Db, events: readonly PendingEvent[], a
 }
 
 /**
- * Erasure of a lead (leads/leads.repository.ts `deleteLeadData`): every event
+ * Erasure of a lead (lead-records/leads.repository.ts `deleteLeadData`): every event
  * about it keeps its row, with the payload replaced by `{"leadId":"<id>","erased":true}`.
  * The row stays because webhook deliveries reference it by `event_id` (an
  * endpoint's delivery history keeps its rows, and a receiver may already hold

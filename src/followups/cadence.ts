@@ -1,5 +1,5 @@
 import { DomainError } from '../platform/errors.js';
-import type { ChannelName } from '../subscriptions/channels.js';
+import type { ChannelName } from '../lead-records/channels.js';
 import {
   LONG_TERM,
   STOPPED,

@@ -3,9 +3,9 @@ import { checkActions } from '../agent/provider.js';
 import { agentFor } from '../agent/registry.js';
 import { holdsLease } from '../jobs/jobs.repository.js';
 import type { ClaimedJob, FollowUpPayload, JobOutcome } from '../jobs/names.js';
-import { findLead, updateLead, type LeadRow } from '../leads/leads.repository.js';
+import { findLead, updateLead, type LeadRow } from '../lead-records/leads.repository.js';
 import { scheduleSend } from '../messages/send.service.js';
-import { queueFollowUpCall } from '../calls/calls.service.js';
+import { queueFollowUpCall } from '../call-records/waiting-calls.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { channelOf, isDue, stepHandled, stop, type CadenceState } from './cadence.js';
@@ -120,7 +120,6 @@ export async function runFollowUp(
       // With Twilio, a call step is a live call (calls/): the message is its greeting, the agent holds the conversation.
       const callId = await queueFollowUpCall(
         trx,
-        deps,
         job.organizationId,
         gate.lead,
         step,

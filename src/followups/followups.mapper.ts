@@ -1,5 +1,5 @@
 import type { Updateable } from 'kysely';
-import type { LeadRow } from '../leads/leads.repository.js';
+import type { LeadRow } from '../lead-records/leads.repository.js';
 import type { LeadsTable } from '../platform/db/schema.js';
 import type { CadenceState } from './cadence.js';
 import type { FollowUpConfigInput, FollowUpView } from './followups.schemas.js';

@@ -1,6 +1,6 @@
 import type { Updateable } from 'kysely';
 import { enqueueJob } from '../jobs/jobs.repository.js';
-import { findLead, updateLead, type LeadRow } from '../leads/leads.repository.js';
+import { findLead, updateLead, type LeadRow } from '../lead-records/leads.repository.js';
 import type { MessageRow } from '../messages/messages.repository.js';
 import type { Db, LeadsTable } from '../platform/db/schema.js';
 import { afterReply, afterSent, applyUpdate, stop, type CadenceState } from './cadence.js';

@@ -3,7 +3,7 @@ import { SendError } from '../providers/channel-adapter.js';
 import { adapterFor } from '../channels/registry.js';
 import { enqueueJob } from '../jobs/jobs.repository.js';
 import type { HandoffJobPayload, JobOutcome, OwnerAlertPayload } from '../jobs/names.js';
-import { findLead } from '../leads/leads.repository.js';
+import { findLead } from '../lead-records/leads.repository.js';
 import type { Config } from '../platform/config.js';
 import { holdUntilCommit } from '../platform/db/locks.js';
 import type { Deps } from '../platform/deps.js';

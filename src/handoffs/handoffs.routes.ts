@@ -2,8 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../platform/deps.js';
-import { withErrors } from '../platform/http/schemas.js';
-import { LeadIdParams } from '../leads/leads.schemas.js';
+import { LeadIdParams, withErrors } from '../platform/http/schemas.js';
 import {
   AckBody,
   Handoff,

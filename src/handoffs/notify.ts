@@ -1,11 +1,11 @@
 import { emitEvents } from '../events/outbox.repository.js';
 import { notificationEvent } from '../events/payloads.js';
 import { enqueueJob } from '../jobs/jobs.repository.js';
-import type { LeadRow } from '../leads/leads.repository.js';
+import type { LeadRow } from '../lead-records/leads.repository.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { findProfileByName } from '../profiles/profiles.repository.js';
-import type { ChannelName } from '../subscriptions/channels.js';
+import type { ChannelName } from '../lead-records/channels.js';
 
 /**
  * The agent's `notify`: one of the lead's profile's plain-English conditions

@@ -1,5 +1,5 @@
 import { type Insertable, type Selectable } from 'kysely';
-import type { LeadRow } from '../leads/leads.repository.js';
+import type { LeadRow } from '../lead-records/leads.repository.js';
 import { inArray, insertRows } from '../platform/db/arrays.js';
 import { withLock } from '../platform/db/locks.js';
 import type { Db, ImportRejectsTable, ImportsTable, LeadsTable } from '../platform/db/schema.js';

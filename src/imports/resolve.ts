@@ -1,5 +1,5 @@
-import type { LeadRow } from '../leads/leads.repository.js';
-import { parseInfo } from '../leads/leads.mapper.js';
+import type { LeadRow } from '../lead-records/leads.repository.js';
+import { parseInfo } from '../lead-records/additional-info.js';
 import { newLeadRow } from '../leads/new-lead.js';
 import type { LaterRows } from './look-ahead.js';
 import type { ImportedLead } from './rows.js';

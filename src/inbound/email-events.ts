@@ -1,6 +1,6 @@
 import { classify } from '../deliverability/error-codes.js';
 import { markAddressUnreachable } from '../deliverability/deliverability.service.js';
-import { findLeadByAddress } from '../leads/leads.repository.js';
+import { findLeadByAddress } from '../lead-records/leads.repository.js';
 import { normaliseAddress } from '../platform/address-digest.js';
 import type { Deps } from '../platform/deps.js';
 import { applyUnsubscribe, suppressAddress } from '../subscriptions/subscriptions.service.js';

@@ -1,11 +1,11 @@
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { findProfileByName } from '../profiles/profiles.repository.js';
-import type { ChannelName } from '../subscriptions/channels.js';
+import type { ChannelName } from '../lead-records/channels.js';
 import { suppressionsFor } from '../subscriptions/suppressions.repository.js';
 import { recordLeadCreated } from './lead-created.js';
 import { newLeadRow } from './new-lead.js';
-import { findLead, findLeadByAddress, insertLeadUnlessTaken, type LeadRow } from './leads.repository.js';
+import { findLead, findLeadByAddress, insertLeadUnlessTaken, type LeadRow } from '../lead-records/leads.repository.js';
 
 /** What the organization chose for people who write or call first (settings `inboundLeads`). */
 export interface InboundLeadOptions {

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Db, MessagePurpose } from '../platform/db/schema.js';
 import { emailStartsWith, lowerStartsWith, prefixEnd } from '../platform/db/prefix.js';
-import { selectLeadViews, type LeadViewRow } from './leads.repository.js';
+import { selectLeadViews, type LeadViewRow } from '../lead-records/leads.repository.js';
 
 /** What `search` was read as (lead-search.service.ts); the alternatives are ORed. */
 export interface SearchTerm {

@@ -1,14 +1,10 @@
 import { DomainError } from '../platform/errors.js';
-import { channelStatus, isUnsubscribed } from '../subscriptions/channels.js';
+import { parseInfo } from '../lead-records/additional-info.js';
+import { channelStatus, isUnsubscribed } from '../lead-records/channels.js';
 import { followUpView } from '../followups/followups.mapper.js';
-import type { DeletedLeadRow, FeedOrder, LeadRow, LeadViewRow, TagRow } from './leads.repository.js';
+import type { DeletedLeadRow, FeedOrder, LeadRow, LeadViewRow, TagRow } from '../lead-records/leads.repository.js';
 import type { LeadView } from './leads.schemas.js';
 import type { SearchPosition } from './lead-search.repository.js';
-
-export function parseInfo(text: string): Record<string, unknown> {
-  const value: unknown = JSON.parse(text);
-  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-}
 
 export function toLeadView(row: LeadRow, tags: TagRow[], onDnc: boolean): LeadView {
   return {

@@ -2,12 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../platform/deps.js';
 import { maySend } from '../platform/auth/scopes.js';
-import { MessageBody, withErrors } from '../platform/http/schemas.js';
+import { LeadIdParams, MessageBody, withErrors } from '../platform/http/schemas.js';
 import {
   CreateLeadBody,
   CreateLeadReply,
   Lead,
-  LeadIdParams,
   ListLeadsQuery,
   ListLeadsReply,
   LookupQuery,

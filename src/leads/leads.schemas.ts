@@ -3,8 +3,6 @@ import { NextToken, PageQuery } from '../platform/http/schemas.js';
 import { FollowUpUpdateFields, FollowUpViewFields } from '../followups/followups.schemas.js';
 import { LeadSearchQuery, LeadSearchViewFields } from './lead-search.schemas.js';
 
-export const LeadIdParams = Type.Object({ leadId: Type.String({ minLength: 1, maxLength: 200 }) });
-
 const SubscriptionState = Type.Union([
   Type.Literal('subscribed'),
   Type.Literal('unsubscribed'),

@@ -3,7 +3,7 @@ import { closeHandoffsOfLead } from '../handoffs/handoffs.repository.js';
 import { emitEvents } from '../events/outbox.repository.js';
 import { scheduleOpeningMessage } from '../profiles/opening.js';
 import { requireProfile } from '../profiles/profiles.service.js';
-import { CHANNELS } from '../subscriptions/channels.js';
+import { CHANNELS } from '../lead-records/channels.js';
 import { suppressionsFor } from '../subscriptions/suppressions.repository.js';
 import { isoNow } from '../platform/clock.js';
 import { isUniqueViolation } from '../platform/db/errors.js';
@@ -14,18 +14,11 @@ import { newId } from '../platform/ids.js';
 import { decodeCursor, page } from '../platform/http/pagination.js';
 import { normalizePhone, phoneLookupCandidates } from '../platform/phone.js';
 import { checkTimeZone } from '../platform/time-zone.js';
-import { mergeInfo } from './additional-info.js';
+import { mergeInfo, parseInfo } from '../lead-records/additional-info.js';
 import { newLeadRow, subscriptionColumns } from './new-lead.js';
 import { recordLeadCreated } from './lead-created.js';
-import {
-  decodeFeedCursor,
-  deletedLeadView,
-  encodeFeedCursor,
-  listedLead,
-  parseInfo,
-  toLeadViewOf,
-} from './leads.mapper.js';
-import * as repo from './leads.repository.js';
+import { decodeFeedCursor, deletedLeadView, encodeFeedCursor, listedLead, toLeadViewOf } from './leads.mapper.js';
+import * as repo from '../lead-records/leads.repository.js';
 import { isLeadSearch, searchLeads } from './lead-search.service.js';
 import { planFollowUpUpdate } from '../followups/followups.service.js';
 import { instantOf } from '../platform/instant.js';

@@ -1,7 +1,7 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { LeadsTable } from '../platform/db/schema.js';
 import { newId } from '../platform/ids.js';
-import { CHANNELS, sourceColumn, statusColumn, type ChannelName } from '../subscriptions/channels.js';
+import { CHANNELS, sourceColumn, statusColumn, type ChannelName } from '../lead-records/channels.js';
 
 /** A lead as a create gives it, normalised (phone in E.164, email lower case). */
 export interface NewLead {

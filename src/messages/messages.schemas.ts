@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Channel, NextToken, PageQuery } from '../platform/http/schemas.js';
-import { ChannelInput } from '../subscriptions/subscriptions.schemas.js';
+import { Channel, ChannelInput, NextToken, PageQuery } from '../platform/http/schemas.js';
 
 export const Message = Type.Object(
   {

@@ -1,7 +1,7 @@
-import { requireLead } from '../leads/leads.repository.js';
+import { requireLead } from '../lead-records/leads.repository.js';
 import type { Deps } from '../platform/deps.js';
 import { decodeCursor, page } from '../platform/http/pagination.js';
-import { toChannel } from '../subscriptions/channels.js';
+import { toChannel } from '../lead-records/channels.js';
 import * as repo from './messages.repository.js';
 import type { ListMessagesInput, MessageView } from './messages.schemas.js';
 

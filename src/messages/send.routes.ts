@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../platform/deps.js';
-import { withErrors } from '../platform/http/schemas.js';
-import { LeadIdParams } from '../leads/leads.schemas.js';
+import { LeadIdParams, withErrors } from '../platform/http/schemas.js';
 import { SendMessageBody, SendMessageReply } from './send.schemas.js';
 import { sendMessage } from './send.service.js';
 

@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Channel } from '../platform/http/schemas.js';
-import { ChannelInput } from '../subscriptions/subscriptions.schemas.js';
+import { Channel, ChannelInput } from '../platform/http/schemas.js';
 
 /** The hosted service's documented body (message, scheduledTime, sendWhenOff, scheduleFollowUps, overrideBusinessHours), plus Parley's `channel`. */
 export const SendMessageBody = Type.Object(

@@ -1,15 +1,15 @@
 import { enqueueJob } from '../jobs/jobs.repository.js';
 import { recordFirstTouch } from '../handoffs/handoffs.repository.js';
 import { checkOutbound } from '../compliance/gate.js';
-import { requireLead } from '../leads/leads.repository.js';
+import { requireLead } from '../lead-records/leads.repository.js';
 import { readSettings, type OrganizationSettings } from '../settings/settings.service.js';
 import type { AddressDigests } from '../platform/address-digest.js';
-import type { LeadRow } from '../leads/leads.repository.js';
+import type { LeadRow } from '../lead-records/leads.repository.js';
 import type { Db, MessagePurpose } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { DomainError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { defaultChannel, toChannel, type ChannelName } from '../subscriptions/channels.js';
+import { defaultChannel, toChannel, type ChannelName } from '../lead-records/channels.js';
 import { insertMessage } from './messages.repository.js';
 import type { SendMessageInput } from './send.schemas.js';
 

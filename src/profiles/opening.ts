@@ -1,9 +1,9 @@
-import { opensByCall, queueOpeningCall } from '../calls/opening-call.js';
+import { opensByCall, queueOpeningCall } from '../call-records/waiting-calls.js';
 import { enqueueJob } from '../jobs/jobs.repository.js';
-import { findLead, type LeadRow } from '../leads/leads.repository.js';
+import { findLead, type LeadRow } from '../lead-records/leads.repository.js';
 import { findMessage } from '../messages/messages.repository.js';
 import { scheduleSend } from '../messages/send.service.js';
-import { defaultChannel } from '../subscriptions/channels.js';
+import { defaultChannel } from '../lead-records/channels.js';
 import type { Db } from '../platform/db/schema.js';
 import { Forbidden } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
@@ -53,7 +53,7 @@ export async function scheduleOpening(
   const text = renderTemplate(template, lead);
   if (text === '') return undefined;
   const at = now.toISOString();
-  // A profile that calls first (calls/opening-call.ts): the opening is the live call's greeting.
+  // A profile that calls first (call-records/waiting-calls.ts): the opening is the live call's greeting.
   const messageId = (await opensByCall(trx, organizationId, lead))
     ? await queueOpeningCall(trx, { organizationId, lead, text, runAt, now, campaignId })
     : await scheduleSend(trx, {

@@ -1,6 +1,6 @@
 import type { Updateable } from 'kysely';
-import { requireLead } from '../leads/leads.repository.js';
-import { updateLead } from '../leads/leads.repository.js';
+import { requireLead } from '../lead-records/leads.repository.js';
+import { updateLead } from '../lead-records/leads.repository.js';
 import { requestOpening, type OpeningResult } from './opening.js';
 import type { LeadsTable } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';

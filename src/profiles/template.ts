@@ -1,5 +1,5 @@
-import { parseInfo } from '../leads/leads.mapper.js';
-import type { LeadRow } from '../leads/leads.repository.js';
+import { parseInfo } from '../lead-records/additional-info.js';
+import type { LeadRow } from '../lead-records/leads.repository.js';
 
 /**
  * Fills `{{firstName}}`, `{{lastName}}` and `{{anyAdditionalInfoKey}}` in a

@@ -1,5 +1,5 @@
 import type { ProviderError } from '../deliverability/error-codes.js';
-import type { ChannelName } from '../subscriptions/channels.js';
+import type { ChannelName } from '../lead-records/channels.js';
 
 export interface OutboundMessage {
   organizationId: string;

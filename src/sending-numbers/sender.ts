@@ -1,5 +1,5 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
-import type { LeadRow } from '../leads/leads.repository.js';
+import type { LeadRow } from '../lead-records/leads.repository.js';
 import type { MessageRow } from '../messages/messages.repository.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/db/schema.js';

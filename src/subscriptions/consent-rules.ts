@@ -1,4 +1,4 @@
-import type { ChannelName } from './channels.js';
+import type { ChannelName } from '../lead-records/channels.js';
 
 /**
  * Where an opt-out came from. Lead-made sources are the person's own request

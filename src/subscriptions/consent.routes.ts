@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TString } from '@sinclair/typebox';
-import { LeadIdParams } from '../leads/leads.schemas.js';
 import type { Deps } from '../platform/deps.js';
-import { NextToken, PageQuery, withErrors } from '../platform/http/schemas.js';
+import { LeadIdParams, NextToken, PageQuery, withErrors } from '../platform/http/schemas.js';
 import { exportConsent, leadConsent } from './consent.service.js';
 
 export const ConsentRecord = Type.Object({

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { requireLead } from '../leads/leads.repository.js';
+import { requireLead } from '../lead-records/leads.repository.js';
 import { csvLine } from '../platform/csv.js';
 import type { Deps } from '../platform/deps.js';
 import { DomainError } from '../platform/errors.js';

@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../platform/deps.js';
-import { withErrors } from '../platform/http/schemas.js';
-import { LeadIdParams } from '../leads/leads.schemas.js';
+import { LeadIdParams, withErrors } from '../platform/http/schemas.js';
 import { ChannelsBody, ChannelsReply, INVALID_CHANNELS } from './subscriptions.schemas.js';
 import { resubscribe, unsubscribe } from './subscriptions.service.js';
-import { toChannels } from './channels.js';
+import { toChannels } from '../lead-records/channels.js';
 
 export const subscriptionRoutes =
   (deps: Deps): FastifyPluginAsyncTypebox =>

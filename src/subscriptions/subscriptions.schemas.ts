@@ -1,13 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Channel } from '../platform/http/schemas.js';
-
-/** A channel as a client may name it: `call` is the hosted service's name for `voice` (subscriptions/channels.ts). */
-export const ChannelInput = Type.Union(
-  [Type.Literal('sms'), Type.Literal('voice'), Type.Literal('call'), Type.Literal('email')],
-  {
-    description: 'sms, voice or email; call is accepted as voice (the hosted service spells voice so)',
-  },
-);
+import { Channel, ChannelInput } from '../platform/http/schemas.js';
 
 /** The whole body may be omitted, `{}`, or name at least one channel. */
 export const ChannelsBody = Type.Object({

@@ -10,7 +10,7 @@ import {
   updateLeadQuery,
   type LeadForChange,
   type LeadRow,
-} from '../leads/leads.repository.js';
+} from '../lead-records/leads.repository.js';
 import { settingsFromDocument } from '../settings/settings.service.js';
 import { executeTogether } from '../platform/db/together.js';
 import { isoNow } from '../platform/clock.js';
@@ -18,10 +18,16 @@ import type { Db, LeadsTable } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { DomainError, leadNotFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { type ChannelName, inChannelOrder, reachableChannels, sourceColumn, statusColumn } from './channels.js';
+import {
+  type ChannelName,
+  inChannelOrder,
+  reachableChannels,
+  sourceColumn,
+  statusColumn,
+} from '../lead-records/channels.js';
 import { blockQueuedSendsQuery } from '../messages/messages.repository.js';
 import { stopFollowUpsColumns } from '../followups/followups.service.js';
-import { campaignOptOutQueries } from '../campaigns/opt-outs.js';
+import { optOutEffectQueries } from './opt-out-effects.js';
 import { consentInsert, type NewConsent } from './consent.repository.js';
 import { suppressQuery, unsuppress, type Suppression } from './suppressions.repository.js';
 
@@ -171,7 +177,7 @@ export async function applyUnsubscribe(
   );
   // Up to six tables, no write reading another's: one round trip on PostgreSQL. Sends still queued on these
   // channels (an AI reply, a HELP answer, a campaign's opening) are never sent: each is recorded blocked.
-  // The lead's campaigns count it opted out (campaigns/).
+  // What capabilities above write on an opt-out (campaigns/: its enrollments), in this batch (opt-out-effects.ts).
   await executeTogether(trx, [
     suppressQuery(trx, organizationId, suppressions, at),
     updateLeadQuery(trx, organizationId, leadId, patch),
@@ -185,7 +191,7 @@ export async function applyUnsubscribe(
       'the lead opted out before it was sent',
     ),
     ...(events.length > 0 ? [eventsInsert(trx, organizationId, at, events).query] : []),
-    ...campaignOptOutQueries(trx, organizationId, lead, updated, at),
+    ...optOutEffectQueries(trx, organizationId, lead, updated, at),
   ]);
   await noteLeadFact(trx, organizationId, leadId, 'opted_out_at', at);
   // A phone is unique in an organization; an email is not: the other holders are suppressed too.
@@ -217,7 +223,7 @@ async function followAddress(
     });
     await executeTogether(trx, [
       consentInsert(trx, organizationId, [consentRow(deps, other, channel, action, source, opts, at)]),
-      ...(action === 'opt_out' ? campaignOptOutQueries(trx, organizationId, other, [channel], at) : []),
+      ...(action === 'opt_out' ? optOutEffectQueries(trx, organizationId, other, [channel], at) : []),
     ]);
     await emitEvents(trx, organizationId, at, [
       action === 'opt_out' ? optOutOf(other, channel, source, opts) : resubscribedEvent(other, channel, source),

@@ -1,7 +1,7 @@
 import type { AddressDigests } from '../platform/address-digest.js';
 import { inArray } from '../platform/db/arrays.js';
 import type { Db } from '../platform/db/schema.js';
-import { CHANNELS, type ChannelName } from './channels.js';
+import { CHANNELS, type ChannelName } from '../lead-records/channels.js';
 
 /**
  * Opt-outs belong to the address, organization-wide: a row per (channel,

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { LeadIdParams } from '../leads/leads.schemas.js';
 import type { Deps } from '../platform/deps.js';
-import { withErrors } from '../platform/http/schemas.js';
+import { LeadIdParams, withErrors } from '../platform/http/schemas.js';
 import { ListEventsQuery, ListEventsReply } from './timeline.schemas.js';
 import { listLeadEvents } from './timeline.service.js';
 

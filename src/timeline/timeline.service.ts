@@ -1,7 +1,7 @@
-import { requireLead } from '../leads/leads.repository.js';
+import { requireLead } from '../lead-records/leads.repository.js';
 import type { Deps } from '../platform/deps.js';
 import { DomainError } from '../platform/errors.js';
-import { referenceChannel } from '../subscriptions/channels.js';
+import { referenceChannel } from '../lead-records/channels.js';
 import * as repo from './timeline.repository.js';
 import { EVENT_TYPES, type EventType, type LeadEventView, type ListEventsInput } from './timeline.schemas.js';
 

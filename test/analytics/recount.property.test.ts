@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { noteLeadsCreated } from '../../src/analytics/recorder.repository.js';
 import { deliverability, summary } from '../../src/analytics/analytics.service.js';
 import { percentiles } from '../../src/analytics/latency.js';
-import { insertLead, updateLead } from '../../src/leads/leads.repository.js';
+import { insertLead, updateLead } from '../../src/lead-records/leads.repository.js';
 import { newLeadRow } from '../../src/leads/new-lead.js';
 import { insertMessage, setMessageStatus, setStatusByProviderId } from '../../src/messages/messages.repository.js';
 import { openStore, type Store } from '../../src/platform/db/connect.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { insertTag } from '../../src/leads/leads.repository.js';
+import { insertTag } from '../../src/lead-records/leads.repository.js';
 import { SCOPES } from '../../src/platform/auth/scopes.js';
 import { newId } from '../../src/platform/ids.js';
 import type { Client, TestServer } from '../support/harness.js';

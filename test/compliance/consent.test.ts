@@ -284,7 +284,7 @@ describeEachDialect('the answer to a send says what the gate decided', (ctx) => 
     const org = (await db.selectFrom('leads').select('organization_id').where('id', '=', id).executeTakeFirstOrThrow())
       .organization_id;
     const { scheduleSend } = await import('../../src/messages/send.service.js');
-    const { findLead } = await import('../../src/leads/leads.repository.js');
+    const { findLead } = await import('../../src/lead-records/leads.repository.js');
     const row = (await findLead(db, org, id))!;
     const now = ts.clock.now();
     const ids = [];

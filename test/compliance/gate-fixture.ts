@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { checkOutbound, type GateDecision } from '../../src/compliance/gate.js';
-import type { LeadRow } from '../../src/leads/leads.repository.js';
+import type { LeadRow } from '../../src/lead-records/leads.repository.js';
 import { insertMessage } from '../../src/messages/messages.repository.js';
 import { addressDigests } from '../../src/platform/address-digest.js';
 import { openStore, type Store } from '../../src/platform/db/connect.js';

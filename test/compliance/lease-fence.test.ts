@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendRecordedMessage } from '../../src/channels/outbound.js';
 import { claimJobs, finishJob, holdsLease } from '../../src/jobs/jobs.repository.js';
 import type { ClaimedJob } from '../../src/jobs/names.js';
-import { findLead } from '../../src/leads/leads.repository.js';
+import { findLead } from '../../src/lead-records/leads.repository.js';
 import { findMessage } from '../../src/messages/messages.repository.js';
 import { scheduleSend } from '../../src/messages/send.service.js';
 import { createLead, dialects, startTestServer, type TestServer } from '../support/harness.js';

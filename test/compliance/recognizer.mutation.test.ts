@@ -8,7 +8,7 @@ import {
   type CustomKeywords,
   type Recognition,
 } from '../../src/compliance/opt-out-recognizer.js';
-import type { ChannelName } from '../../src/subscriptions/channels.js';
+import type { ChannelName } from '../../src/lead-records/channels.js';
 
 /**
  * Exact answers for the recogniser, one table row per rule it has: each

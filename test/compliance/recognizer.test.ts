@@ -10,7 +10,7 @@ import {
   withoutInvisibles,
   type Recognition,
 } from '../../src/compliance/opt-out-recognizer.js';
-import type { ChannelName } from '../../src/subscriptions/channels.js';
+import type { ChannelName } from '../../src/lead-records/channels.js';
 import { corpus, OUR_FOOTER } from './corpus/opt-outs.js';
 
 const CHANNELS: ChannelName[] = ['sms', 'voice', 'email'];

@@ -4,8 +4,8 @@ import { fieldOf, MappingError, parseMap, planColumns } from '../../src/imports/
 import { csvRecords, detectDelimiter } from '../../src/imports/csv-source.js';
 import { resolveBatch, type Entry } from '../../src/imports/resolve.js';
 import { readRow, type ImportedLead } from '../../src/imports/rows.js';
-import { mergeInfo } from '../../src/leads/additional-info.js';
-import type { LeadRow } from '../../src/leads/leads.repository.js';
+import { mergeInfo } from '../../src/lead-records/additional-info.js';
+import type { LeadRow } from '../../src/lead-records/leads.repository.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
 

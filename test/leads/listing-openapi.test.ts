@@ -2,7 +2,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import formatsPlugin from 'ajv-formats';
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
-import { insertTag } from '../../src/leads/leads.repository.js';
+import { insertTag } from '../../src/lead-records/leads.repository.js';
 import { SCOPES } from '../../src/platform/auth/scopes.js';
 import { newId } from '../../src/platform/ids.js';
 import { createLead, describeEachDialect, type Client } from '../support/harness.js';

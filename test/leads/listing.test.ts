@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { updateLead } from '../../src/leads/leads.repository.js';
+import { updateLead } from '../../src/lead-records/leads.repository.js';
 import { SCOPES } from '../../src/platform/auth/scopes.js';
 import { expectError } from '../support/assert.js';
 import type { V1Routes } from '../support/api.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { insertTag } from '../../src/leads/leads.repository.js';
+import { insertTag } from '../../src/lead-records/leads.repository.js';
 import { SCOPES } from '../../src/platform/auth/scopes.js';
 import { newId } from '../../src/platform/ids.js';
 import { expectError, sleep } from '../support/assert.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { checkOutbound } from '../../src/compliance/gate.js';
-import { findLead } from '../../src/leads/leads.repository.js';
+import { findLead } from '../../src/lead-records/leads.repository.js';
 import { readSettings } from '../../src/settings/settings.service.js';
 import { messages, until } from '../agent/helpers.js';
 import { LATE_NIGHT, MIDDAY, NEXT_MORNING } from '../support/clock-hours.js';

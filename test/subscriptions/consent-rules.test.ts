@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OPT_OUT_SOURCES, mayLift, strongerSource, type Lifter } from '../../src/subscriptions/consent-rules.js';
-import type { ChannelName } from '../../src/subscriptions/channels.js';
+import type { ChannelName } from '../../src/lead-records/channels.js';
 
 /**
  * Who may lift which opt-out (README, "Who may lift an opt-out"), written out

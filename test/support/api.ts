@@ -12,7 +12,7 @@ import { AgentTurn, ListTurnsReply } from '../../src/agent/turns.routes.js';
 import { DeliverabilityReply, OpeningsReply, SummaryReply } from '../../src/analytics/analytics.schemas.js';
 import { Appointment, AvailabilityReply, SlotsReply } from '../../src/appointments/appointments.schemas.js';
 import { Call, PlaceCallReply } from '../../src/calls/calls.routes.js';
-import { VoiceSettings } from '../../src/calls/voice-settings.js';
+import { VoiceSettings } from '../../src/call-records/voice-settings.js';
 import { CampaignWithCounts, ListCampaignsReply } from '../../src/campaigns/campaigns.schemas.js';
 import {
   CreateKeyReply,

@@ -644,7 +644,7 @@ export interface CallsTable {
   completed_event_at: ColumnType<string | null, string | null | undefined, string | null>;
   /** The follow-up step this call is (followups/), or null. */
   follow_up_step: ColumnType<number | null, number | null | undefined, number | null>;
-  /** The opening message this call speaks (0037, calls/opening-call.ts), or null. */
+  /** The opening message this call speaks (0037, call-records/waiting-calls.ts), or null. */
   message_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: string;
   updated_at: string;
@@ -675,7 +675,7 @@ export interface AppointmentsTable {
   updated_at: string;
 }
 
-/** A profile's call settings (0028, src/calls/voice-settings.ts), JSON text; no row: the defaults. */
+/** A profile's call settings (0028, src/call-records/voice-settings.ts), JSON text; no row: the defaults. */
 export interface ProfileVoiceTable {
   organization_id: string;
   profile_name: string;

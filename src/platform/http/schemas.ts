@@ -19,7 +19,18 @@ export const ErrorBody = Type.Object(
 
 export const MessageBody = Type.Object({ message: Type.String() });
 
+/** The path parameter of every `/v1/leads/{leadId}/...` route, whichever capability answers it. */
+export const LeadIdParams = Type.Object({ leadId: Type.String({ minLength: 1, maxLength: 200 }) });
+
 export const Channel = Type.Union([Type.Literal('sms'), Type.Literal('voice'), Type.Literal('email')]);
+
+/** A channel as a client may name it: `call` is the hosted service's name for `voice` (lead-records/channels.ts). */
+export const ChannelInput = Type.Union(
+  [Type.Literal('sms'), Type.Literal('voice'), Type.Literal('call'), Type.Literal('email')],
+  {
+    description: 'sms, voice or email; call is accepted as voice (the hosted service spells voice so)',
+  },
+);
 
 export const NextToken = Type.Union([Type.String(), Type.Null()], {
   description: 'Opaque cursor for the next page; null on the last page.',

@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 // Lead listing and tags (GET /v1/leads, PUT /v1/leads/{leadId}/tags):
 // - leads_created_idx: keyset pages in createdAt order (updatedAt has leads_updated_idx since 0001).
 // - deleted_leads: what the list shows of an erased lead, its id, when it was created and when it
-//   was erased; nothing personal (the erasure keeps nothing else, leads/leads.repository.ts).
+//   was erased; nothing personal (the erasure keeps nothing else, lead-records/leads.repository.ts).
 // - tags: the organization's tags, one id per name. A tag id was the id of one tag on one lead;
 //   replacing a lead's tags by ids needs ids that outlive a lead, so the same tag on two leads now
 //   has one id. lead_tags keeps a copy of name and condition (what the lead view reads) and is

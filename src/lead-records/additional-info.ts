@@ -1,6 +1,11 @@
 import type { OutboxEvent } from '../events/outbox.repository.js';
-import { parseInfo } from './leads.mapper.js';
 import type { LeadRow } from './leads.repository.js';
+
+/** The lead's additionalInfo column as an object; anything but a JSON object reads as {}. */
+export function parseInfo(text: string): Record<string, unknown> {
+  const value: unknown = JSON.parse(text);
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
 
 export type InfoChanges = Record<string, { old: unknown; new: unknown }>;
 

@@ -1,5 +1,5 @@
 import { DomainError } from '../platform/errors.js';
-import type { LeadRow } from '../leads/leads.repository.js';
+import type { LeadRow } from './leads.repository.js';
 
 export const CHANNELS = ['sms', 'voice', 'email'] as const;
 export type ChannelName = (typeof CHANNELS)[number];

@@ -1,5 +1,5 @@
 import { enqueueJob } from '../jobs/jobs.repository.js';
-import type { LeadRow } from '../leads/leads.repository.js';
+import type { LeadRow } from '../lead-records/leads.repository.js';
 import { insertMessage } from '../messages/messages.repository.js';
 import type { Db } from '../platform/db/schema.js';
 import { newId } from '../platform/ids.js';
@@ -68,4 +68,39 @@ export async function queueOpeningCall(trx: Db, o: OpeningCall): Promise<string>
   });
   await enqueueJob(trx, o.organizationId, 'call.place', { callId }, o.runAt, at);
   return messageId;
+}
+
+/**
+ * A follow-up step on the `call` channel, with Twilio configured: a live call
+ * whose greeting is the step's message, queued as a waiting call so its job
+ * asks the gate when it runs (calls/calls.service.ts runWaitingCall). Queued by
+ * followups/followup.job.ts, in its transaction.
+ */
+export async function queueFollowUpCall(
+  trx: Db,
+  organizationId: string,
+  lead: LeadRow,
+  step: number,
+  greeting: string,
+  voicemailEnabled: boolean | undefined,
+  now: Date,
+): Promise<string> {
+  const id = newId();
+  const at = now.toISOString();
+  const voice = await readVoiceSettings(trx, organizationId, lead.customer_profile);
+  await insertCall(trx, organizationId, {
+    id,
+    lead_id: lead.id,
+    direction: 'outbound',
+    status: 'waiting',
+    status_reason: `follow-up step ${step}`,
+    to_number: lead.phone,
+    voicemail_enabled: (voicemailEnabled ?? voice.voicemailEnabled ?? false) ? 1 : 0,
+    greeting,
+    follow_up_step: step,
+    created_at: at,
+    updated_at: at,
+  });
+  await enqueueJob(trx, organizationId, 'call.place', { callId: id }, new Date(at), at);
+  return id;
 }

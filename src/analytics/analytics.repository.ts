@@ -1,6 +1,8 @@
 import { sql, type ExpressionBuilder } from 'kysely';
+import { notInArray } from '../platform/db/arrays.js';
 import { runsInProcess } from '../platform/db/capabilities.js';
 import type { AnalyticsLatencyTable, Database, Db } from '../platform/db/schema.js';
+import { rememberedDays } from './day-percentiles.repository.js';
 import { percentiles } from './latency.js';
 
 export type LatencyDim = AnalyticsLatencyTable['dim'];
@@ -77,13 +79,14 @@ export interface LatencyRow {
 }
 
 /** The histogram rows of one slice (a union member: each slice keeps its own range of the primary key). */
-function latencySlice(db: Db, organizationId: string, dim: LatencyDim, slice: Slice) {
+function latencySlice(db: Db, organizationId: string, dim: LatencyDim, slice: Slice, leaveOut: readonly string[]) {
   return db
     .selectFrom('analytics_latency')
     .select(['period', 'value', 'kind', 'bucket', 'count'])
     .where('organization_id', '=', organizationId)
     .where('dim', '=', dim)
-    .where(periods(slice) as never);
+    .where(periods(slice) as never)
+    .where(notInArray(db, 'period', leaveOut));
 }
 
 /**
@@ -108,9 +111,26 @@ export async function latencyPercentiles(
   slices: readonly Slice[],
 ): Promise<LatencyRow[]> {
   if (slices.length === 0) return [];
-  if (runsInProcess(db)) return percentilesHere(db, organizationId, dim, by, slices);
-  let rows = latencySlice(db, organizationId, dim, slices[0]!);
-  for (const s of slices.slice(1)) rows = rows.unionAll(latencySlice(db, organizationId, dim, s));
+  const only = slices.length === 1 ? slices[0] : undefined;
+  // By day over one run of days: each day's percentiles are remembered until a fold changes the day.
+  if (by === 'period' && only && 'from' in only)
+    return rememberedDays(db, organizationId, dim, only.from, only.to, (leaveOut) =>
+      computePercentiles(db, organizationId, dim, by, slices, leaveOut),
+    );
+  return computePercentiles(db, organizationId, dim, by, slices, []);
+}
+
+async function computePercentiles(
+  db: Db,
+  organizationId: string,
+  dim: LatencyDim,
+  by: 'period' | 'value',
+  slices: readonly Slice[],
+  leaveOut: readonly string[],
+): Promise<LatencyRow[]> {
+  if (runsInProcess(db)) return percentilesHere(db, organizationId, dim, by, slices, leaveOut);
+  let rows = latencySlice(db, organizationId, dim, slices[0]!, leaveOut);
+  for (const s of slices.slice(1)) rows = rows.unionAll(latencySlice(db, organizationId, dim, s, leaveOut));
   const { rows: out } = await sql<{
     key: string;
     kind: 'sent' | 'delivered';
@@ -148,6 +168,7 @@ async function percentilesHere(
   dim: LatencyDim,
   by: 'period' | 'value',
   slices: readonly Slice[],
+  leaveOut: readonly string[],
 ): Promise<LatencyRow[]> {
   const groups = new Map<string, Map<number, number>>();
   const out: LatencyRow[] = [];
@@ -165,7 +186,7 @@ async function percentilesHere(
             .where(periods(slice) as never)
             .groupBy(['value', 'kind', 'bucket'])
             .execute()
-        : await daysHere(db, organizationId, dim, slice);
+        : await daysHere(db, organizationId, dim, slice, leaveOut);
     if (by === 'period') {
       out.push(...(rows as LatencyRow[]));
       continue;
@@ -191,12 +212,18 @@ async function percentilesHere(
  * the primary key's order (no sort: the table is clustered on it, 0036), joined
  * to each day's total; the same integer ranks as on PostgreSQL.
  */
-async function daysHere(db: Db, organizationId: string, dim: LatencyDim, slice: Slice): Promise<LatencyRow[]> {
+async function daysHere(
+  db: Db,
+  organizationId: string,
+  dim: LatencyDim,
+  slice: Slice,
+  leaveOut: readonly string[],
+): Promise<LatencyRow[]> {
   const where = sql`organization_id = ${organizationId} and dim = ${dim} and ${
     'months' in slice
       ? sql`period in (${sql.join(slice.months)})`
       : sql`period >= ${slice.from} and period <= ${slice.to} and length(period) = 10`
-  }`;
+  } and ${notInArray(db, 'period', leaveOut)}`;
   const { rows } = await sql<LatencyRow>`select w.period as key, w.kind as kind, t.total as count,
       min(case when w.cum * 2 >= t.total then w.bucket end) as p50,
       min(case when w.cum * 10 >= t.total * 9 then w.bucket end) as p90,

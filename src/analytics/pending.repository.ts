@@ -152,6 +152,28 @@ async function addUp(db: Db, rows: readonly PendingRow[]): Promise<void> {
     const sorted = [...byKey.keys()].sort().map((k) => byKey.get(k) as Cell);
     for (let i = 0; i < sorted.length; i += UPSERT_CHUNK) await upsert(db, target, sorted.slice(i, i + UPSERT_CHUNK));
   }
+  await newDayVersions(db, sums.get('analytics_latency'));
+}
+
+/** The days whose histograms this fold changed: their remembered percentiles are stale from its commit on. */
+async function newDayVersions(db: Db, latency: Map<string, Cell> | undefined): Promise<void> {
+  if (!latency) return;
+  const days = new Map<string, { organization_id: string; period: string; version: number }>();
+  for (const cell of latency.values()) {
+    const period = String(cell.period);
+    if (period.length !== 10) continue;
+    const organizationId = String(cell.organization_id);
+    days.set(`${organizationId}\u0000${period}`, { organization_id: organizationId, period, version: 1 });
+  }
+  if (days.size === 0) return;
+  const sorted = [...days.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, day]) => day);
+  await db
+    .insertInto('analytics_day_versions')
+    .values(sorted)
+    .onConflict((oc) =>
+      oc.columns(['organization_id', 'period']).doUpdateSet({ version: sql`analytics_day_versions.version + 1` }),
+    )
+    .execute();
 }
 
 async function upsert(db: Db, target: Target, cells: readonly Cell[]): Promise<void> {

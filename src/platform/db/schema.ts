@@ -400,6 +400,8 @@ export interface Database {
   analytics_numbers: AnalyticsNumbersTable;
   analytics_errors: AnalyticsErrorsTable;
   analytics_pending: AnalyticsPendingTable;
+  analytics_day_versions: AnalyticsDayVersionsTable;
+  analytics_day_percentiles: AnalyticsDayPercentilesTable;
 }
 
 /** One part of a hand-off alert that went out (0030): key = alert, recipient and channel. */
@@ -783,6 +785,27 @@ export interface AnalyticsPendingTable {
   cells: string;
   counter: string;
   amount: number;
+}
+
+/** How many folds changed an organization's day of histograms (0044, src/analytics/day-percentiles.repository.ts). */
+export interface AnalyticsDayVersionsTable {
+  organization_id: string;
+  period: string;
+  version: number;
+}
+
+/** One day's speed-to-lead percentiles, as computed at the day's `version` (0044). */
+export interface AnalyticsDayPercentilesTable {
+  organization_id: string;
+  dim: AnalyticsLatencyTable['dim'];
+  period: string;
+  value: string;
+  kind: 'sent' | 'delivered';
+  version: number;
+  count: ColumnType<number | string, number, number>;
+  p50: ColumnType<number | string | null, number | null, number | null>;
+  p90: ColumnType<number | string | null, number | null, number | null>;
+  p95: ColumnType<number | string | null, number | null, number | null>;
 }
 
 /** Failures per error code (0032); class null until a classifier names it. */

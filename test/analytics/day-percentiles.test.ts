@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { latencyPercentiles } from '../../src/analytics/analytics.repository.js';
+import { addPending, foldPending } from '../../src/analytics/pending.repository.js';
+import { openStore, type Store } from '../../src/platform/db/connect.js';
+import { migrateToLatest } from '../../src/platform/db/migrate.js';
+import { dialects, freshDatabase } from '../support/harness.js';
+
+/**
+ * A report by day remembers each day's percentiles until a fold changes that
+ * day (analytics/day-percentiles.repository.ts): a remembered day is read,
+ * not recomputed, and a fold that adds to a day makes the next report
+ * compute it again, while the other days stay remembered.
+ */
+
+const D1 = '2026-06-29';
+const D2 = '2026-06-30';
+
+for (const dialect of dialects()) {
+  describe(`remembered speed to lead by day (${dialect})`, () => {
+    let store: Store;
+    let drop: () => Promise<void>;
+    beforeAll(async () => {
+      const fresh = await freshDatabase(dialect);
+      drop = fresh.drop;
+      store = openStore(fresh.url);
+      await migrateToLatest(store);
+    });
+    afterAll(async () => {
+      await store.close();
+      await drop();
+    });
+
+    const org = 'org-days';
+    /** `n` first sends of `ms` on `day`, counted through the queue and folded, as the recorder does. */
+    async function sends(day: string, ms: number, n: number) {
+      await addPending(store.db, org, [
+        {
+          target: 'analytics_latency',
+          cells: [{ organization_id: org, dim: 'day', period: day, value: '', kind: 'sent', bucket: ms }],
+          counter: 'count',
+          amount: n,
+        },
+      ]);
+      await foldPending(store.db);
+    }
+    const byDay = async () =>
+      Object.fromEntries(
+        (await latencyPercentiles(store.db, org, 'day', 'period', [{ from: D1, to: D2 }])).map((r) => [
+          r.key,
+          [r.count, r.p50],
+        ]),
+      );
+
+    it('reads a remembered day until a fold changes it, and only that day', async () => {
+      await sends(D1, 10, 3);
+      await sends(D2, 20, 3);
+      expect(await byDay()).toEqual({ [D1]: [3, 10], [D2]: [3, 20] });
+      const kept = await store.db.selectFrom('analytics_day_percentiles').select(['period', 'p50']).execute();
+      expect(kept.map((r) => [r.period, Number(r.p50)]).sort()).toEqual([
+        [D1, 10],
+        [D2, 20],
+      ]);
+
+      // Written behind the fold's back (no new version): the report still answers what it remembered.
+      await store.db
+        .insertInto('analytics_latency')
+        .values({ organization_id: org, dim: 'day', period: D1, value: '', kind: 'sent', bucket: 90, count: 100 })
+        .execute();
+      expect(await byDay()).toEqual({ [D1]: [3, 10], [D2]: [3, 20] });
+
+      // A fold that adds to D2 makes D2 computed again (it now sees 5 of 50 ms); D1 stays remembered.
+      await sends(D2, 50, 5);
+      expect(await byDay()).toEqual({ [D1]: [3, 10], [D2]: [8, 50] });
+
+      // And one that adds to D1: computed from every row of the day, the one written behind its back included.
+      await sends(D1, 10, 1);
+      expect(await byDay()).toEqual({ [D1]: [104, 90], [D2]: [8, 50] });
+    });
+  });
+}

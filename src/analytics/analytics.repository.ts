@@ -1,11 +1,11 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import { notInArray } from '../platform/db/arrays.js';
 import { runsInProcess } from '../platform/db/capabilities.js';
-import type { AnalyticsLatencyTable, Database, Db } from '../platform/db/schema.js';
+import type { Database, Db } from '../platform/db/schema.js';
 import { rememberedDays } from './day-percentiles.repository.js';
-import { percentiles } from './latency.js';
+import { percentiles, type LatencyDim, type LatencyRow } from './latency.js';
 
-export type LatencyDim = AnalyticsLatencyTable['dim'];
+export type { LatencyDim, LatencyRow } from './latency.js';
 
 export interface CounterRow {
   key: string;
@@ -66,16 +66,6 @@ export async function sumCounters(
     for (const c of COUNTERS) out[c] = Number((r as Record<string, unknown>)[c] ?? 0);
     return out;
   });
-}
-
-/** Speed-to-lead percentiles of one group and kind, read from its histogram by the database. */
-export interface LatencyRow {
-  key: string;
-  kind: 'sent' | 'delivered';
-  count: number;
-  p50: number | null;
-  p90: number | null;
-  p95: number | null;
 }
 
 /** The histogram rows of one slice (a union member: each slice keeps its own range of the primary key). */

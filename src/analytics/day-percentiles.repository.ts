@@ -1,5 +1,5 @@
 import type { Db } from '../platform/db/schema.js';
-import type { LatencyDim, LatencyRow } from './analytics.repository.js';
+import type { LatencyDim, LatencyRow } from './latency.js';
 
 /** Rows per upsert (SQLite binds ten values a row). */
 const CHUNK = 500;

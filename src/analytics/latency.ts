@@ -1,3 +1,5 @@
+import type { AnalyticsLatencyTable } from '../platform/db/schema.js';
+
 /**
  * Speed to lead as a histogram (docs/analytics.md). A latency below 100 ms is
  * kept exactly; above, it falls in a geometric bucket 5 % wide and is stored as
@@ -42,4 +44,16 @@ export function percentiles(histogram: ReadonlyMap<number, number>): Percentiles
 export function errorCodeOf(reason: string | null): string {
   const m = /\b(\d{5})\b/.exec(reason ?? '');
   return m ? m[1]! : '';
+}
+
+export type LatencyDim = AnalyticsLatencyTable['dim'];
+
+/** Speed-to-lead percentiles of one group and kind, read from its histogram by the database. */
+export interface LatencyRow {
+  key: string;
+  kind: 'sent' | 'delivered';
+  count: number;
+  p50: number | null;
+  p90: number | null;
+  p95: number | null;
 }

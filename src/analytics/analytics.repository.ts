@@ -1,5 +1,4 @@
 import { sql, type ExpressionBuilder } from 'kysely';
-import { notInArray } from '../platform/db/arrays.js';
 import { runsInProcess } from '../platform/db/capabilities.js';
 import type { Database, Db } from '../platform/db/schema.js';
 import { rememberedDays } from './day-percentiles.repository.js';
@@ -69,14 +68,13 @@ export async function sumCounters(
 }
 
 /** The histogram rows of one slice (a union member: each slice keeps its own range of the primary key). */
-function latencySlice(db: Db, organizationId: string, dim: LatencyDim, slice: Slice, leaveOut: readonly string[]) {
+function latencySlice(db: Db, organizationId: string, dim: LatencyDim, slice: Slice) {
   return db
     .selectFrom('analytics_latency')
     .select(['period', 'value', 'kind', 'bucket', 'count'])
     .where('organization_id', '=', organizationId)
     .where('dim', '=', dim)
-    .where(periods(slice) as never)
-    .where(notInArray(db, 'period', leaveOut));
+    .where(periods(slice) as never);
 }
 
 /**
@@ -104,10 +102,10 @@ export async function latencyPercentiles(
   const only = slices.length === 1 ? slices[0] : undefined;
   // By day over one run of days: each day's percentiles are remembered until a fold changes the day.
   if (by === 'period' && only && 'from' in only)
-    return rememberedDays(db, organizationId, dim, only.from, only.to, (leaveOut) =>
-      computePercentiles(db, organizationId, dim, by, slices, leaveOut),
+    return rememberedDays(db, organizationId, dim, only.from, only.to, (runs) =>
+      computePercentiles(db, organizationId, dim, by, runs),
     );
-  return computePercentiles(db, organizationId, dim, by, slices, []);
+  return computePercentiles(db, organizationId, dim, by, slices);
 }
 
 async function computePercentiles(
@@ -116,11 +114,10 @@ async function computePercentiles(
   dim: LatencyDim,
   by: 'period' | 'value',
   slices: readonly Slice[],
-  leaveOut: readonly string[],
 ): Promise<LatencyRow[]> {
-  if (runsInProcess(db)) return percentilesHere(db, organizationId, dim, by, slices, leaveOut);
-  let rows = latencySlice(db, organizationId, dim, slices[0]!, leaveOut);
-  for (const s of slices.slice(1)) rows = rows.unionAll(latencySlice(db, organizationId, dim, s, leaveOut));
+  if (runsInProcess(db)) return percentilesHere(db, organizationId, dim, by, slices);
+  let rows = latencySlice(db, organizationId, dim, slices[0]!);
+  for (const s of slices.slice(1)) rows = rows.unionAll(latencySlice(db, organizationId, dim, s));
   const { rows: out } = await sql<{
     key: string;
     kind: 'sent' | 'delivered';
@@ -158,7 +155,6 @@ async function percentilesHere(
   dim: LatencyDim,
   by: 'period' | 'value',
   slices: readonly Slice[],
-  leaveOut: readonly string[],
 ): Promise<LatencyRow[]> {
   const groups = new Map<string, Map<number, number>>();
   const out: LatencyRow[] = [];
@@ -176,7 +172,7 @@ async function percentilesHere(
             .where(periods(slice) as never)
             .groupBy(['value', 'kind', 'bucket'])
             .execute()
-        : await daysHere(db, organizationId, dim, slice, leaveOut);
+        : await daysHere(db, organizationId, dim, slice);
     if (by === 'period') {
       out.push(...(rows as LatencyRow[]));
       continue;
@@ -202,18 +198,12 @@ async function percentilesHere(
  * the primary key's order (no sort: the table is clustered on it, 0036), joined
  * to each day's total; the same integer ranks as on PostgreSQL.
  */
-async function daysHere(
-  db: Db,
-  organizationId: string,
-  dim: LatencyDim,
-  slice: Slice,
-  leaveOut: readonly string[],
-): Promise<LatencyRow[]> {
+async function daysHere(db: Db, organizationId: string, dim: LatencyDim, slice: Slice): Promise<LatencyRow[]> {
   const where = sql`organization_id = ${organizationId} and dim = ${dim} and ${
     'months' in slice
       ? sql`period in (${sql.join(slice.months)})`
       : sql`period >= ${slice.from} and period <= ${slice.to} and length(period) = 10`
-  } and ${notInArray(db, 'period', leaveOut)}`;
+  }`;
   const { rows } = await sql<LatencyRow>`select w.period as key, w.kind as kind, t.total as count,
       min(case when w.cum * 2 >= t.total then w.bucket end) as p50,
       min(case when w.cum * 10 >= t.total * 9 then w.bucket end) as p90,

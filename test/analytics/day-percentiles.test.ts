@@ -12,6 +12,7 @@ import { dialects, freshDatabase } from '../support/harness.js';
  * compute it again, while the other days stay remembered.
  */
 
+const D0 = '2026-06-28';
 const D1 = '2026-06-29';
 const D2 = '2026-06-30';
 
@@ -45,7 +46,7 @@ for (const dialect of dialects()) {
     }
     const byDay = async () =>
       Object.fromEntries(
-        (await latencyPercentiles(store.db, org, 'day', 'period', [{ from: D1, to: D2 }])).map((r) => [
+        (await latencyPercentiles(store.db, org, 'day', 'period', [{ from: D0, to: D2 }])).map((r) => [
           r.key,
           [r.count, r.p50],
         ]),
@@ -55,10 +56,12 @@ for (const dialect of dialects()) {
       await sends(D1, 10, 3);
       await sends(D2, 20, 3);
       expect(await byDay()).toEqual({ [D1]: [3, 10], [D2]: [3, 20] });
-      const kept = await store.db.selectFrom('analytics_day_percentiles').select(['period', 'p50']).execute();
-      expect(kept.map((r) => [r.period, Number(r.p50)]).sort()).toEqual([
-        [D1, 10],
-        [D2, 20],
+      // D0 had no first send: kept as a quiet day (count 0), so the next report does not look at it again.
+      const kept = await store.db.selectFrom('analytics_day_percentiles').select(['period', 'count', 'p50']).execute();
+      expect(kept.map((r) => [r.period, Number(r.count), r.p50 === null ? null : Number(r.p50)]).sort()).toEqual([
+        [D0, 0, null],
+        [D1, 3, 10],
+        [D2, 3, 20],
       ]);
 
       // Written behind the fold's back (no new version): the report still answers what it remembered.
@@ -75,6 +78,10 @@ for (const dialect of dialects()) {
       // And one that adds to D1: computed from every row of the day, the one written behind its back included.
       await sends(D1, 10, 1);
       expect(await byDay()).toEqual({ [D1]: [104, 90], [D2]: [8, 50] });
+
+      // The quiet day's first send gives it a version: it is computed and reported.
+      await sends(D0, 5, 2);
+      expect(await byDay()).toEqual({ [D0]: [2, 5], [D1]: [104, 90], [D2]: [8, 50] });
     });
   });
 }

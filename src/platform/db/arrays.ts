@@ -88,10 +88,3 @@ export async function insertRows<T extends keyof Database & string>(
     await db.executeQuery(CompiledQuery.raw(sqliteInsertText(table, columns, part.length), values));
   }
 }
-
-/** `column NOT IN (values)`, bound as one parameter like `inArray`; true for an empty list. */
-export function notInArray(db: Db, column: string, values: readonly string[]): RawBuilder<SqlBool> {
-  if (values.length === 0) return sql<SqlBool>`1 = 1`;
-  if (dialectOf(db) === 'postgres') return sql<SqlBool>`not (${sql.ref(column)} = any(${[...values]}::text[]))`;
-  return sql<SqlBool>`${sql.ref(column)} not in (select value from json_each(${JSON.stringify(values)}))`;
-}

@@ -63,7 +63,13 @@ function useSimulatedCall(playgroundId: string, onTurnDone: () => void) {
     timer.current = undefined;
     setSpeaking(false);
   };
-  useEffect(() => () => (stopSpeaking(), socket.current?.close()), []);
+  useEffect(
+    () => () => {
+      stopSpeaking();
+      socket.current?.close();
+    },
+    [],
+  );
 
   const send = (m: object) => socket.current?.send(JSON.stringify(m));
   const start = async () => {
@@ -236,11 +242,19 @@ function Sandbox({ playground, onChange }: { playground: Playground; onChange: (
             </form>
             <fieldset class="keypad">
               <legend>Keypad</legend>
-              {KEYS.map((k) => (
-                <button type="button" class="secondary" key={k} onClick={() => call.press(k)} aria-label={`Press ${k}`}>
-                  {k}
-                </button>
-              ))}
+              <div class="keys">
+                {KEYS.map((k) => (
+                  <button
+                    type="button"
+                    class="secondary"
+                    key={k}
+                    onClick={() => call.press(k)}
+                    aria-label={`Press ${k}`}
+                  >
+                    {k}
+                  </button>
+                ))}
+              </div>
             </fieldset>
           </>
         )}

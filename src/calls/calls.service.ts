@@ -146,6 +146,8 @@ async function judge(
   lead: LeadRow,
   now: Date,
   overrideBusinessHours: boolean,
+  /** A person's message sent as a call (message-call.ts): judged as their message, with its sendWhenOff. */
+  byPerson?: { sendWhenOff: boolean },
 ): Promise<Judged> {
   const settings = await readSettings(trx, organizationId);
   let decision = callDecision(
@@ -153,16 +155,17 @@ async function judge(
       lead,
       channel: 'voice',
       purpose: 'conversation',
-      sendWhenOff: false,
-      automated: true,
+      sendWhenOff: byPerson?.sendWhenOff ?? false,
+      // A person's message sent as a call is asked about as their message was (sendMessage): not automated.
+      automated: byPerson === undefined,
       settings,
       now,
       overrideBusinessHours,
     }),
   );
-  // The gate counts the automated messages sent; a call is an automated contact too.
+  // The gate counts the automated messages sent; a call is an automated contact too (a person's is not).
   const cap = settings.frequencyCap;
-  if (decision.status !== 'blocked' && cap) {
+  if (decision.status !== 'blocked' && cap && !byPerson) {
     const since = new Date(now.getTime() - DAY_MS).toISOString();
     const contacts =
       (await countAutomatedSince(trx, organizationId, lead.id, since)) +
@@ -325,6 +328,8 @@ async function dial(
         updated_at: started,
       });
       // An opening call's message went out with it: sent, and the cadence arms as after any sent opening.
+      // A person's message sent as a call (message-call.ts) arms the cadence as their sent message would.
+      const spoken = call.message_id !== null ? await findMessage(trx, organizationId, call.message_id) : undefined;
       if (call.message_id !== null) {
         await setMessageStatus(trx, organizationId, call.message_id, { status: 'sent', reason: null, at: started });
         await followUpAfterSend(
@@ -334,10 +339,10 @@ async function dial(
             lead_id: lead.id,
             direction: 'outbound',
             purpose: 'conversation',
-            is_ai_generated: 1,
+            is_ai_generated: spoken?.is_ai_generated ?? 1,
             is_follow_up: 0,
             follow_up_step: null,
-            schedule_follow_ups: null,
+            schedule_follow_ups: spoken?.schedule_follow_ups ?? null,
           },
           startedAt,
         );
@@ -441,7 +446,8 @@ export async function runWaitingCall(deps: Deps, organizationId: string, callId:
         await setMessageStatus(trx, organizationId, opening.id, { status, code, reason, at });
     };
     if (call.message_id && opening?.status !== 'scheduled') {
-      await stop('blocked', opening?.status_code ?? null, `its opening message was ${opening?.status ?? 'erased'}`);
+      const which = call.placed_by_person === 1 ? 'its message' : 'its opening message';
+      await stop('blocked', opening?.status_code ?? null, `${which} was ${opening?.status ?? 'erased'}`);
       return null;
     }
     if (!lead?.phone) {
@@ -452,7 +458,15 @@ export async function runWaitingCall(deps: Deps, organizationId: string, callId:
       await stop('failed', null, 'Twilio is not configured on this server');
       return null;
     }
-    const j = await judge(trx, deps, organizationId, lead, now, false);
+    const j = await judge(
+      trx,
+      deps,
+      organizationId,
+      lead,
+      now,
+      call.override_business_hours === 1,
+      call.placed_by_person === 1 ? { sendWhenOff: call.send_when_off === 1 } : undefined,
+    );
     const d = j.decision;
     if (d.status === 'dialing' && !j.from) {
       await stop('failed', null, 'no sending number');

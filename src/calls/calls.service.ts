@@ -653,6 +653,28 @@ async function announceCompleted(trx: Db, organizationId: string, callId: string
   ]);
 }
 
+/**
+ * An inbound call ends with its relay session (or its transfer): Twilio posts
+ * no status callback for a call it delivered to the number's webhook, so the
+ * `<Connect action>` (or the transfer's `<Dial action>`) is where Parley
+ * learns it is over. Its duration runs from the answer; `call.completed` is
+ * announced as for an outbound call (once: a later status callback, when the
+ * number has one, finds it done).
+ */
+async function endInboundCall(trx: Db, organizationId: string, call: CallRow, at: string): Promise<void> {
+  if (call.direction !== 'inbound' || call.ended_at !== null) return;
+  const from = call.answered_at ?? call.created_at;
+  const duration = Math.max(0, Math.round((Date.parse(at) - Date.parse(from)) / 1000));
+  await updateCall(trx, organizationId, call.id, {
+    status: 'completed',
+    outcome: call.outcome ?? 'completed',
+    ended_at: at,
+    duration_seconds: duration,
+    updated_at: at,
+  });
+  await announceCompleted(trx, organizationId, call.id, at);
+}
+
 const MACHINE = /^(machine_|fax)/;
 
 /**
@@ -737,8 +759,14 @@ export async function afterRelay(
     const call = await findCall(trx, organizationId, callId);
     if (!call) return HANG_UP;
     const handoff = parseHandoff(hook.HandoffData ?? call.handoff_data);
-    if (handoff.reasonCode === 'opted-out') return sayAndHangUp(OPTED_OUT_GOODBYE);
-    if (handoff.reasonCode !== 'live-agent-handoff' || !call.lead_id) return HANG_UP;
+    if (handoff.reasonCode === 'opted-out') {
+      await endInboundCall(trx, organizationId, call, at);
+      return sayAndHangUp(OPTED_OUT_GOODBYE);
+    }
+    if (handoff.reasonCode !== 'live-agent-handoff' || !call.lead_id) {
+      await endInboundCall(trx, organizationId, call, at);
+      return HANG_UP;
+    }
     const lead = await findLead(trx, organizationId, call.lead_id, true);
     if (!lead) return HANG_UP;
     const voice = await readVoiceSettings(trx, organizationId, lead.customer_profile);
@@ -757,6 +785,7 @@ export async function afterRelay(
     if (lead.is_ai_on === 1) await updateLead(trx, organizationId, lead.id, { is_ai_on: 0, updated_at: at });
     if (!to) {
       await emitEvents(trx, organizationId, at, events);
+      await endInboundCall(trx, organizationId, { ...call, summary: summary ?? call.summary }, at);
       return sayAndHangUp(TRANSFER_UNAVAILABLE);
     }
     await updateCall(trx, organizationId, call.id, { outcome: 'transferred', updated_at: at });
@@ -791,14 +820,22 @@ export async function afterTransferDial(
   callId: string,
   dialStatus: string | undefined,
 ): Promise<string> {
-  if (dialStatus === 'completed' || dialStatus === 'answered') return HANG_UP;
   const at = deps.clock.now().toISOString();
+  if (dialStatus === 'completed' || dialStatus === 'answered') {
+    // The lead talked with the person: the transferred call is over now.
+    await deps.db.transaction().execute(async (trx) => {
+      const call = await findCall(trx, organizationId, callId);
+      if (call) await endInboundCall(trx, organizationId, call, at);
+    });
+    return HANG_UP;
+  }
   await deps.db.transaction().execute(async (trx) => {
     const call = await findCall(trx, organizationId, callId);
     if (!call?.lead_id) return;
     const lead = await findLead(trx, organizationId, call.lead_id);
     if (!lead) return;
     await updateCall(trx, organizationId, call.id, { outcome: 'transfer-unanswered', updated_at: at });
+    await endInboundCall(trx, organizationId, { ...call, outcome: 'transfer-unanswered' }, at);
     const summary = parseHandoff(call.handoff_data).summary ?? call.summary ?? '';
     await emitEvents(trx, organizationId, at, [
       notificationEvent(

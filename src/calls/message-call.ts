@@ -3,7 +3,7 @@ import { findLead } from '../leads/leads.repository.js';
 import { findMessage } from '../messages/messages.repository.js';
 import type { Deps } from '../platform/deps.js';
 import { newId } from '../platform/ids.js';
-import { insertCall } from './calls.repository.js';
+import { findCallForMessage, insertCall } from './calls.repository.js';
 import { runWaitingCall } from './calls.service.js';
 import { readVoiceSettings } from './voice-settings.js';
 
@@ -27,12 +27,7 @@ export async function callForMessage(
   const callId = await deps.db.transaction().execute(async (trx) => {
     const message = await findMessage(trx, organizationId, payload.messageId);
     if (message?.status !== 'scheduled' || message.channel !== 'voice') return null;
-    const existing = await trx
-      .selectFrom('calls')
-      .select('id')
-      .where('organization_id', '=', organizationId)
-      .where('message_id', '=', message.id)
-      .executeTakeFirst();
+    const existing = await findCallForMessage(trx, organizationId, message.id);
     if (existing) return existing.id;
     const lead = await findLead(trx, organizationId, message.lead_id, true);
     if (!lead) return null;

@@ -49,7 +49,7 @@ export class DbCallLedger implements CallLedger {
       updated_at: at,
     });
     // The welcome greeting is spoken by ConversationRelay itself as the call connects.
-    // An opening call's greeting is already its opening message (opening-call.ts): not stored twice.
+    // An opening call's greeting is already its opening message (call-records/waiting-calls.ts): not stored twice.
     if (!call.greeting) return { greeting: undefined };
     if (call.message_id) {
       await this.utterance(this.deps.db, call.message_id, 'outbound', call.greeting, at);

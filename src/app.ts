@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import websocket from '@fastify/websocket';
 import type { Deps } from './platform/deps.js';
 import { registerAuthentication } from './platform/auth/authenticate.js';
 import { registerEmptyBodyDefault, registerJsonParser } from './platform/http/body.js';
@@ -51,11 +52,15 @@ import { consoleKeyRoutes } from './console-api/keys.routes.js';
 import { consoleReadRoutes } from './console-api/reads.routes.js';
 import { consoleEventRoutes } from './console-api/events.routes.js';
 import { consoleStaticRoutes } from './console-api/static.routes.js';
+import { consolePlaygroundRoutes } from './console-api/playground.routes.js';
 import { handoffRoutes } from './handoffs/handoffs.routes.js';
 import { consoleRepRoutes } from './handoffs/me.routes.js';
 import { Handoff, Rep } from './handoffs/handoffs.schemas.js';
 
 /** Builds the HTTP app without listening (tests and server.ts both use it). */
+/** Messages bigger than this are neither ConversationRelay's nor the playground's. */
+const MAX_WEBSOCKET_MESSAGE_BYTES = 64 * 1024;
+
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
@@ -114,6 +119,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     }
   });
 
+  // WebSockets (ConversationRelay's, the console playground's), once for the whole server: the plugin routes every upgrade.
+  await app.register(websocket, { options: { maxPayload: MAX_WEBSOCKET_MESSAGE_BYTES } });
   await app.register(
     async (v1) => {
       registerOpenApiRoute(v1);
@@ -158,6 +165,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       await consoleApi.register(consoleReadRoutes(deps));
       await consoleApi.register(consoleEventRoutes(deps));
       await consoleApi.register(consoleRepRoutes(deps));
+      await consoleApi.register(consolePlaygroundRoutes(deps));
     },
     { prefix: '/console/api' },
   );

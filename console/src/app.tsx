@@ -14,6 +14,7 @@ import { KeysPage } from './pages/keys';
 import { UsersPage } from './pages/users';
 import { HandoffBadge, HandoffsPage } from './pages/handoffs';
 import { AnalyticsPage } from './pages/analytics';
+import { PlaygroundPage } from './pages/playground';
 import { UserText } from './user-text';
 
 const NAV: { href: string; label: string; admin?: boolean }[] = [
@@ -21,6 +22,7 @@ const NAV: { href: string; label: string; admin?: boolean }[] = [
   { href: '/leads', label: 'Leads' },
   { href: '/handoffs', label: 'My hand-offs' },
   { href: '/profiles', label: 'Profiles' },
+  { href: '/playground', label: 'Playground' },
   { href: '/analytics', label: 'Analytics' },
   { href: '/webhooks', label: 'Webhooks', admin: true },
   { href: '/settings', label: 'Settings' },
@@ -45,6 +47,8 @@ function Routes({ path, user }: { path: string; user: User }) {
       return <HandoffsPage />;
     case '/analytics':
       return <AnalyticsPage />;
+    case '/playground':
+      return <PlaygroundPage />;
   }
   if (canAdmin(user.role)) {
     if (path === '/webhooks') return <WebhooksPage />;

@@ -144,3 +144,17 @@ export async function countDialledSince(
     .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
+
+/** The call that speaks a message (calls.message_id: an opening, or a message sent as a call), if one was made. */
+export async function findCallForMessage(
+  db: Db,
+  organizationId: string,
+  messageId: string,
+): Promise<{ id: string } | undefined> {
+  return db
+    .selectFrom('calls')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('message_id', '=', messageId)
+    .executeTakeFirst();
+}

@@ -152,6 +152,8 @@ async function judge(
   lead: LeadRow,
   now: Date,
   overrideBusinessHours: boolean,
+  /** A person's message sent as a call (message-call.ts): judged as their message, with its sendWhenOff. */
+  byPerson?: { sendWhenOff: boolean },
 ): Promise<Judged> {
   const settings = await readSettings(trx, organizationId);
   let decision = callDecision(
@@ -159,16 +161,17 @@ async function judge(
       lead,
       channel: 'voice',
       purpose: 'conversation',
-      sendWhenOff: false,
-      automated: true,
+      sendWhenOff: byPerson?.sendWhenOff ?? false,
+      // A person's message sent as a call is asked about as their message was (sendMessage): not automated.
+      automated: byPerson === undefined,
       settings,
       now,
       overrideBusinessHours,
     }),
   );
-  // The gate counts the automated messages sent; a call is an automated contact too.
+  // The gate counts the automated messages sent; a call is an automated contact too (a person's is not).
   const cap = settings.frequencyCap;
-  if (decision.status !== 'blocked' && cap) {
+  if (decision.status !== 'blocked' && cap && !byPerson) {
     const since = new Date(now.getTime() - DAY_MS).toISOString();
     const contacts =
       (await countAutomatedSince(trx, organizationId, lead.id, since)) +
@@ -331,6 +334,8 @@ async function dial(
         updated_at: started,
       });
       // An opening call's message went out with it: sent, and the cadence arms as after any sent opening.
+      // A person's message sent as a call (message-call.ts) arms the cadence as their sent message would.
+      const spoken = call.message_id !== null ? await findMessage(trx, organizationId, call.message_id) : undefined;
       if (call.message_id !== null) {
         await setMessageStatus(trx, organizationId, call.message_id, { status: 'sent', reason: null, at: started });
         await followUpAfterSend(
@@ -340,10 +345,10 @@ async function dial(
             lead_id: lead.id,
             direction: 'outbound',
             purpose: 'conversation',
-            is_ai_generated: 1,
+            is_ai_generated: spoken?.is_ai_generated ?? 1,
             is_follow_up: 0,
             follow_up_step: null,
-            schedule_follow_ups: null,
+            schedule_follow_ups: spoken?.schedule_follow_ups ?? null,
           },
           startedAt,
         );
@@ -412,7 +417,8 @@ export async function runWaitingCall(deps: Deps, organizationId: string, callId:
         await setMessageStatus(trx, organizationId, opening.id, { status, code, reason, at });
     };
     if (call.message_id && opening?.status !== 'scheduled') {
-      await stop('blocked', opening?.status_code ?? null, `its opening message was ${opening?.status ?? 'erased'}`);
+      const which = call.placed_by_person === 1 ? 'its message' : 'its opening message';
+      await stop('blocked', opening?.status_code ?? null, `${which} was ${opening?.status ?? 'erased'}`);
       return null;
     }
     if (!lead?.phone) {
@@ -423,7 +429,15 @@ export async function runWaitingCall(deps: Deps, organizationId: string, callId:
       await stop('failed', null, 'Twilio is not configured on this server');
       return null;
     }
-    const j = await judge(trx, deps, organizationId, lead, now, false);
+    const j = await judge(
+      trx,
+      deps,
+      organizationId,
+      lead,
+      now,
+      call.override_business_hours === 1,
+      call.placed_by_person === 1 ? { sendWhenOff: call.send_when_off === 1 } : undefined,
+    );
     const d = j.decision;
     if (d.status === 'dialing' && !j.from) {
       await stop('failed', null, 'no sending number');
@@ -610,6 +624,28 @@ async function announceCompleted(trx: Db, organizationId: string, callId: string
   ]);
 }
 
+/**
+ * An inbound call ends with its relay session (or its transfer): Twilio posts
+ * no status callback for a call it delivered to the number's webhook, so the
+ * `<Connect action>` (or the transfer's `<Dial action>`) is where Parley
+ * learns it is over. Its duration runs from the answer; `call.completed` is
+ * announced as for an outbound call (once: a later status callback, when the
+ * number has one, finds it done).
+ */
+async function endInboundCall(trx: Db, organizationId: string, call: CallRow, at: string): Promise<void> {
+  if (call.direction !== 'inbound' || call.ended_at !== null) return;
+  const from = call.answered_at ?? call.created_at;
+  const duration = Math.max(0, Math.round((Date.parse(at) - Date.parse(from)) / 1000));
+  await updateCall(trx, organizationId, call.id, {
+    status: 'completed',
+    outcome: call.outcome ?? 'completed',
+    ended_at: at,
+    duration_seconds: duration,
+    updated_at: at,
+  });
+  await announceCompleted(trx, organizationId, call.id, at);
+}
+
 const MACHINE = /^(machine_|fax)/;
 
 /**
@@ -694,8 +730,14 @@ export async function afterRelay(
     const call = await findCall(trx, organizationId, callId);
     if (!call) return HANG_UP;
     const handoff = parseHandoff(hook.HandoffData ?? call.handoff_data);
-    if (handoff.reasonCode === 'opted-out') return sayAndHangUp(OPTED_OUT_GOODBYE);
-    if (handoff.reasonCode !== 'live-agent-handoff' || !call.lead_id) return HANG_UP;
+    if (handoff.reasonCode === 'opted-out') {
+      await endInboundCall(trx, organizationId, call, at);
+      return sayAndHangUp(OPTED_OUT_GOODBYE);
+    }
+    if (handoff.reasonCode !== 'live-agent-handoff' || !call.lead_id) {
+      await endInboundCall(trx, organizationId, call, at);
+      return HANG_UP;
+    }
     const lead = await findLead(trx, organizationId, call.lead_id, true);
     if (!lead) return HANG_UP;
     const voice = await readVoiceSettings(trx, organizationId, lead.customer_profile);
@@ -714,6 +756,7 @@ export async function afterRelay(
     if (lead.is_ai_on === 1) await updateLead(trx, organizationId, lead.id, { is_ai_on: 0, updated_at: at });
     if (!to) {
       await emitEvents(trx, organizationId, at, events);
+      await endInboundCall(trx, organizationId, { ...call, summary: summary ?? call.summary }, at);
       return sayAndHangUp(TRANSFER_UNAVAILABLE);
     }
     await updateCall(trx, organizationId, call.id, { outcome: 'transferred', updated_at: at });
@@ -748,14 +791,22 @@ export async function afterTransferDial(
   callId: string,
   dialStatus: string | undefined,
 ): Promise<string> {
-  if (dialStatus === 'completed' || dialStatus === 'answered') return HANG_UP;
   const at = deps.clock.now().toISOString();
+  if (dialStatus === 'completed' || dialStatus === 'answered') {
+    // The lead talked with the person: the transferred call is over now.
+    await deps.db.transaction().execute(async (trx) => {
+      const call = await findCall(trx, organizationId, callId);
+      if (call) await endInboundCall(trx, organizationId, call, at);
+    });
+    return HANG_UP;
+  }
   await deps.db.transaction().execute(async (trx) => {
     const call = await findCall(trx, organizationId, callId);
     if (!call?.lead_id) return;
     const lead = await findLead(trx, organizationId, call.lead_id);
     if (!lead) return;
     await updateCall(trx, organizationId, call.id, { outcome: 'transfer-unanswered', updated_at: at });
+    await endInboundCall(trx, organizationId, { ...call, outcome: 'transfer-unanswered' }, at);
     const summary = parseHandoff(call.handoff_data).summary ?? call.summary ?? '';
     await emitEvents(trx, organizationId, at, [
       notificationEvent(

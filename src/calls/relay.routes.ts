@@ -1,9 +1,9 @@
-import websocket from '@fastify/websocket';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../platform/deps.js';
 import { DomainError, Forbidden } from '../platform/errors.js';
 import { validTwilioSignature } from '../providers/twilio/signature.js';
+import { DbCallLedger } from './call-ledger.js';
 import { CallSession } from './call-session.js';
 
 class TwilioNotConfigured extends DomainError<'not_configured'> {
@@ -17,9 +17,6 @@ const RelayQuery = Type.Object({
   call: Type.String({ minLength: 1, maxLength: 200 }),
 });
 
-/** Messages bigger than this are not ConversationRelay's. */
-const MAX_MESSAGE_BYTES = 64 * 1024;
-
 /**
  * ConversationRelay's WebSocket (docs/voice.md). Twilio opens it with an
  * X-Twilio-Signature over the URL it connected to (`wss` from an https
@@ -31,8 +28,6 @@ const MAX_MESSAGE_BYTES = 64 * 1024;
 export const relayRoutes =
   (deps: Deps): FastifyPluginAsyncTypebox =>
   async (app) => {
-    await app.register(websocket, { options: { maxPayload: MAX_MESSAGE_BYTES } });
-
     app.addHook('onRequest', async (req) => {
       const twilio = deps.config.twilio;
       if (!twilio) throw new TwilioNotConfigured();
@@ -53,12 +48,17 @@ export const relayRoutes =
       },
       (socket, req) => {
         const { org, call } = req.query;
-        const session = new CallSession(deps, org, call, {
-          send: (message) => {
-            if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+        const session = new CallSession(
+          deps,
+          new DbCallLedger(deps, org, call),
+          {
+            send: (message) => {
+              if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+            },
+            close: () => socket.close(1000),
           },
-          close: () => socket.close(1000),
-        });
+          call,
+        );
         socket.on('message', (data, isBinary) => {
           if (!isBinary) session.handle(data.toString());
         });

@@ -67,6 +67,13 @@ export const JOB_PAYLOAD_SCHEMAS = {
     /** The waiting call (calls row). */
     callId: Id,
   }),
+  /** A message sent with channel voice (sendMessage) becomes a live call whose greeting it is (calls/message-call.ts). */
+  'message.call': Type.Object({
+    messageId: Id,
+    sendWhenOff: Type.Boolean(),
+    /** Lifts the organization's own contact hours (sendMessage `overrideBusinessHours`), never the legal window. */
+    overrideBusinessHours: Type.Optional(Type.Boolean()),
+  }),
   /** A reminder before an appointment, or the no-show follow-up: a message through the gate (appointments/reminder.job.ts). */
   'appointment.remind': Type.Object({
     appointmentId: Id,

@@ -39,6 +39,8 @@ export interface ScheduledSend {
   campaignId?: string | null;
   /** The lead's inbound message this answers (an AI reply, a confirmation): the gate's reply window counts from it. */
   inReplyTo?: string;
+  /** Spoken on a live call whose greeting it is (sendMessage on voice with Twilio): `message.call` instead of `message.send`. */
+  byCall?: boolean;
 }
 
 /**
@@ -72,6 +74,15 @@ export async function scheduleSend(db: Db, s: ScheduledSend): Promise<string> {
   const base = s.notBefore
     ? { messageId: id, sendWhenOff: s.sendWhenOff, notBefore: s.notBefore.toISOString() }
     : { messageId: id, sendWhenOff: s.sendWhenOff };
+  if (s.byCall) {
+    const call = {
+      messageId: id,
+      sendWhenOff: s.sendWhenOff,
+      ...(s.overrideBusinessHours ? { overrideBusinessHours: true } : {}),
+    };
+    await enqueueJob(db, s.organizationId, 'message.call', call, s.runAt, s.now);
+    return id;
+  }
   const payload = s.overrideBusinessHours ? { ...base, overrideBusinessHours: true } : base;
   await enqueueJob(db, s.organizationId, 'message.send', payload, s.runAt, s.now);
   return id;
@@ -125,6 +136,8 @@ export async function sendMessage(deps: Deps, organizationId: string, leadId: st
       blocked,
       waiting,
       notBefore: waiting && runAt > now ? runAt : undefined,
+      // With Twilio, a voice message is a live call whose greeting it is (calls/message-call.ts, docs/voice.md).
+      byCall: channel === 'voice' && deps.config.twilio !== null,
     });
     // A person writing to (or calling) the lead is the first human touch of its open hand-off (src/handoffs/).
     if (!blocked)

@@ -1,3 +1,4 @@
+import { callForMessage } from '../calls/message-call.js';
 import { runAgentTurn } from '../agent/turn.js';
 import { runOpening } from '../agent/opening.js';
 import { sendRecordedMessage } from '../channels/outbound.js';
@@ -27,6 +28,7 @@ export const jobHandlers: JobHandlers = {
   'handoff.escalate': { run: (deps, job) => runHandoffEscalation(deps, job.organizationId, job.payload) },
   'owner.alert': { run: (deps, job) => runOwnerAlert(deps, job.organizationId, job.payload, job.id) },
   'call.place': { run: (deps, job) => runWaitingCall(deps, job.organizationId, job.payload.callId) },
+  'message.call': { run: (deps, job) => callForMessage(deps, job.organizationId, job.payload) },
   'appointment.remind': { run: (deps, job) => runAppointmentReminder(deps, job.organizationId, job.payload) },
   'appointment.invite': { run: (deps, job) => runAppointmentInvite(deps, job.organizationId, job.payload) },
 };

@@ -125,9 +125,12 @@ export async function consoleSnapshot(): Promise<string> {
 }
 
 /** The real server (SQLite unless told) with the built console, and one user of each role in organization acme (the harness's `ts.acme` key). */
-export async function startConsoleServer(dialect: Dialect = 'sqlite'): Promise<ConsoleServer> {
+export async function startConsoleServer(
+  dialect: Dialect = 'sqlite',
+  env: Record<string, string> = {},
+): Promise<ConsoleServer> {
   const dir = await consoleSnapshot();
-  const ts = await startTestServer(dialect, { ...FAST_WEBHOOKS, PARLEY_CONSOLE_DIR: dir });
+  const ts = await startTestServer(dialect, { ...FAST_WEBHOOKS, ...env, PARLEY_CONSOLE_DIR: dir });
   const users = {} as Record<Role, ConsoleUser>;
   for (const role of ['admin', 'agent', 'viewer'] as const) {
     const email = `${role}-${process.pid}@example.com`;

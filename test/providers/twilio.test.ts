@@ -153,6 +153,33 @@ describeEachDialect(
       return { id: await createLead(acme, { phone, ...fields }), phone };
     }
 
+    /**
+     * A recorded call (say, then gather one answer): what the agent's own answer on the voice channel
+     * still is (docs/voice.md). The lead answered a call (the gather webhook), so the scripted agent
+     * asks its profile's question on voice. sendMessage with channel voice is a live call instead
+     * (test/voice/message-calls.test.ts).
+     */
+    async function recordedCall(question: string) {
+      const profile = `recorded-${Math.random().toString(36).slice(2, 8)}`;
+      expect((await acme.post('/customerProfiles', { name: profile, questions: [question] })).status).toBe(201);
+      const { id, phone } = await lead({ customerProfile: profile, isAiOn: true });
+      const gathered = await webhook(ctx(), '/v1/providers/twilio/voice/gather', {
+        AccountSid: SID,
+        CallSid: `CA${Math.random().toString(16).slice(2).padEnd(32, '0')}`,
+        CallStatus: 'in-progress',
+        Direction: 'outbound-api',
+        From: ACME,
+        To: phone,
+        SpeechResult: 'Hello?',
+      });
+      expect(gathered.status).toBe(200);
+      const ms = await until(
+        () => messages(acme, id),
+        (all) => all.some((x) => x.direction === 'outbound' && (x.status === 'sent' || x.status === 'failed')),
+      );
+      return { id, phone, m: ms.find((x) => x.direction === 'outbound')! };
+    }
+
     describe('sending', () => {
       it('sends an SMS with a Messages.json POST from the organization number to the lead', async () => {
         const ts = ctx();
@@ -171,21 +198,17 @@ describeEachDialect(
         expect(await providerIdOf(ts, m.id)).toBe(sent[0]!.sid);
       });
 
-      it('calls the lead with Calls.json: TwiML that says the message and gathers speech', async () => {
+      it("an agent's answer on the voice channel is the recorded call: Calls.json with TwiML that says it and gathers speech", async () => {
         const ts = ctx();
-        const { id, phone } = await lead();
         const tag = Math.random().toString(36).slice(2, 8);
-        const m = await sendAndSettle(acme, id, {
-          message: `Your viewing ${tag} is at 5 <pm> & bring "ID"`,
-          channel: 'voice',
-        });
-        expect(m).toMatchObject({ status: 'sent', channel: 'voice' });
+        const { m, phone } = await recordedCall(`Is your viewing ${tag} at 5 <pm> & will you bring "ID"?`);
+        expect(m).toMatchObject({ status: 'sent', channel: 'voice', direction: 'outbound' });
         const calls = fake.accepted('Calls', (p) => p.Twiml?.includes(tag) ?? false);
         expect(calls).toHaveLength(1);
         const { params } = calls[0]!;
         expect(params).toMatchObject({ To: phone, From: ACME, StatusCallback: `${PUBLIC}/v1/providers/twilio/status` });
         expect(params.Twiml).toBe(
-          `<Response><Say>Your viewing ${tag} is at 5 &lt;pm&gt; &amp; bring &quot;ID&quot;</Say>` +
+          `<Response><Say>Is your viewing ${tag} at 5 &lt;pm&gt; &amp; will you bring &quot;ID&quot;?</Say>` +
             `<Gather input="speech" action="${PUBLIC}/v1/providers/twilio/voice/gather" method="POST"/></Response>`,
         );
         expect(await providerIdOf(ts, m.id)).toBe(calls[0]!.sid);
@@ -570,8 +593,7 @@ describeEachDialect(
 
       it('maps call outcomes: completed is delivered, no-answer is undelivered', async () => {
         const ts = ctx();
-        const { id, phone } = await lead();
-        const m = await sendAndSettle(acme, id, { message: `call status ${Math.random()}`, channel: 'voice' });
+        const { id, phone, m } = await recordedCall(`call status ${Math.random()}?`);
         const sid = (await providerIdOf(ts, m.id))!;
         const report = (status: string) =>
           webhook(ts, '/v1/providers/twilio/status', {

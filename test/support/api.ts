@@ -13,6 +13,11 @@ import { DeliverabilityReply, OpeningsReply, SummaryReply } from '../../src/anal
 import { Appointment, AvailabilityReply, SlotsReply } from '../../src/appointments/appointments.schemas.js';
 import { Call, PlaceCallReply } from '../../src/calls/calls.routes.js';
 import { VoiceSettings } from '../../src/call-records/voice-settings.js';
+import {
+  CallReply as PlaygroundCallReply,
+  PlaygroundReply,
+  TextReply as PlaygroundTextReply,
+} from '../../src/console-api/playground.routes.js';
 import { CampaignWithCounts, ListCampaignsReply } from '../../src/campaigns/campaigns.schemas.js';
 import {
   CreateKeyReply,
@@ -161,6 +166,10 @@ export const CONSOLE_RESPONSES = {
   'PATCH /console/api/users/:id': User,
   'GET /console/api/me/rep': Rep,
   'PUT /console/api/me/away': Rep,
+  'POST /console/api/playground': PlaygroundReply,
+  'GET /console/api/playground/:id': PlaygroundReply,
+  'POST /console/api/playground/:id/messages': PlaygroundTextReply,
+  'POST /console/api/playground/:id/call': PlaygroundCallReply,
 } satisfies Record<string, TSchema>;
 
 type Answers<T extends Record<string, TSchema>> = { [K in keyof T]: Static<T[K]> };

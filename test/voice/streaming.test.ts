@@ -9,9 +9,11 @@ import { createLead, describeEachDialect, uniquePhone, type Client } from '../su
 import { openAiAgentEnv } from '../agent/helpers.js';
 import { makeRep } from '../handoffs/support.js';
 import { Receiver } from '../support/receiver.js';
+import { signedWebhook } from '../support/twilio-webhooks.js';
 import { FAST_WEBHOOKS, registerEndpoint } from '../support/webhooks.js';
 import {
   ALWAYS_OPEN,
+  PUBLIC,
   callback,
   pathOf,
   placeCall,
@@ -37,10 +39,11 @@ describeEachDialect(
   'Live calls with a streaming model',
   (ctx) => {
     let acme: Client;
+    const OURS = sendingNumber();
     startEachTestInDaytime(ctx);
     beforeAll(async () => {
       acme = ctx().acme;
-      expect((await acme.patch('/settings', { ...ALWAYS_OPEN, sendingNumber: sendingNumber() })).status).toBe(200);
+      expect((await acme.patch('/settings', { ...ALWAYS_OPEN, sendingNumber: OURS })).status).toBe(200);
       expect((await acme.post('/customerProfiles', { name: 'sales' })).status).toBe(201);
       expect((await acme.call('PUT', '/customerProfiles/sales/voice', { transferNumber: TRANSFER_TO })).status).toBe(
         200,
@@ -94,6 +97,61 @@ describeEachDialect(
         'We have slots on Monday.',
       ]);
       relay.close();
+    });
+
+    it('an inbound call holds a multi-turn conversation with the streaming model, and announces call.completed when it ends', async () => {
+      // One endpoint at a time on the receiver: it checks signatures with the latest secret.
+      const endpoint = await registerEndpoint(acme, receiver, ['call.completed']);
+      const phone = uniquePhone();
+      const id = await createLead(acme, { phone, customerProfile: 'sales', firstName: 'Ina', isAiOn: true });
+      const sid = `CA${'7'.repeat(32)}`;
+      const answered = await signedWebhook(ctx(), PUBLIC, TOKEN, '/v1/providers/twilio/voice', {
+        From: phone,
+        To: OURS,
+        CallSid: sid,
+        Direction: 'inbound',
+      });
+      expect(answered.status).toBe(200);
+      const twiml = String(answered.body);
+      const relay = await connectRelay(ctx().url, twimlAttr(twiml, 'ConversationRelay', 'url')!, TOKEN);
+      relay.setup(sid, { direction: 'inbound' });
+      model.program(
+        phone,
+        stream(['Happy', ' to', ' help', '.'], { tokenMs: 10 }),
+        stream(['Monday', ' at', ' ten', ' works', '.'], { tokenMs: 10 }),
+      );
+      expect(await relay.say('Hi, I am calling about the move')).toBe('Happy to help.');
+      expect(await relay.say('Can you come Monday?')).toBe('Monday at ten works.');
+      const req = model.requestsFor(phone);
+      expect(req.map((r) => r.body.stream)).toEqual([true, true]);
+      expect(JSON.stringify(req[1]!.body.messages)).toContain('Happy to help.');
+      const said = await until(
+        () => voiceMessages(acme, id),
+        (ms) => ms.length >= 5,
+      );
+      expect(said.slice(1).map((m) => [m.direction, m.content.text])).toEqual([
+        ['inbound', 'Hi, I am calling about the move'],
+        ['outbound', 'Happy to help.'],
+        ['inbound', 'Can you come Monday?'],
+        ['outbound', 'Monday at ten works.'],
+      ]);
+      relay.close();
+      // Twilio sends no status callback for a call to the number: the session's end ends the call.
+      ctx().clock.advance(40_000);
+      const after = await callback(ctx(), twimlAttr(twiml, 'Connect', 'action')!, {
+        CallSid: sid,
+        SessionStatus: 'ended',
+      });
+      expect(String(after.body)).toContain('<Hangup/>');
+      const got = await until(
+        () => receiver.received.filter((r) => r.json.event === 'call.completed' && JSON.stringify(r.json).includes(id)),
+        (r) => r.length >= 1,
+      );
+      expect(JSON.stringify(got[0]!.json)).toContain('"direction":"INBOUND"');
+      const calls = (await acme.get(`/leads/${id}/calls`)).body.calls;
+      expect(calls[0]).toMatchObject({ direction: 'INBOUND', status: 'completed' });
+      expect(calls[0]!.durationSeconds).toBeGreaterThanOrEqual(40);
+      expect((await acme.call('DELETE', `/webhooks/${endpoint.id}`)).status).toBe(200);
     });
 
     it('an interruption drops the rest of the answer and stores only what the lead heard', async () => {

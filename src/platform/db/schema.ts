@@ -648,6 +648,12 @@ export interface CallsTable {
   follow_up_step: ColumnType<number | null, number | null | undefined, number | null>;
   /** The opening message this call speaks (0037, call-records/waiting-calls.ts), or null. */
   message_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** 1: a person's message sent as a call (0040, sendMessage with channel voice): the gate asks as for their message. */
+  placed_by_person: ColumnType<number | null, number | null | undefined, number | null>;
+  /** 1: the sender lifted the organization's contact hours for it (0040). */
+  override_business_hours: ColumnType<number | null, number | null | undefined, number | null>;
+  /** 1: the sender asked for it to go with the AI off (0040, sendMessage sendWhenOff). */
+  send_when_off: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: string;
   updated_at: string;
 }

@@ -48,6 +48,7 @@ import { registerConsoleHeaders } from './console-api/headers.js';
 import { consoleSessionRoutes } from './console-api/session.routes.js';
 import { consoleUserRoutes } from './console-api/users.routes.js';
 import { consoleKeyRoutes } from './console-api/keys.routes.js';
+import { consoleInboxRoutes } from './console-api/inbox.routes.js';
 import { consoleReadRoutes } from './console-api/reads.routes.js';
 import { consoleEventRoutes } from './console-api/events.routes.js';
 import { consoleStaticRoutes } from './console-api/static.routes.js';
@@ -156,6 +157,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       await consoleApi.register(consoleUserRoutes(deps));
       await consoleApi.register(consoleKeyRoutes(deps));
       await consoleApi.register(consoleReadRoutes(deps));
+      await consoleApi.register(consoleInboxRoutes(deps));
       await consoleApi.register(consoleEventRoutes(deps));
       await consoleApi.register(consoleRepRoutes(deps));
     },

@@ -30,6 +30,21 @@ export async function findDelivery(
     .executeTakeFirst();
 }
 
+/**
+ * The lead's events: every payload names its lead as `"leadId":"<uuid>"` (the
+ * same match erasure uses, events/outbox.repository.ts), so this reads the
+ * organization's events once; the deliveries are then probed by event. A UUID
+ * only: nothing of a LIKE pattern reaches the query.
+ */
+function eventsOfLead(db: Db, organizationId: string, leadId: string) {
+  if (!/^[0-9a-f-]{36}$/i.test(leadId)) throw new Error(`eventsOfLead: not a UUID: ${leadId}`);
+  return db
+    .selectFrom('events')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('payload', 'like', `%"leadId":"${leadId.toLowerCase()}"%`);
+}
+
 /** Newest first: the latest attempts are what an operator looks for. */
 export async function listDeliveries(
   db: Db,
@@ -37,7 +52,7 @@ export async function listDeliveries(
   endpointId: string,
   beforeId: string | undefined,
   limit: number,
-  filter: { status?: string; eventType?: string } = {},
+  filter: { status?: string; eventType?: string; leadId?: string } = {},
 ): Promise<DeliveryRow[]> {
   let q = db
     .selectFrom('webhook_deliveries')
@@ -47,6 +62,7 @@ export async function listDeliveries(
   if (beforeId) q = q.where('id', '<', beforeId);
   if (filter.status) q = q.where('status', '=', filter.status as DeliveryRow['status']);
   if (filter.eventType) q = q.where('event_type', '=', filter.eventType);
+  if (filter.leadId) q = q.where('event_id', 'in', eventsOfLead(db, organizationId, filter.leadId));
   return q
     .orderBy('id', 'desc')
     .limit(limit + 1)

@@ -20,6 +20,7 @@ export async function listDeliveries(deps: Deps, organizationId: string, endpoin
   const rows = await deliveries.listDeliveries(deps.db, organizationId, endpointId, decodeCursor(q.nextToken), limit, {
     status: q.status,
     eventType: q.eventType,
+    leadId: q.leadId,
   });
   const { items, nextToken } = page(rows, limit);
   return { deliveries: items.map(toDeliveryView), nextToken };

@@ -15,8 +15,10 @@ import { Call, PlaceCallReply } from '../../src/calls/calls.routes.js';
 import { VoiceSettings } from '../../src/calls/voice-settings.js';
 import { CampaignWithCounts, ListCampaignsReply } from '../../src/campaigns/campaigns.schemas.js';
 import {
+  ConsoleMessagesReply,
   CreateKeyReply,
   CreateUserReply,
+  InboxReply,
   KeysReply,
   ReadsReply,
   SessionReply,
@@ -154,6 +156,8 @@ export const CONSOLE_RESPONSES = {
   'GET /console/api/keys': KeysReply,
   'POST /console/api/keys': CreateKeyReply,
   'GET /console/api/reads': ReadsReply,
+  'GET /console/api/inbox': InboxReply,
+  'GET /console/api/leads/:leadId/messages': ConsoleMessagesReply,
   'POST /console/api/login': SessionReply,
   'GET /console/api/session': SessionReply,
   'GET /console/api/users': UsersReply,

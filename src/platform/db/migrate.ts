@@ -31,6 +31,7 @@ import * as analytics from './migrations/0032_analytics.js';
 import * as importWarnings from './migrations/0033_import_warnings.js';
 import * as analyticsOverallMonths from './migrations/0036_analytics_overall_months.js';
 import * as openingCalls from './migrations/0037_opening_calls.js';
+import * as messageSubject from './migrations/0038_message_subject.js';
 
 /** Migrations are listed here in order (no directory scan: works from src and dist alike). */
 export const migrations: Record<string, Migration> = {
@@ -65,6 +66,7 @@ export const migrations: Record<string, Migration> = {
   '0033_import_warnings': importWarnings,
   '0036_analytics_overall_months': analyticsOverallMonths,
   '0037_opening_calls': openingCalls,
+  '0038_message_subject': messageSubject,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

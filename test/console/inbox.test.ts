@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import { expect, it } from 'vitest';
+import { SCOPES } from '../../src/platform/auth/scopes.js';
+import { describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
+import { FAST_WEBHOOKS, receiverPool, registerEndpoint } from '../support/webhooks.js';
+import { consoleClient, request } from './support.js';
+
+/**
+ * The console's inbox and conversation reads (console-api/inbox.routes.ts):
+ * conversations only, a true count, pages; an email's subject apart from its
+ * body, while /v1 answers exactly what it always did. Each test has its own
+ * organization, so counts are exact.
+ */
+async function org(ts: TestServer) {
+  const name = `inbox-${randomUUID().slice(0, 8)}`;
+  const client = await ts.clientWithScopes([...SCOPES], name);
+  const viewer = await consoleClient(ts, 'viewer', name);
+  return { client, viewer };
+}
+
+async function lead(client: Client, fields: Record<string, unknown> = {}): Promise<string> {
+  const res = await client.post('/leads/create', { firstName: 'L', phone: uniquePhone(), isAiOn: false, ...fields });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.id;
+}
+
+const say = async (client: Client, body: Record<string, unknown>) => {
+  const res = await client.post('/inbound', body);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+};
+
+describeEachDialect('console inbox: conversations, a true count, pages, and an email subject apart', (ctx) => {
+  it("keeps an inbound email's subject apart for the console; /v1 still folds it into the text", async () => {
+    const ts = ctx();
+    const { client, viewer } = await org(ts);
+    const email = `ines.${randomUUID().slice(0, 6)}@example.com`;
+    const id = await lead(client, { firstName: 'Ines', email });
+    await say(client, { channel: 'email', from: email, subject: 'Quote for the roof', text: 'Can you come Tuesday?' });
+    await say(client, { channel: 'email', from: email, text: 'And no subject this time.' });
+
+    const mine = await viewer.call('GET', `/console/api/leads/${id}/messages`);
+    expect(mine.status).toBe(200);
+    expect(mine.body.messages.map((m) => [m.subject, m.content.text])).toEqual([
+      ['Quote for the roof', 'Can you come Tuesday?'],
+      [null, 'And no subject this time.'],
+    ]);
+    // The public API's shape and text are what they were before the subject had a column of its own.
+    const v1 = await client.get(`/leads/${id}/messages`);
+    expect(v1.body.messages.map((m: { content: unknown }) => m.content)).toEqual([
+      { text: 'Quote for the roof\n\nCan you come Tuesday?' },
+      { text: 'And no subject this time.' },
+    ]);
+    expect(Object.keys(v1.body.messages[0])).not.toContain('subject');
+    expect((await viewer.call('GET', `/v1/leads/${id}/messages`)).body).toEqual(v1.body);
+
+    // The inbox's preview: the last message, subject apart; /v1's lastMessage folds it, as before.
+    await say(client, { channel: 'email', from: email, subject: 'Re: Quote', text: 'Tuesday works.' });
+    const inbox = await viewer.call('GET', '/console/api/inbox');
+    expect(inbox.body.conversations[0]!.lastMessage).toMatchObject({ subject: 'Re: Quote', text: 'Tuesday works.' });
+    const listed = await client.get('/leads?hasMessages=true');
+    expect(listed.body.leads[0].lastMessage.text).toBe('Re: Quote\n\nTuesday works.');
+    expect(Object.keys(listed.body.leads[0].lastMessage)).not.toContain('subject');
+    // Another organization's lead is missing, as everywhere.
+    const other = await consoleClient(ts, 'viewer', `other-${randomUUID().slice(0, 8)}`);
+    expect((await other.call('GET', `/console/api/leads/${id}/messages`)).status).toBe(404);
+  });
+
+  it('lists conversations only, with the true count under the filters, and pages through them', async () => {
+    const ts = ctx();
+    const { client, viewer } = await org(ts);
+    const talkers: string[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      const phone = uniquePhone();
+      talkers.push(await lead(client, { firstName: `Talker${i}`, phone }));
+      await say(client, { channel: 'sms', from: phone, text: `hello ${i}` });
+    }
+    for (let i = 0; i < 3; i += 1) await lead(client, { firstName: `Silent${i}` });
+    const mailer = `mia.${randomUUID().slice(0, 6)}@example.com`;
+    const mia = await lead(client, { firstName: 'Mia', email: mailer, phone: undefined });
+    await say(client, { channel: 'email', from: mailer, text: 'by email' });
+
+    const first = await viewer.call('GET', '/console/api/inbox?limit=4');
+    expect(first.status).toBe(200);
+    expect(first.body.total).toBe(6);
+    expect(first.body.conversations).toHaveLength(4);
+    expect(first.body.nextToken).toEqual(expect.any(String));
+    const second = await viewer.call('GET', `/console/api/inbox?limit=4&nextToken=${first.body.nextToken}`);
+    expect(second.body.total).toBe(6);
+    expect(second.body.nextToken).toBeNull();
+    const seen = [...first.body.conversations, ...second.body.conversations].map((c) => c.id);
+    // Newest activity first, each conversation once, no silent lead.
+    expect(seen).toEqual([mia, ...[...talkers].reverse()]);
+
+    const byEmail = await viewer.call('GET', '/console/api/inbox?channel=email');
+    expect(byEmail.body).toMatchObject({ total: 1, nextToken: null });
+    expect(byEmail.body.conversations.map((c) => c.id)).toEqual([mia]);
+    const named = await viewer.call('GET', '/console/api/inbox?search=talker');
+    expect(named.body.total).toBe(5);
+    expect((await viewer.call('GET', '/console/api/inbox?needsAttention=true')).body.total).toBe(6);
+    expect((await viewer.call('GET', '/console/api/inbox?channel=fax')).status).toBe(400);
+    expect((await viewer.call('GET', '/console/api/inbox?limit=501')).status).toBe(400);
+    expect((await request(ts, 'GET', '/console/api/inbox')).status).toBe(401);
+  });
+});
+
+describeEachDialect(
+  'webhook deliveries filtered by lead',
+  (ctx) => {
+    const receiver = receiverPool();
+
+    it("lists only the deliveries of one lead's events, paged, beside the event and status filters", async () => {
+      const ts = ctx();
+      const { client } = await org(ts);
+      const r = await receiver();
+      const endpoint = await registerEndpoint(client, r, ['optOut']);
+      const a = await lead(client);
+      const b = await lead(client);
+      for (const id of [a, b]) expect((await client.post(`/leads/${id}/unsubscribe`, {})).status).toBe(200);
+      // Two optOut events each (sms and voice).
+      await r.until(() => r.acknowledged.length === 4);
+      const path = `/webhooks/${endpoint.id}/deliveries`;
+      const bodiesOf = async (ids: { id: string }[]) =>
+        Promise.all(ids.map(async (d) => (await client.get(`${path}/${d.id}`)).body.body.data.leadId as string));
+
+      const ofA = await client.get(`${path}?leadId=${a}`);
+      expect(ofA.status).toBe(200);
+      expect(ofA.body.deliveries).toHaveLength(2);
+      expect(await bodiesOf(ofA.body.deliveries)).toEqual([a, a]);
+      const page1 = await client.get(`${path}?leadId=${b}&limit=1`);
+      expect(page1.body.deliveries).toHaveLength(1);
+      const page2 = await client.get(`${path}?leadId=${b}&limit=1&nextToken=${page1.body.nextToken}`);
+      expect(page2.body.deliveries).toHaveLength(1);
+      expect(page2.body.deliveries[0].id).not.toBe(page1.body.deliveries[0].id);
+      expect(await bodiesOf([...page1.body.deliveries, ...page2.body.deliveries])).toEqual([b, b]);
+      expect((await client.get(`${path}?leadId=${b}&status=failed`)).body.deliveries).toEqual([]);
+      expect((await client.get(`${path}?leadId=${b}&eventType=leadTagged`)).body.deliveries).toEqual([]);
+      expect((await client.get(`${path}?leadId=${randomUUID()}`)).body.deliveries).toEqual([]);
+      const bad = await client.get(`${path}?leadId=${encodeURIComponent('%')}`);
+      expect(bad.status).toBe(400);
+    });
+  },
+  FAST_WEBHOOKS,
+);

@@ -19,6 +19,12 @@ function MessageItem({ m }: { m: Message }) {
         </span>
         <time dateTime={m.createdAt}>{when(m.createdAt)}</time>
       </div>
+      {m.subject && (
+        <p class="msg-subject">
+          <span class="sr-only">Subject: </span>
+          <UserText text={m.subject} />
+        </p>
+      )}
       {/* Lead-supplied text: always rendered as text, never as markup. */}
       <p class="msg-text">
         <UserText text={m.content.text} />

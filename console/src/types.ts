@@ -79,6 +79,8 @@ export interface Message {
   scheduledTime: string | null;
   /** An email's subject line, apart from `content.text` (GET /console/api/leads/{id}/messages); null otherwise. */
   subject?: string | null;
+  /** compliance and stop_confirmation: written by Parley itself (an opt-out's confirmation), not the team. */
+  purpose?: 'conversation' | 'compliance' | 'stop_confirmation';
 }
 
 export interface ConsentRecord {

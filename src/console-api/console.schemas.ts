@@ -103,6 +103,8 @@ export const InboxReply = Type.Object({
 });
 
 export const ConsoleMessagesReply = Type.Object({
-  messages: Type.Array(Type.Intersect([Type.Ref(Message), Type.Object({ subject: Subject })])),
+  messages: Type.Array(
+    Type.Intersect([Type.Ref(Message), Type.Object({ subject: Subject, purpose: LastMessage.properties.purpose })]),
+  ),
   nextToken: NextToken,
 });

@@ -60,6 +60,15 @@ describeEachDialect('console inbox: conversations, a true count, pages, and an e
     const listed = (await client.get('/leads?hasMessages=true')).body.leads as unknown as { lastMessage: object }[];
     expect(listed[0]!.lastMessage).toMatchObject({ text: 'Re: Quote\n\nTuesday works.' });
     expect(Object.keys(listed[0]!.lastMessage)).not.toContain('subject');
+    // Parley's own STOP confirmation is told from the team's words.
+    const phone = uniquePhone();
+    const stopper = await lead(client, { phone });
+    await say(client, { channel: 'sms', from: phone, text: 'STOP' });
+    const stopped = await viewer.call('GET', `/console/api/leads/${stopper}/messages`);
+    expect(stopped.body.messages.map((m) => [m.direction, m.purpose])).toEqual([
+      ['inbound', 'conversation'],
+      ['outbound', 'stop_confirmation'],
+    ]);
     // Another organization's lead is missing, as everywhere.
     const other = await consoleClient(ts, 'viewer', `other-${randomUUID().slice(0, 8)}`);
     expect((await other.call('GET', `/console/api/leads/${id}/messages`)).status).toBe(404);

@@ -118,6 +118,42 @@ describeWithBrowser('console in the browser: the first week', () => {
     expect(page.url()).toContain(id);
   });
 
+  it('labels the STOP confirmation Automatic, in the language of the opt-out, and names who acted in the consent history', async () => {
+    const phone = uniquePhone();
+    const id = await createLead(server.ts.acme, {
+      firstName: 'Sofia',
+      lastName: 'Baja',
+      phone,
+      email: `sofia.${process.pid}@example.com`,
+      isAiOn: false,
+    });
+    expect((await server.ts.acme.post('/inbound', { channel: 'sms', from: phone, text: 'BAJA' })).status).toBe(200);
+    await page.goto(`/console/leads/${id}`);
+    const reply = page.locator('.thread .msg.outbound');
+    await expect.poll(() => reply.locator('.msg-meta').textContent(), { timeout: 20_000 }).toMatch(/^Automatic · SMS/);
+    expect(await reply.locator('.msg-text').textContent()).toMatch(/dado de baja/);
+    await page.goto('/console/');
+    await row('Sofia Baja')
+      .getByText(/^Automatic: .*dado de baja/)
+      .waitFor();
+
+    // The consent history names the key by its prefix and name, and a console action by the user's email.
+    await page.goto(`/console/leads/${id}`);
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Unsubscribe email' }).click();
+    const history = page.locator('section[aria-labelledby="consent-title"]');
+    await history.getByText(`by ${server.users.admin.email}`).waitFor();
+    expect(await history.textContent()).not.toMatch(/key:session:|by key:[0-9a-f]/);
+    expect((await server.ts.acme.post(`/leads/${id}/unsubscribe`, { channels: ['voice'] })).status).toBe(200);
+    await page.reload();
+    await history
+      .getByText(/by key pk_\w+…/)
+      .first()
+      .waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'lead-stop-es-consent');
+  });
+
   it("filters an endpoint's deliveries by lead, from the lead's page", async () => {
     const receiver = await new Receiver().start();
     try {

@@ -38,6 +38,7 @@ import { settingsRoutes } from './settings/settings.routes.js';
 import { consentRoutes } from './subscriptions/consent.routes.js';
 import { subscriptionRoutes } from './subscriptions/subscriptions.routes.js';
 import { campaignRoutes } from './campaigns/campaigns.routes.js';
+import { consoleWebhookRoutes } from './webhooks/console.routes.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
 import { sendingNumberRoutes } from './sending-numbers/sending-numbers.routes.js';
 import { ping } from './platform/db/ping.js';
@@ -160,6 +161,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       await consoleApi.register(consoleInboxRoutes(deps));
       await consoleApi.register(consoleEventRoutes(deps));
       await consoleApi.register(consoleRepRoutes(deps));
+      await consoleApi.register(consoleWebhookRoutes(deps));
     },
     { prefix: '/console/api' },
   );

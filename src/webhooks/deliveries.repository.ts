@@ -127,16 +127,21 @@ export async function claimDueDeliveries(
   }));
 }
 
-/** Delivery outcomes, many rows per statement: one round trip per kind of outcome, not per delivery. */
+/**
+ * Delivery outcomes, many rows per statement: one round trip per kind of outcome, not per delivery.
+ * `answer` (one JSON line) is appended to each row's answers in the same statement.
+ */
 export async function updateDeliveries(
   db: Db,
   keys: readonly RowKey[],
   patch: Updateable<WebhookDeliveriesTable>,
+  answer?: string,
 ): Promise<void> {
+  const set = answer === undefined ? patch : { ...patch, answers: sql<string>`coalesce(answers, '') || ${answer}` };
   for (let i = 0; i < keys.length; i += 200)
     await db
       .updateTable('webhook_deliveries')
-      .set(patch)
+      .set(set)
       .where(byKeys(keys.slice(i, i + 200)))
       .execute();
 }
@@ -161,7 +166,14 @@ export async function clearDeliveryErrorsMentioning(
     .where('organization_id', '=', organizationId)
     .where((eb) => eb.or(addresses.map((a) => mentions('last_error', a))))
     .executeTakeFirst();
-  return Number(res.numUpdatedRows);
+  // Each attempt's answer (0039) holds the same free text: the history goes whole.
+  const history = await db
+    .updateTable('webhook_deliveries')
+    .set({ answers: null })
+    .where('organization_id', '=', organizationId)
+    .where((eb) => eb.or(addresses.map((a) => mentions('answers', a))))
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) + Number(history.numUpdatedRows);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { SCOPES } from '../../src/platform/auth/scopes.js';
+import { until } from '../support/assert.js';
 import { describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
 import { FAST_WEBHOOKS, receiverPool, registerEndpoint } from '../support/webhooks.js';
 import { consoleClient, request } from './support.js';
@@ -157,6 +158,49 @@ describeEachDialect(
       expect((await list(`leadId=${randomUUID()}`)).deliveries).toEqual([]);
       const bad = await client.get(`/webhooks/${endpoint.id}/deliveries?leadId=${encodeURIComponent('%')}`);
       expect(bad.status).toBe(400);
+    });
+
+    it("keeps each attempt's answer of a delivery, for the console's admins", async () => {
+      const ts = ctx();
+      const name = `answers-${randomUUID().slice(0, 8)}`;
+      const admin = await consoleClient(ts, 'admin', name);
+      const viewer = await consoleClient(ts, 'viewer', name);
+      const keyed = await ts.clientWithScopes([...SCOPES], name);
+      const seen = new Map<string, number>();
+      const r = await receiver((req, res) => {
+        const id = String(req.headers['webhook-id']);
+        const n = (seen.get(id) ?? 0) + 1;
+        seen.set(id, n);
+        if (n === 1) res.writeHead(500).end();
+        else if (n === 2) res.writeHead(503).end();
+        else res.writeHead(200).end('{}');
+      });
+      const endpoint = await registerEndpoint(keyed, r, ['optOut']);
+      const id = await lead(keyed);
+      expect((await keyed.post(`/leads/${id}/unsubscribe`, { channels: ['sms'] })).status).toBe(200);
+      await r.until(() => r.acknowledged.length === 1);
+      const [delivery] = (
+        await until(
+          () => keyed.get(`/webhooks/${endpoint.id}/deliveries`),
+          (res) => (res.body as { deliveries: { status: string }[] }).deliveries[0]?.status === 'succeeded',
+        )
+      ).body.deliveries as { id: string; attempts: number }[];
+      expect(delivery!.attempts).toBe(3);
+      const path = `/console/api/webhooks/${endpoint.id}/deliveries/${delivery!.id}/answers` as const;
+      const answers = await admin.call('GET', path);
+      expect(answers.status).toBe(200);
+      expect(answers.body.answers.map((a) => a.statusCode)).toEqual([500, 503, 200]);
+      expect(answers.body.answers.every((a) => !Number.isNaN(Date.parse(a.at)))).toBe(true);
+      // /v1 keeps its shape: the last answer only.
+      const one = (await keyed.get(`/webhooks/${endpoint.id}/deliveries/${delivery!.id}`)).body as object;
+      expect(Object.keys(one)).not.toContain('answers');
+      expect((await viewer.call('GET', path)).status).toBe(403);
+      expect(
+        (await admin.call('GET', `/console/api/webhooks/${endpoint.id}/deliveries/${randomUUID()}/answers`)).status,
+      ).toBe(404);
+      // Another organization's admin finds no such endpoint.
+      const stranger = await consoleClient(ts, 'admin', `stranger-${randomUUID().slice(0, 8)}`);
+      expect((await stranger.call('GET', path)).status).toBe(404);
     });
   },
   FAST_WEBHOOKS,

@@ -169,8 +169,10 @@ describeWithBrowser('console in the browser: the first week', () => {
       expect(await section.getByLabel('Lead id').inputValue()).toBe(a);
       const rows = section.getByRole('row').filter({ hasText: 'optOut' });
       await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(2);
-      await rows.first().getByText('Body').click();
+      await rows.first().getByText('Body and answers').click();
       await section.getByText(`"leadId": "${a}"`).first().waitFor();
+      // Each attempt's answer: this receiver took the first.
+      await section.getByRole('list', { name: "Each attempt's answer" }).getByText(/: 200$/).first().waitFor();
       expect(await section.getByText(`"leadId": "${b}"`).count()).toBe(0);
       expect(await seriousViolations(page)).toEqual([]);
       await screenshot(page, 'webhooks-lead-filter');

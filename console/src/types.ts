@@ -33,6 +33,8 @@ export interface LastMessage {
   purpose?: 'conversation' | 'compliance' | 'stop_confirmation';
   /** The message's state: a blocked or failed one never reached the lead. */
   status?: string;
+  /** An email's subject line, apart from `text` (GET /console/api/inbox); null otherwise. */
+  subject?: string | null;
 }
 
 export interface Lead {
@@ -75,6 +77,10 @@ export interface Message {
   statusReason: string | null;
   statusCode: string | null;
   scheduledTime: string | null;
+  /** An email's subject line, apart from `content.text` (GET /console/api/leads/{id}/messages); null otherwise. */
+  subject?: string | null;
+  /** compliance and stop_confirmation: written by Parley itself (an opt-out's confirmation), not the team. */
+  purpose?: 'conversation' | 'compliance' | 'stop_confirmation';
 }
 
 export interface ConsentRecord {

@@ -1,6 +1,7 @@
 import { listNotes } from '../context/context.repository.js';
 import { parseInfo } from '../lead-records/additional-info.js';
 import { findLead, listTags, type LeadRow } from '../lead-records/leads.repository.js';
+import { foldedText } from '../platform/db/folded-text.js';
 import { conversationOf, findMessage, type MessageRow } from '../messages/messages.repository.js';
 import type { Db } from '../platform/db/schema.js';
 import { findProfileByName } from '../profiles/profiles.repository.js';
@@ -27,7 +28,7 @@ async function conversation(db: Db, organizationId: string, lead: LeadRow): Prom
   const rows = await conversationOf(db, organizationId, lead.id, lead.memory_cleared_at, CONVERSATION_LIMIT);
   return rows.map((m) => ({
     from: m.direction === 'inbound' ? 'lead' : 'agent',
-    text: m.text,
+    text: foldedText(m),
     channel: m.channel,
     isAiGenerated: m.is_ai_generated === 1,
     at: m.created_at,

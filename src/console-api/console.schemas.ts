@@ -1,5 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { LastMessage, LeadSearchQuery } from '../leads/lead-search.schemas.js';
+import { Lead } from '../leads/leads.schemas.js';
+import { Message } from '../messages/messages.schemas.js';
 import { SCOPES } from '../platform/auth/scopes.js';
+import { Channel, NextToken, PageQuery } from '../platform/http/schemas.js';
 
 const Role = Type.Union([Type.Literal('viewer'), Type.Literal('agent'), Type.Literal('admin')]);
 
@@ -65,3 +69,42 @@ export const ReadsQuery = Type.Object({
 });
 export const ReadsReply = Type.Object({ reads: Type.Record(Type.String(), Type.String()) });
 export const LeadIdParams = Type.Object({ leadId: Type.String({ minLength: 1, maxLength: 200 }) });
+
+/** The inbox's filters (the same words as GET /v1/leads), and the channel of the latest message. */
+export const InboxQuery = Type.Object({
+  search: LeadSearchQuery.search,
+  aiOn: LeadSearchQuery.aiOn,
+  tag: LeadSearchQuery.tag,
+  profile: LeadSearchQuery.profile,
+  needsAttention: LeadSearchQuery.needsAttention,
+  channel: Type.Optional(Channel),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
+  nextToken: PageQuery.nextToken,
+});
+
+const Subject = Type.Union([Type.String(), Type.Null()], {
+  description: "An email's subject line, apart from its text (the body); null for other channels and without one",
+});
+
+const Conversation = Type.Intersect([
+  Type.Ref(Lead),
+  Type.Object({
+    deleted: Type.Literal(false),
+    deletedAt: Type.Null(),
+    lastMessage: Type.Union([Type.Object({ ...LastMessage.properties, subject: Subject }), Type.Null()]),
+    needsAttention: Type.Boolean(),
+  }),
+]);
+
+export const InboxReply = Type.Object({
+  conversations: Type.Array(Conversation),
+  total: Type.Integer({ description: 'How many conversations pass the filters, on every page' }),
+  nextToken: NextToken,
+});
+
+export const ConsoleMessagesReply = Type.Object({
+  messages: Type.Array(
+    Type.Intersect([Type.Ref(Message), Type.Object({ subject: Subject, purpose: LastMessage.properties.purpose })]),
+  ),
+  nextToken: NextToken,
+});

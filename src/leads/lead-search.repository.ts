@@ -20,6 +20,8 @@ export interface LeadSearchFilter {
   profile?: string;
   hasMessages?: boolean;
   needsAttention?: boolean;
+  /** Only leads whose latest message is on this channel (the console's inbox). */
+  lastChannel?: 'sms' | 'voice' | 'email';
 }
 
 /** Where a page starts: after a lead in id order, or in newest-activity-first order. */
@@ -30,6 +32,8 @@ export type SearchPosition =
 
 export type LeadSearchRow = LeadViewRow & {
   lm_text: string | null;
+  /** An email's subject line (0038), apart from lm_text. */
+  lm_subject: string | null;
   lm_direction: 'inbound' | 'outbound' | null;
   lm_channel: 'sms' | 'voice' | 'email' | null;
   lm_at: string | null;
@@ -125,6 +129,69 @@ export interface SearchOptions {
   denseAbove?: number;
 }
 
+/** The leads with their latest message joined, narrowed by every filter of `f`: the page's and the count's one WHERE. */
+async function filtered<Q extends FilterableQuery>(
+  db: Db,
+  organizationId: string,
+  base: Q,
+  f: LeadSearchFilter,
+  options: SearchOptions,
+  joined = true,
+): Promise<Q> {
+  let q = base;
+  if (f.search) q = q.where(await searchCondition(db, organizationId, f.search, options.denseAbove ?? DENSE)) as Q;
+  if (f.aiOn !== undefined) q = q.where('leads.is_ai_on', '=', f.aiOn ? 1 : 0) as Q;
+  if (f.profile !== undefined) q = q.where('leads.customer_profile', '=', f.profile) as Q;
+  if (f.tag !== undefined) {
+    const tag = f.tag;
+    q = q.where(
+      sql<SqlBool>`exists(select 1 from lead_tags t where t.organization_id = leads.organization_id and t.lead_id = leads.id and t.name = ${tag})`,
+    ) as Q;
+  }
+  if (f.hasMessages === true) q = (joined ? q.where('lm.id', 'is not', null) : q.where(hasAnyMessage)) as Q;
+  if (f.hasMessages === false) q = q.where('lm.id', 'is', null) as Q;
+  if (f.lastChannel !== undefined) q = q.where('lm.channel', '=', f.lastChannel) as Q;
+  if (f.needsAttention === true) q = q.where(needsAttention) as Q;
+  if (f.needsAttention === false) q = q.where(sql<SqlBool>`(lm.id is null or not ${needsAttention})`) as Q;
+  return q;
+}
+
+const withLatestMessage = (db: Db, organizationId: string) =>
+  db
+    .selectFrom('leads')
+    .leftJoin('messages as lm', (j) =>
+      j.onRef('lm.organization_id', '=', 'leads.organization_id').on('lm.id', '=', latestMessageId),
+    )
+    .where('leads.organization_id', '=', organizationId);
+type FilterableQuery = ReturnType<typeof withLatestMessage>;
+
+const hasAnyMessage = sql<SqlBool>`exists(select 1 from messages m where m.organization_id = leads.organization_id and m.lead_id = leads.id)`;
+
+/**
+ * How many leads pass the filters: the console inbox's true count of its
+ * conversations. "Has a message" is a semi-join, which PostgreSQL runs as one
+ * pass over the messages index instead of a probe of the latest message per
+ * lead; a filter on the latest message (needsAttention, lastChannel) adds the
+ * page's join, probed only for the leads the semi-join leaves. Page and count
+ * at 100,000 leads, 10,000 talking, on a loaded 2-core machine: PostgreSQL
+ * 424 -> 129 ms (needsAttention 540 -> 225 ms), SQLite 110 -> 56 ms.
+ */
+export async function countLeadViews(
+  db: Db,
+  organizationId: string,
+  f: LeadSearchFilter,
+  options: SearchOptions = {},
+): Promise<number> {
+  const latest = f.needsAttention !== undefined || f.lastChannel !== undefined || f.hasMessages === false;
+  // Without the join the query names no `lm` column: `filtered` is told so and tests messages by EXISTS.
+  const base = latest
+    ? withLatestMessage(db, organizationId).where(f.hasMessages === true ? hasAnyMessage : sql<SqlBool>`1 = 1`)
+    : (db.selectFrom('leads').where('leads.organization_id', '=', organizationId) as unknown as FilterableQuery);
+  const q = await filtered(db, organizationId, base, f, options, latest);
+  const row = await q.select(sql<number | string>`count(*)`.as('n')).executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
 export async function searchLeadViews(
   db: Db,
   organizationId: string,
@@ -139,6 +206,7 @@ export async function searchLeadViews(
     )
     .select([
       sql<string | null>`substr(lm.text, 1, 200)`.as('lm_text'),
+      'lm.subject as lm_subject',
       'lm.direction as lm_direction',
       'lm.channel as lm_channel',
       'lm.created_at as lm_at',
@@ -147,19 +215,7 @@ export async function searchLeadViews(
       'lm.status as lm_status',
       sql<number>`(case when ${needsAttention} then 1 else 0 end)`.as('needs_attention'),
     ]);
-  if (f.search) q = q.where(await searchCondition(db, organizationId, f.search, options.denseAbove ?? DENSE));
-  if (f.aiOn !== undefined) q = q.where('leads.is_ai_on', '=', f.aiOn ? 1 : 0);
-  if (f.profile !== undefined) q = q.where('leads.customer_profile', '=', f.profile);
-  if (f.tag !== undefined) {
-    const tag = f.tag;
-    q = q.where(
-      sql<SqlBool>`exists(select 1 from lead_tags t where t.organization_id = leads.organization_id and t.lead_id = leads.id and t.name = ${tag})`,
-    );
-  }
-  if (f.hasMessages === true) q = q.where('lm.id', 'is not', null);
-  if (f.hasMessages === false) q = q.where('lm.id', 'is', null);
-  if (f.needsAttention === true) q = q.where(needsAttention);
-  if (f.needsAttention === false) q = q.where(sql<SqlBool>`(lm.id is null or not ${needsAttention})`);
+  q = await filtered(db, organizationId, q, f, options);
 
   if (at.sort === 'created') {
     if (at.afterId) q = q.where('leads.id', '>', at.afterId);

@@ -3,8 +3,16 @@ import type { Deps } from '../platform/deps.js';
 import { DomainError } from '../platform/errors.js';
 import { normalizePhone } from '../platform/phone.js';
 import { decodeSearchCursor, encodeSearchCursor, listedLead, toLeadViewOf } from './leads.mapper.js';
-import { searchLeadViews, type LeadSearchRow, type SearchOptions, type SearchTerm } from './lead-search.repository.js';
+import {
+  countLeadViews,
+  searchLeadViews,
+  type LeadSearchFilter,
+  type LeadSearchRow,
+  type SearchOptions,
+  type SearchTerm,
+} from './lead-search.repository.js';
 import type { LeadSearchInput } from './lead-search.schemas.js';
+import { foldedText } from '../platform/db/folded-text.js';
 
 const PHONE_LIKE = /^\+?[\d\s().-]+$/;
 
@@ -46,10 +54,11 @@ export function readSearch(text: string, defaultCountry: string): SearchTerm {
   return term;
 }
 
+/** /v1's lastMessage.text: an email's subject folded before its body, as it always read (platform/db/folded-text.ts). */
 function toSearchView(row: LeadSearchRow) {
   const lastMessage = row.lm_at
     ? {
-        text: row.lm_text ?? '',
+        text: foldedText({ text: row.lm_text ?? '', subject: row.lm_subject }).slice(0, 200),
         direction: row.lm_direction!,
         channel: row.lm_channel!,
         at: row.lm_at,
@@ -75,21 +84,39 @@ export async function searchLeads(
   if (q.createdSince || q.updatedSince) {
     throw new DomainError('invalid_combination');
   }
+  const { rows, nextToken } = await searchRows(deps, organizationId, q, {}, options);
+  return { leads: rows.map(toSearchView), nextToken };
+}
+
+type SearchInput = LeadSearchInput & { limit?: number; nextToken?: string };
+
+function filterOf(deps: Pick<Deps, 'config'>, q: SearchInput, more: Partial<LeadSearchFilter>): LeadSearchFilter {
+  if (q.search !== undefined && q.search.trim() === '') throw new DomainError('invalid_search');
+  return {
+    search: q.search === undefined ? undefined : readSearch(q.search, deps.config.defaultCountry),
+    aiOn: q.aiOn,
+    tag: q.tag,
+    profile: q.profile,
+    hasMessages: q.hasMessages,
+    needsAttention: q.needsAttention,
+    ...more,
+  };
+}
+
+/** One page of rows (limit+1 read to know whether more follow) and the token of the next. */
+async function searchRows(
+  deps: Pick<Deps, 'db' | 'config'>,
+  organizationId: string,
+  q: SearchInput,
+  more: Partial<LeadSearchFilter>,
+  options: SearchOptions,
+): Promise<{ rows: LeadSearchRow[]; nextToken: string | null }> {
   const limit = q.limit ?? 100;
   const sort = q.sort ?? 'created';
-  const search = q.search === undefined ? undefined : readSearch(q.search, deps.config.defaultCountry);
-  if (q.search !== undefined && q.search.trim() === '') throw new DomainError('invalid_search');
   const rows = await searchLeadViews(
     deps.db,
     organizationId,
-    {
-      search,
-      aiOn: q.aiOn,
-      tag: q.tag,
-      profile: q.profile,
-      hasMessages: q.hasMessages,
-      needsAttention: q.needsAttention,
-    },
+    filterOf(deps, q, more),
     decodeSearchCursor(sort, q.nextToken),
     limit,
     options,
@@ -97,8 +124,37 @@ export async function searchLeads(
   const items = rows.slice(0, limit);
   const last = items.at(-1);
   return {
-    leads: items.map(toSearchView),
+    rows: items,
     nextToken:
       rows.length > limit && last ? encodeSearchCursor(sort, { id: last.id, activityAt: last.last_activity_at }) : null,
+  };
+}
+
+/**
+ * The console inbox (console-api/inbox.routes.ts): conversations only (leads
+ * with at least one message), newest activity first, `lastChannel` the channel
+ * of the latest message, with the true number of them under the same filters.
+ * lastMessage keeps an email's subject apart from its body.
+ */
+export async function searchConversations(
+  deps: Pick<Deps, 'db' | 'config'>,
+  organizationId: string,
+  q: Omit<SearchInput, 'sort' | 'hasMessages'> & { lastChannel?: 'sms' | 'voice' | 'email' },
+  options: SearchOptions = {},
+) {
+  const more = { hasMessages: true, lastChannel: q.lastChannel };
+  const input = { ...q, sort: 'lastActivity' as const };
+  const [{ rows, nextToken }, total] = await Promise.all([
+    searchRows(deps, organizationId, input, more, options),
+    countLeadViews(deps.db, organizationId, filterOf(deps, input, more), options),
+  ]);
+  return {
+    conversations: rows.map((row) => {
+      const view = toSearchView(row);
+      const lastMessage = view.lastMessage && { ...view.lastMessage, text: row.lm_text ?? '', subject: row.lm_subject };
+      return { ...view, lastMessage };
+    }),
+    total,
+    nextToken,
   };
 }

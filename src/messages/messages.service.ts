@@ -2,6 +2,7 @@ import { requireLead } from '../lead-records/leads.repository.js';
 import type { Deps } from '../platform/deps.js';
 import { decodeCursor, page } from '../platform/http/pagination.js';
 import { toChannel } from '../lead-records/channels.js';
+import { foldedText } from '../platform/db/folded-text.js';
 import * as repo from './messages.repository.js';
 import type { ListMessagesInput, MessageView } from './messages.schemas.js';
 
@@ -11,7 +12,7 @@ const DEFAULT_PAGE = 1000;
 export function toMessageView(row: repo.MessageRow): MessageView {
   return {
     id: row.id,
-    content: { text: row.text },
+    content: { text: foldedText(row) },
     createdAt: row.created_at,
     owner: row.owner,
     isAiGenerated: row.is_ai_generated === 1,
@@ -30,6 +31,12 @@ export function toMessageView(row: repo.MessageRow): MessageView {
 
 /** A lead of another organization is missing to the caller: same 404, same code path. */
 export async function listMessages(deps: Deps, organizationId: string, leadId: string, q: ListMessagesInput) {
+  const { rows, nextToken } = await listMessageRows(deps, organizationId, leadId, q);
+  return { messages: rows.map(toMessageView), nextToken };
+}
+
+/** The rows of that page, for a reader with its own shape (the console's, which keeps an email's subject apart). */
+export async function listMessageRows(deps: Deps, organizationId: string, leadId: string, q: ListMessagesInput) {
   const limit = q.limit ?? DEFAULT_PAGE;
   const afterId = decodeCursor(q.nextToken);
   await requireLead(deps.db, organizationId, leadId);
@@ -38,5 +45,5 @@ export async function listMessages(deps: Deps, organizationId: string, leadId: s
       ? await repo.listMessages(deps.db, organizationId, leadId, afterId, limit)
       : await repo.listMessagesOnChannel(deps.db, organizationId, leadId, toChannel(q.channel), afterId, limit);
   const { items, nextToken } = page(rows, limit);
-  return { messages: items.map(toMessageView), nextToken };
+  return { rows: items, nextToken };
 }

@@ -1,4 +1,5 @@
 import { requireLead } from '../lead-records/leads.repository.js';
+import { foldedText } from '../platform/db/folded-text.js';
 import type { Deps } from '../platform/deps.js';
 import { DomainError } from '../platform/errors.js';
 import { referenceChannel } from '../lead-records/channels.js';
@@ -88,7 +89,7 @@ function messageEvent(
           triggeredBy: m.is_ai_generated === 1 ? 'llm' : 'user',
           messageId: m.id,
           reasonText: m.status_reason,
-          content: { text: m.text },
+          content: { text: foldedText(m) },
           ...(check
             ? { externalCheck: { detail: check.detail, reason: check.reason, latencyMs: Number(check.latency_ms) } }
             : {}),
@@ -104,7 +105,7 @@ function messageEvent(
       type: TYPE_OF[m.channel],
       data: {
         direction: m.direction === 'inbound' ? 'INBOUND' : 'OUTBOUND',
-        content: { text: m.text },
+        content: { text: foldedText(m) },
         isAiGenerated: m.is_ai_generated === 1,
         deliveryChannel: DELIVERY[m.channel],
         owner: m.owner,

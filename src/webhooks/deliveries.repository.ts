@@ -30,6 +30,21 @@ export async function findDelivery(
     .executeTakeFirst();
 }
 
+/**
+ * The lead's events: every payload names its lead as `"leadId":"<uuid>"` (the
+ * same match erasure uses, events/outbox.repository.ts), so this reads the
+ * organization's events once; the deliveries are then probed by event. A UUID
+ * only: nothing of a LIKE pattern reaches the query.
+ */
+function eventsOfLead(db: Db, organizationId: string, leadId: string) {
+  if (!/^[0-9a-f-]{36}$/i.test(leadId)) throw new Error(`eventsOfLead: not a UUID: ${leadId}`);
+  return db
+    .selectFrom('events')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('payload', 'like', `%"leadId":"${leadId.toLowerCase()}"%`);
+}
+
 /** Newest first: the latest attempts are what an operator looks for. */
 export async function listDeliveries(
   db: Db,
@@ -37,7 +52,7 @@ export async function listDeliveries(
   endpointId: string,
   beforeId: string | undefined,
   limit: number,
-  filter: { status?: string; eventType?: string } = {},
+  filter: { status?: string; eventType?: string; leadId?: string } = {},
 ): Promise<DeliveryRow[]> {
   let q = db
     .selectFrom('webhook_deliveries')
@@ -47,6 +62,7 @@ export async function listDeliveries(
   if (beforeId) q = q.where('id', '<', beforeId);
   if (filter.status) q = q.where('status', '=', filter.status as DeliveryRow['status']);
   if (filter.eventType) q = q.where('event_type', '=', filter.eventType);
+  if (filter.leadId) q = q.where('event_id', 'in', eventsOfLead(db, organizationId, filter.leadId));
   return q
     .orderBy('id', 'desc')
     .limit(limit + 1)
@@ -111,16 +127,21 @@ export async function claimDueDeliveries(
   }));
 }
 
-/** Delivery outcomes, many rows per statement: one round trip per kind of outcome, not per delivery. */
+/**
+ * Delivery outcomes, many rows per statement: one round trip per kind of outcome, not per delivery.
+ * `answer` (one JSON line) is appended to each row's answers in the same statement.
+ */
 export async function updateDeliveries(
   db: Db,
   keys: readonly RowKey[],
   patch: Updateable<WebhookDeliveriesTable>,
+  answer?: string,
 ): Promise<void> {
+  const set = answer === undefined ? patch : { ...patch, answers: sql<string>`coalesce(answers, '') || ${answer}` };
   for (let i = 0; i < keys.length; i += 200)
     await db
       .updateTable('webhook_deliveries')
-      .set(patch)
+      .set(set)
       .where(byKeys(keys.slice(i, i + 200)))
       .execute();
 }
@@ -145,7 +166,14 @@ export async function clearDeliveryErrorsMentioning(
     .where('organization_id', '=', organizationId)
     .where((eb) => eb.or(addresses.map((a) => mentions('last_error', a))))
     .executeTakeFirst();
-  return Number(res.numUpdatedRows);
+  // Each attempt's answer (0039) holds the same free text: the history goes whole.
+  const history = await db
+    .updateTable('webhook_deliveries')
+    .set({ answers: null })
+    .where('organization_id', '=', organizationId)
+    .where((eb) => eb.or(addresses.map((a) => mentions('answers', a))))
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) + Number(history.numUpdatedRows);
 }
 
 /**

@@ -202,13 +202,15 @@ export class DeliveryPipeline {
       // The common flush (a batch of successes) is one UPDATE: on its own it is atomic, and a
       // transaction around it would add two round trips (BEGIN, COMMIT) to every batch.
       if (single) {
-        await singleStatement(this.deps.db, (db) => updateDeliveries(db, only!.keys, only!.patch));
+        await singleStatement(this.deps.db, (db) =>
+          updateDeliveries(db, only!.keys, only!.patch, answerOf(only!.patch)),
+        );
         return batch.length;
       }
       await this.deps.db.transaction().execute(async (trx) => {
         if (held.length > 0) await holdDeliveries(trx, held, now);
         for (const { patch, keys } of groups.values()) {
-          await updateDeliveries(trx, keys, patch);
+          await updateDeliveries(trx, keys, patch, answerOf(patch));
         }
         for (const o of batch) {
           if (o.disableEndpoint) {
@@ -252,4 +254,12 @@ export class DeliveryPipeline {
       });
     });
   }
+}
+
+/**
+ * The attempt's answer as its delivery's history keeps it (migration 0039): what the
+ * outcome's patch records, at the flush time. Equal patches share it, so a group is still one UPDATE.
+ */
+function answerOf(patch: Outcome['patch']): string {
+  return `${JSON.stringify({ at: patch.updated_at, statusCode: patch.last_status_code ?? null, error: patch.last_error ?? null })}\n`;
 }

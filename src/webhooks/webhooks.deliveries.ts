@@ -20,6 +20,7 @@ export async function listDeliveries(deps: Deps, organizationId: string, endpoin
   const rows = await deliveries.listDeliveries(deps.db, organizationId, endpointId, decodeCursor(q.nextToken), limit, {
     status: q.status,
     eventType: q.eventType,
+    leadId: q.leadId,
   });
   const { items, nextToken } = page(rows, limit);
   return { deliveries: items.map(toDeliveryView), nextToken };
@@ -35,6 +36,36 @@ export async function getDelivery(deps: Deps, organizationId: string, endpointId
     ...toDeliveryView(row),
     body: event ? (JSON.parse(envelope(event.type, event.created_at, event.payload)) as Record<string, unknown>) : null,
   };
+}
+
+export interface AttemptAnswer {
+  at: string;
+  statusCode: number | null;
+  error: string | null;
+}
+
+/**
+ * Each attempt's answer, oldest first (the console's webhooks page). A delivery
+ * attempted before migration 0039 kept only its last answer: that one, at its
+ * last update, stands for its attempts.
+ */
+export async function deliveryAnswers(
+  deps: Deps,
+  organizationId: string,
+  endpointId: string,
+  deliveryId: string,
+): Promise<AttemptAnswer[]> {
+  await requireEndpoint(deps.db, organizationId, endpointId);
+  const row = await deliveries.findDelivery(deps.db, organizationId, endpointId, deliveryId);
+  if (!row) throw deliveryNotFound(deliveryId);
+  if (row.answers)
+    return row.answers
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as AttemptAnswer);
+  if (Number(row.attempts) === 0) return [];
+  const code = row.last_status_code === null ? null : Number(row.last_status_code);
+  return [{ at: row.updated_at, statusCode: code, error: row.last_error }];
 }
 
 /**

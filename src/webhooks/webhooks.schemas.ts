@@ -107,6 +107,9 @@ export type WebhookDeliveryView = Static<typeof WebhookDelivery>;
 export const ListDeliveriesQuery = Type.Object({
   status: Type.Optional(DeliveryStatus),
   eventType: Type.Optional(Type.String({ enum: [...EVENT_TYPES], description: 'Only deliveries of this event type' })),
+  leadId: Type.Optional(
+    Type.String({ format: 'uuid', description: "Only deliveries of this lead's events (its data.leadId)" }),
+  ),
   ...PageQuery,
 });
 export type ListDeliveriesInput = Static<typeof ListDeliveriesQuery>;

@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { createLead, describeEachDialect, uniquePhone } from '../support/harness.js';
 import { scanText } from '../support/scan.js';
+import { consoleClient } from '../console/support.js';
 
 /**
  * The consent ledger outlives a lead's erasure, so it holds codes and ids
@@ -65,5 +66,18 @@ describeEachDialect('the consent history names who acted as a person reads it', 
       .executeTakeFirstOrThrow();
     expect(record!.actorLabel).toBe(`key ${key.prefix}…${key.name ? ` (${key.name})` : ''}`);
     expect(record!.actorLabel).not.toContain(keyId);
+  });
+
+  it("labels a console user's action with the user's email, not the session's user id", async () => {
+    const ts = ctx();
+    const agent = await consoleClient(ts, 'agent');
+    const id = await createLead(ts.acme, { firstName: 'Sue', phone: uniquePhone() });
+    expect((await agent.call('POST', `/v1/leads/${id}/unsubscribe`, { channels: ['sms'] })).status).toBe(200);
+    const [record] = (await ts.acme.get(`/leads/${id}/consent`)).body.records as {
+      actor: string;
+      actorLabel: string | null;
+    }[];
+    expect(record!.actor).toBe(`key:session:${agent.userId}`);
+    expect(record!.actorLabel).toBe(agent.email);
   });
 });

@@ -77,7 +77,7 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     const id = await createLead(server.ts.acme, { firstName: 'Livia', lastName: 'Stream', phone });
     await page.goto('/console/');
     await page.getByRole('heading', { name: 'Inbox' }).waitFor();
-    await page.getByText(/conversations, \d+ unread/).waitFor();
+    await page.getByText(/conversations?, \d+ unread/).waitFor();
     // No message yet: no conversation to list.
     expect(await page.getByText('Livia Stream').count()).toBe(0);
     await page.waitForTimeout(300); // the event stream is open

@@ -30,7 +30,7 @@ describeWithBrowser('console in the browser on PostgreSQL: live conversation', (
       const { context, page } = await signedIn(browser!, s, s.users.agent);
       await page.goto('/console/');
       // Listed once the inbox has loaded: no message yet, so no conversation.
-      await page.getByText(/conversations, \d+ unread/).waitFor();
+      await page.getByText(/conversations?, \d+ unread/).waitFor();
       expect(await page.getByText('Petra Postgres').count()).toBe(0);
       await page.waitForTimeout(300);
       expect(

@@ -180,6 +180,17 @@ describeEachDialect(
         );
       });
 
+      it('reads a leading 00 as + when the rest is a valid number (default country US)', async () => {
+        const { acme } = ctx();
+        const national = `6${String(Date.now() % 100_000_000).padStart(8, '0')}`;
+        const done = await importCsv(
+          acme,
+          [csvLine(['First Name', 'Phone']), csvLine(['Pilar', `0034 ${national}`])].join('\n'),
+        );
+        expect(done).toMatchObject({ status: 'completed', created: 1, rejected: 0 });
+        expect(await byPhone(acme, [`+34${national}`])).toMatchObject([{ firstName: 'Pilar' }]);
+      });
+
       it('keeps the reason under its name in the rejects file when a row has more or fewer values than the header', async () => {
         const { acme } = ctx();
         const csv = ['First Name,Phone,Note', 'Extra,12,n,surplus one,surplus two', 'Short,12'].join('\n');

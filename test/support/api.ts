@@ -20,8 +20,10 @@ import {
 } from '../../src/console-api/playground.routes.js';
 import { CampaignWithCounts, ListCampaignsReply } from '../../src/campaigns/campaigns.schemas.js';
 import {
+  ConsoleMessagesReply,
   CreateKeyReply,
   CreateUserReply,
+  InboxReply,
   KeysReply,
   ReadsReply,
   SessionReply,
@@ -29,6 +31,7 @@ import {
   UsersReply,
 } from '../../src/console-api/console.schemas.js';
 import { ListNotesReply } from '../../src/context/context.schemas.js';
+import { AnswersReply } from '../../src/webhooks/console.routes.js';
 import { EmailEventReply, InboundReply } from '../../src/inbound/inbound.routes.js';
 import { CheckDncReply, ListDncReply } from '../../src/dnc/dnc.schemas.js';
 import { Handoff, ListHandoffsReply, OwnerReply, Rep, RepsReply } from '../../src/handoffs/handoffs.schemas.js';
@@ -159,6 +162,9 @@ export const CONSOLE_RESPONSES = {
   'GET /console/api/keys': KeysReply,
   'POST /console/api/keys': CreateKeyReply,
   'GET /console/api/reads': ReadsReply,
+  'GET /console/api/inbox': InboxReply,
+  'GET /console/api/leads/:leadId/messages': ConsoleMessagesReply,
+  'GET /console/api/webhooks/:id/deliveries/:deliveryId/answers': AnswersReply,
   'POST /console/api/login': SessionReply,
   'GET /console/api/session': SessionReply,
   'GET /console/api/users': UsersReply,

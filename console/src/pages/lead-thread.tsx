@@ -10,7 +10,14 @@ const CHANNEL_NAMES: Record<Channel, string> = { sms: 'SMS', voice: 'Voice', ema
 
 function MessageItem({ m }: { m: Message }) {
   const state = messageState(m);
-  const who = m.direction === 'inbound' ? 'Lead' : m.isAiGenerated ? 'AI' : 'Team';
+  const who =
+    m.direction === 'inbound'
+      ? 'Lead'
+      : m.purpose === 'compliance' || m.purpose === 'stop_confirmation'
+        ? 'Automatic'
+        : m.isAiGenerated
+          ? 'AI'
+          : 'Team';
   return (
     <li class={`msg ${m.direction}`}>
       <div class="msg-meta">
@@ -19,6 +26,12 @@ function MessageItem({ m }: { m: Message }) {
         </span>
         <time dateTime={m.createdAt}>{when(m.createdAt)}</time>
       </div>
+      {m.subject && (
+        <p class="msg-subject">
+          <span class="sr-only">Subject: </span>
+          <UserText text={m.subject} />
+        </p>
+      )}
       {/* Lead-supplied text: always rendered as text, never as markup. */}
       <p class="msg-text">
         <UserText text={m.content.text} />

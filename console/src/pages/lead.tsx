@@ -5,6 +5,7 @@ import { leadName } from '../format';
 import { Link } from '../router';
 import type { ConsentRecord, Lead, LeadNote, Message } from '../types';
 import { ReachBadges } from '../reach';
+import { useSession } from '../session';
 import { LoadStatus, Page, useLoad } from '../ui';
 import { LeadActions } from './lead-actions';
 import { LeadDetails } from './lead-details';
@@ -18,13 +19,16 @@ interface LeadData {
   notes: LeadNote[];
 }
 
-/** Every message, oldest first (the API pages by id, which follows time). A few pages at most for a console view. */
+/**
+ * Every message, oldest first (the API pages by id, which follows time). A few pages at most for a console view.
+ * The console's own read: an email's subject comes apart from its body.
+ */
 async function allMessages(id: string): Promise<Message[]> {
   const out: Message[] = [];
   let token: string | null | undefined;
   for (let i = 0; i < 5; i += 1) {
     const page = await get<{ messages: Message[]; nextToken: string | null }>(
-      `/v1/leads/${encodeURIComponent(id)}/messages${query({ limit: 1000, nextToken: token })}`,
+      `/console/api/leads/${encodeURIComponent(id)}/messages${query({ limit: 1000, nextToken: token })}`,
     );
     out.push(...page.messages);
     token = page.nextToken;
@@ -50,6 +54,7 @@ async function loadLead(id: string): Promise<LeadData> {
 const markRead = (id: string) => put(`/console/api/reads/${encodeURIComponent(id)}`).catch(() => undefined);
 
 export function LeadPage({ id }: { id: string }) {
+  const { user } = useSession();
   const data = useLoad(() => loadLead(id), [id]);
   const pending = useRef<number | undefined>(undefined);
 
@@ -76,6 +81,9 @@ export function LeadPage({ id }: { id: string }) {
       {data.data && (
         <div class="badges" role="group" aria-label="Reach">
           <ReachBadges lead={data.data.lead} />
+          {user.role === 'admin' && (
+            <Link href={`/webhooks${query({ lead: id })}`}>Webhook deliveries of this lead</Link>
+          )}
         </div>
       )}
       {data.data && (

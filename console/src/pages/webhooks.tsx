@@ -17,14 +17,20 @@ const STATUSES = ['pending', 'succeeded', 'failed'] as const;
 interface DeliveryFilter {
   status: string;
   eventType: string;
+  /** A lead's id: only deliveries of its events. The lead page links here with `?lead=`. */
+  leadId: string;
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The lead the address names (`/console/webhooks?lead=<id>`), or ''. */
+const leadOfAddress = () => new URLSearchParams(location.search).get('lead') ?? '';
 
 async function loadDeliveries(base: string, f: DeliveryFilter, pages: number) {
   const out: WebhookDelivery[] = [];
   let nextToken: string | null = null;
   for (let i = 0; i < pages; i++) {
     const page: { deliveries: WebhookDelivery[]; nextToken: string | null } = await get(
-      `${base}/deliveries${query({ limit: PAGE, status: f.status, eventType: f.eventType, nextToken: nextToken ?? undefined })}`,
+      `${base}/deliveries${query({ limit: PAGE, status: f.status, eventType: f.eventType, leadId: f.leadId, nextToken: nextToken ?? undefined })}`,
     );
     out.push(...page.deliveries);
     nextToken = page.nextToken;
@@ -33,20 +39,43 @@ async function loadDeliveries(base: string, f: DeliveryFilter, pages: number) {
   return { deliveries: out, nextToken };
 }
 
-/** The body a delivery sends, read when its row is opened. */
-function DeliveryBody({ base, delivery }: { base: string; delivery: WebhookDelivery }) {
+interface AttemptAnswer {
+  at: string;
+  statusCode: number | null;
+  error: string | null;
+}
+
+/** The body a delivery sends and each attempt's answer, read when its row is opened. */
+function DeliveryBody({ endpointId, delivery }: { endpointId: string; delivery: WebhookDelivery }) {
   const [open, setOpen] = useState(false);
+  const path = `/webhooks/${encodeURIComponent(endpointId)}/deliveries/${encodeURIComponent(delivery.id)}`;
   const body = useLoad(
     () =>
       open
-        ? get<{ body: unknown }>(`${base}/deliveries/${encodeURIComponent(delivery.id)}`)
+        ? Promise.all([
+            get<{ body: unknown }>(`/v1${path}`),
+            get<{ answers: AttemptAnswer[] }>(`/console/api${path}/answers`),
+          ]).then(([b, a]) => ({ body: b.body, answers: a.answers }))
         : Promise.resolve(undefined),
-    [open, delivery.id],
+    [open, delivery.id, delivery.attempts],
   );
   return (
     <details onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
-      <summary>Body</summary>
+      <summary>Body and answers</summary>
       {open && !body.data && <LoadStatus load={body} what="the body" />}
+      {body.data &&
+        (body.data.answers.length === 0 ? (
+          <p class="muted">Not attempted yet.</p>
+        ) : (
+          <ol class="plain attempts" aria-label="Each attempt's answer">
+            {body.data.answers.map((a, i) => (
+              <li key={`${i}-${a.at}`}>
+                <time dateTime={a.at}>{when(a.at)}</time>: {a.statusCode ?? 'no answer'}
+                {a.error && a.statusCode === null ? <> ({a.error})</> : ''}
+              </li>
+            ))}
+          </ol>
+        ))}
       {body.data &&
         (body.data.body === null ? (
           <p class="muted">The event was erased.</p>
@@ -59,11 +88,13 @@ function DeliveryBody({ base, delivery }: { base: string; delivery: WebhookDeliv
 
 function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
   const base = `/v1/webhooks/${encodeURIComponent(endpoint.id)}`;
-  const [filter, setFilter] = useState<DeliveryFilter>({ status: '', eventType: '' });
+  const [filter, setFilter] = useState<DeliveryFilter>({ status: '', eventType: '', leadId: leadOfAddress() });
+  // What is typed in the lead field; the list follows it once it is a whole lead id (or empty).
+  const [leadText, setLeadText] = useState(filter.leadId);
   const [pages, setPages] = useState(1);
   const list = useLoad(
     () => loadDeliveries(base, filter, pages),
-    [endpoint.id, filter.status, filter.eventType, pages],
+    [endpoint.id, filter.status, filter.eventType, filter.leadId, pages],
   );
   const action = useAction();
   const [done, setDone] = useState<string | null>(null);
@@ -116,11 +147,30 @@ function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
             </option>
           ))}
         </select>
+        <label for={id('lead')}>Lead id</label>
+        <input
+          id={id('lead')}
+          type="search"
+          size={38}
+          placeholder="any lead"
+          aria-describedby={id('lead-hint')}
+          value={leadText}
+          onInput={(e) => {
+            const text = e.currentTarget.value.trim();
+            setLeadText(e.currentTarget.value);
+            if (text === '' || UUID.test(text)) filterBy({ leadId: text.toLowerCase() });
+          }}
+        />
+        <span id={id('lead-hint')} class="muted small">
+          {leadText.trim() !== '' && !UUID.test(leadText.trim())
+            ? 'Not a lead id yet: the list is not filtered by lead.'
+            : "A lead's page links here with its id filled in."}
+        </span>
       </div>
       {!list.data || list.error ? (
         <LoadStatus load={list} what="deliveries" />
       ) : list.data.deliveries.length === 0 ? (
-        <p class="muted">No deliveries{filter.status || filter.eventType ? ' match' : ' yet'}.</p>
+        <p class="muted">No deliveries{filter.status || filter.eventType || filter.leadId ? ' match' : ' yet'}.</p>
       ) : (
         <Table
           caption={`Deliveries to ${visibleText(endpoint.url)}`}
@@ -150,7 +200,7 @@ function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
               <td class="wrap">{d.lastStatusCode ?? d.lastError ?? '—'}</td>
               <td>{when(d.createdAt)}</td>
               <td>
-                <DeliveryBody base={base} delivery={d} />
+                <DeliveryBody endpointId={endpoint.id} delivery={d} />
               </td>
               <td>
                 <button

@@ -31,6 +31,8 @@ import * as analytics from './migrations/0032_analytics.js';
 import * as importWarnings from './migrations/0033_import_warnings.js';
 import * as analyticsOverallMonths from './migrations/0036_analytics_overall_months.js';
 import * as openingCalls from './migrations/0037_opening_calls.js';
+import * as messageSubject from './migrations/0038_message_subject.js';
+import * as deliveryAnswers from './migrations/0039_delivery_answers.js';
 import * as messageCalls from './migrations/0040_message_calls.js';
 import * as analyticsPending from './migrations/0043_analytics_pending.js';
 import * as analyticsDayPercentiles from './migrations/0044_analytics_day_percentiles.js';
@@ -68,6 +70,8 @@ export const migrations: Record<string, Migration> = {
   '0033_import_warnings': importWarnings,
   '0036_analytics_overall_months': analyticsOverallMonths,
   '0037_opening_calls': openingCalls,
+  '0038_message_subject': messageSubject,
+  '0039_delivery_answers': deliveryAnswers,
   '0040_message_calls': messageCalls,
   '0043_analytics_pending': analyticsPending,
   '0044_analytics_day_percentiles': analyticsDayPercentiles,

@@ -170,6 +170,8 @@ export interface MessagesTable {
   paced_since: ColumnType<string | null, string | null | undefined, string | null>;
   /** The campaign whose opening this is (0016); null for every other message. */
   campaign_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** An email's subject line (0038), apart from `text` (its body); null otherwise, and on rows written before 0038 (their text holds it). */
+  subject: ColumnType<string | null, string | null | undefined, string | null>;
   /** The lead's inbound message this one answers (0027): the gate lets a reply go at night only within the reply window after it. */
   in_reply_to: ColumnType<string | null, string | null | undefined, string | null>;
   /** When a provider call for it began and no outcome is recorded yet (0026): after a crash the send is reconciled, not repeated. */
@@ -289,6 +291,8 @@ export interface WebhookDeliveriesTable {
   created_at: string;
   updated_at: string;
   delivered_at: string | null;
+  /** Each attempt's answer (0039): JSON lines {at, statusCode, error}, appended per attempt; null before any (or before 0039). */
+  answers: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export type JobStatus = 'pending' | 'done' | 'failed';

@@ -70,20 +70,46 @@ export async function inbound(client: Client, from: string, text: string, channe
   return res.body as { leadId: string | null; messageId: string; action: string };
 }
 
+/**
+ * A step that walks a job through FAST_AGENT_ENV's retries (50 ms, 50 ms): the worker's step, then the
+ * server's clock a second on so the retry is due, three times. For turns that fail and are tried again.
+ */
+export function stepThroughRetries(ts: { runDue(): Promise<unknown>; clock: { advance(ms: number): void } }) {
+  return async () => {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await ts.runDue();
+      ts.clock.advance(1_000);
+    }
+    await ts.runDue();
+  };
+}
+
 export const finished = (all: TurnView[]) => all.every((t) => t.status !== 'pending');
 
-/** Sends a lead message and waits until the agent's turn for it has finished. */
+/**
+ * Sends a lead message and answers the agent's turn for it, finished. With `step` (a test server's `runDue`),
+ * runs the worker's step and reads the turn, which must have ended; without, polls until it has (for a
+ * server whose worker cannot be stepped).
+ */
 export async function say(
   client: Client,
   leadId: string,
   from: string,
   text: string,
+  step?: () => Promise<unknown>,
 ): Promise<{ messageId: string; turn: TurnView | undefined }> {
   const r = await inbound(client, from, text);
   expect(r.action).toBe('conversation');
-  const all = await until(
-    () => turns(client, leadId),
-    (ts) => ts.some((t) => t.triggerMessageId === r.messageId && t.status !== 'pending'),
-  );
+  const ended = (t: TurnView) => t.triggerMessageId === r.messageId && t.status !== 'pending';
+  let all: TurnView[];
+  if (step) {
+    await step();
+    all = await turns(client, leadId);
+    expect(all.filter(ended), `the turn for ${r.messageId} ended in the step`).toHaveLength(1);
+  } else
+    all = await until(
+      () => turns(client, leadId),
+      (ts) => ts.some(ended),
+    );
   return { messageId: r.messageId, turn: all.find((t) => t.triggerMessageId === r.messageId) };
 }

@@ -12,7 +12,7 @@ import {
   messages,
   say,
   turns,
-  until,
+  stepThroughRetries,
 } from './helpers.js';
 import { startEachTestInDaytime } from '../support/clock-hours.js';
 
@@ -43,7 +43,7 @@ async function newLead(ts: TestServer, fields: Record<string, unknown> = {}) {
 /** A failed turn: nothing sent, nothing changed, the lead's message kept. */
 async function expectFailedTurn(ts: TestServer, id: string, phone: string, text: string, error: RegExp) {
   const c = ts.acme;
-  const { messageId, turn } = await say(c, id, phone, text);
+  const { messageId, turn } = await say(c, id, phone, text, stepThroughRetries(ts));
   expect(turn).toMatchObject({ status: 'failed', actions: [] });
   expect(turn!.error).toMatch(error);
   await ts.runDue();
@@ -77,7 +77,7 @@ describeEachDialect(
         additionalInfo: { budget: '20k', roof: 'tiles' },
       });
 
-      expect((await say(c, id, phone, 'an old message before the switch')).turn).toMatchObject({
+      expect((await say(c, id, phone, 'an old message before the switch', ts.runDue)).turn).toMatchObject({
         status: 'done',
         actions: [],
       });
@@ -87,11 +87,13 @@ describeEachDialect(
       });
       await c.post(`/leads/${id}/switchCustomerProfile`, { profile, clearMemory: true });
       expect((await c.post(`/leads/${id}/sendMessage`, { message: 'Hello from a human colleague' })).status).toBe(200);
-      await until(
-        () => messages(c, id),
-        (ms) => ms.some((m) => m.content.text === 'Hello from a human colleague' && m.status === 'sent'),
-      );
-      expect((await say(c, id, phone, 'a new message after the switch')).turn).toMatchObject({ status: 'done' });
+      await ts.runDue();
+      expect(
+        (await messages(c, id)).filter((m) => m.content.text === 'Hello from a human colleague').map((m) => m.status),
+      ).toEqual(['sent']);
+      expect((await say(c, id, phone, 'a new message after the switch', ts.runDue)).turn).toMatchObject({
+        status: 'done',
+      });
 
       const [first, second] = fake.requestsFor(phone);
       expect(fake.requestsFor(phone)).toHaveLength(2);
@@ -160,7 +162,7 @@ describeEachDialect(
         ),
       );
       const before = ts.clock.now().getTime();
-      expect((await say(c, id, phone, 'Tell me about panels')).turn).toMatchObject({
+      expect((await say(c, id, phone, 'Tell me about panels', ts.runDue)).turn).toMatchObject({
         status: 'done',
         actions: ['reply', 'tagLead', 'markHot', 'markQualified', 'updateSummary', 'scheduleFollowUp'],
         error: null,
@@ -189,10 +191,7 @@ describeEachDialect(
         { leadId: id, externalLeadId: l.externalLeadId, phone, channel: 'sms', tag: 'isQualified' },
       ]);
 
-      const ms = await until(
-        () => messages(c, id),
-        (m) => m.some((x) => x.content.text === 'Happy to help, Olga!' && x.status === 'sent'),
-      );
+      const ms = await messages(c, id);
       expect(ms.find((m) => m.content.text === 'Happy to help, Olga!')).toMatchObject({
         owner: 'user',
         isAiGenerated: true,
@@ -203,17 +202,17 @@ describeEachDialect(
       expect(followUp).toMatchObject({ owner: 'user', isAiGenerated: true, status: 'scheduled' });
       expect(Date.parse(followUp.scheduledTime!)).toBeGreaterThanOrEqual(before + 90 * 60_000 - 1000);
       expect(Date.parse(followUp.scheduledTime!)).toBeLessThanOrEqual(ts.clock.now().getTime() + 90 * 60_000 + 1000);
-      const sent = await until(
-        () => outboxFor(ts, id, 'message.sent'),
-        (e) => e.length > 0,
-      );
+      const sent = await outboxFor(ts, id, 'message.sent');
       expect(sent.map((e) => e.data)).toEqual([
         expect.objectContaining({ text: 'Happy to help, Olga!', isAiGenerated: true, leadId: id }),
       ]);
 
       // A tag the lead already has is not added twice.
       fake.program(phone, tools(call('tagLead', { name: 'Solar', condition: 'again' })));
-      expect((await say(c, id, phone, 'and batteries?')).turn).toMatchObject({ status: 'done', actions: ['tagLead'] });
+      expect((await say(c, id, phone, 'and batteries?', ts.runDue)).turn).toMatchObject({
+        status: 'done',
+        actions: ['tagLead'],
+      });
       expect((await lead(c, id)).tags).toHaveLength(1);
       expect(await outboxFor(ts, id, 'leadTagged')).toHaveLength(4);
     });
@@ -229,15 +228,12 @@ describeEachDialect(
           call('handOff', { reason: 'wants a human' }),
         ),
       );
-      expect((await say(c, id, phone, 'Can I talk to a person?')).turn).toMatchObject({
+      expect((await say(c, id, phone, 'Can I talk to a person?', ts.runDue)).turn).toMatchObject({
         status: 'done',
         actions: ['reply', 'handOff'],
       });
       expect((await lead(c, id)).isAiOn).toBe(false);
-      const ms = await until(
-        () => messages(c, id),
-        (m) => aiMessages(m)[0]?.status === 'sent',
-      );
+      const ms = await messages(c, id);
       expect(aiMessages(ms)).toMatchObject([
         { content: { text: 'A colleague will call you shortly.' }, status: 'sent' },
       ]);
@@ -252,13 +248,16 @@ describeEachDialect(
       const c = ts.acme;
       const { id, phone } = await newLead(ts, { email: `o${Math.random().toString(36).slice(2, 8)}@example.com` });
       fake.program(phone, tools(call('optOut', { channels: ['email'] })), tools(call('optOut')));
-      expect((await say(c, id, phone, 'no emails please')).turn).toMatchObject({ status: 'done', actions: ['optOut'] });
+      expect((await say(c, id, phone, 'no emails please', ts.runDue)).turn).toMatchObject({
+        status: 'done',
+        actions: ['optOut'],
+      });
       expect((await lead(c, id)).subscriptions).toEqual({
         sms: 'subscribed',
         voice: 'subscribed',
         email: 'unsubscribed',
       });
-      await say(c, id, phone, 'actually, nothing at all');
+      await say(c, id, phone, 'actually, nothing at all', ts.runDue);
       const l = await lead(c, id);
       expect(l.subscriptions).toEqual({ sms: 'unsubscribed', voice: 'unsubscribed', email: 'unsubscribed' });
       expect(l.isAiOn).toBe(true);
@@ -275,13 +274,10 @@ describeEachDialect(
       const c = ts.acme;
       const { id, phone } = await newLead(ts);
       fake.program(phone, { kind: 'status', status: 500 }, tools(call('reply', { text: 'Sorry for the wait!' })));
-      const { messageId, turn } = await say(c, id, phone, 'hello?');
+      const { messageId, turn } = await say(c, id, phone, 'hello?', stepThroughRetries(ts));
       expect(turn).toMatchObject({ status: 'done', actions: ['reply'] });
       expect(fake.requestsFor(phone)).toHaveLength(2);
-      await until(
-        () => messages(c, id),
-        (m) => aiMessages(m)[0]?.status === 'sent',
-      );
+      expect(aiMessages(await messages(c, id)).map((m) => m.status)).toEqual(['sent']);
 
       // The same job delivered again (a lapsed lease, a crash after the commit): the turn is not repeated.
       await ts.server.store.db
@@ -290,18 +286,13 @@ describeEachDialect(
         .where('name', '=', 'ai.turn')
         .where('payload', 'like', `%${messageId}%`)
         .execute();
-      await until(
-        async () =>
-          (
-            await ts.server.store.db
-              .selectFrom('jobs')
-              .select('status')
-              .where('payload', 'like', `%${messageId}%`)
-              .executeTakeFirst()
-          )?.status,
-        (s) => s === 'done',
-      );
       await ts.runDue();
+      const again = await ts.server.store.db
+        .selectFrom('jobs')
+        .select('status')
+        .where('payload', 'like', `%${messageId}%`)
+        .executeTakeFirst();
+      expect(again?.status).toBe('done');
       expect(fake.requestsFor(phone)).toHaveLength(2);
       expect(aiMessages(await messages(c, id))).toHaveLength(1);
       expect(await turns(c, id)).toHaveLength(1);
@@ -350,10 +341,8 @@ describeEachDialect(
       fake.program(phone, { kind: 'tools', calls: [call('reply', { text: 'Too late' })], delayMs: 100 });
       const r = await inbound(c, phone, 'hello');
       expect((await c.post(`/leads/${id}/turnOffAi`)).status).toBe(200);
-      const all = await until(
-        () => turns(c, id),
-        (t) => t.length > 0 && finished(t),
-      );
+      await ts.runDue();
+      const all = await turns(c, id);
       expect(all).toMatchObject([
         { triggerMessageId: r.messageId, status: 'skipped', error: 'AI is off for this lead', actions: [] },
       ]);
@@ -368,10 +357,9 @@ describeEachDialect(
       fake.program(phone, { kind: 'tools', calls: [call('reply', { text: 'One answer for both' })], delayMs: 100 });
       const a = await inbound(c, phone, 'hi');
       const b = await inbound(c, phone, 'are you there?');
-      const all = await until(
-        () => turns(c, id),
-        (t) => t.length === 2 && finished(t),
-      );
+      await ts.runDue();
+      const all = await turns(c, id);
+      expect(finished(all)).toBe(true);
       expect(all.find((t) => t.triggerMessageId === a.messageId)).toMatchObject({
         status: 'skipped',
         error: 'superseded by a newer message from the lead',

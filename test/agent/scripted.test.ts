@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { outboxFor } from '../support/events.js';
 import { createLead, describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
-import { ALWAYS_OPEN, FAST_AGENT_ENV, aiMessages, inbound, lead, messages, say, turns, until } from './helpers.js';
+import { ALWAYS_OPEN, FAST_AGENT_ENV, aiMessages, inbound, lead, messages, say, turns } from './helpers.js';
 import { startEachTestInDaytime } from '../support/clock-hours.js';
 
 const Q1 = 'How big is your roof, roughly?';
@@ -47,10 +47,8 @@ describeEachDialect(
       const id = await createLead(c, { phone, firstName: 'Maya', customerProfile: profile });
 
       // Lead created with the AI on: the opening message goes out through the gate.
-      let ms = await until(
-        () => messages(c, id),
-        (m) => m[0]?.status === 'sent',
-      );
+      await ts.runDue();
+      let ms = await messages(c, id);
       expect(ms).toHaveLength(1);
       expect(ms[0]).toMatchObject({
         content: { text: 'Hi Maya, thanks for asking about solar panels!' },
@@ -62,22 +60,23 @@ describeEachDialect(
       });
 
       // Each reply gets the next question, in order.
-      expect((await say(c, id, phone, 'Hello!')).turn).toMatchObject({
+      expect((await say(c, id, phone, 'Hello!', ts.runDue)).turn).toMatchObject({
         status: 'done',
         actions: ['reply'],
         error: null,
       });
-      expect(
-        await until(
-          () => lastAi(c, id),
-          (m) => m?.status === 'sent',
-        ),
-      ).toMatchObject({ content: { text: Q1 }, owner: 'user', isAiGenerated: true, channel: 'sms' });
-      await say(c, id, phone, 'About 120 square meters');
+      expect(await lastAi(c, id)).toMatchObject({
+        status: 'sent',
+        content: { text: Q1 },
+        owner: 'user',
+        isAiGenerated: true,
+        channel: 'sms',
+      });
+      await say(c, id, phone, 'About 120 square meters', ts.runDue);
       expect((await lastAi(c, id))!.content.text).toBe(Q2);
 
       // All answered: qualified, tagged, summarised, and a closing line.
-      const qualifying = await say(c, id, phone, 'Next month');
+      const qualifying = await say(c, id, phone, 'Next month', ts.runDue);
       expect(qualifying.turn).toMatchObject({
         status: 'done',
         actions: ['markQualified', 'tagLead', 'updateSummary', 'reply'],
@@ -107,7 +106,7 @@ describeEachDialect(
       expect((await lastAi(c, id))!.content.text).toMatch(/^Thank you, Maya!/);
 
       // Buying words make the lead hot (no further question: the script is done).
-      expect((await say(c, id, phone, "Great, I'm ready to buy")).turn).toMatchObject({
+      expect((await say(c, id, phone, "Great, I'm ready to buy", ts.runDue)).turn).toMatchObject({
         status: 'done',
         actions: ['markHot', 'tagLead'],
       });
@@ -128,7 +127,7 @@ describeEachDialect(
           .status,
       ).toBe(200);
       const before = ts.clock.now().getTime();
-      expect((await say(c, id, phone, 'ok thanks')).turn).toMatchObject({
+      expect((await say(c, id, phone, 'ok thanks', ts.runDue)).turn).toMatchObject({
         status: 'done',
         actions: ['scheduleFollowUp'],
       });
@@ -147,11 +146,12 @@ describeEachDialect(
       expect(stop.action).toBe('opted_out');
       l = await lead(c, id);
       expect(l.subscriptions.sms).toBe('unsubscribed');
-      await until(
-        () => messages(c, id),
-        (m) => m.some((x) => x.content.text.includes('You have been unsubscribed') && x.status === 'sent'),
-      );
       await ts.runDue();
+      expect(
+        (await messages(c, id))
+          .filter((x) => x.content.text.includes('You have been unsubscribed'))
+          .map((x) => x.status),
+      ).toEqual(['sent']);
       expect(await aiJobsFor(ts, stop.messageId)).toHaveLength(0);
       expect(await turns(c, id)).toHaveLength(turnsBefore);
       expect(aiMessages(await messages(c, id))).toHaveLength(aiBefore);
@@ -174,7 +174,10 @@ describeEachDialect(
       // clearMemory: the questions start over.
       expect((await c.post(`/leads/${id}/turnOnAi`)).status).toBe(200);
       expect((await c.post(`/leads/${id}/switchCustomerProfile`, { profile, clearMemory: true })).status).toBe(200);
-      expect((await say(c, id, phone, 'Hi again')).turn).toMatchObject({ status: 'done', actions: ['reply'] });
+      expect((await say(c, id, phone, 'Hi again', ts.runDue)).turn).toMatchObject({
+        status: 'done',
+        actions: ['reply'],
+      });
       expect((await lastAi(c, id))!.content.text).toBe(Q1);
     });
 
@@ -189,7 +192,7 @@ describeEachDialect(
       expect(await messages(c, plain)).toHaveLength(0);
       expect(await messages(c, off)).toHaveLength(0);
       // The default profile has no questions: the turn runs and decides nothing.
-      expect((await say(c, plain, phone, 'Hi, I am interested')).turn).toMatchObject({
+      expect((await say(c, plain, phone, 'Hi, I am interested', ts.runDue)).turn).toMatchObject({
         status: 'done',
         actions: ['markHot', 'tagLead'],
       });
@@ -207,10 +210,8 @@ describeEachDialect(
         firstName: 'Maya',
         customerProfile: await solarProfile(c),
       });
-      const [m] = await until(
-        () => messages(c, id),
-        (x) => x[0]?.status === 'sent',
-      );
+      await ts.runDue();
+      const [m] = await messages(c, id);
       expect(m).toMatchObject({
         channel: 'email',
         isAiGenerated: true,
@@ -229,13 +230,13 @@ describeEachDialect(
         command: 'Send message: Our engineer can visit on Friday.',
       });
       await c.post(`/leads/${id}/addContext`, { command: 'be extra charming' });
-      expect((await say(c, id, phone, 'hello')).turn).toMatchObject({ status: 'done', actions: ['reply'] });
+      expect((await say(c, id, phone, 'hello', ts.runDue)).turn).toMatchObject({ status: 'done', actions: ['reply'] });
       expect((await lastAi(c, id))!.content.text).toBe('Our engineer can visit on Friday.');
       const notes = (await c.get(`/leads/${id}/context`)).body.notes as { kind: string; consumedAt: string | null }[];
       expect(notes.filter((n) => n.kind === 'command').every((n) => n.consumedAt !== null)).toBe(true);
       expect(notes.find((n) => n.kind === 'context')!.consumedAt).toBeNull();
       // The command took that turn; the questions resume on the next one.
-      await say(c, id, phone, 'great');
+      await say(c, id, phone, 'great', ts.runDue);
       expect((await lastAi(c, id))!.content.text).toBe(Q1);
     });
 
@@ -244,7 +245,7 @@ describeEachDialect(
       const c = ts.acme;
       const phone = uniquePhone();
       const id = await createLead(c, { phone });
-      expect((await say(c, id, phone, "Sorry, I'm not really interested")).turn).toMatchObject({
+      expect((await say(c, id, phone, "Sorry, I'm not really interested", ts.runDue)).turn).toMatchObject({
         status: 'done',
         actions: [],
       });

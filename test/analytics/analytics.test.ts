@@ -1,5 +1,5 @@
 import { afterAll, beforeEach, expect, it } from 'vitest';
-import { expectError, until } from '../support/assert.js';
+import { expectError } from '../support/assert.js';
 import { DAYTIME } from '../support/clock-hours.js';
 import { createLead, describeEachDialect, uniquePhone } from '../support/harness.js';
 import { importCsv } from '../imports/support.js';
@@ -52,10 +52,10 @@ describeEachDialect(
       expect((await client.patch(`/leads/${a}`, { isHot: true })).status).toBe(200);
       expect((await client.post('/inbound', { channel: 'sms', from: phones[1], text: 'STOP' })).status).toBe(200);
       // The STOP is confirmed (a compliance message: on the number's deliverability, not in the funnel).
-      await until(
-        () => messagesOf(client, b!),
-        (ms) => ms.some((m) => m.direction === 'outbound' && m.id !== mb.id && m.status === 'sent'),
-      );
+      await ts.runDue();
+      expect(
+        (await messagesOf(client, b!)).filter((m) => m.direction === 'outbound' && m.id !== mb.id).map((m) => m.status),
+      ).toEqual(['sent']);
       expect((await messagesOf(client, d!)).length).toBe(0);
 
       const res = await client.get(`/analytics/summary?from=${DAY}&to=${DAY}`);

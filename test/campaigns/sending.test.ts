@@ -2,7 +2,7 @@ import { afterAll, expect, it } from 'vitest';
 import { startFakeTwilio } from '../support/fake-twilio.js';
 import { createLead, describeEachDialect, type Client, type TestServer } from '../support/harness.js';
 import { startEachTestInDaytime } from '../support/clock-hours.js';
-import { eventually, FAST_WEBHOOKS, receiverPool, registerEndpoint } from '../support/webhooks.js';
+import { FAST_WEBHOOKS, receiverPool, registerEndpoint } from '../support/webhooks.js';
 import { enqueueJob } from '../../src/jobs/jobs.repository.js';
 import { createCampaign, enrolledLeads, freshOrg } from './helpers.js';
 
@@ -75,10 +75,9 @@ describeEachDialect(
         dailyCap: 2,
       });
       expect(campaign.status).toBe('running');
-      await eventually('two sent on day one', async () => sentTo(phones).length === 2);
       await ts.runDue();
-      expect(sentTo(phones)).toHaveLength(2);
-      await eventually('recorded sent', async () => (await counts(client, campaign.id)).sent === 2);
+      expect(sentTo(phones)).toHaveLength(2); // two sent on day one, and no more
+      expect((await counts(client, campaign.id)).sent).toBe(2); // recorded sent
       expect(await counts(client, campaign.id)).toMatchObject({
         enrolled: 6,
         pending: 3,
@@ -97,16 +96,14 @@ describeEachDialect(
       expect(sentTo(phones)[0]!.params.Body).toMatch(/^Hi L[01], spring offer!$/);
 
       ts.clock.set('2026-08-04T00:00:30Z');
-      await eventually('two more on day two', async () => sentTo(phones).length === 4);
       await ts.runDue();
-      expect(sentTo(phones)).toHaveLength(4);
+      expect(sentTo(phones)).toHaveLength(4); // two more on day two, and no more
       ts.clock.set('2026-08-05T00:00:30Z');
-      await eventually(
-        'the last one on day three, and completed',
-        async () => sentTo(phones).length === 5 && (await state(client, campaign.id)) === 'completed',
-      );
-      // The provider has it; the send path records it sent just after.
-      await eventually('recorded sent', async () => (await counts(client, campaign.id)).sent === 5);
+      await ts.runDue();
+      // The last one on day three, and completed.
+      expect(sentTo(phones)).toHaveLength(5);
+      expect(await state(client, campaign.id)).toBe('completed');
+      expect((await counts(client, campaign.id)).sent).toBe(5);
       expect(await counts(client, campaign.id)).toMatchObject({
         enrolled: 6,
         pending: 0,
@@ -128,18 +125,16 @@ describeEachDialect(
         filter: { additionalInfo: { list: 'night' } },
         dailyCap: 10,
       });
-      await eventually('queued', async () => (await counts(client, campaign.id)).queued === 2);
-      const [msg] = (await client.get(`/leads/${ids[0]}/messages`)).body.messages;
-      await eventually(
-        'waiting for contact hours',
-        async () => (await client.get(`/leads/${ids[0]}/messages`)).body.messages[0]?.statusCode === 'CONTACT_HOURS',
-      );
       await ts.runDue();
+      expect((await counts(client, campaign.id)).queued).toBe(2); // queued
+      const [msg] = (await client.get(`/leads/${ids[0]}/messages`)).body.messages;
+      expect((await client.get(`/leads/${ids[0]}/messages`)).body.messages[0]?.statusCode).toBe('CONTACT_HOURS');
       expect(sentTo(phones)).toHaveLength(0);
       expect(msg!.status).toBe('scheduled');
       ts.clock.set('2026-08-11T15:01:00Z'); // 08:01 in Los Angeles
-      await eventually('sent in the morning', async () => sentTo(phones).length === 2);
-      await eventually('counted as sent', async () => (await counts(client, campaign.id)).sent === 2);
+      await ts.runDue();
+      expect(sentTo(phones)).toHaveLength(2); // sent in the morning
+      expect((await counts(client, campaign.id)).sent).toBe(2); // counted as sent
     });
 
     it('pause stops further sends and takes back a waiting opening; resume continues; cancel stops for good', async () => {
@@ -152,7 +147,8 @@ describeEachDialect(
         filter: { additionalInfo: { list: 'pause' } },
         dailyCap: 1,
       });
-      await eventually('one queued', async () => (await counts(client, campaign.id)).queued === 1);
+      await ts.runDue();
+      expect((await counts(client, campaign.id)).queued).toBe(1); // one queued
       const paused = await client.post(`/campaigns/${campaign.id}/pause`);
       expect(paused.status).toBe(200);
       expect(paused.body).toMatchObject({ status: 'paused', counts: { queued: 0, pending: 3 } });
@@ -161,10 +157,9 @@ describeEachDialect(
       expect(sentTo(phones)).toHaveLength(0);
       const resumed = await client.post(`/campaigns/${campaign.id}/resume`);
       expect(resumed.body.status).toBe('running');
-      await eventually('one sent after resume', async () => sentTo(phones).length === 1);
       await ts.runDue();
-      expect(sentTo(phones)).toHaveLength(1); // the cap: one a day
-      await eventually('recorded sent', async () => (await counts(client, campaign.id)).sent === 1);
+      expect(sentTo(phones)).toHaveLength(1); // one sent after resume, and no more: the cap is one a day
+      expect((await counts(client, campaign.id)).sent).toBe(1);
       const cancelled = await client.post(`/campaigns/${campaign.id}/cancel`);
       expect(cancelled.body).toMatchObject({ status: 'cancelled', counts: { sent: 1, pending: 0, cancelled: 2 } });
       ts.clock.set('2026-08-19T16:00:00Z');
@@ -183,7 +178,8 @@ describeEachDialect(
         filter: { additionalInfo: { list: 'reply' } },
         dailyCap: 10,
       });
-      await eventually('three queued', async () => (await counts(client, campaign.id)).queued === 3);
+      await ts.runDue();
+      expect((await counts(client, campaign.id)).queued).toBe(3); // three queued
       expect((await client.post('/inbound', { channel: 'sms', from: phones[0], text: 'who is this?' })).status).toBe(
         200,
       );
@@ -191,9 +187,9 @@ describeEachDialect(
       const [stopped] = (await client.get(`/leads/${ids[0]}/messages`)).body.messages;
       expect(stopped).toMatchObject({ status: 'blocked', statusCode: 'CAMPAIGN_STOPPED' });
       ts.clock.set('2026-08-25T16:00:00Z');
-      await eventually('the third sent', async () => sentTo([phones[2]!]).length === 1);
-      await eventually('counts settle', async () => (await counts(client, campaign.id)).sent === 1);
       await ts.runDue();
+      expect(sentTo([phones[2]!])).toHaveLength(1); // the third sent
+      expect((await counts(client, campaign.id)).sent).toBe(1);
       expect(sentTo(phones.slice(0, 2))).toHaveLength(0);
       expect(await counts(client, campaign.id)).toMatchObject({
         enrolled: 3,
@@ -219,10 +215,9 @@ describeEachDialect(
         filter: { additionalInfo: { list: 'composed-pause' } },
         dailyCap: 1,
       });
-      await eventually(
-        'written and waiting',
-        async () => (await client.get(`/leads/${ids[0]}/messages`)).body.messages[0]?.statusCode === 'CONTACT_HOURS',
-      );
+      await ts.runDue();
+      // Written and waiting.
+      expect((await client.get(`/leads/${ids[0]}/messages`)).body.messages[0]?.statusCode).toBe('CONTACT_HOURS');
       const paused = await client.post(`/campaigns/${campaign.id}/pause`);
       expect(paused.body).toMatchObject({ status: 'paused', counts: { queued: 0, pending: 2 } });
       expect((await client.get(`/leads/${ids[0]}/messages`)).body.messages[0]).toMatchObject({
@@ -250,8 +245,9 @@ describeEachDialect(
       // After enrollment, a new number that is already listed: only the run's screen can see it.
       expect((await client.patch(`/leads/${ids[0]}`, { phone: listed })).status).toBe(200);
       ts.clock.set('2026-08-26T18:00:05Z');
-      await eventually('completed', async () => (await state(client, campaign.id)) === 'completed');
-      await eventually('the other sent', async () => sentTo([phones[1]!]).length === 1);
+      await ts.runDue();
+      expect(await state(client, campaign.id)).toBe('completed'); // completed
+      expect(sentTo([phones[1]!])).toHaveLength(1); // the other sent
       expect((await enrolledLeads(ts, campaign.id)).get(ids[0]!)).toEqual({ status: 'opted_out', reason_code: 'DNC' });
       expect((await client.get(`/leads/${ids[0]}/messages`)).body.messages).toEqual([]);
       expect(sentTo([listed])).toHaveLength(0);
@@ -267,7 +263,8 @@ describeEachDialect(
         filter: { additionalInfo: { list: 'after-sent' } },
         dailyCap: 10,
       });
-      await eventually('all sent', async () => (await counts(client, campaign.id)).sent === 4);
+      await ts.runDue();
+      expect((await counts(client, campaign.id)).sent).toBe(4); // all sent
       expect((await client.post(`/leads/${ids[0]}/unsubscribe`, {})).status).toBe(200);
       expect((await client.post(`/leads/${ids[1]}/unsubscribe`, { channels: ['sms'] })).status).toBe(200);
       expect((await client.post('/dnc/register', { phone: phones[2] })).status).toBe(200);
@@ -298,10 +295,9 @@ describeEachDialect(
         filter: { additionalInfo: { list: 'hook' } },
         dailyCap: 10,
       });
-      const got = await eventually('message.sent delivered', () =>
-        r.received.find((d) => d.json.event === 'message.sent' && d.json.data.leadId === ids[0]),
-      );
-      expect(got.json.data).toMatchObject({
+      await ts.runDue();
+      const got = r.received.find((d) => d.json.event === 'message.sent' && d.json.data.leadId === ids[0]);
+      expect(got?.json.data).toMatchObject({
         leadId: ids[0],
         campaignId: campaign.id,
         profile: 'promo',
@@ -309,10 +305,10 @@ describeEachDialect(
       });
       // A send of the organization's own carries no campaign id.
       expect((await client.post(`/leads/${ids[0]}/sendMessage`, { message: 'plain' })).status).toBe(200);
-      const plain = await eventually('plain message.sent', () =>
-        r.received.find((d) => d.json.event === 'message.sent' && d.json.data.text === 'plain'),
-      );
-      expect('campaignId' in plain.json.data).toBe(false);
+      await ts.runDue();
+      const plain = r.received.find((d) => d.json.event === 'message.sent' && d.json.data.text === 'plain');
+      expect(plain?.json.data).toBeDefined();
+      expect('campaignId' in plain!.json.data).toBe(false);
     });
 
     it('a profile without a template: the agent writes the opening, which carries the campaign id and is counted', async () => {
@@ -325,7 +321,8 @@ describeEachDialect(
         filter: { additionalInfo: { list: 'composed' } },
         dailyCap: 10,
       });
-      await eventually('sent', async () => sentTo(phones).length === 1);
+      await ts.runDue();
+      expect(sentTo(phones)).toHaveLength(1); // sent
       const row = await ts.server.store.db
         .selectFrom('messages')
         .select(['campaign_id', 'is_ai_generated'])
@@ -333,8 +330,9 @@ describeEachDialect(
         .where('direction', '=', 'outbound')
         .executeTakeFirstOrThrow();
       expect(row).toEqual({ campaign_id: campaign.id, is_ai_generated: 1 });
-      await eventually('counted', async () => (await counts(client, campaign.id)).sent === 1);
-      await eventually('completed', async () => (await state(client, campaign.id)) === 'completed');
+      await ts.runDue();
+      expect((await counts(client, campaign.id)).sent).toBe(1); // counted
+      expect(await state(client, campaign.id)).toBe('completed'); // completed
     });
 
     it('a lead erased after enrollment is counted failed and never contacted; the others go out at startAt', async () => {
@@ -353,10 +351,11 @@ describeEachDialect(
       await ts.runDue();
       expect(sentTo(phones)).toHaveLength(0);
       ts.clock.set('2026-09-22T19:00:05Z');
-      await eventually('completed', async () => (await state(client, campaign.id)) === 'completed');
-      await eventually('the other sent', async () => sentTo([phones[1]!]).length === 1);
+      await ts.runDue();
+      expect(await state(client, campaign.id)).toBe('completed'); // completed
+      expect(sentTo([phones[1]!])).toHaveLength(1); // the other sent
       expect(sentTo([phones[0]!])).toHaveLength(0);
-      await eventually('counted', async () => (await counts(client, campaign.id)).sent === 1);
+      expect((await counts(client, campaign.id)).sent).toBe(1); // counted
       expect(await counts(client, campaign.id)).toMatchObject({ enrolled: 2, failed: 1, sent: 1 });
     });
 
@@ -384,7 +383,8 @@ describeEachDialect(
           new Date().toISOString(),
         );
       ts.clock.set('2026-09-15T18:00:05Z');
-      await eventually('the cap reached', async () => sentTo(phones).length >= 7);
+      await ts.runDue();
+      expect(sentTo(phones).length).toBeGreaterThanOrEqual(7); // the cap reached
       await ts.runDue();
       expect(sentTo(phones)).toHaveLength(7);
       expect(new Set(sentTo(phones).map((r) => r.params.To)).size).toBe(7);
@@ -395,7 +395,8 @@ describeEachDialect(
         .where('campaign_id', '=', campaign.id)
         .execute();
       expect(rows).toHaveLength(7);
-      await eventually('recorded sent', async () => (await counts(client, campaign.id)).sent === 7);
+      await ts.runDue();
+      expect((await counts(client, campaign.id)).sent).toBe(7); // recorded sent
       expect(await counts(client, campaign.id)).toMatchObject({ enrolled: 12, sent: 7, pending: 5 });
     });
   },

@@ -158,6 +158,7 @@ describe('parley CLI, revocation, serve and input errors [sqlite]', () => {
     const revoke = await parley(['keys', 'revoke', prefix], env);
     expect(revoke).toEqual({ code: 0, stdout: 'revoked 1 key\n', stderr: '' });
     // Refused once the key cache's entry lapses (keyCacheMs): waited for as an event, not a fixed sleep.
+    // Real time: the cache lapses by the wall clock (no step makes it), and the revoke came from another process.
     const refused = await until(
       () => client.get('/leads'),
       (r) => r.status === 403,

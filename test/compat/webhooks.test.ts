@@ -439,8 +439,8 @@ describeEachDialect(
         expect(
           (await client.post('/inbound', { channel: 'sms', from: lead.phone, text: 'and batteries?' })).status,
         ).toBe(200);
-        await receiver.until(() => openai.requestsFor(lead.phone).length >= 2, 10_000);
-        await new Promise((r) => setTimeout(r, 300));
+        await ctx().runDue();
+        expect(openai.requestsFor(lead.phone)).toHaveLength(2);
         const tagged = ofType(receiver, 'leadTagged', lead.id).sort((a, b) => (a.id < b.id ? -1 : 1));
         expect(tagged.map((d) => d.json.data.tag)).toEqual(['hasReplied', 'isHot', 'isQualified', 'solar']);
         for (const d of tagged) {

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { expectError, until } from '../support/assert.js';
+import { expectError } from '../support/assert.js';
 import { outboxFor } from '../support/events.js';
 import { createLead, describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
 
@@ -203,10 +203,8 @@ describeEachDialect('confirmations answer what they confirm', (ctx) => {
     await Promise.all(
       ['STOP', 'stop', 'STOP STOP', 'Stop.'].map((text) => inbound(ts.acme, { channel: 'sms', from: phone, text })),
     );
-    const outbound = await until(
-      () => messages(ts.acme, id),
-      (ms) => ms.some((m) => m.direction === 'outbound' && m.status === 'sent'),
-    );
+    await ts.runDue();
+    const outbound = await messages(ts.acme, id);
     const confirmations = outbound.filter((m) => m.direction === 'outbound');
     expect(confirmations).toHaveLength(1);
     expect(confirmations[0]).toMatchObject({
@@ -301,9 +299,9 @@ describeEachDialect('the answer to a send says what the gate decided', (ctx) => 
           now: now.toISOString(),
         }),
       );
-      await until(
-        () => messages(ts.acme, id),
-        (ms) => ms.every((m) => m.status !== 'scheduled' && m.status !== 'sending'),
+      await ts.runDue();
+      expect((await messages(ts.acme, id)).filter((m) => m.status === 'scheduled' || m.status === 'sending')).toEqual(
+        [],
       );
     }
     const ms = await messages(ts.acme, id);

@@ -432,16 +432,14 @@ describeEachDialect(
         expect(created.status, JSON.stringify(created.body)).toBe(201);
         const campaignId = created.body.id as string;
         const phones = leads.map((l) => l.phone);
-        const sent = await until(
-          () =>
-            ts.server.store.db
-              .selectFrom('messages')
-              .select(['id', 'lead_id', 'provider_message_id'])
-              .where('campaign_id', '=', campaignId)
-              .where('status', '=', 'sent')
-              .execute(),
-          (rows) => rows.length === 3,
-        );
+        await ts.runDue();
+        const sent = await ts.server.store.db
+          .selectFrom('messages')
+          .select(['id', 'lead_id', 'provider_message_id'])
+          .where('campaign_id', '=', campaignId)
+          .where('status', '=', 'sent')
+          .execute();
+        expect(sent).toHaveLength(3);
         const phoneOf = (leadId: string) => leads.find((l) => l.id === leadId)!.phone;
         expect(fake.accepted('Messages', (p) => phones.includes(p.To ?? ''))).toHaveLength(3);
 
@@ -513,16 +511,14 @@ describeEachDialect(
         });
         expect(created.status).toBe(201);
         const campaignId = created.body.id as string;
-        const sent = await until(
-          () =>
-            ts.server.store.db
-              .selectFrom('messages')
-              .select(['id', 'lead_id', 'provider_message_id'])
-              .where('campaign_id', '=', campaignId)
-              .where('status', '=', 'sent')
-              .execute(),
-          (rows) => rows.length === 1,
-        );
+        await ts.runDue();
+        const sent = await ts.server.store.db
+          .selectFrom('messages')
+          .select(['id', 'lead_id', 'provider_message_id'])
+          .where('campaign_id', '=', campaignId)
+          .where('status', '=', 'sent')
+          .execute();
+        expect(sent).toHaveLength(1);
         const poolNumber = pool.body.number as string;
         expect((await report(ts, single.sid, poolNumber, loner.phone, 'undelivered', '30007')).status).toBe(200);
         expect((await client.get(`/campaigns/${campaignId}`)).body.status).toBe('running');

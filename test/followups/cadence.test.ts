@@ -1,9 +1,8 @@
 import { expect, it } from 'vitest';
-import { ALWAYS_OPEN, FAST_AGENT_ENV, inbound, lead, messages, say, until } from '../agent/helpers.js';
+import { ALWAYS_OPEN, FAST_AGENT_ENV, inbound, lead, messages } from '../agent/helpers.js';
 import { createLead, describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
 import { LATE_NIGHT, useRealisticHours, startEachTestInDaytime } from '../support/clock-hours.js';
 import { outboxFor } from '../support/events.js';
-import { waitForStatus } from '../support/messages.js';
 
 /**
  * The follow-up cadence behind update lead's followUpConfig / followUpStep,
@@ -57,11 +56,14 @@ async function followUpJobs(ts: TestServer, leadId: string) {
     .execute();
 }
 
-const allJobsDone = (ts: TestServer, leadId: string) =>
-  until(
-    () => followUpJobs(ts, leadId),
-    (js) => js.length > 0 && js.every((j) => j.status === 'done'),
-  );
+/** Runs the worker's step, then checks every follow-up job of the lead has run. */
+async function allJobsDone(ts: TestServer, leadId: string) {
+  await ts.runDue();
+  const js = await followUpJobs(ts, leadId);
+  expect(js.length).toBeGreaterThan(0);
+  expect(js.map((j) => j.status)).toEqual(js.map(() => 'done'));
+  return js;
+}
 
 /** A lead on a profile, with a first message from the organization that went out (a conversation to follow up). */
 async function conversingLead(ts: TestServer, questions: string[], fields: Record<string, unknown> = {}) {
@@ -76,7 +78,8 @@ async function conversingLead(ts: TestServer, questions: string[], fields: Recor
   });
   const sent = await c.post(`/leads/${id}/sendMessage`, { message: 'Hello from the team' });
   expect(sent.status).toBe(200);
-  await waitForStatus(c, id, sent.body.id, (s) => s === 'sent');
+  await ts.runDue();
+  expect((await messages(c, id)).find((m) => m.id === sent.body.id)?.status).toBe('sent');
   return { id, phone };
 }
 
@@ -112,33 +115,27 @@ describeEachDialect(
       expect(await followUps(ts, id)).toEqual([]);
 
       ts.clock.advance(2 * MINUTE);
-      const [first] = await until(
-        () => followUps(ts, id),
-        (f) => f[0]?.status === 'sent',
-      );
+      await ts.runDue();
+      const [first] = await followUps(ts, id);
+      expect(first?.status).toBe('sent');
       expect(first).toMatchObject({ text: Q1, channel: 'sms', follow_up_step: 1, is_ai_generated: 1 });
       const shown = (await messages(c, id)).find((m) => m.id === first!.id);
       expect(shown).toMatchObject({ owner: 'user', isAiGenerated: true, direction: 'outbound', status: 'sent' });
 
       // Step 2 waits its 24 hours from the moment step 1 went out.
-      const l1 = await until(
-        () => lead(c, id),
-        (l) => l.followUpStep === 2,
-      );
+      const l1 = await lead(c, id);
+      expect(l1.followUpStep).toBe(2);
       dueAbout(ts, l1.nextFollowUpAt, 24, ts.clock.now().getTime() - 5_000);
 
       ts.clock.advance(24 * HOUR + MINUTE);
-      const both = await until(
-        () => followUps(ts, id),
-        (f) => f[1]?.status === 'sent',
-      );
+      await ts.runDue();
+      const both = await followUps(ts, id);
+      expect(both[1]?.status).toBe('sent');
       expect(both[1]).toMatchObject({ text: Q2, channel: 'email', follow_up_step: 2 });
 
       // No step 3: the lead rests in long-term nurture, nothing more is scheduled.
-      const l2 = await until(
-        () => lead(c, id),
-        (l) => l.followUpStep === -2,
-      );
+      const l2 = await lead(c, id);
+      expect(l2.followUpStep).toBe(-2);
       expect(l2.nextFollowUpAt).toBeNull();
       expect(l2.followUpNote).toBe('step 2 was the last: long-term nurture');
       ts.clock.advance(100 * HOUR);
@@ -156,13 +153,15 @@ describeEachDialect(
       ts.clock.advance(HOUR);
 
       const plain = await c.post(`/leads/${id}/sendMessage`, { message: 'A note from a person' });
-      await waitForStatus(c, id, plain.body.id, (st) => st === 'sent');
+      await ts.runDue();
+      expect((await messages(c, id)).find((m) => m.id === plain.body.id)?.status).toBe('sent');
       expect((await lead(c, id)).nextFollowUpAt).toBe(scheduled);
 
       const t0 = ts.clock.now().getTime();
       const arming = await c.post(`/leads/${id}/sendMessage`, { message: 'Shall we book?', scheduleFollowUps: true });
       expect(arming.status).toBe(200);
-      await waitForStatus(c, id, arming.body.id, (st) => st === 'sent');
+      await ts.runDue();
+      expect((await messages(c, id)).find((m) => m.id === arming.body.id)?.status).toBe('sent');
       const l = await lead(c, id);
       expect(l.followUpStep).toBe(1);
       dueAbout(ts, l.nextFollowUpAt, 6, t0);
@@ -175,14 +174,11 @@ describeEachDialect(
       const { id } = await conversingLead(ts, [Q1]);
       await c.patch(`/leads/${id}`, { followUpConfig: { 1: { hours: 1, channel: 'text' } } });
       ts.clock.advance(HOUR + MINUTE);
-      const [sent] = await until(
-        () => followUps(ts, id),
-        (f) => f[0]?.status === 'sent',
-      );
-      const events = await until(
-        () => outboxFor(ts, id, 'message.sent'),
-        (es) => es.length === 2,
-      );
+      await ts.runDue();
+      const [sent] = await followUps(ts, id);
+      expect(sent?.status).toBe('sent');
+      const events = await outboxFor(ts, id, 'message.sent');
+      expect(events).toHaveLength(2);
       expect(events[0]!.data).toMatchObject({ isFollowUp: false, followUpStep: null });
       expect(events[1]!.data).toMatchObject({
         leadId: id,
@@ -199,16 +195,12 @@ describeEachDialect(
       await c.patch(`/leads/${id}`, { followUpConfig: { 1: { hours: 3, channel: 'text' } }, followUpStep: -1 });
       await c.patch(`/leads/${id}`, { followUpStep: 1 });
       const t0 = ts.clock.now().getTime();
-      await say(c, id, phone, 'Hi, tell me more');
+      expect((await inbound(c, phone, 'Hi, tell me more')).action).toBe('conversation');
+      await ts.runDue();
       // The reply put the cadence back at step 1, waiting; the agent's answer (Q1) went out and armed it.
-      await until(
-        () => messages(c, id),
-        (ms) => ms.some((m) => m.content.text === Q1 && m.status === 'sent'),
-      );
-      const l = await until(
-        () => lead(c, id),
-        (x) => x.nextFollowUpAt !== null && new Date(x.nextFollowUpAt).getTime() >= t0 + 3 * HOUR,
-      );
+      expect((await messages(c, id)).filter((m) => m.content.text === Q1).map((m) => m.status)).toContain('sent');
+      const l = await lead(c, id);
+      expect(new Date(l.nextFollowUpAt!).getTime()).toBeGreaterThanOrEqual(t0 + 3 * HOUR);
       expect(l.followUpStep).toBe(1);
       dueAbout(ts, l.nextFollowUpAt, 3, t0);
     });
@@ -223,17 +215,10 @@ describeEachDialect(
         followUpStep: 2,
       });
       ts.clock.advance(2 * HOUR + MINUTE);
-      const [only] = await until(
-        () => followUps(ts, id),
-        (f) => f[0]?.status === 'sent',
-      );
-      expect(only).toMatchObject({ text: Q2, follow_up_step: 2 });
-      expect(
-        await until(
-          () => lead(c, id),
-          (l) => l.followUpStep === -2,
-        ),
-      ).toMatchObject({ nextFollowUpAt: null });
+      await ts.runDue();
+      const [only] = await followUps(ts, id);
+      expect(only).toMatchObject({ text: Q2, follow_up_step: 2, status: 'sent' });
+      expect(await lead(c, id)).toMatchObject({ followUpStep: -2, nextFollowUpAt: null });
     });
 
     it('a reply from the lead stops what was scheduled: nothing goes out at the old time', async () => {
@@ -261,19 +246,14 @@ describeEachDialect(
       await c.patch(`/leads/${id}`, { followUpConfig: { 1: { hours: 1, channel: 'text' } } });
       await c.patch(`/leads/${id}`, { followUpConfig: { 1: { hours: 5, channel: 'text' } } });
       ts.clock.advance(HOUR + MINUTE);
-      await until(
-        () => followUpJobs(ts, id),
-        (js) => js[0]?.status === 'done',
-      );
+      await ts.runDue();
+      expect((await followUpJobs(ts, id))[0]?.status).toBe('done');
       expect(await followUps(ts, id)).toEqual([]);
       expect((await lead(c, id)).followUpStep).toBe(1);
 
       ts.clock.advance(4 * HOUR);
-      await until(
-        () => followUps(ts, id),
-        (f) => f[0]?.status === 'sent',
-      );
       await allJobsDone(ts, id);
+      expect((await followUps(ts, id))[0]?.status).toBe('sent');
       expect(await followUps(ts, id)).toHaveLength(1);
     });
 
@@ -294,15 +274,13 @@ describeEachDialect(
       expect(answers.map((r) => r.status)).toEqual(Array(10).fill(200));
       const final = await lead(c, id);
       ts.clock.advance(HOUR + MINUTE);
-      const [only] = await until(
-        () => followUps(ts, id),
-        (f) => f[0]?.status === 'sent',
-      );
+      await ts.runDue();
+      const [only] = await followUps(ts, id);
+      expect(only?.status).toBe('sent');
       // Every job of the updates has run; the one left is the next step's, due an hour after the one sent.
-      const jobs = await until(
-        () => followUpJobs(ts, id),
-        (js) => js.length === 12 && js.filter((j) => j.status === 'pending').length === 1,
-      );
+      const jobs = await followUpJobs(ts, id);
+      expect(jobs).toHaveLength(12);
+      expect(jobs.filter((j) => j.status === 'pending')).toHaveLength(1);
       expect(await followUps(ts, id)).toHaveLength(1);
       expect(only!.follow_up_step).toBe(final.followUpStep);
       // The updates were applied one after the other under the lead's lock: each made its own generation.
@@ -329,10 +307,9 @@ describeEachDialect(
       await c.patch(`/leads/${id}`, { followUpConfig: { 1: { hours: 1, channel: 'text' } } });
       expect((await c.post(`/leads/${id}/turnOffAi`)).status).toBe(200);
       ts.clock.advance(2 * HOUR);
-      const l = await until(
-        () => lead(c, id),
-        (x) => x.followUpStep === -1,
-      );
+      await ts.runDue();
+      const l = await lead(c, id);
+      expect(l.followUpStep).toBe(-1);
       expect(l.followUpNote).toBe('stopped at step 1: AI is off for this lead');
       expect(l.nextFollowUpAt).toBeNull();
       expect(await followUps(ts, id)).toEqual([]);
@@ -359,11 +336,10 @@ describeEachDialect(
       await c.patch(`/leads/${id}`, { followUpConfig: { 1: { hours: 1, channel: 'call' } } });
       expect((await c.post('/dnc/register', { phone })).status).toBe(200);
       ts.clock.advance(2 * HOUR);
-      const [blocked] = await until(
-        () => followUps(ts, id),
-        (f) => f[0]?.status === 'blocked',
-      );
+      await ts.runDue();
+      const [blocked] = await followUps(ts, id);
       expect(blocked).toMatchObject({
+        status: 'blocked',
         channel: 'voice',
         follow_up_step: 1,
         status_reason: 'phone is on the Do Not Contact list',
@@ -376,10 +352,9 @@ describeEachDialect(
       const { id } = await conversingLead(ts, []); // the scripted agent only asks its profile's questions
       await c.patch(`/leads/${id}`, { followUpConfig: { 1: { hours: 1, channel: 'text' } } });
       ts.clock.advance(2 * HOUR);
-      const l = await until(
-        () => lead(c, id),
-        (x) => x.nextFollowUpAt === null,
-      );
+      await ts.runDue();
+      const l = await lead(c, id);
+      expect(l.nextFollowUpAt).toBeNull();
       expect(l.followUpStep).toBe(1);
       expect(l.followUpNote).toBe(
         "step 1 not sent: the scripted agent had nothing to say (the scripted agent only asks its profile's questions)",
@@ -399,11 +374,11 @@ describeEachDialect(
         await c.patch(`/leads/${id}`, { followUpConfig: { 1: { hours: 1, channel: 'text' } } });
       await useRealisticHours(c);
       ts.clock.advance(HOUR + MINUTE);
+      await ts.runDue();
       for (const { id } of [a, b]) {
-        const [waiting] = await until(
-          () => followUps(ts, id),
-          (f) => f[0]?.status === 'scheduled' && f[0]?.status_reason !== null,
-        );
+        const [waiting] = await followUps(ts, id);
+        expect(waiting?.status).toBe('scheduled');
+        expect(waiting?.status_reason).not.toBeNull();
         expect(waiting!.text).toBe(Q1);
       }
       expect((await inbound(c, a.phone, 'Sorry, who is this?')).action).toBe('conversation');

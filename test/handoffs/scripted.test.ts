@@ -1,7 +1,6 @@
 import { afterAll, expect, it } from 'vitest';
 import { startSmtpSink } from '../support/smtp-sink.js';
 import { createLead, describeEachDialect, uniquePhone } from '../support/harness.js';
-import { until } from '../support/assert.js';
 import { startEachTestInDaytime } from '../support/clock-hours.js';
 import { freshOrganization, makeRep } from './support.js';
 
@@ -31,30 +30,24 @@ describeEachDialect(
       await org.client.call('PUT', `/leads/${leadId}/owner`, { userId: rep.userId });
       await org.client.post(`/leads/${leadId}/addContext`, { command: 'notify: budget given' });
       await org.client.post('/inbound', { channel: 'sms', from: phone, text: 'About 10k' });
-      await until(
-        () => smtp.received.filter((m) => m.rcptTo.includes(rep.email)),
-        (l) => l.length === 1,
-      );
+      await ts.runDue();
+      expect(smtp.received.filter((m) => m.rcptTo.includes(rep.email))).toHaveLength(1);
       expect(smtp.received.find((m) => m.rcptTo.includes(rep.email))!.headers.get('subject')).toBe(
         'Budget given: Sol Lee',
       );
 
       await org.client.post(`/leads/${leadId}/addContext`, { command: 'hand off: wants a person' });
       await org.client.post('/inbound', { channel: 'sms', from: phone, text: 'Can I talk to someone?' });
-      const lead = await until(
-        () => org.client.get(`/leads/${leadId}`),
-        (r) => r.body.isAiOn === false,
-      );
+      await ts.runDue();
+      const lead = await org.client.get(`/leads/${leadId}`);
+      expect(lead.body.isAiOn).toBe(false);
       expect(lead.body.owner).toBe(rep.userId);
       expect((await org.client.get('/handoffs')).body.handoffs[0]).toMatchObject({
         leadId,
         ownerId: rep.userId,
         reason: 'wants a person',
       });
-      await until(
-        () => smtp.received.filter((m) => m.rcptTo.includes(rep.email)),
-        (l) => l.length === 2,
-      );
+      expect(smtp.received.filter((m) => m.rcptTo.includes(rep.email))).toHaveLength(2);
     });
   },
   { SMTP_URL: smtp.url },

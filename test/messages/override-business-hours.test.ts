@@ -3,7 +3,7 @@ import { expect, it } from 'vitest';
 import { checkOutbound } from '../../src/compliance/gate.js';
 import { findLead } from '../../src/lead-records/leads.repository.js';
 import { readSettings } from '../../src/settings/settings.service.js';
-import { messages, until } from '../agent/helpers.js';
+import { messages } from '../agent/helpers.js';
 import { LATE_NIGHT, MIDDAY, NEXT_MORNING } from '../support/clock-hours.js';
 import { outboxFor } from '../support/events.js';
 import { createLead, describeEachDialect, type Client, type TestServer } from '../support/harness.js';
@@ -218,12 +218,8 @@ describeEachDialect(
       ).toBeNull();
       const unknown = await c.post(`/leads/${leadId}/sendMessage`, { message: 'x', scheduleFollowUp: true });
       expect(unknown.status).toBe(400);
-      expect(
-        await until(
-          () => messages(c, leadId),
-          (ms) => ms.length === 2,
-        ),
-      ).toHaveLength(2);
+      await ts.runDue();
+      expect(await messages(c, leadId)).toHaveLength(2);
     });
   },
   { PARLEY_WORKER_POLL_MS: '20' },

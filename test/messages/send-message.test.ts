@@ -13,7 +13,7 @@ import {
 import { outboxFor } from '../support/events.js';
 import { waitForStatus } from '../support/messages.js';
 import { TestClock } from '../support/test-clock.js';
-import { messages, until } from '../agent/helpers.js';
+import { messages } from '../agent/helpers.js';
 
 const FAST = { PARLEY_WORKER_POLL_MS: '20' };
 /** The gate's suites keep realistic hours (08:00-21:00) and put the server's clock at midday: what goes out, goes out because the gate allows it. */
@@ -121,10 +121,8 @@ describeEachDialect(
       const sent = await org.post(`/leads/${leadId}/sendMessage`, { message: 'Good morning' });
       expect(sent.status).toBe(200);
       // Queued, then judged by the gate: held, with the reason recorded.
-      const judged = await until(
-        () => messages(org, leadId),
-        (ms) => ms.some((m) => m.id === sent.body.id && (m.status !== 'scheduled' || m.statusReason !== null)),
-      );
+      await ts.runDue();
+      const judged = await messages(org, leadId);
       expect(judged.find((m) => m.id === sent.body.id)).toMatchObject({
         status: 'scheduled',
         statusReason: 'outside contact hours 08:00-21:00 America/Los_Angeles',

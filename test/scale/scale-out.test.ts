@@ -86,6 +86,7 @@ describe.skipIf(!pgAvailable)('two API processes and two workers on one PostgreS
     );
     expect(results.every((r) => r.status === 200)).toBe(true);
     const expected = leads.length * 3;
+    // Real time: the server here is a child process, with no clock to move and no step to run; a bounded wait for a positive event.
     await receiver.until(() => receiver.ackCounts().size === expected, 30_000);
     await quietFor(receiver, 500);
     const perLeadChannel = new Map<string, number>();

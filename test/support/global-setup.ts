@@ -1,19 +1,24 @@
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { buildTemplates, type DbTemplates } from './db-templates.js';
 
 export const PG_ADMIN_URL = process.env.PARLEY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     pgAvailable: boolean;
+    /** Migrated databases the harness copies for each test server (db-templates.ts). */
+    dbTemplates: DbTemplates;
   }
 }
 
 /**
  * Decides once whether the PostgreSQL suite runs. Without a server it is
  * skipped, loudly; under CI=true a missing server is a failure, not a skip.
+ * Then migrates, once for the run, the databases test servers start from
+ * (db-templates.ts), and answers their teardown.
  */
-export default async function setup(project: TestProject): Promise<void> {
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const client = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 3000 });
   let available = false;
   try {
@@ -30,4 +35,7 @@ export default async function setup(project: TestProject): Promise<void> {
     await client.end().catch(() => {});
   }
   project.provide('pgAvailable', available);
+  const { templates, drop } = await buildTemplates(PG_ADMIN_URL, available);
+  project.provide('dbTemplates', templates);
+  return drop;
 }

@@ -1,7 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formatsPlugin from 'ajv-formats';
 import { expect, it } from 'vitest';
-import { ALWAYS_OPEN, FAST_AGENT_ENV, aiMessages, inbound, messages, say, until } from '../agent/helpers.js';
+import { ALWAYS_OPEN, FAST_AGENT_ENV, aiMessages, inbound, messages, say } from '../agent/helpers.js';
 import { createLead, describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
 import { waitForStatus } from '../support/messages.js';
 import { startEachTestInDaytime } from '../support/clock-hours.js';
@@ -79,10 +79,8 @@ describeEachDialect(
         sendMessage: true,
       });
       // Written before the lead moves on (an opening for a profile the lead has left is skipped).
-      await until(
-        () => messages(acme, leadId),
-        (ms) => aiMessages(ms).length === 1,
-      );
+      await ts.runDue();
+      expect(aiMessages(await messages(acme, leadId))).toHaveLength(1);
       await call(acme, 'POST', `${L}/switchCustomerProfile`, `/leads/${leadId}/switchCustomerProfile`, {
         profile: 'shape-quiz',
       });

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { insertMessage } from '../../src/messages/messages.repository.js';
 import { newId } from '../../src/platform/ids.js';
-import { ALWAYS_OPEN, FAST_AGENT_ENV, inbound, say, until } from '../agent/helpers.js';
+import { ALWAYS_OPEN, FAST_AGENT_ENV, inbound, say } from '../agent/helpers.js';
 import { createLead, describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
 import { messageOf } from '../support/assert.js';
 import { waitForStatus } from '../support/messages.js';
@@ -304,10 +304,8 @@ describeEachDialect(
       await ts.acme.patch('/settings', ALWAYS_OPEN);
       const leadId = await createLead(ts.acme, { firstName: 'Ivy' });
       await ts.acme.post(`/leads/${leadId}/switchCustomerProfile`, { profile: 'default', sendMessage: true });
-      const list = await until(
-        () => events(ts.acme, leadId),
-        (p) => p.events.some((e) => e.type === 'TOOL_CALL' && e.data.status === 'scheduled'),
-      );
+      await ts.runDue();
+      const list = await events(ts.acme, leadId);
       const opening = list.events.find((e) => e.type === 'TOOL_CALL')!;
       expect(opening.data).toMatchObject({
         kind: 'opening',

@@ -146,15 +146,14 @@ describeEachDialect(
       expect(Date.parse(held.body.scheduledTime!)).toBeGreaterThan(LATE_NIGHT.getTime());
       expect(fake.accepted('Calls', (p) => p.To === phone)).toHaveLength(0);
       ctx().clock.set(new Date(Date.parse(held.body.scheduledTime!) + 60_000));
-      const dialled = await until(
-        () => fake.accepted('Calls', (p) => p.To === phone),
-        (c) => c.length === 1,
-      );
+      await ctx().runDue();
+      const dialled = fake.accepted('Calls', (p) => p.To === phone);
+      expect(dialled).toHaveLength(1);
       expect(dialled[0]!.params.Twiml).toContain(held.body.id);
-      await until(
-        async () => (await acme.get(`/calls/${held.body.id}`)).body,
-        (c) => c.status === 'queued' && c.providerCallId === dialled[0]!.sid,
-      );
+      expect((await acme.get(`/calls/${held.body.id}`)).body).toMatchObject({
+        status: 'queued',
+        providerCallId: dialled[0]!.sid,
+      });
     });
 
     it('a follow-up step on the call channel is a live call, its message the greeting', async () => {
@@ -164,21 +163,14 @@ describeEachDialect(
       });
       expect(patched.status).toBe(200);
       ctx().clock.advance(2 * 3_600_000);
-      const placed = await until(
-        () => fake.accepted('Calls', (p) => p.To === phone),
-        (c) => c.length === 1,
-      );
+      await ctx().runDue();
+      const placed = fake.accepted('Calls', (p) => p.To === phone);
+      expect(placed).toHaveLength(1);
       expect(twimlAttr(placed[0]!.params.Twiml!, 'ConversationRelay', 'welcomeGreeting')).toBe(QUESTIONS[0]);
-      const calls = await until(
-        async () => (await acme.get(`/leads/${id}/calls`)).body.calls,
-        (c: { status: string }[]) => c[0]?.status === 'queued',
-      );
-      expect(calls[0]).toMatchObject({ providerCallId: placed[0]!.sid, direction: 'OUTBOUND' });
+      const calls = (await acme.get(`/leads/${id}/calls`)).body.calls;
+      expect(calls[0]).toMatchObject({ status: 'queued', providerCallId: placed[0]!.sid, direction: 'OUTBOUND' });
       // Dialled, the step counts as sent: the cadence moves on (one step: long-term nurture).
-      await until(
-        async () => (await acme.get(`/leads/${id}`)).body,
-        (b) => /^step 1 was the last/.test(b.followUpNote ?? ''),
-      );
+      expect((await acme.get(`/leads/${id}`)).body.followUpNote).toMatch(/^step 1 was the last/);
     });
 
     it('refuses a relay handshake without a valid signature', async () => {
@@ -388,10 +380,8 @@ describeEachDialect(
         expect(String(res.body)).toMatch(
           /<Say>Sorry, we cannot take your call right now\. We will text you shortly\.<\/Say><Hangup\/>/,
         );
-        await until(
-          () => fake.accepted('Messages', (p) => p.To === phone),
-          (m) => m.length === 1,
-        );
+        await ctx().runDue();
+        expect(fake.accepted('Messages', (p) => p.To === phone)).toHaveLength(1);
         expect(fake.accepted('Messages', (p) => p.To === phone)[0]!.params.Body).toBe(
           'Sorry we missed your call. How can we help?',
         );

@@ -120,6 +120,7 @@ for (const dialect of dialects()) {
             .execute()
         ).map((e) => ({ id: e.id, type: e.type, data: JSON.parse(e.payload) as { leadId: string; channel: string } }));
       // Every event in the outbox (committed) reaches the receiver.
+      // Real time: the server here is a child process, with no clock to move and no step to run; a bounded wait for a positive event.
       const events = await eventually(
         'every outbox event acknowledged',
         async () => {

@@ -2,7 +2,7 @@ import { afterAll, expect, it } from 'vitest';
 import { startFakeTwilio } from '../support/fake-twilio.js';
 import { createLead, describeEachDialect, type Client, type TestServer } from '../support/harness.js';
 import { startEachTestInDaytime } from '../support/clock-hours.js';
-import { FAST_WEBHOOKS, receiverPool, registerEndpoint } from '../support/webhooks.js';
+import { eventually, FAST_WEBHOOKS, receiverPool, registerEndpoint } from '../support/webhooks.js';
 import { enqueueJob } from '../../src/jobs/jobs.repository.js';
 import { createCampaign, enrolledLeads, freshOrg } from './helpers.js';
 
@@ -215,9 +215,12 @@ describeEachDialect(
         filter: { additionalInfo: { list: 'composed-pause' } },
         dailyCap: 1,
       });
-      await ts.runDue();
-      // Written and waiting.
-      expect((await client.get(`/leads/${ids[0]}/messages`)).body.messages[0]?.statusCode).toBe('CONTACT_HOURS');
+      // Written and waiting. Stepped until then: in a loaded full run one step once ended before the opening's
+      // send had been judged (the campaign's run and the agent's turn are separate jobs).
+      await eventually('written and waiting', async () => {
+        await ts.runDue();
+        return (await client.get(`/leads/${ids[0]}/messages`)).body.messages[0]?.statusCode === 'CONTACT_HOURS';
+      });
       const paused = await client.post(`/campaigns/${campaign.id}/pause`);
       expect(paused.body).toMatchObject({ status: 'paused', counts: { queued: 0, pending: 2 } });
       expect((await client.get(`/leads/${ids[0]}/messages`)).body.messages[0]).toMatchObject({

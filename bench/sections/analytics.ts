@@ -269,7 +269,10 @@ export async function analyticsSection(
   console.log(
     `${section}: ${reuse ? 'reused' : 'wrote'} the rollups of ${leads} leads and ${messages} messages in ${seconds.toFixed(1)} s: ${JSON.stringify(written)}`,
   );
-  if (dialect === 'postgres') await sql`analyze`.execute(store.db);
+  // What autovacuum does to a table that took inserts (PostgreSQL 13+ vacuums on inserts too): statistics, and
+  // the visibility map that lets a report's read be an index-only scan. Measured without it, a year by sending
+  // number read its 148k month rows through the heap (bitmap heap scan) and took 220 ms instead of 122 ms.
+  if (dialect === 'postgres') await sql`vacuum analyze`.execute(store.db);
   await store.close();
 
   const procs: Proc[] = [];

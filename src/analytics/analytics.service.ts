@@ -176,14 +176,16 @@ export async function summary(
   // Whole months from month rows, the days around them from day rows; by day, each day is its own group: the day rows.
   const range = slicesOf(from, to);
   const slices = groupBy === 'day' ? [{ from, to }] : range;
-  const counters = mergeCounters(
-    (await Promise.all(slices.map((s) => repo.sumCounters(deps.db, organizationId, groupBy, s)))).flat(),
-  );
-  const speed = speedByKey(
-    await repo.latencyPercentiles(deps.db, organizationId, groupBy, groupBy === 'day' ? 'period' : 'value', slices),
-  );
-  // The whole range's speed to lead: the overall histogram (dim day, one group ''), from its month rows and edge days.
-  const totalSpeed = speedByKey(await repo.latencyPercentiles(deps.db, organizationId, 'day', 'value', range)).get('');
+  // The three reads are independent: on PostgreSQL they run side by side on the pool's connections.
+  const [counterRows, speedRows, totalRows] = await Promise.all([
+    Promise.all(slices.map((s) => repo.sumCounters(deps.db, organizationId, groupBy, s))),
+    repo.latencyPercentiles(deps.db, organizationId, groupBy, groupBy === 'day' ? 'period' : 'value', slices),
+    // The whole range's speed to lead: the overall histogram (dim day, one group ''), from its month rows and edge days.
+    repo.latencyPercentiles(deps.db, organizationId, 'day', 'value', range),
+  ]);
+  const counters = mergeCounters(counterRows.flat());
+  const speed = speedByKey(speedRows);
+  const totalSpeed = speedByKey(totalRows).get('');
   const keys = [...new Set([...counters.map((c) => c.key), ...speed.keys()])].sort();
   const byKey = new Map(counters.map((c) => [c.key, c]));
   const total = { ...ZERO };

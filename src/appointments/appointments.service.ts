@@ -246,6 +246,7 @@ export async function bookAppointment(
     if (!lead.email) throw new DomainError('lead_has_no_email');
     const name = [lead.first_name, lead.last_name].filter(Boolean).join(' ') || 'Lead';
     const b = await calcomBook(
+      // biome-ignore lint/style/noNonNullAssertion: provider is 'calcom' only when cal.calcom is set (line above)
       cal.calcom!,
       start,
       { name, email: lead.email, timeZone: zone, ...(lead.phone ? { phoneNumber: lead.phone } : {}) },
@@ -302,6 +303,7 @@ export async function bookAppointment(
       if (earlier) return earlier;
     }
     if (externalId)
+      // biome-ignore lint/style/noNonNullAssertion: externalId is set only by the cal.com booking, which needs cal.calcom
       await calcomCancel(cal.calcom!, externalId, 'The slot was taken in Parley meanwhile').catch(() => {});
     throw new SlotTaken(start.toISOString());
   }

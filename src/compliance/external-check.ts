@@ -154,6 +154,7 @@ function parseVerdict(raw: string): Verdict {
     throw new CheckFailed('response has an "allow" and a "decision" that disagree');
   }
   const reason = typeof body.reason === 'string' && body.reason.trim() !== '' ? truncate(body.reason) : null;
+  // biome-ignore lint/style/noNonNullAssertion: the check above threw when both byAllow and byDecision were undefined
   return { allow: (byAllow ?? byDecision)!, reason };
 }
 

@@ -182,10 +182,12 @@ export async function importLeadsCommand(file: string, opts: ImportCommandOption
             rejectsOut.write(rejectsHeaderLine(headers));
           },
           onBatch: async (c, rejects) => {
+            // biome-ignore lint/style/noNonNullAssertion: bulk is set before the import starts, so before any batch commits
             await bulk!.committed();
             progress.batch(c);
             if (!rejectsOut || rejects.length === 0) return;
             const text = rejects.map((r) => rejectLine(rejectsHeaders, r.raw, r.reason, r.warnings)).join('');
+            // biome-ignore lint/style/noNonNullAssertion: checked set at the start of this callback; the inner callback loses the narrowing of the let
             if (!rejectsOut.write(text)) await new Promise<void>((ok) => rejectsOut!.once('drain', () => ok()));
           },
         },
@@ -227,6 +229,7 @@ export async function importLeadsCommand(file: string, opts: ImportCommandOption
     }
     throw err;
   } finally {
+    // biome-ignore lint/style/noNonNullAssertion: checked set on this line; the callback loses the narrowing of the let
     if (rejectsOut) await new Promise<void>((ok) => rejectsOut!.end(() => ok()));
     await bulk?.close();
     await store.close();

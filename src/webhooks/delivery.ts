@@ -118,6 +118,7 @@ export class DeliveryPipeline {
         .finally(() => {
           this.ended += 1;
           this.inFlight -= 1;
+          // biome-ignore lint/style/noNonNullAssertion: hot path (benchmarked); the count was raised when this delivery started, and its entry is deleted only at 0
           const left = this.inFlightByEndpoint.get(row.endpoint_id)! - 1;
           if (left > 0) this.inFlightByEndpoint.set(row.endpoint_id, left);
           else this.inFlightByEndpoint.delete(row.endpoint_id);
@@ -198,11 +199,13 @@ export class DeliveryPipeline {
       }
       const [only] = [...groups.values()];
       const single =
+        // biome-ignore lint/style/noNonNullAssertion: hot path (benchmarked); groups.size === 1 is checked first, so only is that group
         groups.size === 1 && held.length === 0 && !batch.some((o) => o.disableEndpoint) && only!.keys.length <= 200;
       // The common flush (a batch of successes) is one UPDATE: on its own it is atomic, and a
       // transaction around it would add two round trips (BEGIN, COMMIT) to every batch.
       if (single) {
         await singleStatement(this.deps.db, (db) =>
+          // biome-ignore lint/style/noNonNullAssertion: single implies groups.size === 1, so only is that group
           updateDeliveries(db, only!.keys, only!.patch, answerOf(only!.patch)),
         );
         return batch.length;

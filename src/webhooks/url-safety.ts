@@ -26,7 +26,9 @@ const COMPATIBLE = ipaddr.parseCIDR('::/96');
 function embeddedIPv4(ip: ipaddr.IPv6): ipaddr.IPv4 | undefined {
   const p = ip.parts;
   const v4 = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
+  // biome-ignore lint/style/noNonNullAssertion: an IPv6 address has eight parts
   if (ip.isIPv4MappedAddress() || ip.match(NAT64) || ip.match(COMPATIBLE)) return v4(p[6]!, p[7]!);
+  // biome-ignore lint/style/noNonNullAssertion: an IPv6 address has eight parts
   if (ip.match(SIX_TO_FOUR)) return v4(p[1]!, p[2]!);
   return undefined;
 }
@@ -117,6 +119,7 @@ export function safeLookup(allowPrivate: boolean) {
         return callback(refused, []);
       }
       if ((options as { all?: boolean }).all) return callback(null, allowed);
+      // biome-ignore lint/style/noNonNullAssertion: allowed.length > 0 (returned above when empty)
       callback(null, allowed[0]!.address, allowed[0]!.family);
     });
   };

@@ -315,9 +315,9 @@ async function dial(
   if (hold > 0) await sleep(hold);
   try {
     const sid = await createCall(twilio, {
-      // biome-ignore lint/style/noNonNullAssertion: a call is written with the lead's phone before the gate lets it reach dial()
+      // biome-ignore lint/style/noNonNullAssertion: dial() runs only for a 'dialing' decision, which the gate refuses (NO_ADDRESS) for a lead without a phone
       To: call.to_number!,
-      // biome-ignore lint/style/noNonNullAssertion: a call reaching dial() was given its sending number when the gate allowed it
+      // biome-ignore lint/style/noNonNullAssertion: dial() runs only for a 'dialing' decision, and both callers refuse one without a sending number
       From: call.from_number!,
       Twiml: twiml,
       StatusCallback: callbackUrl(deps.config, callPaths.status, organizationId, callId),

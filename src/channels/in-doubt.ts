@@ -79,7 +79,7 @@ export async function reconcile(
   // Without a sender the provider was never called (the adapter refuses first): nothing to look for.
   if (message.attempt_from !== null) {
     try {
-      // biome-ignore lint/style/noNonNullAssertion: suspect() is reached only for adapters whose inDoubt is not 'resend', and those all implement find
+      // biome-ignore lint/style/noNonNullAssertion: outbound.ts calls reconcile only after suspect() checked adapter.find, or for an 'ask' adapter (Twilio's, which has find)
       found = await adapter.find!(
         {
           organizationId,

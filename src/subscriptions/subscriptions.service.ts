@@ -213,7 +213,7 @@ async function followAddress(
   opts: ChangeOptions,
   at: string,
 ): Promise<void> {
-  // biome-ignore lint/style/noNonNullAssertion: followAddress is called only when lead.email is set (see its caller)
+  // biome-ignore lint/style/noNonNullAssertion: both callers (opt-out and opt-in) call it only when lead.email is set
   for (const other of await otherLeadsWithEmail(trx, organizationId, lead.email!, lead.id)) {
     const status = other[statusColumn(channel)];
     if (action === 'opt_out' ? status === 'unsubscribed' : status === 'subscribed') continue;

@@ -198,16 +198,17 @@ export class DeliveryPipeline {
         groups.set(key, group);
       }
       const [only] = [...groups.values()];
+      // `only !== undefined` always holds after groups.size === 1 (once per batch, not per row): it narrows the type.
       const single =
-        // biome-ignore lint/style/noNonNullAssertion: hot path (benchmarked); groups.size === 1 is checked first, so only is that group
-        groups.size === 1 && held.length === 0 && !batch.some((o) => o.disableEndpoint) && only!.keys.length <= 200;
+        groups.size === 1 &&
+        held.length === 0 &&
+        !batch.some((o) => o.disableEndpoint) &&
+        only !== undefined &&
+        only.keys.length <= 200;
       // The common flush (a batch of successes) is one UPDATE: on its own it is atomic, and a
       // transaction around it would add two round trips (BEGIN, COMMIT) to every batch.
       if (single) {
-        await singleStatement(this.deps.db, (db) =>
-          // biome-ignore lint/style/noNonNullAssertion: single implies groups.size === 1, so only is that group
-          updateDeliveries(db, only!.keys, only!.patch, answerOf(only!.patch)),
-        );
+        await singleStatement(this.deps.db, (db) => updateDeliveries(db, only.keys, only.patch, answerOf(only.patch)));
         return batch.length;
       }
       await this.deps.db.transaction().execute(async (trx) => {

@@ -112,15 +112,15 @@ export function safeLookup(allowPrivate: boolean) {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
       if (err) return callback(err, []);
       const allowed = allowPrivate ? addresses : addresses.filter((a) => isPublicAddress(a.address));
-      if (allowed.length === 0) {
+      const first = allowed[0];
+      if (!first) {
         const refused = Object.assign(new Error(`refused: ${hostname} resolves only to non-public addresses`), {
           code: 'EADDRNOTPUBLIC',
         });
         return callback(refused, []);
       }
       if ((options as { all?: boolean }).all) return callback(null, allowed);
-      // biome-ignore lint/style/noNonNullAssertion: allowed.length > 0 (returned above when empty)
-      callback(null, allowed[0]!.address, allowed[0]!.family);
+      callback(null, first.address, first.family);
     });
   };
 }

@@ -53,6 +53,7 @@ async function run(deps: Deps, site: ToolCallSite, action: CalendarAction): Prom
     case 'bookAppointment': {
       // Keyed on the turn and the step: the same turn run again (a retried job) books once.
       const a = await bookAppointment(deps, organizationId, lead.id, {
+        // biome-ignore lint/style/noNonNullAssertion: bookAppointment's schema requires start, so instant() returns a Date (or throws)
         start: instant(action.start, 'start')!,
         notes: action.notes ?? null,
         bookingKey: `${site.turnId}:${site.step}:${site.call}`,
@@ -62,6 +63,7 @@ async function run(deps: Deps, site: ToolCallSite, action: CalendarAction): Prom
     }
     case 'rescheduleAppointment': {
       const current = await ownAppointment(deps, site, action.appointmentId);
+      // biome-ignore lint/style/noNonNullAssertion: rescheduleAppointment's schema requires start, so instant() returns a Date (or throws)
       const start = instant(action.start, 'start')!;
       // Already there (the same turn run again): nothing to move.
       const a =

@@ -34,6 +34,7 @@ export function windowFromText(text: string, zone: string, now: Date): { from?: 
   else if (/\btoday\b/.test(lower)) day = today;
   const part = Object.keys(PARTS).find((p) => lower.includes(p));
   if (day === undefined && !part) return {};
+  // biome-ignore lint/style/noNonNullAssertion: part was found among Object.keys(PARTS)
   const [startMin, endMin] = part ? PARTS[part]! : [0, 24 * 60];
   const base = day ?? today;
   const at = (wall: number) => new Date(instantsAtLocal(zone, wall)[0] ?? wall).toISOString();
@@ -69,6 +70,7 @@ function offer(slots: Slots['slots'], sorry: boolean): Action {
 function withinPart(slots: Slots['slots'], text: string, zone: string): Slots['slots'] {
   const part = Object.keys(PARTS).find((p) => text.toLowerCase().includes(p));
   if (!part) return slots;
+  // biome-ignore lint/style/noNonNullAssertion: part was found among Object.keys(PARTS)
   const [a, b] = PARTS[part]!;
   return slots.filter((s) => {
     const m = localTime(zone, new Date(s.start).getTime()).minute;
@@ -108,6 +110,7 @@ export function scriptedBooking(input: AgentInput, leadText: string): Action[] |
   }
   if (steps.length > 0) return null;
   const choice = cal.offeredSlots.length > 0 ? chosen(leadText, Math.min(OFFER, cal.offeredSlots.length)) : null;
+  // biome-ignore lint/style/noNonNullAssertion: chosen() answers an index below min(OFFER, offeredSlots.length)
   if (choice !== null) return [{ type: 'bookAppointment', start: cal.offeredSlots[choice]!.start }];
   const window = windowFromText(leadText, cal.timeZone, input.now);
   if (MEETING.test(leadText) || window.from) return [{ type: 'findSlots', ...window }];

@@ -31,14 +31,17 @@ export function hotWord(text: string): string | null {
 /** "send message: <text>", "follow up in <N> minutes|hours|days: <text>", "notify: <name>" and "hand off: <reason>"; anything else is not understood (null). */
 export function commandActions(command: string, input: AgentInput): Action[] | null {
   const send = SEND.exec(command);
+  // biome-ignore lint/style/noNonNullAssertion: SEND's group 1 is not optional: a match always has it
   if (send) return [{ type: 'reply', text: send[1]!.trim() }];
   const notify = NOTIFY.exec(command);
+  // biome-ignore lint/style/noNonNullAssertion: NOTIFY's group 1 is not optional: a match always has it
   if (notify) return [{ type: 'notify', name: notify[1]!.trim().slice(0, 100) }];
   const handOff = HAND_OFF.exec(command);
   if (handOff)
     return [{ type: 'handOff', ...(handOff[1]?.trim() ? { reason: handOff[1].trim().slice(0, 1000) } : {}) }];
   const follow = FOLLOW_UP.exec(command);
   if (follow) {
+    // biome-ignore lint/style/noNonNullAssertion: FOLLOW_UP's group 2 is required and starts with m, h or d, the keys of UNIT_MINUTES
     const delayMinutes = Number(follow[1]) * UNIT_MINUTES[follow[2]!.toLowerCase()[0]!]!;
     const name = input.lead.firstName ? ` ${input.lead.firstName}` : '';
     const text = follow[3]?.trim() || `Hi${name}, just following up. Do you have any questions?`;
@@ -53,6 +56,7 @@ const asks = (message: string, question: string) =>
   same(message, question) || message.trim().endsWith(` ${question.trim()}`);
 
 function lastIndexWhere<T>(items: T[], ok: (item: T) => boolean): number {
+  // biome-ignore lint/style/noNonNullAssertion: i runs from items.length - 1 down to 0
   for (let i = items.length - 1; i >= 0; i -= 1) if (ok(items[i]!)) return i;
   return -1;
 }
@@ -78,9 +82,11 @@ function questionActions(input: AgentInput): Action[] {
   if (questions.length === 0) return [];
   const asked = askedAt(questions, input.conversation);
   const next = asked.findIndex((at) => at < 0);
+  // biome-ignore lint/style/noNonNullAssertion: next is an index findIndex found in asked, which has one entry per question
   if (next >= 0) return [{ type: 'reply', text: questions[next]! }];
   if (input.lead.isQualified) return [];
   const summary = questions
+    // biome-ignore lint/style/noNonNullAssertion: i is an index of questions, and asked has one entry per question
     .map((q, i) => `Q: ${q}\nA: ${answerAfter(input.conversation, asked[i]!) || '(no answer)'}`)
     .join('\n');
   const name = input.lead.firstName ? `, ${input.lead.firstName}` : '';

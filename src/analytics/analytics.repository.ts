@@ -116,6 +116,7 @@ async function computePercentiles(
   slices: readonly Slice[],
 ): Promise<LatencyRow[]> {
   if (runsInProcess(db)) return percentilesHere(db, organizationId, dim, by, slices);
+  // biome-ignore lint/style/noNonNullAssertion: computePercentiles is called only after slices.length === 0 returned early
   let rows = latencySlice(db, organizationId, dim, slices[0]!);
   for (const s of slices.slice(1)) rows = rows.unionAll(latencySlice(db, organizationId, dim, s));
   const { rows: out } = await sql<{
@@ -324,6 +325,7 @@ export async function sumVariants(db: Db, organizationId: string, profile: strin
     .orderBy('variant')
     .execute();
   return rows.map((r) => ({
+    // biome-ignore lint/style/noNonNullAssertion: the query keeps only rows where variant is not null
     variant: r.variant!,
     sent: Number(r.sent),
     replied: Number(r.replied),

@@ -35,6 +35,7 @@ export function percentiles(histogram: ReadonlyMap<number, number>): Percentiles
       seen += n;
       if (seen >= rank) return bucket;
     }
+    // biome-ignore lint/style/noNonNullAssertion: count > 0 here, so buckets has at least one entry
     return buckets[buckets.length - 1]![0];
   };
   return { count, p50: at(0.5), p90: at(0.9), p95: at(0.95) };
@@ -43,7 +44,7 @@ export function percentiles(histogram: ReadonlyMap<number, number>): Percentiles
 /** Twilio-style numeric error code in a status reason ("Twilio error 30007", "refused by the provider: ... 21610"), or '' when none. */
 export function errorCodeOf(reason: string | null): string {
   const m = /\b(\d{5})\b/.exec(reason ?? '');
-  return m ? m[1]! : '';
+  return m?.[1] ?? '';
 }
 
 export type LatencyDim = AnalyticsLatencyTable['dim'];

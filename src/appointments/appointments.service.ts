@@ -241,12 +241,13 @@ export async function bookAppointment(
   let end = new Date(start.getTime() + duration * 60_000);
   const zone = await leadZone(lead, settings);
   let externalId: string | null = null;
-  const provider = cal.provider === 'calcom' && cal.calcom ? 'calcom' : 'embedded';
-  if (provider === 'calcom') {
+  const calcom = cal.provider === 'calcom' ? cal.calcom : null;
+  const provider = calcom ? 'calcom' : 'embedded';
+  if (calcom) {
     if (!lead.email) throw new DomainError('lead_has_no_email');
     const name = [lead.first_name, lead.last_name].filter(Boolean).join(' ') || 'Lead';
     const b = await calcomBook(
-      cal.calcom!,
+      calcom,
       start,
       { name, email: lead.email, timeZone: zone, ...(lead.phone ? { phoneNumber: lead.phone } : {}) },
       input.notes ?? null,
@@ -301,8 +302,9 @@ export async function bookAppointment(
       const earlier = await findByBookingKey(deps.db, organizationId, input.bookingKey);
       if (earlier) return earlier;
     }
-    if (externalId)
-      await calcomCancel(cal.calcom!, externalId, 'The slot was taken in Parley meanwhile').catch(() => {});
+    // externalId is set only by the cal.com booking above, so calcom is set with it.
+    if (externalId && calcom)
+      await calcomCancel(calcom, externalId, 'The slot was taken in Parley meanwhile').catch(() => {});
     throw new SlotTaken(start.toISOString());
   }
 }

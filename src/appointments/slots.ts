@@ -50,6 +50,7 @@ export function freeSlots(q: SlotQuery): Slot[] {
   const firstDay = Math.floor(localTime(q.timeZone, q.from.getTime()).wall / DAY_MS) * DAY_MS;
   const lastDay = Math.floor(localTime(q.timeZone, q.to.getTime()).wall / DAY_MS) * DAY_MS;
   for (let day = firstDay; day <= lastDay && out.length < q.limit; day += DAY_MS) {
+    // biome-ignore lint/style/noNonNullAssertion: getUTCDay() is 0-6, an index of DAYS
     const ranges = [...(q.weeklyHours[DAYS[new Date(day).getUTCDay()]!] ?? [])].sort((a, b) =>
       String(a[0]).localeCompare(String(b[0])),
     );

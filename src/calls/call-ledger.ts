@@ -34,6 +34,7 @@ export class DbCallLedger implements CallLedger {
   ) {}
 
   private get leadId(): string {
+    // biome-ignore lint/style/noNonNullAssertion: read only after open() stored a call that has a lead_id (it returns null otherwise)
     return this.call!.lead_id!;
   }
 

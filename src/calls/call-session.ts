@@ -118,6 +118,7 @@ export class CallSession {
         break;
       case 'prompt':
         if (m.last === false || typeof m.voicePrompt !== 'string' || m.voicePrompt.trim() === '') return;
+        // biome-ignore lint/style/noNonNullAssertion: checked to be a non-empty string on the line above; the closure loses the narrowing
         this.enqueue(() => this.turn(m.voicePrompt!.trim()));
         break;
       case 'dtmf':
@@ -267,6 +268,7 @@ export class CallSession {
     const ai = this.deps.config.ai;
     if (ai.provider === 'openai') {
       const messages = chatMessages(input);
+      // biome-ignore lint/style/noNonNullAssertion: chatMessages() always starts with the system message
       messages[0] = { role: 'system', content: messages[0]!.content + '\n' + CALL_INSTRUCTIONS };
       const streamed = await streamChat(ai, messages, callToolDefinitions(), send, signal);
       return streamed.toolCalls

@@ -315,7 +315,9 @@ async function dial(
   if (hold > 0) await sleep(hold);
   try {
     const sid = await createCall(twilio, {
+      // biome-ignore lint/style/noNonNullAssertion: dial() runs only for a 'dialing' decision, which the gate refuses (NO_ADDRESS) for a lead without a phone
       To: call.to_number!,
+      // biome-ignore lint/style/noNonNullAssertion: dial() runs only for a 'dialing' decision, and both callers refuse one without a sending number
       From: call.from_number!,
       Twiml: twiml,
       StatusCallback: callbackUrl(deps.config, callPaths.status, organizationId, callId),

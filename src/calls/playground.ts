@@ -73,6 +73,7 @@ export async function openSandbox(
   const map = registry(deps);
   const now = Date.now();
   for (const [id, s] of map) if (now - s.usedAt > IDLE_MS) map.delete(id);
+  // biome-ignore lint/style/noNonNullAssertion: the map holds at least MAX_SANDBOXES entries, so it has a first key
   while (map.size >= MAX_SANDBOXES) map.delete(map.keys().next().value!);
   const sandbox: Sandbox = {
     // Unguessable: the playground's WebSocket is named by it (and still needs the same user's session).

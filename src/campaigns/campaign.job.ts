@@ -69,8 +69,11 @@ async function openFor(
               reason: `customer profile ${campaign.customer_profile} no longer exists`,
             }
           : {
+              // biome-ignore lint/style/noNonNullAssertion: lead and c.profile are set in this branch, so the condition above held through block
               status: STOPS.has(block!.code) ? 'opted_out' : 'blocked',
+              // biome-ignore lint/style/noNonNullAssertion: lead and c.profile are set in this branch, so the condition above held through block
               reason_code: block!.code,
+              // biome-ignore lint/style/noNonNullAssertion: lead and c.profile are set in this branch, so the condition above held through block
               reason: block!.reason,
             },
     );
@@ -126,6 +129,7 @@ async function runBatch(deps: Deps, job: ClaimedJob, p: CampaignRunPayload): Pro
       ).map((l) => [l.id, l]),
     );
     const blocks = await standingBlocks(trx, deps.digests, org, [...leads.values()], settings, now, async (ids) =>
+      // biome-ignore lint/style/noNonNullAssertion: standingBlocks asks only for ids of the leads passed to it, all keys of leads
       ids.map((id) => leads.get(id)!),
     );
     for (const e of pending) await openFor(c, e, leads.get(e.lead_id), blocks.get(e.lead_id));

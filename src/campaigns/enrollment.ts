@@ -36,6 +36,7 @@ export async function enrollSnapshot(
       const blocks = await standingBlocks(trx, deps.digests, organizationId, page, settings, now, (ids) =>
         leadsByIds(trx, organizationId, ids),
       );
+      // biome-ignore lint/style/noNonNullAssertion: an empty page returned just above
       const end = page[page.length - 1]!;
       const upTo = { at: end.created_at, id: end.id };
       await enrollPage(trx, organizationId, campaignId, filter, cutoff, after, upTo, [...blocks.keys()], at);

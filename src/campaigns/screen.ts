@@ -39,6 +39,7 @@ async function flagged(
     leads.flatMap((l) => (l.phone ? [l.phone] : [])),
   );
   const isSuppressed = (a: string | null) =>
+    // biome-ignore lint/style/noNonNullAssertion: every non-empty phone and email of leads was put in digestsOf above
     !!a && suppressed.size > 0 && digestsOf.get(a)!.some((d) => suppressed.has(d));
   const out: string[] = [];
   for (const lead of leads) {

@@ -79,6 +79,7 @@ export async function reconcile(
   // Without a sender the provider was never called (the adapter refuses first): nothing to look for.
   if (message.attempt_from !== null) {
     try {
+      // biome-ignore lint/style/noNonNullAssertion: outbound.ts calls reconcile only after suspect() checked adapter.find, or for an 'ask' adapter (Twilio's, which has find)
       found = await adapter.find!(
         {
           organizationId,
@@ -89,6 +90,7 @@ export async function reconcile(
           from: message.attempt_from,
           text: message.text,
         },
+        // biome-ignore lint/style/noNonNullAssertion: attempt_from is set (checked above) only together with attempt_at
         new Date(message.attempt_at!),
       );
     } catch (err) {
@@ -198,6 +200,7 @@ export async function resolveInDoubt(
       });
       await enqueueJob(trx, organizationId, 'message.send', { ...payload, messageId }, now, now.toISOString());
     }
+    // biome-ignore lint/style/noNonNullAssertion: the message was just written (or found) in this transaction
     return (await findMessage(trx, organizationId, messageId))!;
   });
 }

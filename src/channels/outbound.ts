@@ -102,6 +102,7 @@ async function judge(
     }
     if (message.channel === 'email') {
       await setMessageStatus(trx, organizationId, message.id, { status: 'sending', reason: null, ...attempt(null) });
+      // biome-ignore lint/style/noNonNullAssertion: the gate allowed an email, which it refuses (NO_ADDRESS) for a lead without one
       return { kind: 'send', message, to: lead.email!, from: null };
     }
     // Pacing only delays (or, past the maximum wait, fails) what the gate allowed; the gate judges again when the slot comes.
@@ -150,6 +151,7 @@ async function judge(
         pacedUntil: null,
         ...attempt(sender.from),
       });
+      // biome-ignore lint/style/noNonNullAssertion: the gate allowed a phone channel, which it refuses (NO_ADDRESS) for a lead without a phone
       return { kind: 'send', message, to: lead.phone!, from: sender.from };
     }
     await setMessageStatus(trx, organizationId, message.id, {
@@ -161,6 +163,7 @@ async function judge(
       pacedSince: sender.since.toISOString(),
       ...attempt(sender.from),
     });
+    // biome-ignore lint/style/noNonNullAssertion: the gate allowed a phone channel, which it refuses (NO_ADDRESS) for a lead without a phone
     return { kind: 'send', message, to: lead.phone!, from: sender.from, departAt: sender.departAt };
   });
 }
@@ -230,6 +233,7 @@ async function judgeAgain(
       now,
       external,
     );
+    // biome-ignore lint/style/noNonNullAssertion: the gate allowed a phone channel, which it refuses (NO_ADDRESS) for a lead without a phone
     if (decision.kind === 'allowed') return { kind: 'send', message, to: lead.phone!, from: null };
     // An External Compliance Check turned on during the hold: the send goes back to be judged with it.
     if (decision.kind === 'ask_external')

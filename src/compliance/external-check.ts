@@ -147,14 +147,15 @@ function parseVerdict(raw: string): Verdict {
   const body = parsed as Record<string, unknown>;
   const byAllow = typeof body.allow === 'boolean' ? body.allow : undefined;
   const byDecision = body.decision === 'allow' ? true : body.decision === 'block' ? false : undefined;
-  if (byAllow === undefined && byDecision === undefined) {
+  const allow = byAllow ?? byDecision;
+  if (allow === undefined) {
     throw new CheckFailed('response has neither a boolean "allow" nor a "decision" of "allow" or "block"');
   }
   if (byAllow !== undefined && byDecision !== undefined && byAllow !== byDecision) {
     throw new CheckFailed('response has an "allow" and a "decision" that disagree');
   }
   const reason = typeof body.reason === 'string' && body.reason.trim() !== '' ? truncate(body.reason) : null;
-  return { allow: (byAllow ?? byDecision)!, reason };
+  return { allow, reason };
 }
 
 function describeError(err: unknown): string {

@@ -105,6 +105,7 @@ export async function checkOutbound(
   const status = channelStatus(lead, channel);
   if (status === 'unavailable')
     return { kind: 'blocked', code: 'NO_ADDRESS', reason: `lead has no ${channel === 'email' ? 'email' : 'phone'}` };
+  // biome-ignore lint/style/noNonNullAssertion: channelStatus() is 'unavailable' (returned above) when the channel's address is missing
   const address = channel === 'email' ? lead.email! : lead.phone!;
   const confirmsOwnStop =
     req.purpose === 'stop_confirmation' &&

@@ -69,6 +69,7 @@ class OrganizationFeed {
       }
       // A full page: more may wait right behind it, so the next poll starts after it; otherwise only the recent window is re-read.
       const lagged = idFloor(now - LAG_MS);
+      // biome-ignore lint/style/noNonNullAssertion: rows.length === PAGE > 0 on this side of the condition
       this.floor = rows.length === PAGE ? rows[rows.length - 1]!.id : lagged > this.floor ? lagged : this.floor;
       for (const id of this.sent.keys()) if (id <= this.floor) this.sent.delete(id);
     } catch (err) {

@@ -137,5 +137,6 @@ export async function campaignsOnNumber(
     .orderBy('id', 'desc')
     .limit(window)
     .execute();
+  // biome-ignore lint/style/noNonNullAssertion: the query keeps only rows where campaign_id is not null
   return [...new Set(rows.map((r) => r.campaign_id!))];
 }

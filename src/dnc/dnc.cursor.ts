@@ -20,5 +20,6 @@ export function pageByPhone<T extends { phone: string }>(
 ): { items: T[]; nextToken: string | null } {
   if (rows.length <= limit) return { items: rows, nextToken: null };
   const items = rows.slice(0, limit);
+  // biome-ignore lint/style/noNonNullAssertion: rows.length > limit here, so items is not empty (limit >= 1)
   return { items, nextToken: encodeCursor(items[items.length - 1]!.phone) };
 }

@@ -56,6 +56,7 @@ export const nextStep = (config: FollowUpConfigInput | null, step: number): numb
 export const firstStep = (config: FollowUpConfigInput | null): number | undefined => stepsOf(config)[0];
 
 export function dueAfter(config: FollowUpConfigInput, step: number, from: Date): string {
+  // biome-ignore lint/style/noNonNullAssertion: callers pass a step taken from stepsOf(config) or checked with hasStep
   return new Date(from.getTime() + Math.round(config[String(step)]!.hours * HOUR_MS)).toISOString();
 }
 
@@ -64,6 +65,7 @@ const list = (steps: number[]) => (steps.length === 0 ? 'none' : steps.join(', '
 /** What TypeBox cannot say about a config: voicemail belongs to calls. Throws the sentence the client reads. */
 export function checkConfig(config: FollowUpConfigInput): void {
   for (const step of stepsOf(config)) {
+    // biome-ignore lint/style/noNonNullAssertion: step comes from the keys of config
     const s = config[String(step)]!;
     if (s.voicemailEnabled !== undefined && channelOf(s.channel) !== 'voice') {
       throw new DomainError('invalid_follow_up', {
@@ -109,6 +111,7 @@ export function applyUpdate(state: CadenceState, update: FollowUpUpdate, now: Da
   if (!config)
     return { config: null, step: null, dueAt: null, generation, note: `follow-ups removed by the API at ${at}` };
   if (state.step === STOPPED || state.step === LONG_TERM) return { ...state, config };
+  // biome-ignore lint/style/noNonNullAssertion: applyUpdate() keeps an empty config as null, so a config has a first step
   const step = state.step ?? firstStep(config)!;
   if (!hasStep(config, step)) {
     throw new DomainError('invalid_follow_up', {
@@ -148,6 +151,7 @@ export function afterSent(state: CadenceState, msg: SentMessage, sentAt: Date): 
     return { config, step: next, dueAt: dueAfter(config, next, sentAt), generation, note: null };
   }
   if (!msg.arms) return state;
+  // biome-ignore lint/style/noNonNullAssertion: applyUpdate() keeps an empty config as null, so a config has a first step
   const step = state.step ?? firstStep(config)!;
   if (!hasStep(config, step)) return state;
   return { config, step, dueAt: dueAfter(config, step, sentAt), generation, note: null };
@@ -157,6 +161,7 @@ export function afterSent(state: CadenceState, msg: SentMessage, sentAt: Date): 
 export function afterReply(state: CadenceState, at: Date): CadenceState {
   const { config } = state;
   if (!config || state.step === STOPPED || state.step === LONG_TERM) return state;
+  // biome-ignore lint/style/noNonNullAssertion: applyUpdate() keeps an empty config as null, so a config has a first step
   const first = firstStep(config)!;
   if (state.step === first && state.dueAt === null) return state;
   return {

@@ -47,6 +47,7 @@ async function check(trx: Db, job: ClaimedJob & { payload: FollowUpPayload }, no
   const state = cadenceOf(lead);
   const due = isDue(state, job.payload.generation, now);
   if (due === 'stale') return { kind: 'stale' };
+  // biome-ignore lint/style/noNonNullAssertion: isDue() answers 'early' only for a state with a dueAt
   if (due === 'early') return { kind: 'early', until: new Date(state.dueAt!) };
   if (lead.is_ai_on !== 1) {
     await updateLead(
@@ -83,7 +84,9 @@ export async function runFollowUp(
   if (first.kind === 'stale') return done;
   if (first.kind === 'early') return { kind: 'defer', until: first.until, reason: 'follow-up step not due yet' };
   const { lead, state } = first;
+  // biome-ignore lint/style/noNonNullAssertion: check() answers 'go' only when isDue() found a step >= 1
   const step = state.step!;
+  // biome-ignore lint/style/noNonNullAssertion: check() answers 'go' only when isDue() found a config, and its step is one of the config's keys
   const stepConfig = state.config![String(step)]!;
   const channel = channelOf(stepConfig.channel);
 
@@ -111,6 +114,8 @@ export async function runFollowUp(
     );
     return done;
   }
+  // Narrowed here: the transaction's callback below cannot see the check above.
+  const said = text;
 
   const now = deps.clock.now();
   await deps.db.transaction().execute(async (trx) => {
@@ -123,7 +128,7 @@ export async function runFollowUp(
         job.organizationId,
         gate.lead,
         step,
-        text!,
+        said,
         stepConfig.voicemailEnabled,
         now,
       );
@@ -144,7 +149,7 @@ export async function runFollowUp(
       organizationId: job.organizationId,
       lead: gate.lead,
       channel,
-      text: text!,
+      text: said,
       runAt: now,
       sendWhenOff: false,
       isAiGenerated: true,

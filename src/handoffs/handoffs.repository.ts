@@ -71,6 +71,7 @@ export async function repLoads(
     .where('owner_id', 'is not', null)
     .groupBy('owner_id')
     .execute();
+  // biome-ignore lint/style/noNonNullAssertion: the query keeps only rows where owner_id is not null
   return rows.map((r) => ({ owner_id: r.owner_id!, open: Number(r.open ?? 0), last_at: r.last_at ?? null }));
 }
 
@@ -84,6 +85,7 @@ export async function ownedLeadCounts(db: Db, organizationId: string): Promise<M
     .where('owner_id', 'is not', null)
     .groupBy('owner_id')
     .execute();
+  // biome-ignore lint/style/noNonNullAssertion: the query keeps only rows where owner_id is not null
   return new Map(rows.map((r) => [r.owner_id!, Number(r.n)]));
 }
 

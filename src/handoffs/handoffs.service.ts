@@ -346,6 +346,7 @@ export interface TouchStats {
 /** Nearest-rank percentile of sorted values. */
 function percentile(sorted: number[], p: number): number | null {
   if (sorted.length === 0) return null;
+  // biome-ignore lint/style/noNonNullAssertion: the index is clamped to 0..length-1 and sorted is not empty
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 

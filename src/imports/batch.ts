@@ -73,6 +73,7 @@ async function applySuppressions(
     reading.map((e) => e.lead),
   );
   reading.forEach((e, i) => {
+    // biome-ignore lint/style/noNonNullAssertion: suppressionsForMany answers one map per lead passed, in order
     const found = suppressed[i]!;
     // A new lead was built subscribed; an address filled in takes its channels' state anew, as PATCH /v1/leads/{id} does.
     if (found.size === 0 && e.isNew) return;
@@ -107,6 +108,7 @@ async function writeUpdates(
   const events: OutboxEvent[] = [];
   for (const e of entries) {
     if (e.isNew || !e.changed) continue;
+    // biome-ignore lint/style/noNonNullAssertion: an entry that is not new updates a lead of existing, and before maps all of them by id
     const old = before.get(e.lead.id)!;
     const patch: Updateable<LeadsTable> = { updated_at: at };
     for (const k of UPDATABLE) if (e.lead[k] !== old[k]) (patch as Record<string, unknown>)[k] = e.lead[k];

@@ -24,9 +24,11 @@ export function detectDelimiter(head: string): string {
   for (const ch of head) {
     if (ch === '"') quoted = !quoted;
     else if (!quoted && (ch === '\n' || ch === '\r')) break;
+    // biome-ignore lint/style/noNonNullAssertion: counts.has(ch) was checked in the same condition
     else if (!quoted && counts.has(ch)) counts.set(ch, counts.get(ch)! + 1);
   }
   let best: string = ',';
+  // biome-ignore lint/style/noNonNullAssertion: counts holds every CANDIDATE, and best is ',' or one of them
   for (const c of CANDIDATES) if (counts.get(c)! > counts.get(best)!) best = c;
   return best;
 }

@@ -132,7 +132,8 @@ export async function importLeadsCommand(file: string, opts: ImportCommandOption
   let bulk: BulkWrites | undefined;
   try {
     const deps = await assembleDeps(store, cfg);
-    bulk = await tuneForBulkWrites(store.db);
+    const tuned = await tuneForBulkWrites(store.db);
+    bulk = tuned;
     const org = await findOrganizationByName(store.db, opts.org);
     if (!org) throw new UsageError(`no organization named "${opts.org}" in ${describeDatabase(cfg.databaseUrl)}`);
     const q = {
@@ -182,11 +183,12 @@ export async function importLeadsCommand(file: string, opts: ImportCommandOption
             rejectsOut.write(rejectsHeaderLine(headers));
           },
           onBatch: async (c, rejects) => {
-            await bulk!.committed();
+            await tuned.committed();
             progress.batch(c);
-            if (!rejectsOut || rejects.length === 0) return;
+            const out = rejectsOut;
+            if (!out || rejects.length === 0) return;
             const text = rejects.map((r) => rejectLine(rejectsHeaders, r.raw, r.reason, r.warnings)).join('');
-            if (!rejectsOut.write(text)) await new Promise<void>((ok) => rejectsOut!.once('drain', () => ok()));
+            if (!out.write(text)) await new Promise<void>((ok) => out.once('drain', () => ok()));
           },
         },
       );
@@ -227,7 +229,8 @@ export async function importLeadsCommand(file: string, opts: ImportCommandOption
     }
     throw err;
   } finally {
-    if (rejectsOut) await new Promise<void>((ok) => rejectsOut!.end(() => ok()));
+    const out = rejectsOut;
+    if (out) await new Promise<void>((ok) => out.end(() => ok()));
     await bulk?.close();
     await store.close();
   }

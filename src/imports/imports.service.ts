@@ -217,6 +217,7 @@ export async function getImport(deps: Deps, organizationId: string, id: string):
   if (row.status === 'running' && now.getTime() - Date.parse(beat) > STALE_AFTER_MS) {
     // Ended once, by whichever reader comes first; a beat that arrives meanwhile cannot revive it (finishImport needs `running`).
     await repo.finishImport(deps.db, organizationId, id, 'failed', INTERRUPTED, now.toISOString());
+    // biome-ignore lint/style/noNonNullAssertion: the import was found above, and imports are never deleted (only their rejects are)
     row = (await repo.findImport(deps.db, organizationId, id))!;
   }
   return toImportView(row);
@@ -234,6 +235,7 @@ export async function rejectsCsv(deps: Deps, organizationId: string, id: string)
       const page = await repo.listRejects(deps.db, organizationId, id, after, 500);
       for (const r of page) yield rejectLine(headers, r.raw, r.reason, r.warnings);
       if (page.length < 500) return;
+      // biome-ignore lint/style/noNonNullAssertion: page.length is 500 here (a shorter page returned above)
       after = page[page.length - 1]!.row_number;
     }
   }

@@ -54,21 +54,26 @@ export class LaterRows {
     let hi = keys.length - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
+      // biome-ignore lint/style/noNonNullAssertion: hot path (benchmarked); mid is within 0..keys.length-1 by the binary search's bounds
       const k = keys[mid]!;
       if (k < h) lo = mid + 1;
       else if (k > h) hi = mid - 1;
       else {
         // The first row of the key after `row`: its suffix bits are those of every later row.
+        // biome-ignore lint/style/noNonNullAssertion: hot path (benchmarked); starts has keys.length + 1 entries and mid < keys.length
         let a = starts[mid]!;
+        // biome-ignore lint/style/noNonNullAssertion: hot path (benchmarked); starts has keys.length + 1 entries and mid + 1 <= keys.length
         let b = starts[mid + 1]!;
         while (a < b) {
           const m = (a + b) >> 1;
+          // biome-ignore lint/style/noNonNullAssertion: hot path (benchmarked); m lies in the key's slice starts[mid]..starts[mid + 1] of rows
           if (rows[m]! <= row) a = m + 1;
           else b = m;
         }
         if (a === starts[mid + 1]) return [];
         const out: string[] = [];
         for (let bit = 0; bit < fields.length; bit++)
+          // biome-ignore lint/style/noNonNullAssertion: hot path (benchmarked); a < starts[mid + 1] (returned above otherwise) and bit < fields.length
           if (after[a * width + (bit >> 3)]! & (1 << (bit & 7))) out.push(fields[bit]!);
         return out;
       }
@@ -127,11 +132,16 @@ export async function scanLaterRows(
       hashes[n] = digest(key);
       rowsOf[n] = record.row;
       const at = n * width;
+      // biome-ignore lint/style/noNonNullAssertion: hot path (benchmarked); masks was grown to (n + 1) * width just above
       masks[at]! |= 1; // firstName: every valid row gives one
+      // biome-ignore lint/style/noNonNullAssertion: hot path (benchmarked); masks was grown to (n + 1) * width just above
       if (lead.lastName !== undefined) masks[at]! |= 2;
+      // biome-ignore lint/style/noNonNullAssertion: hot path (benchmarked); masks was grown to (n + 1) * width just above
       if (lead.timeZone !== undefined) masks[at]! |= 4;
       for (const k of Object.keys(lead.info)) {
+        // biome-ignore lint/style/noNonNullAssertion: hot path (benchmarked); lead.info's keys are the plan's info columns, all put in infoBit above
         const bit = infoBit.get(k)!;
+        // biome-ignore lint/style/noNonNullAssertion: hot path (benchmarked); bit < fields.length, so the byte is within this row's width
         masks[at + (bit >> 3)]! |= 1 << (bit & 7);
       }
       n += 1;
@@ -167,6 +177,7 @@ function repeated(
     for (let i = 0; i < sorted.length; ) {
       let j = i + 1;
       while (j < sorted.length && sorted[j] === sorted[i]) j++;
+      // biome-ignore lint/style/noNonNullAssertion: hot path (benchmarked); i < sorted.length by the loop's condition
       each(sorted[i]!);
       i = j;
     }
@@ -187,7 +198,9 @@ function repeated(
     let hi = keys.length - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
+      // biome-ignore lint/style/noNonNullAssertion: hot path (benchmarked); mid is within 0..keys.length-1 by the binary search's bounds
       if (keys[mid]! < h) lo = mid + 1;
+      // biome-ignore lint/style/noNonNullAssertion: hot path (benchmarked); mid is within 0..keys.length-1 by the binary search's bounds
       else if (keys[mid]! > h) hi = mid - 1;
       else return mid;
     }
@@ -196,26 +209,35 @@ function repeated(
   // Rows are noted in file order, so each key's rows fill its slice in order.
   const groupOf = new Int32Array(hashes.length);
   for (let i = 0; i < hashes.length; i++) {
+    // biome-ignore lint/style/noNonNullAssertion: hot path (benchmarked); i < hashes.length by the loop's condition
     const g = find(hashes[i]!);
     groupOf[i] = g;
+    // biome-ignore lint/style/noNonNullAssertion: hot path (benchmarked); find() answers -1 or an index below groups, the length of counts
     if (g >= 0) counts[g]! += 1;
   }
   const starts = new Uint32Array(groups + 1);
+  // biome-ignore lint/style/noNonNullAssertion: hot path (benchmarked); g < groups: counts has groups entries and starts groups + 1
   for (let g = 0; g < groups; g++) starts[g + 1] = starts[g]! + counts[g]!;
   const fill = starts.slice(0, groups);
+  // biome-ignore lint/style/noNonNullAssertion: starts has groups + 1 entries
   const members = starts[groups]!;
   const rows = new Uint32Array(members);
   const after = new Uint8Array(members * width);
   for (let i = 0; i < hashes.length; i++) {
+    // biome-ignore lint/style/noNonNullAssertion: hot path (benchmarked); groupOf has hashes.length entries and i < hashes.length
     const g = groupOf[i]!;
     if (g < 0) continue;
+    // biome-ignore lint/style/noNonNullAssertion: hot path (benchmarked); g >= 0 (skipped above otherwise) and below groups, the length of fill
     const at = fill[g]!++;
+    // biome-ignore lint/style/noNonNullAssertion: hot path (benchmarked); rowsOf has hashes.length entries (both subarrays of n) and i < hashes.length
     rows[at] = rowsOf[i]!;
     after.set(masks.subarray(i * width, (i + 1) * width), at * width);
   }
   // Suffix union within each key: a row's bits become its own and every later row's.
   for (let g = 0; g < groups; g++)
+    // biome-ignore lint/style/noNonNullAssertion: hot path (benchmarked); g < groups and starts has groups + 1 entries
     for (let j = starts[g + 1]! - 2; j >= starts[g]!; j--)
+      // biome-ignore lint/style/noNonNullAssertion: hot path (benchmarked); j and j + 1 are rows of group g's slice, so both bytes are within after
       for (let b = 0; b < width; b++) after[j * width + b]! |= after[(j + 1) * width + b]!;
   return { fields, keys, starts, rows, after, width };
 }

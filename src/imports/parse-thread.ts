@@ -38,6 +38,7 @@ function startParser(options: ParseOptions): Worker {
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./parse-worker.js', import.meta.url), base);
   // tsx's ESM entry (require.resolve would give its CommonJS one, which cannot register the ESM hooks).
   const pkg = createRequire(import.meta.url).resolve('tsx/package.json');
+  // biome-ignore lint/style/noNonNullAssertion: tsx's package.json exports ./esm/api (its ESM entry); this path runs only from sources, under tsx
   const api = (JSON.parse(readFileSync(pkg, 'utf8')) as { exports: Record<string, { import: { default: string } }> })
     .exports['./esm/api']!.import.default;
   const tsx = new URL(api, pathToFileURL(pkg)).href;
@@ -113,6 +114,7 @@ export async function* parseInThread(
         await new Promise<void>((resolve) => {
           wake = resolve;
         });
+      // biome-ignore lint/style/noNonNullAssertion: the loop above waits until inbox is not empty
       const m = inbox.shift()!;
       if (m.type === 'part') {
         yield m.part;

@@ -9,6 +9,7 @@ import type { FromParser, ToParser } from './parse-thread.js';
  * parsed parts, never more than its credit ahead of the writer, so memory
  * holds a few batches whatever the file's size.
  */
+// biome-ignore lint/style/noNonNullAssertion: this module runs only as parse-thread's worker, where parentPort is set
 const port = parentPort!;
 const options = workerData as ParseOptions;
 const post = (m: FromParser) => port.postMessage(m);

@@ -71,6 +71,7 @@ export function readRow(
   for (let i = 0; i < plan.targets.length; i++) {
     const value = (record[i] ?? '').trim();
     if (value === '') continue;
+    // biome-ignore lint/style/noNonNullAssertion: hot path (benchmarked); i < plan.targets.length by the loop's condition
     const target = plan.targets[i]!;
     if ('field' in target) given[target.field] = value;
     else if ('info' in target) {

@@ -48,5 +48,6 @@ export async function createInboundLead(
     throw new Error(`the lead for ${channel} sender could not be made or found`);
   }
   await recordLeadCreated(trx, organizationId, row, { source: 'inbound', channel }, at);
+  // biome-ignore lint/style/noNonNullAssertion: the lead was inserted in this transaction just above
   return (await findLead(trx, organizationId, row.id, true))!;
 }

@@ -50,6 +50,7 @@ export function readSearch(text: string, defaultCountry: string): SearchTerm {
   const words = lower.split(/\s+/);
   term.names.push({ first: lower });
   term.lastNamePrefix = lower;
+  // biome-ignore lint/style/noNonNullAssertion: split() always answers at least one element
   if (words.length > 1) term.names.push({ first: words[0]!, last: words.slice(1).join(' ') });
   return term;
 }
@@ -59,7 +60,9 @@ function toSearchView(row: LeadSearchRow) {
   const lastMessage = row.lm_at
     ? {
         text: foldedText({ text: row.lm_text ?? '', subject: row.lm_subject }).slice(0, 200),
+        // biome-ignore lint/style/noNonNullAssertion: the last message's columns come from one joined row: lm_at set means the message exists
         direction: row.lm_direction!,
+        // biome-ignore lint/style/noNonNullAssertion: the last message's columns come from one joined row: lm_at set means the message exists
         channel: row.lm_channel!,
         at: row.lm_at,
         isAiGenerated: Number(row.lm_ai) === 1,

@@ -227,6 +227,7 @@ export async function providerIdsHeldElsewhere(
     .where('provider_message_id', 'in', [...providerMessageIds])
     .where('id', '!=', messageId)
     .execute();
+  // biome-ignore lint/style/noNonNullAssertion: the query keeps only rows whose provider_message_id is in the given set
   return new Set(rows.map((r) => r.provider_message_id!));
 }
 

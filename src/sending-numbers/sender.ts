@@ -152,6 +152,7 @@ export async function chooseSender(
 }
 
 /** Rows paced before 0018 have no paced_since: their slot is the closest bound of when they asked. */
+// biome-ignore lint/style/noNonNullAssertion: its only call is in chooseSender's paced_until !== null branch
 const sinceOf = (message: Sendable): number => Date.parse(message.paced_since ?? message.paced_until!);
 
 /**

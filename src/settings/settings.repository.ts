@@ -77,6 +77,7 @@ export async function releaseWaitingSends(db: Db, organizationId: string, now: s
       .where('status_code', '=', 'CONTACT_HOURS')
       .execute();
     for (const { id } of waiting) {
+      // biome-ignore lint/style/noNonNullAssertion: the query asked only for ids taken from byMessage's keys
       const job = byMessage.get(id)!;
       const at = job.notBefore && job.notBefore > now ? job.notBefore : now;
       due.set(at, [...(due.get(at) ?? []), job.jobId]);

@@ -87,6 +87,7 @@ export function exportConsent(deps: Deps, organizationId: string, fromIso: strin
         yield csvLine(COLUMNS.map((c) => v[c]));
       }
       if (rows.length < 500) return;
+      // biome-ignore lint/style/noNonNullAssertion: rows.length is 500 here (a shorter page returned above)
       after = rows[rows.length - 1]!.id;
     }
   }

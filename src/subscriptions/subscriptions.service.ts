@@ -81,6 +81,7 @@ async function lockLead(trx: Db, organizationId: string, leadId: string): Promis
 }
 
 const addressFor = (lead: Pick<LeadRow, 'phone' | 'email'>, c: ChannelName): string =>
+  // biome-ignore lint/style/noNonNullAssertion: callers pass only channels from applied, which keeps the reachable ones (the lead has the address)
   c === 'email' ? lead.email! : lead.phone!;
 
 /** The optOut payload (events/payloads.ts builds every documented shape). */
@@ -212,6 +213,7 @@ async function followAddress(
   opts: ChangeOptions,
   at: string,
 ): Promise<void> {
+  // biome-ignore lint/style/noNonNullAssertion: both callers (opt-out and opt-in) call it only when lead.email is set
   for (const other of await otherLeadsWithEmail(trx, organizationId, lead.email!, lead.id)) {
     const status = other[statusColumn(channel)];
     if (action === 'opt_out' ? status === 'unsubscribed' : status === 'subscribed') continue;
@@ -284,6 +286,7 @@ export async function applyResubscribe(
   const unsubscribed = applied.filter((c) => lead[statusColumn(c)] === 'unsubscribed');
   const refused = unsubscribed.filter((c) => !mayLift(lead[sourceColumn(c)], c, by));
   if (by.kind === 'api' && refused.length > 0) {
+    // biome-ignore lint/style/noNonNullAssertion: refused.length > 0 was checked on the line above
     const why = LIFT_REFUSAL[lead[sourceColumn(refused[0]!)] ?? ''] ?? 'in a way only the lead can undo';
     throw new DomainError('keyword_opt_out', { channels: refused.join(' and '), why });
   }

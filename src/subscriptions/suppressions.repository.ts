@@ -117,6 +117,7 @@ export async function suppressionsForMany(
     for (const c of CHANNELS) {
       const address = c === 'email' ? l.email : l.phone;
       if (!address) continue;
+      // biome-ignore lint/style/noNonNullAssertion: every non-empty phone and email of leads was put in of above
       const [keyed, legacy] = of.get(address)!;
       const source = found.get(`${c}:${keyed}`) ?? (legacy === undefined ? undefined : found.get(`${c}:${legacy}`));
       if (source !== undefined) out.set(c, source);
@@ -134,6 +135,7 @@ export async function suppressionsFor(
   email: string | null,
 ): Promise<Map<ChannelName, string>> {
   if (!phone && !email) return new Map();
+  // biome-ignore lint/style/noNonNullAssertion: suppressionsForMany answers one map per lead passed, and one was passed
   return (await suppressionsForMany(db, organizationId, digests, [{ phone, email }]))[0]!;
 }
 

@@ -122,7 +122,9 @@ export async function claimDueDeliveries(
   })) as unknown as Claimed[];
   return rows.map(({ e_id, e_type, e_payload, e_created_at, w_id, w_url, w_secret, w_enabled, ...d }) => ({
     ...d,
+    // biome-ignore lint/style/noNonNullAssertion: the event's columns are NOT NULL: with e_id set (a joined event row), they are set too
     event: e_id === null ? null : { id: e_id, type: e_type!, payload: e_payload!, created_at: e_created_at! },
+    // biome-ignore lint/style/noNonNullAssertion: the endpoint's columns are NOT NULL: with w_id set (a joined endpoint row), they are set too
     endpoint: w_id === null ? null : { id: w_id, url: w_url!, secret: w_secret!, enabled: Number(w_enabled) },
   }));
 }

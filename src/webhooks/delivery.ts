@@ -118,6 +118,7 @@ export class DeliveryPipeline {
         .finally(() => {
           this.ended += 1;
           this.inFlight -= 1;
+          // biome-ignore lint/style/noNonNullAssertion: hot path (benchmarked); the count was raised when this delivery started, and its entry is deleted only at 0
           const left = this.inFlightByEndpoint.get(row.endpoint_id)! - 1;
           if (left > 0) this.inFlightByEndpoint.set(row.endpoint_id, left);
           else this.inFlightByEndpoint.delete(row.endpoint_id);
@@ -197,14 +198,17 @@ export class DeliveryPipeline {
         groups.set(key, group);
       }
       const [only] = [...groups.values()];
+      // `only !== undefined` always holds after groups.size === 1 (once per batch, not per row): it narrows the type.
       const single =
-        groups.size === 1 && held.length === 0 && !batch.some((o) => o.disableEndpoint) && only!.keys.length <= 200;
+        groups.size === 1 &&
+        held.length === 0 &&
+        !batch.some((o) => o.disableEndpoint) &&
+        only !== undefined &&
+        only.keys.length <= 200;
       // The common flush (a batch of successes) is one UPDATE: on its own it is atomic, and a
       // transaction around it would add two round trips (BEGIN, COMMIT) to every batch.
       if (single) {
-        await singleStatement(this.deps.db, (db) =>
-          updateDeliveries(db, only!.keys, only!.patch, answerOf(only!.patch)),
-        );
+        await singleStatement(this.deps.db, (db) => updateDeliveries(db, only.keys, only.patch, answerOf(only.patch)));
         return batch.length;
       }
       await this.deps.db.transaction().execute(async (trx) => {

@@ -15,9 +15,11 @@ export function retryDelayMs(
   retryAfterSeconds: number | null,
   random: () => number = Math.random,
 ): number {
+  // biome-ignore lint/style/noNonNullAssertion: the only caller (delivery.ts) calls it with attempts < schedule.length, so schedule is not empty
   const step = schedule[Math.min(attempts, schedule.length - 1)]!;
   const scheduled = jitter(step, random);
   if (retryAfterSeconds === null || !(retryAfterSeconds > 0)) return scheduled;
+  // biome-ignore lint/style/noNonNullAssertion: the only caller (delivery.ts) calls it with attempts < schedule.length, so schedule is not empty
   const ceiling = schedule[Math.min(attempts + 1, schedule.length - 1)]!;
   return Math.max(scheduled, Math.min(retryAfterSeconds * 1000, Math.max(ceiling, step)));
 }

@@ -26,7 +26,9 @@ const COMPATIBLE = ipaddr.parseCIDR('::/96');
 function embeddedIPv4(ip: ipaddr.IPv6): ipaddr.IPv4 | undefined {
   const p = ip.parts;
   const v4 = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
+  // biome-ignore lint/style/noNonNullAssertion: an IPv6 address has eight parts
   if (ip.isIPv4MappedAddress() || ip.match(NAT64) || ip.match(COMPATIBLE)) return v4(p[6]!, p[7]!);
+  // biome-ignore lint/style/noNonNullAssertion: an IPv6 address has eight parts
   if (ip.match(SIX_TO_FOUR)) return v4(p[1]!, p[2]!);
   return undefined;
 }
@@ -110,14 +112,15 @@ export function safeLookup(allowPrivate: boolean) {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
       if (err) return callback(err, []);
       const allowed = allowPrivate ? addresses : addresses.filter((a) => isPublicAddress(a.address));
-      if (allowed.length === 0) {
+      const first = allowed[0];
+      if (!first) {
         const refused = Object.assign(new Error(`refused: ${hostname} resolves only to non-public addresses`), {
           code: 'EADDRNOTPUBLIC',
         });
         return callback(refused, []);
       }
       if ((options as { all?: boolean }).all) return callback(null, allowed);
-      callback(null, allowed[0]!.address, allowed[0]!.family);
+      callback(null, first.address, first.family);
     });
   };
 }

@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { latencyPercentiles } from '../../src/analytics/analytics.repository.js';
 import { addPending, foldPending } from '../../src/analytics/pending.repository.js';
-import { openStore, type Store } from '../../src/platform/db/connect.js';
-import { migrateToLatest } from '../../src/platform/db/migrate.js';
-import { dialects, freshDatabase } from '../support/harness.js';
+import { dialects } from '../support/harness.js';
+import { storeForBlock } from '../support/store.js';
 
 /**
  * A report by day remembers each day's percentiles until a fold changes that
@@ -18,23 +17,12 @@ const D2 = '2026-06-30';
 
 for (const dialect of dialects()) {
   describe(`remembered speed to lead by day (${dialect})`, () => {
-    let store: Store;
-    let drop: () => Promise<void>;
-    beforeAll(async () => {
-      const fresh = await freshDatabase(dialect);
-      drop = fresh.drop;
-      store = openStore(fresh.url);
-      await migrateToLatest(store);
-    });
-    afterAll(async () => {
-      await store.close();
-      await drop();
-    });
+    const storeOf = storeForBlock(dialect);
 
     const org = 'org-days';
     /** `n` first sends of `ms` on `day`, counted through the queue and folded, as the recorder does. */
     async function sends(day: string, ms: number, n: number) {
-      await addPending(store.db, org, [
+      await addPending(storeOf().db, org, [
         {
           target: 'analytics_latency',
           cells: [{ organization_id: org, dim: 'day', period: day, value: '', kind: 'sent', bucket: ms }],
@@ -42,11 +30,11 @@ for (const dialect of dialects()) {
           amount: n,
         },
       ]);
-      await foldPending(store.db);
+      await foldPending(storeOf().db);
     }
     const byDay = async () =>
       Object.fromEntries(
-        (await latencyPercentiles(store.db, org, 'day', 'period', [{ from: D0, to: D2 }])).map((r) => [
+        (await latencyPercentiles(storeOf().db, org, 'day', 'period', [{ from: D0, to: D2 }])).map((r) => [
           r.key,
           [r.count, r.p50],
         ]),
@@ -57,7 +45,10 @@ for (const dialect of dialects()) {
       await sends(D2, 20, 3);
       expect(await byDay()).toEqual({ [D1]: [3, 10], [D2]: [3, 20] });
       // D0 had no first send: kept as a quiet day (count 0), so the next report does not look at it again.
-      const kept = await store.db.selectFrom('analytics_day_percentiles').select(['period', 'count', 'p50']).execute();
+      const kept = await storeOf()
+        .db.selectFrom('analytics_day_percentiles')
+        .select(['period', 'count', 'p50'])
+        .execute();
       expect(kept.map((r) => [r.period, Number(r.count), r.p50 === null ? null : Number(r.p50)]).sort()).toEqual([
         [D0, 0, null],
         [D1, 3, 10],
@@ -65,8 +56,8 @@ for (const dialect of dialects()) {
       ]);
 
       // Written behind the fold's back (no new version): the report still answers what it remembered.
-      await store.db
-        .insertInto('analytics_latency')
+      await storeOf()
+        .db.insertInto('analytics_latency')
         .values({ organization_id: org, dim: 'day', period: D1, value: '', kind: 'sent', bucket: 90, count: 100 })
         .execute();
       expect(await byDay()).toEqual({ [D1]: [3, 10], [D2]: [3, 20] });

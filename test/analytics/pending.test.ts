@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sumCounters } from '../../src/analytics/analytics.repository.js';
 import { foldOrganization, foldPending } from '../../src/analytics/pending.repository.js';
 import { noteLeadsCreated } from '../../src/analytics/recorder.repository.js';
-import { openStore, type Store } from '../../src/platform/db/connect.js';
-import { migrateToLatest } from '../../src/platform/db/migrate.js';
-import { dialects, freshDatabase } from '../support/harness.js';
+import { dialects } from '../support/harness.js';
+import { storeForBlock } from '../support/store.js';
 
 /**
  * Analytics counts are queued (analytics/pending.repository.ts) and folded
@@ -33,18 +32,7 @@ function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T>
 
 for (const dialect of dialects()) {
   describe(`queued analytics counts (${dialect})`, () => {
-    let store: Store;
-    let drop: () => Promise<void>;
-    beforeAll(async () => {
-      const fresh = await freshDatabase(dialect);
-      drop = fresh.drop;
-      store = openStore(fresh.url);
-      await migrateToLatest(store);
-    });
-    afterAll(async () => {
-      await store.close();
-      await drop();
-    });
+    const storeOf = storeForBlock(dialect);
 
     // Row locks are PostgreSQL's: SQLite has one writer at a time, whatever the rows.
     it.runIf(dialect === 'postgres')(
@@ -52,14 +40,16 @@ for (const dialect of dialects()) {
       async () => {
         const org = 'org-locks';
         let other: Promise<void> | undefined;
-        await store.db.transaction().execute(async (trx) => {
-          await noteLeadsCreated(trx, org, [lead(DAYS[0]!)], 'api');
-          // Same day, profile and source: the same rollup cells. Before the queue, this waited for the commit below.
-          other = noteLeadsCreated(store.db, org, [lead(DAYS[0]!)], 'api');
-          await withDeadline(other, 5_000, 'the second count');
-        });
-        await foldOrganization(store.db, org);
-        const [day] = await sumCounters(store.db, org, 'day', { from: DAYS[0]!, to: DAYS[0]! });
+        await storeOf()
+          .db.transaction()
+          .execute(async (trx) => {
+            await noteLeadsCreated(trx, org, [lead(DAYS[0]!)], 'api');
+            // Same day, profile and source: the same rollup cells. Before the queue, this waited for the commit below.
+            other = noteLeadsCreated(storeOf().db, org, [lead(DAYS[0]!)], 'api');
+            await withDeadline(other, 5_000, 'the second count');
+          });
+        await foldOrganization(storeOf().db, org);
+        const [day] = await sumCounters(storeOf().db, org, 'day', { from: DAYS[0]!, to: DAYS[0]! });
         expect(day?.leads).toBe(2);
       },
     );
@@ -68,7 +58,7 @@ for (const dialect of dialects()) {
       const org = 'org-folds';
       const writers = Array.from({ length: 40 }, (_, i) =>
         noteLeadsCreated(
-          store.db,
+          storeOf().db,
           org,
           Array.from({ length: 1 + (i % 3) }, () => lead(DAYS[i % DAYS.length]!)),
           i % 2 ? 'api' : 'inbound',
@@ -76,13 +66,13 @@ for (const dialect of dialects()) {
       );
       const folds = Array.from({ length: 4 }, async () => {
         let folded = 0;
-        for (let round = 0; round < 5; round += 1) folded += await foldPending(store.db);
+        for (let round = 0; round < 5; round += 1) folded += await foldPending(storeOf().db);
         return folded;
       });
       const [, folded] = await Promise.all([Promise.all(writers), Promise.all(folds)]);
       // The report's own fold: whatever the workers' folds left, and their rows already added.
-      const last = await foldOrganization(store.db, org);
-      const days = await sumCounters(store.db, org, 'day', { from: DAYS[0]!, to: DAYS[2]! });
+      const last = await foldOrganization(storeOf().db, org);
+      const days = await sumCounters(storeOf().db, org, 'day', { from: DAYS[0]!, to: DAYS[2]! });
       const expected = DAYS.map((_, d) =>
         Array.from({ length: 40 }, (_, i) => i)
           .filter((i) => i % DAYS.length === d)
@@ -91,19 +81,19 @@ for (const dialect of dialects()) {
       expect(days.map((r) => [r.key, r.leads])).toEqual(DAYS.map((day, d) => [day, expected[d]]));
       // Each writer queued one row (its leads share a day); each row was folded by exactly one fold.
       expect(folded.reduce((a, b) => a + b, 0) + last).toBe(40);
-      const left = await store.db.selectFrom('analytics_pending').select('id').execute();
+      const left = await storeOf().db.selectFrom('analytics_pending').select('id').execute();
       expect(left).toEqual([]);
     });
 
     it("a report's fold adds what was committed before it, for its organization only", async () => {
-      await noteLeadsCreated(store.db, 'org-a', [lead(DAYS[1]!), lead(DAYS[1]!)], 'api');
-      await noteLeadsCreated(store.db, 'org-b', [lead(DAYS[1]!)], 'api');
-      expect(await foldOrganization(store.db, 'org-a')).toBe(1);
-      const [a] = await sumCounters(store.db, 'org-a', 'day', { from: DAYS[1]!, to: DAYS[1]! });
+      await noteLeadsCreated(storeOf().db, 'org-a', [lead(DAYS[1]!), lead(DAYS[1]!)], 'api');
+      await noteLeadsCreated(storeOf().db, 'org-b', [lead(DAYS[1]!)], 'api');
+      expect(await foldOrganization(storeOf().db, 'org-a')).toBe(1);
+      const [a] = await sumCounters(storeOf().db, 'org-a', 'day', { from: DAYS[1]!, to: DAYS[1]! });
       expect(a?.leads).toBe(2);
-      expect(await sumCounters(store.db, 'org-b', 'day', { from: DAYS[1]!, to: DAYS[1]! })).toEqual([]);
-      expect(await foldOrganization(store.db, 'org-b')).toBe(1);
-      expect(await foldOrganization(store.db, 'org-b')).toBe(0);
+      expect(await sumCounters(storeOf().db, 'org-b', 'day', { from: DAYS[1]!, to: DAYS[1]! })).toEqual([]);
+      expect(await foldOrganization(storeOf().db, 'org-b')).toBe(1);
+      expect(await foldOrganization(storeOf().db, 'org-b')).toBe(0);
     });
   });
 }

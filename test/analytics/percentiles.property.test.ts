@@ -1,11 +1,10 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { latencyPercentiles } from '../../src/analytics/analytics.repository.js';
 import { percentiles } from '../../src/analytics/latency.js';
-import { openStore, type Store } from '../../src/platform/db/connect.js';
-import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import { insertRows } from '../../src/platform/db/arrays.js';
-import { dialects, freshDatabase } from '../support/harness.js';
+import { dialects } from '../support/harness.js';
+import { storeForBlock } from '../support/store.js';
 
 /**
  * The percentiles the database computes from the speed-to-lead histograms
@@ -26,18 +25,7 @@ let orgs = 0;
 
 for (const dialect of dialects()) {
   describe(`speed-to-lead percentiles in the database (${dialect})`, () => {
-    let store: Store;
-    let drop: () => Promise<void>;
-    beforeAll(async () => {
-      const fresh = await freshDatabase(dialect);
-      drop = fresh.drop;
-      store = openStore(fresh.url);
-      await migrateToLatest(store);
-    });
-    afterAll(async () => {
-      await store.close();
-      await drop();
-    });
+    const storeOf = storeForBlock(dialect);
 
     it('equal the nearest rank of the buckets added up, per day and over the range', async () => {
       await fc.assert(
@@ -57,7 +45,7 @@ for (const dialect of dialects()) {
             }
           }
           await insertRows(
-            store.db,
+            storeOf().db,
             'analytics_latency',
             [...cells.values()].map((c) => ({ organization_id: org, dim: 'day' as const, value: '', ...c })),
           );
@@ -76,13 +64,13 @@ for (const dialect of dialects()) {
               else expect(got).toEqual({ key, kind, ...want });
             }
           };
-          const byDay = await latencyPercentiles(store.db, org, 'day', 'period', [
+          const byDay = await latencyPercentiles(storeOf().db, org, 'day', 'period', [
             { from: '2026-06-01', to: '2026-07-31' },
           ]);
           for (const day of DAYS) expectRows(byDay, day, day);
           // The range June 29 .. July 31: the edge days of June from day rows, July from its month row.
           expectRows(
-            await latencyPercentiles(store.db, org, 'day', 'value', [
+            await latencyPercentiles(storeOf().db, org, 'day', 'value', [
               { months: ['2026-07'] },
               { from: '2026-06-29', to: '2026-06-30' },
             ]),

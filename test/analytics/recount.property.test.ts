@@ -1,17 +1,16 @@
 import fc from 'fast-check';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { noteLeadsCreated } from '../../src/analytics/recorder.repository.js';
 import { deliverability, summary } from '../../src/analytics/analytics.service.js';
 import { percentiles } from '../../src/analytics/latency.js';
 import { insertLead, updateLead } from '../../src/lead-records/leads.repository.js';
 import { newLeadRow } from '../../src/leads/new-lead.js';
 import { insertMessage, setMessageStatus, setStatusByProviderId } from '../../src/messages/messages.repository.js';
-import { openStore, type Store } from '../../src/platform/db/connect.js';
-import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import type { Deps } from '../../src/platform/deps.js';
 import { newId } from '../../src/platform/ids.js';
-import { dialects, freshDatabase } from '../support/harness.js';
+import { dialects } from '../support/harness.js';
+import { storeForBlock } from '../support/store.js';
 
 /**
  * The rollups against a recount from the base tables (leads, messages) after
@@ -58,25 +57,14 @@ let orgCounter = 0;
 
 for (const dialect of dialects()) {
   describe(`analytics rollups against a recount (${dialect})`, () => {
-    let store: Store;
-    let drop: () => Promise<void>;
-    beforeAll(async () => {
-      const fresh = await freshDatabase(dialect);
-      drop = fresh.drop;
-      store = openStore(fresh.url);
-      await migrateToLatest(store);
-    });
-    afterAll(async () => {
-      await store.close();
-      await drop();
-    });
+    const storeOf = storeForBlock(dialect);
 
     it('equal the recount after random sequences of events', async () => {
       await fc.assert(
         fc.asyncProperty(fc.array(event, { minLength: 5, maxLength: 60, size: 'max' }), async (events) => {
           orgCounter += 1;
           const org = `recount-${orgCounter}-${Math.random().toString(36).slice(2, 8)}`;
-          const db = store.db;
+          const db = storeOf().db;
           await db
             .insertInto('organizations')
             .values({ id: org, name: org, settings: '{}', created_at: at(0) })

@@ -1,0 +1,28 @@
+import { afterAll, beforeAll } from 'vitest';
+import { openStore, type Store } from '../../src/platform/db/connect.js';
+import { migrateToLatest } from '../../src/platform/db/migrate.js';
+import { freshDatabase, type Dialect } from './harness.js';
+
+/**
+ * A migrated database of `dialect` for the `describe` block that calls this, with no server: for tests of a
+ * repository or a property over the store itself. Opened in the block's `beforeAll`, closed and dropped in its
+ * `afterAll`; the answer is read inside tests.
+ */
+export function storeForBlock(dialect: Dialect): () => Store {
+  let store: Store | undefined;
+  let drop: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const fresh = await freshDatabase(dialect);
+    drop = fresh.drop;
+    store = openStore(fresh.url);
+    await migrateToLatest(store);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await drop?.();
+  });
+  return () => {
+    if (!store) throw new Error('storeForBlock: the store opens in beforeAll; read it inside a test');
+    return store;
+  };
+}

@@ -2,7 +2,7 @@ import { sql, type ExpressionBuilder } from 'kysely';
 import { runsInProcess } from '../platform/db/capabilities.js';
 import type { Database, Db } from '../platform/db/schema.js';
 import { rememberedDays } from './day-percentiles.repository.js';
-import { percentiles, type LatencyDim, type LatencyRow } from './latency.js';
+import { percentileOf, percentiles, type LatencyDim, type LatencyRow } from './latency.js';
 
 export type { LatencyDim, LatencyRow } from './latency.js';
 
@@ -139,14 +139,13 @@ async function computePercentiles(
       min(case when cum * 10 >= total * 9 then bucket end) as p90,
       min(case when cum * 20 >= total * 19 then bucket end) as p95
     from c where total > 0 group by key, kind`.execute(db);
-  const num = (v: number | string | null) => (v === null ? null : Number(v));
   return out.map((r) => ({
     key: r.key,
     kind: r.kind,
     count: Number(r.count),
-    p50: num(r.p50),
-    p90: num(r.p90),
-    p95: num(r.p95),
+    p50: percentileOf(r.p50),
+    p90: percentileOf(r.p90),
+    p95: percentileOf(r.p95),
   }));
 }
 

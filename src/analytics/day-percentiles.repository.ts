@@ -1,5 +1,5 @@
 import type { Db } from '../platform/db/schema.js';
-import type { LatencyDim, LatencyRow } from './latency.js';
+import { percentileOf, type LatencyDim, type LatencyRow } from './latency.js';
 
 /** Rows per upsert (SQLite binds ten values a row). */
 const CHUNK = 500;
@@ -68,7 +68,6 @@ export async function rememberedDays(
     .filter((d) => !seen.has(d) && !known.has(d))
     .map((d): LatencyRow => ({ key: d, kind: 'sent', count: 0, p50: null, p90: null, p95: null }));
   await keep(db, organizationId, dim, [...computed, ...quiet], versionOf);
-  const num = (v: number | string | null) => (v === null ? null : Number(v));
   return [
     ...current
       .filter((r) => Number(r.count) > 0)
@@ -76,9 +75,9 @@ export async function rememberedDays(
         key: r.period,
         kind: r.kind,
         count: Number(r.count),
-        p50: num(r.p50),
-        p90: num(r.p90),
-        p95: num(r.p95),
+        p50: percentileOf(r.p50),
+        p90: percentileOf(r.p90),
+        p95: percentileOf(r.p95),
       })),
     ...computed,
   ];

@@ -58,3 +58,6 @@ export interface LatencyRow {
   p90: number | null;
   p95: number | null;
 }
+
+/** A percentile as the database answers it (PostgreSQL's bigint is a string), as a number; null stays null. */
+export const percentileOf = (v: number | string | null): number | null => (v === null ? null : Number(v));

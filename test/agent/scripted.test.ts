@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { outboxFor } from '../support/events.js';
 import { createLead, describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
+import { eventually } from '../support/webhooks.js';
 import { ALWAYS_OPEN, FAST_AGENT_ENV, aiMessages, inbound, lead, messages, say, turns } from './helpers.js';
 import { startEachTestInDaytime } from '../support/clock-hours.js';
 
@@ -64,6 +65,11 @@ describeEachDialect(
         status: 'done',
         actions: ['reply'],
         error: null,
+      });
+      // A send paced to its number's next slot is not due yet when the step returns: step until it has gone.
+      await eventually('the reply sent', async () => {
+        await ts.runDue();
+        return !['scheduled', 'sending', 'queued'].includes((await lastAi(c, id))?.status ?? 'queued');
       });
       expect(await lastAi(c, id)).toMatchObject({
         status: 'sent',

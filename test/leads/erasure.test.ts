@@ -5,7 +5,7 @@ import { SCOPES } from '../../src/platform/auth/scopes.js';
 import { describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
 import { Receiver, respond } from '../support/receiver.js';
 import { scanCoverage, scanText, type Hit } from '../support/scan.js';
-import { deliveriesOf, FAST_WEBHOOKS, registerEndpoint } from '../support/webhooks.js';
+import { deliveriesOf, eventually, FAST_WEBHOOKS, registerEndpoint } from '../support/webhooks.js';
 
 /**
  * Twilio's REST API, answering the first message to each number with an
@@ -173,8 +173,12 @@ describeEachDialect(
             content: { text: string };
           }[]
         ).filter((m) => m.direction === 'outbound');
-      await ts.runDue();
-      // The sends, the agent's reply among them, went out.
+      // The sends, the agent's reply among them, went out. A send paced to its number's next slot is not due yet
+      // when a step returns: step until none is waiting.
+      await eventually('the sends gone', async () => {
+        await ts.runDue();
+        return (await outbound()).every((m) => !['scheduled', 'sending', 'queued'].includes(m.status));
+      });
       const out = await outbound();
       expect(out.map((m) => m.content.text)).toContain(text.reply);
       expect(out.filter((m) => m.status !== 'sent')).toEqual([]);

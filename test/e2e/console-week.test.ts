@@ -149,7 +149,7 @@ describeWithBrowser('console in the browser: the first week', () => {
     expect((await server.ts.acme.post(`/leads/${id}/unsubscribe`, { channels: ['voice'] })).status).toBe(200);
     await page.reload();
     await history
-      .getByText(/by key pk_\w+…/)
+      .getByText(/by key pk_live_[\w-]+…/)
       .first()
       .waitFor();
     expect(await seriousViolations(page)).toEqual([]);

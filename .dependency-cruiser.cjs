@@ -5,6 +5,86 @@
  */
 const CAPABILITIES = '^src/(lead-records|call-records|appointments|campaigns|imports|sending-numbers|users|console-api|leads|messages|profiles|context|subscriptions|dnc|settings|webhooks|organizations|compliance|channels)/';
 
+/**
+ * Each capability's public surface: the files of its folder that other folders of src/ may import, so what a
+ * capability offers is read in one place and a reach into another's private helper fails `capability-surfaces`
+ * below (docs/architecture.md prints this map; test/architecture/surfaces.test.ts keeps map, code and page in
+ * step). Every folder of src/ has an entry, an empty one when nothing outside imports it. Files, not
+ * re-exporting `index.ts` barrels: the folders still form one cycle (`foldersInCycle` below), and a barrel per
+ * folder would turn that folder cycle into module cycles that `no-circular` forbids.
+ *
+ * Exempt, with the reason:
+ * - the composition roots (`app.ts`, `server.ts`, `worker/`, `cli/`) may import any file: wiring a capability
+ *   (its routes, its job handlers, its registrations) is their one job, and nothing imports them;
+ * - `platform/` has no list: it is the floor every capability stands on, all of it shared, and it imports
+ *   nothing above it (`platform-is-the-floor`).
+ */
+const PUBLIC_SURFACES = {
+  agent: ['apply.ts', 'context.ts', 'prompt.ts', 'provider.ts', 'registry.ts', 'scripted.ts', 'turn.ts'],
+  analytics: ['recorder.repository.ts'],
+  appointments: ['appointments.repository.ts', 'appointments.service.ts', 'slots.ts'],
+  'call-records': ['calls.repository.ts', 'voice-settings.ts', 'waiting-calls.ts'],
+  calls: ['call-session.ts', 'playground.ts'],
+  campaigns: ['campaigns.service.ts'],
+  channels: ['registry.ts'],
+  compliance: [
+    'contact-hours.ts',
+    'contact-window.ts',
+    'email-reply.ts',
+    'external-check.ts',
+    'external-verdict.ts',
+    'gate.ts',
+    'lead-zones.ts',
+    'opt-out-language.ts',
+    'opt-out-recognizer.ts',
+    'send-checks.repository.ts',
+  ],
+  'console-api': [],
+  context: ['context.repository.ts'],
+  deliverability: ['deliverability.service.ts', 'error-codes.ts'],
+  dnc: ['dnc.repository.ts', 'dnc.service.ts'],
+  events: ['outbox.repository.ts', 'payloads.ts'],
+  followups: ['followups.mapper.ts', 'followups.schemas.ts', 'followups.service.ts'],
+  handoffs: ['handoffs.repository.ts', 'handoffs.service.ts', 'notify.ts'],
+  imports: [],
+  inbound: ['inbound.ts'],
+  jobs: ['jobs.repository.ts', 'names.ts'],
+  'lead-records': ['additional-info.ts', 'channels.ts', 'leads.repository.ts'],
+  leads: ['inbound-lead.ts', 'lead-search.schemas.ts', 'lead-search.service.ts', 'leads.schemas.ts', 'new-lead.ts'],
+  messages: ['messages.repository.ts', 'messages.schemas.ts', 'messages.service.ts', 'send.service.ts'],
+  organizations: ['api-keys.service.ts', 'organizations.repository.ts', 'organizations.service.ts'],
+  profiles: [
+    'opening.ts',
+    'openings.repository.ts',
+    'profiles.repository.ts',
+    'profiles.schemas.ts',
+    'profiles.service.ts',
+    'template.ts',
+    'variants.ts',
+  ],
+  providers: [
+    'channel-adapter.ts',
+    'twilio/adapters.ts',
+    'twilio/calls-api.ts',
+    'twilio/relay-twiml.ts',
+    'twilio/signature.ts',
+    'twilio/twilio.service.ts',
+    'twilio/twiml.ts',
+  ],
+  'sending-numbers': ['ownership.ts', 'sender.ts'],
+  settings: ['calendar-settings.ts', 'settings.schemas.ts', 'settings.service.ts'],
+  subscriptions: ['consent-rules.ts', 'opt-out-effects.ts', 'subscriptions.service.ts', 'suppressions.repository.ts'],
+  timeline: [],
+  users: ['login-throttle.ts', 'passwords.ts', 'sessions.service.ts', 'users.repository.ts', 'users.service.ts'],
+  webhooks: ['deliveries.repository.ts', 'dispatcher.ts', 'signing.ts', 'url-safety.ts'],
+};
+
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** Every surface file as one anchored path pattern, for the rule below. */
+const SURFACE_FILES = `^src/(${Object.entries(PUBLIC_SURFACES)
+  .flatMap(([folder, files]) => files.map((file) => escape(`${folder}/${file}`)))
+  .join('|')})$`;
+
 module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', comment: 'An import cycle hides which layer is below which.', from: { path: '^src/' }, to: { circular: true } },
@@ -16,6 +96,7 @@ module.exports = {
     { name: 'services-know-no-http', severity: 'error', comment: 'A service is called by routes, jobs and the CLI alike.', from: { path: '\\.service\\.ts$' }, to: { path: '^node_modules/(fastify|@fastify)/' } },
     { name: 'capabilities-trigger-by-name', severity: 'error', comment: 'A capability never imports a higher one to trigger work: it enqueues a job by name (jobs/names.ts).', from: { path: CAPABILITIES }, to: { path: '^src/(agent|inbound)/|^src/providers/twilio/twilio\\.(routes|service)\\.ts$' } },
     { name: 'migrations-are-history', severity: 'error', comment: 'A migration is run, never imported for a constant: its code is frozen history, the running code has its own.', from: { path: '^src/(?!platform/db/migrate\\.ts$|platform/db/migrations/)' }, to: { path: '^src/platform/db/migrations/' } },
+    { name: 'capability-surfaces', severity: 'error', comment: "A folder imports only another folder's public surface (PUBLIC_SURFACES above); the roots and platform/ are exempt, as said there.", from: { path: '^src/([^/]+)/', pathNot: '^src/(worker|cli|platform)/' }, to: { path: '^src/[^/]+/', pathNot: ['^src/$1/', '^src/platform/', SURFACE_FILES] } },
     { name: 'one-gate', severity: 'error', comment: 'The compliance gate is asked only by the send path, the send API (messages/send.service.ts, when a message is created) and placeCall before dialling: no other door to a provider.', from: { path: '^src/(?!channels/|compliance/|messages/send\\.service\\.ts$|calls/calls\\.service\\.ts$)' }, to: { path: '^src/compliance/gate\\.ts$' } },
   ],
   options: {
@@ -37,3 +118,44 @@ Object.defineProperty(module.exports, 'mutualFolderExemptions', {
   enumerable: false,
   value: {},
 });
+
+/**
+ * The folders still in one import cycle: the strongly connected component of the folder graph
+ * (test/architecture/folders.test.ts computes it and fails when it is not exactly this list, so a folder that
+ * joins the cycle fails and one that leaves it is taken off; the list only shrinks).
+ */
+Object.defineProperty(module.exports, 'foldersInCycle', {
+  enumerable: false,
+  value: {
+    folders: [
+      'agent',
+      'analytics',
+      'appointments',
+      'call-records',
+      'campaigns',
+      'channels',
+      'compliance',
+      'context',
+      'deliverability',
+      'dnc',
+      'followups',
+      'handoffs',
+      'inbound',
+      'lead-records',
+      'leads',
+      'messages',
+      'organizations',
+      'profiles',
+      'providers',
+      'sending-numbers',
+      'settings',
+      'subscriptions',
+      'users',
+    ],
+    why:
+      'Most of these folders hold both a low piece that others read (a repository, a settings reader) and a high one that orchestrates (a service, a job), so the folder graph closes on itself even though the file graph has no cycle; a cut moves the low piece below or lets the higher side register (docs/architecture.md, "The remaining cycle").',
+  },
+});
+
+/** The surfaces above, for the test and the page (not enumerable, as the exemptions). */
+Object.defineProperty(module.exports, 'publicSurfaces', { enumerable: false, value: PUBLIC_SURFACES });

@@ -21,7 +21,8 @@ const CAPABILITIES = '^src/(lead-records|call-records|appointments|campaigns|imp
  */
 const PUBLIC_SURFACES = {
   agent: ['apply.ts', 'context.ts', 'prompt.ts', 'provider.ts', 'registry.ts', 'scripted.ts', 'turn.ts'],
-  analytics: ['recorder.repository.ts'],
+  analytics: [],
+  'analytics-records': ['latency.ts', 'pending.repository.ts', 'recorder.repository.ts'],
   appointments: ['appointments.repository.ts', 'appointments.service.ts', 'slots.ts'],
   'call-records': ['calls.repository.ts', 'voice-settings.ts', 'waiting-calls.ts'],
   calls: ['call-session.ts', 'playground.ts'],
@@ -129,7 +130,6 @@ Object.defineProperty(module.exports, 'foldersInCycle', {
   value: {
     folders: [
       'agent',
-      'analytics',
       'appointments',
       'call-records',
       'campaigns',
@@ -141,7 +141,6 @@ Object.defineProperty(module.exports, 'foldersInCycle', {
       'followups',
       'handoffs',
       'inbound',
-      'lead-records',
       'leads',
       'messages',
       'organizations',

@@ -1,4 +1,4 @@
-import { noteLeadsCreated } from '../analytics/recorder.repository.js';
+import { noteLeadsCreated } from '../analytics-records/recorder.repository.js';
 import type { Updateable } from 'kysely';
 import { eventsInsert, type OutboxEvent } from '../events/outbox.repository.js';
 import { leadCreatedEvent } from '../events/payloads.js';

@@ -1,4 +1,4 @@
-import { noteLeadFact } from '../analytics/recorder.repository.js';
+import { noteLeadFact } from '../analytics-records/recorder.repository.js';
 import type { Updateable } from 'kysely';
 import { mayLift, strongerSource, type Lifter, type OptOutSource } from './consent-rules.js';
 import { emitEvents, eventsInsert, type OutboxEvent } from '../events/outbox.repository.js';

@@ -146,7 +146,6 @@ Object.defineProperty(module.exports, 'foldersInCycle', {
       'organizations',
       'profiles',
       'providers',
-      'sending-numbers',
       'settings',
       'subscriptions',
       'users',

@@ -135,7 +135,6 @@ Object.defineProperty(module.exports, 'foldersInCycle', {
       'campaigns',
       'channels',
       'compliance',
-      'context',
       'deliverability',
       'dnc',
       'followups',

@@ -10,7 +10,7 @@ import { isUniqueViolation } from '../platform/db/errors.js';
 import type { Db, LeadsTable } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { requestOpening } from '../profiles/opening.js';
-import { findProfileByName, type ProfileRow } from '../profiles/profiles.repository.js';
+import { findProfileByName, type ProfileRow } from '../profile-records/profiles.repository.js';
 import { CHANNELS } from '../lead-records/channels.js';
 import { suppressionsForMany } from '../subscriptions/suppressions.repository.js';
 import * as repo from './imports.repository.js';

@@ -12,7 +12,7 @@ import type { Deps } from '../platform/deps.js';
 import { requestOpening } from '../profiles/opening.js';
 import { findProfileByName, type ProfileRow } from '../profile-records/profiles.repository.js';
 import { CHANNELS } from '../lead-records/channels.js';
-import { suppressionsForMany } from '../subscriptions/suppressions.repository.js';
+import { suppressionsForMany } from '../suppression-records/suppressions.repository.js';
 import * as repo from './imports.repository.js';
 import type { LaterRows } from './look-ahead.js';
 import { resolveBatch, type Entry, type OnDuplicate } from './resolve.js';

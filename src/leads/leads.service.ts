@@ -4,7 +4,7 @@ import { emitEvents } from '../events/outbox.repository.js';
 import { scheduleOpeningMessage } from '../profiles/opening.js';
 import { requireProfile } from '../profiles/profiles.service.js';
 import { CHANNELS } from '../lead-records/channels.js';
-import { suppressionsFor } from '../subscriptions/suppressions.repository.js';
+import { suppressionsFor } from '../suppression-records/suppressions.repository.js';
 import { isoNow } from '../platform/clock.js';
 import { isUniqueViolation } from '../platform/db/errors.js';
 import type { LeadsTable } from '../platform/db/schema.js';

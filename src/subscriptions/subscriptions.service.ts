@@ -29,7 +29,7 @@ import { blockQueuedSendsQuery } from '../messages/messages.repository.js';
 import { stopFollowUpsColumns } from '../followups/followups.service.js';
 import { optOutEffectQueries } from './opt-out-effects.js';
 import { consentInsert, type NewConsent } from './consent.repository.js';
-import { suppressQuery, unsuppress, type Suppression } from './suppressions.repository.js';
+import { suppressQuery, unsuppress, type Suppression } from '../suppression-records/suppressions.repository.js';
 
 export type { OptOutSource } from './consent-rules.js';
 

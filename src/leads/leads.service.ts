@@ -1,5 +1,5 @@
 import type { Updateable } from 'kysely';
-import { closeHandoffsOfLead } from '../handoffs/handoffs.repository.js';
+import { closeHandoffsOfLead } from '../handoff-records/handoffs.repository.js';
 import { emitEvents } from '../events/outbox.repository.js';
 import { scheduleOpeningMessage } from '../profiles/opening.js';
 import { requireProfile } from '../profiles/profiles.service.js';

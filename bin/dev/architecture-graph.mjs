@@ -113,7 +113,8 @@ export function mermaid(edges) {
 }
 
 /** The folders of the pinned cycle, as one line of the page. */
-export const cycleLine = (folders) => `${folders.length} folders: ${folders.map((f) => `\`${f}/\``).join(', ')}.`;
+export const cycleLine = (folders) =>
+  folders.length ? `${folders.length} folders: ${folders.map((f) => `\`${f}/\``).join(', ')}.` : 'none.';
 
 /** The surfaces as a table: a folder, and the files other folders may import from it. */
 export function surfacesTable(surfaces) {

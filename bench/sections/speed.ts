@@ -11,6 +11,7 @@ import { openAllHoursOrganization } from '../lib/organization.js';
 import { freePort, startParley } from '../lib/processes.js';
 import type { Row } from '../lib/table.js';
 import { daytimePhones } from '../lib/daytime-phones.js';
+import { machineMeter, processesMeter } from '../lib/cpu.js';
 
 /**
  * Speed to lead: from the API's answer to `POST /v1/leads/create` (a profile
@@ -101,7 +102,13 @@ const percentile = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
 };
 
-async function measure(url: string, key: string, carrier: Carrier, quick: boolean) {
+/** The processes a burst's CPU is counted for: the API's, and the worker's when it is apart. */
+interface Pids {
+  api: number;
+  worker?: number;
+}
+
+async function measure(url: string, key: string, carrier: Carrier, quick: boolean, pids: Pids) {
   await post(url, key, '/customerProfiles', {
     name: 'speed-greeter',
     openingMessage: 'Hi {{firstName}}, thanks for your interest',
@@ -130,6 +137,12 @@ async function measure(url: string, key: string, carrier: Carrier, quick: boolea
   // Burst: 25 requests at a time.
   const burstCount = quick ? 250 : 1000;
   const burst: { phone: string; answered: number }[] = [];
+  // Where the burst's CPU goes, per lead: the API's process, the worker's, PostgreSQL's backends, and how busy the
+  // machine was (1 = both cores all the time): what the per-lead latency queues behind when it is saturated.
+  const named: Record<string, number> = { api: pids.api };
+  if (pids.worker) named.worker = pids.worker;
+  const cpu = processesMeter(named, pids.worker !== undefined);
+  const machine = machineMeter();
   for (let i = 0; i < burstCount; i += 25)
     burst.push(
       ...(await Promise.all(Array.from({ length: Math.min(25, burstCount - i) }, () => createLead(url, key)))),
@@ -139,6 +152,13 @@ async function measure(url: string, key: string, carrier: Carrier, quick: boolea
     burst.map((b) => b.phone),
     300_000,
   );
+  const used = cpu(burstCount);
+  const burstCpu = {
+    api: used.api,
+    worker: pids.worker ? used.worker : undefined,
+    databaseUs: used.databaseUs,
+    machineBusy: Number(machine().toFixed(2)),
+  };
   const burstMs = burst.map((b) => carrier.arrivals.get(b.phone)! - b.answered);
   const lastAnswer = Math.max(...burst.map((b) => b.answered));
   const lastArrival = Math.max(...burst.map((b) => carrier.arrivals.get(b.phone)!));
@@ -148,6 +168,7 @@ async function measure(url: string, key: string, carrier: Carrier, quick: boolea
     trickleMs,
     burstMs,
     drainMs: lastArrival - lastAnswer,
+    burstCpu,
     burstSeconds: (lastAnswer - burst[0]!.answered + burstMs[0]!) / 1000,
   };
 }
@@ -352,8 +373,13 @@ async function sendsVersusDeliveries(
       await api.stop();
     }
     const sends = startWorker(workerEnv);
+    // From the first arrival, so the worker's start-up (loading modules, connecting) is not counted against the sends.
+    await waitFor(() => phones.some((p) => carrier.arrivals.has(p)), 60_000, 'the first send');
+    const cpu = processesMeter({ worker: sends.pid! }, env.DATABASE_URL!.startsWith('postgres'));
+    let sendCpu: ReturnType<typeof cpu>;
     try {
       await arrivedAll(carrier, phones, 120_000);
+      sendCpu = cpu(phones.filter((p) => carrier.arrivals.has(p)).length);
     } finally {
       await stop(sends);
     }
@@ -361,6 +387,7 @@ async function sendsVersusDeliveries(
       n,
       sendsPerSecond: rate(phones.map((p) => carrier.arrivals.get(p)!)),
       deliveriesPerSecond: rate(receiver.times),
+      sendCpu,
     };
   } finally {
     await receiver.close();
@@ -396,7 +423,7 @@ export async function speedSection(
   const worker = separate ? startWorker(env) : undefined;
   let m: Awaited<ReturnType<typeof measure>>;
   try {
-    m = await measure(api.url, key, carrier, quick);
+    m = await measure(api.url, key, carrier, quick, { api: api.child.pid!, worker: worker?.pid });
   } finally {
     if (worker) await stop(worker);
     await api.stop();
@@ -452,6 +479,28 @@ export async function speedSection(
       value: `${throughput.sendsPerSecond}/s`,
       reference: `${throughput.deliveriesPerSecond}/s`,
       ratio: `${Math.round((100 * throughput.sendsPerSecond) / Math.max(1, throughput.deliveriesPerSecond))} %`,
+      target: 'report',
+      met: null,
+    },
+    {
+      section,
+      measure: 'burst: CPU per lead, API / worker / PostgreSQL (machine busy, 1 = both cores)',
+      value: [m.burstCpu.api, m.burstCpu.worker, m.burstCpu.databaseUs]
+        .map((us) => (us === undefined ? '-' : `${(us / 1000).toFixed(2)} ms`))
+        .join(' / '),
+      reference: `busy ${m.burstCpu.machineBusy}`,
+      ratio: '',
+      target: 'report',
+      met: null,
+    },
+    {
+      section,
+      measure: 'sends through one worker: CPU per send, worker / PostgreSQL',
+      value: [throughput.sendCpu.worker, throughput.sendCpu.databaseUs]
+        .map((us) => (us === undefined ? '-' : `${(us / 1000).toFixed(2)} ms`))
+        .join(' / '),
+      reference: '',
+      ratio: '',
       target: 'report',
       met: null,
     },

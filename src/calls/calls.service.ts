@@ -19,7 +19,6 @@ import {
 } from '../lead-records/leads.repository.js';
 import { createInboundLead } from '../leads/inbound-lead.js';
 import { findMessage, setMessageStatus } from '../messages/messages.repository.js';
-import { countAutomatedSince } from '../compliance/send-checks.repository.js';
 import { scheduleSend } from '../messages/send.service.js';
 import { followUpAfterSend } from '../followups/followups.service.js';
 import { enqueueJob } from '../jobs/jobs.repository.js';
@@ -35,7 +34,6 @@ import { readSettings } from '../settings/settings.service.js';
 import { chooseSender } from '../sending-numbers/sender.js';
 import {
   claimCompletedEvent,
-  countDialledSince,
   findCall,
   findCallBySid,
   insertCall,
@@ -56,8 +54,6 @@ export const callPaths = {
   transferStatus: '/v1/providers/twilio/transfer-status',
   voice: '/v1/providers/twilio/voice',
 } as const;
-
-const DAY_MS = 86_400_000;
 
 const query = (organizationId: string, callId: string) =>
   `?org=${encodeURIComponent(organizationId)}&call=${encodeURIComponent(callId)}`;
@@ -141,7 +137,7 @@ interface Judged {
 
 /**
  * The gate's answer for a call now, under the lead's lock: the compliance
- * gate exactly as for a voice send, the frequency cap counting calls too,
+ * gate exactly as for a voice send (its frequency cap counts calls too),
  * then the voice pool's number and its pace (sending-numbers/), else the
  * settings number.
  */
@@ -169,22 +165,6 @@ async function judge(
       overrideBusinessHours,
     }),
   );
-  // The gate counts the automated messages sent; a call is an automated contact too (a person's is not).
-  const cap = settings.frequencyCap;
-  if (decision.status !== 'blocked' && cap && !byPerson) {
-    const since = new Date(now.getTime() - DAY_MS).toISOString();
-    const contacts =
-      (await countAutomatedSince(trx, organizationId, lead.id, since)) +
-      (await countDialledSince(trx, organizationId, lead.id, since));
-    if (contacts >= cap.maxAutomatedPerDay) {
-      decision = {
-        status: 'blocked',
-        code: 'FREQUENCY_CAP',
-        reason: `${contacts} automated messages and calls in the last 24 hours (cap ${cap.maxAutomatedPerDay})`,
-        until: null,
-      };
-    }
-  }
   let from = settings.sendingNumber;
   let departAt: Date | null = null;
   if (decision.status === 'dialing') {

@@ -1,3 +1,4 @@
+import { countDialledSince } from '../call-records/calls.repository.js';
 import { phonesOnDnc } from '../suppression-records/dnc.repository.js';
 import type { LeadRow } from '../lead-records/leads.repository.js';
 import { countAutomatedSince, leadMessageReceivedAt } from './send-checks.repository.js';
@@ -82,7 +83,7 @@ async function answersLeadNow(db: Db, organizationId: string, req: GateRequest):
  * 3. the number is not on the Do Not Contact list (sms, voice), and the
  *    address was not reported invalid or unreachable on the channel;
  * 4. the AI is on, unless the send asked `sendWhenOff`;
- * 5. the lead's automated messages in the last 24 h are under the cap;
+ * 5. the lead's automated contacts in the last 24 h (the AI's messages and calls) are under the cap;
  * 6. it is inside contact hours where the lead is (else: wait for the window):
  *    the legal floor, 08:00-21:00 there (and the stricter regional window with
  *    `regionalRules`), bounds every contact the organization starts whatever
@@ -146,17 +147,16 @@ export async function checkOutbound(
     return { kind: 'blocked', code: 'AI_OFF', reason: 'AI is off for this lead' };
   const cap = req.automated ? settings.frequencyCap : null;
   if (cap) {
-    const sent = await countAutomatedSince(
-      db,
-      organizationId,
-      lead.id,
-      new Date(req.now.getTime() - DAY_MS).toISOString(),
-    );
-    if (sent >= cap.maxAutomatedPerDay)
+    const since = new Date(req.now.getTime() - DAY_MS).toISOString();
+    // A call is a contact as much as a message, on whichever channel comes next (an opening call counts once, by its
+    // message). The calls are counted only when the messages leave room.
+    let contacts = await countAutomatedSince(db, organizationId, lead.id, since);
+    if (contacts < cap.maxAutomatedPerDay) contacts += await countDialledSince(db, organizationId, lead.id, since);
+    if (contacts >= cap.maxAutomatedPerDay)
       return {
         kind: 'blocked',
         code: 'FREQUENCY_CAP',
-        reason: `${sent} automated messages in the last 24 hours (cap ${cap.maxAutomatedPerDay})`,
+        reason: `${contacts} automated messages and calls in the last 24 hours (cap ${cap.maxAutomatedPerDay})`,
       };
   }
   const window = await leadContactWindow(lead, settings, req.now, {

@@ -30,6 +30,9 @@ export interface OutboxEvent {
   data: Record<string, unknown>;
 }
 
+/** The lead an event is about, kept beside its payload so a lead's events are found by index (0045). */
+const leadOf = (data: Record<string, unknown>): string | null => (typeof data.leadId === 'string' ? data.leadId : null);
+
 /**
  * Writes events into the outbox with the same `db` handle as the state change
  * that causes them: pass the open transaction, and the event commits or rolls
@@ -51,6 +54,7 @@ export function eventsInsert(db: Db, organizationId: string, at: string, events:
     payload: JSON.stringify(e.data),
     created_at: at,
     dispatched_at: null,
+    lead_id: leadOf(e.data),
   }));
   return { query: db.insertInto('events').values(rows), ids: rows.map((r) => r.id) };
 }
@@ -93,6 +97,7 @@ export async function emitDispatched(
     payload: JSON.stringify(e.data),
     created_at: at,
     dispatched_at: at,
+    lead_id: leadOf(e.data),
   }));
   await db.insertInto('events').values(rows).modifyEnd(sql.raw(DISPATCHED_MARK)).execute();
   return rows.map((r) => ({ organization_id: r.organization_id, id: r.id, type: r.type }));

@@ -2,6 +2,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { checkOutbound, type GateDecision } from '../../src/compliance/gate.js';
 import type { LeadRow } from '../../src/lead-records/leads.repository.js';
 import { insertMessage } from '../../src/messages/messages.repository.js';
+import { insertCall } from '../../src/call-records/calls.repository.js';
 import { addressDigests } from '../../src/platform/address-digest.js';
 import { openStore, type Store } from '../../src/platform/db/connect.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
@@ -141,6 +142,24 @@ export function gateFixture(name: string, phoneBlock: string, mailPrefix: string
     }
   }
 
+  /**
+   * Calls the AI placed to the lead at `at` (dialled: Twilio took them). `speaking` names the opening message a call
+   * speaks: such a call is that message's contact, not a second one.
+   */
+  async function dialled(l: LeadRow, count: number, at: Date, speaking: string | null = null): Promise<void> {
+    for (let i = 0; i < count; i++)
+      await insertCall(store.db, org, {
+        id: newId(),
+        lead_id: l.id,
+        direction: 'outbound',
+        status: 'completed',
+        provider_call_id: `CA${newId().replace(/-/g, '')}`,
+        message_id: speaking,
+        created_at: at.toISOString(),
+        updated_at: at.toISOString(),
+      });
+  }
+
   /** A message from the lead, received at `at`: its id is what a reply names (`inReplyTo`). */
   async function leadWrote(l: LeadRow, at: Date, text = 'hi'): Promise<string> {
     const id = newId();
@@ -167,6 +186,7 @@ export function gateFixture(name: string, phoneBlock: string, mailPrefix: string
     ask,
     suppress,
     sentAutomated,
+    dialled,
     leadWrote,
     get db(): Db {
       return store.db;

@@ -153,14 +153,14 @@ describe('the conversation rules', () => {
     expect(await ask({ lead: l, automated: true, settings: cap })).toEqual({
       kind: 'blocked',
       code: 'FREQUENCY_CAP',
-      reason: '3 automated messages in the last 24 hours (cap 3)',
+      reason: '3 automated messages and calls in the last 24 hours (cap 3)',
     });
     // Over the cap says how many.
     await sentAutomated(l, 1, NOON_LA);
     expect(await ask({ lead: l, automated: true, settings: cap })).toEqual({
       kind: 'blocked',
       code: 'FREQUENCY_CAP',
-      reason: '4 automated messages in the last 24 hours (cap 3)',
+      reason: '4 automated messages and calls in the last 24 hours (cap 3)',
     });
     // Not automated, or no cap: not counted.
     expect(await ask({ lead: l, automated: false, settings: cap })).toEqual({ kind: 'allowed' });
@@ -174,7 +174,7 @@ describe('the conversation rules', () => {
     ).toEqual({
       kind: 'blocked',
       code: 'FREQUENCY_CAP',
-      reason: '0 automated messages in the last 24 hours (cap 0)',
+      reason: '0 automated messages and calls in the last 24 hours (cap 0)',
     });
   });
 

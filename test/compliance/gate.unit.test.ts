@@ -13,7 +13,7 @@ import { NIGHT_LA, NOON_LA, gateFixture, settings } from './gate-fixture.js';
  */
 
 const g = gateFixture('gate-unit', '+1415555', 'u');
-const { lead, ask, sentAutomated, digests, leadWrote } = g;
+const { lead, ask, sentAutomated, dialled, digests, leadWrote } = g;
 const MINUTE = 60_000;
 
 describe('the compliance gate, rule by rule', () => {
@@ -185,10 +185,31 @@ describe('the compliance gate, rule by rule', () => {
     expect(await ask({ lead: l, automated: true, settings: cap })).toEqual({
       kind: 'blocked',
       code: 'FREQUENCY_CAP',
-      reason: '2 automated messages in the last 24 hours (cap 2)',
+      reason: '2 automated messages and calls in the last 24 hours (cap 2)',
     });
     expect(await ask({ lead: l, automated: false, settings: cap })).toEqual({ kind: 'allowed' });
     expect(await ask({ lead: l, automated: true })).toEqual({ kind: 'allowed' });
+  });
+
+  it("counts the AI's calls with its messages, on every channel, and an opening call once", async () => {
+    const l = lead();
+    const cap = settings({ frequencyCap: { maxAutomatedPerDay: 2 } });
+    await dialled(l, 1, NOON_LA);
+    await dialled(l, 3, new Date(NOON_LA.getTime() - 25 * 3_600_000));
+    expect(await ask({ lead: l, automated: true, settings: cap })).toEqual({ kind: 'allowed' });
+    // A call that speaks an opening message is that message's contact: with its message, one contact.
+    await sentAutomated(l, 1, NOON_LA);
+    const opening = (
+      await g.db.selectFrom('messages').select('id').where('lead_id', '=', l.id).executeTakeFirstOrThrow()
+    ).id;
+    await dialled(l, 1, NOON_LA, opening);
+    for (const channel of ['sms', 'voice', 'email'] as const)
+      expect(await ask({ lead: l, channel, automated: true, settings: cap })).toEqual({
+        kind: 'blocked',
+        code: 'FREQUENCY_CAP',
+        reason: '2 automated messages and calls in the last 24 hours (cap 2)',
+      });
+    expect(await ask({ lead: l, automated: false, settings: cap })).toEqual({ kind: 'allowed' });
   });
 
   it('waits outside the hours where the lead is, until the window opens', async () => {

@@ -36,6 +36,7 @@ import * as deliveryAnswers from './migrations/0039_delivery_answers.js';
 import * as messageCalls from './migrations/0040_message_calls.js';
 import * as analyticsPending from './migrations/0043_analytics_pending.js';
 import * as analyticsDayPercentiles from './migrations/0044_analytics_day_percentiles.js';
+import * as eventLead from './migrations/0045_event_lead.js';
 
 /** Migrations are listed here in order (no directory scan: works from src and dist alike). */
 export const migrations: Record<string, Migration> = {
@@ -75,6 +76,7 @@ export const migrations: Record<string, Migration> = {
   '0040_message_calls': messageCalls,
   '0043_analytics_pending': analyticsPending,
   '0044_analytics_day_percentiles': analyticsDayPercentiles,
+  '0045_event_lead': eventLead,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -256,6 +256,8 @@ export interface EventsTable {
   payload: string;
   created_at: string;
   dispatched_at: string | null;
+  /** The lead the event is about, its payload's `leadId` (0045); null for an event about none. */
+  lead_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface WebhookEndpointsTable {

@@ -1,7 +1,6 @@
-import { countDialledSince } from '../call-records/calls.repository.js';
 import { phonesOnDnc } from '../suppression-records/dnc.repository.js';
 import type { LeadRow } from '../lead-records/leads.repository.js';
-import { countAutomatedSince, leadMessageReceivedAt } from './send-checks.repository.js';
+import { countAutomatedSince, countDialledSince, leadMessageReceivedAt } from './send-checks.repository.js';
 import type { AddressDigests } from '../platform/address-digest.js';
 import type { Db, MessagePurpose } from '../platform/db/schema.js';
 import type { OrganizationSettings } from '../settings/settings.service.js';

@@ -51,7 +51,7 @@ export async function recordSent(
   await setMessageStatus(trx, organizationId, message.id, { ...outcome, attemptAt: null, attemptFrom: null, at });
   await updateLead(trx, organizationId, lead.id, { last_activity_at: at });
   // The wait for a reply starts again from this message (followups/): the cadence's next step is due its hours from now.
-  await followUpAfterSend(trx, organizationId, message, new Date(at));
+  await followUpAfterSend(trx, organizationId, message, new Date(at), lead);
   const subject =
     message.channel === 'email' ? outboundEmailSubject((await findOrganization(trx, organizationId))?.name) : null;
   // Fanned out here: the worker that recorded it has nothing left to do with it (no wake, no empty tick).

@@ -148,9 +148,10 @@ export async function checkOutbound(
   if (cap) {
     const since = new Date(req.now.getTime() - DAY_MS).toISOString();
     // A call is a contact as much as a message, on whichever channel comes next (an opening call counts once, by its
-    // message). The calls are counted only when the messages leave room.
-    let contacts = await countAutomatedSince(db, organizationId, lead.id, since);
-    if (contacts < cap.maxAutomatedPerDay) contacts += await countDialledSince(db, organizationId, lead.id, since);
+    // message). Both are counted, so the reason states the true number.
+    const contacts =
+      (await countAutomatedSince(db, organizationId, lead.id, since)) +
+      (await countDialledSince(db, organizationId, lead.id, since));
     if (contacts >= cap.maxAutomatedPerDay)
       return {
         kind: 'blocked',

@@ -72,8 +72,10 @@ async function transition(
   leadId: string,
   now: Date,
   rule: (s: CadenceState) => CadenceState,
+  /** The lead's row as the caller read it under its lock in this transaction, cadence columns untouched since. */
+  locked?: LeadRow,
 ): Promise<CadenceState | undefined> {
-  const lead = await findLead(trx, organizationId, leadId, true);
+  const lead = locked ?? (await findLead(trx, organizationId, leadId, true));
   if (!lead) return undefined;
   const before = cadenceOf(lead);
   const after = rule(before);
@@ -100,12 +102,19 @@ export async function followUpAfterSend(
   organizationId: string,
   message: SentFacts,
   sentAt: Date,
+  /** The lead's row, read under its lock in this transaction: saves reading it again. */
+  locked?: LeadRow,
 ): Promise<void> {
   if (message.direction !== 'outbound' || message.purpose !== 'conversation') return;
   const step = message.is_follow_up === 1 && message.follow_up_step !== null ? Number(message.follow_up_step) : null;
   const arms = message.is_ai_generated === 1 || message.schedule_follow_ups === 1;
-  await transition(trx, organizationId, message.lead_id, sentAt, (s) =>
-    afterSent(s, { followUpStep: step, arms }, sentAt),
+  await transition(
+    trx,
+    organizationId,
+    message.lead_id,
+    sentAt,
+    (s) => afterSent(s, { followUpStep: step, arms }, sentAt),
+    locked,
   );
 }
 

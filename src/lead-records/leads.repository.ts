@@ -13,15 +13,17 @@ import type { Db, LeadsTable } from '../platform/db/schema.js';
 
 export type LeadRow = Selectable<LeadsTable>;
 
+/** Answers the stored row, defaults included: what the rest of the creating transaction reads of it. */
 export async function insertLead(
   db: Db,
   organizationId: string,
   row: Omit<Insertable<LeadsTable>, 'organization_id'>,
-): Promise<void> {
-  await db
+): Promise<LeadRow> {
+  return db
     .insertInto('leads')
     .values({ ...row, organization_id: organizationId })
-    .execute();
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /**

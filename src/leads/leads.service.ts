@@ -45,7 +45,7 @@ export async function createLead(
   try {
     await deps.db.transaction().execute(async (trx) => {
       // A share lock keeps a concurrent delete of the profile from passing its "no lead uses it" check.
-      await requireProfile(trx, organizationId, profile, 'share');
+      const profileRow = await requireProfile(trx, organizationId, profile, 'share');
       const suppressed = await suppressionsFor(trx, organizationId, deps.digests, phone, email);
       const row = newLeadRow(
         {
@@ -63,11 +63,11 @@ export async function createLead(
         at,
         id,
       );
-      await repo.insertLead(trx, organizationId, row);
+      const stored = await repo.insertLead(trx, organizationId, row);
       // lead.created, assignment and analytics commit with the lead; a duplicate phone rolls them back.
       await recordLeadCreated(trx, organizationId, row, { source: 'api' }, at);
       // The profile's opening message, if any, commits with the lead (the gate decides at send time).
-      await scheduleOpeningMessage(trx, organizationId, id, new Date(at), maySend);
+      await scheduleOpeningMessage(trx, organizationId, stored, profileRow, new Date(at), maySend);
     });
   } catch (err) {
     if (isUniqueViolation(err) && phone) throw duplicatePhone(phone);

@@ -1,6 +1,6 @@
 import { opensByCall, queueOpeningCall } from '../call-records/waiting-calls.js';
 import { enqueueJob } from '../jobs/jobs.repository.js';
-import { findLead, type LeadRow } from '../lead-records/leads.repository.js';
+import type { LeadRow } from '../lead-records/leads.repository.js';
 import { findMessage } from '../messages/messages.repository.js';
 import { scheduleSend } from '../messages/send.service.js';
 import { defaultChannel } from '../lead-records/channels.js';
@@ -8,7 +8,7 @@ import type { Db } from '../platform/db/schema.js';
 import { Forbidden } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { insertOpening, latestOpening } from './openings.repository.js';
-import { findProfileByName, type ProfileRow } from '../profile-records/profiles.repository.js';
+import type { ProfileRow } from '../profile-records/profiles.repository.js';
 import { renderTemplate } from './template.js';
 import { parseVariants, pickVariant } from './variants.js';
 import { setOpeningVariant } from '../messages/messages.repository.js';
@@ -163,14 +163,12 @@ export async function requestOpening(
 export async function scheduleOpeningMessage(
   trx: Db,
   organizationId: string,
-  leadId: string,
+  lead: LeadRow,
+  profile: ProfileRow,
   now: Date,
   maySend: boolean,
 ): Promise<void> {
-  const lead = await findLead(trx, organizationId, leadId);
-  if (!lead || lead.is_ai_on !== 1) return;
-  const profile = await findProfileByName(trx, organizationId, lead.customer_profile);
-  if (!profile || !hasTemplate(profile)) return;
+  if (lead.is_ai_on !== 1 || !hasTemplate(profile)) return;
   // A caller without messages:write cannot make a message go out this way either; the transaction rolls back.
   if (!maySend) throw new Forbidden();
   await scheduleOpening(trx, organizationId, lead, profile, now, now);

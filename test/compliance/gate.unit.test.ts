@@ -169,6 +169,34 @@ describe('the compliance gate, rule by rule', () => {
     ).toMatchObject({ code: 'AI_OFF' });
   });
 
+  it('refuses an address a provider called unreachable on that channel, until the address changes', async () => {
+    const base = lead();
+    const marked = lead({
+      phone: base.phone,
+      email: base.email,
+      sms_unreachable_digest: digests.keyed(base.phone!),
+      sms_unreachable_code: '30006',
+      email_unreachable_digest: digests.keyed(base.email!),
+      email_unreachable_code: null,
+    });
+    expect(await ask({ lead: marked, channel: 'sms', sendWhenOff: true, overrideBusinessHours: true })).toEqual({
+      kind: 'blocked',
+      code: 'UNREACHABLE',
+      reason: "the number cannot receive sms (30006); it is tried again once the lead's phone changes",
+    });
+    expect(await ask({ lead: marked, channel: 'email' })).toEqual({
+      kind: 'blocked',
+      code: 'UNREACHABLE',
+      reason: "the address cannot receive email (provider error); it is tried again once the lead's email changes",
+    });
+    // Marked on sms only: the same number still takes a call.
+    expect(await ask({ lead: marked, channel: 'voice' })).toEqual({ kind: 'allowed' });
+    // A new number (the mark names the old one) and no mark at all are both sendable.
+    const moved = lead({ sms_unreachable_digest: digests.keyed(base.phone!), sms_unreachable_code: '30006' });
+    expect(await ask({ lead: moved, channel: 'sms' })).toEqual({ kind: 'allowed' });
+    expect(await ask({ lead: base, channel: 'sms' })).toEqual({ kind: 'allowed' });
+  });
+
   it('refuses while the AI is off unless the send asked sendWhenOff', async () => {
     const l = lead({ is_ai_on: 0 });
     expect(await ask({ lead: l })).toEqual({ kind: 'blocked', code: 'AI_OFF', reason: 'AI is off for this lead' });
@@ -210,6 +238,11 @@ describe('the compliance gate, rule by rule', () => {
         reason: '2 automated messages and calls in the last 24 hours (cap 2)',
       });
     expect(await ask({ lead: l, automated: false, settings: cap })).toEqual({ kind: 'allowed' });
+    // Past the cap the reason still counts every contact.
+    await dialled(l, 1, NOON_LA);
+    expect(await ask({ lead: l, automated: true, settings: cap })).toMatchObject({
+      reason: '3 automated messages and calls in the last 24 hours (cap 2)',
+    });
   });
 
   it('waits outside the hours where the lead is, until the window opens', async () => {

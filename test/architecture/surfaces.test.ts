@@ -43,6 +43,19 @@ describe("each capability's public surface is declared in one place (.dependency
     );
     expect(unused).toEqual([]);
   }, 120_000);
+
+  it("the check bites: a file only its own folder or a root imports is not part of the folder's surface", () => {
+    const used = importedFromOutside([
+      { source: 'src/timeline/timeline.service.ts', dependencies: [{ resolved: 'src/settings/settings.service.ts' }] },
+      {
+        source: 'src/settings/settings.service.ts',
+        dependencies: [{ resolved: 'src/settings/settings.repository.ts' }],
+      },
+      { source: 'src/worker/catalog.ts', dependencies: [{ resolved: 'src/settings/assignment-pool.ts' }] },
+      { source: 'src/app.ts', dependencies: [{ resolved: 'src/settings/settings.routes.ts' }] },
+    ]);
+    expect([...(used.get('settings') ?? [])]).toEqual(['settings.service.ts']);
+  });
 });
 
 describe('the capability-surfaces rule bites', () => {

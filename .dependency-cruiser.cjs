@@ -133,7 +133,7 @@ Object.defineProperty(module.exports, 'foldersInCycle', {
   enumerable: false,
   value: {
     folders: [],
-    why: 'None left: where a folder held a low piece others read and a high one that orchestrates, the low piece moved to a folder below (the *-records folders), and where a low capability must reach a high one, the root passes the high one in (opt-out effects, the inbound pipeline): docs/architecture.md, "No cycle between folders".',
+    why: 'None left: where a folder held a low piece others read and a high one that orchestrates, the low piece has a folder below (the *-records folders), and where a low capability must reach a high one, the root passes the high one in (opt-out effects, the inbound pipeline): docs/architecture.md, "No cycle between folders".',
   },
 });
 

@@ -28,6 +28,7 @@ import { agentTurnRoutes } from './agent/turns.routes.js';
 import { appointmentRoutes } from './appointments/appointments.routes.js';
 import { timelineRoutes } from './timeline/timeline.routes.js';
 import { emailEventRoutes, inboundRoutes } from './inbound/inbound.routes.js';
+import { handleInbound, handleProviderInbound } from './inbound/inbound.js';
 import { unsubscribeLinkRoutes } from './channels/unsubscribe.routes.js';
 import { inDoubtRoutes } from './channels/in-doubt.routes.js';
 import { twilioRoutes } from './providers/twilio/twilio.routes.js';
@@ -145,7 +146,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       await v1.register(inboundRoutes(deps));
       await v1.register(emailEventRoutes(deps));
       await v1.register(unsubscribeLinkRoutes(deps));
-      await v1.register(twilioRoutes(deps, [callWebhookRoutes(deps)]));
+      await v1.register(twilioRoutes(deps, { handleInbound, handleProviderInbound }, [callWebhookRoutes(deps)]));
       await v1.register(sendingNumberRoutes(deps));
       await v1.register(campaignRoutes(deps));
       await v1.register(importRoutes(deps));

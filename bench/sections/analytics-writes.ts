@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { noteLeadsCreated } from '../../src/analytics/recorder.repository.js';
+import { noteLeadsCreated } from '../../src/analytics-records/recorder.repository.js';
 import { insertLead } from '../../src/lead-records/leads.repository.js';
 import { newLeadRow } from '../../src/leads/new-lead.js';
 import { insertMessage, setMessageStatus } from '../../src/messages/messages.repository.js';

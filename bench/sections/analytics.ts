@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
-import { latencyBucket } from '../../src/analytics/latency.js';
-import { cells, type Dims } from '../../src/analytics/recorder.repository.js';
+import { latencyBucket } from '../../src/analytics-records/latency.js';
+import { cells, type Dims } from '../../src/analytics-records/recorder.repository.js';
 import { insertRows } from '../../src/platform/db/arrays.js';
 import { issueKey } from '../../src/organizations/api-keys.service.js';
 import { openStore } from '../../src/platform/db/connect.js';
@@ -72,7 +72,7 @@ interface Combo {
 
 /**
  * Writes the rollups of `leads` leads and `messages` messages, as the recorder
- * keeps them (src/analytics/recorder.repository.ts: the same `cells`, per
+ * keeps them (src/analytics-records/recorder.repository.ts: the same `cells`, per
  * dimension a day row and a month row); answers the rows written per table.
  * The leads of a day are first added up per combination of dimensions (a few
  * hundred a day), then each combination is spread over its cells: what the

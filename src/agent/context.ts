@@ -4,7 +4,7 @@ import { findLead, listTags, type LeadRow } from '../lead-records/leads.reposito
 import { foldedText } from '../platform/db/folded-text.js';
 import { conversationOf, findMessage, type MessageRow } from '../messages/messages.repository.js';
 import type { Db } from '../platform/db/schema.js';
-import { findProfileByName } from '../profiles/profiles.repository.js';
+import { findProfileByName } from '../profile-records/profiles.repository.js';
 import type { AgentCalendar, AgentInput, AgentStep, ConversationMessage } from './provider.js';
 import { leadLocale, leadZone } from '../appointments/appointments.service.js';
 import { listLeadAppointments } from '../appointments/appointments.repository.js';

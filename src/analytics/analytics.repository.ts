@@ -2,9 +2,9 @@ import { sql, type ExpressionBuilder } from 'kysely';
 import { runsInProcess } from '../platform/db/capabilities.js';
 import type { Database, Db } from '../platform/db/schema.js';
 import { rememberedDays } from './day-percentiles.repository.js';
-import { percentileOf, percentiles, type LatencyDim, type LatencyRow } from './latency.js';
+import { percentileOf, percentiles, type LatencyDim, type LatencyRow } from '../analytics-records/latency.js';
 
-export type { LatencyDim, LatencyRow } from './latency.js';
+export type { LatencyDim, LatencyRow } from '../analytics-records/latency.js';
 
 export interface CounterRow {
   key: string;

@@ -4,9 +4,9 @@ import { DomainError } from '../platform/errors.js';
 import { requireProfile } from '../profiles/profiles.service.js';
 import { parseVariants } from '../profiles/variants.js';
 import * as repo from './analytics.repository.js';
-import { foldOrganization } from './pending.repository.js';
+import { foldOrganization } from '../analytics-records/pending.repository.js';
 import type { DeliverabilityReply, GroupBy, OpeningsReply, SummaryReply } from './analytics.schemas.js';
-import type { Percentiles } from './latency.js';
+import type { Percentiles } from '../analytics-records/latency.js';
 import { apart, wilson } from './wilson.js';
 
 /** The longest range a report covers: a year and a day (leap years). */

@@ -1,5 +1,5 @@
 import type { Db } from '../platform/db/schema.js';
-import { percentileOf, type LatencyDim, type LatencyRow } from './latency.js';
+import { percentileOf, type LatencyDim, type LatencyRow } from '../analytics-records/latency.js';
 
 /** Rows per upsert (SQLite binds ten values a row). */
 const CHUNK = 500;

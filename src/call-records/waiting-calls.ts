@@ -74,7 +74,7 @@ export async function queueOpeningCall(trx: Db, o: OpeningCall): Promise<string>
  * A follow-up step on the `call` channel, with Twilio configured: a live call
  * whose greeting is the step's message, queued as a waiting call so its job
  * asks the gate when it runs (calls/calls.service.ts runWaitingCall). Queued by
- * followups/followup.job.ts, in its transaction.
+ * agent/followup.job.ts, in its transaction.
  */
 export async function queueFollowUpCall(
   trx: Db,

@@ -8,7 +8,7 @@ import {
   handoffNotificationEvent,
   notificationEvent,
 } from '../events/payloads.js';
-import { findRepRow } from '../handoffs/handoffs.repository.js';
+import { findRepRow } from '../handoff-records/handoffs.repository.js';
 import { raiseHandoff } from '../handoffs/handoffs.service.js';
 import {
   findLead,

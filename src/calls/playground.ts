@@ -6,7 +6,7 @@ import type { LeadRow } from '../lead-records/leads.repository.js';
 import type { Deps } from '../platform/deps.js';
 import { NotFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { findProfileByName } from '../profiles/profiles.repository.js';
+import { findProfileByName } from '../profile-records/profiles.repository.js';
 import { readSettings } from '../settings/settings.service.js';
 import type { ChannelName } from '../lead-records/channels.js';
 import type { CallAction } from './call-tools.js';

@@ -6,7 +6,7 @@ import { updateLead, type LeadRow } from '../lead-records/leads.repository.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { requestOpening } from '../profiles/opening.js';
-import { findProfileByName, type ProfileRow } from '../profiles/profiles.repository.js';
+import { findProfileByName, type ProfileRow } from '../profile-records/profiles.repository.js';
 import { readSettings } from '../settings/settings.service.js';
 import { findCampaign, leadsByIds, updateCampaign, type CampaignRow } from './campaigns.repository.js';
 import {

@@ -1,11 +1,11 @@
-import { phonesOnDnc } from '../dnc/dnc.repository.js';
+import { phonesOnDnc } from '../suppression-records/dnc.repository.js';
 import type { LeadRow } from '../lead-records/leads.repository.js';
 import { standingBlock } from '../messages/send.service.js';
 import type { AddressDigests } from '../platform/address-digest.js';
 import type { Db } from '../platform/db/schema.js';
 import type { OrganizationSettings } from '../settings/settings.service.js';
 import { channelStatus, CHANNELS } from '../lead-records/channels.js';
-import { suppressedDigests } from '../subscriptions/suppressions.repository.js';
+import { suppressedDigests } from '../suppression-records/suppressions.repository.js';
 
 /** What the pre-screen reads of a lead: its addresses and its subscription states. */
 export type ScreenedLead = Pick<LeadRow, 'id' | 'phone' | 'email' | 'sms_status' | 'voice_status' | 'email_status'>;

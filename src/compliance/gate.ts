@@ -1,12 +1,11 @@
-import { countDialledSince } from '../call-records/calls.repository.js';
-import { phonesOnDnc } from '../dnc/dnc.repository.js';
+import { phonesOnDnc } from '../suppression-records/dnc.repository.js';
 import type { LeadRow } from '../lead-records/leads.repository.js';
-import { countAutomatedSince, leadMessageReceivedAt } from './send-checks.repository.js';
+import { countAutomatedSince, countDialledSince, leadMessageReceivedAt } from './send-checks.repository.js';
 import type { AddressDigests } from '../platform/address-digest.js';
 import type { Db, MessagePurpose } from '../platform/db/schema.js';
 import type { OrganizationSettings } from '../settings/settings.service.js';
 import { channelStatus, sourceColumn, type ChannelName } from '../lead-records/channels.js';
-import { suppressionOf } from '../subscriptions/suppressions.repository.js';
+import { suppressionOf } from '../suppression-records/suppressions.repository.js';
 import type { ExternalVerdict } from './external-verdict.js';
 import { leadContactWindow } from './lead-window.js';
 

@@ -51,3 +51,24 @@ export async function leadMessageReceivedAt(
     .executeTakeFirst();
   return row?.created_at;
 }
+
+/** Calls placed to the lead since `since` (dialled, whatever came of them): with its automated messages, the frequency cap's count. */
+export async function countDialledSince(
+  db: Db,
+  organizationId: string,
+  leadId: string,
+  since: string,
+): Promise<number> {
+  const row = await db
+    .selectFrom('calls')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('organization_id', '=', organizationId)
+    .where('lead_id', '=', leadId)
+    .where('direction', '=', 'outbound')
+    .where('provider_call_id', 'is not', null)
+    // An opening call is counted once, by its opening message (countAutomatedSince).
+    .where('message_id', 'is', null)
+    .where('created_at', '>=', since)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}

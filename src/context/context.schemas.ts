@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { AdditionalInfo } from '../leads/leads.schemas.js';
+import { AdditionalInfo } from '../lead-records/additional-info.js';
 
 export const AT_LEAST_ONE = 'At least one of context, additionalInfo, command is required';
 

@@ -1,4 +1,4 @@
-import { countsStatus, noteMessageStatus } from '../analytics/recorder.repository.js';
+import { countsStatus, noteMessageStatus } from '../analytics-records/recorder.repository.js';
 import type { Db } from '../platform/db/schema.js';
 import type { ChannelName } from '../lead-records/channels.js';
 
@@ -42,7 +42,7 @@ export async function setDeliveryOutcome(
     .where('organization_id', '=', organizationId)
     .where('id', '=', messageId)
     .execute();
-  // Counted by analytics in the same transaction, with the code and class (analytics/recorder.repository.ts).
+  // Counted by analytics in the same transaction, with the code and class (analytics-records/recorder.repository.ts).
   if (countsStatus(c.status))
     await noteMessageStatus(db, organizationId, { id: messageId }, c.status, c.reason, c.at, {
       code: c.errorCode,

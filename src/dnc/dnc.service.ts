@@ -10,7 +10,7 @@ import type { Deps } from '../platform/deps.js';
 import { NotFound } from '../platform/errors.js';
 import { normalizePhone } from '../platform/phone.js';
 import { decodePhoneCursor, pageByPhone } from './dnc.cursor.js';
-import * as repo from './dnc.repository.js';
+import * as repo from '../suppression-records/dnc.repository.js';
 import type { DncEntryView, ListDncInput } from './dnc.schemas.js';
 
 const DEFAULT_PAGE = 100;

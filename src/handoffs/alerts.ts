@@ -18,7 +18,7 @@ import {
   setLeadOwner,
   updateHandoff,
   type RepRow,
-} from './handoffs.repository.js';
+} from '../handoff-records/handoffs.repository.js';
 import { DEFAULT_ACK_MINUTES, loadsOf, toRep } from './handoffs.service.js';
 import { pickRep } from './reps.js';
 

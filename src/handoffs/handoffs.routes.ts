@@ -26,7 +26,7 @@ import {
   setOwner,
   updateRep,
 } from './handoffs.service.js';
-import { findRepRow } from './handoffs.repository.js';
+import { findRepRow } from '../handoff-records/handoffs.repository.js';
 import { DomainError } from '../platform/errors.js';
 
 /** The console user behind a session request (`session:<userId>`), else undefined (an API key). */

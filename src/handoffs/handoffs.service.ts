@@ -29,7 +29,7 @@ import {
   type HandoffFilter,
   type HandoffRow,
   type RepRow,
-} from './handoffs.repository.js';
+} from '../handoff-records/handoffs.repository.js';
 import { pickRep, type Load, type Rep, type WorkingHours } from './reps.js';
 
 export const DEFAULT_ACK_MINUTES = 10;

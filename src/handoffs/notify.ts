@@ -4,7 +4,7 @@ import { enqueueJob } from '../jobs/jobs.repository.js';
 import type { LeadRow } from '../lead-records/leads.repository.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
-import { findProfileByName } from '../profiles/profiles.repository.js';
+import { findProfileByName } from '../profile-records/profiles.repository.js';
 import type { ChannelName } from '../lead-records/channels.js';
 
 /**

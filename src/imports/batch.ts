@@ -1,4 +1,4 @@
-import { noteLeadsCreated } from '../analytics/recorder.repository.js';
+import { noteLeadsCreated } from '../analytics-records/recorder.repository.js';
 import type { Updateable } from 'kysely';
 import { eventsInsert, type OutboxEvent } from '../events/outbox.repository.js';
 import { leadCreatedEvent } from '../events/payloads.js';
@@ -10,9 +10,9 @@ import { isUniqueViolation } from '../platform/db/errors.js';
 import type { Db, LeadsTable } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { requestOpening } from '../profiles/opening.js';
-import { findProfileByName, type ProfileRow } from '../profiles/profiles.repository.js';
+import { findProfileByName, type ProfileRow } from '../profile-records/profiles.repository.js';
 import { CHANNELS } from '../lead-records/channels.js';
-import { suppressionsForMany } from '../subscriptions/suppressions.repository.js';
+import { suppressionsForMany } from '../suppression-records/suppressions.repository.js';
 import * as repo from './imports.repository.js';
 import type { LaterRows } from './look-ahead.js';
 import { resolveBatch, type Entry, type OnDuplicate } from './resolve.js';

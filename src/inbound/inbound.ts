@@ -20,33 +20,7 @@ import { newTextOfReply } from '../compliance/email-reply.js';
 import { optOutLanguage } from '../compliance/opt-out-language.js';
 import { recognise, type Recognition } from '../compliance/opt-out-recognizer.js';
 import type { OptOutSource } from '../subscriptions/consent-rules.js';
-
-export interface InboundInput {
-  channel: ChannelName;
-  from: string;
-  to?: string | null;
-  text: string;
-  /** Email only: the subject line. */
-  subject?: string | null;
-  providerMessageId?: string | null;
-  /** Who delivered it, for the consent ledger: `twilio:<sid>` (signature verified) or `key:<prefix>` (an inbound:write key). */
-  actor?: string | null;
-}
-
-export type InboundAction =
-  | 'unmatched'
-  | 'opted_out'
-  | 'do_not_contact'
-  | 'resubscribed'
-  | 'help'
-  | 'conversation'
-  | 'ignored';
-
-export interface InboundResult {
-  leadId: string | null;
-  messageId: string | null;
-  action: InboundAction;
-}
+import type { InboundAction, InboundInput, InboundResult } from '../providers/inbound-pipeline.js';
 
 /** The English STOP confirmation by default (settings.stopConfirmation holds the organization's, in English and Spanish). */
 export const STOP_CONFIRMATION = DEFAULT_SETTINGS.stopConfirmation.en;

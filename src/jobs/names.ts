@@ -33,7 +33,7 @@ export const JOB_PAYLOAD_SCHEMAS = {
     /** The inbound message that triggered the turn: the turn's identity (one turn per message, ever). */
     messageId: Id,
   }),
-  /** The lead's due follow-up step: the agent writes it, then it is sent like any message (followups/followup.job.ts). */
+  /** The lead's due follow-up step: the agent writes it, then it is sent like any message (agent/followup.job.ts). */
   'followup.send': Type.Object({
     leadId: Id,
     /** The lead's follow_up_generation when the step was scheduled: a reschedule or stop since then makes the job a no-op. */

@@ -1,5 +1,11 @@
+import { Type } from '@sinclair/typebox';
 import type { OutboxEvent } from '../events/outbox.repository.js';
 import type { LeadRow } from './leads.repository.js';
+
+/** The column's shape in the API (a lead's view and writes, a context update): any JSON object. */
+export const AdditionalInfo = Type.Record(Type.String(), Type.Unknown(), {
+  description: 'Free-form map of string keys to values',
+});
 
 /** The lead's additionalInfo column as an object; anything but a JSON object reads as {}. */
 export function parseInfo(text: string): Record<string, unknown> {

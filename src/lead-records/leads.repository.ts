@@ -1,4 +1,4 @@
-import { forgetLead, noteLeadPatch } from '../analytics/recorder.repository.js';
+import { forgetLead, noteLeadPatch } from '../analytics-records/recorder.repository.js';
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { eraseLeadEvents } from '../events/outbox.repository.js';
 import { clearJobErrorsMentioning, deleteFinishedJobsOf } from '../jobs/jobs.repository.js';

@@ -1,8 +1,8 @@
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
-import { findProfileByName } from '../profiles/profiles.repository.js';
+import { findProfileByName } from '../profile-records/profiles.repository.js';
 import type { ChannelName } from '../lead-records/channels.js';
-import { suppressionsFor } from '../subscriptions/suppressions.repository.js';
+import { suppressionsFor } from '../suppression-records/suppressions.repository.js';
 import { recordLeadCreated } from './lead-created.js';
 import { newLeadRow } from './new-lead.js';
 import { findLead, findLeadByAddress, insertLeadUnlessTaken, type LeadRow } from '../lead-records/leads.repository.js';

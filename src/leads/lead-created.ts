@@ -1,4 +1,4 @@
-import { noteLeadsCreated } from '../analytics/recorder.repository.js';
+import { noteLeadsCreated } from '../analytics-records/recorder.repository.js';
 import { emitEvents } from '../events/outbox.repository.js';
 import { type LeadOrigin, leadCreatedEvent } from '../events/payloads.js';
 import { assignOnCreation } from '../handoffs/handoffs.service.js';

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { NextToken, PageQuery } from '../platform/http/schemas.js';
 import { FollowUpUpdateFields, FollowUpViewFields } from '../followups/followups.schemas.js';
+import { AdditionalInfo } from '../lead-records/additional-info.js';
 import { LeadSearchQuery, LeadSearchViewFields } from './lead-search.schemas.js';
 
 const SubscriptionState = Type.Union([
@@ -10,10 +11,6 @@ const SubscriptionState = Type.Union([
 ]);
 
 export const Tag = Type.Object({ id: Type.String(), name: Type.String(), condition: Type.String() });
-
-export const AdditionalInfo = Type.Record(Type.String(), Type.Unknown(), {
-  description: 'Free-form map of string keys to values',
-});
 
 export const Lead = Type.Object(
   {

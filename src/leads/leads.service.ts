@@ -1,10 +1,10 @@
 import type { Updateable } from 'kysely';
-import { closeHandoffsOfLead } from '../handoffs/handoffs.repository.js';
+import { closeHandoffsOfLead } from '../handoff-records/handoffs.repository.js';
 import { emitEvents } from '../events/outbox.repository.js';
 import { scheduleOpeningMessage } from '../profiles/opening.js';
 import { requireProfile } from '../profiles/profiles.service.js';
 import { CHANNELS } from '../lead-records/channels.js';
-import { suppressionsFor } from '../subscriptions/suppressions.repository.js';
+import { suppressionsFor } from '../suppression-records/suppressions.repository.js';
 import { isoNow } from '../platform/clock.js';
 import { isUniqueViolation } from '../platform/db/errors.js';
 import type { LeadsTable } from '../platform/db/schema.js';

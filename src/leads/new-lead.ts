@@ -19,7 +19,7 @@ export interface NewLead {
 /**
  * Subscription columns of the given channels for a (new) address: subscribed
  * unless that address opted out before (`suppressed`: channel -> opt-out
- * source, from subscriptions/suppressions.repository.ts).
+ * source, from suppression-records/suppressions.repository.ts).
  */
 export function subscriptionColumns(
   suppressed: ReadonlyMap<ChannelName, string>,

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import { countsStatus, noteMessageStatus } from '../analytics/recorder.repository.js';
+import { countsStatus, noteMessageStatus } from '../analytics-records/recorder.repository.js';
 import { prepared } from '../platform/db/prepared.js';
 import type { Db, MessagesTable } from '../platform/db/schema.js';
 

@@ -1,5 +1,5 @@
 import { enqueueJob } from '../jobs/jobs.repository.js';
-import { recordFirstTouch } from '../handoffs/handoffs.repository.js';
+import { recordFirstTouch } from '../handoff-records/handoffs.repository.js';
 import { checkOutbound } from '../compliance/gate.js';
 import { requireLead } from '../lead-records/leads.repository.js';
 import { readSettings, type OrganizationSettings } from '../settings/settings.service.js';

@@ -1,6 +1,6 @@
 import type { Db } from '../platform/db/schema.js';
 import { newId } from '../platform/ids.js';
-import { insertProfile } from '../profiles/profiles.repository.js';
+import { insertProfile } from '../profile-records/profiles.repository.js';
 
 export interface OrganizationRow {
   id: string;

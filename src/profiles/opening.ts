@@ -8,7 +8,7 @@ import type { Db } from '../platform/db/schema.js';
 import { Forbidden } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { insertOpening, latestOpening } from './openings.repository.js';
-import type { ProfileRow } from './profiles.repository.js';
+import type { ProfileRow } from '../profile-records/profiles.repository.js';
 import { renderTemplate } from './template.js';
 import { parseVariants, pickVariant } from './variants.js';
 import { setOpeningVariant } from '../messages/messages.repository.js';

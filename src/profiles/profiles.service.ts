@@ -6,7 +6,7 @@ import type { CustomerProfilesTable, Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { DomainError, NotFound } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import * as repo from './profiles.repository.js';
+import * as repo from '../profile-records/profiles.repository.js';
 import type { CreateProfileInput, ProfileView, UpdateProfileInput } from './profiles.schemas.js';
 
 /** Every organization starts with it and a lead created without a profile gets it, so it cannot go away. */

@@ -1,8 +1,8 @@
+import type { Selectable } from 'kysely';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { LeadRow } from '../lead-records/leads.repository.js';
-import type { MessageRow } from '../messages/messages.repository.js';
 import type { Clock } from '../platform/clock.js';
-import type { Db } from '../platform/db/schema.js';
+import type { Db, MessagesTable } from '../platform/db/schema.js';
 import { depart, freshHoldMs, giveBack, MAX_HOLD_MS, reserve, type Bucket, type Limits } from './pacing.js';
 import { countSegments } from './segments.js';
 import * as repo from './sending-numbers.repository.js';
@@ -27,7 +27,10 @@ export type SenderChoice =
   | { kind: 'later'; until: Date; number: string; numberId: string; since: Date; segments: number | null }
   | { kind: 'too_late'; reason: string; segments: number | null };
 
-type Sendable = Pick<MessageRow, 'channel' | 'text' | 'sending_number_id' | 'paced_until' | 'paced_since'>;
+type Sendable = Pick<
+  Selectable<MessagesTable>,
+  'channel' | 'text' | 'sending_number_id' | 'paced_until' | 'paced_since'
+>;
 
 const callingCode = (phone: string): string | undefined => parsePhoneNumberFromString(phone)?.countryCallingCode;
 

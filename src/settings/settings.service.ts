@@ -9,7 +9,7 @@ import { findSettingsRow, releaseWaitingSends, setSendingNumber } from './settin
 import { checkNumberFree, numberTaken } from '../sending-numbers/ownership.js';
 import type { SettingsView, UpdateSettingsInput } from './settings.schemas.js';
 import { checkPool } from './assignment-pool.js';
-import { findProfileByName } from '../profiles/profiles.repository.js';
+import { findProfileByName } from '../profile-records/profiles.repository.js';
 import { calendarSettings, calendarView, type CalendarSettings } from './calendar-settings.js';
 
 export interface ExternalCheckSettings {

@@ -1,4 +1,4 @@
-import { noteLeadFact } from '../analytics/recorder.repository.js';
+import { noteLeadFact } from '../analytics-records/recorder.repository.js';
 import type { Updateable } from 'kysely';
 import { mayLift, strongerSource, type Lifter, type OptOutSource } from './consent-rules.js';
 import { emitEvents, eventsInsert, type OutboxEvent } from '../events/outbox.repository.js';
@@ -29,7 +29,7 @@ import { blockQueuedSendsQuery } from '../messages/messages.repository.js';
 import { stopFollowUpsColumns } from '../followups/followups.service.js';
 import { optOutEffectQueries } from './opt-out-effects.js';
 import { consentInsert, type NewConsent } from './consent.repository.js';
-import { suppressQuery, unsuppress, type Suppression } from './suppressions.repository.js';
+import { suppressQuery, unsuppress, type Suppression } from '../suppression-records/suppressions.repository.js';
 
 export type { OptOutSource } from './consent-rules.js';
 

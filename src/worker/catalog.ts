@@ -2,7 +2,7 @@ import { callForMessage } from '../calls/message-call.js';
 import { runAgentTurn } from '../agent/turn.js';
 import { runOpening } from '../agent/opening.js';
 import { sendRecordedMessage } from '../channels/outbound.js';
-import { runFollowUp } from '../followups/followup.job.js';
+import { runFollowUp } from '../agent/followup.job.js';
 import { runCampaign } from '../campaigns/campaign.job.js';
 import { runHandoffAlert, runHandoffEscalation, runOwnerAlert } from '../handoffs/alerts.js';
 import { runWaitingCall } from '../calls/calls.service.js';

@@ -6,7 +6,7 @@ import { dispatchEvents } from '../webhooks/dispatcher.js';
 import { WebhookSender } from '../webhooks/sender.js';
 import { refreshStatistics } from '../platform/db/statistics.js';
 import { Housekeeping } from './housekeeping.js';
-import { foldPending } from '../analytics/pending.repository.js';
+import { foldPending } from '../analytics-records/pending.repository.js';
 import type { WorkSignal } from '../platform/db/wake.js';
 
 /** What one step of the worker (Worker.runDue) did. */
@@ -172,7 +172,7 @@ export class Worker {
   private foldedAt = 0;
 
   /**
-   * Analytics counts queued by the work since (analytics/pending.repository.ts), added into the rollups every
+   * Analytics counts queued by the work since (analytics-records/pending.repository.ts), added into the rollups every
    * PARLEY_ANALYTICS_FOLD_MS; a report folds its organization's before reading anyway, so this only keeps the queue short.
    */
   private async foldAnalytics(): Promise<void> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { latencyPercentiles } from '../../src/analytics/analytics.repository.js';
-import { addPending, foldPending } from '../../src/analytics/pending.repository.js';
+import { addPending, foldPending } from '../../src/analytics-records/pending.repository.js';
 import { dialects } from '../support/harness.js';
 import { storeForBlock } from '../support/store.js';
 

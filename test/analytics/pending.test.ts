@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { sumCounters } from '../../src/analytics/analytics.repository.js';
-import { foldOrganization, foldPending } from '../../src/analytics/pending.repository.js';
-import { noteLeadsCreated } from '../../src/analytics/recorder.repository.js';
+import { foldOrganization, foldPending } from '../../src/analytics-records/pending.repository.js';
+import { noteLeadsCreated } from '../../src/analytics-records/recorder.repository.js';
 import { dialects } from '../support/harness.js';
 import { storeForBlock } from '../support/store.js';
 
 /**
- * Analytics counts are queued (analytics/pending.repository.ts) and folded
+ * Analytics counts are queued (analytics-records/pending.repository.ts) and folded
  * into the rollups by the worker and before each report. What must hold:
  * a count locks no row another count of the organization needs (the reason
  * for the queue), and counts written while any number of folds run are each

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { latencyPercentiles } from '../../src/analytics/analytics.repository.js';
-import { percentiles } from '../../src/analytics/latency.js';
+import { percentiles } from '../../src/analytics-records/latency.js';
 import { insertRows } from '../../src/platform/db/arrays.js';
 import { dialects } from '../support/harness.js';
 import { storeForBlock } from '../support/store.js';

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { noteLeadsCreated } from '../../src/analytics/recorder.repository.js';
+import { noteLeadsCreated } from '../../src/analytics-records/recorder.repository.js';
 import { deliverability, summary } from '../../src/analytics/analytics.service.js';
-import { percentiles } from '../../src/analytics/latency.js';
+import { percentiles } from '../../src/analytics-records/latency.js';
 import { insertLead, updateLead } from '../../src/lead-records/leads.repository.js';
 import { newLeadRow } from '../../src/leads/new-lead.js';
 import { insertMessage, setMessageStatus, setStatusByProviderId } from '../../src/messages/messages.repository.js';

@@ -10,7 +10,7 @@ import type { Db, MessagePurpose } from '../../src/platform/db/schema.js';
 import { newId } from '../../src/platform/ids.js';
 import { createOrganization } from '../../src/organizations/organizations.repository.js';
 import { DEFAULT_SETTINGS, type OrganizationSettings } from '../../src/settings/settings.service.js';
-import { suppressQuery } from '../../src/subscriptions/suppressions.repository.js';
+import { suppressQuery } from '../../src/suppression-records/suppressions.repository.js';
 
 /** Shared by the gate's in-memory suites (gate.unit, gate.mutation): one organization, leads as rows, the gate asked directly. */
 export const NOON_LA = new Date('2026-06-10T19:00:00Z'); // Wednesday 12:00 in Los Angeles

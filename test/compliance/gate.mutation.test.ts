@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addToDnc } from '../../src/dnc/dnc.repository.js';
+import { addToDnc } from '../../src/suppression-records/dnc.repository.js';
 import type { MessagePurpose } from '../../src/platform/db/schema.js';
 import { NIGHT_LA, NOON_LA, gateFixture, settings } from './gate-fixture.js';
 

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addToDnc } from '../../src/dnc/dnc.repository.js';
+import { addToDnc } from '../../src/suppression-records/dnc.repository.js';
 import type { MessagePurpose } from '../../src/platform/db/schema.js';
-import { suppressQuery } from '../../src/subscriptions/suppressions.repository.js';
+import { suppressQuery } from '../../src/suppression-records/suppressions.repository.js';
 import { NIGHT_LA, NOON_LA, gateFixture, settings } from './gate-fixture.js';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runFollowUp } from '../../src/followups/followup.job.js';
+import { runFollowUp } from '../../src/agent/followup.job.js';
 import { claimJobs } from '../../src/jobs/jobs.repository.js';
 import type { ClaimedJob, FollowUpPayload } from '../../src/jobs/names.js';
 import { ALWAYS_OPEN } from '../agent/helpers.js';

@@ -7,7 +7,7 @@ import { describeEachDialect, type Client, type TestServer } from '../support/ha
 import { allLeads, importCsv, importPhone } from './support.js';
 
 /**
- * Opt-outs read for a whole batch (subscriptions/suppressions.repository.ts
+ * Opt-outs read for a whole batch (suppression-records/suppressions.repository.ts
  * suppressionsForMany): keyed digests always, unkeyed (legacy, pre-0007)
  * digests when the organization has any. A batch of 50 leads or more asks
  * first whether it has any; a smaller one reads them outright. Both sizes, both kinds.

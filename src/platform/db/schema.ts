@@ -788,7 +788,7 @@ export interface AnalyticsNumbersTable {
   failed: Counter;
 }
 
-/** A count not yet folded into its rollup table (0043, src/analytics/pending.repository.ts). */
+/** A count not yet folded into its rollup table (0043, src/analytics-records/pending.repository.ts). */
 export interface AnalyticsPendingTable {
   id: Generated<number | string>;
   organization_id: string;

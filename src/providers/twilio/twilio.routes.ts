@@ -5,6 +5,7 @@ import type { Deps } from '../../platform/deps.js';
 import { DomainError, Forbidden } from '../../platform/errors.js';
 import { validTwilioSignature } from './signature.js';
 import { EMPTY_RESPONSE, OPTED_OUT_HANG_UP, THANK_AND_HANG_UP, TWIML_CONTENT_TYPE } from './twiml.js';
+import type { InboundPipeline } from '../inbound-pipeline.js';
 import { applyStatus, receiveSms, receiveSpeech } from './twilio.service.js';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -57,9 +58,10 @@ const StatusBody = Type.Object(
  * is verified by its X-Twilio-Signature instead, before anything is read or
  * stored, and without a configured auth token nothing is accepted at all.
  * Form bodies are parsed in this plugin only; every other route stays JSON-only.
+ * What a lead said goes to `inbound`, the pipeline app.ts passes in (providers/inbound-pipeline.ts).
  */
 export const twilioRoutes =
-  (deps: Deps, children: FastifyPluginAsyncTypebox[] = []): FastifyPluginAsyncTypebox =>
+  (deps: Deps, inbound: InboundPipeline, children: FastifyPluginAsyncTypebox[] = []): FastifyPluginAsyncTypebox =>
   async (app) => {
     // The parameters exactly as sent, in order and with repeats: the signature covers all of them.
     const signedParams = new WeakMap<FastifyRequest, [string, string][]>();
@@ -92,7 +94,7 @@ export const twilioRoutes =
       '/providers/twilio/sms',
       { schema: { ...hidden, summary: 'Twilio inbound SMS webhook', body: SmsBody } },
       async (req, reply) => {
-        await receiveSms(deps, req.body);
+        await receiveSms(deps, inbound, req.body);
         return reply.type(TWIML_CONTENT_TYPE).send(EMPTY_RESPONSE);
       },
     );
@@ -101,7 +103,7 @@ export const twilioRoutes =
       '/providers/twilio/voice/gather',
       { schema: { ...hidden, summary: 'Twilio <Gather> speech result', body: GatherBody } },
       async (req, reply) => {
-        const heard = await receiveSpeech(deps, req.body);
+        const heard = await receiveSpeech(deps, inbound, req.body);
         const optedOut =
           typeof heard === 'object' && (heard.action === 'opted_out' || heard.action === 'do_not_contact');
         return reply.type(TWIML_CONTENT_TYPE).send(optedOut ? OPTED_OUT_HANG_UP : THANK_AND_HANG_UP);

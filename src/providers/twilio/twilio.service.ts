@@ -1,9 +1,9 @@
 import { applyDeliveryReport } from '../../deliverability/deliverability.service.js';
-import { handleInbound, handleProviderInbound, type InboundInput, type InboundResult } from '../../inbound/inbound.js';
 import type { Deps } from '../../platform/deps.js';
 import { DomainError } from '../../platform/errors.js';
 import { normalizePhone } from '../../platform/phone.js';
 import { organizationOfNumber } from '../../sending-numbers/ownership.js';
+import type { InboundInput, InboundPipeline, InboundResult } from '../inbound-pipeline.js';
 
 export class UnknownNumber extends DomainError<'unknown_number'> {
   constructor(number: string) {
@@ -45,7 +45,11 @@ export interface SmsWebhook {
  * question is not answered twice, and an old START does not lift a newer STOP,
  * even after the lead was erased (inbound/inbound.ts, provider_receipts).
  */
-export async function receiveSms(deps: Deps, sms: SmsWebhook): Promise<InboundResult | 'duplicate'> {
+export async function receiveSms(
+  deps: Deps,
+  inbound: InboundPipeline,
+  sms: SmsWebhook,
+): Promise<InboundResult | 'duplicate'> {
   const organizationId = await requireOrganization(deps, sms.To);
   const input: InboundInput = {
     channel: 'sms',
@@ -56,8 +60,8 @@ export async function receiveSms(deps: Deps, sms: SmsWebhook): Promise<InboundRe
     actor: `twilio:${sms.MessageSid ?? 'unknown'}`,
   };
   return sms.MessageSid
-    ? handleProviderInbound(deps, organizationId, input, `twilio:${sms.MessageSid}`)
-    : handleInbound(deps, organizationId, input);
+    ? inbound.handleProviderInbound(deps, organizationId, input, `twilio:${sms.MessageSid}`)
+    : inbound.handleInbound(deps, organizationId, input);
 }
 
 export interface GatherWebhook {
@@ -75,7 +79,11 @@ export interface GatherWebhook {
  * placed to our number (Direction `inbound`) it is the other way round. So the
  * organization is found by whichever side is ours, and the lead by the other.
  */
-export async function receiveSpeech(deps: Deps, call: GatherWebhook): Promise<InboundResult | 'silence' | 'duplicate'> {
+export async function receiveSpeech(
+  deps: Deps,
+  inbound: InboundPipeline,
+  call: GatherWebhook,
+): Promise<InboundResult | 'silence' | 'duplicate'> {
   const weCalled = (call.Direction ?? '').startsWith('outbound');
   const ours = weCalled ? call.From : call.To;
   const theirs = weCalled ? call.To : call.From;
@@ -92,8 +100,8 @@ export async function receiveSpeech(deps: Deps, call: GatherWebhook): Promise<In
   };
   // A call gathers once (providers/twilio/twiml.ts: say, gather, hang up): the call's id names the gather.
   return call.CallSid
-    ? handleProviderInbound(deps, organizationId, input, `twilio:${call.CallSid}:gather`)
-    : handleInbound(deps, organizationId, input);
+    ? inbound.handleProviderInbound(deps, organizationId, input, `twilio:${call.CallSid}:gather`)
+    : inbound.handleInbound(deps, organizationId, input);
 }
 
 export interface StatusWebhook {

@@ -17,7 +17,7 @@ import { sql, type ColumnDefinitionBuilder as Col, type Kysely } from 'kysely';
 //   dimension (dim: day, profile, campaign, sendingNumber, source; value: the group, '' for day),
 //   per UTC day and, except for dim day, per UTC month too (period 'YYYY-MM-DD' or 'YYYY-MM'),
 //   so a year's report reads months and at most two partial months of days. bucket: the
-//   latency's geometric bucket (src/analytics/latency.ts), so a percentile is exact or at most
+//   latency's geometric bucket (src/analytics-records/latency.ts), so a percentile is exact or at most
 //   5 % low. Only the dimension asked is read; a lead's buckets are not multiplied by the others.
 // - analytics_numbers / analytics_errors: deliverability per (organization, period, sending number),
 //   and failures per error code (class: null until a classifier names it); period as above (a day

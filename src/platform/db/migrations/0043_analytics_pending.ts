@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { dialectOf } from '../connect.js';
 
-// Analytics counts through an append-only table (src/analytics/pending.repository.ts,
+// Analytics counts through an append-only table (src/analytics-records/pending.repository.ts,
 // docs/analytics.md): a state change inserts one row here instead of upserting the
 // organization's shared rollup rows, which every concurrent lead creation and send completion
 // of an organization would otherwise lock until its commit (on PostgreSQL a burst queued on

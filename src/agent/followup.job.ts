@@ -1,6 +1,6 @@
-import { loadAgentInput } from '../agent/context.js';
-import { checkActions } from '../agent/provider.js';
-import { agentFor } from '../agent/registry.js';
+import { loadAgentInput } from './context.js';
+import { checkActions } from './provider.js';
+import { agentFor } from './registry.js';
 import { holdsLease } from '../jobs/jobs.repository.js';
 import type { ClaimedJob, FollowUpPayload, JobOutcome } from '../jobs/names.js';
 import { findLead, updateLead, type LeadRow } from '../lead-records/leads.repository.js';
@@ -8,14 +8,15 @@ import { scheduleSend } from '../messages/send.service.js';
 import { queueFollowUpCall } from '../call-records/waiting-calls.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
-import { channelOf, isDue, stepHandled, stop, type CadenceState } from './cadence.js';
-import { cadenceOf, columnsOf } from './followups.mapper.js';
-import { markFollowUpMessage } from './followups.repository.js';
+import { channelOf, isDue, stepHandled, stop, type CadenceState } from '../followups/cadence.js';
+import { cadenceOf, columnsOf } from '../followups/followups.mapper.js';
+import { markFollowUpMessage } from '../followups/followups.repository.js';
 
 /**
- * The `followup.send` job: the lead's due follow-up step. It sits where the
- * agent's turn does (it asks the agent, so the worker's catalog runs it and no
- * capability imports it). In order:
+ * The `followup.send` job: the lead's due follow-up step. It sits beside the
+ * agent's turn and opening (it asks the agent, so the worker's catalog runs it
+ * and no capability imports it; the cadence's rules and columns stay in
+ * followups/). In order:
  *
  * 1. under the job's fence and the lead's lock: is the step still due for the
  *    generation this job was made for? A reset, a reply, a stop since then

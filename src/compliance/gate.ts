@@ -1,6 +1,6 @@
 import { phonesOnDnc } from '../suppression-records/dnc.repository.js';
 import type { LeadRow } from '../lead-records/leads.repository.js';
-import { countAutomatedSince, countDialledSince, leadMessageReceivedAt } from './send-checks.repository.js';
+import { countAutomatedContactsSince, leadMessageReceivedAt } from './send-checks.repository.js';
 import type { AddressDigests } from '../platform/address-digest.js';
 import type { Db, MessagePurpose } from '../platform/db/schema.js';
 import type { OrganizationSettings } from '../settings/settings.service.js';
@@ -147,11 +147,8 @@ export async function checkOutbound(
   const cap = req.automated ? settings.frequencyCap : null;
   if (cap) {
     const since = new Date(req.now.getTime() - DAY_MS).toISOString();
-    // A call is a contact as much as a message, on whichever channel comes next (an opening call counts once, by its
-    // message). Both are counted, so the reason states the true number.
-    const contacts =
-      (await countAutomatedSince(db, organizationId, lead.id, since)) +
-      (await countDialledSince(db, organizationId, lead.id, since));
+    // A call is a contact as much as a message, on whichever channel comes next.
+    const contacts = await countAutomatedContactsSince(db, organizationId, lead.id, since);
     if (contacts >= cap.maxAutomatedPerDay)
       return {
         kind: 'blocked',

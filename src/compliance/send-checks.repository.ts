@@ -13,27 +13,6 @@ export async function insertSendCheck(
     .execute();
 }
 
-/** Automated (AI-generated) messages handed to a provider for the lead since `since`: the frequency cap's count. */
-export async function countAutomatedSince(
-  db: Db,
-  organizationId: string,
-  leadId: string,
-  since: string,
-): Promise<number> {
-  const row = await db
-    .selectFrom('messages')
-    .select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .where('organization_id', '=', organizationId)
-    .where('lead_id', '=', leadId)
-    .where('direction', '=', 'outbound')
-    .where('is_ai_generated', '=', 1)
-    // A send in doubt may have reached the lead: it counts.
-    .where('status', 'in', ['sending', 'sent', 'delivered', 'in_doubt'])
-    .where('scheduled_at', '>=', since)
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
-}
-
 /** When the lead's own (inbound) message was received, or undefined when no such message of this lead exists: the gate's reply window counts from it. */
 export async function leadMessageReceivedAt(
   db: Db,
@@ -52,23 +31,41 @@ export async function leadMessageReceivedAt(
   return row?.created_at;
 }
 
-/** Calls placed to the lead since `since` (dialled, whatever came of them): with its automated messages, the frequency cap's count. */
-export async function countDialledSince(
+/**
+ * The frequency cap's count: the lead's automated contacts since `since`, whatever their channel, in one
+ * statement. AI-generated messages handed to a provider (one in doubt may have reached the lead: it counts),
+ * and calls the AI dialled, whatever came of them; a call that speaks an opening message is that message's
+ * contact and counts once, by the message.
+ */
+export async function countAutomatedContactsSince(
   db: Db,
   organizationId: string,
   leadId: string,
   since: string,
 ): Promise<number> {
   const row = await db
-    .selectFrom('calls')
-    .select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .where('organization_id', '=', organizationId)
-    .where('lead_id', '=', leadId)
-    .where('direction', '=', 'outbound')
-    .where('provider_call_id', 'is not', null)
-    // An opening call is counted once, by its opening message (countAutomatedSince).
-    .where('message_id', 'is', null)
-    .where('created_at', '>=', since)
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
+    .selectNoFrom((eb) => [
+      eb
+        .selectFrom('messages')
+        .select((m) => m.fn.countAll<number | string>().as('n'))
+        .where('organization_id', '=', organizationId)
+        .where('lead_id', '=', leadId)
+        .where('direction', '=', 'outbound')
+        .where('is_ai_generated', '=', 1)
+        .where('status', 'in', ['sending', 'sent', 'delivered', 'in_doubt'])
+        .where('scheduled_at', '>=', since)
+        .as('messages'),
+      eb
+        .selectFrom('calls')
+        .select((c) => c.fn.countAll<number | string>().as('n'))
+        .where('organization_id', '=', organizationId)
+        .where('lead_id', '=', leadId)
+        .where('direction', '=', 'outbound')
+        .where('provider_call_id', 'is not', null)
+        .where('message_id', 'is', null)
+        .where('created_at', '>=', since)
+        .as('calls'),
+    ])
+    .executeTakeFirstOrThrow();
+  return Number(row.messages ?? 0) + Number(row.calls ?? 0);
 }

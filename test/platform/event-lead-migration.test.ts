@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../../src/platform/db/connect.js';
+import { describe, expect, it } from 'vitest';
 import { migrations } from '../../src/platform/db/migrate.js';
 import { listDeliveries } from '../../src/webhooks/deliveries.repository.js';
 import type { Db } from '../../src/platform/db/schema.js';
-import { dialects, freshDatabase } from '../support/harness.js';
+import { dialects } from '../support/harness.js';
+import { storeForBlock } from '../support/store.js';
 import { migrateWith, migrationsUntil } from '../support/migrations.js';
 
 /**
@@ -13,18 +13,8 @@ import { migrateWith, migrationsUntil } from '../support/migrations.js';
  */
 for (const dialect of dialects()) {
   describe(`migration 0045_event_lead (${dialect})`, () => {
-    let store: Store;
-    let drop: () => Promise<void>;
-    const db = () => store.db as unknown as Kysely<any>;
-    beforeAll(async () => {
-      const fresh = await freshDatabase(dialect);
-      drop = fresh.drop;
-      store = openStore(fresh.url);
-    });
-    afterAll(async () => {
-      await store.close();
-      await drop();
-    });
+    const store = storeForBlock(dialect, { migrated: false });
+    const db = () => store().db as unknown as Kysely<any>;
 
     it("fills in each stored event's lead, and the deliveries of a lead are found through it", async () => {
       await migrateWith(db(), migrationsUntil('0044_analytics_day_percentiles'));
@@ -72,9 +62,9 @@ for (const dialect of dialects()) {
         { id: 'e4', lead_id: null },
         { id: 'e5', lead_id: lead },
       ]);
-      const found = await listDeliveries(store.db as Db, 'o1', 'w1', undefined, 10, { leadId: lead.toUpperCase() });
+      const found = await listDeliveries(store().db as Db, 'o1', 'w1', undefined, 10, { leadId: lead.toUpperCase() });
       expect(found.map((d) => d.id)).toEqual(['d5', 'd1']);
-      expect(await listDeliveries(store.db as Db, 'o2', 'w1', undefined, 10, { leadId: lead })).toEqual([]);
+      expect(await listDeliveries(store().db as Db, 'o2', 'w1', undefined, 10, { leadId: lead })).toEqual([]);
     });
   });
 }

@@ -4,18 +4,19 @@ import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import { freshDatabase, type Dialect } from './harness.js';
 
 /**
- * A migrated database of `dialect` for the `describe` block that calls this, with no server: for tests of a
- * repository or a property over the store itself. Opened in the block's `beforeAll`, closed and dropped in its
- * `afterAll`; the answer is read inside tests.
+ * A database of `dialect` for the `describe` block that calls this, with no server: for tests of a
+ * repository or a property over the store itself (migrated to the latest), or of a migration (`migrated:
+ * false`: empty, the test migrates it step by step). Opened in the block's `beforeAll`, closed and dropped in
+ * its `afterAll`; the answer is read inside tests.
  */
-export function storeForBlock(dialect: Dialect): () => Store {
+export function storeForBlock(dialect: Dialect, { migrated = true }: { migrated?: boolean } = {}): () => Store {
   let store: Store | undefined;
   let drop: (() => Promise<void>) | undefined;
   beforeAll(async () => {
     const fresh = await freshDatabase(dialect);
     drop = fresh.drop;
     store = openStore(fresh.url);
-    await migrateToLatest(store);
+    if (migrated) await migrateToLatest(store);
   });
   afterAll(async () => {
     await store?.close();

@@ -32,6 +32,25 @@ describeEachDialect(
   'pacing of pool numbers',
   (ctx) => {
     startEachTestInDaytime(ctx);
+    it("the test step waits for a paced send's slot: a second send to one number is at the carrier after one step", async () => {
+      const ts = ctx();
+      const client = await freshOrg(ts);
+      // At 0.5/s the second send's slot is 2 s on, beyond the hold a send is given at once: its job is deferred to it.
+      const pool = await addNumber(client, { number: numberIn('415'), kind: 'longCode', ratePerSecond: 0.5 });
+      const leads = await Promise.all([0, 1].map(() => createLead(client, { phone: numberIn('415') })));
+      const first = await send(client, leads[0]!, text('step first'));
+      const second = await send(client, leads[1]!, text('step second'));
+      // The bare step runs only what is due now: the second waits for its slot.
+      await ts.runDue({ pacedWithinMs: 0 });
+      expect(await messageOf(client, leads[0]!, first)).toMatchObject({ status: 'sent' });
+      expect(await messageOf(client, leads[1]!, second)).toMatchObject({ status: 'scheduled', statusCode: 'PACING' });
+      expect(fake.accepted('Messages', (p) => p.From === pool.number)).toHaveLength(1);
+      // The harness's step reaches the slot and runs it.
+      await ts.runDue();
+      expect(await messageOf(client, leads[1]!, second)).toMatchObject({ status: 'sent' });
+      expect(fake.accepted('Messages', (p) => p.From === pool.number)).toHaveLength(2);
+    });
+
     it('sends from one number never exceed its rate (10 segments/s, 24 sends at once)', async () => {
       const ts = ctx();
       const client = await freshOrg(ts);

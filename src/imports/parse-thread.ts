@@ -36,6 +36,10 @@ const PARSER_LIMITS = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 64 
 function startParser(options: ParseOptions): Worker {
   const base = { workerData: options, resourceLimits: PARSER_LIMITS };
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./parse-worker.js', import.meta.url), base);
+  // The test runs bundle this thread to one JavaScript file (test/support/parser-bundle.ts): a new thread then starts
+  // in tens of milliseconds, where registering tsx in it cost some 400 ms of every import.
+  const bundled = process.env.PARLEY_TEST_PARSER_BUNDLE;
+  if (bundled) return new Worker(pathToFileURL(bundled), base);
   // tsx's ESM entry (require.resolve would give its CommonJS one, which cannot register the ESM hooks).
   const pkg = createRequire(import.meta.url).resolve('tsx/package.json');
   // biome-ignore lint/style/noNonNullAssertion: tsx's package.json exports ./esm/api (its ESM entry); this path runs only from sources, under tsx

@@ -80,6 +80,24 @@ export async function claimJobs(deps: Deps, limit: number): Promise<ClaimedJob[]
   }));
 }
 
+/**
+ * When the next paced send waits for its slot: the earliest `run_at` of a pending punctual job nobody holds
+ * (a claimed one is running, and the worker's step waits for it anyway). Read through the partial index of
+ * punctual jobs (0021), so it reads none of the rest of the queue.
+ */
+export async function nextPunctualDue(db: Db): Promise<Date | undefined> {
+  const row = await db
+    .selectFrom('jobs')
+    .select('run_at')
+    .where(PUNCTUAL)
+    .where('status', '=', 'pending')
+    .where('lease_until', 'is', null)
+    .orderBy('run_at')
+    .limit(1)
+    .executeTakeFirst();
+  return row ? new Date(row.run_at) : undefined;
+}
+
 /** One unreadable row must fail its own job, not the claim that brought fifteen good ones with it. */
 function readPayload(text: string): Pick<ClaimedJob, 'payload' | 'unreadable'> {
   try {

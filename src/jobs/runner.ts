@@ -1,6 +1,6 @@
 import { isoNow } from '../platform/clock.js';
 import type { Deps } from '../platform/deps.js';
-import { claimJobs, deferJob, failJob, finishJob } from './jobs.repository.js';
+import { claimJobs, deferJob, failJob, finishJob, nextPunctualDue } from './jobs.repository.js';
 import { type ClaimedJob, type JobName, type JobOutcome, type JobPayloads, payloadProblem } from './names.js';
 
 /**
@@ -123,6 +123,11 @@ export class JobPipeline {
         });
     }
     return jobs.length;
+  }
+
+  /** When the next paced send nobody runs yet comes due (a send deferred to its sending slot), if any waits. */
+  nextPacedDue(): Promise<Date | undefined> {
+    return nextPunctualDue(this.deps.db);
   }
 
   /** Calls `watcher` with each run that ends until the returned function is called. */

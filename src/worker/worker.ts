@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { JobPipeline, type JobHandlers, type JobRun } from '../jobs/runner.js';
 import { jobHandlers } from './catalog.js';
 import type { Deps } from '../platform/deps.js';
@@ -19,6 +20,18 @@ export interface StepReport {
   deliveries: number;
 }
 
+/** How far a step reaches beyond what is due now (Worker.runDue). */
+export interface StepOptions {
+  /**
+   * Also run the paced sends whose slot comes within this many milliseconds of the moment the step finds
+   * nothing else due: it waits for each slot by the wall clock (the deps' clock runs on from wherever it was
+   * set), runs what came due, and looks again, as long as the next slot keeps within this reach of the last
+   * wait's end. 0 (the default): only what is due now. A test that sends twice through one sending number
+   * sees both at the carrier after one step with, say, 3000; one about pacing itself leaves it at 0.
+   */
+  pacedWithinMs?: number;
+}
+
 interface TickResult {
   more: boolean;
   claimed: number;
@@ -29,6 +42,21 @@ const EVENT_BATCH = 500;
 
 /** Rounds of a step before it gives up: work that makes due work forever (a job retried at once) is a bug to report. */
 const STEP_ROUNDS = 100;
+
+/** Waits of a step for paced slots (StepOptions.pacedWithinMs): a number's schedule is finite, so more is a bug too. */
+const PACED_WAITS = 50;
+
+/** Promise.all, but settles only once every promise has: the first rejection, if any, after all have ended. */
+async function allEnded<T extends readonly unknown[]>(
+  promises: T,
+): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const results = await Promise.allSettled(promises);
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+  return results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as {
+    -readonly [K in keyof T]: Awaited<T[K]>;
+  };
+}
 
 /**
  * The background worker: fans outbox events out to endpoints, delivers them,
@@ -97,22 +125,28 @@ export class Worker {
    * loop: claims and runs everything due now (by the deps' clock), waits for those jobs and deliveries
    * to end and their outcomes to be written, and again for what they made due, until a claim finds
    * nothing. Answers what ran. Safe beside the running loop (both claim in turns); work the loop
-   * had already started is waited for and reported too.
+   * had already started is waited for and reported too. With `pacedWithinMs`, paced sends whose slot
+   * is that close are waited for and run too (StepOptions).
    */
-  async runDue(): Promise<StepReport> {
+  async runDue(options: StepOptions = {}): Promise<StepReport> {
+    const reach = options.pacedWithinMs ?? 0;
     const jobs: JobRun[] = [];
     const unwatch = this.jobs.watch((run) => jobs.push(run));
     const startEvents = this.eventsFannedOut;
     const startDeliveries = this.deliveries.completed;
     try {
-      for (let round = 0; ; round++) {
-        if (round >= STEP_ROUNDS)
-          throw new Error(
-            `runDue: still finding due work after ${STEP_ROUNDS} rounds (jobs so far: ${JSON.stringify(jobs.slice(-5))})`,
-          );
-        await this.settle();
-        const { claimed } = await this.locked(() => this.tick());
-        if (claimed === 0 && this.jobs.busy === 0 && this.deliveries.busy === 0) break;
+      for (let waits = 0; ; waits++) {
+        await this.runUntilNothingDue(jobs);
+        if (reach <= 0) break;
+        // A send paced to its number's next slot is deferred to that instant: not due yet, so the rounds above
+        // did not run it. Within reach, wait for its slot and step again.
+        const next = await this.jobs.nextPacedDue();
+        const wait = next === undefined ? Number.POSITIVE_INFINITY : next.getTime() - this.deps.clock.now().getTime();
+        if (wait > reach) break;
+        if (waits >= PACED_WAITS)
+          throw new Error(`runDue: still waiting for paced sends after ${PACED_WAITS} slots (next in ${wait} ms)`);
+        // A few ms past the slot: the claim compares with the clock at millisecond precision.
+        if (wait > -5) await sleep(wait + 5);
       }
       await this.locked(() => this.deliveries.flush());
       return {
@@ -122,6 +156,19 @@ export class Worker {
       };
     } finally {
       unwatch();
+    }
+  }
+
+  /** Claims and runs what is due, and what that made due, until a claim finds nothing and nothing runs. */
+  private async runUntilNothingDue(jobs: JobRun[]): Promise<void> {
+    for (let round = 0; ; round++) {
+      if (round >= STEP_ROUNDS)
+        throw new Error(
+          `runDue: still finding due work after ${STEP_ROUNDS} rounds (jobs so far: ${JSON.stringify(jobs.slice(-5))})`,
+        );
+      await this.settle();
+      const { claimed } = await this.locked(() => this.tick());
+      if (claimed === 0 && this.jobs.busy === 0 && this.deliveries.busy === 0) return;
     }
   }
 
@@ -144,12 +191,14 @@ export class Worker {
     // Independent rows, so one round trip's wait instead of four: fanning out new events, claiming
     // due deliveries, recording finished ones (rows this worker holds, never the ones being claimed)
     // and claiming jobs. On SQLite the statements still run one at a time.
-    const [fanOut, delivering, , jobs] = await Promise.all([
+    // All four end before the tick does, a failed one too: a claim still in flight after the tick (and its turn
+    // of the lock) ended would put jobs in flight that a step beside it had already found absent.
+    const [fanOut, delivering, , jobs] = await allEnded([
       dispatchEvents(this.deps, EVENT_BATCH),
       this.deliveries.fill(),
       this.deliveries.flush(),
       this.jobs.fill(),
-    ]);
+    ] as const);
     const dispatched = fanOut.events;
     this.eventsFannedOut += dispatched;
     await this.keepStatisticsFresh(dispatched);

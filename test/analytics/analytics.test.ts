@@ -30,10 +30,10 @@ describeEachDialect(
       const [a, b, c, d] = await Promise.all(phones.map((phone) => createLead(client, { phone, isAiOn: false })));
 
       // A and B are sent to; C's send is refused by Twilio (HTTP 400; the fake answers error code 20500); D is never contacted.
-      const ma = await sendAndSettle(client, a!, 'Hello A');
-      const mb = await sendAndSettle(client, b!, 'Hello B');
+      const ma = await sendAndSettle(ctx(), client, a!, 'Hello A');
+      const mb = await sendAndSettle(ctx(), client, b!, 'Hello B');
       fake.failNext((r) => r.params.To === phones[2], 400, 1);
-      const mc = await sendAndSettle(client, c!, 'Hello C');
+      const mc = await sendAndSettle(ctx(), client, c!, 'Hello C');
       expect([ma.status, mb.status, mc.status]).toEqual(['sent', 'sent', 'failed']);
 
       // A minute later A's message is delivered (twice: a repeated callback counts once); B's is filtered (30007).

@@ -1,5 +1,4 @@
 import { expect } from 'vitest';
-import { until } from '../support/assert.js';
 import { startFakeTwilio, type FakeTwilio } from '../support/fake-twilio.js';
 import type { Client, TestServer } from '../support/harness.js';
 import { signedWebhook } from '../support/twilio-webhooks.js';
@@ -57,15 +56,15 @@ export async function messagesOf(client: Client, leadId: string) {
   }[];
 }
 
-/** Sends and waits until the message is sent or failed. */
-export async function sendAndSettle(client: Client, leadId: string, message: string) {
+/** Sends, runs the worker's step, and answers the message, which must be sent or failed by then. */
+export async function sendAndSettle(ts: Pick<TestServer, 'runDue'>, client: Client, leadId: string, message: string) {
   const res = await client.post(`/leads/${leadId}/sendMessage`, { message, sendWhenOff: true });
   expect(res.status).toBe(200);
-  const all = await until(
-    () => messagesOf(client, leadId),
-    (ms) => ms.some((m) => m.id === res.body.id && (m.status === 'sent' || m.status === 'failed')),
-  );
-  return all.find((m) => m.id === res.body.id)!;
+  await ts.runDue();
+  const m = (await messagesOf(client, leadId)).find((x) => x.id === res.body.id);
+  if (!m || (m.status !== 'sent' && m.status !== 'failed'))
+    throw new Error(`after the step, message ${res.body.id} is ${m?.status} (${m?.statusReason})`);
+  return m;
 }
 
 export async function providerIdOf(ts: TestServer, messageId: string): Promise<string> {

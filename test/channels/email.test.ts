@@ -16,7 +16,7 @@ import {
   type TestServer,
 } from '../support/harness.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from '../support/smtp-sink.js';
-import { waitForStatus } from '../support/messages.js';
+import { statusAfterStep, waitForStatus } from '../support/messages.js';
 import { TestClock } from '../support/test-clock.js';
 
 const FROM = 'Acme Sales <sales@acme.test>';
@@ -61,7 +61,7 @@ const postOneClick = (url: string, body: string | undefined = ONE_CLICK) =>
  * the mail goes out because the gate allows it, not because the window is open around the clock.
  */
 async function emailedLead(
-  ts: Pick<TestServer, 'url' | 'clock' | 'acme'>,
+  ts: Pick<TestServer, 'url' | 'clock' | 'acme' | 'runDue'>,
   s: SmtpSink,
   client: Client = ts.acme,
   text = 'Hello by email',
@@ -72,7 +72,7 @@ async function emailedLead(
   const leadId = await createLead(client, { email });
   const sent = await client.post(`/leads/${leadId}/sendMessage`, { message: text, channel: 'email' });
   expect(sent.status).toBe(200);
-  await waitForStatus(client, leadId, sent.body.id, (st) => st === 'sent');
+  await statusAfterStep(ts, client, leadId, sent.body.id, (st) => st === 'sent');
   const mail = await mailTo(s, email);
   return { leadId, email, mail, url: oneClickUrl(mail, ts.url), messageId: sent.body.id as string };
 }
@@ -270,12 +270,12 @@ describeEachDialect(
       const { leadId, email, url } = await emailedLead(ts, sink);
       expect((await postOneClick(url)).status).toBe(200);
       const sent = await ts.acme.post(`/leads/${leadId}/sendMessage`, { message: 'One more thing', channel: 'email' });
-      const msg = await waitForStatus(ts.acme, leadId, sent.body.id, (s) => s !== 'scheduled' && s !== 'sending');
+      const msg = await statusAfterStep(ts, ts.acme, leadId, sent.body.id, (s) => s !== 'scheduled' && s !== 'sending');
       expect(msg).toMatchObject({ status: 'blocked', statusReason: 'lead is unsubscribed from email' });
       // SMS is a separate consent and still goes out.
       const sms = await ts.acme.post(`/leads/${leadId}/sendMessage`, { message: 'By text', channel: 'sms' });
       expect(
-        (await waitForStatus(ts.acme, leadId, sms.body.id, (s) => s !== 'scheduled' && s !== 'sending')).status,
+        (await statusAfterStep(ts, ts.acme, leadId, sms.body.id, (s) => s !== 'scheduled' && s !== 'sending')).status,
       ).toBe('sent');
       expect(sink.received.filter((m) => m.rcptTo.includes(email))).toHaveLength(1);
     });
@@ -352,6 +352,7 @@ describeEachDialect('email when things stop', (ctx) => {
       expect(own.received).toHaveLength(0);
 
       await own.up();
+      // This server retries on its own real-time schedule (the point: an outage is retried): wait for it.
       await waitForStatus(client, leadId, sent.id, (s) => s === 'sent');
       expect((await mailTo(own, email)).text).toContain('Are you there?');
       expect(own.received).toHaveLength(1);
@@ -376,6 +377,8 @@ describeEachDialect('email when things stop', (ctx) => {
         url: server.address,
         acme: clientFor(server.address, key),
         clock: (server as RunningServer & { clock: TestClock }).clock,
+        // biome-ignore lint/style/noNonNullAssertion: this server runs its worker (PARLEY_WORKER is not turned off)
+        runDue: () => server!.worker!.runDue(),
       };
       const { leadId, url } = await emailedLead(fake, own, fake.acme);
       const path = new URL(url).pathname;
@@ -407,7 +410,13 @@ describeEachDialect('email when things stop', (ctx) => {
     const server = await ownServer(own, db.url, { PARLEY_SIGNING_SECRET: secret });
     try {
       const key = (await issueKey(server.store.db, 'acme')).key;
-      const fake = { url: server.address, acme: clientFor(server.address, key), clock: server.clock };
+      const fake = {
+        url: server.address,
+        acme: clientFor(server.address, key),
+        clock: server.clock,
+        // biome-ignore lint/style/noNonNullAssertion: this server runs its worker (PARLEY_WORKER is not turned off)
+        runDue: () => server.worker!.runDue(),
+      };
       const { url } = await emailedLead(fake, own, fake.acme);
       expect((await postOneClick(url)).status).toBe(200);
       expect(

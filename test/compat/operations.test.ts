@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { ALWAYS_OPEN, FAST_AGENT_ENV, aiMessages, inbound, messages } from '../agent/helpers.js';
 import type { Method } from '../support/api.js';
 import { createLead, describeEachDialect, uniquePhone, type TestServer, type V1Answer } from '../support/harness.js';
-import { waitForStatus } from '../support/messages.js';
+import { statusAfterStep } from '../support/messages.js';
 import { MIDDAY, startEachTestInDaytime } from '../support/clock-hours.js';
 
 /**
@@ -157,7 +157,7 @@ describeEachDialect('docs.apten.ai/api-reference/leads/send-message', (ctx) => {
     expect(res.status).toBe(200);
     expect(res.body.message).toBe('Message sent successfully.');
     // A scheduledTime in the past means now.
-    await waitForStatus(ts.acme, leadId, res.body.id, (s) => s === 'sent');
+    await statusAfterStep(ts, ts.acme, leadId, res.body.id, (s) => s === 'sent');
   });
 
   it('only message is required; a missing one is a 400 naming it', async () => {

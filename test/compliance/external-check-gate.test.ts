@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { waitForStatus } from '../support/messages.js';
+import { statusAfterStep } from '../support/messages.js';
 import { createLead, describeEachDialect } from '../support/harness.js';
 
 /** The organization's middleware: decides by the text it is asked about, and remembers what it was asked. */
@@ -44,12 +44,14 @@ describeEachDialect(
       const ok = await ts.acme.post(`/leads/${leadId}/sendMessage`, { message: 'hello there' });
       const no = await ts.acme.post(`/leads/${leadId}/sendMessage`, { message: 'a forbidden offer' });
       const slow = await ts.acme.post(`/leads/${leadId}/sendMessage`, { message: 'please hang' });
-      expect(await waitForStatus(ts.acme, leadId, ok.body.id, (s) => s === 'sent')).toMatchObject({ statusCode: null });
-      expect(await waitForStatus(ts.acme, leadId, no.body.id, (s) => s === 'blocked')).toMatchObject({
+      expect(await statusAfterStep(ts, ts.acme, leadId, ok.body.id, (s) => s === 'sent')).toMatchObject({
+        statusCode: null,
+      });
+      expect(await statusAfterStep(ts, ts.acme, leadId, no.body.id, (s) => s === 'blocked')).toMatchObject({
         statusCode: 'EXTERNAL_CHECK',
         statusReason: 'on our internal block list',
       });
-      expect(await waitForStatus(ts.acme, leadId, slow.body.id, (s) => s === 'blocked')).toMatchObject({
+      expect(await statusAfterStep(ts, ts.acme, leadId, slow.body.id, (s) => s === 'blocked')).toMatchObject({
         statusCode: 'EXTERNAL_CHECK',
         statusReason: expect.stringMatching(/timeout/),
       });

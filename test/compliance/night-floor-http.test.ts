@@ -3,7 +3,7 @@ import { messages, openAiAgentEnv, until, type MessageView } from '../agent/help
 import { outboxFor } from '../support/events.js';
 import { call, startFakeOpenAi, tools } from '../support/fake-openai.js';
 import { createLead, describeEachDialect, type Client, type TestServer } from '../support/harness.js';
-import { waitForStatus } from '../support/messages.js';
+import { statusAfterStep } from '../support/messages.js';
 
 /**
  * The night floor through the API, as a new user meets it: an organization
@@ -76,7 +76,7 @@ describeEachDialect(
       });
       expect(await outboxFor(ts, leadId, 'message.sent')).toHaveLength(0);
       ts.clock.set(MADRID_08_00);
-      await waitForStatus(c, leadId, held!.id, (s) => s === 'sent');
+      await statusAfterStep(ctx(), c, leadId, held!.id, (s) => s === 'sent');
       expect((await outboxFor(ts, leadId, 'message.sent')).map((e) => e.data.messageId)).toEqual([held!.id]);
     });
 

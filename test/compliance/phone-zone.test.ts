@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { createLead, describeEachDialect } from '../support/harness.js';
-import { messageOf, send, settled } from '../sending-numbers/helpers.js';
+import { messageOf, send, settledAfterStep } from '../sending-numbers/helpers.js';
 
 /**
  * Contact hours where the lead is, end to end through the send path: a lead
@@ -19,8 +19,7 @@ describeEachDialect("contact hours in the zone of the lead's phone", (ctx) => {
       const newYork = await createLead(ts.acme, { phone: '+12125550142' });
       const early = await send(ts.acme, honolulu, 'Aloha, a note about your inquiry');
       const inHours = await send(ts.acme, newYork, 'Hello, a note about your inquiry');
-      expect((await settled(ts.acme, newYork, inHours)).status).toBe('sent');
-      await ts.runDue();
+      expect((await settledAfterStep(ts, ts.acme, newYork, inHours)).status).toBe('sent');
       const waiting = await messageOf(ts.acme, honolulu, early);
       expect(waiting?.statusCode).toBe('CONTACT_HOURS');
       // 08:00 in Honolulu (UTC-10, no daylight saving) is 18:00 UTC.

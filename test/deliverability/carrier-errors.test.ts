@@ -1,5 +1,4 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { until } from '../support/assert.js';
 import { startEachTestInDaytime } from '../support/clock-hours.js';
 import { outboxFor } from '../support/events.js';
 import { startFakeTwilio } from '../support/fake-twilio.js';
@@ -45,11 +44,25 @@ async function send(client: Client, leadId: string, text = `hello ${Math.random(
 }
 
 const final = (s: string) => ['sent', 'failed', 'blocked', 'delivered', 'undelivered'].includes(s);
-async function settled(client: Client, leadId: string, id: string): Promise<MessageView> {
-  return (await until(
-    () => messageOf(client, leadId, id),
-    (m) => !!m && final(m.status),
-  ))!;
+/**
+ * The message after the worker's step: in a final status by then, or this fails with where it stayed. With
+ * `retries`, a send the provider refused for now is retried: the clock moves a second on (past the 50 ms
+ * retry schedule of twilioEnv) and the worker steps again, at most four times.
+ */
+async function settled(
+  ts: Pick<TestServer, 'runDue' | 'clock'>,
+  client: Client,
+  leadId: string,
+  id: string,
+  { retries = false } = {},
+): Promise<MessageView> {
+  for (let step = 0; ; step++) {
+    await ts.runDue();
+    const m = await messageOf(client, leadId, id);
+    if (m && final(m.status)) return m;
+    if (!retries || step >= 4) throw new Error(`after the step, message ${id} is ${m?.status} (${m?.statusReason})`);
+    ts.clock.advance(1_000);
+  }
 }
 
 async function row(ts: TestServer, messageId: string) {
@@ -88,7 +101,7 @@ async function newLead(client: Client, fields: Record<string, unknown> = {}) {
 /** Sends one SMS through the fake Twilio and answers its message id and Twilio's sid. */
 async function sentSms(ts: TestServer, client: Client, leadId: string) {
   const id = await send(client, leadId);
-  expect((await settled(client, leadId, id)).status).toBe('sent');
+  expect((await settled(ts, client, leadId, id)).status).toBe('sent');
   const sid = (await row(ts, id)).provider_message_id!;
   expect(sid).toMatch(/^SM/);
   return { id, sid };
@@ -163,7 +176,7 @@ describeEachDialect(
         expect((await client.post(`/leads/${id}/resubscribe`, { channels: ['sms'] })).status).toBe(409);
 
         const next = await send(client, id);
-        expect(await settled(client, id, next)).toMatchObject({ status: 'blocked', statusCode: 'OPTED_OUT' });
+        expect(await settled(ctx(), client, id, next)).toMatchObject({ status: 'blocked', statusCode: 'OPTED_OUT' });
 
         // The same callback again (Twilio retries): nothing new.
         expect((await report(ts, sid, number, phone, 'undelivered', '21610')).status).toBe(200);
@@ -177,7 +190,7 @@ describeEachDialect(
         const { id, phone } = await newLead(client);
         fake.failNext((r) => r.params.To === phone, 400, 1, 'POST', 21610);
         const messageId = await send(client, id);
-        const m = await settled(client, id, messageId);
+        const m = await settled(ctx(), client, id, messageId);
         expect(m.status).toBe('failed');
         expect(m.statusReason).toMatch(/^refused by the provider: Twilio answered HTTP 400: 21610/);
         expect(fake.requests.filter((r) => r.params.To === phone)).toHaveLength(1);
@@ -216,7 +229,7 @@ describeEachDialect(
           });
 
           const blocked = await send(client, id);
-          const b = await settled(client, id, blocked);
+          const b = await settled(ctx(), client, id, blocked);
           expect(b).toMatchObject({ status: 'blocked', statusCode: 'UNREACHABLE' });
           expect(b.statusReason).toContain(`twilio:${code}`);
           expect(await messageOf(client, id, messageId)).toMatchObject({
@@ -232,7 +245,7 @@ describeEachDialect(
           const newPhone = uniquePhone();
           expect((await client.patch(`/leads/${id}`, { phone: newPhone })).status).toBe(200);
           const after = await send(client, id);
-          expect((await settled(client, id, after)).status).toBe('sent');
+          expect((await settled(ctx(), client, id, after)).status).toBe('sent');
           expect(fake.accepted('Messages', toPhone(newPhone))).toHaveLength(1);
         },
       );
@@ -243,11 +256,11 @@ describeEachDialect(
         const { id, phone } = await newLead(client);
         fake.failNext((r) => r.params.To === phone, 400, 1, 'POST', 21211);
         const messageId = await send(client, id);
-        expect((await settled(client, id, messageId)).status).toBe('failed');
+        expect((await settled(ctx(), client, id, messageId)).status).toBe('failed');
         expect(fake.requests.filter((r) => r.params.To === phone)).toHaveLength(1);
         expect(await row(ts, messageId)).toMatchObject({ error_code: 'twilio:21211', error_class: 'invalid' });
         const next = await send(client, id);
-        expect(await settled(client, id, next)).toMatchObject({ status: 'blocked', statusCode: 'UNREACHABLE' });
+        expect(await settled(ctx(), client, id, next)).toMatchObject({ status: 'blocked', statusCode: 'UNREACHABLE' });
         expect(fake.requests.filter((r) => r.params.To === phone)).toHaveLength(1);
       });
     });
@@ -263,7 +276,7 @@ describeEachDialect(
         const { id, phone } = await newLead(client);
         fake.failNext((r) => r.params.To === phone, status, 1, 'POST', code);
         const messageId = await send(client, id);
-        expect((await settled(client, id, messageId)).status).toBe('sent');
+        expect((await settled(ts, client, id, messageId, { retries: true })).status).toBe('sent');
         expect(fake.requests.filter((r) => r.params.To === phone).map((r) => r.status)).toEqual([status, 201]);
         expect(await outboxFor(ts, id, 'message.failed')).toHaveLength(0);
       });
@@ -274,7 +287,7 @@ describeEachDialect(
         const { id, phone } = await newLead(client);
         fake.failNext((r) => r.params.To === phone, 429, 3, 'POST', 20429);
         const messageId = await send(client, id);
-        expect((await settled(client, id, messageId)).status).toBe('failed');
+        expect((await settled(ts, client, id, messageId, { retries: true })).status).toBe('failed');
         expect(fake.requests.filter((r) => r.params.To === phone).map((r) => r.status)).toEqual([429, 429, 429]);
         expect(await row(ts, messageId)).toMatchObject({ error_code: 'twilio:20429', error_class: 'transient' });
         expect((await outboxFor(ts, id, 'message.failed'))[0]!.data).toMatchObject({
@@ -356,14 +369,14 @@ describeEachDialect(
 
           // The lead stuck to the retired number moves to the usable one; a new lead never gets the retired one.
           const next = await send(client, id);
-          expect((await settled(client, id, next)).status).toBe('sent');
+          expect((await settled(ctx(), client, id, next)).status).toBe('sent');
           expect(fake.accepted('Messages', toPhone(phone)).map((r) => r.params.From)).toEqual([
             first.number,
             second.number,
           ]);
           const other = await newLead(client);
           const o = await send(client, other.id);
-          expect((await settled(client, other.id, o)).status).toBe('sent');
+          expect((await settled(ctx(), client, other.id, o)).status).toBe('sent');
           expect(fake.accepted('Messages', toPhone(other.phone)).map((r) => r.params.From)).toEqual([second.number]);
 
           // A second refusal for the same number: no second alert.
@@ -393,7 +406,7 @@ describeEachDialect(
         const { id, phone } = await newLead(client);
         fake.failNext((r) => r.params.To === phone, 400, 1, 'POST', 30034);
         const messageId = await send(client, id);
-        expect((await settled(client, id, messageId)).status).toBe('failed');
+        expect((await settled(ctx(), client, id, messageId)).status).toBe('failed');
         expect(fake.requests.filter((r) => r.params.To === phone).map((r) => [r.status, r.params.From])).toEqual([
           [400, first.body.number],
         ]);
@@ -404,7 +417,7 @@ describeEachDialect(
           ratePerSecond: 100,
         });
         const next = await send(client, id);
-        expect((await settled(client, id, next)).status).toBe('sent');
+        expect((await settled(ctx(), client, id, next)).status).toBe('sent');
         expect(fake.accepted('Messages', toPhone(phone)).map((r) => r.params.From)).toEqual([second.body.number]);
       });
     });

@@ -45,14 +45,13 @@ async function messagesOf(client: Client, leadId: string) {
   }[];
 }
 
-async function settledMessages(client: Client, leadId: string, ms = 10_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const list = await messagesOf(client, leadId);
-    if (list.length > 0 && list.every((m) => m.status !== 'scheduled' && m.status !== 'sending')) return list;
-    if (Date.now() > end) throw new Error(`messages of ${leadId} did not settle: ${JSON.stringify(list)}`);
-    await new Promise((r) => setTimeout(r, 30));
-  }
+/** The lead's messages after the worker's step: every opening due has been judged and sent or blocked. */
+async function messagesAfterStep(ts: TestServer, client: Client, leadId: string) {
+  await ts.runDue();
+  const list = await messagesOf(client, leadId);
+  if (list.length === 0 || list.some((m) => m.status === 'scheduled' || m.status === 'sending'))
+    throw new Error(`messages of ${leadId} not settled after the step: ${JSON.stringify(list)}`);
+  return list;
 }
 
 const openingsOf = (ts: TestServer, organizationId: string) =>
@@ -91,10 +90,11 @@ describeEachDialect(
       });
       expect(ld).toMatchObject({ isDoNotContact: true, subscriptions: { sms: 'subscribed' } });
 
+      const ts = ctx();
       const [mo, md, mf] = [
-        await settledMessages(client, lo!.id),
-        await settledMessages(client, ld!.id),
-        await settledMessages(client, lf!.id),
+        await messagesAfterStep(ts, client, lo!.id),
+        await messagesAfterStep(ts, client, ld!.id),
+        await messagesAfterStep(ts, client, lf!.id),
       ];
       expect(mo.map((m) => m.status)).toEqual(['blocked']);
       expect(md.map((m) => m.status)).toEqual(['blocked']);
@@ -108,7 +108,7 @@ describeEachDialect(
         updated: 0,
         skipped: 3,
       });
-      await new Promise((r) => setTimeout(r, 300));
+      await ts.runDue();
       for (const lead of [lo, ld, lf]) expect(await messagesOf(client, lead!.id)).toHaveLength(1);
       expect(fake.accepted('Messages', (p) => p.To === fine)).toHaveLength(1);
     });
@@ -120,6 +120,8 @@ describeEachDialect(
       const csv = `First Name,Phone\n${phones.map((p, i) => `Quiet${i},${p}`).join('\n')}\n`;
       await importCsv(client, csv, { profile: 'greeter' });
       const leads = (await allLeads(client)).filter((l) => phones.includes(l.phone!));
+      // After the step that would have sent an opening, none was made.
+      await ts.runDue();
       for (const l of leads) expect(await messagesOf(client, l.id)).toHaveLength(0);
       const before = (await openingsOf(ts, organizationId)).length;
       await importCsv(client, csv, { profile: 'greeter', startConversations: 'true' });

@@ -7,7 +7,7 @@ import { messages } from '../agent/helpers.js';
 import { LATE_NIGHT, MIDDAY, NEXT_MORNING } from '../support/clock-hours.js';
 import { outboxFor } from '../support/events.js';
 import { createLead, describeEachDialect, type Client, type TestServer } from '../support/harness.js';
-import { waitForStatus } from '../support/messages.js';
+import { statusAfterStep } from '../support/messages.js';
 
 /** The organization's own hours, 13:00-14:00 in Los Angeles: MIDDAY (12:00 there) is outside them but inside the legal 08:00-21:00. */
 const SHORT_HOURS = { timeZone: 'America/Los_Angeles', contactHours: { start: '13:00', end: '14:00' } };
@@ -65,7 +65,7 @@ describeEachDialect(
       const now = await send(c, leadId, { message: 'Goes now', overrideBusinessHours: true });
       expect(now).toMatchObject({ message: 'Message sent successfully.', status: 'scheduled', statusCode: null });
       expect(new Date(now.scheduledTime).getTime() - MIDDAY.getTime()).toBeLessThan(60_000);
-      await waitForStatus(c, leadId, now.id, (s) => s === 'sent');
+      await statusAfterStep(ctx(), c, leadId, now.id, (s) => s === 'sent');
       expect((await outboxFor(ts, leadId, 'message.sent')).map((e) => e.data.messageId)).toEqual([now.id]);
     });
 
@@ -86,7 +86,7 @@ describeEachDialect(
       expect((await messages(c, leadId)).find((m) => m.id === night.id)?.status).toBe('scheduled');
       expect(await outboxFor(ts, leadId, 'message.sent')).toHaveLength(0);
       ts.clock.set(NEXT_MORNING);
-      await waitForStatus(c, leadId, night.id, (s) => s === 'sent');
+      await statusAfterStep(ctx(), c, leadId, night.id, (s) => s === 'sent');
     });
 
     it('a send scheduled for the night with the override is held by the gate at send time too', async () => {

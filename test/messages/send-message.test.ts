@@ -11,7 +11,7 @@ import {
   type TestServer,
 } from '../support/harness.js';
 import { outboxFor } from '../support/events.js';
-import { waitForStatus } from '../support/messages.js';
+import { statusAfterStep } from '../support/messages.js';
 import { TestClock } from '../support/test-clock.js';
 import { messages } from '../agent/helpers.js';
 
@@ -38,7 +38,7 @@ describeEachDialect(
       const sent = await send(ts, leadId, { message: 'Hello there' });
       expect(sent.message).toBe('Message sent successfully.');
       expect(sent.channel).toBe('sms');
-      const msg = await waitForStatus(ts.acme, leadId, sent.id, (s) => s === 'sent');
+      const msg = await statusAfterStep(ts, ts.acme, leadId, sent.id, (s) => s === 'sent');
       expect(msg).toMatchObject({
         content: { text: 'Hello there' },
         owner: 'user',
@@ -94,7 +94,7 @@ describeEachDialect(
       const leadId = await createLead(ts.acme);
       await arrange(ts, leadId);
       const sent = await send(ts, leadId, { message: 'Should not go out', ...extra });
-      const msg = await waitForStatus(ts.acme, leadId, sent.id, (s) => s !== 'scheduled' && s !== 'sending');
+      const msg = await statusAfterStep(ts, ts.acme, leadId, sent.id, (s) => s !== 'scheduled' && s !== 'sending');
       expect(msg.status).toBe('blocked');
       expect(msg.statusReason).toBe(reason);
       expect(await outboxFor(ts, leadId, 'message.sent')).toHaveLength(0);
@@ -106,7 +106,7 @@ describeEachDialect(
       const leadId = await createLead(ts.acme);
       await ts.acme.post(`/leads/${leadId}/turnOffAi`);
       const sent = await send(ts, leadId, { message: 'Human follow-up', sendWhenOff: true });
-      expect((await waitForStatus(ts.acme, leadId, sent.id, (s) => s === 'sent')).status).toBe('sent');
+      expect((await statusAfterStep(ts, ts.acme, leadId, sent.id, (s) => s === 'sent')).status).toBe('sent');
     });
 
     it('holds a send made at 23:00 where the lead is until 08:00, then sends it', async () => {
@@ -133,13 +133,12 @@ describeEachDialect(
         .where('payload', 'like', `%${sent.body.id}%`)
         .executeTakeFirstOrThrow();
       expect(new Date(job.run_at).toISOString()).toBe(NEXT_MORNING.toISOString());
-      // Still held a while later (the worker polls every 20 ms here): nothing goes out before the window.
-      await new Promise((r) => setTimeout(r, 300));
-      expect((await waitForStatus(org, leadId, sent.body.id, () => true)).status).toBe('scheduled');
+      // Still held after another step: nothing goes out before the window.
+      expect((await statusAfterStep(ts, org, leadId, sent.body.id)).status).toBe('scheduled');
       expect(await outboxFor(ts, leadId, 'message.sent')).toHaveLength(0);
       // The window opens: it goes out.
       ts.clock.set(NEXT_MORNING);
-      await waitForStatus(org, leadId, sent.body.id, (s) => s === 'sent');
+      await statusAfterStep(ts, org, leadId, sent.body.id, (s) => s === 'sent');
       expect(await outboxFor(ts, leadId, 'message.sent')).toHaveLength(1);
     });
 
@@ -150,10 +149,11 @@ describeEachDialect(
       const at = new Date(ts.clock.now().getTime() + 1500);
       const sent = await send(ts, leadId, { message: 'Later', scheduledTime: at.toISOString() });
       expect(sent.scheduledTime).toBe(at.toISOString());
-      await new Promise((r) => setTimeout(r, 500));
+      await ts.runDue();
       const early = (await ts.acme.get(`/leads/${leadId}/messages`)).body.messages[0];
       expect(early!.status).toBe('scheduled');
-      await waitForStatus(ts.acme, leadId, sent.id, (s) => s === 'sent');
+      ts.clock.set(at);
+      await statusAfterStep(ts, ts.acme, leadId, sent.id, (s) => s === 'sent');
       expect(ts.clock.now().getTime()).toBeGreaterThanOrEqual(at.getTime());
     });
 
@@ -218,7 +218,10 @@ describeEachDialect('scheduled sends survive a restart', (ctx) => {
     const second = await startServer(loadConfig(env), { clock });
     client = clientFor(second.address, key);
     try {
-      await waitForStatus(client, leadId, sent.id, (s) => s === 'sent');
+      // The send is due 1.2 s after it was made: move the shared clock there and step the new server's worker.
+      clock.set(new Date(Date.parse(sent.scheduledTime!) + 1));
+      // biome-ignore lint/style/noNonNullAssertion: the server runs its worker (PARLEY_WORKER is not turned off)
+      await statusAfterStep({ runDue: () => second.worker!.runDue() }, client, leadId, sent.id, (s) => s === 'sent');
       const events = await second.store.db
         .selectFrom('events')
         .selectAll()

@@ -55,6 +55,24 @@ export async function messageOf(client: Client, leadId: string, id: string): Pro
 /** Polls `fn` until `ok` holds and returns that value; fails with the last value after `ms`. */
 export { until };
 
+/**
+ * The message after the worker's step (`ts.runDue()`, which also waits for a paced send's slot a moment away):
+ * sent, failed or blocked by then, or this fails with where it stayed.
+ */
+export async function settledAfterStep(
+  ts: Pick<TestServer, 'runDue'>,
+  client: Client,
+  leadId: string,
+  id: string,
+): Promise<MessageView> {
+  await ts.runDue();
+  const m = await messageOf(client, leadId, id);
+  if (!m || !['sent', 'failed', 'blocked'].includes(m.status))
+    throw new Error(`after the step, message ${id} is ${m?.status} (${m?.statusReason})`);
+  return m;
+}
+
+/** Polls until the message is sent, failed or blocked: for tests whose point is the real-time pace of the worker's own loop. */
 export async function settled(client: Client, leadId: string, id: string, ms = 10_000): Promise<MessageView> {
   return (await until(
     () => messageOf(client, leadId, id),

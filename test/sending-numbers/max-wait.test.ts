@@ -11,6 +11,7 @@ import {
   numberIn,
   send,
   settled,
+  settledAfterStep,
   twilioEnv,
   until,
 } from './helpers.js';
@@ -44,8 +45,8 @@ describeEachDialect(
       // 0.1 segments/s: the second send's slot is 10 s away.
       const pool = await addNumber(client, { number: numberIn('415'), kind: 'longCode', ratePerSecond: 0.1 });
       const [a, b] = await Promise.all([0, 1].map(() => createLead(client, { phone: numberIn('415') })));
-      expect((await settled(client, a!, await send(client, a!, 'goes now'))).status).toBe('sent');
-      const late = await settled(client, b!, await send(client, b!, 'too far out'));
+      expect((await settledAfterStep(ts, client, a!, await send(client, a!, 'goes now'))).status).toBe('sent');
+      const late = await settledAfterStep(ts, client, b!, await send(client, b!, 'too far out'));
       expect(late).toMatchObject({ status: 'failed', statusCode: 'PACING_TIMEOUT', segments: 1 });
       expect(late.statusReason).toMatch(
         /next free slot is \d+ s away \(rate 0\.1 segments\/s\), beyond the maximum wait of 4 s/,

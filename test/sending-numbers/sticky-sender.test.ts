@@ -2,7 +2,16 @@ import { afterAll, expect, it } from 'vitest';
 import { SCOPES } from '../../src/platform/auth/scopes.js';
 import { startFakeTwilio } from '../support/fake-twilio.js';
 import { createLead, describeEachDialect, type Client, type TestServer } from '../support/harness.js';
-import { ALWAYS_OPEN, addNumber, numberIn, send, settled, twilioEnv, twilioWebhook, until } from './helpers.js';
+import {
+  ALWAYS_OPEN,
+  addNumber,
+  numberIn,
+  send,
+  settledAfterStep,
+  twilioEnv,
+  twilioWebhook,
+  until,
+} from './helpers.js';
 import { MIDDAY, startEachTestInDaytime } from '../support/clock-hours.js';
 
 const fake = await startFakeTwilio('ACpool', 'pool-secret');
@@ -26,9 +35,14 @@ async function fromOf(text: string): Promise<string> {
 }
 
 let texts = 0;
-async function sendAndFrom(client: Client, leadId: string, body = `hello ${texts++}`): Promise<string> {
+async function sendAndFrom(
+  ts: Pick<TestServer, 'runDue'>,
+  client: Client,
+  leadId: string,
+  body = `hello ${texts++}`,
+): Promise<string> {
   const id = await send(client, leadId, body);
-  expect((await settled(client, leadId, id)).status).toBe('sent');
+  expect((await settledAfterStep(ts, client, leadId, id)).status).toBe('sent');
   return fromOf(body);
 }
 
@@ -43,12 +57,12 @@ describeEachDialect(
       const ny = await addNumber(client, { number: numberIn('212'), kind: 'longCode', ratePerSecond: 100 });
       const a = await createLead(client, { phone: numberIn('415') });
       const b = await createLead(client, { phone: numberIn('212') });
-      expect(await sendAndFrom(client, a)).toBe(sf.number);
-      expect(await sendAndFrom(client, b)).toBe(ny.number);
+      expect(await sendAndFrom(ctx(), client, a)).toBe(sf.number);
+      expect(await sendAndFrom(ctx(), client, b)).toBe(ny.number);
       const c = await createLead(client, { phone: numberIn('650') });
-      expect(await sendAndFrom(client, c)).toBe(sf.number);
+      expect(await sendAndFrom(ctx(), client, c)).toBe(sf.number);
       const d = await createLead(client, { phone: numberIn('650') });
-      expect(await sendAndFrom(client, d)).toBe(ny.number);
+      expect(await sendAndFrom(ctx(), client, d)).toBe(ny.number);
       expect((await client.get(`/sendingNumbers/${sf.id}`)).body.assignedLeads).toBe(2);
     });
 
@@ -57,10 +71,10 @@ describeEachDialect(
       const client = await freshOrg(ts);
       const first = await addNumber(client, { number: numberIn('303'), kind: 'longCode', ratePerSecond: 100 });
       const lead = await createLead(client, { phone: numberIn('720') });
-      expect(await sendAndFrom(client, lead)).toBe(first.number);
+      expect(await sendAndFrom(ctx(), client, lead)).toBe(first.number);
       await addNumber(client, { number: numberIn('720'), kind: 'longCode', ratePerSecond: 100 });
-      expect(await sendAndFrom(client, lead)).toBe(first.number);
-      expect(await sendAndFrom(client, lead)).toBe(first.number);
+      expect(await sendAndFrom(ctx(), client, lead)).toBe(first.number);
+      expect(await sendAndFrom(ctx(), client, lead)).toBe(first.number);
     });
 
     it('outside NANP the country calling code is preferred', async () => {
@@ -75,8 +89,8 @@ describeEachDialect(
       // The US number is older (it wins a tie) and, after the first lead, the less loaded: the country still wins.
       const l1 = await createLead(client, { phone: `+4477009${String(20000 + (process.pid % 70000)).slice(-5)}` });
       const l2 = await createLead(client, { phone: `+4477009${String(30000 + (process.pid % 60000)).slice(-5)}` });
-      expect(await sendAndFrom(client, l1)).toBe(uk.number);
-      expect(await sendAndFrom(client, l2)).toBe(uk.number);
+      expect(await sendAndFrom(ctx(), client, l1)).toBe(uk.number);
+      expect(await sendAndFrom(ctx(), client, l2)).toBe(uk.number);
     });
 
     it('concurrent first sends to one lead stick it to one number', async () => {
@@ -90,7 +104,7 @@ describeEachDialect(
       const bodies = Array.from({ length: 6 }, (_, i) => `together ${texts}-${i}`);
       texts += 1;
       const ids = await Promise.all(bodies.map((b) => send(client, lead, b)));
-      for (const id of ids) expect((await settled(client, lead, id)).status).toBe('sent');
+      for (const id of ids) expect((await settledAfterStep(ctx(), client, lead, id)).status).toBe('sent');
       const froms = new Set(await Promise.all(bodies.map(fromOf)));
       expect(froms.size).toBe(1);
       const counts = (await client.get('/sendingNumbers')).body.sendingNumbers.map(
@@ -105,11 +119,11 @@ describeEachDialect(
       const gone = await addNumber(client, { number: numberIn('415'), kind: 'longCode', ratePerSecond: 100 });
       const kept = await addNumber(client, { number: numberIn('212'), kind: 'longCode', ratePerSecond: 100 });
       const lead = await createLead(client, { phone: numberIn('415') });
-      expect(await sendAndFrom(client, lead)).toBe(gone.number);
+      expect(await sendAndFrom(ctx(), client, lead)).toBe(gone.number);
       expect((await client.del(`/sendingNumbers/${gone.id}`)).status).toBe(200);
-      expect(await sendAndFrom(client, lead)).toBe(kept.number);
+      expect(await sendAndFrom(ctx(), client, lead)).toBe(kept.number);
       await addNumber(client, { number: numberIn('415'), kind: 'longCode', ratePerSecond: 100 });
-      expect(await sendAndFrom(client, lead)).toBe(kept.number);
+      expect(await sendAndFrom(ctx(), client, lead)).toBe(kept.number);
     });
 
     it('without a pool number of the channel, the settings number sends, unpaced, as before', async () => {
@@ -118,14 +132,14 @@ describeEachDialect(
       const settingsNumber = numberIn('628');
       expect((await client.patch('/settings', { sendingNumber: settingsNumber })).status).toBe(200);
       const lead = await createLead(client, { phone: numberIn('415') });
-      expect(await sendAndFrom(client, lead)).toBe(settingsNumber);
+      expect(await sendAndFrom(ctx(), client, lead)).toBe(settingsNumber);
       // A voice-only pool does not take over SMS.
       await addNumber(client, { number: numberIn('415'), kind: 'longCode', channel: 'voice' });
       const bodies = [0, 1, 2, 3, 4].map((i) => `unpaced ${texts}-${i}`);
       texts += 1;
       const started = Date.now();
       const ids = await Promise.all(bodies.map((b) => send(client, lead, b)));
-      for (const id of ids) expect((await settled(client, lead, id)).status).toBe('sent');
+      for (const id of ids) expect((await settledAfterStep(ctx(), client, lead, id)).status).toBe('sent');
       expect(new Set(await Promise.all(bodies.map(fromOf)))).toEqual(new Set([settingsNumber]));
       // A long code's pace would take 4 s for five segments.
       expect(Date.now() - started).toBeLessThan(3000);
@@ -138,8 +152,8 @@ describeEachDialect(
       const lead = await createLead(client, { phone: numberIn('415') });
       const plain = await send(client, lead, 'a'.repeat(100));
       const emoji = await send(client, lead, `${'b'.repeat(98)}😀`);
-      expect((await settled(client, lead, plain)).segments).toBe(1);
-      expect((await settled(client, lead, emoji)).segments).toBe(2);
+      expect((await settledAfterStep(ctx(), client, lead, plain)).segments).toBe(1);
+      expect((await settledAfterStep(ctx(), client, lead, emoji)).segments).toBe(2);
     });
 
     it('inbound Twilio SMS to a pool number reach the organization that owns it', async () => {

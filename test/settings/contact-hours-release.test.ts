@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { LATE_NIGHT, MIDDAY, NEXT_MORNING, REALISTIC_HOURS, useRealisticHours } from '../support/clock-hours.js';
 import { outboxFor } from '../support/events.js';
 import { createLead, describeEachDialect, type Client, type TestServer } from '../support/harness.js';
-import { waitForStatus } from '../support/messages.js';
+import { statusAfterStep } from '../support/messages.js';
 import { sleep } from '../support/assert.js';
 
 /**
@@ -77,9 +77,9 @@ describeEachDialect(
       const ts = ctx();
       const { client, leadId, messageId } = await waitingByDay(ts, 'release-wider');
       await ts.runDue();
-      expect((await waitForStatus(client, leadId, messageId, () => true)).status).toBe('scheduled');
+      expect((await statusAfterStep(ctx(), client, leadId, messageId, () => true)).status).toBe('scheduled');
       expect((await client.patch('/settings', { contactHours: { start: '00:00', end: '23:59' } })).status).toBe(200);
-      await waitForStatus(client, leadId, messageId, (s) => s === 'sent');
+      await statusAfterStep(ctx(), client, leadId, messageId, (s) => s === 'sent');
       expect(await outboxFor(ts, leadId, 'message.sent')).toHaveLength(1);
     });
 
@@ -89,10 +89,10 @@ describeEachDialect(
       expect((await client.patch('/settings', { contactHours: { start: '00:00', end: '23:59' } })).status).toBe(200);
       // Judged again under the new hours: its reason is now the legal window's, and it still waits for 08:00.
       const deadline = Date.now() + 10_000;
-      let msg = await waitForStatus(client, leadId, messageId, () => true);
+      let msg = await statusAfterStep(ctx(), client, leadId, messageId, () => true);
       while (!String(msg.statusReason).startsWith('outside the legal window') && Date.now() < deadline) {
         await sleep(30);
-        msg = await waitForStatus(client, leadId, messageId, () => true);
+        msg = await statusAfterStep(ctx(), client, leadId, messageId, () => true);
       }
       expect(msg).toMatchObject({
         status: 'scheduled',
@@ -112,7 +112,7 @@ describeEachDialect(
       while (new Date((await jobOf(ts, messageId)).run_at).toISOString() !== nineAm && Date.now() < deadline)
         await sleep(30);
       expect(new Date((await jobOf(ts, messageId)).run_at).toISOString()).toBe(nineAm);
-      const msg = await waitForStatus(client, leadId, messageId, () => true);
+      const msg = await statusAfterStep(ctx(), client, leadId, messageId, () => true);
       expect(msg).toMatchObject({ status: 'scheduled', statusCode: 'CONTACT_HOURS' });
       expect(msg.statusReason).toMatch(/09:00-20:00/);
       expect(await outboxFor(ts, leadId, 'message.sent')).toHaveLength(0);
@@ -125,7 +125,7 @@ describeEachDialect(
       expect((await client.patch('/settings', { contactHours: { start: '00:00', end: '23:59' } })).status).toBe(200);
       expect(new Date((await jobOf(ts, messageId)).run_at).toISOString()).toBe(asked);
       await ts.runDue();
-      expect((await waitForStatus(client, leadId, messageId, () => true)).status).toBe('scheduled');
+      expect((await statusAfterStep(ctx(), client, leadId, messageId, () => true)).status).toBe('scheduled');
       expect(await outboxFor(ts, leadId, 'message.sent')).toHaveLength(0);
     });
 
@@ -152,9 +152,11 @@ describeEachDialect(
           })
         ).status,
       ).toBe(200);
-      await waitForStatus(theirs.client, theirs.leadId, theirs.messageId, (s) => s === 'sent');
+      await statusAfterStep(ctx(), theirs.client, theirs.leadId, theirs.messageId, (s) => s === 'sent');
       expect((await jobOf(ts, mine.messageId)).run_at).toBe(runAt);
-      expect((await waitForStatus(mine.client, mine.leadId, mine.messageId, () => true)).status).toBe('scheduled');
+      expect((await statusAfterStep(ctx(), mine.client, mine.leadId, mine.messageId, () => true)).status).toBe(
+        'scheduled',
+      );
     });
   },
   { PARLEY_WORKER_POLL_MS: '20' },

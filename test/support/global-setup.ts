@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { buildTemplates, type DbTemplates } from './db-templates.js';
+import { bundleParser } from './parser-bundle.js';
 
 export const PG_ADMIN_URL = process.env.PARLEY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -16,7 +17,7 @@ declare module 'vitest' {
  * Decides once whether the PostgreSQL suite runs. Without a server it is
  * skipped, loudly; under CI=true a missing server is a failure, not a skip.
  * Then migrates, once for the run, the databases test servers start from
- * (db-templates.ts), and answers their teardown.
+ * (db-templates.ts), and bundles the import's parsing thread (parser-bundle.ts); answers their teardown.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const client = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 3000 });
@@ -35,7 +36,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await client.end().catch(() => {});
   }
   project.provide('pgAvailable', available);
-  const { templates, drop } = await buildTemplates(PG_ADMIN_URL, available);
+  const [{ templates, drop }, removeParser] = await Promise.all([
+    buildTemplates(PG_ADMIN_URL, available),
+    bundleParser(),
+  ]);
   project.provide('dbTemplates', templates);
-  return drop;
+  return async () => {
+    await Promise.all([drop(), removeParser()]);
+  };
 }

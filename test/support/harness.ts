@@ -9,11 +9,18 @@ import type { Scope } from '../../src/platform/auth/scopes.js';
 import { loadConfig, type Config } from '../../src/platform/config.js';
 import type { DialectName } from '../../src/platform/db/connect.js';
 import { startServer, type RunningServer, type StartOptions } from '../../src/server.js';
-import type { StepReport } from '../../src/worker/worker.js';
+import type { StepOptions, StepReport } from '../../src/worker/worker.js';
 import { copySqlite, databaseUrl } from './db-templates.js';
 import { PG_ADMIN_URL } from './global-setup.js';
 import { TestClock } from './test-clock.js';
 import type { AnswerOf, Body, V1Routes } from './api.js';
+
+/**
+ * How far ahead the test step (TestServer.runDue) waits for paced sends: a send deferred to its sending
+ * number's next slot is a second or two away at the default rates (longCode 1/s: the third of three sends
+ * at once; 0.5/s: the second). Slower numbers (a pacing test's 0.05/s) stay deferred, as they should.
+ */
+export const PACED_REACH_MS = 3_000;
 
 export type Dialect = DialectName;
 
@@ -126,9 +133,12 @@ export interface TestServer {
   /**
    * The worker's step (src/worker/worker.ts runDue): claims and runs everything due now by `clock`, waits
    * for it to end, and answers what ran. Move the clock, call this, then assert: "nothing was sent" holds
-   * once the step that would have sent it has run, with no sleeping.
+   * once the step that would have sent it has run, with no sleeping. A send paced to its sending number's
+   * next slot (deferred a moment, not due now) is waited for when its slot is within PACED_REACH_MS, so
+   * after the step every send a test triggered has gone; `{ pacedWithinMs: 0 }` steps only what is due now
+   * (a test about pacing itself).
    */
-  runDue(): Promise<StepReport>;
+  runDue(options?: StepOptions): Promise<StepReport>;
   close(): Promise<void>;
 }
 
@@ -198,9 +208,9 @@ export async function startTestServer(
     clientWithScopes: async (scopes, org = 'acme') =>
       clientFor(url, (await issueKey(server.store.db, org, scopes)).key),
     raw: async (path, init) => toResponse(await fetch(`${url}${path}`, init)),
-    runDue: async () => {
+    runDue: async (options = {}) => {
       if (!server.worker) throw new Error('runDue: this server runs no worker (PARLEY_WORKER=false?)');
-      return server.worker.runDue();
+      return server.worker.runDue({ pacedWithinMs: PACED_REACH_MS, ...options });
     },
     close: async () => {
       await server.stop();

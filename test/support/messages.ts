@@ -1,6 +1,32 @@
-import type { Client } from './harness.js';
+import type { Client, TestServer } from './harness.js';
 
-/** Polls a lead's history until the message reaches a wanted status; fails with where it stayed. */
+async function findMessage(client: Client, leadId: string, messageId: string) {
+  return (await client.get(`/leads/${leadId}/messages`)).body.messages.find((m: { id: string }) => m.id === messageId);
+}
+
+/**
+ * Runs the worker's step (`ts.runDue()`: everything due now, and paced sends a moment away), then reads the
+ * message, which must have reached a wanted status by then; fails with where it stayed. The way to wait for a
+ * send in a suite whose server runs in this process.
+ */
+export async function statusAfterStep(
+  ts: Pick<TestServer, 'runDue'>,
+  client: Client,
+  leadId: string,
+  messageId: string,
+  wanted: (s: string) => boolean = () => true,
+) {
+  await ts.runDue();
+  const msg = await findMessage(client, leadId, messageId);
+  if (!msg || !wanted(msg.status))
+    throw new Error(`after the step, message ${messageId} is ${msg?.status} (${msg?.statusReason})`);
+  return msg;
+}
+
+/**
+ * Polls a lead's history until the message reaches a wanted status; fails with where it stayed. Only for a
+ * server in another process (no step to run): in process, use statusAfterStep.
+ */
 export async function waitForStatus(
   client: Client,
   leadId: string,
@@ -10,9 +36,7 @@ export async function waitForStatus(
 ) {
   const end = Date.now() + ms;
   for (;;) {
-    const msg = (await client.get(`/leads/${leadId}/messages`)).body.messages.find(
-      (m: { id: string }) => m.id === messageId,
-    );
+    const msg = await findMessage(client, leadId, messageId);
     if (msg && wanted(msg.status)) return msg;
     if (Date.now() > end) throw new Error(`message ${messageId} stayed ${msg?.status} (${msg?.statusReason})`);
     await new Promise((r) => setTimeout(r, 30));

@@ -3,7 +3,7 @@ import formatsPlugin from 'ajv-formats';
 import { expect, it } from 'vitest';
 import { ALWAYS_OPEN, FAST_AGENT_ENV, aiMessages, inbound, messages, say } from '../agent/helpers.js';
 import { createLead, describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
-import { waitForStatus } from '../support/messages.js';
+import { statusAfterStep } from '../support/messages.js';
 import { startEachTestInDaytime } from '../support/clock-hours.js';
 
 /**
@@ -100,7 +100,7 @@ describeEachDialect(
         message: 'mail',
         channel: 'email',
       });
-      await waitForStatus(acme, leadId, sent.body.id, (s) => s === 'sent');
+      await statusAfterStep(ctx(), acme, leadId, sent.body.id, (s) => s === 'sent');
       await call(acme, 'POST', `${L}/unsubscribe`, `/leads/${leadId}/unsubscribe`, { channels: ['call'] });
       await call(acme, 'POST', `${L}/resubscribe`, `/leads/${leadId}/resubscribe`);
       await inbound(acme, phone, 'STOP');

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLead, describeEachDialect } from '../support/harness.js';
-import { waitForStatus } from '../support/messages.js';
+import { statusAfterStep } from '../support/messages.js';
 
 /** The organization's middleware: refuses any text with "forbidden". */
 let middleware: Server;
@@ -37,8 +37,8 @@ describeEachDialect(
       const leadId = await createLead(ts.acme);
       const ok = (await ts.acme.post(`/leads/${leadId}/sendMessage`, { message: 'hello' })).body;
       const no = (await ts.acme.post(`/leads/${leadId}/sendMessage`, { message: 'a forbidden offer' })).body;
-      await waitForStatus(ts.acme, leadId, ok.id, (s) => s === 'sent');
-      await waitForStatus(ts.acme, leadId, no.id, (s) => s === 'blocked');
+      await statusAfterStep(ts, ts.acme, leadId, ok.id, (s) => s === 'sent');
+      await statusAfterStep(ts, ts.acme, leadId, no.id, (s) => s === 'blocked');
       const res = await ts.acme.get(`/leads/${leadId}/events?since=2026-01-01T00:00:00Z`);
       expect(res.status).toBe(200);
       const byId = new Map(res.body.events.map((e: { id: string }) => [e.id, e]));

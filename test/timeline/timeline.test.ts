@@ -4,7 +4,7 @@ import { newId } from '../../src/platform/ids.js';
 import { ALWAYS_OPEN, FAST_AGENT_ENV, inbound, say } from '../agent/helpers.js';
 import { createLead, describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
 import { messageOf } from '../support/assert.js';
-import { waitForStatus } from '../support/messages.js';
+import { statusAfterStep } from '../support/messages.js';
 import { startEachTestInDaytime } from '../support/clock-hours.js';
 
 const EPOCH = '2000-01-01T00:00:00Z';
@@ -80,7 +80,7 @@ describeEachDialect(
         context: 'Met at the fair',
         command: 'send message: see you soon',
       });
-      for (const m of [sms, email, call]) await waitForStatus(ts.acme, leadId, m.id, (s) => s === 'sent');
+      for (const m of [sms, email, call]) await statusAfterStep(ts, ts.acme, leadId, m.id, (s) => s === 'sent');
       // A send the gate stops: the phone goes on the DNC list, then a message is asked for.
       expect((await ts.acme.post('/dnc/register', { phone })).status).toBe(200);
       const blocked = (await ts.acme.post(`/leads/${leadId}/sendMessage`, { message: 'Not allowed' })).body;
@@ -163,12 +163,12 @@ describeEachDialect(
       await ts.acme.patch('/settings', ALWAYS_OPEN);
       const leadId = await createLead(ts.acme, { email: `tf-${Date.now()}@example.com` });
       const first = (await ts.acme.post(`/leads/${leadId}/sendMessage`, { message: 'one' })).body;
-      await waitForStatus(ts.acme, leadId, first.id, (s) => s === 'sent');
+      await statusAfterStep(ts, ts.acme, leadId, first.id, (s) => s === 'sent');
       const call = (await ts.acme.post(`/leads/${leadId}/sendMessage`, { message: 'ring', channel: 'voice' })).body;
       const mail = (await ts.acme.post(`/leads/${leadId}/sendMessage`, { message: 'mail', channel: 'email' })).body;
       await ts.acme.post(`/leads/${leadId}/addContext`, { context: 'note' });
-      await waitForStatus(ts.acme, leadId, mail.id, (s) => s === 'sent');
-      await waitForStatus(ts.acme, leadId, call.id, (s) => s === 'sent');
+      await statusAfterStep(ts, ts.acme, leadId, mail.id, (s) => s === 'sent');
+      await statusAfterStep(ts, ts.acme, leadId, call.id, (s) => s === 'sent');
 
       const onlyCalls = await events(ts.acme, leadId, `since=${EPOCH}&types=MESSAGE,CALL`);
       expect(new Set(onlyCalls.events.map((e) => e.type))).toEqual(new Set(['MESSAGE', 'CALL']));
@@ -206,7 +206,8 @@ describeEachDialect(
       const before = (await events(ts.acme, leadId)).events;
       expect(before).toHaveLength(1);
       expect(before[0]).toMatchObject({ id: later.id, data: { status: 'scheduled' } });
-      await waitForStatus(ts.acme, leadId, later.id, (s) => s === 'sent');
+      ts.clock.set(at);
+      await statusAfterStep(ts, ts.acme, leadId, later.id, (s) => s === 'sent');
       const after = (await events(ts.acme, leadId, `since=${encodeURIComponent(before[0]!.updatedAt)}`)).events;
       expect(after).toHaveLength(1);
       expect(after[0]).toMatchObject({ id: later.id, timestamp: before[0]!.timestamp, data: { status: 'sent' } });

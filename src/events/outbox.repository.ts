@@ -30,7 +30,7 @@ export interface OutboxEvent {
   data: Record<string, unknown>;
 }
 
-/** The lead an event is about, kept beside its payload so a lead's events are found by index (0045). */
+/** The lead an event is about, kept beside its payload and copied onto its deliveries (0045). */
 const leadOf = (data: Record<string, unknown>): string | null => (typeof data.leadId === 'string' ? data.leadId : null);
 
 /**
@@ -100,13 +100,15 @@ export async function emitDispatched(
     lead_id: leadOf(e.data),
   }));
   await db.insertInto('events').values(rows).modifyEnd(sql.raw(DISPATCHED_MARK)).execute();
-  return rows.map((r) => ({ organization_id: r.organization_id, id: r.id, type: r.type }));
+  return rows.map((r) => ({ organization_id: r.organization_id, id: r.id, type: r.type, lead_id: r.lead_id }));
 }
 
 export interface PendingEvent {
   organization_id: string;
   id: string;
   type: string;
+  /** The lead it is about, copied onto its deliveries. */
+  lead_id: string | null;
 }
 
 /**
@@ -123,7 +125,7 @@ export async function hasUndispatched(db: Db): Promise<boolean> {
 export async function claimUndispatched(trx: Db, limit: number): Promise<PendingEvent[]> {
   const q = trx
     .selectFrom('events')
-    .select(['organization_id', 'id', 'type'])
+    .select(['organization_id', 'id', 'type', 'lead_id'])
     .where('dispatched_at', 'is', null)
     .orderBy('id')
     .limit(limit);

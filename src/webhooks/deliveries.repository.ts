@@ -30,15 +30,6 @@ export async function findDelivery(
     .executeTakeFirst();
 }
 
-/** The lead's events, by the column written with each (0045): an indexed probe, not a read of every event. */
-function eventsOfLead(db: Db, organizationId: string, leadId: string) {
-  return db
-    .selectFrom('events')
-    .select('id')
-    .where('organization_id', '=', organizationId)
-    .where('lead_id', '=', leadId.toLowerCase());
-}
-
 /** Newest first: the latest attempts are what an operator looks for. */
 export async function listDeliveries(
   db: Db,
@@ -56,7 +47,8 @@ export async function listDeliveries(
   if (beforeId) q = q.where('id', '<', beforeId);
   if (filter.status) q = q.where('status', '=', filter.status as DeliveryRow['status']);
   if (filter.eventType) q = q.where('event_type', '=', filter.eventType);
-  if (filter.leadId) q = q.where('event_id', 'in', eventsOfLead(db, organizationId, filter.leadId));
+  // Its event's lead, copied onto the delivery (0045): read through the endpoint's index by lead.
+  if (filter.leadId) q = q.where('lead_id', '=', filter.leadId.toLowerCase());
   return q
     .orderBy('id', 'desc')
     .limit(limit + 1)

@@ -87,6 +87,7 @@ function deliveriesFor(
         endpoint_id: ep.id,
         event_id: event.id,
         event_type: event.type,
+        lead_id: event.lead_id,
         status: 'pending',
         attempts: 0,
         // A disabled endpoint's events are kept, held (no due time) until it is enabled again.

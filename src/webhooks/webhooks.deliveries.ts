@@ -92,6 +92,7 @@ export async function replayDelivery(
         endpoint_id: endpointId,
         event_id: original.event_id,
         event_type: original.event_type,
+        lead_id: original.lead_id,
         status: 'pending',
         attempts: 0,
         next_attempt_at: at,

@@ -262,8 +262,9 @@ describeEachDialect(
       const stub = JSON.stringify({ leadId: id, erased: true });
       const allowed = (h: Hit) =>
         (h.table === 'events' && h.column === 'payload' && h.value === stub) ||
-        // Beside the stub, the lead it names (0045): its deliveries are still found by the lead's id.
+        // Beside the stub, the lead it names, and on the stub's deliveries (0045): they are still found by the lead's id.
         (h.table === 'events' && h.column === 'lead_id' && h.row.payload === stub) ||
+        (h.table === 'webhook_deliveries' && h.column === 'lead_id') ||
         (h.table === 'consent_ledger' && h.column === 'lead_id') ||
         // GET /v1/leads lists an erased lead as its id and `deleted: true` (docs/contract.md).
         (h.table === 'deleted_leads' && h.column === 'id') ||

@@ -8,8 +8,9 @@ import { storeForBlock } from '../support/store.js';
 import { migrateWith, migrationsUntil } from '../support/migrations.js';
 
 /**
- * 0045: the events stored before it get their lead from the payload, so a lead's deliveries are found by index
- * for old events as for new ones; an event about no lead, or one whose leadId is null, gets none.
+ * 0045: the events stored before it get their lead from the payload, and their deliveries the event's lead, so
+ * an endpoint's deliveries of a lead are found by index for old events as for new ones; an event about no lead,
+ * or one whose leadId is null, gets none.
  */
 for (const dialect of dialects()) {
   describe(`migration 0045_event_lead (${dialect})`, () => {
@@ -62,9 +63,17 @@ for (const dialect of dialects()) {
         { id: 'e4', lead_id: null },
         { id: 'e5', lead_id: lead },
       ]);
+      const delivered = await db().selectFrom('webhook_deliveries').select(['id', 'lead_id']).orderBy('id').execute();
+      expect(delivered).toEqual([
+        { id: 'd1', lead_id: lead },
+        { id: 'd2', lead_id: other },
+        { id: 'd3', lead_id: null },
+        { id: 'd5', lead_id: lead },
+      ]);
       const found = await listDeliveries(store().db as Db, 'o1', 'w1', undefined, 10, { leadId: lead.toUpperCase() });
       expect(found.map((d) => d.id)).toEqual(['d5', 'd1']);
       expect(await listDeliveries(store().db as Db, 'o2', 'w1', undefined, 10, { leadId: lead })).toEqual([]);
+      expect(await listDeliveries(store().db as Db, 'o1', 'w2', undefined, 10, { leadId: lead })).toEqual([]);
     });
   });
 }

@@ -295,6 +295,8 @@ export interface WebhookDeliveriesTable {
   delivered_at: string | null;
   /** Each attempt's answer (0039): JSON lines {at, statusCode, error}, appended per attempt; null before any (or before 0039). */
   answers: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Its event's lead (0045): an endpoint's deliveries of one lead are read by index. */
+  lead_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export type JobStatus = 'pending' | 'done' | 'failed';

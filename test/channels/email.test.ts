@@ -18,6 +18,7 @@ import {
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from '../support/smtp-sink.js';
 import { statusAfterStep, waitForStatus } from '../support/messages.js';
 import { TestClock } from '../support/test-clock.js';
+import { until } from '../support/assert.js';
 
 const FROM = 'Acme Sales <sales@acme.test>';
 const PUBLIC_URL = 'http://127.0.0.1';
@@ -30,13 +31,13 @@ let emailCounter = 0;
 const uniqueEmail = () => `lead${process.pid}-${++emailCounter}-${randomBytes(3).toString('hex')}@example.test`;
 
 async function mailTo(s: SmtpSink, address: string, ms = 10_000): Promise<ReceivedMail> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const found = s.received.find((m) => m.rcptTo.includes(address));
-    if (found) return found;
-    if (Date.now() > end) throw new Error(`no mail for ${address}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  const found = await until(
+    () => s.received.find((m) => m.rcptTo.includes(address)),
+    (m) => m !== undefined,
+    ms,
+    { what: `mail for ${address}`, every: 20 },
+  );
+  return found as ReceivedMail;
 }
 
 /** The one-click URL of a received mail, moved onto the server under test (PARLEY_PUBLIC_URL is a placeholder origin). */
@@ -342,9 +343,7 @@ describeEachDialect('email when things stop', (ctx) => {
           .selectAll()
           .where('payload', 'like', `%${sent.id}%`)
           .executeTakeFirstOrThrow();
-      const end = Date.now() + 10_000;
-      while ((await job()).attempts < 2 && Date.now() < end) await new Promise((r) => setTimeout(r, 30));
-      const failing = await job();
+      const failing = await until(job, (j) => j.attempts >= 2, 10_000, { what: 'the second attempt', every: 30 });
       expect(failing.status).toBe('pending');
       expect(failing.attempts).toBeGreaterThanOrEqual(2);
       expect(failing.last_error).toMatch(/ECONNREFUSED|connect/i);
@@ -357,9 +356,9 @@ describeEachDialect('email when things stop', (ctx) => {
       expect((await mailTo(own, email)).text).toContain('Are you there?');
       expect(own.received).toHaveLength(1);
       // The message is marked sent first; the runner closes the job right after.
-      const done = Date.now() + 5000;
-      while ((await job()).status !== 'done' && Date.now() < done) await new Promise((r) => setTimeout(r, 20));
-      expect((await job()).status).toBe('done');
+      expect((await until(job, (j) => j.status === 'done', 5000, { what: 'the job closed', every: 20 })).status).toBe(
+        'done',
+      );
     } finally {
       await server.stop();
       await own.close();

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleep } from '../support/assert.js';
+import { until } from '../support/assert.js';
 import { buildCli, freePort, root } from '../support/processes.js';
 import { zoneInDaytimeNow } from '../support/clock-hours.js';
 
@@ -67,13 +67,13 @@ describe('docs.apten.ai/api-reference/leads/create, send-message and messages: t
       body: body === undefined ? undefined : JSON.stringify(body),
     }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, any> }));
   async function logged(test: (l: LogLine) => boolean, ms = 10_000): Promise<LogLine> {
-    const end = Date.now() + ms;
-    for (;;) {
-      const hit = logs().find(test);
-      if (hit) return hit;
-      if (Date.now() > end) throw new Error(`no such log line in:\n${out.slice(-3000)}`);
-      await sleep(50);
-    }
+    const hit = await until(
+      () => logs().find(test),
+      (l) => l !== undefined,
+      ms,
+      { what: () => `such a log line in:\n${out.slice(-3000)}`, every: 50 },
+    );
+    return hit as LogLine;
   }
 
   beforeAll(async () => {

@@ -1,3 +1,4 @@
+import { until } from '../support/assert.js';
 import type { ConsoleClient } from './support.js';
 
 export interface Received {
@@ -46,14 +47,13 @@ export async function openStream(baseUrl: string, c: ConsoleClient) {
       return ended;
     },
     async waitFor(pred: (e: Received) => boolean, ms = 8000): Promise<Received> {
-      const end = Date.now() + ms;
-      for (;;) {
-        const hit = events.find(pred);
-        if (hit) return hit;
-        if (Date.now() > end)
-          throw new Error(`no such event within ${ms} ms; got ${JSON.stringify(events.map((e) => e.event))}`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      const hit = await until(
+        () => events.find(pred),
+        (e) => e !== undefined,
+        ms,
+        { what: () => `no such event; got ${JSON.stringify(events.map((e) => e.event))}` },
+      );
+      return hit as Received;
     },
     close: async () => {
       abort.abort();

@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { until } from '../support/assert.js';
 import { createLead, uniquePhone } from '../support/harness.js';
 import { Receiver } from '../support/receiver.js';
 import { registerEndpoint } from '../support/webhooks.js';
@@ -11,15 +12,6 @@ import {
   startConsoleServer,
   type ConsoleServer,
 } from './support.js';
-
-const waitFor = async <T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> => {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 describeWithBrowser('console in the browser: an operator works a conversation', () => {
   let server: ConsoleServer;
@@ -245,9 +237,10 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
       const endpoint = await registerEndpoint(server.ts.acme, receiver, ['optOut']);
       const id = await createLead(server.ts.acme, { phone: uniquePhone() });
       expect((await server.ts.acme.post(`/leads/${id}/unsubscribe`, { channels: ['sms'] })).status).toBe(200);
-      await waitFor(
-        async () => receiver.received.length,
+      await until(
+        () => receiver.received.length,
         (n) => n >= 1,
+        20_000,
       );
       const before = receiver.received.length;
       expect(before).toBeGreaterThanOrEqual(1);
@@ -259,9 +252,10 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
         .first()
         .click();
       await page.getByText('Replay of optOut queued.').waitFor();
-      const after = await waitFor(
-        async () => receiver.received.length,
+      const after = await until(
+        () => receiver.received.length,
         (n) => n > before,
+        20_000,
       );
       expect(after).toBeGreaterThan(before);
       const deliveries = (await server.ts.acme.get(`/webhooks/${endpoint.id}/deliveries`)).body.deliveries as unknown[];

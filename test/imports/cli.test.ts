@@ -11,6 +11,7 @@ import { openStore, type Store } from '../../src/platform/db/connect.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import { dialects, freshDatabase } from '../support/harness.js';
 import { csvLine, importPhone } from './support.js';
+import { until } from '../support/assert.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin/parley.js');
@@ -175,17 +176,21 @@ for (const dialect of dialects()) {
       });
       const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
       const org = await orgId('cli-b');
-      const end = Date.now() + 60_000;
-      for (;;) {
-        const n = await store.db
-          .selectFrom('leads')
-          .select((eb) => eb.fn.countAll().as('n'))
-          .where('organization_id', '=', org)
-          .executeTakeFirstOrThrow();
-        if (Number(n.n) > 0) break;
-        if (Date.now() > end) throw new Error('the import never committed a batch');
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await until(
+        async () =>
+          Number(
+            (
+              await store.db
+                .selectFrom('leads')
+                .select((eb) => eb.fn.countAll().as('n'))
+                .where('organization_id', '=', org)
+                .executeTakeFirstOrThrow()
+            ).n,
+          ),
+        (n) => n > 0,
+        60_000,
+        { what: 'the import committed a batch', every: 10 },
+      );
       child.kill('SIGKILL');
       await exited;
       const partial = (await leadsOf('cli-b')).length;

@@ -2,6 +2,7 @@ import { expect, it } from 'vitest';
 import { describeEachDialect, type TestServer } from '../support/harness.js';
 import { scanText } from '../support/scan.js';
 import { csvLine, importCsv, importPhone } from './support.js';
+import { until } from '../support/assert.js';
 
 const DAY_MS = 86_400_000;
 const HEADER = csvLine(['First Name', 'Last Name', 'Phone', 'Email', 'Time Zone']);
@@ -69,11 +70,12 @@ describeEachDialect(
 
       // Today: the worker's housekeeping runs (hourly by the clock) and removes the old import's rows.
       ts.clock.reset();
-      const end = Date.now() + 10_000;
-      while ((await rejectsOf(ts, old.id)).length > 0) {
-        if (Date.now() > end) throw new Error('the expired rejected rows were not removed within 10 s');
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      await until(
+        () => rejectsOf(ts, old.id),
+        (rows) => rows.length === 0,
+        10_000,
+        { what: 'the expired rejected rows removed' },
+      );
       // The same pass kept the recent import's; the imports themselves and their counts stay.
       expect(await rejectsOf(ts, recent.id)).toHaveLength(1);
       expect((await ts.acme.get(`/imports/${old.id}`)).body).toMatchObject({ status: 'completed', rejected: 1 });

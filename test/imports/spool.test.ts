@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialects, startTestServer, type TestServer } from '../support/harness.js';
 import { csvLine, importCsv, importPhone } from './support.js';
+import { until } from '../support/assert.js';
 
 /** A process that has ended: its pid is free (a reuse within the test is not a concern on a 4M pid space). */
 async function deadPid(): Promise<number> {
@@ -64,10 +65,13 @@ for (const dialect of dialects()) {
       const own = readdirSync(root).filter((n) => n.startsWith(`${process.pid}-`));
       expect(own).toHaveLength(1);
       // The upload is removed right after the import's last write (the status can be read between the two).
-      const end = Date.now() + 10_000;
-      while (readdirSync(join(root, own[0]!)).length > 0 && Date.now() < end)
-        await new Promise((r) => setTimeout(r, 20));
-      expect(readdirSync(join(root, own[0]!))).toEqual([]);
+      const left = await until(
+        () => readdirSync(join(root, own[0]!)),
+        (files) => files.length === 0,
+        10_000,
+        { what: 'the upload removed', every: 20 },
+      );
+      expect(left).toEqual([]);
     });
   });
 }

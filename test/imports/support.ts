@@ -3,6 +3,7 @@ import type { V1Routes } from '../support/api.js';
 
 type LiveLead = Extract<V1Routes['GET /leads']['leads'][number], { deleted: false }>;
 import type { Client } from '../support/harness.js';
+import { until } from '../support/assert.js';
 
 /** POST /v1/imports with a CSV body and query options. */
 export function postCsv(
@@ -18,14 +19,17 @@ export function postCsv(
 
 /** Polls GET /v1/imports/{id} until it is no longer running. */
 export async function settled(client: Client, id: string, ms = 20_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const res = await client.get(`/imports/${id}`);
-    expect(res.status).toBe(200);
-    if (res.body.status !== 'running') return res.body;
-    if (Date.now() > end) throw new Error(`import ${id} still running: ${JSON.stringify(res.body)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  const res = await until(
+    async () => {
+      const r = await client.get(`/imports/${id}`);
+      expect(r.status).toBe(200);
+      return r;
+    },
+    (r) => r.body.status !== 'running',
+    ms,
+    { what: `import ${id} to end` },
+  );
+  return res.body;
 }
 
 /** Uploads and waits: the finished import's view. */

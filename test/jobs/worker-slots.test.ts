@@ -6,6 +6,7 @@ import { Worker } from '../../src/worker/worker.js';
 import { findOrganizationByName } from '../../src/organizations/organizations.repository.js';
 import { describeEachDialect } from '../support/harness.js';
 import { drainDueJobs } from '../support/jobs.js';
+import { until } from '../support/assert.js';
 
 /**
  * A worker runs 16 jobs at once. When all 16 slots are taken, the loop finds
@@ -44,8 +45,12 @@ describeEachDialect(
       const worker = new Worker({ ...deps, config: { ...deps.config, workerPollMs: 5000 } }, handlers);
       worker.start();
       try {
-        const deadline = Date.now() + 4000;
-        while (started.size < 17 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        await until(
+          () => started.size,
+          (n) => n >= 17,
+          4000,
+          { what: 'every slot started', every: 20 },
+        );
       } finally {
         await worker.stop();
       }

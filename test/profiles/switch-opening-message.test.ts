@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { createLead, describeEachDialect } from '../support/harness.js';
 import { startEachTestInDaytime } from '../support/clock-hours.js';
+import { until } from '../support/assert.js';
 
 const ALWAYS_OPEN = { contactHours: { start: '00:00', end: '00:00' } };
 
@@ -53,12 +54,12 @@ describeEachDialect(
       await ts.acme.post('/customerProfiles', { name: 'welcome-now', openingMessage: 'Welcome {{firstName}}' });
       const leadId = await createLead(ts.acme, { firstName: 'Bo' });
       await ts.acme.post(`/leads/${leadId}/switchCustomerProfile`, { profile: 'welcome-now', sendMessage: true });
-      const end = Date.now() + 10_000;
-      let status = '';
-      while (Date.now() < end && status !== 'sent') {
-        status = (await ts.acme.get(`/leads/${leadId}/messages`)).body.messages[0]?.status ?? '';
-        await new Promise((r) => setTimeout(r, 30));
-      }
+      const status = await until(
+        async () => (await ts.acme.get(`/leads/${leadId}/messages`)).body.messages[0]?.status ?? '',
+        (s) => s === 'sent',
+        10_000,
+        { what: 'the opening sent', every: 30 },
+      );
       expect(status).toBe('sent');
     });
 

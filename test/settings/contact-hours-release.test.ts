@@ -3,7 +3,7 @@ import { LATE_NIGHT, MIDDAY, NEXT_MORNING, REALISTIC_HOURS, useRealisticHours } 
 import { outboxFor } from '../support/events.js';
 import { createLead, describeEachDialect, type Client, type TestServer } from '../support/harness.js';
 import { statusAfterStep } from '../support/messages.js';
-import { sleep } from '../support/assert.js';
+import { until } from '../support/assert.js';
 
 /**
  * Sends waiting for contact hours are judged again when the organization
@@ -88,12 +88,12 @@ describeEachDialect(
       const { client, leadId, messageId } = await waitingSend(ts, 'release-night');
       expect((await client.patch('/settings', { contactHours: { start: '00:00', end: '23:59' } })).status).toBe(200);
       // Judged again under the new hours: its reason is now the legal window's, and it still waits for 08:00.
-      const deadline = Date.now() + 10_000;
-      let msg = await statusAfterStep(ctx(), client, leadId, messageId, () => true);
-      while (!String(msg.statusReason).startsWith('outside the legal window') && Date.now() < deadline) {
-        await sleep(30);
-        msg = await statusAfterStep(ctx(), client, leadId, messageId, () => true);
-      }
+      const msg = await until(
+        () => statusAfterStep(ctx(), client, leadId, messageId, () => true),
+        (m) => String(m.statusReason).startsWith('outside the legal window'),
+        10_000,
+        { what: "the legal window's reason", every: 30 },
+      );
       expect(msg).toMatchObject({
         status: 'scheduled',
         statusCode: 'CONTACT_HOURS',
@@ -108,10 +108,13 @@ describeEachDialect(
       const { client, leadId, messageId } = await waitingSend(ts, 'release-narrower');
       expect((await client.patch('/settings', { contactHours: { start: '09:00', end: '20:00' } })).status).toBe(200);
       const nineAm = new Date(NEXT_MORNING.getTime() + 3_600_000).toISOString();
-      const deadline = Date.now() + 10_000;
-      while (new Date((await jobOf(ts, messageId)).run_at).toISOString() !== nineAm && Date.now() < deadline)
-        await sleep(30);
-      expect(new Date((await jobOf(ts, messageId)).run_at).toISOString()).toBe(nineAm);
+      const runAt = await until(
+        async () => new Date((await jobOf(ts, messageId)).run_at).toISOString(),
+        (at) => at === nineAm,
+        10_000,
+        { what: "the job moved to the new window's opening", every: 30 },
+      );
+      expect(runAt).toBe(nineAm);
       const msg = await statusAfterStep(ctx(), client, leadId, messageId, () => true);
       expect(msg).toMatchObject({ status: 'scheduled', statusCode: 'CONTACT_HOURS' });
       expect(msg.statusReason).toMatch(/09:00-20:00/);

@@ -24,16 +24,24 @@ export function messageOf(res: ApiResponse): string | undefined {
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Polls `fn` until `ok` holds for its value, and answers that value; past `ms` it fails, naming the last value,
- * so a wait that never comes true is a failure rather than a test that goes on with stale data.
+ * Polls `fn` until `ok` holds for its value, and answers that value; past `ms` it fails, naming what was awaited
+ * (`what`, when given) and the last value, so a wait that never comes true is a failure rather than a test that
+ * goes on with stale data. The one poll of the suites: `eventually` (webhooks.ts) is this with a truthy check.
  */
-export async function until<T>(fn: () => Promise<T> | T, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
+export async function until<T>(
+  fn: () => Promise<T> | T,
+  ok: (v: T) => boolean,
+  ms = 10_000,
+  { what, every = 25 }: { what?: string | (() => string); every?: number } = {},
+): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await fn();
     if (ok(v)) return v;
     if (Date.now() > end)
-      throw new Error(`until: not reached within ${ms} ms; last value: ${JSON.stringify(v)?.slice(0, 2000)}`);
-    await sleep(25);
+      throw new Error(
+        `until: ${what ? `${typeof what === 'function' ? what() : what}: ` : ''}not reached within ${ms} ms; last value: ${JSON.stringify(v)?.slice(0, 2000)}`,
+      );
+    await sleep(every);
   }
 }

@@ -1,3 +1,4 @@
+import { until } from './assert.js';
 import type { Client, TestServer } from './harness.js';
 
 async function findMessage(client: Client, leadId: string, messageId: string) {
@@ -34,11 +35,12 @@ export async function waitForStatus(
   wanted: (s: string) => boolean,
   ms = 10_000,
 ) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const msg = await findMessage(client, leadId, messageId);
-    if (msg && wanted(msg.status)) return msg;
-    if (Date.now() > end) throw new Error(`message ${messageId} stayed ${msg?.status} (${msg?.statusReason})`);
-    await new Promise((r) => setTimeout(r, 30));
-  }
+  const msg = await until(
+    () => findMessage(client, leadId, messageId),
+    (m) => m !== undefined && wanted(m.status),
+    ms,
+    { what: `message ${messageId}'s status`, every: 30 },
+  );
+  // until answers only a value its check accepted, which is never undefined.
+  return msg as NonNullable<typeof msg>;
 }

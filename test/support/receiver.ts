@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { until } from './assert.js';
 
 export interface Received {
   id: string;
@@ -157,13 +158,9 @@ export class Receiver {
 
   /** Waits until `predicate` holds, polling; fails after `ms`. */
   async until(predicate: () => boolean, ms = 10_000): Promise<void> {
-    const end = Date.now() + ms;
-    while (!predicate()) {
-      if (Date.now() > end)
-        throw new Error(
-          `receiver: condition not met within ${ms} ms (received ${this.received.length}, acknowledged ${this.acknowledged.length})`,
-        );
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await until(predicate, Boolean, ms, {
+      what: () => `receiver (received ${this.received.length}, acknowledged ${this.acknowledged.length})`,
+      every: 20,
+    });
   }
 }

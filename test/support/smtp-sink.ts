@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
+import { until } from './assert.js';
 
 export interface ReceivedMail {
   mailFrom: string;
@@ -140,11 +141,12 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     refuseRecipient: (address, code, times = 1) =>
       void refusals.push({ address: address.toLowerCase(), code, left: times }),
     async waitFor(count, ms = 10_000) {
-      const end = Date.now() + ms;
-      while (received.length < count) {
-        if (Date.now() > end) throw new Error(`SMTP sink got ${received.length} of ${count} messages`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await until(
+        () => received.length,
+        (n) => n >= count,
+        ms,
+        { what: `SMTP sink: ${count} messages`, every: 20 },
+      );
       return received;
     },
     down,

@@ -1,5 +1,5 @@
 import { SCOPES } from '../../src/platform/auth/scopes.js';
-import { sleep } from './assert.js';
+import { sleep, until } from './assert.js';
 import { createLead, type Client, type TestServer } from './harness.js';
 import { afterAll } from 'vitest';
 import { Receiver, type Behaviour } from './receiver.js';
@@ -88,21 +88,14 @@ export async function deliveriesOf(client: Client, endpointId: string): Promise<
 
 type Truthy<T> = Exclude<T, false | null | undefined | 0 | ''>;
 
-/** Polls `probe` until it answers something truthy, and answers that; fails with `what` after `ms`. */
+/** Polls `probe` until it answers something truthy, and answers that; fails naming `what` after `ms` (`until`). */
 export async function eventually<T>(
   what: string,
   probe: () => Promise<T> | T,
   ms = 10_000,
   every = 25,
 ): Promise<Truthy<T>> {
-  const end = Date.now() + ms;
-  let last: T | undefined;
-  for (;;) {
-    last = await probe();
-    if (last) return last as Truthy<T>;
-    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
-    await sleep(every);
-  }
+  return (await until(probe, (v) => Boolean(v), ms, { what, every })) as Truthy<T>;
 }
 
 /**

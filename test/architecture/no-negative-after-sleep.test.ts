@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { typeScriptFiles } from './test-files.js';
 
 /**
  * "Nothing was sent" checked after a fixed wait passes whenever the worker is slower than the wait: it has then
@@ -23,14 +24,6 @@ const ALLOWED = /negative-after-wait:\s*\S/;
 
 const testDir = fileURLToPath(new URL('..', import.meta.url));
 const self = fileURLToPath(import.meta.url);
-
-function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return files(path);
-    return /\.tsx?$/.test(e.name) && path !== self ? [path] : [];
-  });
-}
 
 const indent = (line: string) => line.length - line.trimStart().length;
 
@@ -105,7 +98,7 @@ describe('no negative assertion rests on a fixed wait', () => {
 
   it('no file in test/ asserts "nothing happened" after a fixed wait', () => {
     const allowed: Finding[] = [];
-    const found = files(testDir).flatMap((f) =>
+    const found = typeScriptFiles(testDir, self).flatMap((f) =>
       findNegativesAfterWaits(readFileSync(f, 'utf8'), relative(testDir, f), allowed),
     );
     expect(found).toEqual([]);

@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { typeScriptFiles } from './test-files.js';
 
 /**
  * One poll for the suites: `until` (test/support/assert.ts) fails loudly, naming what it waited for and the last
@@ -19,14 +20,6 @@ const DEADLINE = /Date\.now\(\)\s*[<>]=?\s*[A-Za-z_]/;
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const self = fileURLToPath(import.meta.url);
-
-function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return files(path);
-    return /\.tsx?$/.test(e.name) && path !== self ? [path] : [];
-  });
-}
 
 /** `file:line` of each deadline compared with the clock in `text`, comments left out. */
 function deadlines(name: string, text: string): string[] {
@@ -50,7 +43,7 @@ describe('one poll in test/', () => {
   });
 
   it('has no deadline loop outside until and the allowed files', () => {
-    const found = files(join(root, 'test')).flatMap((path) => {
+    const found = typeScriptFiles(join(root, 'test'), self).flatMap((path) => {
       const name = relative(root, path);
       return name in ALLOWED ? [] : deadlines(name, readFileSync(path, 'utf8'));
     });

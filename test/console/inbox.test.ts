@@ -156,6 +156,11 @@ describeEachDialect(
       expect((await list(`leadId=${b}&status=failed`)).deliveries).toEqual([]);
       expect((await list(`leadId=${b}&eventType=leadTagged`)).deliveries).toEqual([]);
       expect((await list(`leadId=${randomUUID()}`)).deliveries).toEqual([]);
+      // A replay is a delivery of the same event: listed under the same lead.
+      const replayed = await client.post(`/webhooks/${endpoint.id}/deliveries/${ofA.deliveries[0]!.id}/replay`);
+      expect(replayed.status).toBe(202);
+      expect((await list(`leadId=${a}`)).deliveries).toHaveLength(3);
+      expect((await list(`leadId=${b}`)).deliveries).toHaveLength(2);
       const bad = await client.get(`/webhooks/${endpoint.id}/deliveries?leadId=${encodeURIComponent('%')}`);
       expect(bad.status).toBe(400);
     });

@@ -312,6 +312,56 @@ describeEachDialect('the answer to a send says what the gate decided', (ctx) => 
     const human = await ts.acme.post(`/leads/${id}/sendMessage`, { message: 'from a person' });
     expect(human.body.status).toBe('scheduled');
   });
+
+  it("counts the AI's calls with its messages: a text after a call can reach the cap", async () => {
+    const ts = ctx();
+    ts.clock.set(LA_NOON);
+    await ts.acme.patch('/settings', { frequencyCap: { maxAutomatedPerDay: 2 } });
+    const { id } = await lead(ts);
+    const db = ts.server.store.db;
+    const org = (await db.selectFrom('leads').select('organization_id').where('id', '=', id).executeTakeFirstOrThrow())
+      .organization_id;
+    const { insertCall } = await import('../../src/call-records/calls.repository.js');
+    const { scheduleSend } = await import('../../src/messages/send.service.js');
+    const { findLead } = await import('../../src/lead-records/leads.repository.js');
+    const now = ts.clock.now().toISOString();
+    // One call the AI placed to the lead (Twilio took it) an hour ago.
+    const hourAgo = new Date(ts.clock.now().getTime() - 3_600_000).toISOString();
+    await insertCall(db, org, {
+      id: `call-${id}`,
+      lead_id: id,
+      direction: 'outbound',
+      status: 'completed',
+      provider_call_id: `CA${id.replace(/-/g, '')}`,
+      created_at: hourAgo,
+      updated_at: hourAgo,
+    });
+    const ids: Awaited<ReturnType<typeof scheduleSend>>[] = [];
+    for (const text of ['after the call', 'one too many']) {
+      ids.push(
+        await scheduleSend(db, {
+          organizationId: org,
+          lead: (await findLead(db, org, id))!,
+          channel: 'sms',
+          text,
+          runAt: ts.clock.now(),
+          sendWhenOff: false,
+          isAiGenerated: true,
+          now,
+        }),
+      );
+      await ts.runDue();
+    }
+    const ms = await messages(ts.acme, id);
+    expect(ids.map((mid) => ms.find((m) => m.id === mid)).map((m) => [m?.status, m?.statusCode])).toEqual([
+      ['sent', null],
+      ['blocked', 'FREQUENCY_CAP'],
+    ]);
+    expect(ms.find((m) => m.id === ids[1])?.statusReason).toBe(
+      '2 automated messages and calls in the last 24 hours (cap 2)',
+    );
+    await ts.acme.patch('/settings', { frequencyCap: null });
+  });
 });
 
 describeEachDialect('organization keywords and address-bound links', (ctx) => {

@@ -128,12 +128,15 @@ export async function saveVoiceSettings(
 export async function findCallForMessage(
   db: Db,
   organizationId: string,
+  leadId: string,
   messageId: string,
 ): Promise<{ id: string } | undefined> {
+  // By the lead first: calls are indexed by lead (calls_lead_idx), not by message.
   return db
     .selectFrom('calls')
     .select('id')
     .where('organization_id', '=', organizationId)
+    .where('lead_id', '=', leadId)
     .where('message_id', '=', messageId)
     .executeTakeFirst();
 }

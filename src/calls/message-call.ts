@@ -27,7 +27,7 @@ export async function callForMessage(
   const callId = await deps.db.transaction().execute(async (trx) => {
     const message = await findMessage(trx, organizationId, payload.messageId);
     if (message?.status !== 'scheduled' || message.channel !== 'voice') return null;
-    const existing = await findCallForMessage(trx, organizationId, message.id);
+    const existing = await findCallForMessage(trx, organizationId, message.lead_id, message.id);
     if (existing) return existing.id;
     const lead = await findLead(trx, organizationId, message.lead_id, true);
     if (!lead) return null;

@@ -119,8 +119,15 @@ export async function followUpAfterSend(
 }
 
 /** inbound/inbound.ts, in the transaction that stores the lead's message: nothing more goes out unanswered. */
-export async function followUpAfterReply(trx: Db, organizationId: string, leadId: string, at: Date): Promise<void> {
-  const before = await transition(trx, organizationId, leadId, at, (s) => afterReply(s, at));
+export async function followUpAfterReply(
+  trx: Db,
+  organizationId: string,
+  leadId: string,
+  at: Date,
+  /** The lead's row, read under its lock in this transaction: saves reading it again. */
+  locked?: LeadRow,
+): Promise<void> {
+  const before = await transition(trx, organizationId, leadId, at, (s) => afterReply(s, at), locked);
   if (!before || (before.config === null && before.step === null)) return; // never had a cadence: no follow-up can be queued
   // A step still waiting to go out (e.g. for contact hours) would now follow up on an answered message.
   await blockQueuedFollowUps(trx, organizationId, leadId, 'the lead replied before it was sent', at.toISOString());

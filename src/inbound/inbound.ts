@@ -109,7 +109,7 @@ async function receive(
   });
   await updateLead(trx, organizationId, lead.id, { has_replied: 1, last_activity_at: at, updated_at: at });
   // A reply ends the wait: no follow-up goes out unanswered after it (followups/).
-  await followUpAfterReply(trx, organizationId, lead.id, now);
+  await followUpAfterReply(trx, organizationId, lead.id, now, lead);
   // The lead's first reply also tags it `hasReplied`, one of the reference's out-of-the-box leadTagged tags.
   await emitEvents(trx, organizationId, at, [
     messageReceivedEvent(lead, {

@@ -60,10 +60,10 @@ import { handoffRoutes } from './handoffs/handoffs.routes.js';
 import { consoleRepRoutes } from './handoffs/me.routes.js';
 import { Handoff, Rep } from './handoffs/handoffs.schemas.js';
 
-/** Builds the HTTP app without listening (tests and server.ts both use it). */
 /** Messages bigger than this are neither ConversationRelay's nor the playground's. */
 const MAX_WEBSOCKET_MESSAGE_BYTES = 64 * 1024;
 
+/** Builds the HTTP app without listening (tests and server.ts both use it). */
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,

@@ -14,7 +14,7 @@ import type { AnalyticsPendingTable, Database, Db } from '../platform/db/schema.
  * committed before it.
  */
 
-export type Target = AnalyticsPendingTable['target'];
+type Target = AnalyticsPendingTable['target'];
 export type Cell = Record<string, string | number | null>;
 
 /** Each rollup table's key (what a pending cell names) and its counters. */

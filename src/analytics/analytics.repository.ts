@@ -4,7 +4,7 @@ import type { Database, Db } from '../platform/db/schema.js';
 import { rememberedDays } from './day-percentiles.repository.js';
 import { percentileOf, percentiles, type LatencyDim, type LatencyRow } from '../analytics-records/latency.js';
 
-export type { LatencyDim, LatencyRow } from '../analytics-records/latency.js';
+export type { LatencyRow } from '../analytics-records/latency.js';
 
 export interface CounterRow {
   key: string;

@@ -101,7 +101,8 @@ export class CallSession {
     private readonly deps: Deps,
     private readonly ledger: CallLedger,
     private readonly peer: RelayPeer,
-    private readonly label = 'call',
+    /** Names the session in log lines: a call, or the console's playground. */
+    private readonly label: string,
   ) {}
 
   handle(raw: string): void {

@@ -109,10 +109,9 @@ export function planColumns(headers: string[], map: Map<string, MapEntry>): Colu
   const targets = headers.map((header, i): ColumnTarget => {
     // biome-ignore lint/style/noNonNullAssertion: normalised is headers mapped, so it has an entry at every i of headers
     const key = normalised[i]!;
+    const field = fieldOf(header);
     const target: ColumnTarget =
-      map.get(key)?.target ??
-      // biome-ignore lint/style/noNonNullAssertion: fieldOf(header), a pure lookup, was found truthy in the same expression
-      (key === '' ? { ignore: true } : fieldOf(header) ? { field: fieldOf(header)! } : { info: header.trim() });
+      map.get(key)?.target ?? (key === '' ? { ignore: true } : field ? { field } : { info: header.trim() });
     if ('field' in target) {
       const other = taken.get(target.field);
       if (other !== undefined)

@@ -95,7 +95,6 @@ async function messages(client: Client, leadId: string) {
   }[];
 }
 
-/** Polls `fn` until `ok` holds and returns that value; fails (with the last value) when it does not within `ms`. */
 /**
  * Sends, runs the worker's step, and answers the message, which must be settled by then. With `retries`, a
  * send that failed for now is retried: the clock moves a second on (past the 50 ms retry schedule) and the

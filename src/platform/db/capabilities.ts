@@ -8,9 +8,6 @@ type AnyDb = Parameters<typeof dialectOf>[0];
  * as the reason for its branch.
  */
 
-/** A statement may write inside WITH (PostgreSQL's data-modifying CTEs; SQLite has none): one round trip for two writes. */
-export const writesInCtes = (db: AnyDb): boolean => dialectOf(db) === 'postgres';
-
 /** The database runs in this process (SQLite): a row read costs no network, so adding up in JavaScript is as cheap as in SQL. */
 export const runsInProcess = (db: AnyDb): boolean => dialectOf(db) === 'sqlite';
 

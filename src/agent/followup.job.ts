@@ -5,6 +5,7 @@ import { holdsLease } from '../jobs/jobs.repository.js';
 import type { ClaimedJob, FollowUpPayload, JobOutcome } from '../jobs/names.js';
 import { findLead, updateLead, type LeadRow } from '../lead-records/leads.repository.js';
 import { scheduleSend } from '../messages/send.service.js';
+import type { ChannelName } from '../lead-records/channels.js';
 import { queueFollowUpCall } from '../call-records/waiting-calls.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
@@ -122,41 +123,12 @@ export async function runFollowUp(
   await deps.db.transaction().execute(async (trx) => {
     const gate = await check(trx, job, now);
     if (gate.kind !== 'go' || gate.state.step !== step) return;
-    if (channel === 'voice' && deps.config.twilio && gate.lead.phone) {
-      // With Twilio, a call step is a live call (calls/): the message is its greeting, the agent holds the conversation.
-      const callId = await queueFollowUpCall(
-        trx,
-        job.organizationId,
-        gate.lead,
-        step,
-        said,
-        stepConfig.voicemailEnabled,
-        now,
-      );
-      await updateLead(
-        trx,
-        job.organizationId,
-        gate.lead.id,
-        columnsOf(
-          stepHandled(
-            gate.state,
-            `step ${step} written at ${now.toISOString()} (call ${callId}); the next step waits until it is dialled`,
-          ),
-        ),
-      );
-      return;
-    }
-    const id = await scheduleSend(trx, {
-      organizationId: job.organizationId,
-      lead: gate.lead,
-      channel,
-      text: said,
-      runAt: now,
-      sendWhenOff: false,
-      isAiGenerated: true,
-      now: now.toISOString(),
-    });
-    await markFollowUpMessage(trx, job.organizationId, id, step);
+    // With Twilio, a call step is a live call (calls/): the message is its greeting, the agent holds the conversation.
+    const byCall = channel === 'voice' && Boolean(deps.config.twilio && gate.lead.phone);
+    const written = byCall
+      ? `call ${await queueFollowUpCall(trx, job.organizationId, gate.lead, step, said, stepConfig.voicemailEnabled, now)}`
+      : `message ${await sendStep(trx, job.organizationId, gate.lead, channel, said, step, now)}`;
+    const after = byCall ? 'dialled' : 'sent';
     await updateLead(
       trx,
       job.organizationId,
@@ -164,10 +136,34 @@ export async function runFollowUp(
       columnsOf(
         stepHandled(
           gate.state,
-          `step ${step} written at ${now.toISOString()} (message ${id}); the next step waits until it is sent`,
+          `step ${step} written at ${now.toISOString()} (${written}); the next step waits until it is ${after}`,
         ),
       ),
     );
   });
   return done;
+}
+
+/** A step's message, queued to go now and marked as that step: answers its id. */
+async function sendStep(
+  trx: Db,
+  organizationId: string,
+  lead: LeadRow,
+  channel: ChannelName,
+  text: string,
+  step: number,
+  now: Date,
+): Promise<string> {
+  const id = await scheduleSend(trx, {
+    organizationId,
+    lead,
+    channel,
+    text,
+    runAt: now,
+    sendWhenOff: false,
+    isAiGenerated: true,
+    now: now.toISOString(),
+  });
+  await markFollowUpMessage(trx, organizationId, id, step);
+  return id;
 }

@@ -738,7 +738,7 @@ export async function afterRelay(
     if (lead.is_ai_on === 1) await updateLead(trx, organizationId, lead.id, { is_ai_on: 0, updated_at: at });
     if (!to) {
       await emitEvents(trx, organizationId, at, events);
-      await endInboundCall(trx, organizationId, { ...call, summary: summary ?? call.summary }, at);
+      await endInboundCall(trx, organizationId, call, at);
       return sayAndHangUp(TRANSFER_UNAVAILABLE);
     }
     await updateCall(trx, organizationId, call.id, { outcome: 'transferred', updated_at: at });

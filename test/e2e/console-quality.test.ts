@@ -1,4 +1,3 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLead, uniquePhone } from '../support/harness.js';
@@ -11,6 +10,7 @@ import {
   signedIn,
   startConsoleServer,
   type ConsoleServer,
+  seriousViolations,
 } from './support.js';
 
 /** Every page of the console, with what shows it has loaded. */
@@ -24,13 +24,6 @@ const PAGES = [
   { name: 'keys', path: '/console/keys', ready: 'tbody tr' },
   { name: 'users', path: '/console/users', ready: '.user-row' },
 ];
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  const result = await new AxeBuilder({ page }).analyze();
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
 
 const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth);
 

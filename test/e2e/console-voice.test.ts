@@ -1,5 +1,4 @@
-import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { until } from '../support/assert.js';
 import { DAYTIME } from '../support/clock-hours.js';
@@ -14,14 +13,8 @@ import {
   signedIn,
   startConsoleServer,
   type ConsoleServer,
+  seriousViolations,
 } from './support.js';
-
-async function axeSerious(page: Page, include: string): Promise<string[]> {
-  const axe = await new AxeBuilder({ page }).include(include).analyze();
-  return axe.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
 
 describeWithBrowser('console in the browser: live calls and the playground', () => {
   let server: ConsoleServer;
@@ -90,7 +83,7 @@ describeWithBrowser('console in the browser: live calls and the playground', () 
     // The lead spoke over the answer: the panel shows what was heard, in place of what was meant.
     relay.send({ type: 'interrupt', utteranceUntilInterrupt: 'What is your', durationUntilInterruptMs: 600 });
     await expect.poll(() => lines.nth(2).textContent(), { timeout: 15_000 }).toBe('Agent: What is your');
-    expect(await axeSerious(page, '.live-call')).toEqual([]);
+    expect(await seriousViolations(page, '.live-call')).toEqual([]);
     await screenshot(page, 'lead-live-call');
 
     relay.close();
@@ -144,7 +137,7 @@ describeWithBrowser('console in the browser: live calls and the playground', () 
     await expect
       .poll(() => thread.locator('.msg:not(.speaking) .msg-text').allTextContents(), { timeout: 15_000 })
       .toContain('(pressed 1)');
-    expect(await axeSerious(page, '#main')).toEqual([]);
+    expect(await seriousViolations(page, '#main')).toEqual([]);
     await screenshot(page, 'playground');
 
     await page.getByLabel('Say as the lead').fill('stop calling me');

@@ -1,4 +1,3 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SCOPES } from '../../src/platform/auth/scopes.js';
@@ -13,15 +12,10 @@ import {
   signedIn,
   startConsoleServer,
   type ConsoleServer,
+  seriousViolations,
 } from './support.js';
 
 /** Serious and critical axe findings on the page as it stands. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  const result = await new AxeBuilder({ page }).analyze();
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
 
 /** `n` tasks, `parallel` at a time. */
 async function inBatches(n: number, parallel: number, task: (i: number) => Promise<unknown>): Promise<void> {

@@ -39,10 +39,8 @@ export async function freshDatabase(dialect: Dialect): Promise<{ url: string; dr
   await admin.connect();
   await admin.query(`create database ${name}`);
   await admin.end();
-  const url = new URL(PG_ADMIN_URL);
-  url.pathname = `/${name}`;
   return {
-    url: url.toString(),
+    url: databaseUrl(PG_ADMIN_URL, name),
     drop: async () => {
       const c = new pg.Client({ connectionString: PG_ADMIN_URL });
       await c.connect();

@@ -1,5 +1,5 @@
 import { mentions } from '../platform/db/text.js';
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import { lockDisabled } from './endpoints.repository.js';
 import { byKeys, claimDue, type ClaimSpread, type RowKey } from '../platform/db/claim.js';
 import type { Db, WebhookDeliveriesTable } from '../platform/db/schema.js';
@@ -148,20 +148,22 @@ export async function clearDeliveryErrorsMentioning(
   addresses: readonly string[],
 ): Promise<number> {
   if (addresses.length === 0) return 0;
+  const quoting = (column: 'last_error' | 'answers') =>
+    sql<SqlBool>`(${sql.join(
+      addresses.map((a) => mentions(column, a)),
+      sql` or `,
+    )})`;
+  // Each attempt's answer (0039) holds the same free text: the history goes whole. One pass over the rows for both.
   const res = await db
     .updateTable('webhook_deliveries')
-    .set({ last_error: null })
+    .set({
+      last_error: sql<string | null>`case when ${quoting('last_error')} then null else last_error end`,
+      answers: sql<string | null>`case when ${quoting('answers')} then null else answers end`,
+    })
     .where('organization_id', '=', organizationId)
-    .where((eb) => eb.or(addresses.map((a) => mentions('last_error', a))))
+    .where(sql<SqlBool>`${quoting('last_error')} or ${quoting('answers')}`)
     .executeTakeFirst();
-  // Each attempt's answer (0039) holds the same free text: the history goes whole.
-  const history = await db
-    .updateTable('webhook_deliveries')
-    .set({ answers: null })
-    .where('organization_id', '=', organizationId)
-    .where((eb) => eb.or(addresses.map((a) => mentions('answers', a))))
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) + Number(history.numUpdatedRows);
+  return Number(res.numUpdatedRows);
 }
 
 /**

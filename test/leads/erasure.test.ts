@@ -227,6 +227,13 @@ describeEachDialect(
         .where('organization_id', '=', org)
         .where('id', '=', deliveries[0]!.id)
         .execute();
+      // And an attempt's answer (0039) on another delivery, whose last error quotes nothing.
+      await db
+        .updateTable('webhook_deliveries')
+        .set({ answers: JSON.stringify([{ at: new Date().toISOString(), statusCode: 422, error: `no ${phone}` }]) })
+        .where('organization_id', '=', org)
+        .where('id', '=', deliveries[1]!.id)
+        .execute();
 
       // The scan is not vacuous: before the erasure it finds the lead on every path.
       const { tables, columns } = await scanCoverage(db, ts.dialect);

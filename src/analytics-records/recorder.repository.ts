@@ -70,10 +70,6 @@ function counted(organizationId: string, dims: Dims, counter: Counter, by = 1): 
   };
 }
 
-async function bump(db: Db, organizationId: string, dims: Dims, counter: Counter, by = 1): Promise<void> {
-  await addPending(db, organizationId, [counted(organizationId, dims, counter, by)]);
-}
-
 /** One latency into the histogram of each report dimension, by day and by month (cells): ten rows. */
 function latency(organizationId: string, dims: Dims, kind: 'sent' | 'delivered', ms: number): PendingCount {
   const bucket = latencyBucket(ms);
@@ -130,7 +126,11 @@ export async function noteLeadsCreated(
     if (g) g.n += 1;
     else groups.set(k, { dims, n: 1 });
   }
-  for (const { dims, n } of groups.values()) await bump(db, organizationId, dims, 'leads', n);
+  await addPending(
+    db,
+    organizationId,
+    [...groups.values()].map(({ dims, n }) => counted(organizationId, dims, 'leads', n)),
+  );
 }
 
 type LeadFact = 'replied_at' | 'hot_at' | 'qualified_at' | 'booked_at' | 'opted_out_at';
@@ -150,6 +150,18 @@ export async function noteLeadFact(
   fact: LeadFact,
   at: string,
 ): Promise<void> {
+  const count = await factCount(db, organizationId, leadId, fact, at);
+  if (count) await addPending(db, organizationId, [count]);
+}
+
+/** Records the fact on the lead's analytics row if it is the first; answers what it counts then. */
+async function factCount(
+  db: Db,
+  organizationId: string,
+  leadId: string,
+  fact: LeadFact,
+  at: string,
+): Promise<PendingCount | undefined> {
   const row = await db
     .updateTable('analytics_leads')
     .set({ [fact]: at })
@@ -158,7 +170,7 @@ export async function noteLeadFact(
     .where(fact, 'is', null)
     .returning(['profile', 'campaign_id', 'sending_number_id', 'source'])
     .executeTakeFirst();
-  if (row) await bump(db, organizationId, { day: dayOf(at), ...row }, FACT_COUNTER[fact]);
+  return row ? counted(organizationId, { day: dayOf(at), ...row }, FACT_COUNTER[fact]) : undefined;
 }
 
 /** What a patch of the lead row means for the funnel (leads.repository.ts calls it with every patch). */
@@ -191,7 +203,13 @@ export async function noteLeadPatch(
       .where('lead_id', '=', leadId)
       .execute();
   }
-  for (const fact of facts) await noteLeadFact(db, organizationId, leadId, fact, at);
+  const counts: PendingCount[] = [];
+  for (const fact of facts) {
+    const count = await factCount(db, organizationId, leadId, fact, at);
+    if (count) counts.push(count);
+  }
+  // One queue insert for the patch's facts.
+  await addPending(db, organizationId, counts);
 }
 
 /** The lead is erased: its row goes; the counters (no person in them) stay. */

@@ -120,6 +120,25 @@ async function searchCondition(
 }
 
 /**
+ * The search condition of one filter, probed once: the inbox reads a page and the true count under the same
+ * filter object, at once, and both would otherwise run the bounded count.
+ */
+const resolved = new WeakMap<SearchTerm, Promise<RawBuilder<SqlBool>>>();
+function resolvedSearch(
+  db: Db,
+  organizationId: string,
+  term: SearchTerm,
+  denseAbove: number,
+): Promise<RawBuilder<SqlBool>> {
+  let condition = resolved.get(term);
+  if (!condition) {
+    condition = searchCondition(db, organizationId, term, denseAbove);
+    resolved.set(term, condition);
+  }
+  return condition;
+}
+
+/**
  * A page (limit+1 rows) of GET /v1/leads with the console's filters. Every
  * filter is a WHERE on the lead row or an indexed probe of its tags and
  * messages; the search alternatives are index ranges (migration 0017).
@@ -139,7 +158,7 @@ async function filtered<Q extends FilterableQuery>(
   joined = true,
 ): Promise<Q> {
   let q = base;
-  if (f.search) q = q.where(await searchCondition(db, organizationId, f.search, options.denseAbove ?? DENSE)) as Q;
+  if (f.search) q = q.where(await resolvedSearch(db, organizationId, f.search, options.denseAbove ?? DENSE)) as Q;
   if (f.aiOn !== undefined) q = q.where('leads.is_ai_on', '=', f.aiOn ? 1 : 0) as Q;
   if (f.profile !== undefined) q = q.where('leads.customer_profile', '=', f.profile) as Q;
   if (f.tag !== undefined) {

@@ -87,7 +87,7 @@ export async function searchLeads(
   if (q.createdSince || q.updatedSince) {
     throw new DomainError('invalid_combination');
   }
-  const { rows, nextToken } = await searchRows(deps, organizationId, q, {}, options);
+  const { rows, nextToken } = await searchRows(deps, organizationId, q, filterOf(deps, q, {}), options);
   return { leads: rows.map(toSearchView), nextToken };
 }
 
@@ -111,7 +111,7 @@ async function searchRows(
   deps: Pick<Deps, 'db' | 'config'>,
   organizationId: string,
   q: SearchInput,
-  more: Partial<LeadSearchFilter>,
+  filter: LeadSearchFilter,
   options: SearchOptions,
 ): Promise<{ rows: LeadSearchRow[]; nextToken: string | null }> {
   const limit = q.limit ?? 100;
@@ -119,7 +119,7 @@ async function searchRows(
   const rows = await searchLeadViews(
     deps.db,
     organizationId,
-    filterOf(deps, q, more),
+    filter,
     decodeSearchCursor(sort, q.nextToken),
     limit,
     options,
@@ -147,9 +147,11 @@ export async function searchConversations(
 ) {
   const more = { hasMessages: true, lastChannel: q.lastChannel };
   const input = { ...q, sort: 'lastActivity' as const };
+  // One filter for both: its search condition is probed once (lead-search.repository.ts).
+  const filter = filterOf(deps, input, more);
   const [{ rows, nextToken }, total] = await Promise.all([
-    searchRows(deps, organizationId, input, more, options),
-    countLeadViews(deps.db, organizationId, filterOf(deps, input, more), options),
+    searchRows(deps, organizationId, input, filter, options),
+    countLeadViews(deps.db, organizationId, filter, options),
   ]);
   return {
     conversations: rows.map((row) => {

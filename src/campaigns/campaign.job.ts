@@ -58,25 +58,24 @@ async function openFor(
     settlePending(trx, org, campaign.id, e.lead_id, { ...patch, updated_at: at });
   const set = (patch: Parameters<typeof setEnrollment>[4]) =>
     setEnrollment(trx, org, campaign.id, e.lead_id, { ...patch, updated_at: at });
-  if (!lead || !c.profile || block) {
-    await settle(
-      !lead
-        ? { status: 'failed', reason_code: 'LEAD_ERASED', reason: 'the lead was erased' }
-        : !c.profile
-          ? {
-              status: 'failed',
-              reason_code: 'PROFILE_GONE',
-              reason: `customer profile ${campaign.customer_profile} no longer exists`,
-            }
-          : {
-              // biome-ignore lint/style/noNonNullAssertion: lead and c.profile are set in this branch, so the condition above held through block
-              status: STOPS.has(block!.code) ? 'opted_out' : 'blocked',
-              // biome-ignore lint/style/noNonNullAssertion: lead and c.profile are set in this branch, so the condition above held through block
-              reason_code: block!.code,
-              // biome-ignore lint/style/noNonNullAssertion: lead and c.profile are set in this branch, so the condition above held through block
-              reason: block!.reason,
-            },
-    );
+  if (!lead) {
+    await settle({ status: 'failed', reason_code: 'LEAD_ERASED', reason: 'the lead was erased' });
+    return;
+  }
+  if (!c.profile) {
+    await settle({
+      status: 'failed',
+      reason_code: 'PROFILE_GONE',
+      reason: `customer profile ${campaign.customer_profile} no longer exists`,
+    });
+    return;
+  }
+  if (block) {
+    await settle({
+      status: STOPS.has(block.code) ? 'opted_out' : 'blocked',
+      reason_code: block.code,
+      reason: block.reason,
+    });
     return;
   }
   if (!(await settle({ status: 'queued', queued_day: c.day }))) return;

@@ -144,8 +144,8 @@ function matching(
   if (f.createdAfter !== undefined) q = q.where('created_at', '>=', new Date(f.createdAfter).toISOString());
   if (f.createdBefore !== undefined) q = q.where('created_at', '<', new Date(f.createdBefore).toISOString());
   for (const tag of f.tags ?? []) q = q.where((eb) => hasTag(eb, [tag]));
-  // biome-ignore lint/style/noNonNullAssertion: the callback runs at once, inside the if that checked f.anyTags
-  if (f.anyTags) q = q.where((eb) => hasTag(eb, f.anyTags!));
+  const anyTags = f.anyTags;
+  if (anyTags) q = q.where((eb) => hasTag(eb, anyTags));
   for (const [key, value] of Object.entries(f.additionalInfo ?? {}))
     q = q.where(jsonHasScalar(db, 'leads.additional_info', key, value));
   return q;

@@ -1,3 +1,4 @@
+import { statusAfterStep } from '../support/messages.js';
 import { createHmac } from 'node:crypto';
 import { expect } from 'vitest';
 import type { FakeTwilio } from '../support/fake-twilio.js';
@@ -65,11 +66,7 @@ export async function settledAfterStep(
   leadId: string,
   id: string,
 ): Promise<MessageView> {
-  await ts.runDue();
-  const m = await messageOf(client, leadId, id);
-  if (!m || !['sent', 'failed', 'blocked'].includes(m.status))
-    throw new Error(`after the step, message ${id} is ${m?.status} (${m?.statusReason})`);
-  return m;
+  return statusAfterStep(ts, client, leadId, id, (s) => ['sent', 'failed', 'blocked'].includes(s));
 }
 
 /** Polls until the message is sent, failed or blocked: for tests whose point is the real-time pace of the worker's own loop. */

@@ -4,7 +4,7 @@ import { findLead, listTags, type LeadRow } from '../lead-records/leads.reposito
 import { foldedText } from '../platform/db/folded-text.js';
 import { conversationOf, findMessage, type MessageRow } from '../messages/messages.repository.js';
 import type { Db } from '../platform/db/schema.js';
-import { findProfileByName } from '../profile-records/profiles.repository.js';
+import { findProfileByName, type ProfileRow } from '../profile-records/profiles.repository.js';
 import type { AgentCalendar, AgentInput, AgentStep, ConversationMessage } from './provider.js';
 import { leadLocale, leadZone } from '../appointments/appointments.service.js';
 import { listLeadAppointments } from '../appointments/appointments.repository.js';
@@ -92,6 +92,20 @@ async function calendarInput(
   };
 }
 
+/** What the agent reads of a profile: its row as stored, or nothing but its name when it is gone. */
+export function profileInput(name: string, profile: ProfileRow | undefined): AgentInput['profile'] {
+  const questions: unknown = profile ? JSON.parse(profile.questions) : [];
+  return {
+    name,
+    instructions: profile?.instructions ?? null,
+    openingMessage: profile?.opening_message ?? null,
+    questions: Array.isArray(questions) ? questions.map(String) : [],
+    notifications: profile?.notifications
+      ? (JSON.parse(profile.notifications) as { name: string; condition: string }[])
+      : [],
+  };
+}
+
 /**
  * What the agent sees about a lead, read fresh: its profile, details, tags,
  * notes, pending commands and the conversation since the memory was cleared.
@@ -111,19 +125,10 @@ export async function loadAgentInput(
     listNotes(db, organizationId, leadId),
     conversation(db, organizationId, lead),
   ]);
-  const questions: unknown = profile ? JSON.parse(profile.questions) : [];
   // An opening only greets: pending commands wait for the turn that answers the lead (which consumes them).
   const commands = task === 'opening' ? [] : notes.filter((n) => n.kind === 'command' && n.consumed_at === null);
   const input: AgentInput = {
-    profile: {
-      name: lead.customer_profile,
-      instructions: profile?.instructions ?? null,
-      openingMessage: profile?.opening_message ?? null,
-      questions: Array.isArray(questions) ? questions.map(String) : [],
-      notifications: profile?.notifications
-        ? (JSON.parse(profile.notifications) as { name: string; condition: string }[])
-        : [],
-    },
+    profile: profileInput(lead.customer_profile, profile),
     lead: {
       id: lead.id,
       firstName: lead.first_name ?? '',

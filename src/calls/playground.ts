@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Action, AgentInput } from '../agent/provider.js';
 import { agentFor } from '../agent/registry.js';
+import { profileInput } from '../agent/context.js';
 import { recognise, type Recognition } from '../compliance/opt-out-recognizer.js';
 import type { LeadRow } from '../lead-records/leads.repository.js';
 import type { Deps } from '../platform/deps.js';
@@ -122,17 +123,8 @@ async function agentInput(deps: Deps, s: Sandbox): Promise<{ input: AgentInput; 
     readSettings(deps.db, s.organizationId),
   ]);
   if (!profile) throw new Error('the profile was deleted');
-  const questions: unknown = JSON.parse(profile.questions);
   const input: AgentInput = {
-    profile: {
-      name: s.profile,
-      instructions: profile.instructions,
-      openingMessage: profile.opening_message,
-      questions: Array.isArray(questions) ? questions.map(String) : [],
-      notifications: profile.notifications
-        ? (JSON.parse(profile.notifications) as { name: string; condition: string }[])
-        : [],
-    },
+    profile: profileInput(s.profile, profile),
     lead: {
       id: `playground-${s.id.slice(0, 8)}`,
       firstName: s.lead.firstName,

@@ -43,3 +43,14 @@ export function messageState(m: Message): {
   if (m.status === 'sent') return { label: 'sent', detail: null, tone: 'ok' };
   return { label: m.status, detail: m.statusReason, tone: 'plain' };
 }
+
+/** Who wrote a message: the lead, a compliance reply (Automatic), the AI or a person of the team. */
+export function authorOf(m: {
+  direction: Message['direction'];
+  purpose?: Message['purpose'];
+  isAiGenerated?: boolean;
+}): 'Lead' | 'Automatic' | 'AI' | 'Team' {
+  if (m.direction === 'inbound') return 'Lead';
+  if (m.purpose === 'compliance' || m.purpose === 'stop_confirmation') return 'Automatic';
+  return m.isAiGenerated ? 'AI' : 'Team';
+}

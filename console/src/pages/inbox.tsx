@@ -1,7 +1,7 @@
 import { useRef, useState } from 'preact/hooks';
 import { get, query } from '../api';
 import { useLiveEvents } from '../events';
-import { leadName, when } from '../format';
+import { authorOf, leadName, when } from '../format';
 import { Link } from '../router';
 import type { Lead } from '../types';
 import { LoadStatus, Page, useLoad } from '../ui';
@@ -53,9 +53,7 @@ const plural = (n: number) => `${n} conversation${n === 1 ? '' : 's'}`;
 
 /** Who wrote the last message, before its text: nobody for the lead's own words. */
 function author(m: NonNullable<Lead['lastMessage']>): string {
-  if (m.direction === 'inbound') return '';
-  if (m.purpose === 'stop_confirmation' || m.purpose === 'compliance') return 'Automatic: ';
-  return m.isAiGenerated ? 'AI: ' : 'Team: ';
+  return m.direction === 'inbound' ? '' : `${authorOf(m)}: `;
 }
 
 /** Unread for this user: the lead spoke last, after the user last opened the conversation. */

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { post } from '../api';
-import { messageState, when } from '../format';
+import { authorOf, messageState, when } from '../format';
 import { canWrite, useSession } from '../session';
 import { CHANNELS, type Channel, type Lead, type Message } from '../types';
 import { ErrorNote, useAction } from '../ui';
@@ -10,14 +10,7 @@ const CHANNEL_NAMES: Record<Channel, string> = { sms: 'SMS', voice: 'Voice', ema
 
 function MessageItem({ m }: { m: Message }) {
   const state = messageState(m);
-  const who =
-    m.direction === 'inbound'
-      ? 'Lead'
-      : m.purpose === 'compliance' || m.purpose === 'stop_confirmation'
-        ? 'Automatic'
-        : m.isAiGenerated
-          ? 'AI'
-          : 'Team';
+  const who = authorOf(m);
   return (
     <li class={`msg ${m.direction}`}>
       <div class="msg-meta">

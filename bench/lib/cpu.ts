@@ -49,8 +49,7 @@ export function processesMeter<K extends string>(named: Record<K, number>, withP
 
 /** The server process's and PostgreSQL's CPU per request of a load run. */
 export function cpuMeter(serverPid: number, withPostgres: boolean) {
-  const meter = processesMeter({ serverUs: serverPid }, withPostgres);
-  return (requests: number) => meter(requests);
+  return processesMeter({ serverUs: serverPid }, withPostgres);
 }
 
 /** The machine's busy share over a run: 1 is every core busy the whole time (Linux /proc/stat). */

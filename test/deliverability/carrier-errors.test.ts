@@ -208,7 +208,14 @@ describeEachDialect(
     });
 
     describe('invalid and unreachable', () => {
-      it.each(['30003', '30005', '30006'])(
+      const classOf: Record<string, string> = {
+        '21211': 'invalid',
+        '21614': 'invalid',
+        '30005': 'invalid',
+        '30003': 'unreachable',
+        '30006': 'unreachable',
+      };
+      it.each(Object.keys(classOf))(
         'a callback with %s blocks the number for sms (UNREACHABLE) until the phone changes',
         async (code) => {
           const ts = ctx();
@@ -216,7 +223,7 @@ describeEachDialect(
           const { id, phone } = await newLead(client);
           const { id: messageId, sid } = await sentSms(ts, client, id);
           expect((await report(ts, sid, number, phone, 'undelivered', code)).status).toBe(200);
-          const klass = code === '30005' ? 'invalid' : 'unreachable';
+          const klass = classOf[code];
           expect(await row(ts, messageId)).toMatchObject({
             status: 'undelivered',
             status_reason: `Twilio error ${code}`,
@@ -295,6 +302,38 @@ describeEachDialect(
           errorClass: 'transient',
         });
       });
+      it.each(['30001', '30022'])(
+        'a callback with %s is recorded with its class and not sent again; the lead stays reachable',
+        async (code) => {
+          const ts = ctx();
+          const { client, number } = await org(ts);
+          const { id, phone } = await newLead(client);
+          const { id: messageId, sid } = await sentSms(ts, client, id);
+          expect((await report(ts, sid, number, phone, 'undelivered', code)).status).toBe(200);
+          expect(await row(ts, messageId)).toMatchObject({
+            status: 'undelivered',
+            error_code: `twilio:${code}`,
+            error_class: 'transient',
+          });
+          expect((await outboxFor(ts, id, 'message.failed')).map((e) => e.data)).toEqual([
+            expect.objectContaining({ messageId, status: 'undelivered', errorCode: code, errorClass: 'transient' }),
+          ]);
+          // Twilio already tried its own delivery: the worker's next step sends no second copy (docs/deliverability.md).
+          await ts.runDue();
+          ts.clock.advance(60_000);
+          await ts.runDue();
+          expect(fake.requests.filter((r) => r.params.To === phone)).toHaveLength(1);
+          expect(await messageOf(client, id, messageId)).toMatchObject({
+            status: 'undelivered',
+            errorClass: 'transient',
+          });
+          // Not a mark on the address: the next send goes out.
+          expect((await client.get(`/leads/${id}`)).body.subscriptions.sms).toBe('subscribed');
+          const next = await send(client, id);
+          expect((await settled(ts, client, id, next)).status).toBe('sent');
+          expect(fake.accepted('Messages', toPhone(phone))).toHaveLength(2);
+        },
+      );
     });
 
     describe('message.delivered', () => {
@@ -496,6 +535,65 @@ describeEachDialect(
         const resumed = await client.post(`/campaigns/${campaignId}/resume`, {});
         expect(resumed.status, JSON.stringify(resumed.body)).toBe(200);
         expect(resumed.body).toMatchObject({ pauseCode: null, pauseReason: null });
+      });
+
+      it('with the default threshold (5 % of the last 200 sends), 9 filtered of 200 keep a campaign running, 10 pause it', async () => {
+        const ts = ctx();
+        const { client, number } = await org(ts);
+        expect((await client.get('/settings')).body.filteredPause).toEqual({ percent: 5, window: 200 });
+        expect(
+          (await client.post('/customerProfiles', { name: 'bulk', openingMessage: 'Hi {{firstName}}!' })).status,
+        ).toBe(201);
+        const tag = `d${Math.random().toString(36).slice(2, 8)}`;
+        const phones = new Map<string, string>();
+        // 200 real sends: leads made over HTTP, the campaign's openings sent by the worker through the fake Twilio.
+        for (let i = 0; i < 200; i += 1) {
+          const lead = await newLead(client, { firstName: `B${i}`, additionalInfo: { list: tag } });
+          phones.set(lead.id, lead.phone);
+        }
+        const created = await client.post('/campaigns', {
+          name: 'Default threshold',
+          customerProfile: 'bulk',
+          dailyCap: 200,
+          filter: { additionalInfo: { list: tag } },
+        });
+        expect(created.status, JSON.stringify(created.body)).toBe(201);
+        const campaignId = created.body.id as string;
+        await ts.runDue();
+        const sent = await ts.server.store.db
+          .selectFrom('messages')
+          .select(['id', 'lead_id', 'provider_message_id'])
+          .where('campaign_id', '=', campaignId)
+          .where('status', '=', 'sent')
+          .execute();
+        expect(sent).toHaveLength(200);
+        const filter = async (i: number) =>
+          expect(
+            (
+              await report(
+                ts,
+                sent[i]!.provider_message_id!,
+                number,
+                phones.get(sent[i]!.lead_id)!,
+                'undelivered',
+                '30007',
+              )
+            ).status,
+          ).toBe(200);
+        for (let i = 0; i < 9; i += 1) await filter(i);
+        expect((await client.get(`/campaigns/${campaignId}`)).body).toMatchObject({
+          status: 'running',
+          pauseCode: null,
+        });
+        expect(await pausedEvents(ts, campaignId)).toHaveLength(0);
+
+        await filter(9);
+        const paused = (await client.get(`/campaigns/${campaignId}`)).body;
+        expect(paused).toMatchObject({ status: 'paused', pauseCode: 'FILTERED' });
+        expect(paused.pauseReason).toMatch(/carriers filtered 10 of the campaign's last 200 sends \(threshold 5 %/);
+        expect(await pausedEvents(ts, campaignId)).toEqual([
+          expect.objectContaining({ campaignId, filtered: 10, window: 200, percent: 5 }),
+        ]);
       });
 
       it('filtered sends through a pool number pause the campaigns sending from it (per-number threshold)', async () => {

@@ -1,5 +1,6 @@
 import type { Deps } from '../platform/deps.js';
 import { csvLine } from '../platform/csv.js';
+import { ERROR_CLASSES } from '../deliverability/error-codes.js';
 import { DomainError } from '../platform/errors.js';
 import { requireProfile } from '../profiles/profiles.service.js';
 import { parseVariants } from '../profiles/variants.js';
@@ -321,9 +322,24 @@ export function summaryCsv(r: SummaryReply): string {
   return csvLine(head) + r.groups.map((g) => line(g.key ?? '(none)', g)).join('') + line('(total)', r.total);
 }
 
+/**
+ * One column per error class, in the table's order (deliverability/error-codes.ts), so a spreadsheet's
+ * columns stay put whichever classes a period holds; `failed_none` counts failures recorded without a code.
+ */
+const CLASS_COLUMNS = [...ERROR_CLASSES, null] as const;
+
 export function deliverabilityCsv(r: DeliverabilityReply): string {
   return (
-    csvLine(['sendingNumberId', 'number', 'sent', 'delivered', 'deliveredPercent', 'failed', 'failuresByCode']) +
+    csvLine([
+      'sendingNumberId',
+      'number',
+      'sent',
+      'delivered',
+      'deliveredPercent',
+      'failed',
+      ...CLASS_COLUMNS.map((c) => `failed_${c ?? 'none'}`),
+      'failuresByCode',
+    ]) +
     r.numbers
       .map((n) =>
         csvLine([
@@ -333,6 +349,7 @@ export function deliverabilityCsv(r: DeliverabilityReply): string {
           String(n.delivered),
           n.deliveredPercent === null ? '' : String(n.deliveredPercent),
           String(n.failed),
+          ...CLASS_COLUMNS.map((c) => String(n.failuresByClass.find((f) => f.class === c)?.count ?? 0)),
           n.failuresByCode.map((f) => `${f.code ?? 'none'}=${f.count}`).join(' '),
         ]),
       )

@@ -149,6 +149,8 @@ async function judge(
         segments,
         sendingNumberId: null,
         pacedUntil: null,
+        // Kept past the attempt: the settings number's filtered sends are counted by it (deliverability/).
+        fromNumber: sender.from,
         ...attempt(sender.from),
       });
       // biome-ignore lint/style/noNonNullAssertion: the gate allowed a phone channel, which it refuses (NO_ADDRESS) for a lead without a phone
@@ -161,6 +163,7 @@ async function judge(
       sendingNumberId: sender.numberId,
       pacedUntil: sender.slot.toISOString(),
       pacedSince: sender.since.toISOString(),
+      fromNumber: null,
       ...attempt(sender.from),
     });
     // biome-ignore lint/style/noNonNullAssertion: the gate allowed a phone channel, which it refuses (NO_ADDRESS) for a lead without a phone

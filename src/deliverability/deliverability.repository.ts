@@ -96,22 +96,51 @@ export async function markNumberUnusable(
 }
 
 /**
- * The error classes of the latest `window` sends of a campaign or of a pool
+ * The organization's settings number marked unusable (0047), when the number
+ * refused is still the setting; answers it when this call marked it (null when
+ * it was marked already or the setting has changed since the send).
+ */
+export async function markSettingsNumberUnusable(
+  db: Db,
+  organizationId: string,
+  number: string,
+  code: string,
+  at: string,
+): Promise<string | null> {
+  const row = await db
+    .updateTable('organizations')
+    .set({ sending_number_unusable_at: at, sending_number_unusable_code: code })
+    .where('id', '=', organizationId)
+    .where('sending_number', '=', number)
+    .where('sending_number_unusable_at', 'is', null)
+    .returning('sending_number')
+    .executeTakeFirst();
+  return row?.sending_number ?? null;
+}
+
+/** Whose latest sends: a campaign's, a pool number's (by id), or the settings number's (by the number, 0047). */
+export type SendsOf = { campaignId: string } | { sendingNumberId: string } | { fromNumber: string };
+
+/**
+ * The error classes of the latest `window` sends of a campaign or of a
  * number, newest first: outbound messages handed to the provider (they have
  * its id) or refused by it (they have its error code). One indexed range read
- * (0031), only when a filtered report arrives.
+ * (0031; the settings number's through 0047's partial index), only when a
+ * filtered report arrives.
  */
 export async function latestSendClasses(
   db: Db,
   organizationId: string,
-  of: { campaignId: string } | { sendingNumberId: string },
+  of: SendsOf,
   window: number,
 ): Promise<(string | null)[]> {
   let q = db.selectFrom('messages').select('error_class').where('organization_id', '=', organizationId);
   q =
     'campaignId' in of
       ? q.where('campaign_id', '=', of.campaignId)
-      : q.where('sending_number_id', '=', of.sendingNumberId);
+      : 'sendingNumberId' in of
+        ? q.where('sending_number_id', '=', of.sendingNumberId)
+        : q.where('from_number', '=', of.fromNumber);
   const rows = await q
     .where('direction', '=', 'outbound')
     .where((eb) => eb.or([eb('provider_message_id', 'is not', null), eb('error_code', 'is not', null)]))
@@ -125,18 +154,26 @@ export async function latestSendClasses(
 export async function campaignsOnNumber(
   db: Db,
   organizationId: string,
-  sendingNumberId: string,
+  of: Exclude<SendsOf, { campaignId: string }>,
   window: number,
 ): Promise<string[]> {
-  const rows = await db
-    .selectFrom('messages')
-    .select('campaign_id')
-    .where('organization_id', '=', organizationId)
-    .where('sending_number_id', '=', sendingNumberId)
-    .where('campaign_id', 'is not', null)
-    .orderBy('id', 'desc')
-    .limit(window)
-    .execute();
+  let q = db.selectFrom('messages').select('campaign_id').where('organization_id', '=', organizationId);
+  q =
+    'sendingNumberId' in of
+      ? q.where('sending_number_id', '=', of.sendingNumberId)
+      : q.where('from_number', '=', of.fromNumber);
+  const rows = await q.where('campaign_id', 'is not', null).orderBy('id', 'desc').limit(window).execute();
   // biome-ignore lint/style/noNonNullAssertion: the query keeps only rows where campaign_id is not null
   return [...new Set(rows.map((r) => r.campaign_id!))];
+}
+
+/** A pool number's E.164, for the sentence and event of a pause. */
+export async function numberOf(db: Db, organizationId: string, sendingNumberId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('sending_numbers')
+    .select('number')
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', sendingNumberId)
+    .executeTakeFirst();
+  return row?.number ?? null;
 }

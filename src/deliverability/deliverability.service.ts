@@ -1,5 +1,6 @@
 import { pauseCampaignFor } from '../campaigns/campaigns.service.js';
 import { emitEvents } from '../events/outbox.repository.js';
+import { enqueueJob } from '../jobs/jobs.repository.js';
 import { messageDeliveredEvent, messageFailedEvent, sendingNumberUnusableEvent } from '../events/payloads.js';
 import { lockLeadOfMessage, type LeadRow } from '../lead-records/leads.repository.js';
 import { findMessage, type MessageRow } from '../messages/messages.repository.js';
@@ -75,22 +76,44 @@ async function actOn(trx: Db, deps: Deps, organizationId: string, f: Failure): P
         );
       return;
     case 'unregistered_sender': {
-      const by = message.sending_number_id ? { id: message.sending_number_id } : f.from ? { number: f.from } : null;
-      const marked = by ? await repo.markNumberUnusable(trx, organizationId, by, error.key, f.at) : null;
-      const reason = `the carrier refused ${marked?.number ?? f.from ?? 'the sending number'} as a sender (${error.key}${error.title ? `: ${error.title}` : ''})`;
-      // A pool number is retired once (one event); the settings number cannot be retired here, so each refusal says so.
-      if (marked || !message.sending_number_id) {
-        deps.log.warn(
-          { organizationId, number: marked?.number ?? f.from, code: error.key },
-          'sending number refused by the carrier',
-        );
-        await emitEvents(trx, organizationId, f.at, [
-          sendingNumberUnusableEvent(
-            { id: marked?.id ?? null, number: marked?.number ?? f.from ?? '' },
-            { provider: error.provider, errorCode: error.code, errorClass: error.class, reason },
-          ),
-        ]);
+      // The number the send went from: a pool number by id; the settings number by the number (0047), as
+      // the report or the refused request names it, else as recorded when it was chosen.
+      const from = f.from ?? message.from_number;
+      let marked: { id: string | null; number: string } | null = null;
+      if (message.sending_number_id)
+        marked = await repo.markNumberUnusable(trx, organizationId, { id: message.sending_number_id }, error.key, f.at);
+      else if (from) {
+        marked = await repo.markNumberUnusable(trx, organizationId, { number: from }, error.key, f.at);
+        const settings = marked
+          ? null
+          : await repo.markSettingsNumberUnusable(trx, organizationId, from, error.key, f.at);
+        if (settings) marked = { id: null, number: settings };
       }
+      // Once per number: a number marked already (or a settings number changed since the send) is not alerted again.
+      if (!marked) return;
+      const reason = `the carrier refused ${marked.number} as a sender (${error.key}${error.title ? `: ${error.title}` : ''})`;
+      deps.log.warn(
+        { organizationId, number: marked.number, code: error.key },
+        'sending number refused by the carrier',
+      );
+      await emitEvents(trx, organizationId, f.at, [
+        sendingNumberUnusableEvent(marked, {
+          provider: error.provider,
+          errorCode: error.code,
+          errorClass: error.class,
+          reason,
+        }),
+      ]);
+      // The admins by email, after the commit, by the worker (handoffs/alerts.ts): a job by name, retried.
+      const now = new Date(f.at);
+      await enqueueJob(
+        trx,
+        organizationId,
+        'sendingNumber.alert',
+        { sendingNumberId: marked.id, number: marked.number, code: error.key, reason },
+        now,
+        f.at,
+      );
       return;
     }
     default:
@@ -216,15 +239,16 @@ export async function recordSendFailure(
  * After a filtered send: the campaign it belongs to pauses itself when its
  * latest sends (settings `filteredPause.window`, default 200) hold at least
  * `percent` % of that window filtered (default 5 %: 10 of 200); so does it
- * when the pool number it went from passes the same bound over the number's
- * latest sends (every campaign among that number's latest sends pauses).
+ * when the number it went from passes the same bound over the number's
+ * latest sends (every campaign among that number's latest sends pauses): a
+ * pool number by its id, the settings number by the number (0047).
  * Counting a fixed share of the window, never of fewer sends, keeps a
  * campaign's first few sends from pausing it on one filtered message.
  */
 export async function checkFilteredRate(
   deps: Deps,
   organizationId: string,
-  message: Pick<MessageRow, 'campaign_id' | 'sending_number_id'>,
+  message: Pick<MessageRow, 'campaign_id' | 'sending_number_id' | 'from_number'>,
 ): Promise<string[]> {
   const { filteredPause } = await readSettings(deps.db, organizationId);
   if (!filteredPause) return [];
@@ -243,18 +267,30 @@ export async function checkFilteredRate(
           window,
           percent,
           sendingNumberId: null,
+          number: null,
         })
       )
         paused.push(message.campaign_id);
     }
   }
-  if (message.sending_number_id) {
-    const n = count(
-      await repo.latestSendClasses(deps.db, organizationId, { sendingNumberId: message.sending_number_id }, window),
-    );
+  const numberKey = message.sending_number_id
+    ? { sendingNumberId: message.sending_number_id }
+    : message.from_number
+      ? { fromNumber: message.from_number }
+      : null;
+  if (numberKey) {
+    const n = count(await repo.latestSendClasses(deps.db, organizationId, numberKey, window));
     if (n >= bound) {
-      const reason = `carriers filtered ${n} of the last ${window} sends from sending number ${message.sending_number_id} (${rule})`;
-      for (const id of await repo.campaignsOnNumber(deps.db, organizationId, message.sending_number_id, window)) {
+      const number =
+        'fromNumber' in numberKey
+          ? numberKey.fromNumber
+          : await repo.numberOf(deps.db, organizationId, numberKey.sendingNumberId);
+      const which =
+        'fromNumber' in numberKey
+          ? `the settings number ${numberKey.fromNumber}`
+          : `sending number ${numberKey.sendingNumberId}`;
+      const reason = `carriers filtered ${n} of the last ${window} sends from ${which} (${rule})`;
+      for (const id of await repo.campaignsOnNumber(deps.db, organizationId, numberKey, window)) {
         if (paused.includes(id)) continue;
         if (
           await pauseCampaignFor(deps, organizationId, id, FILTERED, reason, {
@@ -262,6 +298,7 @@ export async function checkFilteredRate(
             window,
             percent,
             sendingNumberId: message.sending_number_id,
+            number,
           })
         )
           paused.push(id);

@@ -2,7 +2,7 @@ import { createTransport, type Transporter } from 'nodemailer';
 import { SendError } from '../providers/channel-adapter.js';
 import { adapterFor } from '../channels/registry.js';
 import { enqueueJob } from '../jobs/jobs.repository.js';
-import type { HandoffJobPayload, JobOutcome, OwnerAlertPayload } from '../jobs/names.js';
+import type { HandoffJobPayload, JobOutcome, OwnerAlertPayload, SendingNumberAlertPayload } from '../jobs/names.js';
 import { findLead } from '../lead-records/leads.repository.js';
 import type { Config } from '../platform/config.js';
 import { holdUntilCommit } from '../platform/db/locks.js';
@@ -54,15 +54,16 @@ interface Alert {
 
 /**
  * One alert to each recipient: an email (SMTP_URL; without it, a log line)
- * and an SMS to the user's own phone through the SMS adapter directly, from
- * the organization's sending number. Never a message of a lead's
- * conversation: nothing is recorded on the lead, the gate is not asked
- * (the recipient is a colleague, not a lead), no frequency cap counts it.
+ * and, for an alert about a lead, an SMS to the user's own phone through the
+ * SMS adapter directly, from the organization's sending number. Never a
+ * message of a lead's conversation: nothing is recorded on the lead, the gate
+ * is not asked (the recipient is a colleague, not a lead), no frequency cap
+ * counts it.
  */
 async function alertUsers(
   deps: Deps,
   organizationId: string,
-  leadId: string,
+  leadId: string | null,
   users: RepRow[],
   alert: Alert,
 ): Promise<void> {
@@ -78,7 +79,7 @@ async function alertUsers(
     } catch (err) {
       // A refusal for good (no sending number, an invalid phone) is not retried; anything else is.
       const message = err instanceof Error ? err.message : String(err);
-      deps.log.warn({ leadId, alert: key, err: message }, 'hand-off alert part not sent');
+      deps.log.warn({ leadId, alert: key, err: message }, 'alert part not sent');
       if (!(err instanceof SendError && err.outcome === 'refused') && !/no sending number/.test(message))
         failures.push(message);
     }
@@ -97,13 +98,10 @@ async function alertUsers(
         }),
       );
     } else {
-      deps.log.info(
-        { userId: user.id, leadId, alert: alert.key },
-        'hand-off alert by email not sent: no SMTP_URL configured',
-      );
+      deps.log.info({ userId: user.id, leadId, alert: alert.key }, 'alert by email not sent: no SMTP_URL configured');
     }
     const phone = user.phone;
-    if (phone) {
+    if (phone && leadId) {
       await part(`${key}-sms`, () =>
         adapterFor(deps, 'sms').send({
           organizationId,
@@ -117,8 +115,7 @@ async function alertUsers(
       );
     }
   }
-  if (failures.length > 0)
-    throw new Error(`hand-off alert: ${failures.length} part(s) not sent (retried): ${failures[0]}`);
+  if (failures.length > 0) throw new Error(`alert: ${failures.length} part(s) not sent (retried): ${failures[0]}`);
 }
 
 async function admins(deps: Deps, organizationId: string): Promise<RepRow[]> {
@@ -183,6 +180,37 @@ export async function runOwnerAlert(
     subject: `${p.name}: ${name}`,
     text,
     key: `notify-${jobId}`,
+  });
+  return { kind: 'done' };
+}
+
+/**
+ * The 'sendingNumber.alert' job: the carrier refused one of the organization's
+ * numbers as a sender (deliverability/, once per number), so its admins hear
+ * it by email, beside the opt-in `sendingNumber.unusable` webhook. Email only:
+ * an SMS would go from the organization's numbers, possibly the refused one.
+ */
+export async function runSendingNumberAlert(
+  deps: Deps,
+  organizationId: string,
+  p: SendingNumberAlertPayload,
+  jobId: string,
+): Promise<JobOutcome> {
+  const pool = p.sendingNumberId !== null;
+  const text = [
+    `The carrier refused ${p.number} as a sender: ${p.reason}.`,
+    pool
+      ? "Parley stopped assigning it: its leads move to the pool's other numbers at their next send."
+      : 'It is the number in your settings and your organization has no pool number: every send from it is refused until you set another (PATCH /v1/settings sendingNumber) or add pool numbers.',
+    'Register the number with the carrier (10DLC campaign, toll-free verification), or replace it.',
+    pool
+      ? `The number: GET ${deps.config.publicUrl}/v1/sendingNumbers/${p.sendingNumberId} (unusableAt, unusableCode).`
+      : `Settings: ${deps.config.publicUrl}/console/settings`,
+  ].join('\n');
+  await alertUsers(deps, organizationId, null, await admins(deps, organizationId), {
+    subject: `Sending number ${p.number} refused by the carrier (${p.code})`,
+    text,
+    key: `number-unusable-${jobId}`,
   });
   return { kind: 'done' };
 }

@@ -62,6 +62,15 @@ export const JOB_PAYLOAD_SCHEMAS = {
     name: Type.String(),
     message: Type.String(),
   }),
+  /** Email the organization's admins that the carrier refused a sending number as a sender (handoffs/alerts.ts; deliverability/ enqueues it). */
+  'sendingNumber.alert': Type.Object({
+    /** The pool number's id; null for the settings number. */
+    sendingNumberId: Type.Union([Id, Type.Null()]),
+    number: Type.String(),
+    /** The provider's code (`twilio:30034`) and the sentence of the `sendingNumber.unusable` event. */
+    code: Type.String(),
+    reason: Type.String(),
+  }),
   /** A live call that waited for contact hours or its number's pace: the gate is asked again, then it is dialled (calls/calls.service.ts). */
   'call.place': Type.Object({
     /** The waiting call (calls row). */
@@ -105,6 +114,7 @@ export type FollowUpPayload = JobPayloads['followup.send'];
 export type CampaignRunPayload = JobPayloads['campaign.run'];
 export type HandoffJobPayload = JobPayloads['handoff.alert'];
 export type OwnerAlertPayload = JobPayloads['owner.alert'];
+export type SendingNumberAlertPayload = JobPayloads['sendingNumber.alert'];
 export type CallPlacePayload = JobPayloads['call.place'];
 export type AppointmentRemindPayload = JobPayloads['appointment.remind'];
 export type AppointmentInvitePayload = JobPayloads['appointment.invite'];

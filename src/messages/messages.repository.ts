@@ -97,6 +97,8 @@ export interface StatusChange {
   /** A provider call begun (its time and sender) or ended (null, null): channels/outbound.ts. */
   attemptAt?: string | null;
   attemptFrom?: string | null;
+  /** The settings number the send goes from (0047): deliverability's per-number rules read it. */
+  fromNumber?: string | null;
 }
 
 export async function setMessageStatus(
@@ -119,6 +121,7 @@ export async function setMessageStatus(
   if (change.pacedSince !== undefined) patch.paced_since = change.pacedSince;
   if (change.attemptAt !== undefined) patch.attempt_at = change.attemptAt;
   if (change.attemptFrom !== undefined) patch.attempt_from = change.attemptFrom;
+  if (change.fromNumber !== undefined) patch.from_number = change.fromNumber;
   await db
     .updateTable('messages')
     .set(patch)

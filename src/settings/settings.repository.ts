@@ -28,10 +28,11 @@ export async function findSendingNumber(db: Db, organizationId: string): Promise
   return row?.sending_number ?? null;
 }
 
+/** A new settings number; a carrier's refusal of the old one (deliverability/, 0047) is not the new one's. */
 export async function setSendingNumber(db: Db, organizationId: string, sendingNumber: string | null): Promise<void> {
   await db
     .updateTable('organizations')
-    .set({ sending_number: sendingNumber })
+    .set({ sending_number: sendingNumber, sending_number_unusable_at: null, sending_number_unusable_code: null })
     .where('id', '=', organizationId)
     .execute();
 }

@@ -4,7 +4,7 @@ import { runOpening } from '../agent/opening.js';
 import { sendRecordedMessage } from '../channels/outbound.js';
 import { runFollowUp } from '../agent/followup.job.js';
 import { runCampaign } from '../campaigns/campaign.job.js';
-import { runHandoffAlert, runHandoffEscalation, runOwnerAlert } from '../handoffs/alerts.js';
+import { runHandoffAlert, runHandoffEscalation, runOwnerAlert, runSendingNumberAlert } from '../handoffs/alerts.js';
 import { runWaitingCall } from '../calls/calls.service.js';
 import { runAppointmentReminder } from '../appointments/reminder.job.js';
 import { runAppointmentInvite } from '../appointments/invite.job.js';
@@ -27,6 +27,9 @@ export const jobHandlers: JobHandlers = {
   'handoff.alert': { run: (deps, job) => runHandoffAlert(deps, job.organizationId, job.payload) },
   'handoff.escalate': { run: (deps, job) => runHandoffEscalation(deps, job.organizationId, job.payload) },
   'owner.alert': { run: (deps, job) => runOwnerAlert(deps, job.organizationId, job.payload, job.id) },
+  'sendingNumber.alert': {
+    run: (deps, job) => runSendingNumberAlert(deps, job.organizationId, job.payload, job.id),
+  },
   'call.place': { run: (deps, job) => runWaitingCall(deps, job.organizationId, job.payload.callId) },
   'message.call': { run: (deps, job) => callForMessage(deps, job.organizationId, job.payload) },
   'appointment.remind': { run: (deps, job) => runAppointmentReminder(deps, job.organizationId, job.payload) },

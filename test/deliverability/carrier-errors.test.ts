@@ -5,12 +5,18 @@ import { startFakeTwilio } from '../support/fake-twilio.js';
 import { createLead, describeEachDialect, uniquePhone, type Client, type TestServer } from '../support/harness.js';
 import { signedWebhook } from '../support/twilio-webhooks.js';
 import { freshOrg } from '../campaigns/helpers.js';
+import { makeUser } from '../console/support.js';
+import { startSmtpSink } from '../support/smtp-sink.js';
 
 const SID = 'ACdeliverability';
 const TOKEN = 'deliverability-secret';
 const PUBLIC = 'https://parley.example.com';
 const fake = await startFakeTwilio(SID, TOKEN);
-afterAll(() => fake.close());
+const smtp = await startSmtpSink();
+afterAll(async () => {
+  await fake.close();
+  await smtp.close();
+});
 
 const ENV = {
   TWILIO_ACCOUNT_SID: SID,
@@ -19,6 +25,7 @@ const ENV = {
   PARLEY_PUBLIC_URL: PUBLIC,
   PARLEY_WORKER_POLL_MS: '20',
   PARLEY_JOB_RETRY_SCHEDULE: '50ms,50ms',
+  SMTP_URL: smtp.url,
 };
 const ALWAYS_OPEN = { timeZone: 'UTC', contactHours: { start: '00:00', end: '00:00' } };
 
@@ -91,6 +98,32 @@ async function org(ts: TestServer, settings: Record<string, unknown> = {}) {
   const res = await o.client.patch('/settings', { ...ALWAYS_OPEN, sendingNumber: number, ...settings });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return { ...o, number };
+}
+
+/** The organization's admins and one agent, console users who get (or not) the sending number alerts by email. */
+async function staff(ts: TestServer, organizationId: string) {
+  const { name } = await ts.server.store.db
+    .selectFrom('organizations')
+    .select('name')
+    .where('id', '=', organizationId)
+    .executeTakeFirstOrThrow();
+  return {
+    admins: [(await makeUser(ts, 'admin', name)).email, (await makeUser(ts, 'admin', name)).email],
+    agent: (await makeUser(ts, 'agent', name)).email,
+  };
+}
+
+const mailsTo = (email: string) => smtp.received.filter((m) => m.rcptTo.includes(email));
+
+/** The sendingNumber.unusable events of one number, oldest first. */
+async function unusableEvents(ts: TestServer, number: string) {
+  const rows = await ts.server.store.db
+    .selectFrom('events')
+    .select('payload')
+    .where('type', '=', 'sendingNumber.unusable')
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => JSON.parse(r.payload) as Record<string, unknown>).filter((e) => e.number === number);
 }
 
 async function newLead(client: Client, fields: Record<string, unknown> = {}) {
@@ -208,7 +241,14 @@ describeEachDialect(
     });
 
     describe('invalid and unreachable', () => {
-      it.each(['30003', '30005', '30006'])(
+      const classOf: Record<string, string> = {
+        '21211': 'invalid',
+        '21614': 'invalid',
+        '30005': 'invalid',
+        '30003': 'unreachable',
+        '30006': 'unreachable',
+      };
+      it.each(Object.keys(classOf))(
         'a callback with %s blocks the number for sms (UNREACHABLE) until the phone changes',
         async (code) => {
           const ts = ctx();
@@ -216,7 +256,7 @@ describeEachDialect(
           const { id, phone } = await newLead(client);
           const { id: messageId, sid } = await sentSms(ts, client, id);
           expect((await report(ts, sid, number, phone, 'undelivered', code)).status).toBe(200);
-          const klass = code === '30005' ? 'invalid' : 'unreachable';
+          const klass = classOf[code];
           expect(await row(ts, messageId)).toMatchObject({
             status: 'undelivered',
             status_reason: `Twilio error ${code}`,
@@ -295,6 +335,38 @@ describeEachDialect(
           errorClass: 'transient',
         });
       });
+      it.each(['30001', '30022'])(
+        'a callback with %s is recorded with its class and not sent again; the lead stays reachable',
+        async (code) => {
+          const ts = ctx();
+          const { client, number } = await org(ts);
+          const { id, phone } = await newLead(client);
+          const { id: messageId, sid } = await sentSms(ts, client, id);
+          expect((await report(ts, sid, number, phone, 'undelivered', code)).status).toBe(200);
+          expect(await row(ts, messageId)).toMatchObject({
+            status: 'undelivered',
+            error_code: `twilio:${code}`,
+            error_class: 'transient',
+          });
+          expect((await outboxFor(ts, id, 'message.failed')).map((e) => e.data)).toEqual([
+            expect.objectContaining({ messageId, status: 'undelivered', errorCode: code, errorClass: 'transient' }),
+          ]);
+          // Twilio already tried its own delivery: the worker's next step sends no second copy (docs/deliverability.md).
+          await ts.runDue();
+          ts.clock.advance(60_000);
+          await ts.runDue();
+          expect(fake.requests.filter((r) => r.params.To === phone)).toHaveLength(1);
+          expect(await messageOf(client, id, messageId)).toMatchObject({
+            status: 'undelivered',
+            errorClass: 'transient',
+          });
+          // Not a mark on the address: the next send goes out.
+          expect((await client.get(`/leads/${id}`)).body.subscriptions.sms).toBe('subscribed');
+          const next = await send(client, id);
+          expect((await settled(ts, client, id, next)).status).toBe('sent');
+          expect(fake.accepted('Messages', toPhone(phone))).toHaveLength(2);
+        },
+      );
     });
 
     describe('message.delivered', () => {
@@ -326,10 +398,11 @@ describeEachDialect(
 
     describe('unregistered_sender (30032, 30034)', () => {
       it.each(['30034', '30032'])(
-        '%s retires the pool number: the pool stops assigning it, its leads move, and an event says so',
+        '%s retires the pool number: the pool stops assigning it, its leads move, an event says so and the admins get an email',
         async (code) => {
           const ts = ctx();
-          const { client } = await org(ts);
+          const { client, org: organizationId } = await org(ts);
+          const people = await staff(ts, organizationId);
           const add = async () => {
             const res = await client.post('/sendingNumbers', {
               number: sendingNumber(),
@@ -366,6 +439,18 @@ describeEachDialect(
               provider: 'twilio',
             }),
           ]);
+          // Each admin gets one email, through real SMTP, once the worker's step ran; an agent gets none.
+          await ts.runDue();
+          for (const admin of people.admins) {
+            const mails = mailsTo(admin);
+            expect(mails).toHaveLength(1);
+            expect(mails[0]!.headers.get('subject')).toBe(
+              `Sending number ${first.number} refused by the carrier (twilio:${code})`,
+            );
+            expect(mails[0]!.text).toContain(`The carrier refused ${first.number} as a sender`);
+            expect(mails[0]!.text).toContain(`/v1/sendingNumbers/${first.id}`);
+          }
+          expect(mailsTo(people.agent)).toHaveLength(0);
 
           // The lead stuck to the retired number moves to the usable one; a new lead never gets the retired one.
           const next = await send(client, id);
@@ -389,8 +474,75 @@ describeEachDialect(
               .execute()
           ).filter((a) => (JSON.parse(a.payload) as Record<string, unknown>).sendingNumberId === first.id);
           expect(again).toHaveLength(1);
+          await ts.runDue();
+          for (const admin of people.admins) expect(mailsTo(admin)).toHaveLength(1);
         },
       );
+    });
+
+    describe('unregistered_sender from the settings number', () => {
+      it('a callback with 30034 marks the settings number once: one event, one email per admin, until the setting changes', async () => {
+        const ts = ctx();
+        const { client, number, org: organizationId } = await org(ts);
+        const people = await staff(ts, organizationId);
+        const a = await newLead(client);
+        const b = await newLead(client);
+        const sa = await sentSms(ts, client, a.id);
+        const sb = await sentSms(ts, client, b.id);
+
+        expect((await report(ts, sa.sid, number, a.phone, 'failed', '30034')).status).toBe(200);
+        const marked = await ts.server.store.db
+          .selectFrom('organizations')
+          .select(['sending_number_unusable_code'])
+          .where('id', '=', organizationId)
+          .executeTakeFirstOrThrow();
+        expect(marked.sending_number_unusable_code).toBe('twilio:30034');
+        expect(await unusableEvents(ts, number)).toEqual([
+          expect.objectContaining({
+            sendingNumberId: null,
+            number,
+            errorCode: '30034',
+            errorClass: 'unregistered_sender',
+          }),
+        ]);
+        await ts.runDue();
+        for (const admin of people.admins) {
+          expect(mailsTo(admin).map((m) => m.headers.get('subject'))).toEqual([
+            `Sending number ${number} refused by the carrier (twilio:30034)`,
+          ]);
+          expect(mailsTo(admin)[0]!.text).toContain('It is the number in your settings');
+        }
+        expect(mailsTo(people.agent)).toHaveLength(0);
+
+        // Another send from it refused (a report, then a refused request): no second event, no second email.
+        expect((await report(ts, sb.sid, number, b.phone, 'undelivered', '30034')).status).toBe(200);
+        expect(await row(ts, sb.id)).toMatchObject({ error_class: 'unregistered_sender' });
+        fake.failNext((r) => r.params.To === a.phone, 400, 1, 'POST', 30032);
+        const refused = await send(client, a.id);
+        expect((await settled(ts, client, a.id, refused)).status).toBe('failed');
+        expect(await row(ts, refused)).toMatchObject({ error_code: 'twilio:30032', from_number: number });
+        await ts.runDue();
+        expect(await unusableEvents(ts, number)).toHaveLength(1);
+        for (const admin of people.admins) expect(mailsTo(admin)).toHaveLength(1);
+
+        // A new settings number is not the refused one: its own refusal is alerted.
+        const replacement = sendingNumber();
+        expect((await client.patch('/settings', { sendingNumber: replacement })).status).toBe(200);
+        const c = await newLead(client);
+        fake.failNext((r) => r.params.To === c.phone, 400, 1, 'POST', 30034);
+        const m = await send(client, c.id);
+        expect((await settled(ts, client, c.id, m)).status).toBe('failed');
+        expect(fake.requests.filter((r) => r.params.To === c.phone).map((r) => r.params.From)).toEqual([replacement]);
+        expect(await unusableEvents(ts, replacement)).toEqual([
+          expect.objectContaining({ sendingNumberId: null, number: replacement, errorCode: '30034' }),
+        ]);
+        await ts.runDue();
+        for (const admin of people.admins)
+          expect(mailsTo(admin).map((x) => x.headers.get('subject'))).toEqual([
+            `Sending number ${number} refused by the carrier (twilio:30034)`,
+            `Sending number ${replacement} refused by the carrier (twilio:30034)`,
+          ]);
+      });
     });
 
     describe('unregistered_sender at send time', () => {
@@ -498,6 +650,109 @@ describeEachDialect(
         expect(resumed.body).toMatchObject({ pauseCode: null, pauseReason: null });
       });
 
+      it('with the default threshold (5 % of the last 200 sends), 9 filtered of 200 keep a campaign running, 10 pause it', async () => {
+        const ts = ctx();
+        const { client, number } = await org(ts);
+        expect((await client.get('/settings')).body.filteredPause).toEqual({ percent: 5, window: 200 });
+        expect(
+          (await client.post('/customerProfiles', { name: 'bulk', openingMessage: 'Hi {{firstName}}!' })).status,
+        ).toBe(201);
+        const tag = `d${Math.random().toString(36).slice(2, 8)}`;
+        const phones = new Map<string, string>();
+        // 200 real sends: leads made over HTTP, the campaign's openings sent by the worker through the fake Twilio.
+        for (let i = 0; i < 200; i += 1) {
+          const lead = await newLead(client, { firstName: `B${i}`, additionalInfo: { list: tag } });
+          phones.set(lead.id, lead.phone);
+        }
+        const created = await client.post('/campaigns', {
+          name: 'Default threshold',
+          customerProfile: 'bulk',
+          dailyCap: 200,
+          filter: { additionalInfo: { list: tag } },
+        });
+        expect(created.status, JSON.stringify(created.body)).toBe(201);
+        const campaignId = created.body.id as string;
+        await ts.runDue();
+        const sent = await ts.server.store.db
+          .selectFrom('messages')
+          .select(['id', 'lead_id', 'provider_message_id'])
+          .where('campaign_id', '=', campaignId)
+          .where('status', '=', 'sent')
+          .execute();
+        expect(sent).toHaveLength(200);
+        const filter = async (i: number) =>
+          expect(
+            (
+              await report(
+                ts,
+                sent[i]!.provider_message_id!,
+                number,
+                phones.get(sent[i]!.lead_id)!,
+                'undelivered',
+                '30007',
+              )
+            ).status,
+          ).toBe(200);
+        for (let i = 0; i < 9; i += 1) await filter(i);
+        expect((await client.get(`/campaigns/${campaignId}`)).body).toMatchObject({
+          status: 'running',
+          pauseCode: null,
+        });
+        expect(await pausedEvents(ts, campaignId)).toHaveLength(0);
+
+        await filter(9);
+        const paused = (await client.get(`/campaigns/${campaignId}`)).body;
+        expect(paused).toMatchObject({ status: 'paused', pauseCode: 'FILTERED' });
+        expect(paused.pauseReason).toMatch(/carriers filtered 10 of the campaign's last 200 sends \(threshold 5 %/);
+        expect(await pausedEvents(ts, campaignId)).toEqual([
+          expect.objectContaining({ campaignId, filtered: 10, window: 200, percent: 5 }),
+        ]);
+      });
+
+      it('filtered sends from the settings number pause the campaigns sending from it (per-number threshold)', async () => {
+        const ts = ctx();
+        const { client, number } = await org(ts, { filteredPause: { percent: 20, window: 10 } });
+        expect(
+          (await client.post('/customerProfiles', { name: 'promo', openingMessage: 'Hi {{firstName}}!' })).status,
+        ).toBe(201);
+        // One filtered send outside any campaign, from the settings number (no pool).
+        const loner = await newLead(client);
+        const single = await sentSms(ts, client, loner.id);
+        expect(await row(ts, single.id)).toMatchObject({ sending_number_id: null, from_number: number });
+        const tag = `s${Math.random().toString(36).slice(2, 8)}`;
+        const leads: { id: string; phone: string }[] = [];
+        for (let i = 0; i < 3; i += 1) leads.push(await newLead(client, { additionalInfo: { list: tag } }));
+        const created = await client.post('/campaigns', {
+          name: 'Settings number promo',
+          customerProfile: 'promo',
+          dailyCap: 1,
+          filter: { additionalInfo: { list: tag } },
+        });
+        expect(created.status).toBe(201);
+        const campaignId = created.body.id as string;
+        await ts.runDue();
+        const sent = await ts.server.store.db
+          .selectFrom('messages')
+          .select(['id', 'lead_id', 'provider_message_id'])
+          .where('campaign_id', '=', campaignId)
+          .where('status', '=', 'sent')
+          .execute();
+        expect(sent).toHaveLength(1);
+        expect((await report(ts, single.sid, number, loner.phone, 'undelivered', '30007')).status).toBe(200);
+        expect((await client.get(`/campaigns/${campaignId}`)).body.status).toBe('running');
+        // The campaign's own window holds 1 filtered of 1 (under 2); the settings number's holds 2: its bound pauses it.
+        const campaignLead = leads.find((l) => l.id === sent[0]!.lead_id)!;
+        expect(
+          (await report(ts, sent[0]!.provider_message_id!, number, campaignLead.phone, 'undelivered', '30007')).status,
+        ).toBe(200);
+        const paused = (await client.get(`/campaigns/${campaignId}`)).body;
+        expect(paused).toMatchObject({ status: 'paused', pauseCode: 'FILTERED' });
+        expect(paused.pauseReason).toContain(`from the settings number ${number}`);
+        expect(await pausedEvents(ts, campaignId)).toEqual([
+          expect.objectContaining({ code: 'FILTERED', sendingNumberId: null, number, filtered: 2 }),
+        ]);
+      });
+
       it('filtered sends through a pool number pause the campaigns sending from it (per-number threshold)', async () => {
         const ts = ctx();
         const { client } = await org(ts, { filteredPause: { percent: 20, window: 10 } });
@@ -545,7 +800,7 @@ describeEachDialect(
         expect(paused).toMatchObject({ status: 'paused', pauseCode: 'FILTERED' });
         expect(paused.pauseReason).toContain(`from sending number ${pool.body.id}`);
         expect(await pausedEvents(ts, campaignId)).toEqual([
-          expect.objectContaining({ code: 'FILTERED', sendingNumberId: pool.body.id, filtered: 2 }),
+          expect.objectContaining({ code: 'FILTERED', sendingNumberId: pool.body.id, number: poolNumber, filtered: 2 }),
         ]);
       });
     });

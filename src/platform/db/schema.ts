@@ -17,6 +17,9 @@ export interface OrganizationsTable {
   created_at: string;
   /** E.164; unique across organizations (inbound provider webhooks are routed by it). */
   sending_number: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When and why (`twilio:30034`) the carrier refused `sending_number` as a sender (0047); null while usable, cleared when it changes. */
+  sending_number_unusable_at: ColumnType<string | null, string | null | undefined, string | null>;
+  sending_number_unusable_code: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ApiKeysTable {
@@ -186,6 +189,8 @@ export interface MessagesTable {
   analytics_counted: ColumnType<number, number | undefined, number>;
   /** The opening variant it was written from (0032); null otherwise. */
   opening_variant: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The settings number it went from (0047): the per-number rules of deliverability read its window by it; null for a pool number's sends and email. */
+  from_number: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface UnmatchedInboundTable {

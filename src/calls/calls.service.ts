@@ -148,8 +148,8 @@ async function judge(
   lead: LeadRow,
   now: Date,
   overrideBusinessHours: boolean,
-  /** A person's message sent as a call (message-call.ts): judged as their message, with its sendWhenOff. */
-  byPerson?: { sendWhenOff: boolean },
+  /** A message sent as a call (message-call.ts): judged as that message was, by a person or the agent. */
+  asMessage?: { sendWhenOff: boolean; byPerson: boolean; inReplyTo: string | null },
 ): Promise<Judged> {
   const settings = await readSettings(trx, organizationId);
   let decision = callDecision(
@@ -157,12 +157,14 @@ async function judge(
       lead,
       channel: 'voice',
       purpose: 'conversation',
-      sendWhenOff: byPerson?.sendWhenOff ?? false,
+      sendWhenOff: asMessage?.sendWhenOff ?? false,
       // A person's message sent as a call is asked about as their message was (sendMessage): not automated.
-      automated: byPerson === undefined,
+      automated: asMessage?.byPerson !== true,
       settings,
       now,
       overrideBusinessHours,
+      // The agent's reply to the lead's words on a call is a reply like any other: its reply window counts.
+      inReplyTo: asMessage?.inReplyTo ?? null,
     }),
   );
   let from = settings.sendingNumber;
@@ -418,7 +420,14 @@ export async function runWaitingCall(deps: Deps, organizationId: string, callId:
       lead,
       now,
       call.override_business_hours === 1,
-      call.placed_by_person === 1 ? { sendWhenOff: call.send_when_off === 1 } : undefined,
+      // A call speaking a message (an opening, a message sent as a call) is judged as that message: an opening as the agent's.
+      opening
+        ? {
+            sendWhenOff: call.send_when_off === 1,
+            byPerson: call.placed_by_person === 1,
+            inReplyTo: opening?.in_reply_to ?? null,
+          }
+        : undefined,
     );
     const d = j.decision;
     if (d.status === 'dialing' && !j.from) {

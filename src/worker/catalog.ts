@@ -1,4 +1,4 @@
-import { callForMessage } from '../calls/message-call.js';
+import { callForMessage, spokenByCall } from '../calls/message-call.js';
 import { runAgentTurn } from '../agent/turn.js';
 import { runOpening } from '../agent/opening.js';
 import { sendRecordedMessage } from '../channels/outbound.js';
@@ -19,7 +19,13 @@ import type { JobHandlers } from '../jobs/runner.js';
  */
 
 export const jobHandlers: JobHandlers = {
-  'message.send': { run: (deps, job, lastAttempt) => sendRecordedMessage(deps, job, lastAttempt) },
+  'message.send': {
+    // A voice message queued as a send before every voice message became a live call is placed as one.
+    run: async (deps, job, lastAttempt) =>
+      (await spokenByCall(deps, job.organizationId, job.payload.messageId))
+        ? callForMessage(deps, job.organizationId, job.payload)
+        : sendRecordedMessage(deps, job, lastAttempt),
+  },
   'ai.turn': { run: (deps, job, lastAttempt) => runAgentTurn(deps, job.organizationId, job.payload, lastAttempt) },
   'followup.send': { run: (deps, job, lastAttempt) => runFollowUp(deps, job, lastAttempt) },
   'ai.opening': { run: (deps, job, lastAttempt) => runOpening(deps, job.organizationId, job.payload, lastAttempt) },

@@ -799,14 +799,12 @@ export async function afterTransferDial(
     await updateCall(trx, organizationId, call.id, { outcome: 'transfer-unanswered', updated_at: at });
     await endInboundCall(trx, organizationId, { ...call, outcome: 'transfer-unanswered' }, at);
     const summary = parseHandoff(call.handoff_data).summary ?? call.summary ?? '';
-    await emitEvents(trx, organizationId, at, [
-      notificationEvent(
-        lead,
-        'voice',
-        'Transfer not answered',
-        `Nobody answered the transfer to ${call.transfer_to ?? 'the team'}. ${summary}`.trim(),
-      ),
-    ]);
+    const missed = `Nobody answered the transfer to ${call.transfer_to ?? 'the team'}.`;
+    const name = 'Transfer not answered';
+    await emitEvents(trx, organizationId, at, [notificationEvent(lead, 'voice', name, `${missed} ${summary}`.trim())]);
+    // The person who missed it must still learn what the lead wanted: the owner (or the admins) by SMS and email.
+    const alert = { leadId: lead.id, name, message: summary ? `${missed} Summary: ${summary}` : missed };
+    await enqueueJob(trx, organizationId, 'owner.alert', alert, deps.clock.now(), at);
   });
   return sayAndHangUp(TRANSFER_UNAVAILABLE);
 }

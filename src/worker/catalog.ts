@@ -5,7 +5,7 @@ import { sendRecordedMessage } from '../channels/outbound.js';
 import { runFollowUp } from '../agent/followup.job.js';
 import { runCampaign } from '../campaigns/campaign.job.js';
 import { runHandoffAlert, runHandoffEscalation, runOwnerAlert } from '../handoffs/alerts.js';
-import { runWaitingCall } from '../calls/calls.service.js';
+import { runMissedCallText, runWaitingCall } from '../calls/calls.service.js';
 import { runAppointmentReminder } from '../appointments/reminder.job.js';
 import { runAppointmentInvite } from '../appointments/invite.job.js';
 import type { JobHandlers } from '../jobs/runner.js';
@@ -34,6 +34,7 @@ export const jobHandlers: JobHandlers = {
   'handoff.escalate': { run: (deps, job) => runHandoffEscalation(deps, job.organizationId, job.payload) },
   'owner.alert': { run: (deps, job) => runOwnerAlert(deps, job.organizationId, job.payload, job.id) },
   'call.place': { run: (deps, job) => runWaitingCall(deps, job.organizationId, job.payload.callId) },
+  'call.missed-text': { run: (deps, job) => runMissedCallText(deps, job.organizationId, job.payload.callId) },
   'message.call': { run: (deps, job) => callForMessage(deps, job.organizationId, job.payload) },
   'appointment.remind': { run: (deps, job) => runAppointmentReminder(deps, job.organizationId, job.payload) },
   'appointment.invite': { run: (deps, job) => runAppointmentInvite(deps, job.organizationId, job.payload) },

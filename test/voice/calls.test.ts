@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../support/assert.js';
-import { LATE_NIGHT, startEachTestInDaytime } from '../support/clock-hours.js';
+import { LATE_NIGHT, NEXT_MORNING, startEachTestInDaytime } from '../support/clock-hours.js';
 import { outboxFor } from '../support/events.js';
 import { startFakeTwilio } from '../support/fake-twilio.js';
 import { connectRelay } from '../support/fake-relay.js';
@@ -414,15 +414,108 @@ describeEachDialect(
         expect(calls[0]).toMatchObject({ outcome: 'missed', statusReason: "outside the organization's hours" });
       });
 
-      it('an unknown caller hears the message; no ConversationRelay', async () => {
-        const res = await signedWebhook(ctx(), PUBLIC, TOKEN, '/v1/providers/twilio/voice', {
-          From: uniquePhone(),
-          To: OURS,
-          CallSid: `CA${'3'.repeat(32)}`,
+      /** A call to `to` from `from`, as Twilio's "A call comes in" webhook posts it. */
+      const callIn = (from: string, to: string) =>
+        signedWebhook(ctx(), PUBLIC, TOKEN, '/v1/providers/twilio/voice', {
+          From: from,
+          To: to,
+          CallSid: `CA${Math.random().toString(16).slice(2).padEnd(32, '0')}`,
+          Direction: 'inbound',
         });
+      /** The stored call of a caller no lead holds: GET /calls shows a lead's calls only. */
+      const callFrom = (phone: string) =>
+        ctx()
+          .server.store.db.selectFrom('calls')
+          .select(['lead_id', 'outcome', 'status_code', 'status_reason'])
+          .where('from_number', '=', phone)
+          .executeTakeFirstOrThrow();
+      const missedTexts = (phone: string) => fake.accepted('Messages', (p) => p.To === phone);
+
+      it('an unknown caller hears the message, then the missed-call text follows through the gate', async () => {
+        const phone = uniquePhone();
+        const res = await callIn(phone, OURS);
         expect(res.status).toBe(200);
         expect(String(res.body)).not.toContain('ConversationRelay');
-        expect(String(res.body)).toContain('<Say>');
+        expect(String(res.body)).toContain('<Say>Sorry, we cannot take your call right now.');
+        await ctx().runDue();
+        expect(missedTexts(phone)).toHaveLength(1);
+        expect(missedTexts(phone)[0]!.params).toMatchObject({
+          From: OURS,
+          Body: 'Sorry we missed your call. How can we help?',
+        });
+        expect(await callFrom(phone)).toMatchObject({
+          lead_id: null,
+          outcome: 'missed',
+          status_code: 'MISSED_CALL_TEXT_SENT',
+        });
+        // Auto-creation is off: the text made no lead.
+        expect((await acme.get(`/leads/lookup?phone=${encodeURIComponent(phone)}`)).status).toBe(404);
+      });
+
+      it('an unknown caller on the Do Not Contact list gets no missed-call text', async () => {
+        const phone = uniquePhone();
+        expect((await acme.post('/dnc/register', { phone })).status).toBeLessThan(300);
+        expect((await callIn(phone, OURS)).status).toBe(200);
+        await ctx().runDue();
+        expect(missedTexts(phone)).toEqual([]);
+        expect(await callFrom(phone)).toMatchObject({ lead_id: null, status_code: 'DNC' });
+      });
+
+      it('an unknown number that texted STOP earlier gets no missed-call text when it calls', async () => {
+        const phone = uniquePhone();
+        const stop = await signedWebhook(ctx(), PUBLIC, TOKEN, '/v1/providers/twilio/sms', {
+          From: phone,
+          To: OURS,
+          Body: 'STOP',
+          MessageSid: `SM${Math.random().toString(16).slice(2).padEnd(32, '0')}`,
+        });
+        expect(stop.status).toBe(200);
+        expect((await callIn(phone, OURS)).status).toBe(200);
+        await ctx().runDue();
+        // Neither the STOP (the number is no lead's) nor the call was answered by text.
+        expect(missedTexts(phone)).toEqual([]);
+        expect(await callFrom(phone)).toMatchObject({ lead_id: null, status_code: 'OPTED_OUT' });
+      });
+
+      it('an unknown caller at night where the number is gets the text in the morning, not before', async () => {
+        const phone = uniquePhone();
+        // 23:00 in Los Angeles, the zone of the +1 415 number; the organization's own hours are open all day.
+        ctx().clock.set(LATE_NIGHT);
+        expect((await callIn(phone, OURS)).status).toBe(200);
+        await ctx().runDue();
+        expect(missedTexts(phone)).toEqual([]);
+        expect(await callFrom(phone)).toMatchObject({ lead_id: null, status_code: null });
+        ctx().clock.set(NEXT_MORNING);
+        await ctx().runDue();
+        expect(missedTexts(phone)).toHaveLength(1);
+        expect((await callFrom(phone)).status_code).toBe('MISSED_CALL_TEXT_SENT');
+      });
+
+      it('an unknown caller becomes a lead when inboundLeads is on, and the agent answers the call', async () => {
+        const org = await freshOrg(ctx(), 'inbound-callers');
+        const number = sendingNumber();
+        expect((await org.post('/customerProfiles', { name: 'callers', questions: QUESTIONS })).status).toBe(201);
+        const settings = await org.patch('/settings', {
+          ...ALWAYS_OPEN,
+          sendingNumber: number,
+          inboundLeads: { customerProfile: 'callers' },
+        });
+        expect(settings.status).toBe(200);
+        const phone = uniquePhone();
+        const res = await callIn(phone, number);
+        expect(res.status).toBe(200);
+        const url = twimlAttr(String(res.body), 'ConversationRelay', 'url');
+        expect(url).toBeDefined();
+        const found = await org.get(`/leads/lookup?phone=${encodeURIComponent(phone)}`);
+        expect(found.status).toBe(200);
+        const relay = await connectRelay(ctx().url, url!, TOKEN);
+        relay.setup(`CA${'5'.repeat(32)}`, { direction: 'inbound' });
+        expect(await relay.say('Hi, I saw your ad')).toBe(`${QUESTIONS[0]} `);
+        relay.close();
+        const calls = (await org.get(`/leads/${found.body.id}/calls`)).body.calls;
+        expect(calls[0]).toMatchObject({ direction: 'INBOUND', status: 'in-progress' });
+        await ctx().runDue();
+        expect(missedTexts(phone)).toEqual([]);
       });
 
       it('refuses an unsigned voice webhook', async () => {

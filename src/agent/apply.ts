@@ -4,7 +4,7 @@ import { handoffNotificationEvent, leadTaggedEvent } from '../events/payloads.js
 import { raiseHandoff } from '../handoffs/handoffs.service.js';
 import { notifyTeam } from '../handoffs/notify.js';
 import { insertTag, listTags, updateLead, type LeadRow } from '../lead-records/leads.repository.js';
-import { scheduleSend } from '../messages/send.service.js';
+import { byLiveCall, scheduleSend } from '../messages/send.service.js';
 import type { Db, LeadsTable } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { newId } from '../platform/ids.js';
@@ -47,6 +47,8 @@ export async function applyActions(trx: Db, deps: Deps, t: ApplyTarget, actions:
       isAiGenerated: true,
       now: at,
       inReplyTo,
+      // After a call the lead's channel is voice: the agent's answer is a live call whose greeting it is.
+      byCall: byLiveCall(deps, channel),
     });
 
   for (const action of actions) {

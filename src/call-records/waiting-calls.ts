@@ -95,6 +95,8 @@ export async function queueFollowUpCall(
     status: 'waiting',
     status_reason: `follow-up step ${step}`,
     to_number: lead.phone,
+    // The step or the profile: a step's `true` leaves it though the profile's is off, its explicit `false` is the
+    // more specific choice and turns it off; a step that says nothing follows the profile (docs/voice.md).
     voicemail_enabled: (voicemailEnabled ?? voice.voicemailEnabled ?? false) ? 1 : 0,
     greeting,
     follow_up_step: step,

@@ -32,6 +32,8 @@ import { normalizePhone } from '../platform/phone.js';
 import { renderTemplate } from '../profiles/template.js';
 import { readSettings } from '../settings/settings.service.js';
 import { chooseSender } from '../sending-numbers/sender.js';
+import { adapterFor } from '../channels/registry.js';
+import { SendError } from '../providers/channel-adapter.js';
 import {
   claimCompletedEvent,
   findCall,
@@ -148,8 +150,8 @@ async function judge(
   lead: LeadRow,
   now: Date,
   overrideBusinessHours: boolean,
-  /** A person's message sent as a call (message-call.ts): judged as their message, with its sendWhenOff. */
-  byPerson?: { sendWhenOff: boolean },
+  /** A message sent as a call (message-call.ts): judged as that message was, by a person or the agent. */
+  asMessage?: { sendWhenOff: boolean; byPerson: boolean; inReplyTo: string | null },
 ): Promise<Judged> {
   const settings = await readSettings(trx, organizationId);
   let decision = callDecision(
@@ -157,12 +159,14 @@ async function judge(
       lead,
       channel: 'voice',
       purpose: 'conversation',
-      sendWhenOff: byPerson?.sendWhenOff ?? false,
+      sendWhenOff: asMessage?.sendWhenOff ?? false,
       // A person's message sent as a call is asked about as their message was (sendMessage): not automated.
-      automated: byPerson === undefined,
+      automated: asMessage?.byPerson !== true,
       settings,
       now,
       overrideBusinessHours,
+      // The agent's reply to the lead's words on a call is a reply like any other: its reply window counts.
+      inReplyTo: asMessage?.inReplyTo ?? null,
     }),
   );
   let from = settings.sendingNumber;
@@ -418,7 +422,14 @@ export async function runWaitingCall(deps: Deps, organizationId: string, callId:
       lead,
       now,
       call.override_business_hours === 1,
-      call.placed_by_person === 1 ? { sendWhenOff: call.send_when_off === 1 } : undefined,
+      // A call speaking a message (an opening, a message sent as a call) is judged as that message: an opening as the agent's.
+      opening
+        ? {
+            sendWhenOff: call.send_when_off === 1,
+            byPerson: call.placed_by_person === 1,
+            inReplyTo: opening?.in_reply_to ?? null,
+          }
+        : undefined,
     );
     const d = j.decision;
     if (d.status === 'dialing' && !j.from) {
@@ -464,7 +475,8 @@ export interface InboundCallWebhook {
  * lead whose AI is on is answered by the agent over ConversationRelay,
  * within the organization's contact hours.
  * Anyone else hears a short message; a known lead then gets a missed-call
- * text, scheduled through the send path (so the gate judges it).
+ * text, scheduled through the send path (so the gate judges it), and an
+ * unknown caller one judged by their number (runMissedCallText).
  */
 export async function answerInboundCall(deps: Deps, organizationId: string, call: InboundCallWebhook): Promise<string> {
   const now = deps.clock.now();
@@ -510,6 +522,8 @@ export async function answerInboundCall(deps: Deps, organizationId: string, call
         status_reason: why,
         ended_at: at,
       });
+      // A caller no lead holds gets the text too, judged by the gate by their number alone (runMissedCallText).
+      if (!lead && caller) await enqueueJob(trx, organizationId, 'call.missed-text', { callId: id }, now, at);
       if (lead && lead.phone) {
         await scheduleSend(trx, {
           organizationId,
@@ -790,17 +804,141 @@ export async function afterTransferDial(
     await updateCall(trx, organizationId, call.id, { outcome: 'transfer-unanswered', updated_at: at });
     await endInboundCall(trx, organizationId, { ...call, outcome: 'transfer-unanswered' }, at);
     const summary = parseHandoff(call.handoff_data).summary ?? call.summary ?? '';
-    await emitEvents(trx, organizationId, at, [
-      notificationEvent(
-        lead,
-        'voice',
-        'Transfer not answered',
-        `Nobody answered the transfer to ${call.transfer_to ?? 'the team'}. ${summary}`.trim(),
-      ),
-    ]);
+    const missed = `Nobody answered the transfer to ${call.transfer_to ?? 'the team'}.`;
+    const name = 'Transfer not answered';
+    await emitEvents(trx, organizationId, at, [notificationEvent(lead, 'voice', name, `${missed} ${summary}`.trim())]);
+    // The person who missed it must still learn what the lead wanted: the owner (or the admins) by SMS and email.
+    const alert = { leadId: lead.id, name, message: summary ? `${missed} Summary: ${summary}` : missed };
+    await enqueueJob(trx, organizationId, 'owner.alert', alert, deps.clock.now(), at);
   });
   return sayAndHangUp(TRANSFER_UNAVAILABLE);
 }
 
 export type { CallRow };
 export { findCallBySid };
+
+/** The status_code of an unknown caller's missed call once its text went out (the gate's code when it did not). */
+const TEXT_SENT = 'MISSED_CALL_TEXT_SENT';
+
+/**
+ * The caller's number standing in for a lead before the gate: nothing is known
+ * of them but the number, so only what is kept by number judges the text (its
+ * opt-outs, which outlive any lead that held it; the Do Not Contact list; the
+ * zones of its area code for the night floor) and the organization's own hours.
+ */
+function callerAsLead(organizationId: string, phone: string, at: string): LeadRow {
+  return {
+    organization_id: organizationId,
+    id: '',
+    first_name: null,
+    last_name: null,
+    phone,
+    email: null,
+    customer_profile: '',
+    time_zone: null,
+    external_lead_id: null,
+    additional_info: '{}',
+    summary: null,
+    has_replied: 0,
+    is_hot: 0,
+    is_qualified: 0,
+    is_booked: 0,
+    is_ai_on: 1,
+    sms_status: 'subscribed',
+    voice_status: 'subscribed',
+    email_status: 'subscribed',
+    sms_opt_out_source: null,
+    voice_opt_out_source: null,
+    email_opt_out_source: null,
+    memory_cleared_at: null,
+    created_at: at,
+    updated_at: at,
+    last_activity_at: null,
+    follow_up_config: null,
+    follow_up_step: null,
+    follow_up_due_at: null,
+    follow_up_generation: 0,
+    follow_up_note: null,
+    sms_sending_number_id: null,
+    voice_sending_number_id: null,
+    sms_unreachable_digest: null,
+    sms_unreachable_code: null,
+    voice_unreachable_digest: null,
+    voice_unreachable_code: null,
+    email_unreachable_digest: null,
+    email_unreachable_code: null,
+    owner_id: null,
+  };
+}
+
+/**
+ * The `call.missed-text` job: the missed-call text to a caller no lead holds
+ * (settings `inboundLeads` off). There is no lead to record a message on, so
+ * it is no message of a conversation: the gate judges it with the caller's
+ * number standing in for a lead (callerAsLead), as the organization's own
+ * text (not automated, AI state moot), waits for the night floor and the
+ * organization's hours where the number is, and it goes straight to the SMS
+ * adapter, as a hand-off alert does, from the number they called. Its fate is
+ * kept on the call (`statusCode`), which also makes it once: a retry of a text
+ * already sent or refused does nothing.
+ */
+export async function runMissedCallText(deps: Deps, organizationId: string, callId: string): Promise<JobOutcome> {
+  const now = deps.clock.now();
+  const at = now.toISOString();
+  const judged = await deps.db.transaction().execute(async (trx) => {
+    const call = await findCall(trx, organizationId, callId);
+    if (!call || call.lead_id !== null || call.status_code !== null || !call.from_number) return null;
+    const settings = await readSettings(trx, organizationId);
+    const decision = await checkOutbound(trx, deps.digests, organizationId, {
+      lead: callerAsLead(organizationId, call.from_number, at),
+      channel: 'sms',
+      purpose: 'conversation',
+      sendWhenOff: true,
+      automated: false,
+      settings,
+      now,
+    });
+    if (decision.kind === 'wait') return { kind: 'wait' as const, until: decision.until, reason: decision.reason };
+    const refusal =
+      decision.kind === 'blocked'
+        ? { code: decision.code, reason: decision.reason }
+        : decision.kind === 'ask_external'
+          ? { code: 'EXTERNAL_CHECK', reason: 'the External Compliance Check is asked about messages of leads only' }
+          : null;
+    const from = call.to_number ?? settings.sendingNumber;
+    if (refusal || !from) {
+      const why = refusal ?? { code: 'NO_ADDRESS', reason: 'no number to send from' };
+      await updateCall(trx, organizationId, call.id, {
+        status_code: why.code,
+        status_reason: `${call.status_reason ?? 'missed'}; no missed-call text: ${why.reason}`,
+        updated_at: at,
+      });
+      return null;
+    }
+    return { kind: 'send' as const, to: call.from_number, from, reason: call.status_reason };
+  });
+  if (!judged) return { kind: 'done' };
+  if (judged.kind === 'wait') return { kind: 'defer', until: judged.until, reason: judged.reason };
+  let fate = { code: TEXT_SENT, reason: 'the missed-call text was sent' };
+  try {
+    await adapterFor(deps, 'sms').send({
+      organizationId,
+      messageId: `missed-call-${callId}`,
+      leadId: '',
+      channel: 'sms',
+      to: judged.to,
+      from: judged.from,
+      text: MISSED_CALL_TEXT,
+    });
+  } catch (err) {
+    // Refused for good (an invalid number): recorded, not retried; anything else is retried by the runner.
+    if (!(err instanceof SendError && err.outcome === 'refused')) throw err;
+    fate = { code: 'FAILED', reason: `the missed-call text was refused: ${err.message}` };
+  }
+  await updateCall(deps.db, organizationId, callId, {
+    status_code: fate.code,
+    status_reason: `${judged.reason ?? 'missed'}; ${fate.reason}`,
+    updated_at: deps.clock.now().toISOString(),
+  });
+  return { kind: 'done' };
+}

@@ -8,13 +8,24 @@ import { runWaitingCall } from './calls.service.js';
 import { readVoiceSettings } from '../call-records/voice-settings.js';
 
 /**
- * The `message.call` job: a message sent with channel voice (sendMessage,
- * docs/voice.md) is a live call whose greeting is the message. The message
- * was recorded, and judged by the gate, as any message a person sends; when
- * its time comes the call is recorded waiting, pointing at it (as an opening
- * call does: its status follows the call), and placed by the same path as
- * every call: the gate asked again under the lead's lock (not automated, as
- * for the person's message), the voice pool's pace, then ConversationRelay.
+ * Whether a recorded voice message is spoken on a live call rather than sent:
+ * always, with Twilio. A `message.send` job of a voice message queued before
+ * this was so (the recorded say-and-gather call) is placed as a call too.
+ */
+export async function spokenByCall(deps: Deps, organizationId: string, messageId: string): Promise<boolean> {
+  if (!deps.config.twilio) return false;
+  return (await findMessage(deps.db, organizationId, messageId))?.channel === 'voice';
+}
+
+/**
+ * The `message.call` job: a message on the voice channel (sendMessage, or
+ * the agent's reply or follow-up after a call, docs/voice.md) is a live call
+ * whose greeting is the message. The message was recorded, and judged by the
+ * gate, as any message; when its time comes the call is recorded waiting,
+ * pointing at it (as an opening call does: its status follows the call), and
+ * placed by the same path as every call: the gate asked again under the
+ * lead's lock (a person's message not automated, the agent's automated and
+ * within its reply window), the voice pool's pace, then ConversationRelay.
  * Nothing is queued twice: a message that is no longer scheduled (an
  * opt-out, an erasure meanwhile) or already has its call is left alone.
  */
@@ -38,12 +49,13 @@ export async function callForMessage(
       lead_id: lead.id,
       direction: 'outbound',
       status: 'waiting',
-      status_reason: 'a message sent as a call',
+      status_reason: message.is_ai_generated === 1 ? "the agent's message, sent as a call" : 'a message sent as a call',
       to_number: lead.phone,
       voicemail_enabled: voice.voicemailEnabled ? 1 : 0,
       greeting: message.text,
       message_id: message.id,
-      placed_by_person: 1,
+      // The agent's reply or follow-up on the voice channel (agent/apply.ts) is the agent's call: automated, capped.
+      placed_by_person: message.is_ai_generated === 1 ? 0 : 1,
       override_business_hours: payload.overrideBusinessHours ? 1 : null,
       send_when_off: payload.sendWhenOff ? 1 : null,
       created_at: now,

@@ -15,7 +15,7 @@ import { newId } from '../platform/ids.js';
 import { normalizePhone } from '../platform/phone.js';
 import { DEFAULT_SETTINGS, readSettings } from '../settings/settings.service.js';
 import { reachableChannels, type ChannelName } from '../lead-records/channels.js';
-import { applyResubscribe, applyUnsubscribe } from '../subscriptions/subscriptions.service.js';
+import { applyResubscribe, applyUnsubscribe, suppressAddress } from '../subscriptions/subscriptions.service.js';
 import { newTextOfReply } from '../compliance/email-reply.js';
 import { optOutLanguage } from '../compliance/opt-out-language.js';
 import { recognise, type Recognition } from '../compliance/opt-out-recognizer.js';
@@ -88,6 +88,7 @@ async function receive(
       text: input.text,
       created_at: at,
     });
+    await bindStopOfUnknown(trx, deps, organizationId, input, address, now);
     return { leadId: null, messageId: null, action: 'unmatched' };
   }
   const messageId = newId();
@@ -127,6 +128,39 @@ async function receive(
   // The AI's turn is a durable job committed with the message (agent/turn.ts); it is skipped when the AI is off.
   if (action === 'conversation') await enqueueAgentTurn(trx, deps, lead, messageId, now);
   return { leadId: lead.id, messageId, action };
+}
+
+/**
+ * A stop from an address no lead holds (and none was made of it) is not
+ * answered, but it binds the address: opt-outs are kept by address and
+ * outlive leads, so a lead made of it later, or the missed-call text to an
+ * unknown caller, is held by it. A Do Not Contact request puts the number on
+ * the list.
+ */
+async function bindStopOfUnknown(
+  trx: Db,
+  deps: Deps,
+  organizationId: string,
+  input: InboundInput,
+  address: string,
+  now: Date,
+): Promise<void> {
+  const settings = await readSettings(trx, organizationId);
+  const custom = { optOut: settings.optOutKeywords, optIn: settings.optInKeywords };
+  const stop = wordsOf(input)
+    .map((t) => recognise(t, input.channel, custom))
+    .find((h): h is Extract<Recognition, { kind: 'stop' }> => h.kind === 'stop');
+  if (!stop) return;
+  const words = input.channel === 'voice' ? null : input.text;
+  if (stop.doNotContact && input.channel !== 'email')
+    await addDncIn(trx, organizationId, address, 'message', now.toISOString(), words);
+  const reach: ChannelName[] = input.channel === 'email' ? ['email'] : ['sms', 'voice'];
+  const channels = stop.channels === 'all' ? reach : stop.channels.filter((c) => reach.includes(c));
+  for (const channel of channels)
+    await suppressAddress(trx, deps, organizationId, channel, { address }, sourceOf(stop, input.channel), {
+      optOutMessage: words,
+      actor: input.actor ?? null,
+    });
 }
 
 async function leadForUnknownSender(

@@ -71,6 +71,8 @@ export const JOB_PAYLOAD_SCHEMAS = {
     code: Type.String(),
     reason: Type.String(),
   }),
+  /** The missed-call text to an unknown caller, judged by their number (calls/calls.service.ts runMissedCallText). */
+  'call.missed-text': Type.Object({ callId: Id }),
   /** A live call that waited for contact hours or its number's pace: the gate is asked again, then it is dialled (calls/calls.service.ts). */
   'call.place': Type.Object({
     /** The waiting call (calls row). */

@@ -15,6 +15,14 @@ import type { SendMessageInput } from './send.schemas.js';
 
 const MAX_AHEAD_MS = 366 * 24 * 3_600_000;
 
+/**
+ * Whether a message on `channel` is spoken on a live call (`message.call`):
+ * every voice message, with Twilio, whoever wrote it (docs/voice.md). Without
+ * Twilio a voice message goes to the log adapter as any unconfigured channel.
+ */
+export const byLiveCall = (deps: Pick<Deps, 'config'>, channel: ChannelName): boolean =>
+  channel === 'voice' && deps.config.twilio !== null;
+
 export interface ScheduledSend {
   organizationId: string;
   lead: LeadRow;
@@ -39,7 +47,7 @@ export interface ScheduledSend {
   campaignId?: string | null;
   /** The lead's inbound message this answers (an AI reply, a confirmation): the gate's reply window counts from it. */
   inReplyTo?: string;
-  /** Spoken on a live call whose greeting it is (sendMessage on voice with Twilio): `message.call` instead of `message.send`. */
+  /** Spoken on a live call whose greeting it is (any voice message with Twilio, `byLiveCall`): `message.call` instead of `message.send`. */
   byCall?: boolean;
 }
 
@@ -137,7 +145,7 @@ export async function sendMessage(deps: Deps, organizationId: string, leadId: st
       waiting,
       notBefore: waiting && runAt > now ? runAt : undefined,
       // With Twilio, a voice message is a live call whose greeting it is (calls/message-call.ts, docs/voice.md).
-      byCall: channel === 'voice' && deps.config.twilio !== null,
+      byCall: byLiveCall(deps, channel),
     });
     // A person writing to (or calling) the lead is the first human touch of its open hand-off (src/handoffs/).
     if (!blocked)

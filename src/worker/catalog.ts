@@ -1,11 +1,11 @@
-import { callForMessage } from '../calls/message-call.js';
+import { callForMessage, spokenByCall } from '../calls/message-call.js';
 import { runAgentTurn } from '../agent/turn.js';
 import { runOpening } from '../agent/opening.js';
 import { sendRecordedMessage } from '../channels/outbound.js';
 import { runFollowUp } from '../agent/followup.job.js';
 import { runCampaign } from '../campaigns/campaign.job.js';
 import { runHandoffAlert, runHandoffEscalation, runOwnerAlert, runSendingNumberAlert } from '../handoffs/alerts.js';
-import { runWaitingCall } from '../calls/calls.service.js';
+import { runMissedCallText, runWaitingCall } from '../calls/calls.service.js';
 import { runAppointmentReminder } from '../appointments/reminder.job.js';
 import { runAppointmentInvite } from '../appointments/invite.job.js';
 import type { JobHandlers } from '../jobs/runner.js';
@@ -19,7 +19,13 @@ import type { JobHandlers } from '../jobs/runner.js';
  */
 
 export const jobHandlers: JobHandlers = {
-  'message.send': { run: (deps, job, lastAttempt) => sendRecordedMessage(deps, job, lastAttempt) },
+  'message.send': {
+    // A voice message queued as a send before every voice message became a live call is placed as one.
+    run: async (deps, job, lastAttempt) =>
+      (await spokenByCall(deps, job.organizationId, job.payload.messageId))
+        ? callForMessage(deps, job.organizationId, job.payload)
+        : sendRecordedMessage(deps, job, lastAttempt),
+  },
   'ai.turn': { run: (deps, job, lastAttempt) => runAgentTurn(deps, job.organizationId, job.payload, lastAttempt) },
   'followup.send': { run: (deps, job, lastAttempt) => runFollowUp(deps, job, lastAttempt) },
   'ai.opening': { run: (deps, job, lastAttempt) => runOpening(deps, job.organizationId, job.payload, lastAttempt) },
@@ -31,6 +37,7 @@ export const jobHandlers: JobHandlers = {
     run: (deps, job) => runSendingNumberAlert(deps, job.organizationId, job.payload, job.id),
   },
   'call.place': { run: (deps, job) => runWaitingCall(deps, job.organizationId, job.payload.callId) },
+  'call.missed-text': { run: (deps, job) => runMissedCallText(deps, job.organizationId, job.payload.callId) },
   'message.call': { run: (deps, job) => callForMessage(deps, job.organizationId, job.payload) },
   'appointment.remind': { run: (deps, job) => runAppointmentReminder(deps, job.organizationId, job.payload) },
   'appointment.invite': { run: (deps, job) => runAppointmentInvite(deps, job.organizationId, job.payload) },

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STOP_CONFIRMATION } from '../../src/inbound/inbound.js';
+import { insertMessage } from '../../src/messages/messages.repository.js';
 import { ConfigError, loadConfig } from '../../src/platform/config.js';
 import { expectError, until } from '../support/assert.js';
 import { outboxFor } from '../support/events.js';
@@ -161,12 +162,11 @@ describeEachDialect(
     }
 
     /**
-     * A recorded call (say, then gather one answer): what the agent's own answer on the voice channel
-     * still is (docs/voice.md). The lead answered a call (the gather webhook), so the scripted agent
-     * asks its profile's question on voice. sendMessage with channel voice is a live call instead
-     * (test/voice/message-calls.test.ts).
+     * What the lead said on a recorded call (say, then gather one answer) placed before every voice
+     * message became a live call: the gather webhook still hears it, and the scripted agent answers
+     * with its profile's question on voice, which is now a live call (docs/voice.md).
      */
-    async function recordedCall(question: string) {
+    async function answeredRecordedCall(question: string) {
       const profile = `recorded-${Math.random().toString(36).slice(2, 8)}`;
       expect((await acme.post('/customerProfiles', { name: profile, questions: [question] })).status).toBe(201);
       const { id, phone } = await lead({ customerProfile: profile, isAiOn: true });
@@ -184,6 +184,35 @@ describeEachDialect(
       const m = (await messages(acme, id)).find((x) => x.direction === 'outbound');
       expect(m?.status, 'the reply was sent or failed in the step').toMatch(/^(sent|failed)$/);
       return { id, phone, m: m! };
+    }
+
+    /** A recorded call's message as the version before live calls stored it: sent, its provider id the CallSid. */
+    async function recordedCallMessage(ts: TestServer, leadId: string) {
+      const db = ts.server.store.db;
+      const { organization_id } = await db
+        .selectFrom('leads')
+        .select('organization_id')
+        .where('id', '=', leadId)
+        .executeTakeFirstOrThrow();
+      const id = `msg-recorded-${Math.random().toString(36).slice(2, 10)}`;
+      const sid = `CA${Math.random().toString(16).slice(2).padEnd(32, '0')}`;
+      const at = ts.clock.now().toISOString();
+      await insertMessage(db, organization_id, {
+        id,
+        lead_id: leadId,
+        channel: 'voice',
+        direction: 'outbound',
+        owner: 'user',
+        text: 'A recorded call',
+        is_ai_generated: 1,
+        status: 'sent',
+        status_reason: null,
+        scheduled_at: at,
+        created_at: at,
+        purpose: 'conversation',
+        provider_message_id: sid,
+      });
+      return { id, sid };
     }
 
     describe('sending', () => {
@@ -204,20 +233,19 @@ describeEachDialect(
         expect(await providerIdOf(ts, m.id)).toBe(sent[0]!.sid);
       });
 
-      it("an agent's answer on the voice channel is the recorded call: Calls.json with TwiML that says it and gathers speech", async () => {
-        const ts = ctx();
+      it("an agent's answer to a recorded call's speech is a live call, never another recorded call", async () => {
         const tag = Math.random().toString(36).slice(2, 8);
-        const { m, phone } = await recordedCall(`Is your viewing ${tag} at 5 <pm> & will you bring "ID"?`);
-        expect(m).toMatchObject({ status: 'sent', channel: 'voice', direction: 'outbound' });
-        const calls = fake.accepted('Calls', (p) => p.Twiml?.includes(tag) ?? false);
+        const { m, phone } = await answeredRecordedCall(`Is your viewing ${tag} at 5 <pm> & will you bring "ID"?`);
+        expect(m).toMatchObject({ status: 'sent', channel: 'voice', direction: 'outbound', isAiGenerated: true });
+        const calls = fake.accepted('Calls', (p) => p.To === phone);
         expect(calls).toHaveLength(1);
         const { params } = calls[0]!;
-        expect(params).toMatchObject({ To: phone, From: ACME, StatusCallback: `${PUBLIC}/v1/providers/twilio/status` });
-        expect(params.Twiml).toBe(
-          `<Response><Say>Is your viewing ${tag} at 5 &lt;pm&gt; &amp; will you bring &quot;ID&quot;?</Say>` +
-            `<Gather input="speech" action="${PUBLIC}/v1/providers/twilio/voice/gather" method="POST"/></Response>`,
+        expect(params).toMatchObject({ To: phone, From: ACME });
+        expect(params.Twiml).toContain('<Connect action=');
+        expect(params.Twiml).toContain(
+          `welcomeGreeting="Is your viewing ${tag} at 5 &lt;pm&gt; &amp; will you bring &quot;ID&quot;?"`,
         );
-        expect(await providerIdOf(ts, m.id)).toBe(calls[0]!.sid);
+        expect(params.Twiml).not.toContain('<Gather');
       });
 
       it('without a sending number the send ends failed, with the reason, and Twilio is never called', async () => {
@@ -591,10 +619,11 @@ describeEachDialect(
         expect(await statusOf()).toMatchObject({ status: 'failed', statusReason: 'Twilio error 30008' });
       });
 
-      it('maps call outcomes: completed is delivered, no-answer is undelivered', async () => {
+      it("maps a recorded call's outcomes (placed before live calls): completed is delivered, no-answer undelivered", async () => {
         const ts = ctx();
-        const { id, phone, m } = await recordedCall(`call status ${Math.random()}?`);
-        const sid = (await providerIdOf(ts, m.id))!;
+        const { id, phone } = await lead();
+        const { id: messageId, sid } = await recordedCallMessage(ts, id);
+        const m = { id: messageId };
         const report = (status: string) =>
           webhook(ts, '/v1/providers/twilio/status', {
             AccountSid: SID,

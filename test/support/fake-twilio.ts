@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { twilioSign } from './twilio-webhooks.js';
 
 /** One request Twilio's REST API accepted (or was told to fail). */
 export interface TwilioRequest {
@@ -77,7 +78,36 @@ export interface FakeTwilio {
   slowly(ms: number, accept?: (params: Record<string, string>) => SlowAccept): void;
   /** Creates that arrived and whose clients still wait for the answer. */
   inFlight(): number;
+  /**
+   * Twilio's own callbacks for the calls it accepted, sent to the server listening at `serverUrl` (Twilio
+   * knows it by the public URL given in Calls.json; the fake reaches it here, and signs for the public URL).
+   */
+  callbacks(serverUrl: string): CallCallbacks;
   close(): Promise<void>;
+}
+
+/** Twilio's answer to a callback it sent: the status and the TwiML (or other body) the server answered. */
+export interface CallbackAnswer {
+  status: number;
+  body: string;
+}
+
+/**
+ * What Twilio posts about a call it placed, to the URLs its Calls.json gave: each form-encoded, signed with
+ * X-Twilio-Signature over the URL exactly as given (query included) and the parameters, as Twilio does.
+ */
+export interface CallCallbacks {
+  /** Asynchronous answering-machine detection decided: `AnsweredBy` to AsyncAmdStatusCallback. */
+  amd(
+    callSid: string,
+    answeredBy: 'human' | 'machine_start' | 'machine_end_beep' | 'fax' | 'unknown',
+  ): Promise<CallbackAnswer>;
+  /** The call ended: `CallStatus` (and `CallDuration`, seconds) to StatusCallback. */
+  status(
+    callSid: string,
+    callStatus: 'completed' | 'no-answer' | 'busy' | 'failed' | 'canceled',
+    durationSeconds?: number,
+  ): Promise<CallbackAnswer>;
 }
 
 const E164 = /^\+[1-9]\d{6,14}$/;
@@ -349,6 +379,54 @@ export async function startFakeTwilio(accountSid: string, authToken: string): Pr
       slowAccept = accept;
     },
     inFlight: () => pending,
+    callbacks: (serverUrl) => {
+      const placed = (callSid: string) => {
+        const call = requests.find((r) => r.resource === 'Calls' && r.status === 201 && r.sid === callSid);
+        if (!call) throw new Error(`the fake Twilio placed no call ${callSid}`);
+        return call.params;
+      };
+      const post = async (url: string | undefined, params: Record<string, string>): Promise<CallbackAnswer> => {
+        if (!url) throw new Error('the call was placed without that callback URL');
+        const target = new URL(url);
+        const res = await fetch(serverUrl + target.pathname + target.search, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded; charset=UTF-8',
+            'x-twilio-signature': twilioSign(url, params, authToken),
+          },
+          body: new URLSearchParams(params).toString(),
+        });
+        return { status: res.status, body: await res.text() };
+      };
+      const common = (callSid: string, p: Record<string, string>) => ({
+        AccountSid: accountSid,
+        ApiVersion: '2010-04-01',
+        CallSid: callSid,
+        Direction: 'outbound-api',
+        From: p.From!,
+        To: p.To!,
+      });
+      return {
+        amd: (callSid, answeredBy) => {
+          const p = placed(callSid);
+          return post(p.AsyncAmdStatusCallback, {
+            ...common(callSid, p),
+            AnsweredBy: answeredBy,
+            MachineDetectionDuration: '2150',
+          });
+        },
+        status: (callSid, callStatus, durationSeconds) => {
+          const p = placed(callSid);
+          return post(p.StatusCallback, {
+            ...common(callSid, p),
+            CallStatus: callStatus,
+            ...(durationSeconds === undefined
+              ? {}
+              : { CallDuration: String(durationSeconds), Duration: String(Math.ceil(durationSeconds / 60)) }),
+          });
+        },
+      };
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

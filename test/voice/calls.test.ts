@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../support/assert.js';
-import { LATE_NIGHT, startEachTestInDaytime } from '../support/clock-hours.js';
+import { LATE_NIGHT, NEXT_MORNING, startEachTestInDaytime } from '../support/clock-hours.js';
 import { outboxFor } from '../support/events.js';
 import { startFakeTwilio } from '../support/fake-twilio.js';
 import { connectRelay } from '../support/fake-relay.js';
@@ -300,47 +300,112 @@ describeEachDialect(
     it('leaves the profile voicemail after the beep when a machine answers', async () => {
       const { id } = await lead();
       const call = await placeCall(acme, fake, id);
-      expect(
-        (
-          await callback(ctx(), call.params.AsyncAmdStatusCallback!, {
-            CallSid: call.sid,
-            AnsweredBy: 'machine_end_beep',
-          })
-        ).status,
-      ).toBe(200);
+      // Twilio itself posts AMD's verdict and the call's end to the URLs Calls.json gave, signed.
+      const twilio = fake.callbacks(ctx().url);
+      expect((await twilio.amd(call.sid, 'machine_end_beep')).status).toBe(200);
       const updates = fake.accepted('CallUpdate', (p) => p.CallSid === call.sid);
       expect(updates).toHaveLength(1);
       expect(updates[0]!.params.Twiml).toBe(
         '<Response><Say>Hi Ann, Acme Movers here. Call us back!</Say><Hangup/></Response>',
       );
-      await callback(ctx(), call.params.StatusCallback!, {
-        CallSid: call.sid,
-        CallStatus: 'completed',
-        CallDuration: '20',
+      expect((await twilio.status(call.sid, 'completed', 20)).status).toBe(200);
+      expect((await acme.get(`/calls/${call.id}`)).body).toMatchObject({
+        outcome: 'voicemail',
+        status: 'completed',
+        durationSeconds: 20,
       });
-      expect((await acme.get(`/calls/${call.id}`)).body).toMatchObject({ outcome: 'voicemail', status: 'completed' });
+    });
+
+    it('a follow-up step with voicemailEnabled leaves the voicemail though its profile has it off', async () => {
+      expect((await acme.post('/customerProfiles', { name: 'step-voicemail', questions: QUESTIONS })).status).toBe(201);
+      const voice = await acme.call('PUT', '/customerProfiles/step-voicemail/voice', {
+        voicemailEnabled: false,
+        voicemailText: 'Hi {{firstName}}, the step left this.',
+      });
+      expect(voice.status).toBe(200);
+      const { id, phone } = await lead({ customerProfile: 'step-voicemail' });
+      const patched = await acme.patch(`/leads/${id}`, {
+        followUpConfig: { 1: { hours: 1, channel: 'call', voicemailEnabled: true } },
+      });
+      expect(patched.status).toBe(200);
+      ctx().clock.advance(2 * 3_600_000);
+      await ctx().runDue();
+      const placed = fake.accepted('Calls', (p) => p.To === phone);
+      expect(placed).toHaveLength(1);
+      const sid = placed[0]!.sid!;
+      const twilio = fake.callbacks(ctx().url);
+      expect((await twilio.amd(sid, 'machine_end_beep')).status).toBe(200);
+      expect(fake.accepted('CallUpdate', (p) => p.CallSid === sid).map((u) => u.params.Twiml)).toEqual([
+        '<Response><Say>Hi Ann, the step left this.</Say><Hangup/></Response>',
+      ]);
+      expect((await twilio.status(sid, 'completed', 12)).status).toBe(200);
+      const calls = (await acme.get(`/leads/${id}/calls`)).body.calls;
+      expect(calls[0]).toMatchObject({ outcome: 'voicemail', status: 'completed' });
     });
 
     it('hangs up on a machine when voicemail is off', async () => {
       const { id } = await lead();
       const call = await placeCall(acme, fake, id, { voicemailEnabled: false });
-      await callback(ctx(), call.params.AsyncAmdStatusCallback!, { CallSid: call.sid, AnsweredBy: 'machine_start' });
+      expect((await fake.callbacks(ctx().url).amd(call.sid, 'machine_start')).status).toBe(200);
       expect(fake.accepted('CallUpdate', (p) => p.CallSid === call.sid).map((u) => u.params.Status)).toEqual([
         'completed',
       ]);
       expect((await acme.get(`/calls/${call.id}`)).body).toMatchObject({ outcome: 'voicemail' });
     });
 
-    it('records no-answer and busy from the status callback', async () => {
+    it('records no-answer, busy and failed from the status callback Twilio sends; no call.completed', async () => {
+      const twilio = fake.callbacks(ctx().url);
+      for (const ending of ['no-answer', 'busy', 'failed'] as const) {
+        const { id } = await lead();
+        const call = await placeCall(acme, fake, id);
+        expect((await twilio.status(call.sid, ending, 0)).status).toBe(200);
+        expect((await acme.get(`/calls/${call.id}`)).body).toMatchObject({ outcome: ending, status: 'failed' });
+        expect(await outboxFor(ctx(), id, 'call.completed')).toHaveLength(0);
+      }
+    });
+
+    it('a person answering is outcome human, kept when the call completes, and call.completed goes out', async () => {
       const { id } = await lead();
       const call = await placeCall(acme, fake, id);
-      await callback(ctx(), call.params.StatusCallback!, {
-        CallSid: call.sid,
-        CallStatus: 'no-answer',
-        CallDuration: '0',
+      const twilio = fake.callbacks(ctx().url);
+      expect((await twilio.amd(call.sid, 'human')).status).toBe(200);
+      expect((await acme.get(`/calls/${call.id}`)).body).toMatchObject({ outcome: 'human' });
+      expect(fake.accepted('CallUpdate', (p) => p.CallSid === call.sid)).toEqual([]);
+      expect((await twilio.status(call.sid, 'completed', 42)).status).toBe(200);
+      expect((await acme.get(`/calls/${call.id}`)).body).toMatchObject({
+        outcome: 'human',
+        status: 'completed',
+        durationSeconds: 42,
       });
-      expect((await acme.get(`/calls/${call.id}`)).body).toMatchObject({ outcome: 'no-answer', status: 'failed' });
-      expect(await outboxFor(ctx(), id, 'call.completed')).toHaveLength(0);
+      const completed = await outboxFor(ctx(), id, 'call.completed');
+      expect(completed).toHaveLength(1);
+      expect(completed[0]!.data).toMatchObject({ callId: call.id, durationSeconds: 42, direction: 'OUTBOUND' });
+    });
+
+    it('hears "no me llames más": a spoken voice opt-out, the goodbye, the call ended', async () => {
+      const { id } = await lead();
+      const call = await placeCall(acme, fake, id);
+      const relay = await connectRelay(ctx().url, call.relayUrl, TOKEN);
+      relay.setup(call.sid);
+      relay.send({ type: 'prompt', voicePrompt: 'No me llames más, por favor.', last: true });
+      const end = await relay.waitFor((m) => m.type === 'end');
+      expect(JSON.parse(end.handoffData!)).toEqual({ reasonCode: 'opted-out' });
+      const l = (await acme.get(`/leads/${id}`)).body;
+      expect(l.subscriptions.voice).toBe('unsubscribed');
+      expect(l.subscriptions.sms).toBe('subscribed');
+      const ledger = await ctx()
+        .server.store.db.selectFrom('consent_ledger')
+        .select(['channel', 'action', 'source'])
+        .where('lead_id', '=', id)
+        .execute();
+      expect(ledger).toEqual([{ channel: 'voice', action: 'opt_out', source: 'spoken' }]);
+      const after = await callback(ctx(), call.actionUrl, {
+        CallSid: call.sid,
+        SessionStatus: 'ended',
+        HandoffData: end.handoffData!,
+      });
+      expect(after.body).toContain('<Say>Understood. We will not call you again. Goodbye.</Say><Hangup/>');
+      relay.close();
     });
 
     describe('inbound calls', () => {
@@ -402,7 +467,8 @@ describeEachDialect(
           ).status,
         ).toBe(200);
         const phone = uniquePhone();
-        const id = await createLead(beta, { phone, timeZone: 'America/New_York' });
+        // In Los Angeles too: the gate judges the text by the organization's hours where the lead is.
+        const id = await createLead(beta, { phone, timeZone: 'America/Los_Angeles' });
         const res = await signedWebhook(ctx(), PUBLIC, TOKEN, '/v1/providers/twilio/voice', {
           From: phone,
           To: BETA,
@@ -412,17 +478,121 @@ describeEachDialect(
         expect(String(res.body)).toContain('<Say>Sorry, we cannot take your call right now.');
         const calls = (await beta.get(`/leads/${id}/calls`)).body.calls;
         expect(calls[0]).toMatchObject({ outcome: 'missed', statusReason: "outside the organization's hours" });
+        // The text is the organization's: it waits for its hours, then goes.
+        await ctx().runDue();
+        expect(fake.accepted('Messages', (p) => p.To === phone)).toEqual([]);
+        const waiting = (await beta.get(`/leads/${id}/messages`)).body.messages;
+        expect(waiting).toHaveLength(1);
+        expect(waiting[0]).toMatchObject({ status: 'scheduled', statusCode: 'CONTACT_HOURS' });
+        ctx().clock.set(new Date('2026-07-01T17:01:00Z')); // 10:01 in Los Angeles
+        await ctx().runDue();
+        const sent = fake.accepted('Messages', (p) => p.To === phone);
+        expect(sent).toHaveLength(1);
+        expect(sent[0]!.params).toMatchObject({ From: BETA, Body: 'Sorry we missed your call. How can we help?' });
       });
 
-      it('an unknown caller hears the message; no ConversationRelay', async () => {
-        const res = await signedWebhook(ctx(), PUBLIC, TOKEN, '/v1/providers/twilio/voice', {
-          From: uniquePhone(),
-          To: OURS,
-          CallSid: `CA${'3'.repeat(32)}`,
+      /** A call to `to` from `from`, as Twilio's "A call comes in" webhook posts it. */
+      const callIn = (from: string, to: string) =>
+        signedWebhook(ctx(), PUBLIC, TOKEN, '/v1/providers/twilio/voice', {
+          From: from,
+          To: to,
+          CallSid: `CA${Math.random().toString(16).slice(2).padEnd(32, '0')}`,
+          Direction: 'inbound',
         });
+      /** The stored call of a caller no lead holds: GET /calls shows a lead's calls only. */
+      const callFrom = (phone: string) =>
+        ctx()
+          .server.store.db.selectFrom('calls')
+          .select(['lead_id', 'outcome', 'status_code', 'status_reason'])
+          .where('from_number', '=', phone)
+          .executeTakeFirstOrThrow();
+      const missedTexts = (phone: string) => fake.accepted('Messages', (p) => p.To === phone);
+
+      it('an unknown caller hears the message, then the missed-call text follows through the gate', async () => {
+        const phone = uniquePhone();
+        const res = await callIn(phone, OURS);
         expect(res.status).toBe(200);
         expect(String(res.body)).not.toContain('ConversationRelay');
-        expect(String(res.body)).toContain('<Say>');
+        expect(String(res.body)).toContain('<Say>Sorry, we cannot take your call right now.');
+        await ctx().runDue();
+        expect(missedTexts(phone)).toHaveLength(1);
+        expect(missedTexts(phone)[0]!.params).toMatchObject({
+          From: OURS,
+          Body: 'Sorry we missed your call. How can we help?',
+        });
+        expect(await callFrom(phone)).toMatchObject({
+          lead_id: null,
+          outcome: 'missed',
+          status_code: 'MISSED_CALL_TEXT_SENT',
+        });
+        // Auto-creation is off: the text made no lead.
+        expect((await acme.get(`/leads/lookup?phone=${encodeURIComponent(phone)}`)).status).toBe(404);
+      });
+
+      it('an unknown caller on the Do Not Contact list gets no missed-call text', async () => {
+        const phone = uniquePhone();
+        expect((await acme.post('/dnc/register', { phone })).status).toBeLessThan(300);
+        expect((await callIn(phone, OURS)).status).toBe(200);
+        await ctx().runDue();
+        expect(missedTexts(phone)).toEqual([]);
+        expect(await callFrom(phone)).toMatchObject({ lead_id: null, status_code: 'DNC' });
+      });
+
+      it('an unknown number that texted STOP earlier gets no missed-call text when it calls', async () => {
+        const phone = uniquePhone();
+        const stop = await signedWebhook(ctx(), PUBLIC, TOKEN, '/v1/providers/twilio/sms', {
+          From: phone,
+          To: OURS,
+          Body: 'STOP',
+          MessageSid: `SM${Math.random().toString(16).slice(2).padEnd(32, '0')}`,
+        });
+        expect(stop.status).toBe(200);
+        expect((await callIn(phone, OURS)).status).toBe(200);
+        await ctx().runDue();
+        // Neither the STOP (the number is no lead's) nor the call was answered by text.
+        expect(missedTexts(phone)).toEqual([]);
+        expect(await callFrom(phone)).toMatchObject({ lead_id: null, status_code: 'OPTED_OUT' });
+      });
+
+      it('an unknown caller at night where the number is gets the text in the morning, not before', async () => {
+        const phone = uniquePhone();
+        // 23:00 in Los Angeles, the zone of the +1 415 number; the organization's own hours are open all day.
+        ctx().clock.set(LATE_NIGHT);
+        expect((await callIn(phone, OURS)).status).toBe(200);
+        await ctx().runDue();
+        expect(missedTexts(phone)).toEqual([]);
+        expect(await callFrom(phone)).toMatchObject({ lead_id: null, status_code: null });
+        ctx().clock.set(NEXT_MORNING);
+        await ctx().runDue();
+        expect(missedTexts(phone)).toHaveLength(1);
+        expect((await callFrom(phone)).status_code).toBe('MISSED_CALL_TEXT_SENT');
+      });
+
+      it('an unknown caller becomes a lead when inboundLeads is on, and the agent answers the call', async () => {
+        const org = await freshOrg(ctx(), 'inbound-callers');
+        const number = sendingNumber();
+        expect((await org.post('/customerProfiles', { name: 'callers', questions: QUESTIONS })).status).toBe(201);
+        const settings = await org.patch('/settings', {
+          ...ALWAYS_OPEN,
+          sendingNumber: number,
+          inboundLeads: { customerProfile: 'callers' },
+        });
+        expect(settings.status).toBe(200);
+        const phone = uniquePhone();
+        const res = await callIn(phone, number);
+        expect(res.status).toBe(200);
+        const url = twimlAttr(String(res.body), 'ConversationRelay', 'url');
+        expect(url).toBeDefined();
+        const found = await org.get(`/leads/lookup?phone=${encodeURIComponent(phone)}`);
+        expect(found.status).toBe(200);
+        const relay = await connectRelay(ctx().url, url!, TOKEN);
+        relay.setup(`CA${'5'.repeat(32)}`, { direction: 'inbound' });
+        expect(await relay.say('Hi, I saw your ad')).toBe(`${QUESTIONS[0]} `);
+        relay.close();
+        const calls = (await org.get(`/leads/${found.body.id}/calls`)).body.calls;
+        expect(calls[0]).toMatchObject({ direction: 'INBOUND', status: 'in-progress' });
+        await ctx().runDue();
+        expect(missedTexts(phone)).toEqual([]);
       });
 
       it('refuses an unsigned voice webhook', async () => {
@@ -436,4 +606,25 @@ describeEachDialect(
     });
   },
   twilioEnv(fake),
+);
+
+describeEachDialect(
+  'Live calls behind a plain http public URL',
+  (ctx) => {
+    startEachTestInDaytime(ctx);
+
+    it('names a ws:// relay URL, and the handshake signed over it is accepted', async () => {
+      const acme = ctx().acme;
+      expect((await acme.patch('/settings', { ...ALWAYS_OPEN, sendingNumber: sendingNumber() })).status).toBe(200);
+      const id = await createLead(acme, { phone: uniquePhone(), firstName: 'Ann' });
+      const call = await placeCall(acme, fake, id);
+      expect(call.relayUrl.startsWith(`ws://parley.example.com:8080/v1/providers/twilio/relay?`)).toBe(true);
+      expect(call.actionUrl.startsWith('http://parley.example.com:8080/v1/providers/twilio/relay/action?')).toBe(true);
+      const relay = await connectRelay(ctx().url, call.relayUrl, TOKEN);
+      relay.setup(call.sid);
+      expect((await relay.say('Hello?')).length).toBeGreaterThan(0);
+      relay.close();
+    });
+  },
+  { ...twilioEnv(fake), PARLEY_PUBLIC_URL: 'http://parley.example.com:8080' },
 );

@@ -100,6 +100,27 @@ describeEachDialect(
       ]);
     });
 
+    it("the agent's answer to the lead's voice message is a live call whose greeting is the answer", async () => {
+      const phone = uniquePhone();
+      const id = await createLead(acme, { phone, customerProfile: 'spoken', isAiOn: true });
+      // What the lead said on a call, reported through the API: the agent's turn answers on the voice channel.
+      const heard = await acme.post('/inbound', { channel: 'voice', from: phone, text: 'Hello, who is this?' });
+      expect(heard.status).toBe(200);
+      await ctx().runDue();
+      const placed = fake.accepted('Calls', (p) => p.To === phone);
+      expect(placed).toHaveLength(1);
+      const twiml = placed[0]!.params.Twiml!;
+      expect(twiml).toMatch(/^<Response><Connect action="[^"]+"><ConversationRelay /);
+      expect(twiml).not.toContain('<Gather');
+      expect(twimlAttr(twiml, 'ConversationRelay', 'welcomeGreeting')).toBe('What is your budget?');
+      expect(placed[0]!.params.AsyncAmd).toBe('true');
+      const reply = (await voiceMessages(acme, id)).find((m) => m.direction === 'outbound')!;
+      expect(reply).toMatchObject({ content: { text: 'What is your budget?' }, isAiGenerated: true });
+      const calls = await acme.get(`/leads/${id}/calls`);
+      expect(calls.body.calls).toHaveLength(1);
+      expect(calls.body.calls[0]).toMatchObject({ direction: 'OUTBOUND', providerCallId: placed[0]!.sid });
+    });
+
     it('the gate still judges it when it is sent: a lead opted out of voice is not called', async () => {
       const id = await createLead(acme, { phone: uniquePhone(), customerProfile: 'spoken', isAiOn: true });
       expect((await acme.post(`/leads/${id}/unsubscribe`, { channels: ['voice'] })).status).toBe(200);

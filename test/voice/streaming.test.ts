@@ -301,6 +301,17 @@ describeEachDialect(
       expect(String(after.body)).not.toContain(TRANSFER_TO);
       const handoffs = (await acme.get(`/handoffs?ownerId=${rep.userId}`)).body;
       expect(JSON.stringify(handoffs)).toContain(id);
+      // The owner does not pick up: the lead hears a message, and the owner gets the call's summary by SMS.
+      const dialed = await callback(ctx(), twimlAttr(String(after.body), 'Dial', 'action')!, {
+        CallSid: placed.sid,
+        DialCallStatus: 'no-answer',
+      });
+      expect(String(dialed.body)).toContain('<Say>Sorry, nobody is available');
+      await ctx().runDue();
+      const texts = fake.accepted('Messages', (p) => p.To === ownerPhone).map((m) => m.params.Body ?? '');
+      expect(
+        texts.filter((t) => t.startsWith('Transfer not answered') && t.includes('Summary: Bo asks for Sam.')),
+      ).toHaveLength(1);
       // Away, the owner is not dialled: the profile's number is.
       expect((await acme.patch(`/users/${rep.userId}`, { isAway: true })).status).toBe(200);
       const second = await connected();

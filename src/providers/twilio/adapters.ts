@@ -1,6 +1,5 @@
 import { request } from 'undici';
 import type { Config, TwilioConfig } from '../../platform/config.js';
-import { sayAndGather } from './twiml.js';
 import { classify, isPermanent } from '../../deliverability/error-codes.js';
 import {
   SendError,
@@ -19,14 +18,10 @@ const TIMEOUT_MS = 15_000;
  * the lease lapses and another claim looks at the message.
  */
 type TwilioApi = TwilioConfig & { timeoutMs: number };
-/** Twilio's limit on the `Twiml` parameter of a call. */
-const MAX_TWIML_CHARS = 4000;
-
-/** Where Twilio posts delivery (MessageStatus) and call (CallStatus) updates, and the speech a call gathers. */
+/** Where Twilio posts inbound SMS and delivery (MessageStatus) updates. */
 export const twilioCallbackPaths = {
   sms: '/v1/providers/twilio/sms',
   status: '/v1/providers/twilio/status',
-  gather: '/v1/providers/twilio/voice/gather',
 } as const;
 
 interface TwilioError {
@@ -225,25 +220,12 @@ export function twilioAdapters(config: Config & { twilio: TwilioConfig }): {
     },
     find: async (m, since) => findSent(twilio, m.to, requireFrom(m), m.text, since),
   };
+  // Every voice message is a live call (calls/message-call.ts), never handed to an adapter: one that gets here is a bug, refused for good.
   const voice: ChannelAdapter = {
     name: 'twilio-voice',
-    // A call's TwiML is not in Twilio's list of calls, so a call cannot be recognised there: a person decides.
     inDoubt: 'operator',
-    send: async (m): Promise<SendReceipt> => {
-      const from = requireFrom(m);
-      const twiml = sayAndGather(m.text, publicUrl + twilioCallbackPaths.gather);
-      if (twiml.length > MAX_TWIML_CHARS)
-        throw new SendError(
-          `voice message too long: the call's TwiML may hold ${MAX_TWIML_CHARS} characters`,
-          'refused',
-        );
-      const { sid } = await post(twilio, 'Calls', {
-        To: m.to,
-        From: from,
-        Twiml: twiml,
-        StatusCallback: publicUrl + twilioCallbackPaths.status,
-      });
-      return { providerMessageId: sid };
+    send: async () => {
+      throw new SendError('a voice message is spoken on a live call (message.call), not sent as a message', 'refused');
     },
   };
   return { sms, voice };

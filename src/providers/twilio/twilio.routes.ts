@@ -99,6 +99,9 @@ export const twilioRoutes =
       },
     );
 
+    // Voice messages are live calls now (calls/); only a recorded call placed before the upgrade (say, gather one
+    // answer) still posts here. Kept so such a call in flight ends politely rather than on Twilio's application
+    // error, and what the lead said is still heard: a "stop" in it is applied like any other.
     app.post(
       '/providers/twilio/voice/gather',
       { schema: { ...hidden, summary: 'Twilio <Gather> speech result', body: GatherBody } },

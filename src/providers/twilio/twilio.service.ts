@@ -98,7 +98,7 @@ export async function receiveSpeech(
     providerMessageId: call.CallSid ?? null,
     actor: `twilio:${call.CallSid ?? 'unknown'}`,
   };
-  // A call gathers once (providers/twilio/twiml.ts: say, gather, hang up): the call's id names the gather.
+  // A recorded call gathered once (say, gather, hang up; placed before voice became live calls): the call's id names the gather.
   return call.CallSid
     ? inbound.handleProviderInbound(deps, organizationId, input, `twilio:${call.CallSid}:gather`)
     : inbound.handleInbound(deps, organizationId, input);

@@ -25,10 +25,5 @@ export const EMPTY_RESPONSE = `${PROLOG}<Response/>`;
 /** The end of a call in which the lead asked not to be called again: acknowledged, then ended at once. */
 export const OPTED_OUT_HANG_UP = `${PROLOG}<Response><Say>Understood. We will not call you again. Goodbye.</Say><Hangup/></Response>`;
 
-/** The end of a call once the lead has answered. */
+/** The end of a recorded call (say, gather one answer) once the lead has answered: only calls placed before voice messages became live calls. */
 export const THANK_AND_HANG_UP = `${PROLOG}<Response><Say>Thank you. Goodbye.</Say><Hangup/></Response>`;
-
-/** An outbound call: say the message, then listen; what the lead says is posted to `gatherUrl`. */
-export function sayAndGather(message: string, gatherUrl: string): string {
-  return `<Response><Say>${xmlEscape(message)}</Say><Gather input="speech" action="${xmlEscape(gatherUrl)}" method="POST"/></Response>`;
-}

@@ -279,6 +279,8 @@ const phraseOptOuts: CorpusEntry[] = [
   voice('um yeah can you just take me off your call list thanks', 'stop', { channels: ['voice'] }),
   voice("I'm on the do not call registry", 'stop', { channels: 'all', doNotContact: true }),
   voice('no me llamen más por favor', 'stop', { channels: ['voice'] }),
+  voice('no me llames más', 'stop', { channels: ['voice'] }),
+  voice('No me llames más, por favor.', 'stop', { channels: ['voice'] }),
   voice('Dejen de llamarme.', 'stop', { channels: ['voice'] }),
   voice('ya no me llamen', 'stop', { channels: ['voice'] }),
   voice('bórreme de su lista por favor', 'stop', { channels: 'all' }),

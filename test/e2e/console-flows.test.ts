@@ -132,6 +132,7 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
       .getByRole('status')
       .filter({ hasText: 'Unsubscribed from sms.' })
       .waitFor();
+    await screenshot(page, 'lead-unsubscribed-confirmed');
     expect(await box.isDisabled()).toBe(true);
     expect(await page.getByRole('button', { name: 'Send reply' }).isDisabled()).toBe(true);
     expect((await lead(id)).subscriptions.sms).toBe('unsubscribed');
@@ -169,6 +170,17 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     await row('Stella Stop').getByRole('link').click();
     await page.getByLabel('Reach').getByText('SMS opted out').waitFor();
     await page.goBack();
+    await row('Dora Dnc').getByRole('link').click();
+    await page.getByRole('heading', { name: 'Dora Dnc' }).waitFor();
+    await page.getByLabel('Reach').getByText('do not contact').waitFor();
+    expect(
+      await page
+        .getByLabel('Reach')
+        .getByText(/opted out/)
+        .count(),
+    ).toBe(0);
+    await screenshot(page, 'lead-header-dnc');
+    await page.goBack();
     // Parley's own confirmation of the STOP is not the team's words.
     await row('Stella Stop')
       .getByText(/^Automatic: /)
@@ -195,6 +207,7 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
       .locator('xpath=following-sibling::*[1]')
       .getByText(/Twilio is not configured/)
       .waitFor();
+    await screenshot(page, 'lead-call-now-feedback');
     expect((await server.ts.acme.get(`/leads/${id}/calls`)).body.calls).toEqual([]);
   });
 
@@ -349,6 +362,7 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     await page.getByLabel('Profile', { exact: true }).selectOption(profile);
     await page.getByRole('button', { name: 'Switch' }).click();
     await page.getByText('Profile switched.').waitFor();
+    await screenshot(page, 'lead-profile-switched-feedback');
     expect((await lead(id)).customerProfile).toBe(profile);
 
     page.once('dialog', (d) => void d.accept());
@@ -356,6 +370,9 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     await page.getByText('This lead is on the do-not-contact list').waitFor();
     // The next action's feedback replaces the last one.
     expect(await page.getByText('Profile switched.').count()).toBe(0);
+    // The header says it at once, with the reply box's reason.
+    await page.getByLabel('Reach').getByText('do not contact').waitFor();
+    await screenshot(page, 'lead-dnc-feedback');
     expect(await page.getByLabel('Reply', { exact: true }).isDisabled()).toBe(true);
     expect((await server.ts.acme.get(`/dnc/check?phone=${encodeURIComponent(phone)}`)).body.isDoNotContact).toBe(true);
   });
@@ -420,6 +437,7 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
       .filter({ hasText: 'Stella States' });
     await row.getByText('not sent: blocked').waitFor();
     expect(await row.textContent()).toContain('One more thing');
+    await screenshot(page, 'inbox-blocked-preview');
     const hour = new Date().getUTCHours();
     const hh = (h: number) => `${String(h % 24).padStart(2, '0')}:00`;
     expect(

@@ -8,6 +8,7 @@ import {
   describeWithBrowser,
   launchChromium,
   screenshot,
+  seriousViolations,
   signedIn,
   startConsoleServer,
   type ConsoleServer,
@@ -388,6 +389,8 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     const offered = page.getByRole('listbox', { name: 'Time zones' }).getByRole('option');
     await offered.filter({ hasText: 'America/Chicago' }).waitFor();
     expect((await offered.allTextContents()).every((z) => /chic/i.test(z))).toBe(true);
+    // The open list is a combobox's listbox to a screen reader.
+    expect(await seriousViolations(page, '.combo')).toEqual([]);
     await offered.filter({ hasText: 'America/Chicago' }).click();
     expect(await zone.inputValue()).toBe('America/Chicago');
     expect(await page.getByRole('listbox', { name: 'Time zones' }).count()).toBe(0);

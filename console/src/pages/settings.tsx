@@ -49,7 +49,7 @@ function ZonePicker({ value, onChange }: { value: string; onChange: (zone: strin
         autocomplete="off"
         aria-autocomplete="list"
         aria-expanded={shown}
-        aria-controls="time-zones"
+        aria-controls={shown ? 'time-zones' : undefined}
         aria-activedescendant={shown ? `zone-${Math.min(active, matches.length - 1)}` : undefined}
         value={value}
         onInput={(e) => {

@@ -119,13 +119,24 @@ async function writeCsv(path: string, stopped: string, dnc: string): Promise<Wri
     let kind: 'clean' | 'warned' | 'rejected' = 'clean';
     // The campaign's slice stays clean: its counts are the expo rows'.
     if (source !== 'expo') {
-      if (i % 97 === 5) (phone = 'not-a-phone'), (kind = 'warned');
-      else if (i % 101 === 7) (phone = ''), (email = ''), (kind = 'rejected');
-      else if (i % 103 === 9)
-        (zone = 'Mars/Olympus_Mons'), (email = `zoë.clark${i}@mail.example.com`), (kind = 'warned');
-      else if (i % 107 === 3) (email = `zoë@@mail${i}.example.com`), (kind = 'warned');
-      else if (i % 109 === 15) (extra = `,surplus ${i},more`), (kind = 'rejected');
-      else if (i % 61 === 21) {
+      if (i % 97 === 5) {
+        phone = 'not-a-phone';
+        kind = 'warned';
+      } else if (i % 101 === 7) {
+        phone = '';
+        email = '';
+        kind = 'rejected';
+      } else if (i % 103 === 9) {
+        zone = 'Mars/Olympus_Mons';
+        email = `zoë.clark${i}@mail.example.com`;
+        kind = 'warned';
+      } else if (i % 107 === 3) {
+        email = `zoë@@mail${i}.example.com`;
+        kind = 'warned';
+      } else if (i % 109 === 15) {
+        extra = `,surplus ${i},more`;
+        kind = 'rejected';
+      } else if (i % 61 === 21) {
         // A Spanish mobile with the international prefix written as 00: read as +34.
         const d = String(10_000_000 + i);
         phone = `0034 6${d.slice(0, 2)} ${d.slice(2, 5)} ${d.slice(5)}`;
@@ -230,7 +241,7 @@ describeEachDialect(
       expect(warned.find((r) => r['Time Zone'] === 'Mars/Olympus_Mons')?.warnings).toMatch(/zone/i);
       expect(warned.find((r) => r['E-mail']!.includes('@@'))?.warnings).toMatch(/email/i);
       // A row with more values than the header: the reason stands under its name, not in an unnamed column.
-      expect(rejected.find((r) => r['Company']!.endsWith('Branch') && r.Mobile)?.reason).toMatch(
+      expect(rejected.find((r) => r.Company!.endsWith('Branch') && r.Mobile)?.reason).toMatch(
         /the row has 10 values but the header has 8 columns/,
       );
       // What the warnings left out is all that was left out: an accented address and a 0034 number are the lead's.

@@ -61,12 +61,14 @@ function ZonePicker({ value, onChange }: { value: string; onChange: (zone: strin
         onBlur={() => setOpen(false)}
       />
       {shown && (
-        <ul id="time-zones" role="listbox" aria-label="Time zones" class="combo-list">
+        <div id="time-zones" role="listbox" aria-label="Time zones" class="combo-list">
           {matches.map((z, i) => (
-            <li
+            <div
               key={z}
               id={`zone-${i}`}
               role="option"
+              // Focus stays in the field (aria-activedescendant names the option).
+              tabIndex={-1}
               aria-selected={i === active}
               // Before the input's blur closes the list.
               onMouseDown={(e) => {
@@ -75,9 +77,9 @@ function ZonePicker({ value, onChange }: { value: string; onChange: (zone: strin
               }}
             >
               {z}
-            </li>
+            </div>
           ))}
-        </ul>
+        </div>
       )}
     </div>
   );

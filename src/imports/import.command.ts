@@ -34,7 +34,8 @@ class UsageError extends Error {}
 
 const rate = (rows: number, ms: number) => Math.round(rows / Math.max(ms / 1000, 0.001));
 
-function progressReporter(size: number, started: number) {
+/** The bar on a terminal, else a plain line every 2 s; exported for its test. */
+export function progressReporter(size: number, started: number) {
   let bytes = 0;
   let counts: ImportCounts = zeroCounts();
   const payload = () => ({

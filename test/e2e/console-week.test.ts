@@ -70,9 +70,11 @@ describeWithBrowser('console in the browser: the first week', () => {
       await p.getByText('103 conversations, the latest 100 shown, 100 unread').waitFor();
       const rows = p.getByRole('list', { name: 'Conversations' }).getByRole('listitem');
       expect(await rows.count()).toBe(100);
+      await screenshot(p, 'inbox-true-count');
       await p.getByRole('button', { name: 'Show 3 more' }).click();
       await p.getByText('103 conversations, 103 unread').waitFor();
       expect(await rows.count()).toBe(103);
+      await screenshot(p, 'inbox-paged');
       expect(await rows.filter({ hasText: 'Silent' }).count()).toBe(0);
       expect(await p.getByRole('button', { name: /^Show \d+ more$/ }).count()).toBe(0);
       // The count follows the filters, the channel of the latest message among them.

@@ -70,7 +70,7 @@ for (const dialect of dialects()) {
       env = { DATABASE_URL: database.url };
       store = openStore(database.url, 2);
       await migrateToLatest(store);
-      for (const org of ['cli-a', 'cli-b', 'cli-c']) await issueKey(store.db, org, [...DEFAULT_SCOPES]);
+      for (const org of ['cli-a', 'cli-b', 'cli-c', 'cli-d']) await issueKey(store.db, org, [...DEFAULT_SCOPES]);
     });
     afterAll(async () => {
       await store?.close();
@@ -101,6 +101,34 @@ for (const dialect of dialects()) {
       expect(again.code).toBe(0);
       expect(again.stdout).toContain('created 0, updated 0, skipped 2, rejected 1');
       expect(await leadsOf('cli-a')).toHaveLength(2);
+    });
+
+    it('imports a row without its bad field by default, with a warnings count, and lists extra values after the reason', async () => {
+      const [p1, p2, p3] = [importPhone(), importPhone(), importPhone()];
+      const path = file(
+        'warn.csv',
+        `First Name,Mobile,Email\r\nAnn,${p1},zoë@@mail.example.com\r\nBob,${p2},bob@example.com,extra,values\r\nCy,${p3},zoë.cy@mail.example.com\r\n`,
+      );
+      const rejects = join(dir, 'warn-rejects.csv');
+      const run = await parley(['import', 'leads', path, '--org', 'cli-d', '--rejects', rejects], env);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('created 2, updated 0, skipped 0, rejected 1, imported with warnings 1');
+      expect(run.stdout).toContain(`rejected rows: ${rejects}`);
+      // Both stand under their names; the surplus values come after them.
+      expect(readFileSync(rejects, 'utf8')).toBe(
+        [
+          'First Name,Mobile,Email,reason,warnings',
+          `Ann,'${p1},zoë@@mail.example.com,,"email ""zoë@@mail.example.com"" is not a valid email address: imported without it"`,
+          `Bob,'${p2},bob@example.com,the row has 5 values but the header has 3 columns,,extra,values`,
+          '',
+        ].join('\r\n'),
+      );
+      const leads = (await leadsOf('cli-d')).filter((l) => [p1, p2, p3].includes(l.phone!));
+      expect(leads.map((l) => [l.first_name, l.email]).sort((a, b) => a[0]!.localeCompare(b[0]!))).toEqual([
+        ['Ann', null],
+        ['Cy', 'zoë.cy@mail.example.com'],
+      ]);
     });
 
     it('writes rejected cells that a spreadsheet would run as a formula with a leading quote (phone numbers too)', async () => {

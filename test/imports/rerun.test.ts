@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '../support/harness.js';
-import type { Client } from '../support/harness.js';
+import type { Client, TestServer } from '../support/harness.js';
 import { allLeads, csvLine, importPhone, postCsv, settled } from './support.js';
 
 /**
@@ -17,6 +17,16 @@ const importCsv = async (client: Client, csv: string) => {
   return settled(client, res.body.id, 100_000);
 };
 const GAP = 700;
+
+const eventCount = async (ts: TestServer) =>
+  Number(
+    (
+      await ts.server.store.db
+        .selectFrom('events')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describeEachDialect('an import re-run of a file with repeated leads', (ctx) => {
   it('merges the repeats across batches (the last value of each field wins) and a second run is a no-op', async () => {
@@ -72,4 +82,40 @@ describeEachDialect('an import re-run of a file with repeated leads', (ctx) => {
     const again = new Map((await allLeads(acme)).map((l) => [l.phone, l]));
     for (const p of phones) expect(again.get(p)).toEqual(leads.get(p));
   }, 300_000);
+
+  it('re-imports rows whose bad field was dropped (under the default policy) with nothing updated', async () => {
+    const ts = ctx();
+    const { acme } = ts;
+    const [p1, p2, p3] = [importPhone(), importPhone(), importPhone()];
+    const stamp = `${ts.dialect}-${Date.now()}`;
+    const csv = [
+      csvLine(['First Name', 'Phone', 'Email', 'Time Zone', 'Company']),
+      // A good phone and a bad email; a good phone and email, a bad zone; an email kept without its bad phone.
+      csvLine(['Wes', p1, `zoë@@${stamp}.example.com`, '', 'Co']),
+      csvLine(['Wren', p2, `wren-${stamp}@example.com`, 'Mars/Olympus_Mons', 'Co']),
+      csvLine(['Ebb', 'not-a-phone', `ebb-${stamp}@example.com`, '', 'Co']),
+      // A lead whose later row drops a bad email and zone: the earlier row's zone stays, the company is the later.
+      csvLine(['Wade', p3, '', 'Europe/Paris', 'Old Co']),
+      csvLine(['Wade', p3, 'wade@@example.com', 'Nowhere/Zone', 'New Co']),
+    ].join('\n');
+    const first = await importCsv(acme, csv);
+    expect(first).toMatchObject({ status: 'completed', created: 4, rejected: 0, warned: 4 });
+    const mine = async () =>
+      (await allLeads(acme))
+        .filter((l) => [p1, p2, p3].includes(l.phone!) || l.email === `ebb-${stamp}@example.com`)
+        .sort((a, b) => a.firstName.localeCompare(b.firstName));
+    const leads = await mine();
+    expect(leads.map((l) => [l.firstName, l.phone, l.email, l.additionalInfo.Company])).toEqual([
+      ['Ebb', null, `ebb-${stamp}@example.com`, 'Co'],
+      ['Wade', p3, null, 'New Co'],
+      ['Wes', p1, null, 'Co'],
+      ['Wren', p2, `wren-${stamp}@example.com`, 'Co'],
+    ]);
+    expect(leads.find((l) => l.firstName === 'Wade')!.timeZone).toBe('Europe/Paris');
+    const before = await eventCount(ts);
+    const second = await importCsv(acme, csv);
+    expect(second).toMatchObject({ status: 'completed', created: 0, updated: 0, skipped: 5, rejected: 0, warned: 4 });
+    expect(await eventCount(ts)).toBe(before);
+    expect(await mine()).toEqual(leads);
+  });
 });

@@ -196,6 +196,24 @@ describeEachDialect(
       },
     );
 
+    it("answers a Spanish STOP with the organization's own Spanish confirmation", async () => {
+      const ts = ctx();
+      const org = await ts.clientWithScopes(
+        ['settings:write', 'leads:write', 'leads:read', 'messages:write', 'inbound:write'],
+        'stop-text-org',
+      );
+      await lateAtNight(ts, org);
+      const es = 'Acme Realty: no le escribiremos más. Responda ALTA para volver.';
+      expect((await org.patch('/settings', { stopConfirmation: { es } })).status).toBe(200);
+      const phone = uniquePhone();
+      const id = await createLead(org, { phone });
+      expect((await inbound(org, { channel: 'sms', from: phone, text: 'BAJA' })).action).toBe('opted_out');
+      await ts.runDue();
+      expect((await messages(org, id)).filter((m) => m.direction === 'outbound')).toMatchObject([
+        { content: { text: es }, status: 'sent' },
+      ]);
+    });
+
     it.each([
       ['please stop texting me', ['sms']],
       ["Don't call me", ['voice']],

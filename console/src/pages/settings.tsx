@@ -7,6 +7,84 @@ import { ErrorNote, LoadStatus, Page, useAction, useLoad } from '../ui';
 /** Every IANA zone the browser knows (the server checks the one chosen). */
 const ZONES: string[] = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
 
+/** How many matching zones the list shows at once (typing more narrows it). */
+const SHOWN = 12;
+
+/**
+ * The organization's zone, searched by any part of its name: typing "chic" lists America/Chicago (the browser's
+ * datalist did the same, but offers no list a keyboard or a test can reliably drive everywhere). Arrow keys move
+ * through the matches, Enter or a click picks one, Escape closes the list.
+ */
+function ZonePicker({ value, onChange }: { value: string; onChange: (zone: string) => void }) {
+  const [open, setOpen] = useState(false);
+  const [active, setActive] = useState(0);
+  const q = value.trim().toLowerCase();
+  const matches = (q ? ZONES.filter((z) => z.toLowerCase().includes(q)) : ZONES).slice(0, SHOWN);
+  const shown = open && matches.length > 0 && !(matches.length === 1 && matches[0] === value);
+  const pick = (zone: string) => {
+    onChange(zone);
+    setOpen(false);
+  };
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      e.preventDefault();
+      if (!open) {
+        setOpen(true);
+        return;
+      }
+      const step = e.key === 'ArrowDown' ? 1 : -1;
+      setActive((a) => (a + step + matches.length) % Math.max(matches.length, 1));
+    } else if (e.key === 'Enter' && shown) {
+      e.preventDefault();
+      const zone = matches[Math.min(active, matches.length - 1)];
+      if (zone) pick(zone);
+    } else if (e.key === 'Escape') setOpen(false);
+  };
+  return (
+    <div class="combo">
+      <input
+        id="time-zone"
+        role="combobox"
+        required
+        autocomplete="off"
+        aria-autocomplete="list"
+        aria-expanded={shown}
+        aria-controls={shown ? 'time-zones' : undefined}
+        aria-activedescendant={shown ? `zone-${Math.min(active, matches.length - 1)}` : undefined}
+        value={value}
+        onInput={(e) => {
+          onChange(e.currentTarget.value);
+          setActive(0);
+          setOpen(true);
+        }}
+        onKeyDown={onKeyDown}
+        onBlur={() => setOpen(false)}
+      />
+      {shown && (
+        <div id="time-zones" role="listbox" aria-label="Time zones" class="combo-list">
+          {matches.map((z, i) => (
+            <div
+              key={z}
+              id={`zone-${i}`}
+              role="option"
+              // Focus stays in the field (aria-activedescendant names the option).
+              tabIndex={-1}
+              aria-selected={i === active}
+              // Before the input's blur closes the list.
+              onMouseDown={(e) => {
+                e.preventDefault();
+                pick(z);
+              }}
+            >
+              {z}
+            </div>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
 const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
 const words = (s: string) =>
   s
@@ -65,20 +143,7 @@ function SettingsForm({ settings, editable, onSaved }: { settings: Settings; edi
           />
         </div>
         <label for="time-zone">Time zone (when the lead has none)</label>
-        <input
-          id="time-zone"
-          required
-          list="time-zones"
-          autocomplete="off"
-          value={s.timeZone}
-          onInput={(e) => setS({ ...s, timeZone: e.currentTarget.value })}
-        />
-        {/* The browser's own list of IANA zones: typing filters it ("chic" offers America/Chicago). */}
-        <datalist id="time-zones">
-          {ZONES.map((z) => (
-            <option key={z} value={z} />
-          ))}
-        </datalist>
+        <ZonePicker value={s.timeZone} onChange={(timeZone) => setS({ ...s, timeZone })} />
         <fieldset class="days">
           <legend>Contact days</legend>
           {DAYS.map((d) => (

@@ -37,6 +37,9 @@ const rate = (rows: number, ms: number) => Math.round(rows / Math.max(ms / 1000,
 /** The bar on a terminal, else a plain line every 2 s; exported for its test. */
 export function progressReporter(size: number, started: number) {
   let bytes = 0;
+  // A batch's bytes arrive before its commit is durable and its counts are in: shown with those counts only,
+  // so a line never pairs the next batch's position with the previous batch's rows.
+  let committing = 0;
   let counts: ImportCounts = zeroCounts();
   const payload = () => ({
     rows: counts.total,
@@ -56,10 +59,11 @@ export function progressReporter(size: number, started: number) {
     bar.start(Math.max(size, 1), 0, payload());
     return {
       bytes: (n: number) => {
-        bytes = n;
+        committing = n;
       },
       batch: (c: ImportCounts) => {
         counts = c;
+        bytes = committing;
         bar.update(Math.min(bytes, size), payload());
       },
       stop: () => {
@@ -80,10 +84,11 @@ export function progressReporter(size: number, started: number) {
   timer.unref();
   return {
     bytes: (n: number) => {
-      bytes = n;
+      committing = n;
     },
     batch: (c: ImportCounts) => {
       counts = c;
+      bytes = committing;
     },
     stop: () => clearInterval(timer),
   };

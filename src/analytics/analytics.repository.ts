@@ -296,6 +296,22 @@ export async function numbersById(
   return new Map(rows.map((r) => [r.id, r.number]));
 }
 
+/** The names of the organization's campaigns, by id (a deleted campaign has none). */
+export async function campaignNamesById(
+  db: Db,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('campaigns')
+    .select(['id', 'name'])
+    .where('organization_id', '=', organizationId)
+    .where('id', 'in', [...ids])
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
+
 export interface VariantRow {
   variant: string;
   sent: number;

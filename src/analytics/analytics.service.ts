@@ -190,12 +190,22 @@ export async function summary(
   const byKey = new Map(counters.map((c) => [c.key, c]));
   const total = { ...ZERO };
   for (const c of counters) for (const k of Object.keys(ZERO) as (keyof typeof ZERO)[]) total[k] += c[k];
+  // A campaign's group says its name (the key is its id, which a person does not read); only for this grouping.
+  const names =
+    groupBy === 'campaign'
+      ? await repo.campaignNamesById(
+          deps.db,
+          organizationId,
+          keys.filter((k) => k !== ''),
+        )
+      : undefined;
   return {
     from,
     to,
     groupBy,
     groups: keys.map((key) => ({
       key: key === '' ? null : key,
+      ...(names ? { name: names.get(key) ?? null } : {}),
       ...funnelOf(byKey.get(key) ?? { ...ZERO }, speed.get(key)),
     })),
     total: funnelOf(total, totalSpeed),

@@ -150,27 +150,55 @@ export async function noteLeadFact(
   fact: LeadFact,
   at: string,
 ): Promise<void> {
-  const count = await factCount(db, organizationId, leadId, fact, at);
-  if (count) await addPending(db, organizationId, [count]);
+  await addPending(db, organizationId, await factCounts(db, organizationId, leadId, fact, at));
 }
 
-/** Records the fact on the lead's analytics row if it is the first; answers what it counts then. */
-async function factCount(
+/** The outcomes the openings A/B report counts per variant (analytics_variants); `hot` is not one of them. */
+const VARIANT_FACTS = ['replied_at', 'qualified_at', 'booked_at', 'opted_out_at'] as const;
+type VariantFact = (typeof VARIANT_FACTS)[number];
+const VARIANT_COUNTER: Record<VariantFact, string> = {
+  replied_at: 'replied',
+  qualified_at: 'qualified',
+  booked_at: 'booked',
+  opted_out_at: 'opted_out',
+};
+
+/** One counter up in the row of a profile's opening variant. */
+function variantCount(organizationId: string, profile: string, variant: string, counter: string): PendingCount {
+  return {
+    target: 'analytics_variants',
+    cells: [{ organization_id: organizationId, profile, variant }],
+    counter,
+  };
+}
+
+/**
+ * Records the fact on the lead's analytics row if it is the first; answers what it counts then: the funnel's
+ * counter, and the lead's opening variant's if it has one by now (a fact before the variant is counted when
+ * the variant is set: noteFirstSend). Both read the row they update, so on PostgreSQL the second of the two
+ * to take the row's lock sees the first's commit, and each fact reaches the variant's row exactly once.
+ */
+async function factCounts(
   db: Db,
   organizationId: string,
   leadId: string,
   fact: LeadFact,
   at: string,
-): Promise<PendingCount | undefined> {
+): Promise<PendingCount[]> {
   const row = await db
     .updateTable('analytics_leads')
     .set({ [fact]: at })
     .where('organization_id', '=', organizationId)
     .where('lead_id', '=', leadId)
     .where(fact, 'is', null)
-    .returning(['profile', 'campaign_id', 'sending_number_id', 'source'])
+    .returning(['profile', 'campaign_id', 'sending_number_id', 'source', 'variant', 'variant_profile'])
     .executeTakeFirst();
-  return row ? counted(organizationId, { day: dayOf(at), ...row }, FACT_COUNTER[fact]) : undefined;
+  if (!row) return [];
+  const { variant, variant_profile, ...dims } = row;
+  const counts = [counted(organizationId, { day: dayOf(at), ...dims }, FACT_COUNTER[fact])];
+  if (variant !== null && variant_profile !== null && fact !== 'hot_at')
+    counts.push(variantCount(organizationId, variant_profile, variant, VARIANT_COUNTER[fact]));
+  return counts;
 }
 
 /** What a patch of the lead row means for the funnel (leads.repository.ts calls it with every patch). */
@@ -204,10 +232,7 @@ export async function noteLeadPatch(
       .execute();
   }
   const counts: PendingCount[] = [];
-  for (const fact of facts) {
-    const count = await factCount(db, organizationId, leadId, fact, at);
-    if (count) counts.push(count);
-  }
+  for (const fact of facts) counts.push(...(await factCounts(db, organizationId, leadId, fact, at)));
   // One queue insert for the patch's facts.
   await addPending(db, organizationId, counts);
 }
@@ -323,14 +348,21 @@ async function noteFirstSend(
     );
   }
   if (variant !== null) {
-    // The first opening variant the lead was sent is the one its outcomes are counted under.
-    await db
+    // The first opening variant the lead was sent is the one its outcomes are counted under: the variant's
+    // row counts the lead as sent it, and the outcomes it already has (a reply before the opening went out).
+    const row = await db
       .updateTable('analytics_leads')
       .set({ variant, variant_profile: sql`profile` })
       .where('organization_id', '=', organizationId)
       .where('lead_id', '=', leadId)
       .where('variant', 'is', null)
-      .execute();
+      .returning(['profile', ...VARIANT_FACTS])
+      .executeTakeFirst();
+    if (row) {
+      counts.push(variantCount(organizationId, row.profile, variant, 'sent'));
+      for (const fact of VARIANT_FACTS)
+        if (row[fact] !== null) counts.push(variantCount(organizationId, row.profile, variant, VARIANT_COUNTER[fact]));
+    }
   }
 }
 

@@ -259,6 +259,7 @@ export async function deliverability(
 export async function openings(deps: Deps, organizationId: string, profileName: string): Promise<OpeningsReply> {
   const profile = await requireProfile(deps.db, organizationId, profileName);
   const configured = parseVariants(profile.opening_variants);
+  await foldOrganization(deps.db, organizationId);
   const rows = await repo.sumVariants(deps.db, organizationId, profile.name);
   const seen = new Map(rows.map((r) => [r.variant, r]));
   const names = [

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { noteLeadsCreated } from '../../src/analytics-records/recorder.repository.js';
-import { deliverability, summary } from '../../src/analytics/analytics.service.js';
+import { deliverability, openings, summary } from '../../src/analytics/analytics.service.js';
 import { percentiles } from '../../src/analytics-records/latency.js';
 import { campaignOptOutQueries } from '../../src/campaigns/opt-outs.js';
 import { applyDeliveryReport, recordSendFailure } from '../../src/deliverability/deliverability.service.js';
@@ -55,6 +55,8 @@ const event = fc.oneof(
     // Index into the run's campaigns and pool numbers; 2 is none (a plain send, the organization's own number).
     campaign: fc.nat(2),
     number: fc.nat(2),
+    // The opening variant the message was written from, if any (the openings A/B report).
+    variant: fc.constantFrom(null, 'warm', 'short'),
   }),
   fc.record({
     kind: fc.constantFrom('reply' as const, 'hot' as const, 'qualified' as const, 'booked' as const, 'optOut' as const),
@@ -219,6 +221,7 @@ for (const dialect of dialects()) {
                   created_at: now,
                   campaign_id: campaigns[e.campaign] ?? null,
                   sending_number_id: numbers[e.number] ?? null,
+                  opening_variant: e.variant,
                 });
                 await setMessageStatus(db, org, id, { status: 'sending', reason: null, at: now });
                 if (e.kind === 'send') {
@@ -291,7 +294,7 @@ for (const dialect of dialects()) {
           const messageRows = await db
             .selectFrom('messages')
             .select(['lead_id', 'campaign_id', 'sending_number_id', 'provider_message_id', 'status'])
-            .select(['error_code', 'error_class', 'created_at', 'updated_at'])
+            .select(['error_code', 'error_class', 'created_at', 'updated_at', 'opening_variant'])
             .where('organization_id', '=', org)
             .where('direction', '=', 'outbound')
             .orderBy('created_at')
@@ -409,6 +412,47 @@ for (const dialect of dialects()) {
               firstDelivery: percentiles(histogram('delivered', g.key!)),
             });
 
+          // Openings per profile and variant: the leads whose first sent message with a variant had it, and of
+          // those how many replied, qualified, booked and opted out (at any time, before the opening too).
+          for (const profile of ['p1', 'p2']) {
+            const variants = new Map<
+              string,
+              { sent: number; replied: number; qualified: number; booked: number; optedOut: number }
+            >();
+            for (const row of leadRows) {
+              if (row.customer_profile !== profile) continue;
+              const opening = messageRows.find(
+                (m) => m.lead_id === row.id && m.provider_message_id !== null && m.opening_variant !== null,
+              );
+              if (!opening) continue;
+              const v = variants.get(opening.opening_variant!) ?? {
+                sent: 0,
+                replied: 0,
+                qualified: 0,
+                booked: 0,
+                optedOut: 0,
+              };
+              variants.set(opening.opening_variant!, v);
+              v.sent += 1;
+              v.replied += row.has_replied;
+              v.qualified += row.is_qualified;
+              v.booked += row.is_booked ?? 0;
+              v.optedOut += row.sms_status === 'unsubscribed' ? 1 : 0;
+            }
+            expect(
+              (await openings(deps, org, profile)).variants.map(
+                ({ variant, sent, replied, qualified, booked, optedOut }) => ({
+                  variant,
+                  sent,
+                  replied,
+                  qualified,
+                  booked,
+                  optedOut,
+                }),
+              ),
+            ).toEqual([...variants.keys()].sort().map((variant) => ({ variant, ...variants.get(variant)! })));
+          }
+
           // Deliverability per sending number (the organization's own is null): sent, delivered, failed, and the
           // failures by code and by class, against the messages' own columns.
           const del = await deliverability(deps, org, FROM, TO);
@@ -462,16 +506,16 @@ for (const dialect of dialects()) {
                 { kind: 'reply', lead: 0 },
                 { kind: 'booked', lead: 0 },
                 { kind: 'booked', lead: 0 },
-                { kind: 'send', lead: 0, campaign: 0, number: 0 },
+                { kind: 'send', lead: 0, campaign: 0, number: 0, variant: 'warm' },
                 { kind: 'deliver', message: 0, code: '30007' },
                 { kind: 'repeat', message: 0, code: '30007' },
-                { kind: 'send', lead: 0, campaign: 1, number: 1 },
+                { kind: 'send', lead: 0, campaign: 1, number: 1, variant: 'short' },
                 { kind: 'undeliver', message: 1, code: '30007' },
                 { kind: 'repeat', message: 1, code: '30007' },
                 { kind: 'create', profile: 'p2', source: 'inbound' },
-                { kind: 'send', lead: 1, campaign: 2, number: 2 },
+                { kind: 'send', lead: 1, campaign: 2, number: 2, variant: null },
                 { kind: 'undeliver', message: 2, code: '21610' },
-                { kind: 'refuse', lead: 1, campaign: 0, number: 1 },
+                { kind: 'refuse', lead: 1, campaign: 0, number: 1, variant: 'warm' },
               ],
             ],
           ],

@@ -259,7 +259,7 @@ for (const dialect of dialects()) {
               continue;
             }
             const m = messages[e.message % Math.max(1, messages.length)];
-            if (!m || !m.pid) continue;
+            if (!m?.pid) continue;
             const report = (status: 'delivered' | 'undelivered' | 'failed', code: string | null) =>
               applyDeliveryReport(deps, org, {
                 providerMessageId: m.pid!,

@@ -35,15 +35,21 @@ export interface Dims {
 
 type Dim = AnalyticsRollupsTable['dim'];
 
+/** The calendar quarter of a UTC day, `YYYY-Qn` (the same length as a month, told apart by its `Q`). */
+export const quarterOf = (day: string): string =>
+  `${day.slice(0, 4)}-Q${Math.floor((Number(day.slice(5, 7)) - 1) / 3) + 1}`;
+
+/** The periods an event of `day` is counted in: its day, its month and its quarter. */
+export const periodsOf = (day: string): [string, string, string] => [day, day.slice(0, 7), quarterOf(day)];
+
 /**
  * The (dim, period, value) rows an event on `dims` counts in: for each report
- * dimension (and `day`, the organization overall) its day row and its month
- * row. A report reads whole months from month rows and only the days at its
- * edges from day rows; the overall month rows give a year's total without
- * adding up its days.
+ * dimension (and `day`, the organization overall) its day row, its month row
+ * and its quarter row. A report reads whole quarters from quarter rows, the
+ * other whole months from month rows and only the days at its edges from day
+ * rows; the overall rows give a year's total without adding up its days.
  */
 export function cells(dims: Dims): [Dim, string, string][] {
-  const month = dims.day.slice(0, 7);
   const out: [Dim, string, string][] = [];
   for (const [dim, value] of [
     ['day', ''],
@@ -52,7 +58,7 @@ export function cells(dims: Dims): [Dim, string, string][] {
     ['sendingNumber', dims.sending_number_id],
     ['source', dims.source],
   ] as const) {
-    out.push([dim, dims.day, value], [dim, month, value]);
+    for (const period of periodsOf(dims.day)) out.push([dim, period, value]);
   }
   return out;
 }
@@ -60,7 +66,7 @@ export function cells(dims: Dims): [Dim, string, string][] {
 /** The UTC day of an instant (ISO text). */
 export const dayOf = (at: string): string => at.slice(0, 10);
 
-/** One counter up by `by` in each of the event's ten rows. */
+/** One counter up by `by` in each of the event's fifteen rows. */
 function counted(organizationId: string, dims: Dims, counter: Counter, by = 1): PendingCount {
   return {
     target: 'analytics_rollups',
@@ -70,7 +76,7 @@ function counted(organizationId: string, dims: Dims, counter: Counter, by = 1): 
   };
 }
 
-/** One latency into the histogram of each report dimension, by day and by month (cells): ten rows. */
+/** One latency into the histogram of each report dimension, by day, month and quarter (cells): fifteen rows. */
 function latency(organizationId: string, dims: Dims, kind: 'sent' | 'delivered', ms: number): PendingCount {
   const bucket = latencyBucket(ms);
   return {
@@ -278,8 +284,7 @@ export async function noteMessageStatus(
     .where(sql<boolean>`(analytics_counted & ${sql.lit(bit)}) = 0`);
   q = 'id' in key ? q.where('id', '=', key.id) : q.where('provider_message_id', '=', key.providerMessageId);
   const returned = q.returning(['lead_id', 'purpose', 'campaign_id', 'sending_number_id', 'opening_variant']);
-  const day = dayOf(at);
-  const periods = [day, day.slice(0, 7)];
+  const periods = periodsOf(dayOf(at));
   const column = bit === 1 ? 'sent' : bit === 2 ? 'delivered' : 'failed';
   // The message's counts and its lead's first-time counts, queued in one insert.
   const counts: PendingCount[] = [];

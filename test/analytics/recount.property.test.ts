@@ -363,8 +363,8 @@ for (const dialect of dialects()) {
           expect(funnelOf(report.total)).toEqual(expected);
           expect(report.total.speedToLead.firstSend.count).toBe(expected.contacted);
           expect(report.total.speedToLead.firstDelivery.count).toBe(expected.delivered);
-          // Every grouping against the recount, and the same range read through whole months (July from its
-          // month rows) and days (the end of June): the same answer.
+          // Every grouping against the recount, and the same range read through whole quarters, whole months
+          // (July from its month rows) and days (the end of June): the same answer.
           for (const groupBy of GROUP_BYS) {
             const byDays = await summary(deps, org, FROM, TO, groupBy);
             expect(byDays.groups.map(funnelOf)).toEqual(recount(groupBy));
@@ -375,10 +375,18 @@ for (const dialect of dialects()) {
             if (groupBy === 'day') continue;
             const byMonths = await summary(deps, org, '2026-06-20', '2026-07-31', groupBy);
             const wholeMonths = await summary(deps, org, '2026-06-01', '2026-07-31', groupBy);
+            // Two whole quarters (Q2 and Q3, from their quarter rows) and the months around them; then June from
+            // its month row and July in Q3's rows, so a day counted in the wrong quarter shows.
+            const quarters = await summary(deps, org, '2026-03-01', '2026-10-31', groupBy);
+            const juneAndQ3 = await summary(deps, org, '2026-06-01', '2026-09-30', groupBy);
             expect(byMonths.groups).toEqual(byDays.groups);
             expect(wholeMonths.groups).toEqual(byDays.groups);
+            expect(quarters.groups).toEqual(byDays.groups);
+            expect(juneAndQ3.groups).toEqual(byDays.groups);
             expect(byMonths.total).toEqual(report.total);
             expect(wholeMonths.total).toEqual(report.total);
+            expect(quarters.total).toEqual(report.total);
+            expect(juneAndQ3.total).toEqual(report.total);
           }
           // By day: each day's group is that day's report, and the range's total is the sum of the days.
           const byDay = await summary(deps, org, '2026-06-01', '2026-07-31', 'day');
@@ -457,6 +465,7 @@ for (const dialect of dialects()) {
           // failures by code and by class, against the messages' own columns.
           const del = await deliverability(deps, org, FROM, TO);
           expect((await deliverability(deps, org, '2026-06-20', '2026-07-31')).numbers).toEqual(del.numbers);
+          expect((await deliverability(deps, org, '2026-03-01', '2026-10-31')).numbers).toEqual(del.numbers);
           const perNumber = new Map<
             string,
             {

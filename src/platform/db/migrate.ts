@@ -37,7 +37,7 @@ import * as messageCalls from './migrations/0040_message_calls.js';
 import * as analyticsPending from './migrations/0043_analytics_pending.js';
 import * as analyticsDayPercentiles from './migrations/0044_analytics_day_percentiles.js';
 import * as eventLead from './migrations/0045_event_lead.js';
-import * as analyticsVariants from './migrations/0049_analytics_variants.js';
+import * as analyticsVariantsQuarters from './migrations/0049_analytics_variants_quarters.js';
 
 /** Migrations are listed here in order (no directory scan: works from src and dist alike). */
 export const migrations: Record<string, Migration> = {
@@ -78,7 +78,7 @@ export const migrations: Record<string, Migration> = {
   '0043_analytics_pending': analyticsPending,
   '0044_analytics_day_percentiles': analyticsDayPercentiles,
   '0045_event_lead': eventLead,
-  '0049_analytics_variants': analyticsVariants,
+  '0049_analytics_variants_quarters': analyticsVariantsQuarters,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

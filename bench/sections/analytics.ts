@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { latencyBucket } from '../../src/analytics-records/latency.js';
-import { cells, type Dims } from '../../src/analytics-records/recorder.repository.js';
+import { cells, quarterOf, type Dims } from '../../src/analytics-records/recorder.repository.js';
 import { insertRows } from '../../src/platform/db/arrays.js';
 import { issueKey } from '../../src/organizations/api-keys.service.js';
 import { openStore } from '../../src/platform/db/connect.js';
@@ -130,12 +130,19 @@ export async function generate(db: Db, leads: number, messages: number): Promise
   };
   let month = '';
   let m = tables();
+  let quarter = '';
+  let q = tables();
   for (let d = 0; d < DAYS; d++) {
     const day = iso(START + d * 86_400_000);
     if (day.slice(0, 7) !== month) {
       if (month) await flush(m);
       month = day.slice(0, 7);
       m = tables();
+    }
+    if (quarterOf(day) !== quarter) {
+      if (quarter) await flush(q);
+      quarter = quarterOf(day);
+      q = tables();
     }
     const t = tables();
     const combos = new Map<string, Combo>();
@@ -191,6 +198,7 @@ export async function generate(db: Db, leads: number, messages: number): Promise
         for (const [target, period] of [
           [t, day],
           [m, month],
+          [q, quarter],
         ] as const) {
           const k = `${period}${SEP}${number}`;
           const nr = target.numbers.get(k) ?? [0, 0, 0];
@@ -201,10 +209,11 @@ export async function generate(db: Db, leads: number, messages: number): Promise
         }
       }
     }
-    // Each combination into the recorder's cells: day rows into the day's tables, month rows into the month's.
+    // Each combination into the recorder's cells: day rows into the day's tables, month rows into the month's,
+    // quarter rows into the quarter's.
     for (const g of combos.values()) {
       for (const [dim, period, value] of cells(g.dims)) {
-        const target = period.length === 10 ? t : m;
+        const target = period.length === 10 ? t : period === quarter ? q : m;
         const k = `${dim}${SEP}${period}${SEP}${value}`;
         const row = target.rollups.get(k) ?? Array(COUNTERS.length).fill(0);
         for (let i = 0; i < COUNTERS.length; i++) row[i] += g.counters[i]!;
@@ -219,6 +228,7 @@ export async function generate(db: Db, leads: number, messages: number): Promise
     await flush(t);
   }
   await flush(m);
+  await flush(q);
   await drain(true);
   return written;
 }

@@ -29,6 +29,10 @@ const SHAPES: Record<Target, { keys: readonly string[]; counters: readonly strin
     counters: ['sent', 'delivered', 'failed'],
   },
   analytics_errors: { keys: ['organization_id', 'period', 'sending_number_id', 'code'], counters: ['count'] },
+  analytics_variants: {
+    keys: ['organization_id', 'profile', 'variant'],
+    counters: ['sent', 'replied', 'qualified', 'booked', 'opted_out'],
+  },
 };
 /** The order folds write the targets in, and the rows within each (sorted keys): two folds never wait on each other in a cycle. */
 const TARGETS = Object.keys(SHAPES) as Target[];

@@ -35,15 +35,21 @@ export interface Dims {
 
 type Dim = AnalyticsRollupsTable['dim'];
 
+/** The calendar quarter of a UTC day, `YYYY-Qn` (the same length as a month, told apart by its `Q`). */
+export const quarterOf = (day: string): string =>
+  `${day.slice(0, 4)}-Q${Math.floor((Number(day.slice(5, 7)) - 1) / 3) + 1}`;
+
+/** The periods an event of `day` is counted in: its day, its month and its quarter. */
+export const periodsOf = (day: string): [string, string, string] => [day, day.slice(0, 7), quarterOf(day)];
+
 /**
  * The (dim, period, value) rows an event on `dims` counts in: for each report
- * dimension (and `day`, the organization overall) its day row and its month
- * row. A report reads whole months from month rows and only the days at its
- * edges from day rows; the overall month rows give a year's total without
- * adding up its days.
+ * dimension (and `day`, the organization overall) its day row, its month row
+ * and its quarter row. A report reads whole quarters from quarter rows, the
+ * other whole months from month rows and only the days at its edges from day
+ * rows; the overall rows give a year's total without adding up its days.
  */
 export function cells(dims: Dims): [Dim, string, string][] {
-  const month = dims.day.slice(0, 7);
   const out: [Dim, string, string][] = [];
   for (const [dim, value] of [
     ['day', ''],
@@ -52,7 +58,7 @@ export function cells(dims: Dims): [Dim, string, string][] {
     ['sendingNumber', dims.sending_number_id],
     ['source', dims.source],
   ] as const) {
-    out.push([dim, dims.day, value], [dim, month, value]);
+    for (const period of periodsOf(dims.day)) out.push([dim, period, value]);
   }
   return out;
 }
@@ -60,7 +66,7 @@ export function cells(dims: Dims): [Dim, string, string][] {
 /** The UTC day of an instant (ISO text). */
 export const dayOf = (at: string): string => at.slice(0, 10);
 
-/** One counter up by `by` in each of the event's ten rows. */
+/** One counter up by `by` in each of the event's fifteen rows. */
 function counted(organizationId: string, dims: Dims, counter: Counter, by = 1): PendingCount {
   return {
     target: 'analytics_rollups',
@@ -70,7 +76,7 @@ function counted(organizationId: string, dims: Dims, counter: Counter, by = 1): 
   };
 }
 
-/** One latency into the histogram of each report dimension, by day and by month (cells): ten rows. */
+/** One latency into the histogram of each report dimension, by day, month and quarter (cells): fifteen rows. */
 function latency(organizationId: string, dims: Dims, kind: 'sent' | 'delivered', ms: number): PendingCount {
   const bucket = latencyBucket(ms);
   return {
@@ -150,27 +156,55 @@ export async function noteLeadFact(
   fact: LeadFact,
   at: string,
 ): Promise<void> {
-  const count = await factCount(db, organizationId, leadId, fact, at);
-  if (count) await addPending(db, organizationId, [count]);
+  await addPending(db, organizationId, await factCounts(db, organizationId, leadId, fact, at));
 }
 
-/** Records the fact on the lead's analytics row if it is the first; answers what it counts then. */
-async function factCount(
+/** The outcomes the openings A/B report counts per variant (analytics_variants); `hot` is not one of them. */
+const VARIANT_FACTS = ['replied_at', 'qualified_at', 'booked_at', 'opted_out_at'] as const;
+type VariantFact = (typeof VARIANT_FACTS)[number];
+const VARIANT_COUNTER: Record<VariantFact, string> = {
+  replied_at: 'replied',
+  qualified_at: 'qualified',
+  booked_at: 'booked',
+  opted_out_at: 'opted_out',
+};
+
+/** One counter up in the row of a profile's opening variant. */
+function variantCount(organizationId: string, profile: string, variant: string, counter: string): PendingCount {
+  return {
+    target: 'analytics_variants',
+    cells: [{ organization_id: organizationId, profile, variant }],
+    counter,
+  };
+}
+
+/**
+ * Records the fact on the lead's analytics row if it is the first; answers what it counts then: the funnel's
+ * counter, and the lead's opening variant's if it has one by now (a fact before the variant is counted when
+ * the variant is set: noteFirstSend). Both read the row they update, so on PostgreSQL the second of the two
+ * to take the row's lock sees the first's commit, and each fact reaches the variant's row exactly once.
+ */
+async function factCounts(
   db: Db,
   organizationId: string,
   leadId: string,
   fact: LeadFact,
   at: string,
-): Promise<PendingCount | undefined> {
+): Promise<PendingCount[]> {
   const row = await db
     .updateTable('analytics_leads')
     .set({ [fact]: at })
     .where('organization_id', '=', organizationId)
     .where('lead_id', '=', leadId)
     .where(fact, 'is', null)
-    .returning(['profile', 'campaign_id', 'sending_number_id', 'source'])
+    .returning(['profile', 'campaign_id', 'sending_number_id', 'source', 'variant', 'variant_profile'])
     .executeTakeFirst();
-  return row ? counted(organizationId, { day: dayOf(at), ...row }, FACT_COUNTER[fact]) : undefined;
+  if (!row) return [];
+  const { variant, variant_profile, ...dims } = row;
+  const counts = [counted(organizationId, { day: dayOf(at), ...dims }, FACT_COUNTER[fact])];
+  if (variant !== null && variant_profile !== null && fact !== 'hot_at')
+    counts.push(variantCount(organizationId, variant_profile, variant, VARIANT_COUNTER[fact]));
+  return counts;
 }
 
 /** What a patch of the lead row means for the funnel (leads.repository.ts calls it with every patch). */
@@ -204,10 +238,7 @@ export async function noteLeadPatch(
       .execute();
   }
   const counts: PendingCount[] = [];
-  for (const fact of facts) {
-    const count = await factCount(db, organizationId, leadId, fact, at);
-    if (count) counts.push(count);
-  }
+  for (const fact of facts) counts.push(...(await factCounts(db, organizationId, leadId, fact, at)));
   // One queue insert for the patch's facts.
   await addPending(db, organizationId, counts);
 }
@@ -253,8 +284,7 @@ export async function noteMessageStatus(
     .where(sql<boolean>`(analytics_counted & ${sql.lit(bit)}) = 0`);
   q = 'id' in key ? q.where('id', '=', key.id) : q.where('provider_message_id', '=', key.providerMessageId);
   const returned = q.returning(['lead_id', 'purpose', 'campaign_id', 'sending_number_id', 'opening_variant']);
-  const day = dayOf(at);
-  const periods = [day, day.slice(0, 7)];
+  const periods = periodsOf(dayOf(at));
   const column = bit === 1 ? 'sent' : bit === 2 ? 'delivered' : 'failed';
   // The message's counts and its lead's first-time counts, queued in one insert.
   const counts: PendingCount[] = [];
@@ -323,14 +353,21 @@ async function noteFirstSend(
     );
   }
   if (variant !== null) {
-    // The first opening variant the lead was sent is the one its outcomes are counted under.
-    await db
+    // The first opening variant the lead was sent is the one its outcomes are counted under: the variant's
+    // row counts the lead as sent it, and the outcomes it already has (a reply before the opening went out).
+    const row = await db
       .updateTable('analytics_leads')
       .set({ variant, variant_profile: sql`profile` })
       .where('organization_id', '=', organizationId)
       .where('lead_id', '=', leadId)
       .where('variant', 'is', null)
-      .execute();
+      .returning(['profile', ...VARIANT_FACTS])
+      .executeTakeFirst();
+    if (row) {
+      counts.push(variantCount(organizationId, row.profile, variant, 'sent'));
+      for (const fact of VARIANT_FACTS)
+        if (row[fact] !== null) counts.push(variantCount(organizationId, row.profile, variant, VARIANT_COUNTER[fact]));
+    }
   }
 }
 

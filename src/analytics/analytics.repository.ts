@@ -296,6 +296,22 @@ export async function numbersById(
   return new Map(rows.map((r) => [r.id, r.number]));
 }
 
+/** The names of the organization's campaigns, by id (a deleted campaign has none). */
+export async function campaignNamesById(
+  db: Db,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('campaigns')
+    .select(['id', 'name'])
+    .where('organization_id', '=', organizationId)
+    .where('id', 'in', [...ids])
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
+
 export interface VariantRow {
   variant: string;
   sent: number;
@@ -305,27 +321,20 @@ export interface VariantRow {
   opted_out: number;
 }
 
-/** Per opening variant of a profile: leads sent it, and of those how many replied, qualified, booked, opted out. */
+/**
+ * Per opening variant of a profile: leads sent it, and of those how many replied, qualified, booked, opted
+ * out. Read from the variants' rollup (0049), a row per variant, whatever the number of leads.
+ */
 export async function sumVariants(db: Db, organizationId: string, profile: string): Promise<VariantRow[]> {
   const rows = await db
-    .selectFrom('analytics_leads')
-    .select([
-      'variant',
-      sql<number | string>`count(*)`.as('sent'),
-      sql<number | string>`count(replied_at)`.as('replied'),
-      sql<number | string>`count(qualified_at)`.as('qualified'),
-      sql<number | string>`count(booked_at)`.as('booked'),
-      sql<number | string>`count(opted_out_at)`.as('opted_out'),
-    ])
+    .selectFrom('analytics_variants')
+    .select(['variant', 'sent', 'replied', 'qualified', 'booked', 'opted_out'])
     .where('organization_id', '=', organizationId)
-    .where('variant_profile', '=', profile)
-    .where('variant', 'is not', null)
-    .groupBy('variant')
+    .where('profile', '=', profile)
     .orderBy('variant')
     .execute();
   return rows.map((r) => ({
-    // biome-ignore lint/style/noNonNullAssertion: the query keeps only rows where variant is not null
-    variant: r.variant!,
+    variant: r.variant,
     sent: Number(r.sent),
     replied: Number(r.replied),
     qualified: Number(r.qualified),

@@ -64,6 +64,11 @@ export const SummaryGroup = Type.Object({
   key: Type.Union([Type.String(), Type.Null()], {
     description: 'the group: a day, profile, campaign id, sending number id or source; null for none',
   }),
+  name: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description: "groupBy=campaign only: the campaign's name; null for no campaign, or a campaign since deleted",
+    }),
+  ),
   ...Funnel,
 });
 export const SummaryReply = Type.Object({

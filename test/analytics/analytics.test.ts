@@ -2,7 +2,9 @@ import { afterAll, beforeEach, expect, it } from 'vitest';
 import { expectError } from '../support/assert.js';
 import { DAYTIME } from '../support/clock-hours.js';
 import { createLead, describeEachDialect, uniquePhone } from '../support/harness.js';
+import { createCampaign } from '../campaigns/helpers.js';
 import { importCsv } from '../imports/support.js';
+import { addNumber, numberIn } from '../sending-numbers/helpers.js';
 import {
   envFor,
   messagesOf,
@@ -140,6 +142,84 @@ describeEachDialect(
           'failed_filtered,failed_unregistered_sender,failed_transient,failed_unknown,failed_none,failuresByCode',
       );
       expect(first).toBe('(own number),,3,1,33.33,2,0,0,0,1,0,0,1,0,20500=1 30007=1');
+    });
+
+    it('groups by campaign (with its name), pool number and profile; a booking through the API counts as booked', async () => {
+      const ts = ctx();
+      const { client } = await organization(ts, 'groups');
+      // Two pool numbers: a lead meets the one of its area code (sticky sender), so which number sends is known.
+      const sf = await addNumber(client, { number: numberIn('415'), kind: 'longCode', ratePerSecond: 100 });
+      const ny = await addNumber(client, { number: numberIn('212'), kind: 'longCode', ratePerSecond: 100 });
+      expect(
+        (await client.post('/customerProfiles', { name: 'promo', openingMessage: 'Hi {{firstName}}, spring offer!' }))
+          .status,
+      ).toBe(201);
+      // A (415) and B (212) are in the campaign, which switches them to its profile; C (415) is sent to by hand.
+      const a = await createLead(client, { firstName: 'A', phone: uniquePhone(), additionalInfo: { list: 'spring' } });
+      const b = await createLead(client, {
+        firstName: 'B',
+        phone: numberIn('212'),
+        additionalInfo: { list: 'spring' },
+      });
+      const c = await createLead(client, { phone: uniquePhone(), isAiOn: false });
+      const campaign = await createCampaign(client, {
+        name: 'Spring promo',
+        customerProfile: 'promo',
+        filter: { additionalInfo: { list: 'spring' } },
+      });
+      await ts.runDue();
+      expect((await messagesOf(client, a)).map((m) => m.status)).toEqual(['sent']);
+      expect((await messagesOf(client, b)).map((m) => m.status)).toEqual(['sent']);
+      expect((await sendAndSettle(ctx(), client, c, 'Hello C')).status).toBe('sent');
+
+      // A books a slot through the API (the organization's calendar, embedded): booked once, whatever follows.
+      expect(
+        (await client.patch('/settings', { calendar: { provider: 'embedded', timeZone: 'America/New_York' } })).status,
+      ).toBe(200);
+      const booking = await client.post(`/leads/${a}/appointments`, { start: '2026-07-01T20:00:00Z' });
+      expect(booking.status, JSON.stringify(booking.body)).toBe(200);
+      expect((await client.get(`/leads/${a}`)).body.isBooked).toBe(true);
+      expect((await client.post(`/appointments/${booking.body.id}/cancel`, {})).status).toBe(200);
+      expect((await client.post(`/leads/${a}/appointments`, { start: '2026-07-01T20:30:00Z' })).status).toBe(200);
+      // B replies.
+      expect(
+        (
+          await client.post('/inbound', {
+            channel: 'sms',
+            from: (await client.get(`/leads/${b}`)).body.phone,
+            text: 'Tell me more',
+          })
+        ).status,
+      ).toBe(200);
+
+      const none = { delivered: 0, hot: 0, qualified: 0, optedOut: 0, failed: 0 };
+      const funnel = (g: Record<string, unknown>) => {
+        const { speedToLead: _, ...rest } = g;
+        return rest;
+      };
+      const byCampaign = await client.get(`/analytics/summary?from=${DAY}&to=${DAY}&groupBy=campaign`);
+      expect(byCampaign.status).toBe(200);
+      // The leads' creation is on no campaign; the campaign's row has its contacts and what they went on to do.
+      expect(byCampaign.body.groups.map(funnel)).toEqual([
+        { key: null, name: null, ...none, leads: 3, contacted: 1, replied: 0, booked: 0 },
+        { key: campaign.id, name: 'Spring promo', ...none, leads: 0, contacted: 2, replied: 1, booked: 1 },
+      ]);
+      const byNumber = await client.get(`/analytics/summary?from=${DAY}&to=${DAY}&groupBy=sendingNumber`);
+      expect(byNumber.body.groups.map(funnel)).toEqual(
+        [
+          { key: null, ...none, leads: 3, contacted: 0, replied: 0, booked: 0 },
+          { key: sf.id, ...none, leads: 0, contacted: 2, replied: 0, booked: 1 },
+          { key: ny.id, ...none, leads: 0, contacted: 1, replied: 1, booked: 0 },
+        ].sort((x, y) => String(x.key ?? '').localeCompare(String(y.key ?? ''))),
+      );
+      expect('name' in byNumber.body.groups[0]!).toBe(false);
+      // The profile at the time of each event: created under default, contacted and after under the campaign's.
+      const byProfile = await client.get(`/analytics/summary?from=${DAY}&to=${DAY}&groupBy=profile`);
+      expect(byProfile.body.groups.map(funnel)).toEqual([
+        { key: 'default', ...none, leads: 3, contacted: 1, replied: 0, booked: 0 },
+        { key: 'promo', ...none, leads: 0, contacted: 2, replied: 1, booked: 1 },
+      ]);
+      expect(byProfile.body.total).toMatchObject({ leads: 3, contacted: 3, replied: 1, booked: 1 });
     });
 
     it('counts imported leads under their import, and a re-run of the import counts nothing twice', async () => {

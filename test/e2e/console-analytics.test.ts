@@ -2,6 +2,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DAYTIME } from '../support/clock-hours.js';
+import { createCampaign } from '../campaigns/helpers.js';
 import { createLead, uniquePhone } from '../support/harness.js';
 import {
   describeWithBrowser,
@@ -17,6 +18,7 @@ const DAY = DAYTIME.toISOString().slice(0, 10);
 describeWithBrowser('console analytics dashboard', () => {
   let server: ConsoleServer;
   let browser: Browser;
+  let campaignId = '';
 
   beforeAll(async () => {
     [server, browser] = await Promise.all([startConsoleServer(), launchChromium()]);
@@ -38,6 +40,19 @@ describeWithBrowser('console analytics dashboard', () => {
       await createLead(acme, { firstName, phone, isAiOn: false });
       await acme.post('/inbound', { channel: 'sms', from: phone, text: firstName === 'Cy' ? 'STOP' : 'Hello there' });
     }
+    // A campaign that reaches Dee (its opening is sent by the log adapter: no provider is configured).
+    expect((await acme.post('/customerProfiles', { name: 'promo', openingMessage: 'Hi {{firstName}}!' })).status).toBe(
+      201,
+    );
+    await createLead(acme, { firstName: 'Dee', phone: uniquePhone(), additionalInfo: { list: 'spring' } });
+    campaignId = (
+      await createCampaign(acme, {
+        name: 'Spring promo',
+        customerProfile: 'promo',
+        filter: { additionalInfo: { list: 'spring' } },
+      })
+    ).id;
+    await server.ts.runDue();
   });
   afterAll(async () => {
     await browser?.close();
@@ -54,14 +69,30 @@ describeWithBrowser('console analytics dashboard', () => {
       await page.goto(`/console/analytics?from=${DAY}&to=${DAY}`);
       const funnel = page.getByRole('table', { name: 'The funnel over the range' });
       await funnel.waitFor();
-      // The figures the API gives: three leads, two replies and a STOP (a reply too), one opt-out.
-      await expect.poll(() => funnel.getByRole('row', { name: /^Leads/ }).textContent()).toBe('Leads3');
+      // The figures the API gives: four leads, two replies and a STOP (a reply too), one opt-out.
+      await expect.poll(() => funnel.getByRole('row', { name: /^Leads/ }).textContent()).toBe('Leads4');
       expect(await funnel.getByRole('row', { name: /^Replied/ }).textContent()).toBe('Replied3');
       expect(await funnel.getByRole('row', { name: /^Opted out/ }).textContent()).toBe('Opted out1');
       await page.getByRole('table', { name: "Speed to lead, from the lead's creation" }).waitFor();
       await page.getByRole('table', { name: 'Per day (UTC)' }).waitFor();
       await page.getByRole('table', { name: 'Sends per number' }).waitFor();
       await page.getByText('The difference between variants is not yet significant').waitFor();
+      // Each campaign's row is named by the campaign's name, not its id; Dee was contacted by it.
+      const campaigns = page.getByRole('table', { name: /^Each campaign's report/ });
+      const spring = campaigns.getByRole('row', { name: /^Spring promo/ });
+      await spring.waitFor();
+      expect(await spring.getByRole('rowheader').textContent()).toBe('Spring promo');
+      expect(await spring.getByRole('cell').allTextContents()).toEqual([
+        '1',
+        '0',
+        '0',
+        '0',
+        '0',
+        '0',
+        '0',
+        expect.any(String),
+      ]);
+      expect(await campaigns.textContent()).not.toContain(campaignId);
       // uPlot arrives on demand and draws every chart; the canvases are hidden from screen readers (the tables are read).
       await expect
         .poll(() => page.locator('.chart-canvas canvas').count(), { timeout: 15_000 })

@@ -24,7 +24,8 @@ interface Funnel {
   speedToLead: { firstSend: Percentiles; firstDelivery: Percentiles };
 }
 interface Summary {
-  groups: (Funnel & { key: string | null })[];
+  /** name: groupBy=campaign only, the campaign's name (null for no campaign, or a campaign since removed). */
+  groups: (Funnel & { key: string | null; name?: string | null })[];
   total: Funnel;
 }
 interface Deliverability {
@@ -241,6 +242,7 @@ function CampaignsCard({ from, to }: { from: string; to: string }) {
             'Delivered',
             'Replied',
             'Qualified',
+            'Booked',
             'Opted out',
             'Failed',
             'First send p50',
@@ -248,11 +250,13 @@ function CampaignsCard({ from, to }: { from: string; to: string }) {
         >
           {load.data.groups.map((g) => (
             <tr key={g.key ?? 'none'}>
-              <th scope="row">{g.key ? <UserText text={g.key} /> : 'No campaign'}</th>
+              {/* The campaign's name as the operator gave it; its id only when the name is gone. */}
+              <th scope="row">{g.key ? <UserText text={g.name ?? g.key} /> : 'No campaign'}</th>
               <td>{g.contacted}</td>
               <td>{g.delivered}</td>
               <td>{g.replied}</td>
               <td>{g.qualified}</td>
+              <td>{g.booked}</td>
               <td>{g.optedOut}</td>
               <td>{g.failed}</td>
               <td>{seconds(g.speedToLead.firstSend.p50)}</td>

@@ -38,6 +38,7 @@ import * as analyticsPending from './migrations/0043_analytics_pending.js';
 import * as analyticsDayPercentiles from './migrations/0044_analytics_day_percentiles.js';
 import * as eventLead from './migrations/0045_event_lead.js';
 import * as settingsNumberRules from './migrations/0047_settings_number_rules.js';
+import * as analyticsVariantsQuarters from './migrations/0049_analytics_variants_quarters.js';
 
 /** Migrations are listed here in order (no directory scan: works from src and dist alike). */
 export const migrations: Record<string, Migration> = {
@@ -79,6 +80,7 @@ export const migrations: Record<string, Migration> = {
   '0044_analytics_day_percentiles': analyticsDayPercentiles,
   '0045_event_lead': eventLead,
   '0047_settings_number_rules': settingsNumberRules,
+  '0049_analytics_variants_quarters': analyticsVariantsQuarters,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

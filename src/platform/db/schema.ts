@@ -413,6 +413,7 @@ export interface Database {
   analytics_numbers: AnalyticsNumbersTable;
   analytics_errors: AnalyticsErrorsTable;
   analytics_pending: AnalyticsPendingTable;
+  analytics_variants: AnalyticsVariantsTable;
   analytics_day_versions: AnalyticsDayVersionsTable;
   analytics_day_percentiles: AnalyticsDayPercentilesTable;
 }
@@ -795,11 +796,23 @@ export interface AnalyticsNumbersTable {
   failed: Counter;
 }
 
+/** Per profile and opening variant: the leads first sent it, and of those how many replied, qualified, booked, opted out (0049). */
+export interface AnalyticsVariantsTable {
+  organization_id: string;
+  profile: string;
+  variant: string;
+  sent: Counter;
+  replied: Counter;
+  qualified: Counter;
+  booked: Counter;
+  opted_out: Counter;
+}
+
 /** A count not yet folded into its rollup table (0043, src/analytics-records/pending.repository.ts). */
 export interface AnalyticsPendingTable {
   id: Generated<number | string>;
   organization_id: string;
-  target: 'analytics_rollups' | 'analytics_latency' | 'analytics_numbers' | 'analytics_errors';
+  target: 'analytics_rollups' | 'analytics_latency' | 'analytics_numbers' | 'analytics_errors' | 'analytics_variants';
   /** JSON array of the target's rows (every column but the counter). */
   cells: string;
   counter: string;

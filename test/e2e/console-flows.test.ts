@@ -429,6 +429,12 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     for (let i = 0; i <= at; i++) await zone.press('ArrowDown');
     await expect.poll(() => zone.getAttribute('aria-activedescendant')).toBe(chicagoId);
     expect(await page.locator(`[id="${chicagoId}"]`).getAttribute('aria-selected')).toBe('true');
+    // Home moves the caret in the field, which takes the visual focus back; Up from there goes to the last option.
+    await zone.press('Home');
+    await expect.poll(() => zone.getAttribute('aria-activedescendant')).toBeNull();
+    expect(await zone.evaluate((z: HTMLInputElement) => z.selectionStart)).toBe(0);
+    await zone.press('ArrowUp');
+    await expect.poll(() => zone.getAttribute('aria-activedescendant')).toBe(ids.at(-1));
     // Escape closes the list and keeps what was typed; a second one clears the field; Alt+Down opens the list.
     await zone.press('Escape');
     await list.waitFor({ state: 'detached' });

@@ -105,6 +105,7 @@ function ZonePicker({ value, onChange }: { value: string; onChange: (zone: strin
           onMouseDown={(e) => e.preventDefault()}
         >
           {matches.map((z) => (
+            // biome-ignore lint/a11y/useKeyWithClickEvents: the keyboard reaches an option through the field's keydown (aria-activedescendant), never by focusing it
             <div
               key={z}
               id={optionId(z)}

@@ -391,15 +391,77 @@ describeWithBrowser('console in the browser: an operator works a conversation', 
     expect((await offered.allTextContents()).every((z) => /chic/i.test(z))).toBe(true);
     // The open list is a combobox's listbox to a screen reader.
     expect(await seriousViolations(page, '.combo')).toEqual([]);
+    const chicagoId = await offered.filter({ hasText: 'America/Chicago' }).getAttribute('id');
     await offered.filter({ hasText: 'America/Chicago' }).click();
     expect(await zone.inputValue()).toBe('America/Chicago');
     expect(await page.getByRole('listbox', { name: 'Time zones' }).count()).toBe(0);
-    // The keyboard picks too: the first zone with "europe/par" in it.
+    // Typing announces how many zones match and how many of them the list shows.
+    const count = page.locator('.combo [aria-live="polite"]');
     await zone.fill('');
+    await zone.pressSequentially('america/');
+    const americas = await page.evaluate(
+      () => Intl.supportedValuesOf('timeZone').filter((z) => z.toLowerCase().includes('america/')).length,
+    );
+    expect(americas).toBeGreaterThan(12);
+    await expect.poll(() => count.textContent()).toBe(`12 of ${americas} zones shown`);
+    await zone.pressSequentially('nowhere');
+    await expect.poll(() => count.textContent()).toBe('No zone matches');
+    // A press on the list outside its options (where its scrollbar is drawn; headless Chromium draws none, so its
+    // top padding here) leaves the list open and the focus in the field.
+    await zone.fill('');
+    await zone.pressSequentially('america/');
+    const list = page.getByRole('listbox', { name: 'Time zones' });
+    const box = (await list.boundingBox())!;
+    await page.mouse.click(box.x + box.width / 2, box.y + 2);
+    expect(await zone.evaluate((z) => z === document.activeElement)).toBe(true);
+    expect(await list.count()).toBe(1);
+    expect(await zone.inputValue()).toBe('america/');
+    // An option's id follows its zone, not its place: moving to America/Chicago, elsewhere in this list than under
+    // "Chic", names the same id, so a screen reader announces each move to another zone.
+    await zone.fill('');
+    await zone.pressSequentially('america/c');
+    await offered.filter({ hasText: 'America/Chicago' }).waitFor();
+    const texts = await offered.allTextContents();
+    const ids = await offered.evaluateAll((os) => os.map((o) => o.id));
+    expect(new Set(ids).size).toBe(texts.length);
+    const at = texts.indexOf('America/Chicago');
+    expect(at).toBeGreaterThan(0);
+    for (let i = 0; i <= at; i++) await zone.press('ArrowDown');
+    await expect.poll(() => zone.getAttribute('aria-activedescendant')).toBe(chicagoId);
+    expect(await page.locator(`[id="${chicagoId}"]`).getAttribute('aria-selected')).toBe('true');
+    // Home moves the caret in the field, which takes the visual focus back; Up from there goes to the last option.
+    await zone.press('Home');
+    await expect.poll(() => zone.getAttribute('aria-activedescendant')).toBeNull();
+    expect(await zone.evaluate((z: HTMLInputElement) => z.selectionStart)).toBe(0);
+    await zone.press('ArrowUp');
+    await expect.poll(() => zone.getAttribute('aria-activedescendant')).toBe(ids.at(-1));
+    // Escape closes the list and keeps what was typed; a second one clears the field; Alt+Down opens the list.
+    await zone.press('Escape');
+    await list.waitFor({ state: 'detached' });
+    expect(await zone.inputValue()).toBe('america/c');
+    expect(await zone.getAttribute('aria-expanded')).toBe('false');
+    await zone.press('Alt+ArrowDown');
+    await list.waitFor();
+    expect(await zone.getAttribute('aria-activedescendant')).toBeNull();
+    await zone.press('Escape');
+    await list.waitFor({ state: 'detached' });
+    await zone.press('Escape');
+    await expect.poll(() => zone.inputValue()).toBe('');
+    // The keyboard picks too: Down moves to the first zone with "europe/par" in it, Enter picks it.
     await zone.pressSequentially('europe/par');
     await zone.press('ArrowDown');
     await zone.press('Enter');
     expect(await zone.inputValue()).toBe('Europe/Paris');
+    // Enter without moving in the list keeps what was typed (no zone is picked for the user): the form is sent as
+    // it is, and the server refuses the zone with its message and changes nothing.
+    await zone.fill('');
+    await zone.pressSequentially('europe/par');
+    await offered.filter({ hasText: 'Europe/Paris' }).waitFor();
+    await zone.press('Enter');
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('timeZone is not a known IANA time zone');
+    expect(await zone.inputValue()).toBe('europe/par');
+    expect((await server.ts.acme.get('/settings')).body.timeZone).toBe(zoneBefore);
+    await screenshot(page, 'settings-time-zone-typed');
     await zone.fill('');
     await zone.pressSequentially('Chic');
     await offered.filter({ hasText: 'America/Chicago' }).click();

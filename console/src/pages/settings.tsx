@@ -11,34 +11,69 @@ const ZONES: string[] = typeof Intl.supportedValuesOf === 'function' ? Intl.supp
 const SHOWN = 12;
 
 /**
- * The organization's zone, searched by any part of its name: typing "chic" lists America/Chicago (the browser's
- * datalist did the same, but offers no list a keyboard or a test can reliably drive everywhere). Arrow keys move
- * through the matches, Enter or a click picks one, Escape closes the list.
+ * An option's id, from its zone: it names the same zone however the list is filtered, so a screen reader announces
+ * a move to another zone (an id by position would stay `zone-0` while its zone changes under it). Every character an
+ * id should not carry is written as its code, so two zones never share an id (`Etc/GMT+1`, `Etc/GMT-1`).
+ */
+const optionId = (zone: string) => `zone-${zone.replace(/[^A-Za-z0-9-]/g, (c) => `_${c.charCodeAt(0).toString(16)}`)}`;
+
+/**
+ * The organization's zone, searched by any part of its name: typing "chic" lists America/Chicago. It is the WAI-ARIA
+ * APG combobox with list autocomplete and no automatic selection: typing only filters, and what was typed stays
+ * until the user moves to an option with the arrow keys (then Enter picks it) or clicks one. Escape closes the list,
+ * a second one clears the field; Alt+Down opens the list without moving into it; Home, End and the left and right
+ * arrows stay in the text box. A polite live region says how many zones match and how many of them are shown.
  */
 function ZonePicker({ value, onChange }: { value: string; onChange: (zone: string) => void }) {
   const [open, setOpen] = useState(false);
-  const [active, setActive] = useState(0);
+  // The zone the user moved to with the arrow keys; null while the text box has the visual focus.
+  const [active, setActive] = useState<string | null>(null);
   const q = value.trim().toLowerCase();
-  const matches = (q ? ZONES.filter((z) => z.toLowerCase().includes(q)) : ZONES).slice(0, SHOWN);
+  const all = q ? ZONES.filter((z) => z.toLowerCase().includes(q)) : ZONES;
+  const matches = all.slice(0, SHOWN);
   const shown = open && matches.length > 0 && !(matches.length === 1 && matches[0] === value);
+  const current = active !== null && shown && matches.includes(active) ? active : null;
+  const count = !open
+    ? ''
+    : shown
+      ? `${matches.length} of ${all.length} ${all.length === 1 ? 'zone' : 'zones'} shown`
+      : all.length === 0
+        ? 'No zone matches'
+        : '';
+  const close = () => {
+    setOpen(false);
+    setActive(null);
+  };
   const pick = (zone: string) => {
     onChange(zone);
-    setOpen(false);
+    close();
+  };
+  const move = (step: 1 | -1) => {
+    const at = current === null ? -1 : matches.indexOf(current);
+    // From the text box, Down goes to the first option and Up to the last; past either end it wraps.
+    const next = at === -1 ? (step === 1 ? 0 : matches.length - 1) : (at + step + matches.length) % matches.length;
+    setActive(matches[next] ?? null);
   };
   const onKeyDown = (e: KeyboardEvent) => {
     if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
       e.preventDefault();
-      if (!open) {
-        setOpen(true);
-        return;
-      }
-      const step = e.key === 'ArrowDown' ? 1 : -1;
-      setActive((a) => (a + step + matches.length) % Math.max(matches.length, 1));
-    } else if (e.key === 'Enter' && shown) {
+      setOpen(true);
+      if (e.key === 'ArrowDown' && e.altKey) return;
+      move(e.key === 'ArrowDown' ? 1 : -1);
+    } else if (e.key === 'Enter') {
+      // Only a zone the user moved to; otherwise Enter keeps what was typed and submits the form as usual.
+      if (current !== null) {
+        e.preventDefault();
+        pick(current);
+      } else close();
+    } else if (e.key === 'Escape') {
       e.preventDefault();
-      const zone = matches[Math.min(active, matches.length - 1)];
-      if (zone) pick(zone);
-    } else if (e.key === 'Escape') setOpen(false);
+      if (open) close();
+      else onChange('');
+    } else if (e.key === 'Home' || e.key === 'End' || e.key === 'ArrowLeft' || e.key === 'ArrowRight') {
+      // The caret moves in the text box, which takes the visual focus back.
+      setActive(null);
+    }
   };
   return (
     <div class="combo">
@@ -50,37 +85,44 @@ function ZonePicker({ value, onChange }: { value: string; onChange: (zone: strin
         aria-autocomplete="list"
         aria-expanded={shown}
         aria-controls={shown ? 'time-zones' : undefined}
-        aria-activedescendant={shown ? `zone-${Math.min(active, matches.length - 1)}` : undefined}
+        aria-activedescendant={current !== null ? optionId(current) : undefined}
         value={value}
         onInput={(e) => {
           onChange(e.currentTarget.value);
-          setActive(0);
+          setActive(null);
           setOpen(true);
         }}
         onKeyDown={onKeyDown}
-        onBlur={() => setOpen(false)}
+        onBlur={close}
       />
       {shown && (
-        <div id="time-zones" role="listbox" aria-label="Time zones" class="combo-list">
-          {matches.map((z, i) => (
+        <div
+          id="time-zones"
+          role="listbox"
+          aria-label="Time zones"
+          class="combo-list"
+          // A press anywhere on the list, its scrollbar too, leaves the focus in the field: its blur would close the list.
+          onMouseDown={(e) => e.preventDefault()}
+        >
+          {matches.map((z) => (
+            // biome-ignore lint/a11y/useKeyWithClickEvents: the keyboard reaches an option through the field's keydown (aria-activedescendant), never by focusing it
             <div
               key={z}
-              id={`zone-${i}`}
+              id={optionId(z)}
               role="option"
               // Focus stays in the field (aria-activedescendant names the option).
               tabIndex={-1}
-              aria-selected={i === active}
-              // Before the input's blur closes the list.
-              onMouseDown={(e) => {
-                e.preventDefault();
-                pick(z);
-              }}
+              aria-selected={z === current}
+              onClick={() => pick(z)}
             >
               {z}
             </div>
           ))}
         </div>
       )}
+      <p class="sr-only" aria-live="polite">
+        {count}
+      </p>
     </div>
   );
 }

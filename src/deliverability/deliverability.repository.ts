@@ -16,6 +16,8 @@ export async function findOutboundByProviderId(db: Db, organizationId: string, p
 export interface FailureColumns {
   status: string;
   reason: string | null;
+  /** Parley's own status code, when the failure has one (SENDER_UNUSABLE); null otherwise. */
+  statusCode?: string | null;
   errorCode: string | null;
   errorClass: string | null;
   at: string;
@@ -33,6 +35,7 @@ export async function setDeliveryOutcome(
     .set({
       status: c.status,
       status_reason: c.reason,
+      status_code: c.statusCode ?? null,
       error_code: c.errorCode,
       error_class: c.errorClass,
       updated_at: c.at,

@@ -121,6 +121,17 @@ export async function markSettingsNumberUnusable(
   return row?.sending_number ?? null;
 }
 
+/** Whether the number is one of the organization's pool numbers (marked or not). */
+export async function inPool(db: Db, organizationId: string, number: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('sending_numbers')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('number', '=', number)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Whose latest sends: a campaign's, a pool number's (by id), or the settings number's (by the number, 0047). */
 export type SendsOf = { campaignId: string } | { sendingNumberId: string } | { fromNumber: string };
 

@@ -86,10 +86,11 @@ async function actOn(trx: Db, deps: Deps, organizationId: string, f: Failure): P
         marked = await repo.markNumberUnusable(trx, organizationId, { id: message.sending_number_id }, error.key, f.at);
       else if (from) {
         marked = await repo.markNumberUnusable(trx, organizationId, { number: from }, error.key, f.at);
-        const settings = marked
-          ? null
-          : await repo.markSettingsNumberUnusable(trx, organizationId, from, error.key, f.at);
-        if (settings) marked = { id: null, number: settings };
+        // The settings number marked too, so its sends stop (channels/outbound.ts); alerted as the settings number
+        // only when it is not also a pool number, whose mark (now or earlier) was alerted already.
+        const settings = await repo.markSettingsNumberUnusable(trx, organizationId, from, error.key, f.at);
+        if (!marked && settings && !(await repo.inPool(trx, organizationId, from)))
+          marked = { id: null, number: settings };
       }
       // Once per number: a number marked already (or a settings number changed since the send) is not alerted again.
       if (!marked) return;

@@ -541,6 +541,42 @@ describeEachDialect(
       });
     });
 
+    describe('a settings number that is also a pool number', () => {
+      it('refused again from the settings after its pool row was marked: no second alert, and its sends stop', async () => {
+        const ts = ctx();
+        const { client, number, org: organizationId } = await org(ts);
+        const people = await staff(ts, organizationId);
+        const pool = await client.post('/sendingNumbers', { number, kind: 'longCode', ratePerSecond: 100 });
+        expect(pool.status, JSON.stringify(pool.body)).toBe(201);
+        const a = await newLead(client);
+        const first = await sentSms(ts, client, a.id);
+        expect(await row(ts, first.id)).toMatchObject({ sending_number_id: pool.body.id });
+        expect((await report(ts, first.sid, number, a.phone, 'failed', '30034')).status).toBe(200);
+        expect(await unusableEvents(ts, number)).toEqual([
+          expect.objectContaining({ sendingNumberId: pool.body.id, number }),
+        ]);
+
+        // The pool has no usable number left: the next send goes from the settings number, the same one, refused.
+        const b = await newLead(client);
+        fake.failNext((r) => r.params.To === b.phone, 400, 1, 'POST', 30034);
+        const refused = await send(client, b.id);
+        expect((await settled(ts, client, b.id, refused)).status).toBe('failed');
+        expect(await row(ts, refused)).toMatchObject({ sending_number_id: null, from_number: number });
+        expect(await unusableEvents(ts, number)).toHaveLength(1);
+        await ts.runDue();
+        for (const admin of people.admins) expect(mailsTo(admin)).toHaveLength(1);
+        expect((await client.get('/settings')).body.sendingNumberUnusableCode).toBe('twilio:30034');
+
+        const c = await newLead(client);
+        const blocked = await send(client, c.id);
+        expect(await settled(ts, client, c.id, blocked)).toMatchObject({
+          status: 'failed',
+          statusCode: 'SENDER_UNUSABLE',
+        });
+        expect(fake.requests.filter((r) => r.params.To === c.phone)).toEqual([]);
+      });
+    });
+
     describe('sends from a refused settings number', () => {
       it('fail at once without reaching Twilio, with SENDER_UNUSABLE, the code and message.failed; GET /settings shows the mark', async () => {
         const ts = ctx();

@@ -447,7 +447,13 @@ describeEachDialect(
             expect(mails[0]!.headers.get('subject')).toBe(
               `Sending number ${first.number} refused by the carrier (twilio:${code})`,
             );
-            expect(mails[0]!.text).toContain(`The carrier refused ${first.number} as a sender`);
+            const title =
+              code === '30034'
+                ? 'Message from an Unregistered Number (US A2P 10DLC)'
+                : 'Toll-Free Number Has Not Been Verified';
+            expect(mails[0]!.text.split('\n')[0]).toBe(
+              `The carrier refused ${first.number} as a sender (twilio:${code}: ${title}).`,
+            );
             expect(mails[0]!.text).toContain(`/v1/sendingNumbers/${first.id}`);
           }
           expect(mailsTo(people.agent)).toHaveLength(0);

@@ -1,5 +1,6 @@
 import { countsStatus, noteMessageStatus } from '../analytics-records/recorder.repository.js';
-import type { Db } from '../platform/db/schema.js';
+import type { SelectQueryBuilder } from 'kysely';
+import type { Database, Db } from '../platform/db/schema.js';
 import type { ChannelName } from '../lead-records/channels.js';
 
 /** The outbound message a provider's delivery report names, by the provider's id, within the organization. */
@@ -135,6 +136,18 @@ export async function inPool(db: Db, organizationId: string, number: string): Pr
 /** Whose latest sends: a campaign's, a pool number's (by id), or the settings number's (by the number, 0047). */
 export type SendsOf = { campaignId: string } | { sendingNumberId: string } | { fromNumber: string };
 
+/** A number's sends: a pool number's by its id, the settings number's by the number it went from (0047). */
+function ofNumber<Q extends SelectQueryBuilder<Database, 'messages', object>>(
+  q: Q,
+  of: Exclude<SendsOf, { campaignId: string }>,
+): Q {
+  return (
+    'sendingNumberId' in of
+      ? q.where('sending_number_id', '=', of.sendingNumberId)
+      : q.where('from_number', '=', of.fromNumber)
+  ) as Q;
+}
+
 /**
  * The error classes of the latest `window` sends of a campaign or of a
  * number, newest first: outbound messages handed to the provider (they have
@@ -149,12 +162,7 @@ export async function latestSendClasses(
   window: number,
 ): Promise<(string | null)[]> {
   let q = db.selectFrom('messages').select('error_class').where('organization_id', '=', organizationId);
-  q =
-    'campaignId' in of
-      ? q.where('campaign_id', '=', of.campaignId)
-      : 'sendingNumberId' in of
-        ? q.where('sending_number_id', '=', of.sendingNumberId)
-        : q.where('from_number', '=', of.fromNumber);
+  q = 'campaignId' in of ? q.where('campaign_id', '=', of.campaignId) : ofNumber(q, of);
   const rows = await q
     .where('direction', '=', 'outbound')
     .where((eb) => eb.or([eb('provider_message_id', 'is not', null), eb('error_code', 'is not', null)]))
@@ -171,11 +179,7 @@ export async function campaignsOnNumber(
   of: Exclude<SendsOf, { campaignId: string }>,
   window: number,
 ): Promise<string[]> {
-  let q = db.selectFrom('messages').select('campaign_id').where('organization_id', '=', organizationId);
-  q =
-    'sendingNumberId' in of
-      ? q.where('sending_number_id', '=', of.sendingNumberId)
-      : q.where('from_number', '=', of.fromNumber);
+  const q = ofNumber(db.selectFrom('messages').select('campaign_id').where('organization_id', '=', organizationId), of);
   const rows = await q.where('campaign_id', 'is not', null).orderBy('id', 'desc').limit(window).execute();
   // biome-ignore lint/style/noNonNullAssertion: the query keeps only rows where campaign_id is not null
   return [...new Set(rows.map((r) => r.campaign_id!))];

@@ -102,7 +102,7 @@ async function pendingQuarters(db: Kysely<any>, mode: 'add' | 'strip'): Promise<
       const next = mode === 'add' ? withQuarters(cells) : cells.filter((c) => !isQuarter(c.period));
       if (next.length !== cells.length) changed.push({ id: row.id, cells: JSON.stringify(next) });
     }
-    // One statement per batch: a statement per row took 16 s for 50k rows on SQLite.
+    // One statement per batch: a statement per row costs about 0.3 ms a row on SQLite (16 s for 50k rows).
     if (changed.length > 0) {
       const values = sql.join(changed.map((c) => sql`(cast(${String(c.id)} as bigint), ${c.cells})`));
       await sql`with v (id, cells) as (values ${values})

@@ -280,37 +280,31 @@ export async function sumErrors(db: Db, organizationId: string, slice: Slice): P
   }));
 }
 
-/** The E.164 of the organization's pool numbers, by id. */
-export async function numbersById(
+/** One text column of the organization's rows of `table`, by id (an id with no row is absent). */
+async function labelsById(
   db: Db,
+  table: 'sending_numbers' | 'campaigns',
+  column: 'number' | 'name',
   organizationId: string,
   ids: readonly string[],
 ): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
   const rows = await db
-    .selectFrom('sending_numbers')
-    .select(['id', 'number'])
+    .selectFrom(table)
+    .select(['id', sql.ref<string>(column).as('label')])
     .where('organization_id', '=', organizationId)
     .where('id', 'in', [...ids])
     .execute();
-  return new Map(rows.map((r) => [r.id, r.number]));
+  return new Map(rows.map((r) => [r.id, r.label]));
 }
 
+/** The E.164 of the organization's pool numbers, by id. */
+export const numbersById = (db: Db, organizationId: string, ids: readonly string[]) =>
+  labelsById(db, 'sending_numbers', 'number', organizationId, ids);
+
 /** The names of the organization's campaigns, by id (a deleted campaign has none). */
-export async function campaignNamesById(
-  db: Db,
-  organizationId: string,
-  ids: readonly string[],
-): Promise<Map<string, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('campaigns')
-    .select(['id', 'name'])
-    .where('organization_id', '=', organizationId)
-    .where('id', 'in', [...ids])
-    .execute();
-  return new Map(rows.map((r) => [r.id, r.name]));
-}
+export const campaignNamesById = (db: Db, organizationId: string, ids: readonly string[]) =>
+  labelsById(db, 'campaigns', 'name', organizationId, ids);
 
 export interface VariantRow {
   variant: string;

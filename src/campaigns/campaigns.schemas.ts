@@ -99,7 +99,7 @@ export const Campaign = Type.Object({
   cancelledAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   pauseCode: Type.Union([Type.String(), Type.Null()], {
     description:
-      'why the campaign paused itself (FILTERED: carriers filter its sends, docs/deliverability.md); null when paused by hand or not paused',
+      'why the campaign paused itself (FILTERED: carriers filter its sends; SENDER_UNUSABLE: the carrier refused the settings sendingNumber; docs/deliverability.md); null when paused by hand or not paused',
   }),
   pauseReason: Type.Union([Type.String(), Type.Null()], { description: 'the same, in a sentence' }),
 });

@@ -13,7 +13,11 @@ import { adapterFor } from './registry.js';
 import { SendError, type ChannelAdapter } from '../providers/channel-adapter.js';
 import { IN_DOUBT, NEEDS_OPERATOR, RECONCILING, reconcile, recordSent } from './in-doubt.js';
 import { chooseSender } from '../sending-numbers/sender.js';
-import { recordSendFailure } from '../deliverability/deliverability.service.js';
+import {
+  failUnusableSender,
+  pauseForUnusableSender,
+  recordSendFailure,
+} from '../deliverability/deliverability.service.js';
 
 /** A send waiting for its pool number's pacing slot (status scheduled), and one that could not get a slot within the maximum wait (failed). */
 const PACING = 'PACING';
@@ -21,7 +25,7 @@ const PACING_TIMEOUT = 'PACING_TIMEOUT';
 
 type Step =
   | { kind: 'skip' }
-  | { kind: 'blocked' }
+  | { kind: 'blocked'; pause?: { campaignId: string; number: string; code: string } }
   | { kind: 'wait'; until: Date; reason: string; punctual?: true }
   | { kind: 'ask_external'; message: MessageRow }
   | { kind: 'send'; message: MessageRow; to: string; from: string | null; departAt?: Date }
@@ -141,6 +145,14 @@ async function judge(
         pacedSince: sender.since.toISOString(),
       });
       return { kind: 'wait', until: sender.until, reason, punctual: true };
+    }
+    if (sender.kind === 'settings' && sender.from !== null && settings.sendingNumberUnusableAt !== null) {
+      // The carrier refused this number as a sender: another send from it would be paid for and refused again.
+      const unusable = { number: sender.from, code: settings.sendingNumberUnusableCode ?? 'unknown' };
+      await failUnusableSender(trx, organizationId, lead, message, unusable, deps.clock.now().toISOString());
+      return message.campaign_id
+        ? { kind: 'blocked', pause: { campaignId: message.campaign_id, ...unusable } }
+        : { kind: 'blocked' };
     }
     if (sender.kind === 'settings') {
       await setMessageStatus(trx, organizationId, message.id, {
@@ -304,6 +316,9 @@ export async function sendRecordedMessage(
     step = await judge(deps, job, job.payload, verdict);
     if (step.kind === 'ask_external') throw new Error('external compliance check was not consulted');
   }
+  // The rest of a campaign on a refused settings number would fail the same way: it pauses (after the commit).
+  if (step.kind === 'blocked' && step.pause)
+    await pauseForUnusableSender(deps, organizationId, step.pause.campaignId, step.pause);
   if (step.kind === 'skip' || step.kind === 'blocked' || step.kind === 'doubt') return { kind: 'done' };
   // A send waiting for its sending slot must run at the slot, not some time after: a punctual job (jobs.repository.ts claimJobs).
   if (step.kind === 'wait')

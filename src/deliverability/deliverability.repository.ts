@@ -1,5 +1,6 @@
 import { countsStatus, noteMessageStatus } from '../analytics-records/recorder.repository.js';
-import type { Db } from '../platform/db/schema.js';
+import type { SelectQueryBuilder } from 'kysely';
+import type { Database, Db } from '../platform/db/schema.js';
 import type { ChannelName } from '../lead-records/channels.js';
 
 /** The outbound message a provider's delivery report names, by the provider's id, within the organization. */
@@ -16,6 +17,8 @@ export async function findOutboundByProviderId(db: Db, organizationId: string, p
 export interface FailureColumns {
   status: string;
   reason: string | null;
+  /** Parley's own status code, when the failure has one (SENDER_UNUSABLE); null otherwise. */
+  statusCode?: string | null;
   errorCode: string | null;
   errorClass: string | null;
   at: string;
@@ -33,6 +36,7 @@ export async function setDeliveryOutcome(
     .set({
       status: c.status,
       status_reason: c.reason,
+      status_code: c.statusCode ?? null,
       error_code: c.errorCode,
       error_class: c.errorClass,
       updated_at: c.at,
@@ -118,8 +122,31 @@ export async function markSettingsNumberUnusable(
   return row?.sending_number ?? null;
 }
 
+/** Whether the number is one of the organization's pool numbers (marked or not). */
+export async function inPool(db: Db, organizationId: string, number: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('sending_numbers')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('number', '=', number)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Whose latest sends: a campaign's, a pool number's (by id), or the settings number's (by the number, 0047). */
 export type SendsOf = { campaignId: string } | { sendingNumberId: string } | { fromNumber: string };
+
+/** A number's sends: a pool number's by its id, the settings number's by the number it went from (0047). */
+function ofNumber<Q extends SelectQueryBuilder<Database, 'messages', object>>(
+  q: Q,
+  of: Exclude<SendsOf, { campaignId: string }>,
+): Q {
+  return (
+    'sendingNumberId' in of
+      ? q.where('sending_number_id', '=', of.sendingNumberId)
+      : q.where('from_number', '=', of.fromNumber)
+  ) as Q;
+}
 
 /**
  * The error classes of the latest `window` sends of a campaign or of a
@@ -135,12 +162,7 @@ export async function latestSendClasses(
   window: number,
 ): Promise<(string | null)[]> {
   let q = db.selectFrom('messages').select('error_class').where('organization_id', '=', organizationId);
-  q =
-    'campaignId' in of
-      ? q.where('campaign_id', '=', of.campaignId)
-      : 'sendingNumberId' in of
-        ? q.where('sending_number_id', '=', of.sendingNumberId)
-        : q.where('from_number', '=', of.fromNumber);
+  q = 'campaignId' in of ? q.where('campaign_id', '=', of.campaignId) : ofNumber(q, of);
   const rows = await q
     .where('direction', '=', 'outbound')
     .where((eb) => eb.or([eb('provider_message_id', 'is not', null), eb('error_code', 'is not', null)]))
@@ -157,11 +179,7 @@ export async function campaignsOnNumber(
   of: Exclude<SendsOf, { campaignId: string }>,
   window: number,
 ): Promise<string[]> {
-  let q = db.selectFrom('messages').select('campaign_id').where('organization_id', '=', organizationId);
-  q =
-    'sendingNumberId' in of
-      ? q.where('sending_number_id', '=', of.sendingNumberId)
-      : q.where('from_number', '=', of.fromNumber);
+  const q = ofNumber(db.selectFrom('messages').select('campaign_id').where('organization_id', '=', organizationId), of);
   const rows = await q.where('campaign_id', 'is not', null).orderBy('id', 'desc').limit(window).execute();
   // biome-ignore lint/style/noNonNullAssertion: the query keeps only rows where campaign_id is not null
   return [...new Set(rows.map((r) => r.campaign_id!))];

@@ -13,6 +13,8 @@ import * as repo from './deliverability.repository.js';
 
 /** Why a campaign paused itself: carriers filter its sends (or those of a number it sends from). */
 export const FILTERED = 'FILTERED';
+/** Why a send failed without going out, and why its campaign paused: the carrier refused the settings number. */
+export const SENDER_UNUSABLE = 'SENDER_UNUSABLE';
 
 export interface DeliveryReport {
   providerMessageId: string;
@@ -84,10 +86,11 @@ async function actOn(trx: Db, deps: Deps, organizationId: string, f: Failure): P
         marked = await repo.markNumberUnusable(trx, organizationId, { id: message.sending_number_id }, error.key, f.at);
       else if (from) {
         marked = await repo.markNumberUnusable(trx, organizationId, { number: from }, error.key, f.at);
-        const settings = marked
-          ? null
-          : await repo.markSettingsNumberUnusable(trx, organizationId, from, error.key, f.at);
-        if (settings) marked = { id: null, number: settings };
+        // The settings number marked too, so its sends stop (channels/outbound.ts); alerted as the settings number
+        // only when it is not also a pool number, whose mark (now or earlier) was alerted already.
+        const settings = await repo.markSettingsNumberUnusable(trx, organizationId, from, error.key, f.at);
+        if (!marked && settings && !(await repo.inPool(trx, organizationId, from)))
+          marked = { id: null, number: settings };
       }
       // Once per number: a number marked already (or a settings number changed since the send) is not alerted again.
       if (!marked) return;
@@ -175,6 +178,71 @@ export async function applyDeliveryReport(deps: Deps, organizationId: string, re
   if (!changed) return 0;
   if (error?.class === 'filtered') await checkFilteredRate(deps, organizationId, changed);
   return 1;
+}
+
+/** The settings number's refusal as its mark records it (0047): the number and the error key (`twilio:30034`). */
+export interface UnusableSender {
+  number: string;
+  code: string;
+}
+
+/**
+ * A send from the settings number after the carrier refused that number as a
+ * sender (actOn marked it): handed to the provider it would be paid for and
+ * refused again, so it fails here, in the send's transaction under the lead's
+ * lock: `failed` with SENDER_UNUSABLE, the refusal's code and class, and
+ * `message.failed`, as a refused send is recorded; never retried.
+ */
+export async function failUnusableSender(
+  trx: Db,
+  organizationId: string,
+  lead: LeadRow,
+  message: MessageRow,
+  sender: UnusableSender,
+  at: string,
+): Promise<void> {
+  const [provider, code] = sender.code.includes(':') ? sender.code.split(':', 2) : ['twilio', sender.code];
+  const error = classify({ provider: provider === 'smtp' ? 'smtp' : 'twilio', code: code ?? sender.code });
+  const reason =
+    `not sent: the carrier refused ${sender.number} as a sender (${sender.code}); set another sending number in settings`.slice(
+      0,
+      500,
+    );
+  await repo.setDeliveryOutcome(trx, organizationId, message.id, {
+    status: 'failed',
+    reason,
+    statusCode: SENDER_UNUSABLE,
+    errorCode: sender.code,
+    errorClass: error.class,
+    at,
+  });
+  await emitEvents(trx, organizationId, at, [
+    messageFailedEvent(lead, message, {
+      status: 'failed',
+      provider: error.provider,
+      errorCode: error.code,
+      errorClass: error.class,
+      reason,
+    }),
+  ]);
+}
+
+/**
+ * After a send failed on a refused settings number: its campaign pauses (as a
+ * pause by hand: openings not out yet are taken back), so the rest of it is
+ * not failed one message at a time. Resumed by hand once the number is fixed.
+ */
+export async function pauseForUnusableSender(
+  deps: Deps,
+  organizationId: string,
+  campaignId: string,
+  sender: UnusableSender,
+): Promise<boolean> {
+  const reason = `the carrier refused ${sender.number} as a sender (${sender.code}); set another sending number in settings, then resume`;
+  return pauseCampaignFor(deps, organizationId, campaignId, SENDER_UNUSABLE, reason, {
+    sendingNumberId: null,
+    number: sender.number,
+  });
 }
 
 export interface SendFailure {

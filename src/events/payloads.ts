@@ -280,7 +280,7 @@ export function messageFailedEvent(
   };
 }
 
-/** `campaign.paused` (Parley's own): a campaign paused itself, with its reason (FILTERED: carriers filter its sends). */
+/** `campaign.paused` (Parley's own): a campaign paused itself, with its reason (FILTERED: carriers filter its sends; SENDER_UNUSABLE: the carrier refused the settings number). */
 export function campaignPausedEvent(
   campaign: { id: string; name: string },
   code: string,

@@ -98,7 +98,8 @@ async function alertUsers(
         }),
       );
     } else {
-      deps.log.info({ userId: user.id, leadId, alert: alert.key }, 'alert by email not sent: no SMTP_URL configured');
+      // A warning: for a sending number's alert, email is the only way, so without SMTP_URL nobody hears of it.
+      deps.log.warn({ userId: user.id, leadId, alert: alert.key }, 'alert by email not sent: no SMTP_URL configured');
     }
     const phone = user.phone;
     if (phone && leadId) {
@@ -198,10 +199,11 @@ export async function runSendingNumberAlert(
 ): Promise<JobOutcome> {
   const pool = p.sendingNumberId !== null;
   const text = [
-    `The carrier refused ${p.number} as a sender: ${p.reason}.`,
+    // The reason is the whole sentence ("the carrier refused +1… as a sender (twilio:30034: …)").
+    `${p.reason.charAt(0).toUpperCase()}${p.reason.slice(1)}.`,
     pool
       ? "Parley stopped assigning it: its leads move to the pool's other numbers at their next send."
-      : 'It is the number in your settings and your organization has no pool number: every send from it is refused until you set another (PATCH /v1/settings sendingNumber) or add pool numbers.',
+      : 'It is the number in your settings and your organization has no pool number: Parley sends nothing from it (each send fails with SENDER_UNUSABLE, a running campaign pauses) until you set another (PATCH /v1/settings sendingNumber) or add pool numbers.',
     'Register the number with the carrier (10DLC campaign, toll-free verification), or replace it.',
     pool
       ? `The number: GET ${deps.config.publicUrl}/v1/sendingNumbers/${p.sendingNumberId} (unusableAt, unusableCode).`

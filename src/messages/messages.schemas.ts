@@ -21,7 +21,7 @@ export const Message = Type.Object(
     }),
     statusCode: Type.Union([Type.String(), Type.Null()], {
       description:
-        'The same as a code: OPTED_OUT, OPTED_OUT_BEFORE_SEND, DNC, AI_OFF, FREQUENCY_CAP, EXTERNAL_CHECK, NO_ADDRESS, UNREACHABLE (blocked), CONTACT_HOURS (waiting), or for in_doubt: RECONCILING (the worker is asking the provider) or NEEDS_OPERATOR (resolve it with POST /v1/leads/{leadId}/messages/{id}/resolve)',
+        'The same as a code: OPTED_OUT, OPTED_OUT_BEFORE_SEND, DNC, AI_OFF, FREQUENCY_CAP, EXTERNAL_CHECK, NO_ADDRESS, UNREACHABLE (blocked), CONTACT_HOURS (waiting), SENDER_UNUSABLE (failed: the carrier refused the settings sendingNumber, docs/deliverability.md), or for in_doubt: RECONCILING (the worker is asking the provider) or NEEDS_OPERATOR (resolve it with POST /v1/leads/{leadId}/messages/{id}/resolve)',
     }),
     scheduledTime: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     segments: Type.Optional(

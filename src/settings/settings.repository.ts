@@ -3,7 +3,10 @@ import { prepared } from '../platform/db/prepared.js';
 import type { Db } from '../platform/db/schema.js';
 
 const settingsRow = (db: Db, organizationId: string) =>
-  db.selectFrom('organizations').select(['settings', 'sending_number']).where('id', '=', organizationId);
+  db
+    .selectFrom('organizations')
+    .select(['settings', 'sending_number', 'sending_number_unusable_at', 'sending_number_unusable_code'])
+    .where('id', '=', organizationId);
 // Read by every opt-out and every send: prepared.
 const settingsQuery = prepared(settingsRow);
 const settingsLockedQuery = prepared((db: Db, organizationId: string) => settingsRow(db, organizationId).forUpdate());
@@ -13,7 +16,15 @@ export async function findSettingsRow(
   db: Db,
   organizationId: string,
   lock = false,
-): Promise<{ settings: string; sending_number: string | null } | undefined> {
+): Promise<
+  | {
+      settings: string;
+      sending_number: string | null;
+      sending_number_unusable_at: string | null;
+      sending_number_unusable_code: string | null;
+    }
+  | undefined
+> {
   const [row] = await (lock && takesRowLocks(db) ? settingsLockedQuery : settingsQuery)(db, organizationId);
   return row;
 }

@@ -230,6 +230,14 @@ export const Settings = Type.Object(
       description:
         'The number SMS and calls go out from (E.164), and the one inbound Twilio webhooks are routed by; unique across organizations',
     }),
+    sendingNumberUnusableAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description:
+        'read only: when the carrier refused sendingNumber as a sender (docs/deliverability.md); while set, its sends fail with SENDER_UNUSABLE instead of going out. Null: not refused; changing sendingNumber clears it',
+    }),
+    sendingNumberUnusableCode: Type.Union([Type.String(), Type.Null()], {
+      description:
+        "read only: the carrier's refusal, as an error code (`twilio:30034`); null with sendingNumberUnusableAt",
+    }),
     filteredPause: Type.Union([FilteredPause, Type.Null()], {
       description:
         'campaigns pause themselves when carriers filter this share of their latest sends (default 5 % of 200); null: never',

@@ -47,6 +47,8 @@ export const DEFAULT_SETTINGS: OrganizationSettings = {
     es: 'Se ha dado de baja y no recibirá más mensajes. Responda ALTA para volver a suscribirse.',
   },
   sendingNumber: null,
+  sendingNumberUnusableAt: null,
+  sendingNumberUnusableCode: null,
   // deliverability/: 10 filtered among a campaign's (or a number's) last 200 sends pause the campaign.
   filteredPause: { percent: 5, window: 200 },
   assignment: { mode: 'none', pool: [], on: 'handoff', ackWithinMinutes: 10 },
@@ -55,27 +57,55 @@ export const DEFAULT_SETTINGS: OrganizationSettings = {
   calendar: null,
 };
 
-type StoredSettings = Partial<Omit<OrganizationSettings, 'sendingNumber'>>;
+/** The settings kept in the organization's own columns, not in its settings document. */
+type ColumnSettings = Pick<
+  OrganizationSettings,
+  'sendingNumber' | 'sendingNumberUnusableAt' | 'sendingNumberUnusableCode'
+>;
+type StoredSettings = Partial<Omit<OrganizationSettings, keyof ColumnSettings>>;
+
+const NO_NUMBER: ColumnSettings = {
+  sendingNumber: null,
+  sendingNumberUnusableAt: null,
+  sendingNumberUnusableCode: null,
+};
 
 async function readRow(
   db: Db,
   organizationId: string,
   lock = false,
-): Promise<{ stored: StoredSettings; sendingNumber: string | null }> {
+): Promise<{ stored: StoredSettings; columns: ColumnSettings }> {
   const org = await findSettingsRow(db, organizationId, lock);
-  if (!org) return { stored: {}, sendingNumber: null };
-  return { stored: storedSettings(org.settings), sendingNumber: org.sending_number };
+  if (!org) return { stored: {}, columns: NO_NUMBER };
+  return {
+    stored: storedSettings(org.settings),
+    columns: {
+      sendingNumber: org.sending_number,
+      sendingNumberUnusableAt: org.sending_number_unusable_at,
+      sendingNumberUnusableCode: org.sending_number_unusable_code,
+    },
+  };
 }
 
 function storedSettings(document: string): StoredSettings {
-  // The sending number has its own unique column; a stray copy in the document never wins over it.
-  const { sendingNumber: _ignored, ...stored } = JSON.parse(document) as StoredSettings & { sendingNumber?: unknown };
+  // The sending number and its refusal have their own columns; a stray copy in the document never wins over them.
+  const {
+    sendingNumber: _number,
+    sendingNumberUnusableAt: _at,
+    sendingNumberUnusableCode: _code,
+    ...stored
+  } = JSON.parse(document) as StoredSettings & Partial<Record<keyof ColumnSettings, unknown>>;
   return stored;
 }
 
 /** Settings from a document read along with other rows (an opt-out reads it with the lead). */
-export function settingsFromDocument(document: string): Omit<OrganizationSettings, 'sendingNumber'> {
-  const { sendingNumber: _none, ...defaults } = DEFAULT_SETTINGS;
+export function settingsFromDocument(document: string): Omit<OrganizationSettings, keyof ColumnSettings> {
+  const {
+    sendingNumber: _n,
+    sendingNumberUnusableAt: _a,
+    sendingNumberUnusableCode: _c,
+    ...defaults
+  } = DEFAULT_SETTINGS;
   return { ...defaults, ...storedSettings(document) };
 }
 
@@ -84,8 +114,8 @@ export function settingsFromDocument(document: string): Omit<OrganizationSetting
  * The exception is `sendingNumber`, kept in a unique column because inbound provider webhooks are routed by it.
  */
 export async function readSettings(db: Db, organizationId: string): Promise<OrganizationSettings> {
-  const { stored, sendingNumber } = await readRow(db, organizationId);
-  return { ...DEFAULT_SETTINGS, ...stored, sendingNumber };
+  const { stored, columns } = await readRow(db, organizationId);
+  return { ...DEFAULT_SETTINGS, ...stored, ...columns };
 }
 
 /** What a client reads: the external check's secret is never shown again. */
@@ -184,7 +214,8 @@ export async function updateSettings(
       // New hours judge the sends already waiting for the old ones (in this transaction: a send is released only if the change commits).
       if (HOURS_FIELDS.some((f) => input[f] !== undefined))
         await releaseWaitingSends(trx, organizationId, deps.clock.now().toISOString());
-      if (sendingNumber !== undefined && sendingNumber !== current.sendingNumber) {
+      const changed = sendingNumber !== undefined && sendingNumber !== current.columns.sendingNumber;
+      if (changed) {
         // Another organization's pool number is taken too (inbound webhooks are routed by either); the organization's own may be both.
         if (sendingNumber !== null) await checkNumberFree(trx, organizationId, sendingNumber, 'settings');
         await setSendingNumber(trx, organizationId, sendingNumber);
@@ -192,7 +223,8 @@ export async function updateSettings(
       return toSettingsView({
         ...DEFAULT_SETTINGS,
         ...next,
-        sendingNumber: sendingNumber === undefined ? current.sendingNumber : sendingNumber,
+        // A new number clears the refusal of the old one (setSendingNumber).
+        ...(changed ? { ...NO_NUMBER, sendingNumber } : current.columns),
       });
     });
   } catch (err) {

@@ -1,5 +1,7 @@
-import { sql, type Kysely } from 'kysely';
+import { Migrator, sql, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { foldPending } from '../../src/analytics-records/pending.repository.js';
+import { sumCounters } from '../../src/analytics/analytics.repository.js';
 import { migrations } from '../../src/platform/db/migrate.js';
 import { dialects } from '../support/harness.js';
 import { migrateWith, migrationsUntil } from '../support/migrations.js';
@@ -169,6 +171,81 @@ for (const dialect of dialects()) {
       expect(
         Number((await db().selectFrom('analytics_rollups').select(sql`count(*)`.as('n')).executeTakeFirstOrThrow()).n),
       ).toBe(9);
+    });
+  });
+
+  describe(`migration 0049_analytics_variants_quarters, counts still queued (${dialect})`, () => {
+    const store = storeForBlock(dialect, { migrated: false });
+    const db = () => store().db as unknown as Kysely<any>;
+    const cell = (period: string, value: string) => ({ organization_id: 'o1', dim: 'campaign', period, value });
+    const byQuarter = async () =>
+      (await sumCounters(store().db, 'o1', 'campaign', { months: ['2026-Q2'] })).map((r) => [r.key, r.leads]);
+    const byMonths = async () =>
+      (await sumCounters(store().db, 'o1', 'campaign', { months: ['2026-04', '2026-05', '2026-06'] })).map((r) => [
+        r.key,
+        r.leads,
+      ]);
+
+    it('folds a count the older recorder queued (a day and a month) into its quarter row too', async () => {
+      await migrateWith(db(), migrationsUntil('0045_event_lead'));
+      await db()
+        .insertInto('analytics_rollups')
+        .values([
+          { ...cell('2026-04', 'c1'), leads: 1 },
+          { ...cell('2026-04-02', 'c1'), leads: 1 },
+        ])
+        .execute();
+      // As the recorder before 0049 queued a lead: its day and its month, no quarter.
+      await db()
+        .insertInto('analytics_pending')
+        .values({
+          organization_id: 'o1',
+          target: 'analytics_rollups',
+          cells: JSON.stringify([cell('2026-05-20', 'c1'), cell('2026-05', 'c1')]),
+          counter: 'leads',
+          amount: 2,
+        })
+        .execute();
+      await migrateWith(db(), migrations);
+      expect(await foldPending(store().db)).toBe(1);
+      expect(await byQuarter()).toEqual([['c1', 3]]);
+      expect(await byMonths()).toEqual([['c1', 3]]);
+    });
+
+    it('goes down to what the older fold reads, and up again without counting a quarter twice', async () => {
+      await db()
+        .insertInto('analytics_pending')
+        .values([
+          {
+            organization_id: 'o1',
+            target: 'analytics_rollups',
+            cells: JSON.stringify([cell('2026-06-01', 'c1'), cell('2026-06', 'c1'), cell('2026-Q2', 'c1')]),
+            counter: 'leads',
+            amount: 4,
+          },
+          {
+            organization_id: 'o1',
+            target: 'analytics_variants',
+            cells: JSON.stringify([{ organization_id: 'o1', profile: 'p', variant: 'v' }]),
+            counter: 'sent',
+            amount: 1,
+          },
+        ])
+        .execute();
+      const migrator = new Migrator({ db: db(), provider: { getMigrations: async () => migrations } });
+      const down = await migrator.migrateDown();
+      expect(down.error).toBeUndefined();
+      const left = await db().selectFrom('analytics_pending').select(['target', 'cells']).execute();
+      expect(left.map((r) => [r.target, JSON.parse(r.cells)])).toEqual([
+        ['analytics_rollups', [cell('2026-06-01', 'c1'), cell('2026-06', 'c1')]],
+      ]);
+      expect(
+        await db().selectFrom('analytics_rollups').select('period').where('period', '=', '2026-Q2').execute(),
+      ).toEqual([]);
+      await migrateWith(db(), migrations);
+      await foldPending(store().db);
+      expect(await byQuarter()).toEqual([['c1', 7]]);
+      expect(await byMonths()).toEqual([['c1', 7]]);
     });
   });
 }

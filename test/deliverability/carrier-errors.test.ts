@@ -447,7 +447,13 @@ describeEachDialect(
             expect(mails[0]!.headers.get('subject')).toBe(
               `Sending number ${first.number} refused by the carrier (twilio:${code})`,
             );
-            expect(mails[0]!.text).toContain(`The carrier refused ${first.number} as a sender`);
+            const title =
+              code === '30034'
+                ? 'Message from an Unregistered Number (US A2P 10DLC)'
+                : 'Toll-Free Number Has Not Been Verified';
+            expect(mails[0]!.text.split('\n')[0]).toBe(
+              `The carrier refused ${first.number} as a sender (twilio:${code}: ${title}).`,
+            );
             expect(mails[0]!.text).toContain(`/v1/sendingNumbers/${first.id}`);
           }
           expect(mailsTo(people.agent)).toHaveLength(0);
@@ -514,13 +520,9 @@ describeEachDialect(
         }
         expect(mailsTo(people.agent)).toHaveLength(0);
 
-        // Another send from it refused (a report, then a refused request): no second event, no second email.
+        // Another send from it refused (a report): no second event, no second email.
         expect((await report(ts, sb.sid, number, b.phone, 'undelivered', '30034')).status).toBe(200);
         expect(await row(ts, sb.id)).toMatchObject({ error_class: 'unregistered_sender' });
-        fake.failNext((r) => r.params.To === a.phone, 400, 1, 'POST', 30032);
-        const refused = await send(client, a.id);
-        expect((await settled(ts, client, a.id, refused)).status).toBe('failed');
-        expect(await row(ts, refused)).toMatchObject({ error_code: 'twilio:30032', from_number: number });
         await ts.runDue();
         expect(await unusableEvents(ts, number)).toHaveLength(1);
         for (const admin of people.admins) expect(mailsTo(admin)).toHaveLength(1);
@@ -542,6 +544,149 @@ describeEachDialect(
             `Sending number ${number} refused by the carrier (twilio:30034)`,
             `Sending number ${replacement} refused by the carrier (twilio:30034)`,
           ]);
+      });
+    });
+
+    describe('a settings number that is also a pool number', () => {
+      it('refused again from the settings after its pool row was marked: no second alert, and its sends stop', async () => {
+        const ts = ctx();
+        const { client, number, org: organizationId } = await org(ts);
+        const people = await staff(ts, organizationId);
+        const pool = await client.post('/sendingNumbers', { number, kind: 'longCode', ratePerSecond: 100 });
+        expect(pool.status, JSON.stringify(pool.body)).toBe(201);
+        const a = await newLead(client);
+        const first = await sentSms(ts, client, a.id);
+        expect(await row(ts, first.id)).toMatchObject({ sending_number_id: pool.body.id });
+        expect((await report(ts, first.sid, number, a.phone, 'failed', '30034')).status).toBe(200);
+        expect(await unusableEvents(ts, number)).toEqual([
+          expect.objectContaining({ sendingNumberId: pool.body.id, number }),
+        ]);
+
+        // The pool has no usable number left: the next send goes from the settings number, the same one, refused.
+        const b = await newLead(client);
+        fake.failNext((r) => r.params.To === b.phone, 400, 1, 'POST', 30034);
+        const refused = await send(client, b.id);
+        expect((await settled(ts, client, b.id, refused)).status).toBe('failed');
+        expect(await row(ts, refused)).toMatchObject({ sending_number_id: null, from_number: number });
+        expect(await unusableEvents(ts, number)).toHaveLength(1);
+        await ts.runDue();
+        for (const admin of people.admins) expect(mailsTo(admin)).toHaveLength(1);
+        expect((await client.get('/settings')).body.sendingNumberUnusableCode).toBe('twilio:30034');
+
+        const c = await newLead(client);
+        const blocked = await send(client, c.id);
+        expect(await settled(ts, client, c.id, blocked)).toMatchObject({
+          status: 'failed',
+          statusCode: 'SENDER_UNUSABLE',
+        });
+        expect(fake.requests.filter((r) => r.params.To === c.phone)).toEqual([]);
+      });
+    });
+
+    describe('sends from a refused settings number', () => {
+      it('fail at once without reaching Twilio, with SENDER_UNUSABLE, the code and message.failed; GET /settings shows the mark', async () => {
+        const ts = ctx();
+        const { client, number, org: organizationId } = await org(ts);
+        const a = await newLead(client);
+        const first = await sentSms(ts, client, a.id);
+        const before = (await client.get('/settings')).body;
+        expect(before).toMatchObject({ sendingNumberUnusableAt: null, sendingNumberUnusableCode: null });
+        expect((await report(ts, first.sid, number, a.phone, 'failed', '30034')).status).toBe(200);
+        const marked = (await client.get('/settings')).body;
+        expect(marked).toMatchObject({ sendingNumber: number, sendingNumberUnusableCode: 'twilio:30034' });
+        expect(marked.sendingNumberUnusableAt).toEqual(expect.any(String));
+
+        const b = await newLead(client);
+        const m = await send(client, b.id);
+        const failed = await settled(ts, client, b.id, m);
+        expect(failed).toMatchObject({
+          status: 'failed',
+          statusCode: 'SENDER_UNUSABLE',
+          statusReason: `not sent: the carrier refused ${number} as a sender (twilio:30034); set another sending number in settings`,
+        });
+        expect(await row(ts, m)).toMatchObject({
+          error_code: 'twilio:30034',
+          error_class: 'unregistered_sender',
+          attempt_at: null,
+          from_number: null,
+        });
+        expect(fake.requests.filter((r) => r.params.To === b.phone)).toEqual([]);
+        const events = await outboxFor(ts, b.id, 'message.failed');
+        expect(events.filter((e) => e.data.messageId === m)).toEqual([
+          expect.objectContaining({
+            data: expect.objectContaining({
+              status: 'failed',
+              provider: 'twilio',
+              errorCode: '30034',
+              errorClass: 'unregistered_sender',
+            }),
+          }),
+        ]);
+        // Never retried: the send's job is done, and a later step sends nothing.
+        ts.clock.advance(60_000);
+        await ts.runDue();
+        expect(fake.requests.filter((r) => r.params.To === b.phone)).toEqual([]);
+        expect(await row(ts, m)).toMatchObject({ status: 'failed' });
+        const jobs = await ts.server.store.db
+          .selectFrom('jobs')
+          .select('status')
+          .where('organization_id', '=', organizationId)
+          .where('name', '=', 'message.send')
+          .where('status', '<>', 'done')
+          .execute();
+        expect(jobs).toEqual([]);
+
+        // A new number clears the mark: sends go out from it.
+        const replacement = sendingNumber();
+        const changed = (await client.patch('/settings', { sendingNumber: replacement })).body;
+        expect(changed).toMatchObject({ sendingNumberUnusableAt: null, sendingNumberUnusableCode: null });
+        const next = await send(client, b.id);
+        expect((await settled(ts, client, b.id, next)).status).toBe('sent');
+        expect(fake.accepted('Messages', toPhone(b.phone)).map((r) => r.params.From)).toEqual([replacement]);
+      });
+
+      it('pause a running campaign at its first such send instead of failing its leads one by one', async () => {
+        const ts = ctx();
+        const { client, number } = await org(ts);
+        expect(
+          (await client.post('/customerProfiles', { name: 'promo', openingMessage: 'Hi {{firstName}}!' })).status,
+        ).toBe(201);
+        const loner = await newLead(client);
+        const single = await sentSms(ts, client, loner.id);
+        expect((await report(ts, single.sid, number, loner.phone, 'failed', '30034')).status).toBe(200);
+        const tag = `u${Math.random().toString(36).slice(2, 8)}`;
+        const leads: { id: string; phone: string }[] = [];
+        for (let i = 0; i < 4; i += 1) leads.push(await newLead(client, { additionalInfo: { list: tag } }));
+        const created = await client.post('/campaigns', {
+          name: 'Refused number promo',
+          // Two openings a day: the campaign is still running when the first of them fails.
+          dailyCap: 2,
+          customerProfile: 'promo',
+          filter: { additionalInfo: { list: tag } },
+        });
+        expect(created.status, JSON.stringify(created.body)).toBe(201);
+        const campaignId = created.body.id as string;
+        await ts.runDue();
+        await ts.runDue();
+        const campaign = (await client.get(`/campaigns/${campaignId}`)).body;
+        expect(campaign).toMatchObject({ status: 'paused', pauseCode: 'SENDER_UNUSABLE' });
+        expect(campaign.pauseReason).toBe(
+          `the carrier refused ${number} as a sender (twilio:30034); set another sending number in settings, then resume`,
+        );
+        expect(await pausedEvents(ts, campaignId)).toEqual([
+          expect.objectContaining({ code: 'SENDER_UNUSABLE', sendingNumberId: null, number }),
+        ]);
+        const statuses = await ts.server.store.db
+          .selectFrom('messages')
+          .select(['status', 'status_code'])
+          .where('campaign_id', '=', campaignId)
+          .execute();
+        // Nothing went out: today's two openings failed for the number, the other leads were never opened.
+        for (const l of leads) expect(fake.requests.filter((r) => r.params.To === l.phone)).toEqual([]);
+        expect(statuses).toEqual([
+          { status: 'failed', status_code: 'SENDER_UNUSABLE' },
+          { status: 'failed', status_code: 'SENDER_UNUSABLE' },
+        ]);
       });
     });
 

@@ -21,6 +21,8 @@ const DEFAULTS = {
     es: 'Se ha dado de baja y no recibirá más mensajes. Responda ALTA para volver a suscribirse.',
   },
   sendingNumber: null,
+  sendingNumberUnusableAt: null,
+  sendingNumberUnusableCode: null,
   filteredPause: { percent: 5, window: 200 },
   assignment: { mode: 'none', pool: [], on: 'handoff', ackWithinMinutes: 10 },
   inboundLeads: null,

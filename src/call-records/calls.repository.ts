@@ -41,6 +41,28 @@ export async function updateCall(
   await db.updateTable('calls').set(patch).where('organization_id', '=', organizationId).where('id', '=', id).execute();
 }
 
+/**
+ * Moves a call's status_code from `from` (null: none yet) to `to`, only if it
+ * still is `from`: true for the one caller that did (a conditional update, so
+ * two runs racing for the same call cannot both win).
+ */
+export async function moveCallStatusCode(
+  db: Db,
+  organizationId: string,
+  id: string,
+  from: string | null,
+  patch: { status_code: string | null; status_reason?: string; updated_at: string },
+): Promise<boolean> {
+  const r = await db
+    .updateTable('calls')
+    .set(patch)
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .where('status_code', from === null ? 'is' : '=', from)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
 /** Sets completed_event_at once: true for the one caller that did (it emits call.completed). */
 export async function claimCompletedEvent(db: Db, organizationId: string, id: string, at: string): Promise<boolean> {
   const r = await db

@@ -37,6 +37,7 @@ import { SendError } from '../providers/channel-adapter.js';
 import {
   claimCompletedEvent,
   findCall,
+  moveCallStatusCode,
   findCallBySid,
   insertCall,
   updateCall,
@@ -819,6 +820,13 @@ export { findCallBySid };
 
 /** The status_code of an unknown caller's missed call once its text went out (the gate's code when it did not). */
 const TEXT_SENT = 'MISSED_CALL_TEXT_SENT';
+/**
+ * The status_code a run of the `call.missed-text` job sets, in the transaction
+ * that judged the text, before it asks Twilio: only the run that set it sends,
+ * so a retry after a lost answer, a crash or a lease that ran out never texts
+ * twice (the courtesy text goes at most once; see settleMissedCallText).
+ */
+const TEXT_SENDING = 'MISSED_CALL_TEXT_SENDING';
 
 /**
  * The caller's number standing in for a lead before the gate: nothing is known
@@ -879,15 +887,31 @@ function callerAsLead(organizationId: string, phone: string, at: string): LeadRo
  * text (not automated, AI state moot), waits for the night floor and the
  * organization's hours where the number is, and it goes straight to the SMS
  * adapter, as a hand-off alert does, from the number they called. Its fate is
- * kept on the call (`statusCode`), which also makes it once: a retry of a text
- * already sent or refused does nothing.
+ * kept on the call (`statusCode`). It is a courtesy, sent at most once: the
+ * judging transaction marks the call MISSED_CALL_TEXT_SENDING before Twilio is
+ * asked, and a run that finds the call marked never sends.
  */
-export async function runMissedCallText(deps: Deps, organizationId: string, callId: string): Promise<JobOutcome> {
+export async function runMissedCallText(
+  deps: Deps,
+  organizationId: string,
+  callId: string,
+  lastAttempt: boolean,
+): Promise<JobOutcome> {
   const now = deps.clock.now();
   const at = now.toISOString();
   const judged = await deps.db.transaction().execute(async (trx) => {
     const call = await findCall(trx, organizationId, callId);
-    if (!call || call.lead_id !== null || call.status_code !== null || !call.from_number) return null;
+    if (!call || call.lead_id !== null || !call.from_number) return null;
+    // A run that marked the call and then ended without settling it (a crash, a lost lease): whether Twilio took the text is unknown.
+    if (call.status_code === TEXT_SENDING) {
+      await moveCallStatusCode(trx, organizationId, call.id, TEXT_SENDING, {
+        status_code: 'FAILED',
+        status_reason: `${call.status_reason ?? 'missed'}; the missed-call text's attempt ended without an answer: not sent again (it goes at most once)`,
+        updated_at: at,
+      });
+      return null;
+    }
+    if (call.status_code !== null) return null;
     const settings = await readSettings(trx, organizationId);
     const decision = await checkOutbound(trx, deps.digests, organizationId, {
       lead: callerAsLead(organizationId, call.from_number, at),
@@ -915,11 +939,19 @@ export async function runMissedCallText(deps: Deps, organizationId: string, call
       });
       return null;
     }
+    // Only the run that marks the call sends: at most once, whatever happens after Twilio is asked.
+    if (!(await moveCallStatusCode(trx, organizationId, call.id, null, { status_code: TEXT_SENDING, updated_at: at })))
+      return null;
     return { kind: 'send' as const, to: call.from_number, from, reason: call.status_reason };
   });
   if (!judged) return { kind: 'done' };
   if (judged.kind === 'wait') return { kind: 'defer', until: judged.until, reason: judged.reason };
-  let fate = { code: TEXT_SENT, reason: 'the missed-call text was sent' };
+  const settle = (code: string, reason: string) =>
+    moveCallStatusCode(deps.db, organizationId, callId, TEXT_SENDING, {
+      status_code: code,
+      status_reason: `${judged.reason ?? 'missed'}; ${reason}`,
+      updated_at: deps.clock.now().toISOString(),
+    });
   try {
     await adapterFor(deps, 'sms').send({
       organizationId,
@@ -931,14 +963,25 @@ export async function runMissedCallText(deps: Deps, organizationId: string, call
       text: MISSED_CALL_TEXT,
     });
   } catch (err) {
-    // Refused for good (an invalid number): recorded, not retried; anything else is retried by the runner.
-    if (!(err instanceof SendError && err.outcome === 'refused')) throw err;
-    fate = { code: 'FAILED', reason: `the missed-call text was refused: ${err.message}` };
+    const outcome = err instanceof SendError ? err.outcome : 'unknown';
+    const text = err instanceof Error ? err.message : String(err);
+    // Twilio never took it (unreachable, rate-limited): the mark is lifted so the retry may send; none is left on the last attempt.
+    if (outcome === 'not_sent' && !lastAttempt) {
+      await moveCallStatusCode(deps.db, organizationId, callId, TEXT_SENDING, {
+        status_code: null,
+        updated_at: deps.clock.now().toISOString(),
+      });
+      throw err;
+    }
+    const why =
+      outcome === 'refused'
+        ? `the missed-call text was refused: ${text}`
+        : outcome === 'unknown'
+          ? `the missed-call text's answer was lost (${text}): not sent again (it goes at most once)`
+          : `the missed-call text was not sent: ${text}`;
+    await settle('FAILED', why.slice(0, 400));
+    return { kind: 'done' };
   }
-  await updateCall(deps.db, organizationId, callId, {
-    status_code: fate.code,
-    status_reason: `${judged.reason ?? 'missed'}; ${fate.reason}`,
-    updated_at: deps.clock.now().toISOString(),
-  });
+  await settle(TEXT_SENT, 'the missed-call text was sent');
   return { kind: 'done' };
 }

@@ -37,7 +37,9 @@ export const jobHandlers: JobHandlers = {
     run: (deps, job) => runSendingNumberAlert(deps, job.organizationId, job.payload, job.id),
   },
   'call.place': { run: (deps, job) => runWaitingCall(deps, job.organizationId, job.payload.callId) },
-  'call.missed-text': { run: (deps, job) => runMissedCallText(deps, job.organizationId, job.payload.callId) },
+  'call.missed-text': {
+    run: (deps, job, lastAttempt) => runMissedCallText(deps, job.organizationId, job.payload.callId, lastAttempt),
+  },
   'message.call': { run: (deps, job) => callForMessage(deps, job.organizationId, job.payload) },
   'appointment.remind': { run: (deps, job) => runAppointmentReminder(deps, job.organizationId, job.payload) },
   'appointment.invite': { run: (deps, job) => runAppointmentInvite(deps, job.organizationId, job.payload) },

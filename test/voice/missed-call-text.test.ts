@@ -1,0 +1,86 @@
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { startEachTestInDaytime } from '../support/clock-hours.js';
+import { startFakeTwilio } from '../support/fake-twilio.js';
+import { describeEachDialect, uniquePhone, type Client } from '../support/harness.js';
+import { signedWebhook } from '../support/twilio-webhooks.js';
+import { ALWAYS_OPEN, PUBLIC, sendingNumber, TOKEN, twilioEnv } from './support.js';
+
+const fake = await startFakeTwilio('ACtest', TOKEN);
+afterAll(() => fake.close());
+
+/**
+ * The missed-call text to a caller no lead holds (calls.service.ts
+ * runMissedCallText): a courtesy that goes at most once, never to a withheld
+ * or invalid caller ID, and at most once a day to one number.
+ */
+describeEachDialect(
+  'The missed-call text to an unknown caller',
+  (ctx) => {
+    let acme: Client;
+    let OURS: string;
+    startEachTestInDaytime(ctx);
+    afterEach(() => fake.slowly(0));
+    beforeAll(async () => {
+      acme = ctx().acme;
+      OURS = sendingNumber();
+      expect((await acme.patch('/settings', { ...ALWAYS_OPEN, sendingNumber: OURS })).status).toBe(200);
+    });
+
+    const sid = () => `CA${Math.random().toString(16).slice(2).padEnd(32, '0')}`;
+    /** Twilio's "A call comes in" webhook for a call to `to` from `from`. */
+    const callIn = (from: string, to: string, callSid = sid()) =>
+      signedWebhook(ctx(), PUBLIC, TOKEN, '/v1/providers/twilio/voice', {
+        From: from,
+        To: to,
+        CallSid: callSid,
+        Direction: 'inbound',
+      });
+    /** The stored calls from a number (GET /calls shows a lead's calls only). */
+    const callsFrom = (phone: string) =>
+      ctx()
+        .server.store.db.selectFrom('calls')
+        .select(['id', 'lead_id', 'outcome', 'status_code', 'status_reason'])
+        .where('from_number', '=', phone)
+        .orderBy('created_at')
+        .execute();
+    /** Every Messages request to a number, accepted or not. */
+    const textsTo = (phone: string) => fake.requests.filter((r) => r.resource === 'Messages' && r.params.To === phone);
+
+    it('a retry after an answer Twilio lost does not text again: the text goes at most once', async () => {
+      const phone = uniquePhone();
+      // Twilio takes the text when it arrives, but answers after the adapter gave up (half the 1 s lease).
+      fake.slowly(2_000, (p) => {
+        if (p.To === phone) fake.slowly(0);
+        return 'on_arrival';
+      });
+      expect((await callIn(phone, OURS)).status).toBe(200);
+      await ctx().runDue();
+      expect(textsTo(phone)).toHaveLength(1);
+      ctx().clock.advance(60_000);
+      await ctx().runDue();
+      expect(textsTo(phone)).toHaveLength(1);
+      const [call] = await callsFrom(phone);
+      expect(call).toMatchObject({ status_code: 'FAILED' });
+      expect(call!.status_reason).toMatch(/answer was lost .*not sent again/);
+    });
+
+    it('a text Twilio did not take (HTTP 429) is retried, and goes once', async () => {
+      const phone = uniquePhone();
+      fake.failNext((r) => r.params.To === phone, 429, 1);
+      expect((await callIn(phone, OURS)).status).toBe(200);
+      await ctx().runDue();
+      expect(textsTo(phone).map((r) => r.status)).toEqual([429]);
+      ctx().clock.advance(60_000);
+      await ctx().runDue();
+      expect(textsTo(phone).map((r) => r.status)).toEqual([429, 201]);
+      expect((await callsFrom(phone))[0]).toMatchObject({ status_code: 'MISSED_CALL_TEXT_SENT' });
+    });
+  },
+  {
+    ...twilioEnv(fake),
+    // A Twilio request may take half the lease: 500 ms here.
+    PARLEY_LEASE_MS: '1000',
+    PARLEY_AI_TIMEOUT_MS: '500',
+    PARLEY_WEBHOOK_TIMEOUT_MS: '500',
+  },
+);

@@ -63,6 +63,31 @@ export async function moveCallStatusCode(
   return Number(r.numUpdatedRows) === 1;
 }
 
+/**
+ * Whether a caller no lead holds got (or is being sent) a missed-call text
+ * from the organization since `since`. Such calls have no lead: the timeline
+ * index (organization, lead, updated_at) finds them by the time their text
+ * was settled.
+ */
+export async function missedCallTextSince(
+  db: Db,
+  organizationId: string,
+  number: string,
+  codes: string[],
+  since: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('calls')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('lead_id', 'is', null)
+    .where('updated_at', '>=', since)
+    .where('from_number', '=', number)
+    .where('status_code', 'in', codes)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Sets completed_event_at once: true for the one caller that did (it emits call.completed). */
 export async function claimCompletedEvent(db: Db, organizationId: string, id: string, at: string): Promise<boolean> {
   const r = await db

@@ -28,7 +28,7 @@ import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { DomainError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { normalizePhone } from '../platform/phone.js';
+import { isValidPhone, normalizePhone } from '../platform/phone.js';
 import { renderTemplate } from '../profiles/template.js';
 import { readSettings } from '../settings/settings.service.js';
 import { chooseSender } from '../sending-numbers/sender.js';
@@ -37,6 +37,7 @@ import { SendError } from '../providers/channel-adapter.js';
 import {
   claimCompletedEvent,
   findCall,
+  missedCallTextSince,
   moveCallStatusCode,
   findCallBySid,
   insertCall,
@@ -516,15 +517,17 @@ export async function answerInboundCall(deps: Deps, organizationId: string, call
         : lead.is_ai_on !== 1
           ? 'AI is off for this lead'
           : "outside the organization's hours";
+      // A caller no lead holds gets the text too, judged by the gate by their number alone (runMissedCallText), unless their ID is withheld or no valid number.
+      const untextable = lead ? null : untextableCaller(call.From, caller);
       await insertCall(trx, organizationId, {
         ...row,
         status: 'completed',
         outcome: 'missed',
-        status_reason: why,
+        status_reason: untextable ? `${why}; no missed-call text: ${untextable}` : why,
+        ...(untextable ? { status_code: TEXT_SKIPPED } : {}),
         ended_at: at,
       });
-      // A caller no lead holds gets the text too, judged by the gate by their number alone (runMissedCallText).
-      if (!lead && caller) await enqueueJob(trx, organizationId, 'call.missed-text', { callId: id }, now, at);
+      if (!lead && !untextable) await enqueueJob(trx, organizationId, 'call.missed-text', { callId: id }, now, at);
       if (lead && lead.phone) {
         await scheduleSend(trx, {
           organizationId,
@@ -828,6 +831,45 @@ const TEXT_SENT = 'MISSED_CALL_TEXT_SENT';
  */
 const TEXT_SENDING = 'MISSED_CALL_TEXT_SENDING';
 
+/** The status_code of an unknown caller's call that gets no missed-call text by rule (its reason says which). */
+const TEXT_SKIPPED = 'MISSED_CALL_TEXT_SKIPPED';
+/** One missed-call text per number and organization in this long: a caller dialling again and again (SMS pumping) is not texted each time. */
+const TEXT_REPEAT_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * What Twilio puts in `From` when the caller withheld their ID: the words
+ * ANONYMOUS, UNKNOWN, UNAVAILABLE, RESTRICTED, BLOCKED, PRIVATE, or those words
+ * spelled on a keypad (+266696687 is ANONYMOUS). Texting them reaches a
+ * stranger, or a premium number abroad.
+ */
+const WITHHELD = new Set([
+  'ANONYMOUS',
+  'UNKNOWN',
+  'UNAVAILABLE',
+  'RESTRICTED',
+  'BLOCKED',
+  'PRIVATE',
+  '266696687',
+  '8656696',
+  '86282452253',
+  '7378742833',
+  '2562533',
+  '7748283',
+]);
+
+/**
+ * Why a caller no lead holds gets no missed-call text whatever the gate says,
+ * or null: a withheld caller ID, or one that is no valid number. Any caller ID
+ * can be spoofed; texting only valid numbers keeps the text off the premium
+ * ranges SMS pumping dials from.
+ */
+function untextableCaller(raw: string, caller: string | null): string | null {
+  const spelled = raw.trim().toUpperCase().replace(/^\+/, '');
+  if (WITHHELD.has(spelled) || spelled === '') return `the caller ID is withheld (${raw.trim() || 'empty'})`;
+  if (!caller || !isValidPhone(caller)) return `the caller ID ${raw.trim()} is not a valid phone number`;
+  return null;
+}
+
 /**
  * The caller's number standing in for a lead before the gate: nothing is known
  * of them but the number, so only what is kept by number judges the text (its
@@ -912,6 +954,15 @@ export async function runMissedCallText(
       return null;
     }
     if (call.status_code !== null) return null;
+    const since = new Date(now.getTime() - TEXT_REPEAT_MS).toISOString();
+    if (await missedCallTextSince(trx, organizationId, call.from_number, [TEXT_SENT, TEXT_SENDING], since)) {
+      await updateCall(trx, organizationId, call.id, {
+        status_code: TEXT_SKIPPED,
+        status_reason: `${call.status_reason ?? 'missed'}; no missed-call text: the number got one from this organization in the last 24 hours`,
+        updated_at: at,
+      });
+      return null;
+    }
     const settings = await readSettings(trx, organizationId);
     const decision = await checkOutbound(trx, deps.digests, organizationId, {
       lead: callerAsLead(organizationId, call.from_number, at),

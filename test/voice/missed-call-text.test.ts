@@ -75,6 +75,53 @@ describeEachDialect(
       expect(textsTo(phone).map((r) => r.status)).toEqual([429, 201]);
       expect((await callsFrom(phone))[0]).toMatchObject({ status_code: 'MISSED_CALL_TEXT_SENT' });
     });
+
+    it('a number texted in the last 24 hours is not texted again when it calls again; after a day it is', async () => {
+      const phone = uniquePhone();
+      expect((await callIn(phone, OURS)).status).toBe(200);
+      await ctx().runDue();
+      expect(textsTo(phone)).toHaveLength(1);
+      ctx().clock.advance(23 * 3_600_000);
+      expect((await callIn(phone, OURS)).status).toBe(200);
+      await ctx().runDue();
+      expect(textsTo(phone)).toHaveLength(1);
+      const again = (await callsFrom(phone))[1]!;
+      expect(again.status_code).toBe('MISSED_CALL_TEXT_SKIPPED');
+      expect(again.status_reason).toBe(
+        'unknown caller; no missed-call text: the number got one from this organization in the last 24 hours',
+      );
+      ctx().clock.advance(2 * 3_600_000);
+      expect((await callIn(phone, OURS)).status).toBe(200);
+      await ctx().runDue();
+      expect(textsTo(phone)).toHaveLength(2);
+      expect((await callsFrom(phone))[2]).toMatchObject({ status_code: 'MISSED_CALL_TEXT_SENT' });
+    });
+
+    it.each([
+      ['+266696687', 'ANONYMOUS spelled on a keypad, no possible number'],
+      ['+86282452253', 'UNAVAILABLE spelled on a keypad, a possible number'],
+      ['Anonymous', 'the word'],
+    ])('a withheld caller ID (%s: %s) gets no text, and the call says why', async (from) => {
+      expect((await callIn(from, OURS)).status).toBe(200);
+      await ctx().runDue();
+      expect(textsTo(from)).toEqual([]);
+      const call = (await callsFrom(from)).at(-1)!;
+      expect(call).toMatchObject({ lead_id: null, outcome: 'missed', status_code: 'MISSED_CALL_TEXT_SKIPPED' });
+      expect(call.status_reason).toBe(`unknown caller; no missed-call text: the caller ID is withheld (${from})`);
+    });
+
+    it('a caller ID that is no valid number gets no text', async () => {
+      // Possible (ten digits) but in no US area code.
+      const from = '+11005550123';
+      expect((await callIn(from, OURS)).status).toBe(200);
+      await ctx().runDue();
+      expect(textsTo(from)).toEqual([]);
+      const call = (await callsFrom(from)).at(-1)!;
+      expect(call.status_code).toBe('MISSED_CALL_TEXT_SKIPPED');
+      expect(call.status_reason).toBe(
+        `unknown caller; no missed-call text: the caller ID ${from} is not a valid phone number`,
+      );
+    });
   },
   {
     ...twilioEnv(fake),

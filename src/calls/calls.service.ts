@@ -490,6 +490,9 @@ export async function answerInboundCall(deps: Deps, organizationId: string, call
     caller = null;
   }
   return deps.db.transaction().execute(async (trx) => {
+    // Twilio posts the webhook again when its answer was late or lost: the call it made is answered the same way, nothing recorded twice.
+    const again = call.CallSid ? await findCallBySid(trx, organizationId, call.CallSid) : undefined;
+    if (again) return answerAgain(trx, deps, organizationId, again);
     const settings = await readSettings(trx, organizationId);
     const known = caller ? await findLeadByAddress(trx, organizationId, 'voice', caller) : undefined;
     // A caller nobody knows becomes a lead when the organization asks for it (settings `inboundLeads`).
@@ -542,22 +545,42 @@ export async function answerInboundCall(deps: Deps, organizationId: string, call
       }
       return sayAndHangUp(INBOUND_UNAVAILABLE);
     }
-    const voice = await readVoiceSettings(trx, organizationId, lead.customer_profile);
     const greeting = lead.first_name
       ? `Hi ${lead.first_name}, thanks for calling! How can I help you today?`
       : 'Hi, thanks for calling! How can I help you today?';
     await insertCall(trx, organizationId, { ...row, status: 'in-progress', greeting, answered_at: at });
-    return connectRelay(
-      {
-        relayUrl: relayUrl(deps.config, organizationId, id),
-        actionUrl: callbackUrl(deps.config, callPaths.action, organizationId, id),
-        language: voice.language ?? DEFAULT_LANGUAGE,
-        voice: voice.voice,
-        welcomeGreeting: greeting,
-      },
-      true,
-    );
+    return answerByAgent(trx, deps, organizationId, id, lead, greeting);
   });
+}
+
+/** An inbound call the agent takes: ConversationRelay with the lead's profile voice. */
+async function answerByAgent(
+  trx: Db,
+  deps: Deps,
+  organizationId: string,
+  callId: string,
+  lead: LeadRow,
+  greeting: string,
+): Promise<string> {
+  const voice = await readVoiceSettings(trx, organizationId, lead.customer_profile);
+  return connectRelay(
+    {
+      relayUrl: relayUrl(deps.config, organizationId, callId),
+      actionUrl: callbackUrl(deps.config, callPaths.action, organizationId, callId),
+      language: voice.language ?? DEFAULT_LANGUAGE,
+      voice: voice.voice,
+      welcomeGreeting: greeting,
+    },
+    true,
+  );
+}
+
+/** The TwiML a repeated "A call comes in" webhook gets: what the call's first answer said, from its row. */
+async function answerAgain(trx: Db, deps: Deps, organizationId: string, call: CallRow): Promise<string> {
+  const lead =
+    call.lead_id && call.outcome !== 'missed' ? await findLead(trx, organizationId, call.lead_id) : undefined;
+  if (!lead || call.greeting === null) return sayAndHangUp(INBOUND_UNAVAILABLE);
+  return answerByAgent(trx, deps, organizationId, call.id, lead, call.greeting);
 }
 
 /** Twilio's terminal call states; the others (queued, ringing, in-progress) only move the status. */

@@ -122,6 +122,29 @@ describeEachDialect(
         `unknown caller; no missed-call text: the caller ID ${from} is not a valid phone number`,
       );
     });
+
+    it('the same call posted twice by Twilio (one CallSid) is one call row and one text', async () => {
+      const phone = uniquePhone();
+      const callSid = sid();
+      const first = await callIn(phone, OURS, callSid);
+      const second = await callIn(phone, OURS, callSid);
+      expect(second.status).toBe(200);
+      expect(String(second.body)).toBe(String(first.body));
+      await ctx().runDue();
+      expect(await callsFrom(phone)).toHaveLength(1);
+      expect(textsTo(phone)).toHaveLength(1);
+    });
+
+    it("a known lead's call posted twice is answered with the same relay, one call row", async () => {
+      const phone = uniquePhone();
+      const lead = await acme.post('/leads/create', { firstName: 'Ann', phone });
+      expect(lead.status).toBe(200);
+      const callSid = sid();
+      const first = String((await callIn(phone, OURS, callSid)).body);
+      expect(first).toContain('<ConversationRelay');
+      expect(String((await callIn(phone, OURS, callSid)).body)).toBe(first);
+      expect(await callsFrom(phone)).toHaveLength(1);
+    });
   },
   {
     ...twilioEnv(fake),

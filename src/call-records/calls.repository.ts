@@ -88,6 +88,25 @@ export async function missedCallTextSince(
   return row !== undefined;
 }
 
+/** Moves a call's outcome from `from` to `to`, only if it still is `from`: true for the one caller that did. */
+export async function moveCallOutcome(
+  db: Db,
+  organizationId: string,
+  id: string,
+  from: string,
+  to: string,
+  at: string,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('calls')
+    .set({ outcome: to, updated_at: at })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .where('outcome', '=', from)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
 /** Sets completed_event_at once: true for the one caller that did (it emits call.completed). */
 export async function claimCompletedEvent(db: Db, organizationId: string, id: string, at: string): Promise<boolean> {
   const r = await db

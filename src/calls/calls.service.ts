@@ -38,6 +38,7 @@ import {
   claimCompletedEvent,
   findCall,
   missedCallTextSince,
+  moveCallOutcome,
   moveCallStatusCode,
   findCallBySid,
   insertCall,
@@ -828,7 +829,8 @@ export async function afterTransferDial(
     if (!call?.lead_id) return;
     const lead = await findLead(trx, organizationId, call.lead_id);
     if (!lead) return;
-    await updateCall(trx, organizationId, call.id, { outcome: 'transfer-unanswered', updated_at: at });
+    // Twilio may post the `<Dial action>` again: only the post that moves the outcome alerts anyone.
+    if (!(await moveCallOutcome(trx, organizationId, call.id, 'transferred', 'transfer-unanswered', at))) return;
     await endInboundCall(trx, organizationId, { ...call, outcome: 'transfer-unanswered' }, at);
     const summary = parseHandoff(call.handoff_data).summary ?? call.summary ?? '';
     const missed = `Nobody answered the transfer to ${call.transfer_to ?? 'the team'}.`;

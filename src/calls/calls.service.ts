@@ -17,6 +17,7 @@ import {
   updateLead,
   type LeadRow,
 } from '../lead-records/leads.repository.js';
+import { numberOnlyLead } from '../lead-records/number-only-lead.js';
 import { createInboundLead } from '../leads/inbound-lead.js';
 import { findMessage, setMessageStatus } from '../messages/messages.repository.js';
 import { scheduleSend } from '../messages/send.service.js';
@@ -896,61 +897,10 @@ function untextableCaller(raw: string, caller: string | null): string | null {
 }
 
 /**
- * The caller's number standing in for a lead before the gate: nothing is known
- * of them but the number, so only what is kept by number judges the text (its
- * opt-outs, which outlive any lead that held it; the Do Not Contact list; the
- * zones of its area code for the night floor) and the organization's own hours.
- */
-function callerAsLead(organizationId: string, phone: string, at: string): LeadRow {
-  return {
-    organization_id: organizationId,
-    id: '',
-    first_name: null,
-    last_name: null,
-    phone,
-    email: null,
-    customer_profile: '',
-    time_zone: null,
-    external_lead_id: null,
-    additional_info: '{}',
-    summary: null,
-    has_replied: 0,
-    is_hot: 0,
-    is_qualified: 0,
-    is_booked: 0,
-    is_ai_on: 1,
-    sms_status: 'subscribed',
-    voice_status: 'subscribed',
-    email_status: 'subscribed',
-    sms_opt_out_source: null,
-    voice_opt_out_source: null,
-    email_opt_out_source: null,
-    memory_cleared_at: null,
-    created_at: at,
-    updated_at: at,
-    last_activity_at: null,
-    follow_up_config: null,
-    follow_up_step: null,
-    follow_up_due_at: null,
-    follow_up_generation: 0,
-    follow_up_note: null,
-    sms_sending_number_id: null,
-    voice_sending_number_id: null,
-    sms_unreachable_digest: null,
-    sms_unreachable_code: null,
-    voice_unreachable_digest: null,
-    voice_unreachable_code: null,
-    email_unreachable_digest: null,
-    email_unreachable_code: null,
-    owner_id: null,
-  };
-}
-
-/**
  * The `call.missed-text` job: the missed-call text to a caller no lead holds
  * (settings `inboundLeads` off). There is no lead to record a message on, so
  * it is no message of a conversation: the gate judges it with the caller's
- * number standing in for a lead (callerAsLead), as the organization's own
+ * number standing in for a lead (numberOnlyLead), as the organization's own
  * text (not automated, AI state moot), waits for the night floor and the
  * organization's hours where the number is, and it goes straight to the SMS
  * adapter, as a hand-off alert does, from the number they called. Its fate is
@@ -990,7 +940,7 @@ export async function runMissedCallText(
     }
     const settings = await readSettings(trx, organizationId);
     const decision = await checkOutbound(trx, deps.digests, organizationId, {
-      lead: callerAsLead(organizationId, call.from_number, at),
+      lead: numberOnlyLead(organizationId, call.from_number, at),
       channel: 'sms',
       purpose: 'conversation',
       sendWhenOff: true,

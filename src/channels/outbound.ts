@@ -299,7 +299,7 @@ export async function sendRecordedMessage(
   byCall?: (payload: SendMessagePayload) => Promise<JobOutcome>,
 ): Promise<JobOutcome> {
   const organizationId = job.organizationId;
-  let step = await judge(deps, job, job.payload, undefined, byCall !== undefined && deps.config.twilio !== undefined);
+  let step = await judge(deps, job, job.payload, undefined, byCall !== undefined && deps.config.twilio !== null);
   if (step.kind === 'call' && byCall) return byCall(job.payload);
   if (step.kind === 'doubt') {
     // Sent after all (adopted), left for an operator, or to be retried: nothing more now.

@@ -32,7 +32,7 @@ import { newId } from '../platform/ids.js';
 import { isValidPhone, normalizePhone } from '../platform/phone.js';
 import { renderTemplate } from '../profiles/template.js';
 import { readSettings } from '../settings/settings.service.js';
-import { chooseSender } from '../sending-numbers/sender.js';
+import { chooseSender, replySender } from '../sending-numbers/sender.js';
 import { adapterFor } from '../channels/registry.js';
 import { SendError } from '../providers/channel-adapter.js';
 import {
@@ -955,9 +955,16 @@ export async function runMissedCallText(
         : decision.kind === 'ask_external'
           ? { code: 'EXTERNAL_CHECK', reason: 'the External Compliance Check is asked about messages of leads only' }
           : null;
-    const from = call.to_number ?? settings.sendingNumber;
+    // From the number they called; one the carrier retired as a sender cannot carry it, so the settings number does.
+    const from = await replySender(trx, organizationId, call.to_number, settings.sendingNumber);
     if (refusal || !from) {
-      const why = refusal ?? { code: 'NO_ADDRESS', reason: 'no number to send from' };
+      const retired = call.to_number !== null && from !== call.to_number;
+      const why = refusal ?? {
+        code: 'NO_ADDRESS',
+        reason: retired
+          ? `the number they called (${call.to_number}) was retired by the carrier as a sender, and there is no settings number to send from`
+          : 'no number to send from',
+      };
       await updateCall(trx, organizationId, call.id, {
         status_code: why.code,
         status_reason: `${call.status_reason ?? 'missed'}; no missed-call text: ${why.reason}`,

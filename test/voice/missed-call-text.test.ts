@@ -3,7 +3,8 @@ import { startEachTestInDaytime } from '../support/clock-hours.js';
 import { startFakeTwilio } from '../support/fake-twilio.js';
 import { describeEachDialect, uniquePhone, type Client } from '../support/harness.js';
 import { signedWebhook } from '../support/twilio-webhooks.js';
-import { ALWAYS_OPEN, PUBLIC, sendingNumber, TOKEN, twilioEnv } from './support.js';
+import { freshOrg } from '../support/webhooks.js';
+import { ALWAYS_OPEN, PUBLIC, SID, sendingNumber, TOKEN, twilioEnv } from './support.js';
 
 const fake = await startFakeTwilio('ACtest', TOKEN);
 afterAll(() => fake.close());
@@ -144,6 +145,48 @@ describeEachDialect(
       expect(first).toContain('<ConversationRelay');
       expect(String((await callIn(phone, OURS, callSid)).body)).toBe(first);
       expect(await callsFrom(phone)).toHaveLength(1);
+    });
+
+    it('a call to a pool number the carrier retired is texted from the settings number, or not at all without one', async () => {
+      const org = await freshOrg(ctx(), 'retired-pool');
+      const SETTINGS = sendingNumber();
+      expect((await org.patch('/settings', { ...ALWAYS_OPEN, sendingNumber: SETTINGS })).status).toBe(200);
+      const pool = await org.post('/sendingNumbers', { number: sendingNumber(), kind: 'longCode', ratePerSecond: 100 });
+      expect(pool.status, JSON.stringify(pool.body)).toBe(201);
+      const POOL = pool.body.number as string;
+      // The carrier refuses the pool number as a sender (30034, unregistered): deliverability retires it.
+      const lead = uniquePhone();
+      const leadId = (await org.post('/leads/create', { firstName: 'Ann', phone: lead })).body.id as string;
+      expect((await org.post(`/leads/${leadId}/sendMessage`, { message: 'Hello', channel: 'sms' })).status).toBe(200);
+      await ctx().runDue();
+      const sent = fake.accepted('Messages', (p) => p.To === lead);
+      expect(sent.map((r) => r.params.From)).toEqual([POOL]);
+      const status = await signedWebhook(ctx(), PUBLIC, TOKEN, '/v1/providers/twilio/status', {
+        AccountSid: SID,
+        MessageSid: sent[0]!.sid!,
+        MessageStatus: 'failed',
+        From: POOL,
+        To: lead,
+        ErrorCode: '30034',
+      });
+      expect(status.status).toBe(200);
+      expect((await org.get(`/sendingNumbers/${pool.body.id}`)).body.unusableAt).toEqual(expect.any(String));
+
+      const caller = uniquePhone();
+      expect((await callIn(caller, POOL)).status).toBe(200);
+      await ctx().runDue();
+      expect(textsTo(caller).map((r) => r.params.From)).toEqual([SETTINGS]);
+
+      expect((await org.patch('/settings', { sendingNumber: null })).status).toBe(200);
+      const another = uniquePhone();
+      expect((await callIn(another, POOL)).status).toBe(200);
+      await ctx().runDue();
+      expect(textsTo(another)).toEqual([]);
+      const [call] = await callsFrom(another);
+      expect(call).toMatchObject({ status_code: 'NO_ADDRESS' });
+      expect(call!.status_reason).toBe(
+        `unknown caller; no missed-call text: the number they called (${POOL}) was retired by the carrier as a sender, and there is no settings number to send from`,
+      );
     });
   },
   {

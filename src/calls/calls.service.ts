@@ -27,6 +27,7 @@ import type { JobOutcome } from '../jobs/names.js';
 import type { Config, TwilioConfig } from '../platform/config.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
+import { holdUntilCommit } from '../platform/db/locks.js';
 import { DomainError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { isValidPhone, normalizePhone } from '../platform/phone.js';
@@ -492,7 +493,10 @@ export async function answerInboundCall(deps: Deps, organizationId: string, call
     caller = null;
   }
   return deps.db.transaction().execute(async (trx) => {
-    // Twilio posts the webhook again when its answer was late or lost: the call it made is answered the same way, nothing recorded twice.
+    // Twilio posts the webhook again when its answer was late or lost: the call it made is answered the same way,
+    // nothing recorded twice. provider_call_id is not unique, so posts of one CallSid take turns (PostgreSQL;
+    // SQLite's write lock already serialises them) and a later one finds the first one's row.
+    if (call.CallSid) await holdUntilCommit(trx, `inbound-call:${organizationId}:${call.CallSid}`);
     const again = call.CallSid ? await findCallBySid(trx, organizationId, call.CallSid) : undefined;
     if (again) return answerAgain(trx, deps, organizationId, again);
     const settings = await readSettings(trx, organizationId);

@@ -136,6 +136,14 @@ describeEachDialect(
       expect(textsTo(phone)).toHaveLength(1);
     });
 
+    it('the same call posted twice at once is one call row', async () => {
+      const phone = uniquePhone();
+      const callSid = sid();
+      const answers = await Promise.all([callIn(phone, OURS, callSid), callIn(phone, OURS, callSid)]);
+      expect(answers.map((a) => a.status)).toEqual([200, 200]);
+      expect(await callsFrom(phone)).toHaveLength(1);
+    });
+
     it("a known lead's call posted twice is answered with the same relay, one call row", async () => {
       const phone = uniquePhone();
       const lead = await acme.post('/leads/create', { firstName: 'Ann', phone });

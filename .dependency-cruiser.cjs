@@ -51,7 +51,7 @@ const PUBLIC_SURFACES = {
   imports: [],
   inbound: [],
   jobs: ['jobs.repository.ts', 'names.ts'],
-  'lead-records': ['additional-info.ts', 'channels.ts', 'leads.repository.ts'],
+  'lead-records': ['additional-info.ts', 'channels.ts', 'leads.repository.ts', 'number-only-lead.ts'],
   leads: ['inbound-lead.ts', 'lead-search.schemas.ts', 'lead-search.service.ts', 'leads.schemas.ts', 'new-lead.ts'],
   messages: ['messages.repository.ts', 'messages.schemas.ts', 'messages.service.ts', 'send.service.ts'],
   organizations: ['api-keys.service.ts', 'organizations.repository.ts', 'organizations.service.ts'],

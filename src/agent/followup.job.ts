@@ -4,7 +4,7 @@ import { agentFor } from './registry.js';
 import { holdsLease } from '../jobs/jobs.repository.js';
 import type { ClaimedJob, FollowUpPayload, JobOutcome } from '../jobs/names.js';
 import { findLead, updateLead, type LeadRow } from '../lead-records/leads.repository.js';
-import { scheduleSend } from '../messages/send.service.js';
+import { byLiveCall, scheduleSend } from '../messages/send.service.js';
 import type { ChannelName } from '../lead-records/channels.js';
 import { queueFollowUpCall } from '../call-records/waiting-calls.js';
 import type { Db } from '../platform/db/schema.js';
@@ -123,8 +123,9 @@ export async function runFollowUp(
   await deps.db.transaction().execute(async (trx) => {
     const gate = await check(trx, job, now);
     if (gate.kind !== 'go' || gate.state.step !== step) return;
-    // With Twilio, a call step is a live call (calls/): the message is its greeting, the agent holds the conversation.
-    const byCall = channel === 'voice' && Boolean(deps.config.twilio && gate.lead.phone);
+    // A call step is a live call as every voice message is (byLiveCall): the message is its greeting, the agent holds
+    // the conversation. A lead without a phone has no call to queue: its step is a message the gate blocks (NO_ADDRESS).
+    const byCall = byLiveCall(deps, channel) && gate.lead.phone !== null;
     const written = byCall
       ? `call ${await queueFollowUpCall(trx, job.organizationId, gate.lead, step, said, stepConfig.voicemailEnabled, now)}`
       : `message ${await sendStep(trx, job.organizationId, gate.lead, channel, said, step, now)}`;

@@ -41,6 +41,72 @@ export async function updateCall(
   await db.updateTable('calls').set(patch).where('organization_id', '=', organizationId).where('id', '=', id).execute();
 }
 
+/**
+ * Moves a call's status_code from `from` (null: none yet) to `to`, only if it
+ * still is `from`: true for the one caller that did (a conditional update, so
+ * two runs racing for the same call cannot both win).
+ */
+export async function moveCallStatusCode(
+  db: Db,
+  organizationId: string,
+  id: string,
+  from: string | null,
+  patch: { status_code: string | null; status_reason?: string; updated_at: string },
+): Promise<boolean> {
+  const r = await db
+    .updateTable('calls')
+    .set(patch)
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .where('status_code', from === null ? 'is' : '=', from)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/**
+ * Whether a caller no lead holds got (or is being sent) a missed-call text
+ * from the organization since `since`. Such calls have no lead: the timeline
+ * index (organization, lead, updated_at) finds them by the time their text
+ * was settled.
+ */
+export async function missedCallTextSince(
+  db: Db,
+  organizationId: string,
+  number: string,
+  codes: string[],
+  since: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('calls')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('lead_id', 'is', null)
+    .where('updated_at', '>=', since)
+    .where('from_number', '=', number)
+    .where('status_code', 'in', codes)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Moves a call's outcome from `from` to `to`, only if it still is `from`: true for the one caller that did. */
+export async function moveCallOutcome(
+  db: Db,
+  organizationId: string,
+  id: string,
+  from: string,
+  to: string,
+  at: string,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('calls')
+    .set({ outcome: to, updated_at: at })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .where('outcome', '=', from)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
 /** Sets completed_event_at once: true for the one caller that did (it emits call.completed). */
 export async function claimCompletedEvent(db: Db, organizationId: string, id: string, at: string): Promise<boolean> {
   const r = await db

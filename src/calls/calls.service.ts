@@ -17,6 +17,7 @@ import {
   updateLead,
   type LeadRow,
 } from '../lead-records/leads.repository.js';
+import { numberOnlyLead } from '../lead-records/number-only-lead.js';
 import { createInboundLead } from '../leads/inbound-lead.js';
 import { findMessage, setMessageStatus } from '../messages/messages.repository.js';
 import { scheduleSend } from '../messages/send.service.js';
@@ -26,17 +27,21 @@ import type { JobOutcome } from '../jobs/names.js';
 import type { Config, TwilioConfig } from '../platform/config.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
+import { holdUntilCommit } from '../platform/db/locks.js';
 import { DomainError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { normalizePhone } from '../platform/phone.js';
+import { isValidPhone, normalizePhone } from '../platform/phone.js';
 import { renderTemplate } from '../profiles/template.js';
 import { readSettings } from '../settings/settings.service.js';
-import { chooseSender } from '../sending-numbers/sender.js';
+import { chooseSender, replySender } from '../sending-numbers/sender.js';
 import { adapterFor } from '../channels/registry.js';
 import { SendError } from '../providers/channel-adapter.js';
 import {
   claimCompletedEvent,
   findCall,
+  missedCallTextSince,
+  moveCallOutcome,
+  moveCallStatusCode,
   findCallBySid,
   insertCall,
   updateCall,
@@ -488,6 +493,12 @@ export async function answerInboundCall(deps: Deps, organizationId: string, call
     caller = null;
   }
   return deps.db.transaction().execute(async (trx) => {
+    // Twilio posts the webhook again when its answer was late or lost: the call it made is answered the same way,
+    // nothing recorded twice. provider_call_id is not unique, so posts of one CallSid take turns (PostgreSQL;
+    // SQLite's write lock already serialises them) and a later one finds the first one's row.
+    if (call.CallSid) await holdUntilCommit(trx, `inbound-call:${organizationId}:${call.CallSid}`);
+    const again = call.CallSid ? await findCallBySid(trx, organizationId, call.CallSid) : undefined;
+    if (again) return answerAgain(trx, deps, organizationId, again);
     const settings = await readSettings(trx, organizationId);
     const known = caller ? await findLeadByAddress(trx, organizationId, 'voice', caller) : undefined;
     // A caller nobody knows becomes a lead when the organization asks for it (settings `inboundLeads`).
@@ -515,15 +526,17 @@ export async function answerInboundCall(deps: Deps, organizationId: string, call
         : lead.is_ai_on !== 1
           ? 'AI is off for this lead'
           : "outside the organization's hours";
+      // A caller no lead holds gets the text too, judged by the gate by their number alone (runMissedCallText), unless their ID is withheld or no valid number.
+      const untextable = lead ? null : untextableCaller(call.From, caller);
       await insertCall(trx, organizationId, {
         ...row,
         status: 'completed',
         outcome: 'missed',
-        status_reason: why,
+        status_reason: untextable ? `${why}; no missed-call text: ${untextable}` : why,
+        ...(untextable ? { status_code: TEXT_SKIPPED } : {}),
         ended_at: at,
       });
-      // A caller no lead holds gets the text too, judged by the gate by their number alone (runMissedCallText).
-      if (!lead && caller) await enqueueJob(trx, organizationId, 'call.missed-text', { callId: id }, now, at);
+      if (!lead && !untextable) await enqueueJob(trx, organizationId, 'call.missed-text', { callId: id }, now, at);
       if (lead && lead.phone) {
         await scheduleSend(trx, {
           organizationId,
@@ -538,22 +551,42 @@ export async function answerInboundCall(deps: Deps, organizationId: string, call
       }
       return sayAndHangUp(INBOUND_UNAVAILABLE);
     }
-    const voice = await readVoiceSettings(trx, organizationId, lead.customer_profile);
     const greeting = lead.first_name
       ? `Hi ${lead.first_name}, thanks for calling! How can I help you today?`
       : 'Hi, thanks for calling! How can I help you today?';
     await insertCall(trx, organizationId, { ...row, status: 'in-progress', greeting, answered_at: at });
-    return connectRelay(
-      {
-        relayUrl: relayUrl(deps.config, organizationId, id),
-        actionUrl: callbackUrl(deps.config, callPaths.action, organizationId, id),
-        language: voice.language ?? DEFAULT_LANGUAGE,
-        voice: voice.voice,
-        welcomeGreeting: greeting,
-      },
-      true,
-    );
+    return answerByAgent(trx, deps, organizationId, id, lead, greeting);
   });
+}
+
+/** An inbound call the agent takes: ConversationRelay with the lead's profile voice. */
+async function answerByAgent(
+  trx: Db,
+  deps: Deps,
+  organizationId: string,
+  callId: string,
+  lead: LeadRow,
+  greeting: string,
+): Promise<string> {
+  const voice = await readVoiceSettings(trx, organizationId, lead.customer_profile);
+  return connectRelay(
+    {
+      relayUrl: relayUrl(deps.config, organizationId, callId),
+      actionUrl: callbackUrl(deps.config, callPaths.action, organizationId, callId),
+      language: voice.language ?? DEFAULT_LANGUAGE,
+      voice: voice.voice,
+      welcomeGreeting: greeting,
+    },
+    true,
+  );
+}
+
+/** The TwiML a repeated "A call comes in" webhook gets: what the call's first answer said, from its row. */
+async function answerAgain(trx: Db, deps: Deps, organizationId: string, call: CallRow): Promise<string> {
+  const lead =
+    call.lead_id && call.outcome !== 'missed' ? await findLead(trx, organizationId, call.lead_id) : undefined;
+  if (!lead || call.greeting === null) return sayAndHangUp(INBOUND_UNAVAILABLE);
+  return answerByAgent(trx, deps, organizationId, call.id, lead, call.greeting);
 }
 
 /** Twilio's terminal call states; the others (queued, ringing, in-progress) only move the status. */
@@ -801,7 +834,8 @@ export async function afterTransferDial(
     if (!call?.lead_id) return;
     const lead = await findLead(trx, organizationId, call.lead_id);
     if (!lead) return;
-    await updateCall(trx, organizationId, call.id, { outcome: 'transfer-unanswered', updated_at: at });
+    // Twilio may post the `<Dial action>` again: only the post that moves the outcome alerts anyone.
+    if (!(await moveCallOutcome(trx, organizationId, call.id, 'transferred', 'transfer-unanswered', at))) return;
     await endInboundCall(trx, organizationId, { ...call, outcome: 'transfer-unanswered' }, at);
     const summary = parseHandoff(call.handoff_data).summary ?? call.summary ?? '';
     const missed = `Nobody answered the transfer to ${call.transfer_to ?? 'the team'}.`;
@@ -819,78 +853,98 @@ export { findCallBySid };
 
 /** The status_code of an unknown caller's missed call once its text went out (the gate's code when it did not). */
 const TEXT_SENT = 'MISSED_CALL_TEXT_SENT';
+/**
+ * The status_code a run of the `call.missed-text` job sets, in the transaction
+ * that judged the text, before it asks Twilio: only the run that set it sends,
+ * so a retry after a lost answer, a crash or a lease that ran out never texts
+ * twice (the courtesy text goes at most once; see settleMissedCallText).
+ */
+const TEXT_SENDING = 'MISSED_CALL_TEXT_SENDING';
+
+/** The status_code of an unknown caller's call that gets no missed-call text by rule (its reason says which). */
+const TEXT_SKIPPED = 'MISSED_CALL_TEXT_SKIPPED';
+/** One missed-call text per number and organization in this long: a caller dialling again and again (SMS pumping) is not texted each time. */
+const TEXT_REPEAT_MS = 24 * 60 * 60 * 1000;
 
 /**
- * The caller's number standing in for a lead before the gate: nothing is known
- * of them but the number, so only what is kept by number judges the text (its
- * opt-outs, which outlive any lead that held it; the Do Not Contact list; the
- * zones of its area code for the night floor) and the organization's own hours.
+ * What Twilio puts in `From` when the caller withheld their ID: the words
+ * ANONYMOUS, UNKNOWN, UNAVAILABLE, RESTRICTED, BLOCKED, PRIVATE, or those words
+ * spelled on a keypad (+266696687 is ANONYMOUS). Texting them reaches a
+ * stranger, or a premium number abroad.
  */
-function callerAsLead(organizationId: string, phone: string, at: string): LeadRow {
-  return {
-    organization_id: organizationId,
-    id: '',
-    first_name: null,
-    last_name: null,
-    phone,
-    email: null,
-    customer_profile: '',
-    time_zone: null,
-    external_lead_id: null,
-    additional_info: '{}',
-    summary: null,
-    has_replied: 0,
-    is_hot: 0,
-    is_qualified: 0,
-    is_booked: 0,
-    is_ai_on: 1,
-    sms_status: 'subscribed',
-    voice_status: 'subscribed',
-    email_status: 'subscribed',
-    sms_opt_out_source: null,
-    voice_opt_out_source: null,
-    email_opt_out_source: null,
-    memory_cleared_at: null,
-    created_at: at,
-    updated_at: at,
-    last_activity_at: null,
-    follow_up_config: null,
-    follow_up_step: null,
-    follow_up_due_at: null,
-    follow_up_generation: 0,
-    follow_up_note: null,
-    sms_sending_number_id: null,
-    voice_sending_number_id: null,
-    sms_unreachable_digest: null,
-    sms_unreachable_code: null,
-    voice_unreachable_digest: null,
-    voice_unreachable_code: null,
-    email_unreachable_digest: null,
-    email_unreachable_code: null,
-    owner_id: null,
-  };
+const WITHHELD = new Set([
+  'ANONYMOUS',
+  'UNKNOWN',
+  'UNAVAILABLE',
+  'RESTRICTED',
+  'BLOCKED',
+  'PRIVATE',
+  '266696687',
+  '8656696',
+  '86282452253',
+  '7378742833',
+  '2562533',
+  '7748283',
+]);
+
+/**
+ * Why a caller no lead holds gets no missed-call text whatever the gate says,
+ * or null: a withheld caller ID, or one that is no valid number. Any caller ID
+ * can be spoofed; texting only valid numbers keeps the text off the premium
+ * ranges SMS pumping dials from.
+ */
+function untextableCaller(raw: string, caller: string | null): string | null {
+  const spelled = raw.trim().toUpperCase().replace(/^\+/, '');
+  if (WITHHELD.has(spelled) || spelled === '') return `the caller ID is withheld (${raw.trim() || 'empty'})`;
+  if (!caller || !isValidPhone(caller)) return `the caller ID ${raw.trim()} is not a valid phone number`;
+  return null;
 }
 
 /**
  * The `call.missed-text` job: the missed-call text to a caller no lead holds
  * (settings `inboundLeads` off). There is no lead to record a message on, so
  * it is no message of a conversation: the gate judges it with the caller's
- * number standing in for a lead (callerAsLead), as the organization's own
+ * number standing in for a lead (numberOnlyLead), as the organization's own
  * text (not automated, AI state moot), waits for the night floor and the
  * organization's hours where the number is, and it goes straight to the SMS
  * adapter, as a hand-off alert does, from the number they called. Its fate is
- * kept on the call (`statusCode`), which also makes it once: a retry of a text
- * already sent or refused does nothing.
+ * kept on the call (`statusCode`). It is a courtesy, sent at most once: the
+ * judging transaction marks the call MISSED_CALL_TEXT_SENDING before Twilio is
+ * asked, and a run that finds the call marked never sends.
  */
-export async function runMissedCallText(deps: Deps, organizationId: string, callId: string): Promise<JobOutcome> {
+export async function runMissedCallText(
+  deps: Deps,
+  organizationId: string,
+  callId: string,
+  lastAttempt: boolean,
+): Promise<JobOutcome> {
   const now = deps.clock.now();
   const at = now.toISOString();
   const judged = await deps.db.transaction().execute(async (trx) => {
     const call = await findCall(trx, organizationId, callId);
-    if (!call || call.lead_id !== null || call.status_code !== null || !call.from_number) return null;
+    if (!call || call.lead_id !== null || !call.from_number) return null;
+    // A run that marked the call and then ended without settling it (a crash, a lost lease): whether Twilio took the text is unknown.
+    if (call.status_code === TEXT_SENDING) {
+      await moveCallStatusCode(trx, organizationId, call.id, TEXT_SENDING, {
+        status_code: 'FAILED',
+        status_reason: `${call.status_reason ?? 'missed'}; the missed-call text's attempt ended without an answer: not sent again (it goes at most once)`,
+        updated_at: at,
+      });
+      return null;
+    }
+    if (call.status_code !== null) return null;
+    const since = new Date(now.getTime() - TEXT_REPEAT_MS).toISOString();
+    if (await missedCallTextSince(trx, organizationId, call.from_number, [TEXT_SENT, TEXT_SENDING], since)) {
+      await updateCall(trx, organizationId, call.id, {
+        status_code: TEXT_SKIPPED,
+        status_reason: `${call.status_reason ?? 'missed'}; no missed-call text: the number got one from this organization in the last 24 hours`,
+        updated_at: at,
+      });
+      return null;
+    }
     const settings = await readSettings(trx, organizationId);
     const decision = await checkOutbound(trx, deps.digests, organizationId, {
-      lead: callerAsLead(organizationId, call.from_number, at),
+      lead: numberOnlyLead(organizationId, call.from_number, at),
       channel: 'sms',
       purpose: 'conversation',
       sendWhenOff: true,
@@ -905,9 +959,16 @@ export async function runMissedCallText(deps: Deps, organizationId: string, call
         : decision.kind === 'ask_external'
           ? { code: 'EXTERNAL_CHECK', reason: 'the External Compliance Check is asked about messages of leads only' }
           : null;
-    const from = call.to_number ?? settings.sendingNumber;
+    // From the number they called; one the carrier retired as a sender cannot carry it, so the settings number does.
+    const from = await replySender(trx, organizationId, call.to_number, settings.sendingNumber);
     if (refusal || !from) {
-      const why = refusal ?? { code: 'NO_ADDRESS', reason: 'no number to send from' };
+      const retired = call.to_number !== null && from !== call.to_number;
+      const why = refusal ?? {
+        code: 'NO_ADDRESS',
+        reason: retired
+          ? `the number they called (${call.to_number}) was retired by the carrier as a sender, and there is no settings number to send from`
+          : 'no number to send from',
+      };
       await updateCall(trx, organizationId, call.id, {
         status_code: why.code,
         status_reason: `${call.status_reason ?? 'missed'}; no missed-call text: ${why.reason}`,
@@ -915,11 +976,19 @@ export async function runMissedCallText(deps: Deps, organizationId: string, call
       });
       return null;
     }
+    // Only the run that marks the call sends: at most once, whatever happens after Twilio is asked.
+    if (!(await moveCallStatusCode(trx, organizationId, call.id, null, { status_code: TEXT_SENDING, updated_at: at })))
+      return null;
     return { kind: 'send' as const, to: call.from_number, from, reason: call.status_reason };
   });
   if (!judged) return { kind: 'done' };
   if (judged.kind === 'wait') return { kind: 'defer', until: judged.until, reason: judged.reason };
-  let fate = { code: TEXT_SENT, reason: 'the missed-call text was sent' };
+  const settle = (code: string, reason: string) =>
+    moveCallStatusCode(deps.db, organizationId, callId, TEXT_SENDING, {
+      status_code: code,
+      status_reason: `${judged.reason ?? 'missed'}; ${reason}`,
+      updated_at: deps.clock.now().toISOString(),
+    });
   try {
     await adapterFor(deps, 'sms').send({
       organizationId,
@@ -931,14 +1000,25 @@ export async function runMissedCallText(deps: Deps, organizationId: string, call
       text: MISSED_CALL_TEXT,
     });
   } catch (err) {
-    // Refused for good (an invalid number): recorded, not retried; anything else is retried by the runner.
-    if (!(err instanceof SendError && err.outcome === 'refused')) throw err;
-    fate = { code: 'FAILED', reason: `the missed-call text was refused: ${err.message}` };
+    const outcome = err instanceof SendError ? err.outcome : 'unknown';
+    const text = err instanceof Error ? err.message : String(err);
+    // Twilio never took it (unreachable, rate-limited): the mark is lifted so the retry may send; none is left on the last attempt.
+    if (outcome === 'not_sent' && !lastAttempt) {
+      await moveCallStatusCode(deps.db, organizationId, callId, TEXT_SENDING, {
+        status_code: null,
+        updated_at: deps.clock.now().toISOString(),
+      });
+      throw err;
+    }
+    const why =
+      outcome === 'refused'
+        ? `the missed-call text was refused: ${text}`
+        : outcome === 'unknown'
+          ? `the missed-call text's answer was lost (${text}): not sent again (it goes at most once)`
+          : `the missed-call text was not sent: ${text}`;
+    await settle('FAILED', why.slice(0, 400));
+    return { kind: 'done' };
   }
-  await updateCall(deps.db, organizationId, callId, {
-    status_code: fate.code,
-    status_reason: `${judged.reason ?? 'missed'}; ${fate.reason}`,
-    updated_at: deps.clock.now().toISOString(),
-  });
+  await settle(TEXT_SENT, 'the missed-call text was sent');
   return { kind: 'done' };
 }

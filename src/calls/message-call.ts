@@ -8,16 +8,6 @@ import { runWaitingCall } from './calls.service.js';
 import { readVoiceSettings } from '../call-records/voice-settings.js';
 
 /**
- * Whether a recorded voice message is spoken on a live call rather than sent:
- * always, with Twilio. A `message.send` job of a voice message queued before
- * this was so (the recorded say-and-gather call) is placed as a call too.
- */
-export async function spokenByCall(deps: Deps, organizationId: string, messageId: string): Promise<boolean> {
-  if (!deps.config.twilio) return false;
-  return (await findMessage(deps.db, organizationId, messageId))?.channel === 'voice';
-}
-
-/**
  * The `message.call` job: a message on the voice channel (sendMessage, or
  * the agent's reply or follow-up after a call, docs/voice.md) is a live call
  * whose greeting is the message. The message was recorded, and judged by the

@@ -29,7 +29,9 @@ type Step =
   | { kind: 'wait'; until: Date; reason: string; punctual?: true }
   | { kind: 'ask_external'; message: MessageRow }
   | { kind: 'send'; message: MessageRow; to: string; from: string | null; departAt?: Date }
-  | { kind: 'doubt'; message: MessageRow; to: string };
+  | { kind: 'doubt'; message: MessageRow; to: string }
+  /** A voice message with Twilio configured: spoken on a live call, not sent (sendRecordedMessage's `byCall`). */
+  | { kind: 'call' };
 
 /** A provider call was begun for it and no outcome recorded (the process died, or the answer was lost), or its reconciliation is under way. */
 function attemptUnsettled(message: MessageRow): boolean {
@@ -76,6 +78,7 @@ async function judge(
   job: ClaimedJob,
   payload: SendMessagePayload,
   external?: ExternalVerdict,
+  byCall = false,
 ): Promise<Step> {
   const organizationId = job.organizationId;
   const now = deps.clock.now();
@@ -87,6 +90,7 @@ async function judge(
     // Read only under the lead's lock: a reply, a stop or a campaign's pause may have blocked it while this waited for the lock.
     const message = await findMessage(trx, organizationId, payload.messageId);
     if (!message) return { kind: 'skip' };
+    if (byCall && message.channel === 'voice') return { kind: 'call' };
     const adapter = adapterFor(deps, message.channel);
     // Never a second provider call blind: an attempt without an outcome is settled first (in-doubt.ts). Nothing leaves the log adapter.
     if (attemptUnsettled(message) && adapter.inDoubt !== 'resend')
@@ -299,9 +303,16 @@ export async function sendRecordedMessage(
   deps: Deps,
   job: ClaimedJob & { payload: SendMessagePayload },
   lastAttempt: boolean,
+  /**
+   * How a voice message is spoken on a live call when Twilio is configured
+   * (given by the worker's catalog: channels/ does not place calls). Decided
+   * from the message this job reads anyway, so an SMS or email send reads it once.
+   */
+  byCall?: (payload: SendMessagePayload) => Promise<JobOutcome>,
 ): Promise<JobOutcome> {
   const organizationId = job.organizationId;
-  let step = await judge(deps, job, job.payload);
+  let step = await judge(deps, job, job.payload, undefined, byCall !== undefined && deps.config.twilio !== null);
+  if (step.kind === 'call' && byCall) return byCall(job.payload);
   if (step.kind === 'doubt') {
     // Sent after all (adopted), left for an operator, or to be retried: nothing more now.
     if ((await reconcile(deps, job, step.message, step.to, lastAttempt)) === 'settled') return { kind: 'done' };
@@ -319,7 +330,8 @@ export async function sendRecordedMessage(
   // The rest of a campaign on a refused settings number would fail the same way: it pauses (after the commit).
   if (step.kind === 'blocked' && step.pause)
     await pauseForUnusableSender(deps, organizationId, step.pause.campaignId, step.pause);
-  if (step.kind === 'skip' || step.kind === 'blocked' || step.kind === 'doubt') return { kind: 'done' };
+  if (step.kind === 'skip' || step.kind === 'blocked' || step.kind === 'doubt' || step.kind === 'call')
+    return { kind: 'done' };
   // A send waiting for its sending slot must run at the slot, not some time after: a punctual job (jobs.repository.ts claimJobs).
   if (step.kind === 'wait')
     return { kind: 'defer', until: step.until, reason: step.reason, punctual: step.punctual === true };

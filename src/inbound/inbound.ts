@@ -13,7 +13,7 @@ import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { newId } from '../platform/ids.js';
 import { normalizePhone } from '../platform/phone.js';
-import { DEFAULT_SETTINGS, readSettings } from '../settings/settings.service.js';
+import { DEFAULT_SETTINGS, readSettings, type OrganizationSettings } from '../settings/settings.service.js';
 import { reachableChannels, type ChannelName } from '../lead-records/channels.js';
 import { applyResubscribe, applyUnsubscribe, suppressAddress } from '../subscriptions/subscriptions.service.js';
 import { newTextOfReply } from '../compliance/email-reply.js';
@@ -145,11 +145,7 @@ async function bindStopOfUnknown(
   address: string,
   now: Date,
 ): Promise<void> {
-  const settings = await readSettings(trx, organizationId);
-  const custom = { optOut: settings.optOutKeywords, optIn: settings.optInKeywords };
-  const stop = wordsOf(input)
-    .map((t) => recognise(t, input.channel, custom))
-    .find((h): h is Extract<Recognition, { kind: 'stop' }> => h.kind === 'stop');
+  const { stop } = heardStop(await readSettings(trx, organizationId), input);
   if (!stop) return;
   const words = input.channel === 'voice' ? null : input.text;
   if (stop.doNotContact && input.channel !== 'email')
@@ -206,6 +202,25 @@ function wordsOf(input: InboundInput): string[] {
   return [newTextOfReply(input.text), subject].filter((t) => t.trim() !== '');
 }
 
+type Stop = Extract<Recognition, { kind: 'stop' }>;
+
+/**
+ * What the recogniser hears in an inbound message, with the organization's own
+ * keywords: the stop among its words (its text, an email's subject), if any,
+ * and what its first words are (a START or HELP is read from those only).
+ */
+function heardStop(
+  settings: Pick<OrganizationSettings, 'optOutKeywords' | 'optInKeywords'>,
+  input: InboundInput,
+): { stop: Stop | undefined; first: Recognition } {
+  const custom = { optOut: settings.optOutKeywords, optIn: settings.optInKeywords };
+  const heard = wordsOf(input).map((t) => recognise(t, input.channel, custom));
+  return {
+    stop: heard.find((h): h is Stop => h.kind === 'stop'),
+    first: heard[0] ?? { kind: 'none' },
+  };
+}
+
 function sourceOf(heard: Extract<Recognition, { kind: 'stop' }>, channel: ChannelName): OptOutSource {
   if (heard.doNotContact) return 'dnc';
   if (channel === 'voice') return 'voice';
@@ -228,10 +243,7 @@ async function actOn(
   now: Date,
 ): Promise<InboundAction> {
   const settings = await readSettings(trx, organizationId);
-  const custom = { optOut: settings.optOutKeywords, optIn: settings.optInKeywords };
-  const heard = wordsOf(input).map((t) => recognise(t, input.channel, custom));
-  const stop = heard.find((h): h is Extract<Recognition, { kind: 'stop' }> => h.kind === 'stop');
-  const first = heard[0] ?? { kind: 'none' as const };
+  const { stop, first } = heardStop(settings, input);
   const who = { actor: input.actor ?? null, inboundMessageId: messageId };
   if (stop) {
     const source = sourceOf(stop, input.channel);

@@ -60,3 +60,8 @@ export function phoneLookupCandidates(input: string, defaultCountry: string): st
   if (plus?.isPossible() && !candidates.includes(plus.number)) candidates.push(plus.number);
   return candidates;
 }
+
+/** Whether an E.164 number is a valid number of its country's plan (not merely possible): a number worth texting. */
+export function isValidPhone(e164: string): boolean {
+  return parsePhoneNumberFromString(e164)?.isValid() ?? false;
+}

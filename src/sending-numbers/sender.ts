@@ -204,3 +204,19 @@ async function whenSlotComes(
   await repo.saveBucket(trx, organizationId, number.id, r.bucket);
   return { kind: 'later', until: new Date(r.slotMs), ...base };
 }
+
+/**
+ * The number a reply to someone who called or wrote to `number` goes from:
+ * that number, unless it is a pool number the carrier retired as a sender
+ * (deliverability/), then the settings number (null: none to send from).
+ */
+export async function replySender(
+  trx: Db,
+  organizationId: string,
+  number: string | null,
+  settingsNumber: string | null,
+): Promise<string | null> {
+  if (number === null) return settingsNumber;
+  if (!(await repo.isRetiredPoolNumber(trx, organizationId, number))) return number;
+  return settingsNumber === number ? null : settingsNumber;
+}

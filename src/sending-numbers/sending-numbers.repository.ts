@@ -172,3 +172,15 @@ const saveBucketQuery = prepared(
 export async function saveBucket(db: Db, organizationId: string, id: string, bucket: Bucket): Promise<void> {
   await saveBucketQuery(db, organizationId, id, bucket.nextSlotMs, bucket.day, bucket.daySegments, bucket.departureMs);
 }
+
+/** Whether `number` is in the organization's pool and the carrier retired it as a sender (unusable_at set). */
+export async function isRetiredPoolNumber(db: Db, organizationId: string, number: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('sending_numbers')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('number', '=', number)
+    .where('unusable_at', 'is not', null)
+    .executeTakeFirst();
+  return row !== undefined;
+}

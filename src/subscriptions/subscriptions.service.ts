@@ -29,7 +29,12 @@ import { blockQueuedSendsQuery } from '../messages/messages.repository.js';
 import { stopFollowUpsColumns } from '../followups/followups.service.js';
 import { optOutEffectQueries } from './opt-out-effects.js';
 import { consentInsert, type NewConsent } from './consent.repository.js';
-import { suppressQuery, unsuppress, type Suppression } from '../suppression-records/suppressions.repository.js';
+import {
+  suppressionSource,
+  suppressQuery,
+  unsuppress,
+  type Suppression,
+} from '../suppression-records/suppressions.repository.js';
 
 export type { OptOutSource } from './consent-rules.js';
 
@@ -333,8 +338,10 @@ export async function suppressAddress(
 ): Promise<void> {
   const at = isoNow(deps.clock);
   const digest = 'digest' in target ? target.digest : deps.digests.keyed(target.address);
+  // A stronger opt-out already held (a DNC request, a complaint) is kept: a later plain STOP must not make it liftable by START.
+  const kept = strongerSource((await suppressionSource(trx, organizationId, channel, digest)) ?? null, source);
   await executeTogether(trx, [
-    suppressQuery(trx, organizationId, [{ channel, digest, source }], at),
+    suppressQuery(trx, organizationId, [{ channel, digest, source: kept }], at),
     consentInsert(trx, organizationId, [
       {
         id: newId(),

@@ -36,6 +36,23 @@ export function suppressQuery(db: Db, organizationId: string, entries: Suppressi
     );
 }
 
+/** The source of an address's opt-out on a channel, by its digest, if it has one. */
+export async function suppressionSource(
+  db: Db,
+  organizationId: string,
+  channel: ChannelName,
+  digest: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('suppressions')
+    .select('source')
+    .where('organization_id', '=', organizationId)
+    .where('channel', '=', channel)
+    .where('address_digest', '=', digest)
+    .executeTakeFirst();
+  return row?.source;
+}
+
 /** Lifts an address's opt-out on a channel (both its keyed and any legacy digest). */
 export async function unsuppress(
   db: Db,

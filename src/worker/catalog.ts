@@ -1,4 +1,4 @@
-import { callForMessage, spokenByCall } from '../calls/message-call.js';
+import { callForMessage } from '../calls/message-call.js';
 import { runAgentTurn } from '../agent/turn.js';
 import { runOpening } from '../agent/opening.js';
 import { sendRecordedMessage } from '../channels/outbound.js';
@@ -20,11 +20,10 @@ import type { JobHandlers } from '../jobs/runner.js';
 
 export const jobHandlers: JobHandlers = {
   'message.send': {
-    // A voice message queued as a send before every voice message became a live call is placed as one.
-    run: async (deps, job, lastAttempt) =>
-      (await spokenByCall(deps, job.organizationId, job.payload.messageId))
-        ? callForMessage(deps, job.organizationId, job.payload)
-        : sendRecordedMessage(deps, job, lastAttempt),
+    // A voice message has a `message.call` job; a `message.send` job of one (still queued from a version that
+    // sent voice as a recorded call) is placed as a live call too. Can go when no such queue is left to upgrade.
+    run: (deps, job, lastAttempt) =>
+      sendRecordedMessage(deps, job, lastAttempt, (payload) => callForMessage(deps, job.organizationId, payload)),
   },
   'ai.turn': { run: (deps, job, lastAttempt) => runAgentTurn(deps, job.organizationId, job.payload, lastAttempt) },
   'followup.send': { run: (deps, job, lastAttempt) => runFollowUp(deps, job, lastAttempt) },
@@ -37,7 +36,9 @@ export const jobHandlers: JobHandlers = {
     run: (deps, job) => runSendingNumberAlert(deps, job.organizationId, job.payload, job.id),
   },
   'call.place': { run: (deps, job) => runWaitingCall(deps, job.organizationId, job.payload.callId) },
-  'call.missed-text': { run: (deps, job) => runMissedCallText(deps, job.organizationId, job.payload.callId) },
+  'call.missed-text': {
+    run: (deps, job, lastAttempt) => runMissedCallText(deps, job.organizationId, job.payload.callId, lastAttempt),
+  },
   'message.call': { run: (deps, job) => callForMessage(deps, job.organizationId, job.payload) },
   'appointment.remind': { run: (deps, job) => runAppointmentReminder(deps, job.organizationId, job.payload) },
   'appointment.invite': { run: (deps, job) => runAppointmentInvite(deps, job.organizationId, job.payload) },

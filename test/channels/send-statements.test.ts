@@ -85,6 +85,9 @@ for (const dialect of dialects())
       // One claim statement per look at the queue: the one that took the send, and the step's last, empty one.
       expect(claims, statements.join('\n')).toHaveLength(2);
       expect(statements.slice(0, attempt).filter((q) => /^update "jobs" set "lease_until"/.test(q))).toHaveLength(1);
+      // The message is read once before its send, under the lead's lock: whether it is a voice message is decided there too.
+      const reads = statements.slice(0, attempt).filter((q) => /^select \* from "messages" /.test(q));
+      expect(reads, statements.join('\n')).toHaveLength(1);
       // The job's end opens the completion's transaction, and the outcome follows in it.
       expect(statements[finish - 1], statements.join('\n')).toBe('BEGIN');
       expect(statements.slice(attempt + 1, finish - 1).filter((q) => q === 'BEGIN')).toHaveLength(0);

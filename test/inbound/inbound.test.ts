@@ -255,6 +255,18 @@ describeEachDialect(
       expect((await ts.acme.get(`/dnc/check?phone=${encodeURIComponent(phone)}`)).body.isDoNotContact).toBe(true);
     });
 
+    it('a plain STOP from an address no lead holds keeps its stronger Do Not Contact opt-out: START does not lift it', async () => {
+      const ts = ctx();
+      const phone = uniquePhone();
+      const said = async (text: string) => (await inbound(ts.acme, { channel: 'sms', from: phone, text })).action;
+      expect(await said('Never contact me again.')).toBe('unmatched');
+      expect(await said('STOP')).toBe('unmatched');
+      const id = await createLead(ts.acme, { phone });
+      expect((await ts.acme.get(`/leads/${id}`)).body.subscriptions).toMatchObject({ sms: 'unsubscribed' });
+      await said('START');
+      expect((await ts.acme.get(`/leads/${id}`)).body.subscriptions).toMatchObject({ sms: 'unsubscribed' });
+    });
+
     it('validates the body and requires messages:write', async () => {
       const ts = ctx();
       expect((await ts.acme.post('/inbound', { channel: 'fax', from: 'x', text: 'y' })).status).toBe(400);

@@ -72,6 +72,28 @@ describeEachDialect(
       relay.close();
     });
 
+    it("a voice message's message.send job (a queue from a version that sent voice as a recorded call) is placed as a live call", async () => {
+      const id = await createLead(acme, { phone: uniquePhone(), firstName: 'Val', customerProfile: 'spoken' });
+      const text = `Hi Val, a call from an old queue ${id}.`;
+      // Due in an hour: no worker takes it before it is renamed.
+      const scheduledTime = new Date(ctx().clock.now().getTime() + 3_600_000).toISOString();
+      const sent = await acme.post(`/leads/${id}/sendMessage`, { message: text, channel: 'voice', scheduledTime });
+      expect(sent.status).toBe(200);
+      // The job as such a version wrote it: a send of the recorded message.
+      const renamed = await ctx()
+        .server.store.db.updateTable('jobs')
+        .set({ name: 'message.send' })
+        .where('name', '=', 'message.call')
+        .where('payload', 'like', `%${sent.body.id}%`)
+        .executeTakeFirst();
+      expect(Number(renamed.numUpdatedRows)).toBe(1);
+      ctx().clock.advance(3_600_000);
+      await ctx().runDue();
+      const placed = fake.accepted('Calls', (p) => p.Twiml?.includes(text) ?? false);
+      expect(placed).toHaveLength(1);
+      expect(twimlAttr(placed[0]!.params.Twiml!, 'ConversationRelay', 'welcomeGreeting')).toBe(text);
+    });
+
     it('reaches a lead whose AI is off (a person sent it): the lead is heard once, thanked, and the call ends', async () => {
       const id = await createLead(acme, { phone: uniquePhone(), customerProfile: 'spoken', isAiOn: false });
       const text = `This is Ana, calling about your order ${id}.`;

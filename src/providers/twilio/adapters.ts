@@ -220,7 +220,8 @@ export function twilioAdapters(config: Config & { twilio: TwilioConfig }): {
     },
     find: async (m, since) => findSent(twilio, m.to, requireFrom(m), m.text, since),
   };
-  // Every voice message is a live call (calls/message-call.ts), never handed to an adapter: one that gets here is a bug, refused for good.
+  // Every voice message is a live call (calls/message-call.ts), never handed to an adapter: the channel needs an
+  // adapter all the same (channels/registry.ts), and one reaching it is a bug, refused for good rather than dialled.
   const voice: ChannelAdapter = {
     name: 'twilio-voice',
     inDoubt: 'operator',

@@ -99,9 +99,11 @@ export const twilioRoutes =
       },
     );
 
-    // Voice messages are live calls now (calls/); only a recorded call placed before the upgrade (say, gather one
-    // answer) still posts here. Kept so such a call in flight ends politely rather than on Twilio's application
-    // error, and what the lead said is still heard: a "stop" in it is applied like any other.
+    // Parley places no recorded call (say, gather one answer): a voice message is a live call (calls/). A
+    // recorded call still in flight when a deployment upgrades from a version that placed them posts its answer
+    // here; kept so that call ends politely rather than on Twilio's application error, and a "stop" said in it is
+    // applied like any other. It can go once no supported upgrade starts from such a version (a call lasts
+    // minutes: a deployment that ran this version for a day has none left).
     app.post(
       '/providers/twilio/voice/gather',
       { schema: { ...hidden, summary: 'Twilio <Gather> speech result', body: GatherBody } },

@@ -25,5 +25,8 @@ export const EMPTY_RESPONSE = `${PROLOG}<Response/>`;
 /** The end of a call in which the lead asked not to be called again: acknowledged, then ended at once. */
 export const OPTED_OUT_HANG_UP = `${PROLOG}<Response><Say>Understood. We will not call you again. Goodbye.</Say><Hangup/></Response>`;
 
-/** The end of a recorded call (say, gather one answer) once the lead has answered: only calls placed before voice messages became live calls. */
+/**
+ * The end of a recorded call (say, gather one answer) once the lead has answered. Only the gather webhook
+ * (twilio.routes.ts) answers it, for a recorded call an earlier version placed; it goes with that route.
+ */
 export const THANK_AND_HANG_UP = `${PROLOG}<Response><Say>Thank you. Goodbye.</Say><Hangup/></Response>`;

@@ -66,8 +66,11 @@ export function mayLift(source: string | null, channel: ChannelName, by: Lifter)
 
 /**
  * When a channel already opted out is opted out again, the source recorded is
- * the one that is hardest to lift, so a later API opt-out never turns the
- * lead's own STOP into something the API could undo.
+ * the one that is hardest to lift (mayLift), so a later API opt-out never
+ * turns the lead's own STOP into something the API could undo, and a later
+ * STOP never turns an opt-out made on a call, by link or by complaint (which
+ * nothing here lifts) into one a START would lift. Equal ranks are lifted the
+ * same way, so the newer source is kept.
  */
 const STRENGTH: Record<string, number> = {
   api: 1,
@@ -77,11 +80,11 @@ const STRENGTH: Record<string, number> = {
   phrase: 3,
   keyword: 4,
   carrier: 4,
-  link: 4,
-  voice: 4,
-  spoken: 4,
-  complaint: 5,
-  dnc: 6,
+  dnc: 5,
+  link: 6,
+  voice: 6,
+  spoken: 6,
+  complaint: 6,
 };
 
 export function strongerSource(current: string | null, next: string): string {

@@ -267,6 +267,21 @@ describeEachDialect(
       expect((await ts.acme.get(`/leads/${id}`)).body.subscriptions).toMatchObject({ sms: 'unsubscribed' });
     });
 
+    it('"stop calling me", then a DNC request, then the DNC entry removed: the calls stay stopped', async () => {
+      const ts = ctx();
+      const { id, phone } = await lead(ts, {});
+      const said = async (channel: 'sms' | 'voice', text: string) =>
+        (await inbound(ts.acme, { channel, from: phone, text })).action;
+      expect(await said('voice', 'Stop calling me.')).toBe('opted_out');
+      expect(await said('sms', 'Never contact me again.')).toBe('do_not_contact');
+      expect((await ts.acme.post('/dnc/remove', { phone })).status).toBe(200);
+      // Removing the entry lifts what the DNC request stopped (the texts), not the spoken opt-out nothing lifts.
+      expect((await ts.acme.get(`/leads/${id}`)).body.subscriptions).toMatchObject({
+        sms: 'subscribed',
+        voice: 'unsubscribed',
+      });
+    });
+
     it('validates the body and requires messages:write', async () => {
       const ts = ctx();
       expect((await ts.acme.post('/inbound', { channel: 'fax', from: 'x', text: 'y' })).status).toBe(400);

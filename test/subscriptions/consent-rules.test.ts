@@ -101,9 +101,9 @@ const STRENGTH_ORDER: readonly (readonly string[])[] = [
   ['api'],
   ['bounce'],
   ['ai', 'message', 'phrase'],
-  ['keyword', 'link', 'voice'],
-  ['complaint'],
+  ['keyword', 'carrier'],
   ['dnc'],
+  ['link', 'voice', 'spoken', 'complaint'],
   ['some-future-source', 'other-unknown'], // anything unknown is treated as the hardest of all
 ];
 const rank = (s: string): number => STRENGTH_ORDER.findIndex((line) => line.includes(s));
@@ -123,7 +123,7 @@ describe('strongerSource', () => {
     }
   });
 
-  it("never lets an API opt-out replace the lead's own STOP, nor anything replace DNC but an unknown source", () => {
+  it("never lets an API opt-out replace the lead's own STOP, nor a STOP or DNC replace what nothing lifts", () => {
     expect(strongerSource('keyword', 'api')).toBe('keyword');
     expect(strongerSource('api', 'keyword')).toBe('keyword');
     expect(strongerSource('phrase', 'bounce')).toBe('phrase');
@@ -131,13 +131,31 @@ describe('strongerSource', () => {
     expect(strongerSource('ai', 'message')).toBe('message');
     expect(strongerSource('message', 'ai')).toBe('ai');
     expect(strongerSource('keyword', 'link')).toBe('link');
-    expect(strongerSource('complaint', 'voice')).toBe('complaint');
+    expect(strongerSource('voice', 'keyword')).toBe('voice');
+    expect(strongerSource('spoken', 'keyword')).toBe('spoken');
+    expect(strongerSource('complaint', 'voice')).toBe('voice');
     expect(strongerSource('voice', 'complaint')).toBe('complaint');
-    expect(strongerSource('complaint', 'dnc')).toBe('dnc');
-    for (const s of ['api', 'bounce', 'ai', 'message', 'phrase', 'keyword', 'link', 'voice', 'complaint'])
+    expect(strongerSource('complaint', 'dnc')).toBe('complaint');
+    for (const s of ['api', 'bounce', 'ai', 'message', 'phrase', 'keyword', 'carrier'])
       expect(strongerSource('dnc', s)).toBe('dnc');
     expect(strongerSource('dnc', 'some-future-source')).toBe('some-future-source');
     expect(strongerSource('some-future-source', 'dnc')).toBe('some-future-source');
     expect(strongerSource('some-future-source', 'other-unknown')).toBe('other-unknown');
+  });
+
+  it('keeps an opt-out nothing lifts whatever comes after it or before it (read from mayLift)', () => {
+    const lifters: Lifter[] = [
+      { kind: 'api' },
+      { kind: 'dnc-removal' },
+      { kind: 'lead', channel: 'sms' },
+      { kind: 'lead', channel: 'voice' },
+      { kind: 'lead', channel: 'email' },
+    ];
+    const channels = ['sms', 'voice', 'email'] as const;
+    const liftable = (source: string) => channels.some((c) => lifters.some((by) => mayLift(source, c, by)));
+    for (const a of OPT_OUT_SOURCES)
+      for (const b of OPT_OUT_SOURCES)
+        if (!liftable(a) || !liftable(b))
+          expect(liftable(strongerSource(a, b)), `${a} then ${b} keeps ${strongerSource(a, b)}`).toBe(false);
   });
 });

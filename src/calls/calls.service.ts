@@ -933,6 +933,9 @@ export async function runMissedCallText(
       return null;
     }
     if (call.status_code !== null) return null;
+    // Two missed calls from one number judged at once (two workers on PostgreSQL) take turns here, so the
+    // second sees the first one's mark and is skipped: one text a day per number.
+    await holdUntilCommit(trx, `missed-call-text:${organizationId}:${call.from_number}`);
     const since = new Date(now.getTime() - TEXT_REPEAT_MS).toISOString();
     if (await missedCallTextSince(trx, organizationId, call.from_number, [TEXT_SENT, TEXT_SENDING], since)) {
       await updateCall(trx, organizationId, call.id, {

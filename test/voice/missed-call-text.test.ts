@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { runMissedCallText } from '../../src/calls/calls.service.js';
 import { startEachTestInDaytime } from '../support/clock-hours.js';
 import { startFakeTwilio } from '../support/fake-twilio.js';
 import { describeEachDialect, uniquePhone, type Client } from '../support/harness.js';
@@ -204,4 +205,46 @@ describeEachDialect(
     PARLEY_AI_TIMEOUT_MS: '500',
     PARLEY_WEBHOOK_TIMEOUT_MS: '500',
   },
+);
+
+/**
+ * Two missed calls from one number whose texts are judged at the same moment, as two workers would judge
+ * them: the second waits for the first's mark (a lock per number) and is skipped. No worker runs here, so
+ * the two runs below are the only ones.
+ */
+describeEachDialect(
+  'Missed-call texts judged side by side',
+  (ctx) => {
+    startEachTestInDaytime(ctx);
+    it('two missed calls from one number judged at the same moment get one text', async () => {
+      const ours = sendingNumber();
+      expect((await ctx().acme.patch('/settings', { ...ALWAYS_OPEN, sendingNumber: ours })).status).toBe(200);
+      const phone = uniquePhone();
+      for (let i = 0; i < 2; i += 1)
+        expect(
+          (
+            await signedWebhook(ctx(), PUBLIC, TOKEN, '/v1/providers/twilio/voice', {
+              From: phone,
+              To: ours,
+              CallSid: `CA${Math.random().toString(16).slice(2).padEnd(32, '0')}`,
+              Direction: 'inbound',
+            })
+          ).status,
+        ).toBe(200);
+      const calls = () =>
+        ctx()
+          .server.store.db.selectFrom('calls')
+          .select(['id', 'organization_id', 'status_code'])
+          .where('from_number', '=', phone)
+          .execute();
+      const { deps } = ctx().server;
+      await Promise.all((await calls()).map((c) => runMissedCallText(deps, c.organization_id, c.id, false)));
+      expect(fake.requests.filter((r) => r.resource === 'Messages' && r.params.To === phone)).toHaveLength(1);
+      expect((await calls()).map((c) => c.status_code).sort()).toEqual([
+        'MISSED_CALL_TEXT_SENT',
+        'MISSED_CALL_TEXT_SKIPPED',
+      ]);
+    });
+  },
+  { ...twilioEnv(fake), PARLEY_WORKER: 'false' },
 );

@@ -934,13 +934,14 @@ export async function runMissedCallText(
     }
     if (call.status_code !== null) return null;
     // Two missed calls from one number judged at once (two workers on PostgreSQL) take turns here, so the
-    // second sees the first one's mark and is skipped: one text a day per number.
+    // second sees the first one's mark and is skipped: one try a day per number. A text that failed counts:
+    // its answer may have been lost after Twilio took it, and a refused number would be refused again.
     await holdUntilCommit(trx, `missed-call-text:${organizationId}:${call.from_number}`);
     const since = new Date(now.getTime() - TEXT_REPEAT_MS).toISOString();
-    if (await missedCallTextSince(trx, organizationId, call.from_number, [TEXT_SENT, TEXT_SENDING], since)) {
+    if (await missedCallTextSince(trx, organizationId, call.from_number, [TEXT_SENT, TEXT_SENDING, 'FAILED'], since)) {
       await updateCall(trx, organizationId, call.id, {
         status_code: TEXT_SKIPPED,
-        status_reason: `${call.status_reason ?? 'missed'}; no missed-call text: the number got one from this organization in the last 24 hours`,
+        status_reason: `${call.status_reason ?? 'missed'}; no missed-call text: the number was sent one, or one was tried, in the last 24 hours`,
         updated_at: at,
       });
       return null;

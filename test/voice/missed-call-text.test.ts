@@ -64,6 +64,11 @@ describeEachDialect(
       const [call] = await callsFrom(phone);
       expect(call).toMatchObject({ status_code: 'FAILED' });
       expect(call!.status_reason).toMatch(/answer was lost .*not sent again/);
+      // Twilio took that text: a second call the same day is not texted either.
+      expect((await callIn(phone, OURS)).status).toBe(200);
+      await ctx().runDue();
+      expect(textsTo(phone)).toHaveLength(1);
+      expect((await callsFrom(phone))[1]).toMatchObject({ status_code: 'MISSED_CALL_TEXT_SKIPPED' });
     });
 
     it('a text Twilio did not take (HTTP 429) is retried, and goes once', async () => {
@@ -90,7 +95,7 @@ describeEachDialect(
       const again = (await callsFrom(phone))[1]!;
       expect(again.status_code).toBe('MISSED_CALL_TEXT_SKIPPED');
       expect(again.status_reason).toBe(
-        'unknown caller; no missed-call text: the number got one from this organization in the last 24 hours',
+        'unknown caller; no missed-call text: the number was sent one, or one was tried, in the last 24 hours',
       );
       ctx().clock.advance(2 * 3_600_000);
       expect((await callIn(phone, OURS)).status).toBe(200);

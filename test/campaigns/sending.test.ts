@@ -324,8 +324,27 @@ describeEachDialect(
         filter: { additionalInfo: { list: 'composed' } },
         dailyCap: 10,
       });
-      await ts.runDue();
-      expect(sentTo(phones)).toHaveLength(1); // sent
+      const step = await ts.runDue();
+      // What the step ran, and the lead's jobs and messages, say where a send that did not happen stopped.
+      const trail = async () =>
+        JSON.stringify({
+          ran: step.jobs,
+          jobs: await ts.server.store.db
+            .selectFrom('jobs')
+            .select(['name', 'status', 'run_at', 'attempts', 'last_error'])
+            .where(
+              'organization_id',
+              '=',
+              ts.server.store.db.selectFrom('leads').select('organization_id').where('id', '=', ids[0]!),
+            )
+            .execute(),
+          messages: await ts.server.store.db
+            .selectFrom('messages')
+            .select(['status', 'status_code', 'status_reason', 'scheduled_at'])
+            .where('lead_id', '=', ids[0]!)
+            .execute(),
+        });
+      expect(sentTo(phones), await trail()).toHaveLength(1); // sent
       const row = await ts.server.store.db
         .selectFrom('messages')
         .select(['campaign_id', 'is_ai_generated'])

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { checkOutbound, type GateDecision } from '../../src/compliance/gate.js';
 import type { LeadRow } from '../../src/lead-records/leads.repository.js';
+import { numberOnlyLead } from '../../src/lead-records/number-only-lead.js';
 import { insertMessage } from '../../src/messages/messages.repository.js';
 import { insertCall } from '../../src/call-records/calls.repository.js';
 import { addressDigests } from '../../src/platform/address-digest.js';
@@ -55,47 +56,15 @@ export function gateFixture(name: string, phoneBlock: string, mailPrefix: string
   function lead(overrides: Partial<LeadRow> = {}): LeadRow {
     seq += 1;
     const at = new Date().toISOString();
+    // The blank columns come from the stand-in lead (lead-records/), so a new column needs no change here.
     return {
-      organization_id: org,
+      ...numberOnlyLead(org, `${phoneBlock}${String(1000 + seq).slice(-4)}`, at),
       id: newId(),
       first_name: 'Ann',
       last_name: 'Lee',
-      phone: `${phoneBlock}${String(1000 + seq).slice(-4)}`,
       email: `${mailPrefix}${seq}@example.com`,
       customer_profile: 'default',
       time_zone: 'America/Los_Angeles',
-      external_lead_id: null,
-      additional_info: '{}',
-      summary: null,
-      has_replied: 0,
-      is_hot: 0,
-      is_qualified: 0,
-      is_ai_on: 1,
-      sms_status: 'subscribed',
-      voice_status: 'subscribed',
-      email_status: 'subscribed',
-      sms_opt_out_source: null,
-      voice_opt_out_source: null,
-      email_opt_out_source: null,
-      memory_cleared_at: null,
-      created_at: at,
-      updated_at: at,
-      last_activity_at: null,
-      follow_up_config: null,
-      follow_up_step: null,
-      follow_up_due_at: null,
-      follow_up_generation: 0,
-      follow_up_note: null,
-      sms_sending_number_id: null,
-      voice_sending_number_id: null,
-      owner_id: null,
-      sms_unreachable_digest: null,
-      sms_unreachable_code: null,
-      voice_unreachable_digest: null,
-      voice_unreachable_code: null,
-      email_unreachable_digest: null,
-      email_unreachable_code: null,
-      is_booked: 0,
       ...overrides,
     };
   }

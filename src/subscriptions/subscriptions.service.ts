@@ -339,7 +339,7 @@ export async function suppressAddress(
   const at = isoNow(deps.clock);
   const digest = 'digest' in target ? target.digest : deps.digests.keyed(target.address);
   // A stronger opt-out already held (a DNC request, a complaint) is kept: a later plain STOP must not make it liftable by START.
-  const kept = strongerSource((await suppressionSource(trx, organizationId, channel, digest)) ?? null, source);
+  const kept = strongerSource((await suppressionSource(trx, organizationId, channel, [digest])) ?? null, source);
   await executeTogether(trx, [
     suppressQuery(trx, organizationId, [{ channel, digest, source: kept }], at),
     consentInsert(trx, organizationId, [

@@ -36,19 +36,19 @@ export function suppressQuery(db: Db, organizationId: string, entries: Suppressi
     );
 }
 
-/** The source of an address's opt-out on a channel, by its digest, if it has one. */
+/** The source of an address's opt-out on a channel, under any of its digests, if it has one. */
 export async function suppressionSource(
   db: Db,
   organizationId: string,
   channel: ChannelName,
-  digest: string,
+  digests: readonly string[],
 ): Promise<string | undefined> {
   const row = await db
     .selectFrom('suppressions')
     .select('source')
     .where('organization_id', '=', organizationId)
     .where('channel', '=', channel)
-    .where('address_digest', '=', digest)
+    .where('address_digest', 'in', digests)
     .executeTakeFirst();
   return row?.source;
 }
@@ -164,14 +164,7 @@ export async function suppressionOf(
   channel: ChannelName,
   address: string,
 ): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('suppressions')
-    .select('source')
-    .where('organization_id', '=', organizationId)
-    .where('channel', '=', channel)
-    .where('address_digest', 'in', [digests.keyed(address), digests.legacy(address)])
-    .executeTakeFirst();
-  return row?.source;
+  return suppressionSource(db, organizationId, channel, [digests.keyed(address), digests.legacy(address)]);
 }
 
 /** Which of these address digests (keyed or legacy) are suppressed on any channel: a batch's pre-screen, one statement. */

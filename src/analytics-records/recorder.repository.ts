@@ -40,7 +40,7 @@ export const quarterOf = (day: string): string =>
   `${day.slice(0, 4)}-Q${Math.floor((Number(day.slice(5, 7)) - 1) / 3) + 1}`;
 
 /** The periods an event of `day` is counted in: its day, its month and its quarter. */
-export const periodsOf = (day: string): [string, string, string] => [day, day.slice(0, 7), quarterOf(day)];
+const periodsOf = (day: string): [string, string, string] => [day, day.slice(0, 7), quarterOf(day)];
 
 /**
  * The (dim, period, value) rows an event on `dims` counts in: for each report

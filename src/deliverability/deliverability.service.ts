@@ -349,14 +349,13 @@ export async function checkFilteredRate(
   if (numberKey) {
     const n = count(await repo.latestSendClasses(deps.db, organizationId, numberKey, window));
     if (n >= bound) {
-      const number =
+      const [number, which] =
         'fromNumber' in numberKey
-          ? numberKey.fromNumber
-          : await repo.numberOf(deps.db, organizationId, numberKey.sendingNumberId);
-      const which =
-        'fromNumber' in numberKey
-          ? `the settings number ${numberKey.fromNumber}`
-          : `sending number ${numberKey.sendingNumberId}`;
+          ? [numberKey.fromNumber, `the settings number ${numberKey.fromNumber}`]
+          : [
+              await repo.numberOf(deps.db, organizationId, numberKey.sendingNumberId),
+              `sending number ${numberKey.sendingNumberId}`,
+            ];
       const reason = `carriers filtered ${n} of the last ${window} sends from ${which} (${rule})`;
       for (const id of await repo.campaignsOnNumber(deps.db, organizationId, numberKey, window)) {
         if (paused.includes(id)) continue;

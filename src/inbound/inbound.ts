@@ -76,9 +76,11 @@ async function receive(
   now: Date,
 ): Promise<InboundResult> {
   const at = now.toISOString();
-  const lead =
-    (await findLeadByAddress(trx, organizationId, input.channel, address)) ??
-    (await leadForUnknownSender(trx, deps, organizationId, input.channel, address, now));
+  let lead = await findLeadByAddress(trx, organizationId, input.channel, address);
+  // An unknown sender: the settings (inbound lead creation, the stop words) are read once for both uses.
+  const settings = lead ? undefined : await readSettings(trx, organizationId);
+  if (!lead && settings?.inboundLeads)
+    lead = await createInboundLead(trx, deps, organizationId, input.channel, address, settings.inboundLeads, now);
   if (!lead) {
     await insertUnmatched(trx, organizationId, {
       id: newId(),
@@ -88,7 +90,8 @@ async function receive(
       text: input.text,
       created_at: at,
     });
-    await bindStopOfUnknown(trx, deps, organizationId, input, address, now);
+    const known = settings ?? (await readSettings(trx, organizationId)); // read above: no lead was found
+    await bindStopOfUnknown(trx, deps, organizationId, known, input, address, now);
     return { leadId: null, messageId: null, action: 'unmatched' };
   }
   const messageId = newId();
@@ -141,11 +144,12 @@ async function bindStopOfUnknown(
   trx: Db,
   deps: Deps,
   organizationId: string,
+  settings: OrganizationSettings,
   input: InboundInput,
   address: string,
   now: Date,
 ): Promise<void> {
-  const { stop } = heardStop(await readSettings(trx, organizationId), input);
+  const { stop } = heardStop(settings, input);
   if (!stop) return;
   const words = input.channel === 'voice' ? null : input.text;
   if (stop.doNotContact && input.channel !== 'email')
@@ -157,18 +161,6 @@ async function bindStopOfUnknown(
       optOutMessage: words,
       actor: input.actor ?? null,
     });
-}
-
-async function leadForUnknownSender(
-  trx: Db,
-  deps: Deps,
-  organizationId: string,
-  channel: ChannelName,
-  address: string,
-  now: Date,
-): Promise<LeadRow | undefined> {
-  const { inboundLeads } = await readSettings(trx, organizationId);
-  return inboundLeads ? createInboundLead(trx, deps, organizationId, channel, address, inboundLeads, now) : undefined;
 }
 
 /** A confirmation or HELP answer names the lead's message it answers: like any reply, it may go at night only within the reply window (compliance/gate.ts). */

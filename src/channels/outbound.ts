@@ -5,6 +5,7 @@ import { finishJob, holdsLease } from '../jobs/jobs.repository.js';
 import type { ClaimedJob, JobOutcome, SendMessagePayload } from '../jobs/names.js';
 import { lockLeadOfMessage, type LeadRow } from '../lead-records/leads.repository.js';
 import { findMessage, setMessageStatus, type MessageRow } from '../messages/messages.repository.js';
+import { byLiveCall } from '../messages/send.service.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { readSettings, type OrganizationSettings } from '../settings/settings.service.js';
@@ -90,7 +91,7 @@ async function judge(
     // Read only under the lead's lock: a reply, a stop or a campaign's pause may have blocked it while this waited for the lock.
     const message = await findMessage(trx, organizationId, payload.messageId);
     if (!message) return { kind: 'skip' };
-    if (byCall && message.channel === 'voice') return { kind: 'call' };
+    if (byCall && byLiveCall(deps, message.channel)) return { kind: 'call' };
     const adapter = adapterFor(deps, message.channel);
     // Never a second provider call blind: an attempt without an outcome is settled first (in-doubt.ts). Nothing leaves the log adapter.
     if (attemptUnsettled(message) && adapter.inDoubt !== 'resend')
@@ -311,7 +312,7 @@ export async function sendRecordedMessage(
   byCall?: (payload: SendMessagePayload) => Promise<JobOutcome>,
 ): Promise<JobOutcome> {
   const organizationId = job.organizationId;
-  let step = await judge(deps, job, job.payload, undefined, byCall !== undefined && deps.config.twilio !== null);
+  let step = await judge(deps, job, job.payload, undefined, byCall !== undefined);
   if (step.kind === 'call' && byCall) return byCall(job.payload);
   if (step.kind === 'doubt') {
     // Sent after all (adopted), left for an operator, or to be retried: nothing more now.

@@ -16,8 +16,9 @@ import { typeScriptFiles } from './test-files.js';
  */
 const WINDOW = 6;
 
-const WAIT = /\bsleep\(|new Promise\(\s*\(?\w*\)?\s*=>\s*setTimeout\(|\bwaitForTimeout\(|\bquietFor\(/;
-const NEGATIVE = /\.not\.|toHaveLength\(0\)|\btoBe\(0\)|toEqual\(\[\]\)|toBeUndefined\(\)|toBeFalsy\(\)/;
+const WAIT = /\bsleep\(|new Promise(<\w+>)?\(\s*\(?\w*\)?\s*=>\s*setTimeout\(|\bwaitForTimeout\(|\bquietFor\(/;
+const NEGATIVE =
+  /\.not\.|toHaveLength\(0\)|\btoBe\(0\)|\btoBe\(false\)|toEqual\(\[\]\)|toBeUndefined\(\)|toBeNull\(\)|toBeFalsy\(\)/;
 /** A positive event between the wait and the check: the check then no longer rests on the wait. */
 const POSITIVE = /\buntil\(|\beventually\(|\brunDue\(|\bwaitFor\w*\((?!.*Timeout)|\bwaitUntil\w*\(/;
 const ALLOWED = /negative-after-wait:\s*\S/;

@@ -35,7 +35,9 @@ describeEachDialect(
       expect(got.data).toMatchObject({ type: 'message.received', leadId: lead, at: expect.any(String) });
       expect(JSON.stringify(got.data)).toContain('hello console');
       expect(got.id).toMatch(/^[0-9a-f-]{36}$/);
-      await new Promise((r) => setTimeout(r, 300));
+      // A later acme message as the step after beta's: once its event is here, beta's (earlier) one was fanned out.
+      await inbound(ts, lead, 'and again');
+      await stream.waitFor((e) => e.event === 'message.received' && JSON.stringify(e.data).includes('and again'));
       expect(stream.events.some((e) => e.data.leadId === betaLead)).toBe(false);
       // Each event once.
       expect(stream.events.filter((e) => e.id === got.id)).toHaveLength(1);

@@ -332,7 +332,7 @@ describeEachDialect(
         expect(confirmations[0]!.params).toMatchObject({ From: ACME, To: phone, Body: STOP_CONFIRMATION });
         // A second STOP changes nothing and confirms nothing.
         expect((await webhook(ts, '/v1/providers/twilio/sms', smsParams(phone, ACME, 'stop'))).status).toBe(200);
-        await new Promise((r) => setTimeout(r, 300));
+        await ts.runDue(); // the step that sent the first confirmation
         expect(fake.accepted('Messages', (p) => p.To === phone)).toHaveLength(1);
         expect(await outboxFor(ts, id, 'optOut')).toHaveLength(1);
       });

@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '../support/harness.js';
-import type { Client, TestServer } from '../support/harness.js';
+import type { Client } from '../support/harness.js';
+import { eventCount } from '../support/events.js';
 import { allLeads, csvLine, importPhone, postCsv, settled } from './support.js';
 
 /**
@@ -17,16 +18,6 @@ const importCsv = async (client: Client, csv: string) => {
   return settled(client, res.body.id, 100_000);
 };
 const GAP = 700;
-
-const eventCount = async (ts: TestServer) =>
-  Number(
-    (
-      await ts.server.store.db
-        .selectFrom('events')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
 
 describeEachDialect('an import re-run of a file with repeated leads', (ctx) => {
   it('merges the repeats across batches (the last value of each field wins) and a second run is a no-op', async () => {
@@ -66,19 +57,10 @@ describeEachDialect('an import re-run of a file with repeated leads', (ctx) => {
         expect(lead.additionalInfo).toEqual({ Company: 'New Co', Notes: `note ${i}` });
       }
     }
-    const events = async () =>
-      Number(
-        (
-          await ts.server.store.db
-            .selectFrom('events')
-            .select((eb) => eb.fn.countAll<number>().as('n'))
-            .executeTakeFirstOrThrow()
-        ).n,
-      );
-    const before = await events();
+    const before = await eventCount(ts);
     const second = await importCsv(acme, csv);
     expect(second).toMatchObject({ status: 'completed', created: 0, updated: 0, skipped: GAP + LEADS, rejected: 0 });
-    expect(await events()).toBe(before);
+    expect(await eventCount(ts)).toBe(before);
     const again = new Map((await allLeads(acme)).map((l) => [l.phone, l]));
     for (const p of phones) expect(again.get(p)).toEqual(leads.get(p));
   }, 300_000);

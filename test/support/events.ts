@@ -22,3 +22,12 @@ export async function outboxOfType(ts: TestServer, type: string, orgName = 'acme
     .execute();
   return rows.map((r) => ({ ...r, data: JSON.parse(r.payload) as Record<string, unknown> }));
 }
+
+/** Every outbox row of the store, all organizations: "no new event" is this count unchanged after the step. */
+export async function eventCount(ts: Pick<TestServer, 'server'>): Promise<number> {
+  const row = await ts.server.store.db
+    .selectFrom('events')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

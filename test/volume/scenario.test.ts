@@ -8,6 +8,7 @@ import { useRealisticHours } from '../support/clock-hours.js';
 import { startFakeTwilio } from '../support/fake-twilio.js';
 import { createLead, describeEachDialect, type Client, type TestServer } from '../support/harness.js';
 import { busiestWindow, twilioEnv, until } from '../sending-numbers/helpers.js';
+import { eventCount } from '../support/events.js';
 import { buildCli, root } from '../support/processes.js';
 
 /**
@@ -187,15 +188,6 @@ describeEachDialect(
       run(process.execPath, ['bin/parley.js', 'import', 'leads', csv(), '--org', 'acme', '--rejects', rejects()], {
         DATABASE_URL: ctx().config.databaseUrl,
       });
-    const eventCount = async () =>
-      Number(
-        (
-          await ctx()
-            .server.store.db.selectFrom('events')
-            .select((eb) => eb.fn.countAll<number>().as('n'))
-            .executeTakeFirstOrThrow()
-        ).n,
-      );
 
     beforeAll(async () => {
       client = ctx().acme;
@@ -254,7 +246,7 @@ describeEachDialect(
       expect(zoe.some((l) => l.phone?.startsWith('+1628') && l.time_zone !== 'Mars/Olympus_Mons')).toBe(true);
       expect([...written.phones].filter((p) => p.startsWith('+346')).length).toBeGreaterThan(ROWS / 80);
 
-      const events = await eventCount();
+      const events = await eventCount(ctx());
       const second = await importOnce();
       // Every row finds its lead and changes nothing: the warned rows again without their bad field.
       expect(second.stdout).toContain(
@@ -262,7 +254,7 @@ describeEachDialect(
       );
       expect(await leadCount(ts)).toBe(before + created);
       // The import has ended (the command exited): it emitted nothing, so no webhook can go out.
-      expect(await eventCount()).toBe(events);
+      expect(await eventCount(ctx())).toBe(events);
       // No opening was asked for: importing alone contacts nobody.
       expect(fake.accepted('Messages', (p) => written.phones.has(p.To!))).toHaveLength(sentBefore);
     }, 600_000);

@@ -1,4 +1,3 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DAYTIME } from '../support/clock-hours.js';
@@ -11,6 +10,7 @@ import {
   signedIn,
   startConsoleServer,
   type ConsoleServer,
+  seriousViolations,
 } from './support.js';
 
 const DAY = DAYTIME.toISOString().slice(0, 10);
@@ -100,12 +100,7 @@ describeWithBrowser('console analytics dashboard', () => {
       expect(await page.locator('.chart-canvas[aria-hidden="true"]').count()).toBe(
         await page.locator('.chart-canvas').count(),
       );
-      const axe = await new AxeBuilder({ page }).analyze();
-      expect(
-        axe.violations
-          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-          .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-      ).toEqual([]);
+      expect(await seriousViolations(page)).toEqual([]);
       expect(errors).toEqual([]);
       await screenshot(page, 'analytics');
       await page.setViewportSize({ width: 390, height: 844 });

@@ -1,7 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLead, uniquePhone } from '../support/harness.js';
@@ -12,6 +11,7 @@ import {
   signedIn,
   startConsoleServer,
   type ConsoleServer,
+  seriousViolations,
 } from './support.js';
 
 describeWithBrowser('console in the browser: an agent imports leads from a CSV file', () => {
@@ -96,10 +96,7 @@ describeWithBrowser('console in the browser: an agent imports leads from a CSV f
       expect(text).not.toContain('Nobody');
 
       // The finished panel (summary, counts, link) passes axe and fits a 390 px phone.
-      const axe = await new AxeBuilder({ page }).include('.import').analyze();
-      expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual(
-        [],
-      );
+      expect(await seriousViolations(page, '.import')).toEqual([]);
       await page.setViewportSize({ width: 390, height: 844 });
       await page.waitForFunction(() => window.innerWidth === 390);
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);

@@ -1,4 +1,3 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createLead } from '../support/harness.js';
@@ -8,6 +7,7 @@ import {
   signedIn,
   startConsoleServer,
   type ConsoleServer,
+  seriousViolations,
 } from '../e2e/support.js';
 
 describeWithBrowser('console in the browser: my hand-offs', () => {
@@ -41,10 +41,7 @@ describeWithBrowser('console in the browser: my hand-offs', () => {
     await page.getByText('Wants to talk pricing').waitFor();
 
     // Accessible (no serious or critical axe violation) and fits a phone.
-    const axe = await new AxeBuilder({ page }).analyze();
-    expect(
-      axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`),
-    ).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
     await page.setViewportSize({ width: 390, height: 844 });
     await page.waitForTimeout(50);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);

@@ -46,6 +46,13 @@ export function progressReporter(size: number, started: number) {
     rate: rate(counts.total, Date.now() - started),
     rejected: counts.rejected,
   });
+  const bytesOf = (n: number) => {
+    committing = n;
+  };
+  const take = (c: ImportCounts) => {
+    counts = c;
+    bytes = committing;
+  };
   if (process.stdout.isTTY) {
     const bar = new cliProgress.SingleBar(
       {
@@ -58,12 +65,9 @@ export function progressReporter(size: number, started: number) {
     );
     bar.start(Math.max(size, 1), 0, payload());
     return {
-      bytes: (n: number) => {
-        committing = n;
-      },
+      bytes: bytesOf,
       batch: (c: ImportCounts) => {
-        counts = c;
-        bytes = committing;
+        take(c);
         bar.update(Math.min(bytes, size), payload());
       },
       stop: () => {
@@ -82,16 +86,7 @@ export function progressReporter(size: number, started: number) {
   };
   const timer = setInterval(line, 2000);
   timer.unref();
-  return {
-    bytes: (n: number) => {
-      committing = n;
-    },
-    batch: (c: ImportCounts) => {
-      counts = c;
-      bytes = committing;
-    },
-    stop: () => clearInterval(timer),
-  };
+  return { bytes: bytesOf, batch: take, stop: () => clearInterval(timer) };
 }
 
 function checkArgs(

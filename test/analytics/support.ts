@@ -2,6 +2,7 @@ import { expect } from 'vitest';
 import { startFakeTwilio, type FakeTwilio } from '../support/fake-twilio.js';
 import type { Client, TestServer } from '../support/harness.js';
 import { signedWebhook } from '../support/twilio-webhooks.js';
+import { statusAfterStep } from '../support/messages.js';
 
 export const SID = 'ACanalytics';
 export const TOKEN = 'analytics-secret';
@@ -60,11 +61,7 @@ export async function messagesOf(client: Client, leadId: string) {
 export async function sendAndSettle(ts: Pick<TestServer, 'runDue'>, client: Client, leadId: string, message: string) {
   const res = await client.post(`/leads/${leadId}/sendMessage`, { message, sendWhenOff: true });
   expect(res.status).toBe(200);
-  await ts.runDue();
-  const m = (await messagesOf(client, leadId)).find((x) => x.id === res.body.id);
-  if (!m || (m.status !== 'sent' && m.status !== 'failed'))
-    throw new Error(`after the step, message ${res.body.id} is ${m?.status} (${m?.statusReason})`);
-  return m;
+  return statusAfterStep(ts, client, leadId, res.body.id, (s) => s === 'sent' || s === 'failed');
 }
 
 export async function providerIdOf(ts: TestServer, messageId: string): Promise<string> {

@@ -7,6 +7,7 @@ import { signedWebhook } from '../support/twilio-webhooks.js';
 import { freshOrg } from '../campaigns/helpers.js';
 import { makeUser } from '../console/support.js';
 import { startSmtpSink } from '../support/smtp-sink.js';
+import { statusAfterStep } from '../support/messages.js';
 
 const SID = 'ACdeliverability';
 const TOKEN = 'deliverability-secret';
@@ -63,13 +64,7 @@ async function settled(
   id: string,
   { retries = false } = {},
 ): Promise<MessageView> {
-  for (let step = 0; ; step++) {
-    await ts.runDue();
-    const m = await messageOf(client, leadId, id);
-    if (m && final(m.status)) return m;
-    if (!retries || step >= 4) throw new Error(`after the step, message ${id} is ${m?.status} (${m?.statusReason})`);
-    ts.clock.advance(1_000);
-  }
+  return statusAfterStep(ts, client, leadId, id, final, { retries: retries ? 4 : 0 });
 }
 
 async function row(ts: TestServer, messageId: string) {

@@ -15,6 +15,7 @@ import {
   type TestServer,
 } from '../support/harness.js';
 import { startEachTestInDaytime } from '../support/clock-hours.js';
+import { statusAfterStep } from '../support/messages.js';
 
 const SID = 'ACtest';
 const TOKEN = 'secret';
@@ -110,13 +111,7 @@ async function sendAndSettle(
 ) {
   const res = await client.post(`/leads/${leadId}/sendMessage`, body);
   expect(res.status).toBe(200);
-  for (let step = 0; ; step++) {
-    await ts.runDue();
-    const m = (await messages(client, leadId)).find((x) => x.id === res.body.id);
-    if (m && settled(m.status)) return m;
-    if (!retries || step >= 4) throw new Error(`after the step, message ${res.body.id} is ${m?.status}`);
-    ts.clock.advance(1_000);
-  }
+  return statusAfterStep(ts, client, leadId, res.body.id, settled, { retries: retries ? 4 : 0 });
 }
 
 async function providerIdOf(ts: TestServer, messageId: string): Promise<string | null> {

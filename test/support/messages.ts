@@ -8,20 +8,26 @@ async function findMessage(client: Client, leadId: string, messageId: string) {
 /**
  * Runs the worker's step (`ts.runDue()`: everything due now, and paced sends a moment away), then reads the
  * message, which must have reached a wanted status by then; fails with where it stayed. The way to wait for a
- * send in a suite whose server runs in this process.
+ * send in a suite whose server runs in this process. With `retries`, a send the provider refused for now is
+ * retried: the clock moves a second on (past the 50 ms retry schedule of the tests' env) and the worker steps
+ * again, at most that many times.
  */
 export async function statusAfterStep(
-  ts: Pick<TestServer, 'runDue'>,
+  ts: Pick<TestServer, 'runDue'> & Partial<Pick<TestServer, 'clock'>>,
   client: Client,
   leadId: string,
   messageId: string,
   wanted: (s: string) => boolean = () => true,
+  { retries = 0 } = {},
 ) {
-  await ts.runDue();
-  const msg = await findMessage(client, leadId, messageId);
-  if (!msg || !wanted(msg.status))
-    throw new Error(`after the step, message ${messageId} is ${msg?.status} (${msg?.statusReason})`);
-  return msg;
+  for (let step = 0; ; step++) {
+    await ts.runDue();
+    const msg = await findMessage(client, leadId, messageId);
+    if (msg && wanted(msg.status)) return msg;
+    if (step >= retries || !ts.clock)
+      throw new Error(`after the step, message ${messageId} is ${msg?.status} (${msg?.statusReason})`);
+    ts.clock.advance(1_000);
+  }
 }
 
 /**

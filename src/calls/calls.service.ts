@@ -2,14 +2,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { insideWindow } from '../compliance/contact-hours.js';
 import { checkOutbound, type GateDecision } from '../compliance/gate.js';
 import { emitEvents } from '../events/outbox.repository.js';
-import {
-  callCompletedEvent,
-  callTransferredEvent,
-  handoffNotificationEvent,
-  notificationEvent,
-} from '../events/payloads.js';
+import { callCompletedEvent, callTransferredEvent, handoffNotificationEvent } from '../events/payloads.js';
 import { findRepRow } from '../handoff-records/handoffs.repository.js';
 import { raiseHandoff } from '../handoffs/handoffs.service.js';
+import { alertTeam } from '../handoffs/notify.js';
 import {
   findLead,
   findLeadByAddress,
@@ -840,10 +836,12 @@ export async function afterTransferDial(
     const summary = parseHandoff(call.handoff_data).summary ?? call.summary ?? '';
     const missed = `Nobody answered the transfer to ${call.transfer_to ?? 'the team'}.`;
     const name = 'Transfer not answered';
-    await emitEvents(trx, organizationId, at, [notificationEvent(lead, 'voice', name, `${missed} ${summary}`.trim())]);
     // The person who missed it must still learn what the lead wanted: the owner (or the admins) by SMS and email.
-    const alert = { leadId: lead.id, name, message: summary ? `${missed} Summary: ${summary}` : missed };
-    await enqueueJob(trx, organizationId, 'owner.alert', alert, deps.clock.now(), at);
+    await alertTeam(
+      trx,
+      { organizationId, lead, channel: 'voice', now: new Date(at) },
+      { name, event: `${missed} ${summary}`.trim(), alert: summary ? `${missed} Summary: ${summary}` : missed },
+    );
   });
   return sayAndHangUp(TRANSFER_UNAVAILABLE);
 }

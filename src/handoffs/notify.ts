@@ -32,8 +32,22 @@ export async function notifyTeam(
     );
     return;
   }
-  const at = t.now.toISOString();
   const message = action.message?.trim() || match.condition;
-  await emitEvents(trx, t.organizationId, at, [notificationEvent(t.lead, t.channel, match.name, message)]);
-  await enqueueJob(trx, t.organizationId, 'owner.alert', { leadId: t.lead.id, name: match.name, message }, t.now, at);
+  await alertTeam(trx, t, { name: match.name, event: message, alert: message });
+}
+
+/**
+ * The documented `notification` webhook with `event` as its message, and the
+ * lead's owner (or, with none, the admins) alerted by email and SMS with
+ * `alert` (owner.alert): how any notice about a lead reaches a person.
+ */
+export async function alertTeam(
+  trx: Db,
+  t: { organizationId: string; lead: LeadRow; channel: ChannelName; now: Date },
+  notice: { name: string; event: string; alert: string },
+): Promise<void> {
+  const at = t.now.toISOString();
+  await emitEvents(trx, t.organizationId, at, [notificationEvent(t.lead, t.channel, notice.name, notice.event)]);
+  const payload = { leadId: t.lead.id, name: notice.name, message: notice.alert };
+  await enqueueJob(trx, t.organizationId, 'owner.alert', payload, t.now, at);
 }

@@ -8,7 +8,7 @@ import type { Db } from '../platform/db/schema.js';
 import type { Deps } from '../platform/deps.js';
 import { readSettings } from '../settings/settings.service.js';
 import { applyUnsubscribe, suppressAddress } from '../subscriptions/subscriptions.service.js';
-import { classify, type ClassifiedError, type ProviderError } from './error-codes.js';
+import { classify, classifyKey, type ClassifiedError, type ProviderError } from './error-codes.js';
 import * as repo from './deliverability.repository.js';
 
 /** Why a campaign paused itself: carriers filter its sends (or those of a number it sends from). */
@@ -201,8 +201,7 @@ export async function failUnusableSender(
   sender: UnusableSender,
   at: string,
 ): Promise<void> {
-  const [provider, code] = sender.code.includes(':') ? sender.code.split(':', 2) : ['twilio', sender.code];
-  const error = classify({ provider: provider === 'smtp' ? 'smtp' : 'twilio', code: code ?? sender.code });
+  const error = classifyKey(sender.code);
   const reason =
     `not sent: the carrier refused ${sender.number} as a sender (${sender.code}); set another sending number in settings`.slice(
       0,

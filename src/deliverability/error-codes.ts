@@ -119,4 +119,10 @@ export function classify(e: ProviderError): ClassifiedError {
   return { ...e, code, class: entry?.class ?? 'unknown', key: `twilio:${code}`, title: entry?.title ?? null };
 }
 
+/** The error a stored key (`twilio:30034`, as classify writes it; a bare code is Twilio's) stands for, classified again. */
+export function classifyKey(key: string): ClassifiedError {
+  const [provider, code] = key.includes(':') ? key.split(':', 2) : ['twilio', key];
+  return classify({ provider: provider === 'smtp' ? 'smtp' : 'twilio', code: code ?? key });
+}
+
 export const isPermanent = (c: ErrorClass): boolean => PERMANENT.has(c);
